@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"rooda/host/suggest"
+)
+
+// run executes rooda with args (args[0] is the program name) and returns
+// the process exit code. Data goes to stdout; errors and logs to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, moveFlagsFirst(app, args))
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "Error: %s\n", strings.TrimRight(err.Error(), "\n"))
+	return exitCode(err)
+}
+
+// exitCode maps an error to rooda's exit code. Errors that carry their own
+// code (a loop's status, an interrupt) say so through an ExitCode method;
+// every other error is a usage, configuration or validation error: 1.
+func exitCode(err error) int {
+	var coder interface{ ExitCode() int }
+	if errors.As(err, &coder) {
+		return coder.ExitCode()
+	}
+	return 1
+}
+
+// newApp builds the command tree afresh: urfave/cli writes into commands
+// as it runs them, so they are never shared between apps.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:  "rooda",
+		Usage: "run AI coding agents through OODA loops",
+		Description: `rooda composes a prompt from markdown fragments (observe, orient, decide,
+act), starts your AI coding agent's CLI with it on stdin, reads the agent's
+<promise>SUCCESS</promise> or <promise>FAILURE</promise>, and decides
+whether to go on.
+
+Flags may come before or after arguments; "--" ends them.
+
+Examples:
+  rooda fragments                 list every embedded fragment
+  rooda fragments observe -l      list the observe fragments with their titles
+  rooda version                   show the version`,
+		Commands:             []*cli.Command{fragmentsCommand(), versionCommand()},
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		Suggest:              true,
+		HideVersion:          true,
+		EnableBashCompletion: true,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError:         usageError,
+		Action:               rootAction,
+	}
+	forEachCommand(app.Commands, func(c *cli.Command) { c.OnUsageError = usageError })
+	return app
+}
+
+func forEachCommand(commands []*cli.Command, fn func(*cli.Command)) {
+	for _, c := range commands {
+		fn(c)
+		forEachCommand(c.Subcommands, fn)
+	}
+}
+
+// rootAction runs for "rooda" with no command, or with one rooda does not
+// know.
+func rootAction(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.ShowAppHelp(c)
+	}
+	name := c.Args().First()
+	msg := fmt.Sprintf("unknown command %q", name)
+	if near := suggest.Closest(name, commandNames(c.App.Commands)); near != "" {
+		msg += "\n\nDid you mean: rooda " + near + "?"
+	}
+	return errors.New(msg + "\nRun 'rooda --help' to see the commands.")
+}
+
+// usageError reports a flag that could not be parsed as an error, instead
+// of urfave/cli's habit of printing the whole help.
+func usageError(c *cli.Context, err error, _ bool) error {
+	return fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.Command.HelpName)
+}
+
+func commandNames(commands []*cli.Command) []string {
+	var names []string
+	for _, c := range commands {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	return names
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// moveFlagsFirst lets flags follow arguments ("rooda build
+// --max-iterations 5", "rooda script run x.star --dry-run"), which
+// urfave/cli/v2 does not: it stops parsing flags at the first argument and
+// silently takes the rest as arguments.
+//
+// It rewrites args so that every command's flags come right after the
+// command's name, and its arguments after a "--" that ends them. A flag
+// that belongs to an enclosing command (or the app) moves to that
+// command's place. A "--" the user typed still ends flag parsing: what
+// follows it stays an argument, behind a second "--" that the command sees.
+func moveFlagsFirst(app *cli.App, args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	levels := []*level{{defined: app.Flags, commands: app.Commands}}
+	rest := args[1:]
+	for len(rest) > 0 {
+		cur := levels[len(levels)-1]
+		a := rest[0]
+		rest = rest[1:]
+		switch {
+		case a == "--":
+			cur.args = append(cur.args, "--")
+			cur.args = append(cur.args, rest...)
+			rest = nil
+		case isFlag(a):
+			owner := ownerOf(levels, a)
+			owner.given = append(owner.given, a)
+			if takesValue(owner.defined, a) && !strings.Contains(a, "=") && len(rest) > 0 {
+				owner.given = append(owner.given, rest[0])
+				rest = rest[1:]
+			}
+		default:
+			if sub := findCommand(cur.commands, a); sub != nil && len(cur.args) == 0 {
+				levels = append(levels, &level{name: a, defined: sub.Flags, commands: sub.Subcommands})
+				continue
+			}
+			cur.args = append(cur.args, a)
+		}
+	}
+	out := []string{args[0]}
+	for _, l := range levels {
+		if l.name != "" {
+			out = append(out, l.name)
+		}
+		out = append(out, l.given...)
+	}
+	if last := levels[len(levels)-1]; len(last.args) > 0 {
+		out = append(out, "--")
+		out = append(out, last.args...)
+	}
+	return out
+}
+
+// level is one command on the path from the app to the command being run.
+type level struct {
+	name     string // "" for the app itself
+	defined  []cli.Flag
+	commands []*cli.Command
+	given    []string // the flag arguments given for it
+	args     []string // its positional arguments
+}
+
+// isFlag reports whether a looks like a flag: "-x", "--x", "--x=v".
+// A lone "-" is an argument (conventionally stdin).
+func isFlag(a string) bool {
+	return len(a) > 1 && a[0] == '-'
+}
+
+// flagName returns the name in "-x", "--name" or "--name=value".
+func flagName(a string) string {
+	name := strings.TrimLeft(a, "-")
+	name, _, _ = strings.Cut(name, "=")
+	return name
+}
+
+// ownerOf returns the innermost level that defines the flag a. A flag no
+// level defines stays with the innermost, whose parser reports it.
+func ownerOf(levels []*level, a string) *level {
+	name := flagName(a)
+	for i := len(levels) - 1; i >= 0; i-- {
+		if findFlag(levels[i].defined, name) != nil {
+			return levels[i]
+		}
+	}
+	return levels[len(levels)-1]
+}
+
+func findFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// takesValue reports whether the flag a is followed by a separate value
+// ("-n 5"), as every flag but a boolean one is.
+func takesValue(flags []cli.Flag, a string) bool {
+	f := findFlag(flags, flagName(a))
+	if f == nil {
+		return false
+	}
+	if dv, ok := f.(cli.DocGenerationFlag); ok {
+		return dv.TakesValue()
+	}
+	return true
+}
+
+func findCommand(commands []*cli.Command, name string) *cli.Command {
+	for _, c := range commands {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// splitArgs returns a command's arguments: those before the "--" the user
+// typed, and those after it, which moveFlagsFirst keeps behind a "--" so
+// that commands passing arguments on (a script's args) can tell them apart.
+func splitArgs(c *cli.Context) (args, after []string) {
+	all := c.Args().Slice()
+	for i, a := range all {
+		if a == "--" {
+			return all[:i], all[i+1:]
+		}
+	}
+	return all, nil
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds the real rooda executable once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "rooda-e2e")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "rooda")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building rooda: %v", buildErr)
+	}
+	return binPath
+}
+
+// exe runs the built binary and returns stdout, stderr and the exit code.
+func exe(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	stdout, stderr, code := exe(t, "fragments", "observe")
+	if code != 0 || stderr != "" || strings.Count(stdout, "\n") != 13 {
+		t.Errorf("fragments observe: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	stdout, stderr, code = exe(t, "fragments", "nothing")
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "Error: unknown phase \"nothing\"") {
+		t.Errorf("bad phase: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, _, code = exe(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "Version: ") {
+		t.Errorf("version: exit %d, stdout %q", code, stdout)
+	}
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Set at build time: go build -ldflags "-X main.version=v1.2.3 -X main.commit=… -X main.built=…".
+// When left empty they come from the build information Go records.
+var version, commit, built string
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "show rooda's version, commit and build time",
+		Description: `Examples:
+  rooda version`,
+		Action: func(c *cli.Context) error {
+			v, cm, b := buildInfo()
+			fmt.Fprintf(c.App.Writer, "Version: %s\nCommit:  %s\nBuilt:   %s\n", v, cm, b)
+			return nil
+		},
+	}
+}
+
+// buildInfo returns the version, commit and build time, from the linker
+// flags if set, else from what the Go toolchain recorded.
+func buildInfo() (v, cm, b string) {
+	v, cm, b = version, commit, built
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch {
+			case s.Key == "vcs.revision" && cm == "":
+				cm = s.Value
+			case s.Key == "vcs.time" && b == "":
+				b = s.Value
+			}
+		}
+	}
+	return or(v, "dev"), or(cm, "unknown"), or(b, "unknown")
+}
+
+func or(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}

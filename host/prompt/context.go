@@ -1,0 +1,60 @@
+package prompt
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// loadContext turns --context values into the blocks of the CONTEXT
+// section, in order. A value naming an existing file becomes
+// "Source: <value as given>", a blank line and the file's content; any other
+// value is inline text, kept verbatim: never split, never a template.
+func loadContext(values []string) ([]string, error) {
+	blocks := make([]string, 0, len(values))
+	for i, v := range values {
+		block, err := contextBlock(v)
+		if err != nil {
+			return nil, err
+		}
+		if block == "" {
+			return nil, fmt.Errorf("context value %d is empty", i+1)
+		}
+		blocks = append(blocks, block)
+	}
+	return blocks, nil
+}
+
+func contextBlock(value string) (string, error) {
+	info, err := os.Stat(value)
+	if err != nil {
+		// Not a path that exists (or not a path at all, like most
+		// multi-line text): inline content.
+		return trimBlankLines(value), nil
+	}
+	if info.IsDir() {
+		return "", fmt.Errorf("context %s is a directory; give a file or inline text", value)
+	}
+	data, err := os.ReadFile(value)
+	if err != nil {
+		return "", fmt.Errorf("failed to read context file %s: %v", value, err)
+	}
+	block := "Source: " + value
+	if content := trimBlankLines(string(data)); content != "" {
+		block += "\n\n" + content
+	}
+	return block, nil
+}
+
+// trimBlankLines drops leading blank lines and trailing white space, and
+// keeps everything between, indentation of the first line included.
+func trimBlankLines(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	for {
+		line, rest, found := strings.Cut(s, "\n")
+		if !found || strings.TrimSpace(line) != "" {
+			return s
+		}
+		s = rest
+	}
+}

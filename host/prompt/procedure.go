@@ -1,0 +1,29 @@
+package prompt
+
+// Procedure is what the prompt is built from: a name for the preamble and
+// the fragments of each phase, indexed by Phase.
+type Procedure struct {
+	Name   string
+	Phases [len(Phases)][]Fragment
+}
+
+// Fragment is one piece of a phase: exactly one of Path and Content is set.
+type Fragment struct {
+	// Path is "builtin:fragments/<phase>/<name>.md" for the embedded
+	// library, otherwise a file path; a relative one is resolved against Dir.
+	Path string
+	// Content is inline text, used as it is.
+	Content string
+	// Parameters, when not nil (even empty), make the text a Go
+	// text/template executed with them as its data.
+	Parameters map[string]any
+	// Dir is the directory of the file that defined the fragment, so that
+	// relative paths do not depend on where rooda was started.
+	Dir string
+}
+
+// Iteration tells the preamble where the loop is.
+type Iteration struct {
+	Number int // 1-based
+	Max    int // 0 means unlimited
+}

@@ -1,0 +1,68 @@
+package prompt
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Validate checks, before anything runs, that every fragment of p can be
+// loaded and that every template parses and executes with its parameters.
+// It reports every problem, not just the first, each naming the procedure,
+// the phase and the fragment's index, in seed 000's words.
+func Validate(p Procedure) error {
+	var problems Problems
+	for _, ph := range Phases {
+		for i, f := range p.Phases[ph] {
+			if err := f.check(ph); err != nil {
+				problems = append(problems, fmt.Errorf("procedure %s: %s phase fragment %d: %w", p.Name, ph, i, err))
+			}
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return problems
+}
+
+// check loads the fragment and tries its template. Parameters are fixed
+// before the run starts, so executing here finds at load time what would
+// otherwise fail at the first iteration.
+func (f Fragment) check(ph Phase) error {
+	text, err := f.text(ph)
+	if err != nil || f.Parameters == nil {
+		return err
+	}
+	t, err := parseTemplate(text)
+	if err != nil {
+		return fmt.Errorf("template parse error: %w%s", err, f.atLine(err))
+	}
+	if _, err := execute(t, text, f.Parameters); err != nil {
+		return fmt.Errorf("template execution error: %w%s", err, f.atLine(err))
+	}
+	return nil
+}
+
+// atLine returns "\nAt line N of <fragment>" for an error in a template of
+// several lines, and "" otherwise.
+func (f Fragment) atLine(err error) string {
+	te, ok := err.(*templateError)
+	if !ok || te.line == "" {
+		return ""
+	}
+	return fmt.Sprintf("\nAt line %s of %s", te.line, f.label())
+}
+
+// Problems is every problem Validate found, told one after another with a
+// blank line between.
+type Problems []error
+
+func (ps Problems) Error() string {
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "\n\n")
+}
+
+// Unwrap lets errors.Is and errors.As see each problem.
+func (ps Problems) Unwrap() []error { return ps }

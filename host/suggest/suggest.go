@@ -1,0 +1,50 @@
+// Package suggest finds the candidate a user most likely meant when a name
+// they typed is unknown: the "did you mean" of rooda's error messages.
+package suggest
+
+import "strings"
+
+// Closest returns the candidate nearest to word by edit distance, or "" when
+// none is close enough to be a plausible typo. Ties go to the earlier
+// candidate, so the answer is deterministic for a given order.
+func Closest(word string, candidates []string) string {
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		d := distance(strings.ToLower(word), strings.ToLower(c))
+		if d > threshold(word, c) {
+			continue
+		}
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// threshold allows about one edit in three, at least one: "obsrve" is a
+// typo of "observe", "act" is not one of "orient".
+func threshold(word, candidate string) int {
+	n := max(len(word), len(candidate))
+	return max(1, n/3)
+}
+
+// distance is the Levenshtein distance between a and b, counted in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	curr := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		curr[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			curr[j] = min(prev[j]+1, curr[j-1]+1, prev[j-1]+cost)
+		}
+		prev, curr = curr, prev
+	}
+	return prev[len(b)]
+}

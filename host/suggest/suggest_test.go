@@ -1,0 +1,46 @@
+package suggest
+
+import "testing"
+
+func TestClosest(t *testing.T) {
+	phases := []string{"observe", "orient", "decide", "act"}
+	tests := []struct {
+		word       string
+		candidates []string
+		want       string
+	}{
+		{"obsrve", phases, "observe"},
+		{"OBSERVE", phases, "observe"},
+		{"decdie", phases, "decide"},
+		{"ac", phases, "act"},
+		{"plan", phases, ""},
+		{"", phases, ""},
+		{"read_spec.md", []string{"read_specs.md", "read_impl.md"}, "read_specs.md"},
+		{"missing.md", []string{"read_specs.md", "read_impl.md"}, ""},
+		{"x", nil, ""},
+	}
+	for _, tc := range tests {
+		if got := Closest(tc.word, tc.candidates); got != tc.want {
+			t.Errorf("Closest(%q, %q) = %q, want %q", tc.word, tc.candidates, got, tc.want)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 3},
+		{"", "abc", 3},
+		{"kitten", "sitting", 3},
+		{"flaw", "lawn", 2},
+		{"same", "same", 0},
+	}
+	for _, tc := range tests {
+		if got := distance(tc.a, tc.b); got != tc.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

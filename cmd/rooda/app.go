@@ -49,10 +49,14 @@ whether to go on.
 Flags may come before or after arguments; "--" ends them.
 
 Examples:
+  rooda list                      the procedures you can run
+  rooda info build                what build does and the settings it would use
+  rooda config show               the merged configuration, with each value's source
   rooda fragments                 list every embedded fragment
   rooda fragments observe -l      list the observe fragments with their titles
   rooda version                   show the version`,
-		Commands:             []*cli.Command{fragmentsCommand(), versionCommand()},
+		Commands:             []*cli.Command{listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand()},
+		Flags:                configFlags(),
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		Suggest:              true,

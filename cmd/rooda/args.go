@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -138,4 +139,26 @@ func splitArgs(c *cli.Context) (args, after []string) {
 		}
 	}
 	return all, nil
+}
+
+// noArguments fails when a command that takes none was given some.
+func noArguments(c *cli.Context) error {
+	args, after := splitArgs(c)
+	if all := append(args, after...); len(all) > 0 {
+		return fmt.Errorf("%s takes no arguments, got: %s", c.Command.Name, strings.Join(all, " "))
+	}
+	return nil
+}
+
+// oneArgument returns the single argument a command takes.
+func oneArgument(c *cli.Context, what string) (string, error) {
+	args, after := splitArgs(c)
+	all := append(args, after...)
+	switch len(all) {
+	case 1:
+		return all[0], nil
+	case 0:
+		return "", fmt.Errorf("%s needs a %s\nRun '%s --help' for usage.", c.Command.Name, what, c.Command.HelpName)
+	}
+	return "", fmt.Errorf("%s takes one %s, got %d arguments: %s", c.Command.Name, what, len(all), strings.Join(all, " "))
 }

@@ -71,4 +71,21 @@ func TestBinary(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "Version: ") {
 		t.Errorf("version: exit %d, stdout %q", code, stdout)
 	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rooda-config.yml"), []byte("loop:\n  log_level: loud\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := exec.Command(binary(t), "list")
+	list.Env = append(os.Environ(), "ROODA_CONFIG_HOME="+dir+"/none")
+	out, err := list.Output()
+	if err != nil || strings.Count(string(out), "\n") != 16 {
+		t.Errorf("list: %v\n%s", err, out)
+	}
+	list = exec.Command(binary(t), "list")
+	list.Dir = dir
+	out, err = list.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "Error: ./rooda-config.yml:2:14: loop.log_level must be one of") {
+		t.Errorf("list with a bad workspace config: %v\n%s", err, out)
+	}
 }

@@ -11,7 +11,6 @@ import (
 	"rooda/internal/golden"
 )
 
-
 // rooda runs the CLI in-process.
 func rooda(args ...string) (stdout, stderr string, code int) {
 	var out, errOut bytes.Buffer

@@ -11,7 +11,6 @@ import (
 	"rooda/internal/golden"
 )
 
-
 func builtin(phase, name string) Fragment {
 	return Fragment{Path: fragments.Ref(phase, name)}
 }

@@ -20,6 +20,9 @@ type Fragment struct {
 	// Dir is the directory of the file that defined the fragment, so that
 	// relative paths do not depend on where rooda was started.
 	Dir string
+	// Origin is where the fragment was defined ("./rooda-config.yml:12"),
+	// shown in validation errors; empty for fragments built in code.
+	Origin string
 }
 
 // Iteration tells the preamble where the loop is.

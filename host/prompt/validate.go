@@ -14,7 +14,7 @@ func Validate(p Procedure) error {
 	for _, ph := range Phases {
 		for i, f := range p.Phases[ph] {
 			if err := f.check(ph); err != nil {
-				problems = append(problems, fmt.Errorf("procedure %s: %s phase fragment %d: %w", p.Name, ph, i, err))
+				problems = append(problems, fmt.Errorf("procedure %s: %s phase fragment %d%s: %w", p.Name, ph, i, f.origin(), err))
 			}
 		}
 	}
@@ -42,6 +42,14 @@ func (f Fragment) check(ph Phase) error {
 	return nil
 }
 
+// origin returns " (file:line)" for a fragment defined in a file.
+func (f Fragment) origin() string {
+	if f.Origin == "" {
+		return ""
+	}
+	return " (" + f.Origin + ")"
+}
+
 // atLine returns "\nAt line N of <fragment>" for an error in a template of
 // several lines, and "" otherwise.
 func (f Fragment) atLine(err error) string {
@@ -62,6 +70,16 @@ func (ps Problems) Error() string {
 		msgs[i] = p.Error()
 	}
 	return strings.Join(msgs, "\n\n")
+}
+
+// Add appends err to ps: each of its problems if it is Problems itself, so
+// that lists gathered from several places stay flat. A nil err is nothing.
+func (ps *Problems) Add(err error) {
+	if many, ok := err.(Problems); ok {
+		*ps = append(*ps, many...)
+	} else if err != nil {
+		*ps = append(*ps, err)
+	}
 }
 
 // Unwrap lets errors.Is and errors.As see each problem.

@@ -28,23 +28,29 @@ func threshold(word, candidate string) int {
 	return max(1, n/3)
 }
 
-// distance is the Levenshtein distance between a and b, counted in bytes.
+// distance is the optimal-string-alignment distance between a and b,
+// counted in bytes: Levenshtein's insertions, deletions and substitutions,
+// plus the swap of two neighbours, the commonest typo ("biuld").
 func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	curr := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		curr[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			curr[j] = min(prev[j]+1, curr[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, curr = curr, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }

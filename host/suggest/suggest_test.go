@@ -18,6 +18,7 @@ func TestClosest(t *testing.T) {
 		{"read_spec.md", []string{"read_specs.md", "read_impl.md"}, "read_specs.md"},
 		{"missing.md", []string{"read_specs.md", "read_impl.md"}, ""},
 		{"x", nil, ""},
+		{"biuld", []string{"build", "list"}, "build"},
 	}
 	for _, tc := range tests {
 		if got := Closest(tc.word, tc.candidates); got != tc.want {
@@ -37,6 +38,9 @@ func TestDistance(t *testing.T) {
 		{"kitten", "sitting", 3},
 		{"flaw", "lawn", 2},
 		{"same", "same", 0},
+		{"biuld", "build", 1},
+		{"ab", "ba", 1},
+		{"ca", "abc", 3},
 	}
 	for _, tc := range tests {
 		if got := distance(tc.a, tc.b); got != tc.want {

@@ -14,6 +14,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
+// dir is the package's testdata directory, found when the test binary
+// starts in the package directory, so that tests may change directory.
+var dir = func() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Join(wd, "testdata")
+}()
+
 // Updating reports whether the run rewrites golden files.
 func Updating() bool { return *update }
 
@@ -21,7 +31,7 @@ func Updating() bool { return *update }
 // under -update.
 func Check(t testing.TB, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
+	path := filepath.Join(dir, name+".golden")
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

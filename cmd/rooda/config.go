@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"rooda/host/config"
+)
+
+// configFlags are the app-wide flags that choose and adjust the
+// configuration; every command that loads it honours them.
+func configFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "config", Usage: "read `FILE` instead of ./rooda-config.yml (it must exist)"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stream the agent's output (show_ai_output: true)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log warnings and errors only (log_level: warn)"},
+		&cli.StringFlag{Name: "log-level", Usage: "log `LEVEL`: debug, info, warn or error"},
+	}
+}
+
+// runSettingFlags override a procedure's settings for one run.
+func runSettingFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "max-iterations", Aliases: []string{"n"}, Usage: "stop after `N` iterations (N >= 1)"},
+		&cli.BoolFlag{Name: "unlimited", Aliases: []string{"u"}, Usage: "no iteration limit: run until SUCCESS, the failure threshold or Ctrl+C"},
+		&cli.StringFlag{Name: "iteration-timeout", Usage: "stop an iteration after `DURATION` (seconds, or 90s, 5m)"},
+		&cli.StringFlag{Name: "failure-threshold", Usage: "abort after `N` consecutive failed iterations"},
+		&cli.StringFlag{Name: "max-output-buffer", Usage: "keep the last `SIZE` of the agent's output (bytes, or 10MB)"},
+		&cli.StringFlag{Name: "ai-cmd", Usage: "run the agent as `COMMAND` (a command line)"},
+		&cli.StringFlag{Name: "ai-cmd-alias", Usage: "run the agent named `ALIAS` (claude, codex, gemini, …)"},
+	}
+}
+
+// loadConfig loads every tier, with the command line's settings on top.
+func loadConfig(c *cli.Context) (*config.Config, error) {
+	if c.Bool("verbose") && c.Bool("quiet") {
+		return nil, fmt.Errorf("--verbose and --quiet cannot be used together")
+	}
+	var flags []config.Flag
+	for _, name := range config.FlagNames() {
+		if isSet(c, name) {
+			flags = append(flags, config.Flag{Name: name, Value: fmt.Sprint(c.Value(name))})
+		}
+	}
+	return config.Load(config.Options{ConfigFile: c.String("config"), Flags: flags})
+}
+
+// isSet reports whether the flag was given on this command or an
+// enclosing one, and exists at all.
+func isSet(c *cli.Context, name string) bool {
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && hasFlag(ctx.Command.Flags, name) && ctx.IsSet(name) {
+			return true
+		}
+		if ctx.App != nil && ctx.Command == nil && hasFlag(ctx.App.Flags, name) && ctx.IsSet(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFlag(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func configCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "config",
+		Usage: "show the merged configuration",
+		Subcommands: []*cli.Command{{
+			Name:  "show",
+			Usage: "print the merged configuration as YAML, each value with its source",
+			Description: `Merges the built-in defaults, the global file, the workspace file, the
+ROODA_* environment variables and the flags given, and prints the result as
+YAML rooda can read back. A comment after each value says where it came from.
+
+Examples:
+  rooda config show
+  rooda config show --config ci/rooda-config.yml
+  ROODA_LOOP_FAILURE_THRESHOLD=5 rooda config show | grep failure_threshold`,
+			Action: func(c *cli.Context) error {
+				cfg, err := loadConfig(c)
+				if err != nil {
+					return err
+				}
+				return cfg.WriteYAML(c.App.Writer)
+			},
+		}},
+	}
+}

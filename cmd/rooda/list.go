@@ -1,0 +1,63 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+)
+
+func listCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "list",
+		Usage: "list the procedures",
+		Description: `Lists every procedure, built in or configured, with its summary, sorted by
+name. A procedure in rooda-config.yml with a built-in's name replaces it
+field by field.
+
+Examples:
+  rooda list
+  rooda list --json | jq -r '.[].name'`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print a JSON array: name, display, summary, source, script"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := noArguments(c); err != nil {
+				return err
+			}
+			cfg, err := loadConfig(c)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return cfg.WriteListJSON(c.App.Writer)
+			}
+			return cfg.WriteList(c.App.Writer)
+		},
+	}
+}
+
+func infoCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "info",
+		Usage:     "describe a procedure: its fragments, its settings and their sources",
+		ArgsUsage: "NAME",
+		Description: `Shows what a procedure does, the fragments of each phase, the settings a run
+would use with the source of each (built-in, global, workspace, env, cli),
+and how to run it. Fails if a fragment is missing or a template is broken.
+
+Examples:
+  rooda info build
+  rooda info build --ai-cmd-alias claude
+  rooda info my-procedure --config ci/rooda-config.yml`,
+		Flags: runSettingFlags(),
+		Action: func(c *cli.Context) error {
+			name, err := oneArgument(c, "NAME")
+			if err != nil {
+				return err
+			}
+			cfg, err := loadConfig(c)
+			if err != nil {
+				return err
+			}
+			return cfg.WriteInfo(c.App.Writer, name)
+		},
+	}
+}

@@ -1,0 +1,370 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"rooda/host/prompt"
+	"rooda/host/suggest"
+)
+
+// Decode reads one configuration file. src names the file as messages show
+// it; dir is the absolute directory relative paths in it resolve against.
+// Every problem is reported, each with its line and column.
+func Decode(data []byte, src Source, dir string) (cfg *Config, err error) {
+	defer func() {
+		// yaml.v3 has panicked on hostile input before; a bad file must
+		// still be an error, never a crash.
+		if r := recover(); r != nil {
+			cfg, err = nil, fmt.Errorf("%s: cannot parse YAML: %v", src.Name, r)
+		}
+	}()
+	d := &decoder{src: src, dir: dir}
+	cfg = newConfig()
+	root, err := d.parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if root != nil {
+		d.document(root, cfg)
+	}
+	if len(d.problems) > 0 {
+		return nil, d.problems
+	}
+	return cfg, nil
+}
+
+// yamlLine matches yaml.v3's "line N:" so that a syntax error reads like
+// every other one: "file:N: message".
+var yamlLine = regexp.MustCompile(`^line (\d+):`)
+
+type decoder struct {
+	src      Source
+	dir      string
+	problems prompt.Problems
+}
+
+// parse returns the top node of the only document in data, or nil for an
+// empty file.
+func (d *decoder) parse(data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("%s%s", d.label(), yamlLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), ":$1:"))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: a configuration file holds one YAML document; found a second (remove the extra ---)", d.label())
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return doc.Content[0], nil
+}
+
+// label is the file's name in messages.
+func (d *decoder) label() string {
+	if d.src.Name == "" {
+		return d.src.Tier.String()
+	}
+	return d.src.Name
+}
+
+func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.problems = append(d.problems, fmt.Errorf("%s:%d:%d: %s", d.label(), n.Line, n.Column, fmt.Sprintf(format, args...)))
+}
+
+func (d *decoder) document(root *yaml.Node, cfg *Config) {
+	d.mapping(root, "", []string{"loop", "ai_cmd_aliases", "procedures"}, func(key string, v *yaml.Node) {
+		switch key {
+		case "loop":
+			d.fields(v, "loop", cfg.Loop.fields())
+		case "ai_cmd_aliases":
+			d.aliases(v, cfg.Aliases)
+		case "procedures":
+			d.procedures(v, cfg.Procedures)
+		}
+	})
+}
+
+// mapping walks a mapping node, calling each for the value of every known
+// key in the order written. path is the mapping's own dotted name, for
+// messages. A null node is an empty mapping.
+func (d *decoder) mapping(n *yaml.Node, path string, known []string, each func(key string, v *yaml.Node)) {
+	n = deref(n)
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s must be a mapping of keys to values, got %s", orTop(path), describe(n))
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := k.Value
+		if first, dup := seen[key]; dup {
+			d.errorf(k, "duplicate key %s (first at line %d)", join(path, key), first)
+			continue
+		}
+		seen[key] = k.Line
+		if known != nil && !slices.Contains(known, key) {
+			d.unknownKey(k, path, key, known)
+			continue
+		}
+		each(key, deref(v))
+	}
+}
+
+func (d *decoder) unknownKey(k *yaml.Node, path, key string, known []string) {
+	msg := fmt.Sprintf("unknown key %s", join(path, key))
+	if near := suggest.Closest(key, known); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	} else {
+		msg += fmt.Sprintf(" (%s takes: %s)", orTop(path), strings.Join(known, ", "))
+	}
+	d.errorf(k, "%s", msg)
+}
+
+// fields decodes a mapping whose keys are all plain settings.
+func (d *decoder) fields(n *yaml.Node, path string, fs []field) {
+	d.mapping(n, path, keysOf(fs), func(key string, v *yaml.Node) {
+		d.field(v, join(path, key), fieldNamed(fs, key))
+	})
+}
+
+func (d *decoder) field(v *yaml.Node, path string, f field) {
+	if isNull(v) && f.key != "iteration_timeout" {
+		d.errorf(v, "%s has no value (leave the key out to keep the default)", path)
+		return
+	}
+	s, ok := d.scalar(v, path)
+	if !ok {
+		return
+	}
+	if err := f.assign(s, d.src, v.Line); err != nil {
+		d.errorf(v, "%s %v", path, err)
+	}
+}
+
+// scalar returns the text of a scalar node. An explicit null reads as
+// "none", which only iteration_timeout accepts.
+func (d *decoder) scalar(v *yaml.Node, path string) (string, bool) {
+	switch {
+	case isNull(v):
+		return "none", true
+	case v.Kind != yaml.ScalarNode:
+		d.errorf(v, "%s must be a single value, got %s", path, describe(v))
+		return "", false
+	}
+	return v.Value, true
+}
+
+func (d *decoder) aliases(n *yaml.Node, into map[string]Value[string]) {
+	d.mapping(n, "ai_cmd_aliases", nil, func(alias string, v *yaml.Node) {
+		path := join("ai_cmd_aliases", alias)
+		var cmd Value[string]
+		d.field(v, path, bind(alias, &cmd, command))
+		if cmd.Set {
+			into[alias] = cmd
+		}
+	})
+}
+
+func (d *decoder) procedures(n *yaml.Node, into map[string]*Procedure) {
+	d.mapping(n, "procedures", nil, func(name string, v *yaml.Node) {
+		if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\n/") {
+			d.errorf(v, "procedure name %q must be a word without spaces or slashes", name)
+			return
+		}
+		p := &Procedure{Name: name}
+		d.procedure(v, p)
+		into[name] = p
+	})
+}
+
+func (d *decoder) procedure(n *yaml.Node, p *Procedure) {
+	path := join("procedures", p.Name)
+	fs := p.fields()
+	known := append(keysOf(fs), "script")
+	known = append(known, prompt.PhaseNames()...)
+	var scriptNode *yaml.Node
+	d.mapping(n, path, known, func(key string, v *yaml.Node) {
+		if ph, ok := prompt.ParsePhase(key); ok {
+			d.phase(v, join(path, key), &p.Phases[ph])
+			return
+		}
+		if key == "script" {
+			scriptNode = v
+			d.script(v, join(path, key), &p.Script)
+			return
+		}
+		d.field(v, join(path, key), fieldNamed(fs, key))
+	})
+	if scriptNode != nil && p.HasPhases() {
+		d.errorf(scriptNode, "%s has both a script and phase fragments; a procedure is one or the other", path)
+	}
+	if isNull(n) || (n.Kind == yaml.MappingNode && len(n.Content) == 0) {
+		d.errorf(n, "%s is empty: give it fragments for its phases (observe, orient, decide, act) or a script", path)
+	}
+}
+
+func (d *decoder) script(v *yaml.Node, path string, into *Value[string]) {
+	s, ok := d.scalar(v, path)
+	if !ok {
+		return
+	}
+	if isNull(v) || strings.TrimSpace(s) == "" {
+		d.errorf(v, "%s must name a .star file", path)
+		return
+	}
+	if filepath.Ext(s) != ".star" {
+		d.errorf(v, "%s must name a .star file, got %q", path, s)
+		return
+	}
+	if !filepath.IsAbs(s) {
+		s = filepath.Join(d.dir, s)
+	}
+	*into = Value[string]{V: s, Set: true, Source: d.src, Line: v.Line}
+}
+
+// phase decodes a phase: a list of fragments, or (as rooda 0.1 wrote it)
+// a single path.
+func (d *decoder) phase(v *yaml.Node, path string, into *Value[[]prompt.Fragment]) {
+	frags := []prompt.Fragment{}
+	switch {
+	case isNull(v):
+	case v.Kind == yaml.ScalarNode:
+		frags = append(frags, d.fragmentAt(v, prompt.Fragment{Path: v.Value}))
+	case v.Kind == yaml.SequenceNode:
+		for i, item := range v.Content {
+			if f, ok := d.fragment(deref(item), fmt.Sprintf("%s[%d]", path, i)); ok {
+				frags = append(frags, f)
+			}
+		}
+	default:
+		d.errorf(v, "%s must be a list of fragments, got %s", path, describe(v))
+		return
+	}
+	*into = Value[[]prompt.Fragment]{V: frags, Set: true, Source: d.src, Line: v.Line}
+}
+
+// fragment decodes one list item: {path|content, parameters}, or a bare
+// string as shorthand for {path: …}.
+func (d *decoder) fragment(n *yaml.Node, path string) (prompt.Fragment, bool) {
+	if n.Kind == yaml.ScalarNode && !isNull(n) {
+		return d.fragmentAt(n, prompt.Fragment{Path: n.Value}), true
+	}
+	var f prompt.Fragment
+	ok := n.Kind == yaml.MappingNode
+	if !ok {
+		d.errorf(n, "%s must be a fragment ({path: …}, {content: …}) or a path, got %s", path, describe(n))
+		return f, false
+	}
+	before := len(d.problems)
+	d.mapping(n, path, []string{"path", "content", "parameters"}, func(key string, v *yaml.Node) {
+		switch key {
+		case "path", "content":
+			s, isText := d.scalar(v, join(path, key))
+			if isText && isNull(v) {
+				s = ""
+			}
+			if key == "path" {
+				f.Path = s
+			} else {
+				f.Content = s
+			}
+		case "parameters":
+			f.Parameters = d.parameters(v, join(path, key))
+		}
+	})
+	return d.fragmentAt(n, f), len(d.problems) == before
+}
+
+func (d *decoder) fragmentAt(n *yaml.Node, f prompt.Fragment) prompt.Fragment {
+	f.Dir = d.dir
+	if d.src.Name != "" {
+		f.Origin = fmt.Sprintf("%s:%d", d.src.Name, n.Line)
+	}
+	return f
+}
+
+func (d *decoder) parameters(v *yaml.Node, path string) map[string]any {
+	params := map[string]any{}
+	if isNull(v) {
+		return params
+	}
+	if v.Kind != yaml.MappingNode {
+		d.errorf(v, "%s must be a mapping of names to values, got %s", path, describe(v))
+		return params
+	}
+	if err := v.Decode(&params); err != nil {
+		d.errorf(v, "%s: %s", path, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return params
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+// describe names what a node is, for "must be …, got …" messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func orTop(path string) string {
+	if path == "" {
+		return "the configuration file"
+	}
+	return path
+}
+
+func keysOf(fs []field) []string {
+	keys := make([]string, len(fs))
+	for i, f := range fs {
+		keys[i] = f.key
+	}
+	return keys
+}
+
+func fieldNamed(fs []field, key string) field {
+	for _, f := range fs {
+		if f.key == key {
+			return f
+		}
+	}
+	panic("config: no field " + key)
+}

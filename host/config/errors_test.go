@@ -1,0 +1,116 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"rooda/internal/golden"
+)
+
+// TestErrorMessages keeps every configuration error's exact text in
+// testdata/errors/<name>.golden (go test -update rewrites them).
+func TestErrorMessages(t *testing.T) {
+	tests := []struct {
+		name      string
+		workspace string
+		files     map[string]string // more files under the sandbox
+		env       map[string]string
+		flags     []Flag
+		config    string // --config, relative to the workspace
+		check     string // a procedure to Check after loading
+	}{
+		{name: "yaml_syntax", workspace: "loop: [\n"},
+		{name: "two_documents", workspace: "loop: {}\n---\nloop: {}\n"},
+		{name: "not_an_integer", workspace: "loop:\n  default_max_iterations: abc\n"},
+		{name: "not_a_boolean", workspace: "loop:\n  show_ai_output: maybe\n"},
+		{name: "unknown_key_close", workspace: "loop:\n  failure_treshold: 3\n"},
+		{name: "unknown_key_far", workspace: "loop:\n  colour: red\n"},
+		{name: "unknown_top_key", workspace: "lop:\n  log_level: info\n"},
+		{name: "unknown_procedure_key", workspace: "procedures:\n  p:\n    observe: [{content: x}]\n    sumary: typo\n"},
+		{name: "unknown_fragment_key", workspace: "procedures:\n  p:\n    observe:\n      - pth: x.md\n"},
+		{name: "ranges", workspace: "loop:\n  default_max_iterations: 0\n  iteration_timeout: 0\n  max_output_buffer: 100\n  failure_threshold: -5\n"},
+		{name: "enums", workspace: "loop:\n  iteration_mode: sometimes\n  log_level: loud\n"},
+		{name: "enum_close", workspace: "loop:\n  log_level: wran\n"},
+		{name: "no_value", workspace: "loop:\n  failure_threshold:\n"},
+		{name: "list_for_map", workspace: "loop: [1, 2]\n"},
+		{name: "top_level_list", workspace: "- loop\n- procedures\n"},
+		{name: "procedures_string", workspace: "procedures: build\n"},
+		{name: "mapping_for_scalar", workspace: "loop:\n  ai_cmd: {name: claude}\n"},
+		{name: "fragment_wrong_type", workspace: "procedures:\n  p:\n    observe:\n      - [a.md]\n"},
+		{name: "parameters_not_map", workspace: "procedures:\n  p:\n    observe:\n      - content: x\n        parameters: [a]\n"},
+		{name: "duplicate_key", workspace: "loop:\n  log_level: info\n  log_level: debug\n"},
+		{name: "script_and_phases", workspace: "procedures:\n  p:\n    script: p.star\n    act: [{content: x}]\n"},
+		{name: "script_not_star", workspace: "procedures:\n  p:\n    script: p.py\n"},
+		{name: "empty_procedure", workspace: "procedures:\n  p:\n"},
+		{name: "procedure_without_phases", workspace: "procedures:\n  p:\n    summary: nothing to run\n"},
+		{name: "bad_procedure_name", workspace: "procedures:\n  my proc:\n    act: [{content: x}]\n"},
+		{name: "alias_unknown_loop", workspace: "loop:\n  ai_cmd_alias: claud\n"},
+		{name: "alias_unknown_procedure", workspace: "procedures:\n  build:\n    ai_cmd_alias: nope\n"},
+		{name: "alias_unknown_env", env: map[string]string{"ROODA_LOOP_AI_CMD_ALIAS": "gemnii"}},
+		{name: "alias_unknown_flag", flags: []Flag{{"ai-cmd-alias", "kiro"}}},
+		{name: "alias_empty_command", workspace: "ai_cmd_aliases:\n  mine: \"  \"\n"},
+		{name: "many_problems", workspace: "loop:\n  log_level: loud\n  failure_threshold: 0\nprocedures:\n  p:\n    observ: [x.md]\n"},
+		{name: "env_not_integer", env: map[string]string{"ROODA_LOOP_DEFAULT_MAX_ITERATIONS": "abc"}},
+		{name: "env_range", env: map[string]string{"ROODA_LOOP_FAILURE_THRESHOLD": "0", "ROODA_LOOP_MAX_OUTPUT_BUFFER": "1KB0"}},
+		{name: "env_bool", env: map[string]string{"ROODA_SHOW_AI_OUTPUT": "yes please"}},
+		{name: "env_timeout", env: map[string]string{"ROODA_LOOP_ITERATION_TIMEOUT": "soon"}},
+		{name: "env_level", env: map[string]string{"ROODA_LOG_LEVEL": "verbose"}},
+		{name: "env_disagree", env: map[string]string{"ROODA_LOG_LEVEL": "debug", "ROODA_LOOP_LOG_LEVEL": "warn"}},
+		{name: "flag_zero_iterations", flags: []Flag{{"max-iterations", "0"}}},
+		{name: "flag_conflict_iterations", flags: []Flag{{"max-iterations", "3"}, {"unlimited", "true"}}},
+		{name: "flag_conflict_level", flags: []Flag{{"quiet", "true"}, {"log-level", "debug"}}},
+		{name: "flag_bad_timeout", flags: []Flag{{"iteration-timeout", "500ms"}}},
+		{name: "config_missing", config: "nope/rooda-config.yml"},
+		{name: "config_directory", config: "adir", files: map[string]string{"work/adir/x": ""}},
+		{name: "fragment_missing", workspace: "procedures:\n  p:\n    observe:\n      - content: fine\n      - path: prompts/missing.md\n", check: "p"},
+		{name: "fragment_builtin_typo", workspace: "procedures:\n  p:\n    orient:\n      - builtin:fragments/orient/search_codebse.md\n", check: "p"},
+		{name: "fragment_both", workspace: "procedures:\n  p:\n    act:\n      - path: a.md\n        content: b\n", check: "p"},
+		{name: "fragment_template", workspace: "procedures:\n  p:\n    act:\n      - content: \"line one\\n{{.x\"\n        parameters: {x: 1}\n", check: "p"},
+		{name: "script_missing", workspace: "procedures:\n  p:\n    script: scripts/p.star\n", check: "p"},
+		{name: "unknown_procedure", check: "biuld"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSandbox(t)
+			if tc.workspace != "" {
+				s.workspace(tc.workspace)
+			}
+			for rel, content := range tc.files {
+				s.write(rel, content)
+			}
+			for k, v := range tc.env {
+				s.env[k] = v
+			}
+			opts := s.options(tc.flags...)
+			if tc.config != "" {
+				opts.ConfigFile = tc.config
+			}
+			cfg, err := Load(opts)
+			if err == nil && tc.check != "" {
+				err = cfg.Check(tc.check)
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			golden.Check(t, filepath.Join("errors", tc.name), s.scrub(err.Error())+"\n")
+		})
+	}
+}
+
+// TestUnreadableFile: a file rooda may not read is an error, not skipped.
+func TestUnreadableFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any file")
+	}
+	s := newSandbox(t)
+	s.global("loop: {}\n")
+	path := filepath.Join(s.home, ".config/rooda/rooda-config.yml")
+	if err := os.Chmod(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.load()
+	if err == nil || err.Error() != "cannot read global config ~/.config/rooda/rooda-config.yml: permission denied" {
+		t.Errorf("error: %v", err)
+	}
+}

@@ -1,0 +1,192 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"rooda/host/prompt"
+)
+
+// WriteList writes one line per procedure, name and summary, the names
+// padded to the longest so the summaries line up.
+func (c *Config) WriteList(w io.Writer) error {
+	names := c.ProcedureNames()
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		if _, err := fmt.Fprintf(w, "%-*s  %s\n", width, n, c.Procedures[n].summary()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Procedure) summary() string {
+	if p.Summary.V == "" {
+		return "(no summary)"
+	}
+	return p.Summary.V
+}
+
+// ProcedureJSON is one procedure in "rooda list --json".
+type ProcedureJSON struct {
+	Name    string `json:"name"`
+	Display string `json:"display,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Source  string `json:"source"`
+	Script  string `json:"script,omitempty"`
+}
+
+// WriteListJSON writes the procedures as a JSON array, sorted by name.
+func (c *Config) WriteListJSON(w io.Writer) error {
+	out := []ProcedureJSON{}
+	for _, n := range c.ProcedureNames() {
+		p := c.Procedures[n]
+		out = append(out, ProcedureJSON{n, p.Display.V, p.Summary.V, p.definedIn(), p.Script.V})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// WriteInfo describes a procedure: what it is for, the fragments of each
+// phase, the settings a run would use and where each came from, and how
+// to run it. Problems with its fragments are described after, and returned.
+func (c *Config) WriteInfo(w io.Writer, name string) error {
+	s, err := c.Resolve(name)
+	if err != nil {
+		return err
+	}
+	p := s.Procedure
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "Procedure: %s\n", p.Name)
+	fmt.Fprintf(b, "Display Name: %s\n", or(p.Display.V, p.Name))
+	fmt.Fprintf(b, "Summary: %s\n", p.summary())
+	fmt.Fprintf(b, "Defined in: %s\n", p.definedIn())
+	if p.Description.V != "" {
+		fmt.Fprintf(b, "\nDescription:\n%s\n", indent(wrap(p.Description.V, 76), "  "))
+	}
+	if p.Script.Set {
+		fmt.Fprintf(b, "\nScript: %s (%s)\n", p.Script.V, p.Script.Source)
+	} else {
+		b.WriteString("\nPhases:\n")
+		for _, ph := range prompt.Phases {
+			writePhase(b, ph, p.Phases[ph])
+		}
+	}
+	b.WriteString("\nSettings:\n")
+	for _, l := range s.Lines() {
+		b.WriteString("  " + l + "\n")
+	}
+	if note := AliasNote(s.AIAlias); note != "" {
+		fmt.Fprintf(b, "  Note: %s\n", note)
+	}
+	b.WriteString("\nRun it:\n")
+	if !s.AICommand.Set {
+		fmt.Fprintf(b, "  rooda run %s --ai-cmd-alias NAME    (aliases: %s)\n", p.Name, strings.Join(c.AliasNames(), ", "))
+	} else {
+		fmt.Fprintf(b, "  rooda run %s\n", p.Name)
+	}
+	fmt.Fprintf(b, "  rooda run %s --dry-run              (show the prompt, run nothing)\n", p.Name)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return c.Check(name)
+}
+
+func writePhase(b *strings.Builder, ph prompt.Phase, v Value[[]prompt.Fragment]) {
+	if !v.Set || len(v.V) == 0 {
+		fmt.Fprintf(b, "  %s: (none)\n", ph)
+		return
+	}
+	fmt.Fprintf(b, "  %s (%s):\n", ph, v.Source)
+	for _, f := range v.V {
+		b.WriteString("    " + fragmentLabel(f) + "\n")
+	}
+}
+
+// fragmentLabel is a fragment in one line: its path, or the start of its
+// inline content, and the names of its parameters.
+func fragmentLabel(f prompt.Fragment) string {
+	label := f.Path
+	if f.Content != "" {
+		first, _, more := strings.Cut(strings.TrimSpace(f.Content), "\n")
+		if len(first) > 60 {
+			first, more = first[:57], true
+		}
+		if more {
+			first += "…"
+		}
+		label = fmt.Sprintf("content: %q", first)
+	}
+	if f.Parameters != nil {
+		label += fmt.Sprintf(" (template; parameters: %s)", strings.Join(sortedKeys(f.Parameters), ", "))
+	}
+	return label
+}
+
+// definedIn lists the tiers that shaped the procedure, lowest first.
+func (p *Procedure) definedIn() string {
+	var names []string
+	add := func(s Source) {
+		if str := s.String(); !slices.Contains(names, str) {
+			names = append(names, str)
+		}
+	}
+	for _, f := range p.fields() {
+		if f.isSet() {
+			add(f.origin())
+		}
+	}
+	for _, ph := range p.Phases {
+		if ph.Set {
+			add(ph.Source)
+		}
+	}
+	if p.Script.Set {
+		add(p.Script.Source)
+	}
+	return strings.Join(names, ", ")
+}
+
+func or(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// wrap breaks text into lines of at most width characters, at spaces.
+func wrap(text string, width int) string {
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && len(line)+1+len(word) > width {
+				lines = append(lines, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// AliasNote is what a user must know about a built-in alias before it
+// works, or "".
+func AliasNote(alias string) string {
+	return aliasNotes[alias]
+}

@@ -1,0 +1,150 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Settings are what one run of a procedure uses, each with its provenance.
+type Settings struct {
+	Procedure *Procedure
+	// MaxIterations of 0 means unlimited.
+	MaxIterations    Value[int]
+	IterationTimeout Value[time.Duration]
+	MaxOutputBuffer  Value[int]
+	FailureThreshold Value[int]
+	LogLevel         Value[string]
+	ShowAIOutput     Value[bool]
+	// AICommand is the command line of the agent; not Set when nothing
+	// names one (see AI). Its source tells the whole chain, such as
+	// `cli: --ai-cmd-alias "claude" → built-in alias`.
+	AICommand Value[string]
+	// AIAlias is the alias AICommand came from, if any.
+	AIAlias string
+}
+
+// Resolve works out the settings of a run of the named procedure: the
+// command line first, then the procedure, then the loop, each already the
+// merge of its tiers. A procedure's built-in defaults give way to loop
+// settings the user wrote: a workspace "loop.default_max_iterations: 3"
+// applies to the built-in build procedure too.
+func (c *Config) Resolve(name string) (*Settings, error) {
+	p, err := c.Procedure(name)
+	if err != nil {
+		return nil, err
+	}
+	proc := p.Limits.yieldTo(&c.Loop.Limits)
+	levels := []*Limits{&c.Run, &proc, &c.Loop.Limits}
+	s := &Settings{
+		Procedure:        p,
+		MaxIterations:    maxIterations(levels),
+		IterationTimeout: first(levels, func(l *Limits) Value[time.Duration] { return l.IterationTimeout }),
+		MaxOutputBuffer:  first(levels, func(l *Limits) Value[int] { return l.MaxOutputBuffer }),
+		FailureThreshold: first(levels, func(l *Limits) Value[int] { return l.FailureThreshold }),
+		LogLevel:         c.Loop.LogLevel,
+		ShowAIOutput:     c.Loop.ShowAIOutput,
+	}
+	s.AICommand, s.AIAlias = c.aiCommand(levels)
+	return s, nil
+}
+
+// first returns the value of the highest level that sets it.
+func first[T any](levels []*Limits, get func(*Limits) Value[T]) Value[T] {
+	for _, l := range levels {
+		if v := get(l); v.Set {
+			return v
+		}
+	}
+	return Value[T]{}
+}
+
+// maxIterations follows seed 002: the first level that says anything
+// about iterations decides. Its mode "unlimited" wins over any count; a
+// mode "max-iterations" without a count takes the count from below.
+func maxIterations(levels []*Limits) Value[int] {
+	for i, l := range levels {
+		mode, count := l.IterationMode, l.DefaultMaxIterations
+		switch {
+		case mode.Set && mode.V == ModeUnlimited:
+			return Value[int]{V: 0, Set: true, Source: mode.Source, Line: mode.Line}
+		case count.Set:
+			return count
+		case mode.Set:
+			if below := first(levels[i+1:], func(l *Limits) Value[int] { return l.DefaultMaxIterations }); below.Set {
+				return below
+			}
+		}
+	}
+	return Value[int]{V: 5, Set: true, Source: Source{Tier: BuiltIn}}
+}
+
+// yieldTo returns a copy of l without the built-in values the user
+// overrode at loop level. The iteration mode and count go together: a user
+// who sets either at loop level means both.
+func (l Limits) yieldTo(loop *Limits) Limits {
+	if userSet(loop.IterationMode) || userSet(loop.DefaultMaxIterations) {
+		dropBuiltIn(&l.IterationMode)
+		dropBuiltIn(&l.DefaultMaxIterations)
+	}
+	if userSet(loop.IterationTimeout) {
+		dropBuiltIn(&l.IterationTimeout)
+	}
+	if userSet(loop.MaxOutputBuffer) {
+		dropBuiltIn(&l.MaxOutputBuffer)
+	}
+	if userSet(loop.FailureThreshold) {
+		dropBuiltIn(&l.FailureThreshold)
+	}
+	return l
+}
+
+// userSet reports whether a tier above the built-in one set v.
+func userSet[T any](v Value[T]) bool { return v.Set && v.Source.Tier > BuiltIn }
+
+func dropBuiltIn[T any](v *Value[T]) {
+	if v.Set && v.Source.Tier == BuiltIn {
+		*v = Value[T]{}
+	}
+}
+
+// aiCommand follows seed 002's chain: at each level (command line,
+// procedure, loop) a command beats an alias.
+func (c *Config) aiCommand(levels []*Limits) (Value[string], string) {
+	for _, l := range levels {
+		if l.AICmd.Set {
+			return l.AICmd, ""
+		}
+		if ref := l.AICmdAlias; ref.Set {
+			alias := c.Aliases[ref.V]
+			from := "built-in alias"
+			if alias.Source.Tier != BuiltIn {
+				from = "alias in " + alias.Source.String()
+			}
+			src := ref.Source
+			src.Name = strings.TrimSpace(fmt.Sprintf("%s %q → %s", src.Name, ref.V, from))
+			return Value[string]{V: alias.V, Set: true, Source: src, Line: ref.Line}, ref.V
+		}
+	}
+	return Value[string]{}, ""
+}
+
+// AI returns the agent's command line, or the error that says every way
+// to set one.
+func (s *Settings) AI(aliases []string) (string, error) {
+	if s.AICommand.Set {
+		return s.AICommand.V, nil
+	}
+	return "", errors.New(`no AI command configured
+
+Set one via:
+  --ai-cmd "your-command"           CLI flag (direct command)
+  --ai-cmd-alias <name>             CLI flag (alias from config)
+  ROODA_LOOP_AI_CMD=your-command    Environment variable
+  ROODA_LOOP_AI_CMD_ALIAS=<name>    Environment variable
+  loop.ai_cmd or loop.ai_cmd_alias  rooda-config.yml
+  procedures.<name>.ai_cmd or .ai_cmd_alias  rooda-config.yml
+
+Available aliases: ` + strings.Join(aliases, ", "))
+}

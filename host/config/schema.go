@@ -1,0 +1,84 @@
+package config
+
+import (
+	"time"
+
+	"rooda/host/prompt"
+)
+
+// Config is a whole configuration: one tier as read from a file, or the
+// merge of all tiers.
+type Config struct {
+	Loop       Loop
+	Aliases    map[string]Value[string]
+	Procedures map[string]*Procedure
+	// Run holds the command line's overrides for one run (--max-iterations,
+	// --ai-cmd …): they beat even a procedure's own settings.
+	Run Limits
+	// Files lists the configuration files that were read, lowest tier first.
+	Files []Source
+}
+
+// Limits are the settings a procedure can override for itself.
+type Limits struct {
+	IterationMode        Value[string]
+	DefaultMaxIterations Value[int]
+	// IterationTimeout of 0 means no timeout.
+	IterationTimeout Value[time.Duration]
+	MaxOutputBuffer  Value[int]
+	FailureThreshold Value[int]
+	AICmd            Value[string]
+	AICmdAlias       Value[string]
+}
+
+// Loop is the loop: section, the defaults for every procedure.
+type Loop struct {
+	Limits
+	LogLevel     Value[string]
+	ShowAIOutput Value[bool]
+}
+
+// Procedure is one entry of procedures:.
+type Procedure struct {
+	Name        string
+	Display     Value[string]
+	Summary     Value[string]
+	Description Value[string]
+	// Phases holds the fragments of each phase. A tier that gives a phase
+	// replaces that whole phase.
+	Phases [len(prompt.Phases)]Value[[]prompt.Fragment]
+	// Script is the absolute path of a .star file that runs the procedure
+	// instead of its phases.
+	Script Value[string]
+	Limits
+}
+
+// The values of the enumerated settings.
+const (
+	ModeMaxIterations = "max-iterations"
+	ModeUnlimited     = "unlimited"
+)
+
+var (
+	iterationModes = []string{ModeMaxIterations, ModeUnlimited}
+	logLevels      = []string{"debug", "info", "warn", "error"}
+)
+
+// Prompt is the procedure in the form host/prompt composes.
+func (p *Procedure) Prompt() prompt.Procedure {
+	out := prompt.Procedure{Name: p.Name}
+	for i := range p.Phases {
+		out.Phases[i] = p.Phases[i].V
+	}
+	return out
+}
+
+// HasPhases reports whether any phase was given.
+func (p *Procedure) HasPhases() bool {
+	for _, ph := range p.Phases {
+		if ph.Set {
+			return true
+		}
+	}
+	return false
+}

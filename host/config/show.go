@@ -1,0 +1,182 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"rooda/host/prompt"
+)
+
+// WriteYAML writes the merged configuration as YAML that rooda can read
+// back, with each value's source as a comment.
+func (c *Config) WriteYAML(w io.Writer) error {
+	y := &yamlWriter{w: w}
+	y.comment(0, "rooda configuration, merged from: "+c.tiersRead())
+	y.line(0, "loop:", "")
+	y.fields(1, c.Loop.fields())
+	y.line(0, "ai_cmd_aliases:", "")
+	for _, name := range c.AliasNames() {
+		a := c.Aliases[name]
+		y.line(1, quote(name)+": "+quote(a.V), a.Source.String())
+	}
+	y.line(0, "procedures:", "")
+	for _, name := range c.ProcedureNames() {
+		y.procedure(1, c.Procedures[name])
+	}
+	return y.err
+}
+
+// tiersRead lists the tiers that contributed, lowest first.
+func (c *Config) tiersRead() string {
+	names := []string{BuiltIn.String()}
+	for _, f := range c.Files {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+type yamlWriter struct {
+	w   io.Writer
+	err error
+}
+
+// commentColumn is where source comments start, so they line up.
+const commentColumn = 48
+
+func (y *yamlWriter) line(depth int, text, comment string) {
+	s := strings.Repeat("  ", depth) + text
+	if comment != "" {
+		s += strings.Repeat(" ", max(1, commentColumn-len(s))) + "# " + comment
+	}
+	y.write(s + "\n")
+}
+
+func (y *yamlWriter) comment(depth int, text string) {
+	y.write(strings.Repeat("  ", depth) + "# " + text + "\n")
+}
+
+func (y *yamlWriter) write(s string) {
+	if y.err == nil {
+		_, y.err = io.WriteString(y.w, s)
+	}
+}
+
+func (y *yamlWriter) fields(depth int, fs []field) {
+	for _, f := range fs {
+		if f.isSet() {
+			y.line(depth, f.key+": "+f.format(), f.origin().String())
+		}
+	}
+}
+
+func (y *yamlWriter) procedure(depth int, p *Procedure) {
+	y.line(depth, quote(p.Name)+":", "")
+	y.fields(depth+1, p.fields())
+	if p.Script.Set {
+		y.line(depth+1, "script: "+quote(p.Script.V), p.Script.Source.String())
+	}
+	for _, ph := range prompt.Phases {
+		v := p.Phases[ph]
+		if !v.Set {
+			continue
+		}
+		if len(v.V) == 0 {
+			y.line(depth+1, ph.String()+": []", v.Source.String())
+			continue
+		}
+		y.line(depth+1, ph.String()+":", v.Source.String())
+		for _, f := range v.V {
+			y.line(depth+2, "- "+fragmentYAML(f), "")
+		}
+	}
+}
+
+// fragmentYAML writes a fragment as a one-line flow mapping, quoted by
+// the YAML encoder so that any text reads back as it was.
+func fragmentYAML(f prompt.Fragment) string {
+	m := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+	add := func(key string, value *yaml.Node) {
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, value)
+	}
+	str := func(s string) *yaml.Node {
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+		if strings.ContainsAny(s, "\n\r\t") {
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		return n
+	}
+	if f.Path != "" {
+		add("path", str(f.Path))
+	}
+	if f.Content != "" {
+		add("content", str(f.Content))
+	}
+	if f.Parameters != nil {
+		var params yaml.Node
+		if err := params.Encode(f.Parameters); err == nil {
+			add("parameters", &params)
+		}
+	}
+	out, err := yaml.Marshal(m)
+	if err != nil {
+		return "{}"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// FormatSize writes a byte count as seed 002 does: 10485760 is "10MB".
+func FormatSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + "MB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + "KB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
+// FormatTimeout writes an iteration timeout: "none", "300s", "1m30s".
+func FormatTimeout(d time.Duration) string {
+	if d == 0 {
+		return "none"
+	}
+	return d.String()
+}
+
+// FormatMaxIterations writes a limit of iterations: "5" or "unlimited".
+func FormatMaxIterations(n int) string {
+	if n == 0 {
+		return ModeUnlimited
+	}
+	return strconv.Itoa(n)
+}
+
+// Lines are the resolved settings as "Name: value (source)" lines, in the
+// order dry-run and info print them.
+func (s *Settings) Lines() []string {
+	ai := "none"
+	if s.AICommand.Set {
+		ai = s.AICommand.V
+	}
+	return []string{
+		settingLine("AI Command", ai, s.AICommand.Source, s.AICommand.Set),
+		settingLine("Max Iterations", FormatMaxIterations(s.MaxIterations.V), s.MaxIterations.Source, true),
+		settingLine("Iteration Timeout", FormatTimeout(s.IterationTimeout.V), s.IterationTimeout.Source, true),
+		settingLine("Max Output Buffer", FormatSize(s.MaxOutputBuffer.V), s.MaxOutputBuffer.Source, true),
+		settingLine("Failure Threshold", strconv.Itoa(s.FailureThreshold.V), s.FailureThreshold.Source, true),
+		settingLine("Log Level", s.LogLevel.V, s.LogLevel.Source, true),
+		settingLine("Show AI Output", strconv.FormatBool(s.ShowAIOutput.V), s.ShowAIOutput.Source, true),
+	}
+}
+
+func settingLine(name, value string, src Source, set bool) string {
+	if !set {
+		return fmt.Sprintf("%s: %s", name, value)
+	}
+	return fmt.Sprintf("%s: %s (%s)", name, value, src)
+}

@@ -13,20 +13,29 @@ import (
 
 var (
 	buildOnce sync.Once
+	binDir    string
 	binPath   string
 	buildErr  error
 )
+
+// TestMain removes the binary the end-to-end tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // binary builds the real rooda executable once per test run.
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "rooda-e2e")
-		if err != nil {
-			buildErr = err
+		binDir, buildErr = os.MkdirTemp("", "rooda-e2e")
+		if buildErr != nil {
 			return
 		}
-		binPath = filepath.Join(dir, "rooda")
+		binPath = filepath.Join(binDir, "rooda")
 		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = errors.New(string(out))

@@ -49,6 +49,7 @@ func TestErrorMessages(t *testing.T) {
 		{name: "alias_unknown_procedure", workspace: "procedures:\n  build:\n    ai_cmd_alias: nope\n"},
 		{name: "alias_unknown_env", env: map[string]string{"ROODA_LOOP_AI_CMD_ALIAS": "gemnii"}},
 		{name: "alias_unknown_flag", flags: []Flag{{"ai-cmd-alias", "kiro"}}},
+		{name: "command_unterminated_quote", workspace: "loop:\n  ai_cmd: claude -p 'oops\n"},
 		{name: "alias_empty_command", workspace: "ai_cmd_aliases:\n  mine: \"  \"\n"},
 		{name: "many_problems", workspace: "loop:\n  log_level: loud\n  failure_threshold: 0\nprocedures:\n  p:\n    observ: [x.md]\n"},
 		{name: "env_not_integer", env: map[string]string{"ROODA_LOOP_DEFAULT_MAX_ITERATIONS": "abc"}},

@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"rooda/host/agent"
 	"rooda/host/suggest"
 )
 
@@ -72,7 +73,15 @@ var text = parser[string]{
 // command line, whose program is checked before a run.
 var (
 	name    = nonEmpty("must not be empty")
-	command = nonEmpty("must not be an empty command")
+	command = parser[string]{
+		parse: func(s string) (string, error) {
+			if _, err := agent.Split(s); err != nil {
+				return "", fmt.Errorf("is not a valid command line: %v", err)
+			}
+			return s, nil
+		},
+		format: quote,
+	}
 )
 
 func nonEmpty(complaint string) parser[string] {

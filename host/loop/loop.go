@@ -1,0 +1,299 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"rooda/host/agent"
+	"rooda/host/logging"
+	"rooda/host/prompt"
+)
+
+// Config is one run of the loop.
+type Config struct {
+	Procedure string
+	// MaxIterations of 0 means unlimited.
+	MaxIterations    int
+	FailureThreshold int
+	// Timeout and MaxOutput are enforced by Agent; the loop only names
+	// them in its messages.
+	Timeout   time.Duration
+	MaxOutput int
+	// Prompt composes the exact prompt of an iteration.
+	Prompt func(prompt.Iteration) (string, error)
+	// Agent runs one iteration's agent. Its error means the agent could not
+	// start, which counts as a failed iteration.
+	Agent     func(context.Context, Request) (agent.Result, error)
+	Log       *logging.Logger
+	Observers []Observer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Request is what the agent is asked in one iteration.
+type Request struct {
+	Iteration     int // 1-based
+	MaxIterations int // 0 means unlimited
+	Prompt        string
+}
+
+// Outcome is what an iteration means for the loop (seed 002's matrix).
+type Outcome string
+
+const (
+	Continued Outcome = "success" // exit 0, no signal: the failure count resets
+	Done      Outcome = "SUCCESS" // the agent signaled SUCCESS: the run succeeds
+	Failed    Outcome = "failure" // FAILURE, a non-zero exit, a timeout, or no start
+)
+
+// Iteration is one finished iteration, as the loop judged it.
+type Iteration struct {
+	Number        int // 1-based
+	MaxIterations int
+	Prompt        string
+	Result        agent.Result
+	// StartErr is why the agent could not start, if it could not.
+	StartErr            error
+	Signals             Signals
+	Outcome             Outcome
+	ConsecutiveFailures int
+	Duration            time.Duration
+}
+
+// Observer is told of every iteration; later parts of rooda (run records,
+// Starlark callbacks) hook in here.
+type Observer interface {
+	IterationStarted(Request)
+	IterationFinished(*Iteration)
+}
+
+// Result is how a run ended.
+type Result struct {
+	Status Status
+	// Iterations counts the iterations that finished; an interrupted one
+	// does not.
+	Iterations int
+	Stats      Stats
+	Last       *Iteration
+	Elapsed    time.Duration
+}
+
+// Run runs the loop until SUCCESS, the failure threshold, the iteration
+// limit, or the end of ctx (an interrupt), and returns how it ended. The
+// cause of ctx's end (context.Cause) names the interrupt in the log.
+func Run(ctx context.Context, cfg Config) Result {
+	r := &runner{cfg: cfg}
+	if r.cfg.Now == nil {
+		r.cfg.Now = time.Now
+	}
+	r.start = r.cfg.Now()
+	r.cfg.Log.Infof("Starting procedure: %s (%s)", cfg.Procedure, limitText(cfg.MaxIterations))
+	for n := 1; ; n++ {
+		if ctx.Err() != nil {
+			return r.finish(Interrupted, context.Cause(ctx))
+		}
+		it, err := r.iterate(ctx, n)
+		if err != nil {
+			r.cfg.Log.Errorf("Prompt assembly failed: %v", err)
+			return r.finish(Aborted, err)
+		}
+		if ctx.Err() != nil {
+			// An interrupt wins over whatever the stopped agent printed.
+			return r.finish(Interrupted, context.Cause(ctx))
+		}
+		r.record(it)
+		switch {
+		case it.Outcome == Done:
+			return r.finish(Success, nil)
+		case it.ConsecutiveFailures >= cfg.FailureThreshold:
+			return r.finish(Aborted, nil)
+		case cfg.MaxIterations > 0 && n >= cfg.MaxIterations:
+			return r.finish(MaxIters, nil)
+		}
+	}
+}
+
+type runner struct {
+	cfg      Config
+	start    time.Time
+	failures int
+	result   Result
+}
+
+// iterate composes the prompt and runs the agent once. Its error is a
+// prompt that could not be composed, which ends the run.
+func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
+	it := &Iteration{Number: n, MaxIterations: r.cfg.MaxIterations}
+	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations})
+	if err != nil {
+		return nil, err
+	}
+	it.Prompt = text
+	req := Request{Iteration: n, MaxIterations: r.cfg.MaxIterations, Prompt: text}
+	r.cfg.Log.Infof("Iteration %s starting...", r.label(n))
+	r.cfg.Log.Debugf("Iteration %s: prompt of %d bytes", r.label(n), len(text))
+	for _, o := range r.cfg.Observers {
+		o.IterationStarted(req)
+	}
+	began := r.cfg.Now()
+	it.Result, it.StartErr = r.cfg.Agent(ctx, req)
+	it.Duration = r.cfg.Now().Sub(began)
+	return it, nil
+}
+
+// record judges a finished iteration, counts it, logs it and tells the
+// observers.
+func (r *runner) record(it *Iteration) {
+	it.Signals = Scan(it.Result.Output)
+	it.Outcome = Judge(it)
+	if it.Outcome == Failed {
+		r.failures++
+	} else if it.Outcome == Continued {
+		r.failures = 0
+	}
+	it.ConsecutiveFailures = r.failures
+	r.result.Iterations++
+	r.result.Stats.Add(it.Duration)
+	r.result.Last = it
+	r.logIteration(it)
+	for _, o := range r.cfg.Observers {
+		o.IterationFinished(it)
+	}
+}
+
+// Judge applies seed 002's outcome matrix: FAILURE wins over SUCCESS,
+// SUCCESS wins over the exit code, and otherwise the exit code decides. A
+// timeout or an agent that did not start is a failure, whatever it
+// printed.
+func Judge(it *Iteration) Outcome {
+	switch {
+	case it.StartErr != nil || it.Result.TimedOut || it.Signals.Failure:
+		return Failed
+	case it.Signals.Success:
+		return Done
+	case it.Result.ExitCode == 0:
+		return Continued
+	}
+	return Failed
+}
+
+func (r *runner) logIteration(it *Iteration) {
+	log, label := r.cfg.Log, r.label(it.Number)
+	res := it.Result
+	if res.Dropped > 0 {
+		log.Warnf("Iteration %s: the agent printed %d bytes; kept the last %d (max_output_buffer %d), dropped %d",
+			label, res.Total, res.Total-res.Dropped, r.cfg.MaxOutput, res.Dropped)
+	}
+	if it.StartErr == nil {
+		log.Debugf("Iteration %s: agent (pid %d) exited with code %d, printed %d bytes; signals: %s",
+			label, res.PID, res.ExitCode, res.Total, signalsText(it.Signals))
+	}
+	if why := failureReason(it, r.cfg.Timeout); why != "" {
+		log.Warnf("Iteration %s: %s", label, why)
+	}
+	outcome := string(it.Outcome)
+	if it.Outcome == Failed {
+		outcome = fmt.Sprintf("failure, consecutive: %d/%d", it.ConsecutiveFailures, r.cfg.FailureThreshold)
+	}
+	log.Infof("Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
+}
+
+// failureReason says why an iteration failed, or "".
+func failureReason(it *Iteration, timeout time.Duration) string {
+	res := it.Result
+	switch {
+	case it.Outcome != Failed:
+		return ""
+	case it.StartErr != nil:
+		return "the agent could not start: " + it.StartErr.Error()
+	case res.TimedOut:
+		return fmt.Sprintf("timed out after %s; the agent and its children were stopped", timeout)
+	case it.Signals.Failure:
+		return "the agent signaled FAILURE" + exitText(res)
+	}
+	return "the agent failed" + exitText(res)
+}
+
+func exitText(res agent.Result) string {
+	switch {
+	case res.Signal != "":
+		return fmt.Sprintf(" (killed by %s, exit code %d)", res.Signal, res.ExitCode)
+	case res.ExitCode != 0:
+		return fmt.Sprintf(" (exit code %d)", res.ExitCode)
+	}
+	return ""
+}
+
+func signalsText(s Signals) string {
+	switch {
+	case s.Success && s.Failure:
+		return "SUCCESS and FAILURE"
+	case s.Success:
+		return "SUCCESS"
+	case s.Failure:
+		return "FAILURE"
+	}
+	return "none"
+}
+
+// finish logs the end of the run and its timing, and returns its result.
+func (r *runner) finish(status Status, cause error) Result {
+	r.result.Status = status
+	r.result.Elapsed = r.cfg.Now().Sub(r.start)
+	log, total := r.cfg.Log, logging.Duration(r.result.Elapsed)
+	level := logging.Info
+	switch status {
+	case Success:
+		log.Infof("Success: the agent signaled SUCCESS in iteration %s (total: %s)", r.label(r.result.Iterations), total)
+	case MaxIters:
+		log.Infof("Reached max iterations: %d (total: %s)", r.cfg.MaxIterations, total)
+	case Aborted:
+		level = logging.Error
+		if cause == nil {
+			log.Errorf("Aborting after %d consecutive failures (%s completed, total: %s)", r.failures, plural(r.result.Iterations, "iteration"), total)
+		} else {
+			log.Errorf("Aborting (%s completed, total: %s)", plural(r.result.Iterations, "iteration"), total)
+		}
+		r.result.Status = Aborted
+	case Interrupted:
+		level = logging.Warn
+		log.Warnf("Interrupted%s (%s completed, total: %s)", causeText(cause), plural(r.result.Iterations, "iteration"), total)
+	}
+	if s := r.result.Stats; s.Count > 0 {
+		log.Detailf(level, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
+			logging.Duration(s.Min), logging.Duration(s.Max), logging.Duration(s.Mean()), logging.Duration(s.StdDev()))
+	}
+	return r.result
+}
+
+func causeText(cause error) string {
+	if cause == nil || errors.Is(cause, context.Canceled) {
+		return ""
+	}
+	return " by " + cause.Error()
+}
+
+// label is an iteration as the progress lines show it: "2/5", or "2" when
+// unlimited.
+func (r *runner) label(n int) string {
+	if r.cfg.MaxIterations <= 0 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d/%d", n, r.cfg.MaxIterations)
+}
+
+func limitText(max int) string {
+	if max <= 0 {
+		return "unlimited"
+	}
+	return "max " + plural(max, "iteration")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

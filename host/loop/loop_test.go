@@ -1,0 +1,259 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"rooda/host/agent"
+	"rooda/host/logging"
+	"rooda/host/prompt"
+	"rooda/internal/golden"
+)
+
+// step is what the scripted agent does in one iteration.
+type step struct {
+	out     string
+	exit    int
+	took    time.Duration
+	timeout bool
+	noStart bool
+}
+
+// script runs the loop against steps, one per iteration (the last repeats),
+// on a clock that advances only by the steps' durations.
+type script struct {
+	steps   []step
+	calls   int
+	prompts []string
+	clock   time.Time
+}
+
+func (s *script) now() time.Time { return s.clock }
+
+func (s *script) agent(_ context.Context, req Request) (agent.Result, error) {
+	st := s.steps[min(s.calls, len(s.steps)-1)]
+	s.calls++
+	s.prompts = append(s.prompts, req.Prompt)
+	s.clock = s.clock.Add(st.took)
+	if st.noStart {
+		return agent.Result{}, errors.New("exec: \"nope\": executable file not found in $PATH")
+	}
+	return agent.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout}, nil
+}
+
+func (s *script) config(max, threshold int, log *strings.Builder) Config {
+	s.clock = time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	return Config{
+		Procedure:        "build",
+		MaxIterations:    max,
+		FailureThreshold: threshold,
+		Timeout:          time.Second,
+		Prompt: func(it prompt.Iteration) (string, error) {
+			return "prompt " + it.String(), nil
+		},
+		Agent: s.agent,
+		Log:   logging.New(log, logging.Info).WithClock(s.now),
+		Now:   s.now,
+	}
+}
+
+func run(t *testing.T, max, threshold int, steps ...step) (Result, string, *script) {
+	t.Helper()
+	var log strings.Builder
+	s := &script{steps: steps}
+	res := Run(context.Background(), s.config(max, threshold, &log))
+	return res, log.String(), s
+}
+
+const (
+	success = "<promise>SUCCESS</promise>"
+	failure = "<promise>FAILURE</promise>"
+)
+
+// TestOutcomeMatrix has one case per row of seed 002's matrix: the status
+// after one iteration with the limit at 1 and the threshold at 2 tells
+// the outcome apart (max-iters: continued or failed; success: done), and
+// the consecutive count tells a failure from a success.
+func TestOutcomeMatrix(t *testing.T) {
+	for _, tc := range []struct {
+		exit     int
+		out      string
+		status   Status
+		failures int
+	}{
+		{0, "done nothing", MaxIters, 0},
+		{0, success, Success, 0},
+		{0, failure, MaxIters, 1},
+		{0, success + failure, MaxIters, 1},
+		{1, "crashed", MaxIters, 1},
+		{1, success, Success, 0},
+		{1, failure, MaxIters, 1},
+		{1, failure + " then " + success, MaxIters, 1},
+	} {
+		t.Run(fmt.Sprintf("exit%d_%s", tc.exit, tc.out), func(t *testing.T) {
+			res, _, _ := run(t, 1, 2, step{out: tc.out, exit: tc.exit})
+			if res.Status != tc.status || res.Last.ConsecutiveFailures != tc.failures {
+				t.Errorf("status %s, consecutive failures %d; want %s, %d", res.Status, res.Last.ConsecutiveFailures, tc.status, tc.failures)
+			}
+		})
+	}
+}
+
+func TestSuccessEndsTheRunEarly(t *testing.T) {
+	res, _, s := run(t, 10, 3, step{exit: 0}, step{out: "x " + success + " y", exit: 3})
+	if res.Status != Success || res.Iterations != 2 || s.calls != 2 || res.Status.ExitCode() != 0 {
+		t.Errorf("status %s after %d iterations (%d calls)", res.Status, res.Iterations, s.calls)
+	}
+}
+
+// TestMaxIterationsCounting: a limit of 5 runs iterations 1 to 5 and no
+// sixth, each prompt telling which it is.
+func TestMaxIterationsCounting(t *testing.T) {
+	res, _, s := run(t, 5, 3, step{})
+	if res.Status != MaxIters || res.Iterations != 5 || s.calls != 5 || res.Status.ExitCode() != 2 {
+		t.Fatalf("status %s, %d iterations, %d calls", res.Status, res.Iterations, s.calls)
+	}
+	if s.prompts[0] != "prompt 1 of 5" || s.prompts[4] != "prompt 5 of 5" {
+		t.Errorf("prompts %q", s.prompts)
+	}
+}
+
+// TestThresholdBeatsMaxIterations: failures that reach the threshold on
+// the last allowed iteration abort; they are not max-iters.
+func TestThresholdBeatsMaxIterations(t *testing.T) {
+	res, log, _ := run(t, 3, 3, step{exit: 1})
+	if res.Status != Aborted || res.Status.ExitCode() != 1 {
+		t.Errorf("status %s\n%s", res.Status, log)
+	}
+	res, _, _ = run(t, 1, 1, step{exit: 1})
+	if res.Status != Aborted {
+		t.Errorf("max 1, threshold 1, failing: %s", res.Status)
+	}
+}
+
+// TestSuccessResetsFailures: two failures, a success, two failures do not
+// reach a threshold of 3.
+func TestSuccessResetsFailures(t *testing.T) {
+	res, _, _ := run(t, 5, 3, step{exit: 1}, step{exit: 1}, step{}, step{exit: 1}, step{exit: 1})
+	if res.Status != MaxIters || res.Last.ConsecutiveFailures != 2 {
+		t.Errorf("status %s, consecutive %d", res.Status, res.Last.ConsecutiveFailures)
+	}
+}
+
+// TestTimeoutAndNoStartAreFailures: a timed-out iteration fails even if it
+// printed SUCCESS, and so does an agent that could not start; neither
+// stops the loop before the threshold.
+func TestTimeoutAndNoStartAreFailures(t *testing.T) {
+	res, log, _ := run(t, 3, 2, step{out: success, timeout: true, took: time.Second}, step{noStart: true})
+	if res.Status != Aborted || res.Iterations != 2 {
+		t.Errorf("status %s after %d", res.Status, res.Iterations)
+	}
+	for _, want := range []string{"WARN: Iteration 1/3: timed out after 1s", "WARN: Iteration 2/3: the agent could not start: exec:"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+func TestUnlimitedRunsUntilSuccess(t *testing.T) {
+	steps := make([]step, 30)
+	steps[29] = step{out: success}
+	res, log, s := run(t, 0, 3, steps...)
+	if res.Status != Success || res.Iterations != 30 || s.prompts[29] != "prompt 30 (unlimited)" {
+		t.Errorf("status %s after %d; last prompt %q", res.Status, res.Iterations, s.prompts[len(s.prompts)-1])
+	}
+	if !strings.Contains(log, "Starting procedure: build (unlimited)\n") || !strings.Contains(log, "] Iteration 30 starting...\n") {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// TestPromptErrorAborts: a prompt that cannot be composed (a fragment file
+// deleted mid-run) ends the run as aborted, before any agent starts.
+func TestPromptErrorAborts(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{}}}
+	cfg := s.config(3, 3, &log)
+	cfg.Prompt = func(prompt.Iteration) (string, error) { return "", errors.New("fragment gone") }
+	res := Run(context.Background(), cfg)
+	if res.Status != Aborted || s.calls != 0 || !strings.Contains(log.String(), "ERROR: Prompt assembly failed: fragment gone") {
+		t.Errorf("status %s, %d calls\n%s", res.Status, s.calls, log.String())
+	}
+}
+
+// TestInterrupt: an interrupt during an iteration wins over its SUCCESS and
+// is not counted; one before an iteration starts none.
+func TestInterrupt(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{}, {out: success}}}
+	cfg := s.config(5, 3, &log)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	inner := cfg.Agent
+	cfg.Agent = func(c context.Context, r Request) (agent.Result, error) {
+		if r.Iteration == 2 {
+			cancel(errors.New("SIGINT"))
+		}
+		return inner(c, r)
+	}
+	res := Run(ctx, cfg)
+	if res.Status != Interrupted || res.Iterations != 1 || res.Status.ExitCode() != 130 {
+		t.Errorf("status %s after %d", res.Status, res.Iterations)
+	}
+	if !strings.Contains(log.String(), "WARN: Interrupted by SIGINT (1 iteration completed") {
+		t.Errorf("log:\n%s", log.String())
+	}
+	res = Run(ctx, cfg)
+	if res.Status != Interrupted || s.calls != 2 {
+		t.Errorf("cancelled before the start: %s, %d calls", res.Status, s.calls)
+	}
+}
+
+type recorder struct{ events []string }
+
+func (r *recorder) IterationStarted(req Request) {
+	r.events = append(r.events, fmt.Sprintf("start %d %q", req.Iteration, req.Prompt))
+}
+func (r *recorder) IterationFinished(it *Iteration) {
+	r.events = append(r.events, fmt.Sprintf("finish %d %s %d", it.Number, it.Outcome, it.ConsecutiveFailures))
+}
+
+func TestObserversSeeEveryIteration(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{exit: 1}, {out: success}}}
+	rec := &recorder{}
+	cfg := s.config(3, 3, &log)
+	cfg.Observers = []Observer{rec}
+	Run(context.Background(), cfg)
+	want := `start 1 "prompt 1 of 3"|finish 1 failure 1|start 2 "prompt 2 of 3"|finish 2 SUCCESS 1`
+	if got := strings.Join(rec.events, "|"); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestTruncationIsWarned(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{}}}
+	cfg := s.config(1, 3, &log)
+	cfg.MaxOutput = 1024
+	cfg.Agent = func(context.Context, Request) (agent.Result, error) {
+		return agent.Result{Output: make([]byte, 1024), Total: 5000, Dropped: 3976}, nil
+	}
+	Run(context.Background(), cfg)
+	want := "WARN: Iteration 1/1: the agent printed 5000 bytes; kept the last 1024 (max_output_buffer 1024), dropped 3976\n"
+	if !strings.Contains(log.String(), want) {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestProgressLines checks the exact log of seed 002's Examples 1 and 2.
+func TestProgressLines(t *testing.T) {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	_, log, _ := run(t, 3, 3, step{took: sec(45.2)}, step{took: sec(38.7)}, step{took: sec(52.1)})
+	golden.Check(t, "example1", log)
+	_, log, _ = run(t, 10, 3, step{took: sec(42)}, step{took: sec(36)}, step{took: sec(37)},
+		step{exit: 1, took: sec(15)}, step{out: failure, took: sec(12)}, step{exit: 2, took: sec(13)})
+	golden.Check(t, "example2", log)
+}

@@ -1,0 +1,46 @@
+package loop
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestScan(t *testing.T) {
+	for in, want := range map[string]Signals{
+		"":                           {},
+		"<promise>SUCCESS</promise>": {Success: true},
+		"done\n<promise>SUCCESS</promise> because":             {Success: true},
+		"<promise>FAILURE</promise>":                           {Failure: true},
+		"<promise>FAILURE</promise><promise>SUCCESS</promise>": {Success: true, Failure: true},
+		"<promise>success</promise>":                           {},
+		"<promise> SUCCESS</promise>":                          {},
+		"<promise>SUCCESS</promise":                            {},
+	} {
+		if got := Scan([]byte(in)); got != want {
+			t.Errorf("%q: got %+v want %+v", in, got, want)
+		}
+	}
+}
+
+// FuzzScan: a signal is found wherever it stands in any output, and no
+// signal is found in output that does not hold one.
+func FuzzScan(f *testing.F) {
+	f.Add([]byte("before"), []byte("after"))
+	f.Add([]byte("<promise>SUCC"), []byte("ESS</promise>"))
+	f.Add([]byte{}, []byte("<promise>FAILURE</promise>"))
+	f.Fuzz(func(t *testing.T, before, after []byte) {
+		for _, sig := range [][]byte{successSignal, failureSignal} {
+			out := append(append(append([]byte{}, before...), sig...), after...)
+			got := Scan(out)
+			if bytes.Equal(sig, successSignal) && !got.Success || bytes.Equal(sig, failureSignal) && !got.Failure {
+				t.Fatalf("%q not found in %q", sig, out)
+			}
+		}
+		joined := append(append([]byte{}, before...), after...)
+		if !bytes.Contains(joined, []byte("</promise>")) {
+			if got := Scan(joined); got.Success || got.Failure {
+				t.Fatalf("signal found in %q", joined)
+			}
+		}
+	})
+}

@@ -1,0 +1,227 @@
+// Command fakeagent stands in for an AI CLI in rooda's end-to-end tests
+// and benchmarks. It reads the prompt from stdin like the real ones, then
+// follows a script: what to print, how long to take, how to exit, whether
+// to crash, to flood its output, to leave a child holding the pipe, or to
+// ignore SIGTERM.
+//
+//	fakeagent SCRIPT.json
+//
+// The script is {"record": DIR, "steps": [STEP, …]}. Iteration N (from
+// ROODA_ITERATION) follows step N; the last step repeats. A STEP is
+//
+//	{"output": "…",       printed to stdout first
+//	 "stderr": "…",       printed to stderr
+//	 "echo": true,        the prompt printed back, as some CLIs do
+//	 "bytes": 1048576,    that many bytes of "x" printed after output
+//	 "child": "30s",      a background child that holds stdout that long
+//	 "ignore_term": true, SIGTERM ignored (the child's too)
+//	 "delay": "2s",       a pause after printing
+//	 "after": "…",        printed after the pause
+//	 "crash": "SIGSEGV",  the agent kills itself with that signal
+//	 "exit": 3}           the exit code
+//
+// With "record", each run writes DIR/prompt-N.txt (the exact bytes it
+// read), DIR/env-N.txt (its ROODA_* variables) and appends its pid, and
+// its child's, to DIR/pids, so tests can check that none survives.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type script struct {
+	Record string `json:"record"`
+	Steps  []step `json:"steps"`
+}
+
+type step struct {
+	Output     string `json:"output"`
+	Stderr     string `json:"stderr"`
+	Echo       bool   `json:"echo"`
+	Bytes      int64  `json:"bytes"`
+	Child      string `json:"child"`
+	IgnoreTerm bool   `json:"ignore_term"`
+	Delay      string `json:"delay"`
+	After      string `json:"after"`
+	Crash      string `json:"crash"`
+	Exit       int    `json:"exit"`
+}
+
+func main() {
+	if d := os.Getenv("FAKEAGENT_CHILD"); d != "" {
+		child(d)
+		return
+	}
+	if len(os.Args) != 2 {
+		fail("usage: fakeagent SCRIPT.json")
+	}
+	s := load(os.Args[1])
+	n, _ := strconv.Atoi(os.Getenv("ROODA_ITERATION"))
+	st := s.Steps[min(max(n, 1), len(s.Steps))-1]
+	if st.IgnoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	prompt, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fail("reading stdin: %v", err)
+	}
+	if s.Record != "" {
+		record(s.Record, n, prompt)
+	}
+	act(st, s.Record, prompt)
+}
+
+func act(st step, dir string, prompt []byte) {
+	out := bufio.NewWriterSize(os.Stdout, 64<<10)
+	out.WriteString(st.Output)
+	os.Stderr.WriteString(st.Stderr)
+	if st.Echo {
+		out.Write(prompt)
+	}
+	flood(out, st.Bytes)
+	out.Flush()
+	if st.Child != "" {
+		startChild(st, dir)
+	}
+	pause(st.Delay)
+	os.Stdout.WriteString(st.After)
+	if st.Crash != "" {
+		crash(st.Crash)
+	}
+	os.Exit(st.Exit)
+}
+
+// flood prints n bytes of "x" without holding them in memory.
+func flood(w io.Writer, n int64) {
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	for n > 0 {
+		k := min(n, int64(len(chunk)))
+		if _, err := w.Write(chunk[:k]); err != nil {
+			os.Exit(141)
+		}
+		n -= k
+	}
+}
+
+// startChild leaves a process behind in the agent's group that holds its
+// stdout open, as an agent's background build or server would.
+func startChild(st step, dir string) {
+	self, err := os.Executable()
+	if err != nil {
+		fail("%v", err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), "FAKEAGENT_CHILD="+st.Child)
+	if st.IgnoreTerm {
+		cmd.Env = append(cmd.Env, "FAKEAGENT_IGNORE_TERM=1")
+	}
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fail("starting the child: %v", err)
+	}
+	appendPid(dir, cmd.Process.Pid)
+}
+
+func child(d string) {
+	if os.Getenv("FAKEAGENT_IGNORE_TERM") != "" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	pause(d)
+	fmt.Println("child done")
+}
+
+func pause(d string) {
+	if d == "" {
+		return
+	}
+	dur, err := time.ParseDuration(d)
+	if err != nil {
+		fail("bad duration %q: %v", d, err)
+	}
+	time.Sleep(dur)
+}
+
+var signals = map[string]syscall.Signal{"SIGSEGV": syscall.SIGSEGV, "SIGKILL": syscall.SIGKILL, "SIGABRT": syscall.SIGABRT, "SIGTERM": syscall.SIGTERM}
+
+func crash(name string) {
+	sig, ok := signals[name]
+	if !ok {
+		fail("unknown signal %q", name)
+	}
+	signal.Reset(sig)
+	syscall.Kill(os.Getpid(), sig)
+	time.Sleep(time.Second)
+	fail("still alive after %s", name)
+}
+
+func load(path string) script {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fail("%v", err)
+	}
+	var s script
+	if err := json.Unmarshal(data, &s); err != nil {
+		fail("%s: %v", path, err)
+	}
+	if len(s.Steps) == 0 {
+		s.Steps = []step{{}}
+	}
+	return s
+}
+
+// record keeps what rooda gave this run: the prompt bytes and the ROODA_*
+// variables.
+func record(dir string, n int, prompt []byte) {
+	write(filepath.Join(dir, fmt.Sprintf("prompt-%d.txt", n)), prompt)
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "ROODA_") {
+			env = append(env, kv)
+		}
+	}
+	sort.Strings(env)
+	write(filepath.Join(dir, fmt.Sprintf("env-%d.txt", n)), []byte(strings.Join(env, "\n")+"\n"))
+	appendPid(dir, os.Getpid())
+}
+
+func pidsFile(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "pids")
+}
+
+func appendPid(dir string, pid int) {
+	if dir == "" {
+		return
+	}
+	f, err := os.OpenFile(pidsFile(dir), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fail("%v", err)
+	}
+	fmt.Fprintln(f, pid)
+	f.Close()
+}
+
+func write(path string, data []byte) {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		fail("%v", err)
+	}
+}
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "fakeagent: "+format+"\n", args...)
+	os.Exit(99)
+}

@@ -16,11 +16,14 @@ import (
 // the process exit code. Data goes to stdout; errors and logs to stderr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, moveFlagsFirst(app, args))
+	app.Metadata = map[string]any{"args": args}
+	err := app.RunContext(ctx, moveFlagsFirst(app, withRunShorthand(app, args)))
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "Error: %s\n", strings.TrimRight(err.Error(), "\n"))
+	if msg := strings.TrimRight(err.Error(), "\n"); msg != "" {
+		fmt.Fprintf(stderr, "Error: %s\n", msg)
+	}
 	return exitCode(err)
 }
 
@@ -49,22 +52,26 @@ whether to go on.
 Flags may come before or after arguments; "--" ends them.
 
 Examples:
+  rooda build                     run the build procedure (same as: rooda run build)
+  rooda build --dry-run           its settings, checks and first prompt, running nothing
   rooda list                      the procedures you can run
   rooda info build                what build does and the settings it would use
   rooda config show               the merged configuration, with each value's source
   rooda fragments                 list every embedded fragment
   rooda fragments observe -l      list the observe fragments with their titles
   rooda version                   show the version`,
-		Commands:             []*cli.Command{listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand()},
+		Commands:             []*cli.Command{runCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand()},
 		Flags:                configFlags(),
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		Suggest:              true,
 		HideVersion:          true,
 		EnableBashCompletion: true,
-		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError:         usageError,
-		Action:               rootAction,
+		// --context "a, b" is one value: text is not a list.
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {},
+		OnUsageError:              usageError,
+		Action:                    rootAction,
 	}
 	forEachCommand(app.Commands, func(c *cli.Command) { c.OnUsageError = usageError })
 	return app

@@ -61,6 +61,35 @@ func moveFlagsFirst(app *cli.App, args []string) []string {
 	return out
 }
 
+// withRunShorthand makes "rooda NAME …" mean "rooda run NAME …": when the
+// first argument that is not a flag names no command, "run" is put right
+// after the program's name, so that every flag, wherever it stands, is
+// parsed as run's or the app's.
+func withRunShorthand(app *cli.App, args []string) []string {
+	run := findCommand(app.Commands, "run")
+	if run == nil || len(args) < 2 {
+		return args
+	}
+	flags := append(append([]cli.Flag{}, app.Flags...), run.Flags...)
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return args
+		case isFlag(a):
+			if takesValue(flags, a) && !strings.Contains(a, "=") {
+				i++
+			}
+			continue
+		case a == "help" || findCommand(app.Commands, a) != nil:
+			return args
+		}
+		out := append([]string{args[0], "run", "--" + shorthandFlag}, args[1:]...)
+		return out
+	}
+	return args
+}
+
 // level is one command on the path from the app to the command being run.
 type level struct {
 	name     string // "" for the app itself

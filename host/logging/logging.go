@@ -93,9 +93,13 @@ func (l *Logger) write(s string) {
 	io.WriteString(l.w, s)
 }
 
-// Duration writes a duration as the progress lines show it: "45.2s" under
-// a minute, "2m16s" under an hour, "1h2m3s" beyond.
+// Duration writes a duration as the progress lines show it: "350ms" under
+// a second, "45.2s" under a minute, "2m16s" under an hour, "1h2m3s"
+// beyond.
 func Duration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
 	if d < time.Minute {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}

@@ -37,8 +37,8 @@ func TestParseLevel(t *testing.T) {
 
 func TestDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{
-		45200 * time.Millisecond:   "45.2s",
-		30 * time.Millisecond:      "0.0s",
+		45200 * time.Millisecond: "45.2s",
+		30 * time.Millisecond:    "30ms", 999 * time.Microsecond: "0ms",
 		136 * time.Second:          "2m16s",
 		3723*time.Second + 400*1e6: "1h2m3s",
 		59*time.Second + 990*1e6:   "60.0s",

@@ -13,7 +13,7 @@ import (
 func loadContext(values []string) ([]string, error) {
 	blocks := make([]string, 0, len(values))
 	for i, v := range values {
-		block, err := contextBlock(v)
+		block, _, err := contextBlock(v)
 		if err != nil {
 			return nil, err
 		}
@@ -25,25 +25,27 @@ func loadContext(values []string) ([]string, error) {
 	return blocks, nil
 }
 
-func contextBlock(value string) (string, error) {
+// contextBlock returns the block a context value becomes, and whether it
+// was read from a file.
+func contextBlock(value string) (string, bool, error) {
 	info, err := os.Stat(value)
 	if err != nil {
 		// Not a path that exists (or not a path at all, like most
 		// multi-line text): inline content.
-		return trimBlankLines(value), nil
+		return trimBlankLines(value), false, nil
 	}
 	if info.IsDir() {
-		return "", fmt.Errorf("context %s is a directory; give a file or inline text", value)
+		return "", true, fmt.Errorf("context %s is a directory; give a file or inline text", value)
 	}
 	data, err := os.ReadFile(value)
 	if err != nil {
-		return "", fmt.Errorf("failed to read context file %s: %v", value, err)
+		return "", true, fmt.Errorf("failed to read context file %s: %v", value, err)
 	}
 	block := "Source: " + value
 	if content := trimBlankLines(string(data)); content != "" {
 		block += "\n\n" + content
 	}
-	return block, nil
+	return block, true, nil
 }
 
 // trimBlankLines drops leading blank lines and trailing white space, and
@@ -57,4 +59,14 @@ func trimBlankLines(s string) string {
 		}
 		s = rest
 	}
+}
+
+// CheckContext says how a context value will be read, from the file it
+// names or as inline text, and whether it can be.
+func CheckContext(value string) (fromFile bool, err error) {
+	block, fromFile, err := contextBlock(value)
+	if err == nil && block == "" {
+		err = fmt.Errorf("context value is empty")
+	}
+	return fromFile, err
 }

@@ -11,17 +11,39 @@ import (
 // the phase and the fragment's index, in seed 000's words.
 func Validate(p Procedure) error {
 	var problems Problems
-	for _, ph := range Phases {
-		for i, f := range p.Phases[ph] {
-			if err := f.check(ph); err != nil {
-				problems = append(problems, fmt.Errorf("procedure %s: %s phase fragment %d%s: %w", p.Name, ph, i, f.origin(), err))
-			}
+	for _, c := range CheckFragments(p) {
+		if c.Err != nil {
+			problems = append(problems, fmt.Errorf("procedure %s: %s phase fragment %d%s: %w", p.Name, c.Phase, c.Index, c.Fragment.origin(), c.Err))
 		}
 	}
 	if len(problems) == 0 {
 		return nil
 	}
 	return problems
+}
+
+// FragmentCheck is what checking one fragment found.
+type FragmentCheck struct {
+	Phase    Phase
+	Index    int
+	Fragment Fragment
+	Err      error
+}
+
+// Label names the checked fragment: its path, or "inline content".
+func (c FragmentCheck) Label() string { return c.Fragment.label() }
+
+// CheckFragments checks every fragment of p, in phase order, and says of
+// each whether it loads and, for a template, executes: a dry run lists
+// them one by one.
+func CheckFragments(p Procedure) []FragmentCheck {
+	var checks []FragmentCheck
+	for _, ph := range Phases {
+		for i, f := range p.Phases[ph] {
+			checks = append(checks, FragmentCheck{Phase: ph, Index: i, Fragment: f, Err: f.check(ph)})
+		}
+	}
+	return checks
 }
 
 // check loads the fragment and tries its template. Parameters are fixed

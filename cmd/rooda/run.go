@@ -1,0 +1,124 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"rooda/host/engine"
+	"rooda/host/interrupt"
+	"rooda/host/prompt"
+	"rooda/host/suggest"
+)
+
+// shorthandFlag marks a run that was asked for as "rooda NAME", so that an
+// unknown name is reported as a command or a procedure.
+const shorthandFlag = "shorthand"
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a procedure: its OODA loop, one fresh agent process per iteration",
+		ArgsUsage: "NAME",
+		Description: `Runs the named procedure until the agent prints <promise>SUCCESS</promise>,
+the iteration limit is reached, the failure threshold of consecutive failed
+iterations is hit, or Ctrl+C. "rooda NAME" is the same as "rooda run NAME".
+
+Progress goes to stderr; with --verbose the agent's output streams to
+stdout. Exit codes: 0 success, 1 aborted or an error, 2 max iterations
+reached, 130 interrupted. The first Ctrl+C stops the agent and everything it
+started (SIGTERM, then SIGKILL after 5 s); a second kills them at once.
+
+Examples:
+  rooda build                                 the built-in build procedure
+  rooda run build -n 3 --ai-cmd-alias codex   three iterations with codex
+  rooda build --dry-run                       show the settings, checks and prompt
+  rooda build -c "focus on the auth module" -c notes.md
+  rooda review --act "Write the review to REVIEW.md."
+  rooda build --unlimited --iteration-timeout 20m --failure-threshold 5`,
+		Flags: append(runSettingFlags(),
+			&cli.StringSliceFlag{Name: "context", Aliases: []string{"c"}, Usage: "add `TEXT` or the content of a file to the prompt's CONTEXT (repeatable)", Category: "Prompt"},
+			&cli.StringSliceFlag{Name: "observe", Usage: "replace the observe phase with `FRAGMENT`: a file, builtin:… or inline text (repeatable)", Category: "Prompt"},
+			&cli.StringSliceFlag{Name: "orient", Usage: "replace the orient phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
+			&cli.StringSliceFlag{Name: "decide", Usage: "replace the decide phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
+			&cli.StringSliceFlag{Name: "act", Usage: "replace the act phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "show the settings, the checks and the first prompt; run nothing"},
+			&cli.BoolFlag{Name: shorthandFlag, Hidden: true},
+		),
+		Action: runAction,
+	}
+}
+
+func runAction(c *cli.Context) error {
+	name, err := oneArgument(c, "procedure NAME")
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	if _, ok := cfg.Procedures[name]; !ok && c.Bool(shorthandFlag) {
+		return unknownName(c, name, cfg.ProcedureNames())
+	}
+	req := engine.Request{Config: cfg, Name: name, Context: c.StringSlice("context")}
+	for _, ph := range prompt.Phases {
+		req.Phases[ph] = c.StringSlice(ph.String())
+	}
+	plan, err := engine.Prepare(req)
+	if err != nil {
+		return err
+	}
+	if c.Bool("dry-run") {
+		return plan.DryRun(c.App.Writer, invocation(c))
+	}
+	if err := plan.Err(); err != nil {
+		return fmt.Errorf("cannot run %s:\n\n%w", name, err)
+	}
+	ctx, watch := interrupt.Watch(c.Context)
+	defer watch.Stop()
+	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill})
+	return exitStatus(res.Status.ExitCode())
+}
+
+// unknownName reports "rooda NAME" where NAME is neither a command nor a
+// procedure, suggesting the closest of both.
+func unknownName(c *cli.Context, name string, procedures []string) error {
+	msg := fmt.Sprintf("unknown command or procedure %q", name)
+	commands := commandNames(c.App.Commands)
+	if near := suggest.Closest(name, append(commands, procedures...)); near != "" {
+		msg += "\n\nDid you mean: rooda " + near + "?"
+	}
+	return errors.New(msg + "\nRun 'rooda --help' for the commands, 'rooda list' for the procedures.")
+}
+
+// exitStatus ends the program with a code and no message: the loop has
+// already said how the run ended.
+type exitStatus int
+
+func (e exitStatus) Error() string { return "" }
+func (e exitStatus) ExitCode() int { return int(e) }
+
+// invocation is the command line as the user typed it, less the dry-run
+// flag: what "Ready to execute" shows.
+func invocation(c *cli.Context) string {
+	args, _ := c.App.Metadata["args"].([]string)
+	words := []string{"rooda"}
+	for _, a := range args[1:] {
+		if a == "-d" || a == "--dry-run" || strings.HasPrefix(a, "--dry-run=") {
+			continue
+		}
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"rooda/host/prompt"
+)
+
+// ErrDryRunFailed ends a dry run whose checks did not all pass.
+var ErrDryRunFailed = errors.New("Dry-run validation failed")
+
+// rule frames the assembled prompt of a dry run.
+var rule = strings.Repeat("─", 40)
+
+// DryRun writes seed 002's dry-run report (Examples 7 and 8): the settings
+// with their sources, every check, and, when all passed, the prompt of
+// iteration 1 with its size and the command that would run it. It starts
+// no agent. invocation is the command line to show, without --dry-run.
+func (p *Plan) DryRun(w io.Writer, invocation string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "=== Dry-Run: %s ===\n\nConfiguration:\n", p.Procedure.Name)
+	for _, l := range p.Settings.Lines() {
+		b.WriteString("  " + l + "\n")
+	}
+	b.WriteString("\nValidation:\n")
+	for _, c := range p.Checks {
+		mark := "✓"
+		if !c.OK {
+			mark = "✗"
+		}
+		fmt.Fprintf(&b, "  %s %s\n", mark, c.Text)
+		if c.Detail != "" {
+			b.WriteString(indent(c.Detail, "    ") + "\n")
+		}
+	}
+	err := p.Err()
+	var text string
+	if err == nil {
+		text, err = p.Prompt(prompt.Iteration{Number: 1, Max: p.Settings.MaxIterations.V})
+		if err != nil {
+			fmt.Fprintf(&b, "  ✗ Prompt assembly failed\n%s\n", indent(err.Error(), "    "))
+		}
+	}
+	if err != nil {
+		if _, werr := io.WriteString(w, b.String()); werr != nil {
+			return werr
+		}
+		return ErrDryRunFailed
+	}
+	fmt.Fprintf(&b, "\nAssembled Prompt (%s bytes):\n%s\n%s%s\n\n", thousands(len(text)), rule, text, rule)
+	fmt.Fprintf(&b, "Dry-run complete. Ready to execute: %s\n", invocation)
+	_, werr := io.WriteString(w, b.String())
+	return werr
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// thousands writes n with commas between groups of three digits: 12,450.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"time"
+
+	"rooda/host/agent"
+	"rooda/host/logging"
+	"rooda/host/loop"
+)
+
+// Output is where a run writes: the agent's streamed output (when
+// show_ai_output is on) to Stdout, the log to Stderr.
+type Output struct {
+	Stdout, Stderr io.Writer
+	// Kill, when closed, ends the agent's grace period at once (a second
+	// Ctrl+C).
+	Kill <-chan struct{}
+	// Now is the log's clock; nil is the wall clock.
+	Now func() time.Time
+}
+
+// Execute runs the loop with the plan's agent. The plan must have passed
+// its checks (Err is nil). Cancelling ctx interrupts the run; its cause
+// names the interrupt in the log.
+func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observer) loop.Result {
+	s := p.Settings
+	log := logging.New(out.Stderr, logging.ParseLevel(s.LogLevel.V))
+	if out.Now != nil {
+		log.WithClock(out.Now)
+	}
+	for _, l := range s.Lines() {
+		log.Debugf("Setting %s", l)
+	}
+	log.Debugf("Agent command: %q", p.Argv)
+	cmd := agent.Command{
+		Argv:      p.Argv,
+		Timeout:   s.IterationTimeout.V,
+		MaxOutput: s.MaxOutputBuffer.V,
+		Kill:      out.Kill,
+	}
+	if s.ShowAIOutput.V {
+		cmd.Stream = out.Stdout
+	}
+	return loop.Run(ctx, loop.Config{
+		Procedure:        p.Procedure.Name,
+		MaxIterations:    s.MaxIterations.V,
+		FailureThreshold: s.FailureThreshold.V,
+		Timeout:          s.IterationTimeout.V,
+		MaxOutput:        s.MaxOutputBuffer.V,
+		Prompt:           p.Prompt,
+		Agent:            p.runner(cmd),
+		Log:              log,
+		Observers:        observers,
+		Now:              out.Now,
+	})
+}
+
+// runner runs the agent for one iteration, telling it where it is through
+// ROODA_ITERATION, ROODA_MAX_ITERATIONS and ROODA_PROCEDURE.
+func (p *Plan) runner(base agent.Command) func(context.Context, loop.Request) (agent.Result, error) {
+	return func(ctx context.Context, req loop.Request) (agent.Result, error) {
+		cmd := base
+		cmd.Prompt = req.Prompt
+		cmd.Env = []string{
+			"ROODA_ITERATION=" + strconv.Itoa(req.Iteration),
+			"ROODA_MAX_ITERATIONS=" + maxText(req.MaxIterations),
+			"ROODA_PROCEDURE=" + p.Procedure.Name,
+		}
+		return agent.Run(ctx, cmd)
+	}
+}
+
+func maxText(n int) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return strconv.Itoa(n)
+}
+

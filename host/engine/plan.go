@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"rooda/host/agent"
+	"rooda/host/config"
+	"rooda/host/prompt"
+)
+
+// Request is what the command line asks to run.
+type Request struct {
+	Config *config.Config
+	Name   string
+	// Context holds the --context values, in order.
+	Context []string
+	// Phases holds --observe, --orient, --decide and --act values by
+	// phase; a phase given any replaces the procedure's.
+	Phases [len(prompt.Phases)][]string
+}
+
+// Plan is a run worked out and checked, ready to execute or to show.
+type Plan struct {
+	Settings  *config.Settings
+	Procedure prompt.Procedure
+	Context   []string
+	// Argv is the agent's command, split; nil if it could not be worked out.
+	Argv   []string
+	Checks []Check
+}
+
+// Check is one thing verified before a run: a ✓ or ✗ line of the dry run.
+type Check struct {
+	OK     bool
+	Text   string
+	Detail string // more lines, for a failed check
+}
+
+// Prepare resolves the settings of the named procedure, applies the
+// command line's phases, and checks the agent, every fragment and every
+// context value. Its error is for a request that cannot be planned at all
+// (an unknown procedure, a bad --observe value); what the checks find is
+// in the Plan, for Err or a dry run to report.
+func Prepare(req Request) (*Plan, error) {
+	s, err := req.Config.Resolve(req.Name)
+	if err != nil {
+		return nil, err
+	}
+	if s.Procedure.Script.Set {
+		return nil, fmt.Errorf("procedure %s is a Starlark script (%s); scripts run on the Starlark host, which this version of rooda does not have yet", req.Name, s.Procedure.Script.V)
+	}
+	proc := s.Procedure.Prompt()
+	if err := overridePhases(&proc, req.Phases); err != nil {
+		return nil, err
+	}
+	p := &Plan{Settings: s, Procedure: proc, Context: req.Context}
+	p.checkAgent(req.Config.AliasNames())
+	p.checkFragments()
+	p.checkContext()
+	return p, nil
+}
+
+// overridePhases puts the command line's fragments in place of the
+// procedure's, phase by phase.
+func overridePhases(proc *prompt.Procedure, phases [len(prompt.Phases)][]string) error {
+	var problems prompt.Problems
+	for ph, values := range phases {
+		if len(values) == 0 {
+			continue
+		}
+		proc.Phases[ph] = nil
+		for _, v := range values {
+			f, err := prompt.FragmentFromArg(v)
+			if err != nil {
+				problems.Add(fmt.Errorf("--%s %q: %w", prompt.Phase(ph), v, err))
+				continue
+			}
+			proc.Phases[ph] = append(proc.Phases[ph], f)
+		}
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	return nil
+}
+
+func (p *Plan) pass(text string) { p.Checks = append(p.Checks, Check{OK: true, Text: text}) }
+
+func (p *Plan) fail(text string, err error) {
+	first, rest, _ := strings.Cut(err.Error(), "\n")
+	if text != "" {
+		first, rest = text, err.Error()
+	}
+	p.Checks = append(p.Checks, Check{Text: first, Detail: rest})
+}
+
+// checkAgent finds the agent's executable, so that a typo or a missing
+// install is reported before the first iteration, not at it.
+func (p *Plan) checkAgent(aliases []string) {
+	line, err := p.Settings.AI(aliases)
+	if err != nil {
+		p.fail("No AI command configured", fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "no AI command configured\n\n")))
+		return
+	}
+	argv, err := agent.Split(line)
+	if err != nil {
+		p.fail("", fmt.Errorf("AI command is not a valid command line: %v", err))
+		return
+	}
+	path, err := agent.Find(argv[0])
+	if err != nil {
+		p.fail("", err)
+		return
+	}
+	p.Argv = argv
+	p.pass("AI command binary exists: " + path)
+}
+
+func (p *Plan) checkFragments() {
+	for _, c := range prompt.CheckFragments(p.Procedure) {
+		what := fmt.Sprintf("%s fragment %d (%s)", c.Phase, c.Index, c.Label())
+		switch {
+		case c.Err != nil:
+			p.fail("", fmt.Errorf("%s: %w", what, c.Err))
+		case c.Fragment.Parameters != nil:
+			p.pass("Template renders: " + what)
+		case c.Fragment.Path != "":
+			p.pass("Prompt file exists: " + c.Fragment.Path)
+		default:
+			p.pass("Inline content: " + what)
+		}
+	}
+}
+
+func (p *Plan) checkContext() {
+	for i, v := range p.Context {
+		fromFile, err := prompt.CheckContext(v)
+		switch {
+		case err != nil:
+			p.fail("", fmt.Errorf("context %d: %w", i+1, err))
+		case fromFile:
+			p.pass("Context file exists: " + v)
+		default:
+			p.pass(fmt.Sprintf("Context %d: inline text (%d bytes)", i+1, len(v)))
+		}
+	}
+}
+
+// Err is nil when every check passed, and otherwise tells every failed
+// one, so a run fails before it starts with everything that is wrong.
+func (p *Plan) Err() error {
+	var problems prompt.Problems
+	for _, c := range p.Checks {
+		if !c.OK {
+			problems.Add(fmt.Errorf("%s", strings.TrimRight(c.Text+"\n"+c.Detail, "\n")))
+		}
+	}
+	if len(problems) > 0 {
+		return problems
+	}
+	return nil
+}
+
+// Prompt composes the exact prompt of an iteration.
+func (p *Plan) Prompt(it prompt.Iteration) (string, error) {
+	return prompt.Compose(p.Procedure, it, p.Context)
+}

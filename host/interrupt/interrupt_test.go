@@ -1,0 +1,41 @@
+package interrupt
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// guard bounds a wait that must end; it is not a measure of speed.
+const guard = 10 * time.Second
+
+// TestFirstCancelsSecondKills sends this test process real signals: the
+// first ends the context with the signal as its cause, the second closes
+// Kill.
+func TestFirstCancelsSecondKills(t *testing.T) {
+	ctx, w := Watch(context.Background())
+	defer w.Stop()
+	syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+	select {
+	case <-ctx.Done():
+	case <-time.After(guard):
+		t.Fatal("the first signal did not end the context")
+	}
+	var sig Signal
+	if !errors.As(context.Cause(ctx), &sig) || sig.Error() != "SIGTERM" {
+		t.Errorf("cause %v", context.Cause(ctx))
+	}
+	select {
+	case <-w.Kill:
+		t.Fatal("Kill closed after one signal")
+	default:
+	}
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	select {
+	case <-w.Kill:
+	case <-time.After(guard):
+		t.Fatal("the second signal did not close Kill")
+	}
+}

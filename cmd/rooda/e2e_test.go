@@ -14,11 +14,10 @@ import (
 var (
 	buildOnce sync.Once
 	binDir    string
-	binPath   string
 	buildErr  error
 )
 
-// TestMain removes the binary the end-to-end tests built.
+// TestMain removes the binaries the end-to-end tests built.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binDir != "" {
@@ -27,25 +26,34 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// binary builds the real rooda executable once per test run.
-func binary(t *testing.T) string {
+// binaries builds the real rooda executable and the fake agent once per test
+// run and returns the directory that holds them.
+func binaries(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binaries")
+	}
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "rooda-e2e")
 		if buildErr != nil {
 			return
 		}
-		binPath = filepath.Join(binDir, "rooda")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
+		for name, pkg := range map[string]string{"rooda": ".", "fakeagent": "rooda/internal/fakeagent"} {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
+			if err != nil {
+				buildErr = errors.New(string(out))
+				return
+			}
 		}
 	})
 	if buildErr != nil {
-		t.Fatalf("building rooda: %v", buildErr)
+		t.Fatalf("building: %v", buildErr)
 	}
-	return binPath
+	return binDir
 }
+
+// binary is the built rooda executable.
+func binary(t *testing.T) string { return filepath.Join(binaries(t), "rooda") }
 
 // exe runs the built binary and returns stdout, stderr and the exit code.
 func exe(t *testing.T, args ...string) (string, string, int) {
@@ -65,9 +73,6 @@ func exe(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	stdout, stderr, code := exe(t, "fragments", "observe")
 	if code != 0 || stderr != "" || strings.Count(stdout, "\n") != 13 {
 		t.Errorf("fragments observe: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)

@@ -18,6 +18,7 @@
 //	 "delay": "2s",       a pause after printing
 //	 "after": "…",        printed after the pause
 //	 "crash": "SIGSEGV",  the agent kills itself with that signal
+//	 "signal_parent": "SIGINT", sent to rooda just before exiting
 //	 "exit": 3}           the exit code
 //
 // With "record", each run writes DIR/prompt-N.txt (the exact bytes it
@@ -47,16 +48,17 @@ type script struct {
 }
 
 type step struct {
-	Output     string `json:"output"`
-	Stderr     string `json:"stderr"`
-	Echo       bool   `json:"echo"`
-	Bytes      int64  `json:"bytes"`
-	Child      string `json:"child"`
-	IgnoreTerm bool   `json:"ignore_term"`
-	Delay      string `json:"delay"`
-	After      string `json:"after"`
-	Crash      string `json:"crash"`
-	Exit       int    `json:"exit"`
+	Output       string `json:"output"`
+	Stderr       string `json:"stderr"`
+	Echo         bool   `json:"echo"`
+	Bytes        int64  `json:"bytes"`
+	Child        string `json:"child"`
+	IgnoreTerm   bool   `json:"ignore_term"`
+	Delay        string `json:"delay"`
+	After        string `json:"after"`
+	Crash        string `json:"crash"`
+	SignalParent string `json:"signal_parent"`
+	Exit         int    `json:"exit"`
 }
 
 func main() {
@@ -86,6 +88,7 @@ func main() {
 func act(st step, dir string, prompt []byte) {
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	out.WriteString(st.Output)
+	out.Flush()
 	os.Stderr.WriteString(st.Stderr)
 	if st.Echo {
 		out.Write(prompt)
@@ -99,6 +102,9 @@ func act(st step, dir string, prompt []byte) {
 	os.Stdout.WriteString(st.After)
 	if st.Crash != "" {
 		crash(st.Crash)
+	}
+	if st.SignalParent != "" {
+		syscall.Kill(os.Getppid(), lookup(st.SignalParent))
 	}
 	os.Exit(st.Exit)
 }
@@ -153,17 +159,24 @@ func pause(d string) {
 	time.Sleep(dur)
 }
 
-var signals = map[string]syscall.Signal{"SIGSEGV": syscall.SIGSEGV, "SIGKILL": syscall.SIGKILL, "SIGABRT": syscall.SIGABRT, "SIGTERM": syscall.SIGTERM}
+var signals = map[string]syscall.Signal{"SIGSEGV": syscall.SIGSEGV, "SIGKILL": syscall.SIGKILL, "SIGABRT": syscall.SIGABRT, "SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT}
 
-func crash(name string) {
+func lookup(name string) syscall.Signal {
 	sig, ok := signals[name]
 	if !ok {
 		fail("unknown signal %q", name)
 	}
-	signal.Reset(sig)
-	syscall.Kill(os.Getpid(), sig)
-	time.Sleep(time.Second)
-	fail("still alive after %s", name)
+	return sig
+}
+
+// crash ends the process with the signal's default action. The Go
+// runtime turns a SIGSEGV or SIGABRT it receives into a panic and exit 2,
+// so the process first becomes a shell, keeping its pid, that sends the
+// signal to itself.
+func crash(name string) {
+	lookup(name)
+	err := syscall.Exec("/bin/sh", []string{"sh", "-c", "kill -" + strings.TrimPrefix(name, "SIG") + " $$; sleep 1"}, os.Environ())
+	fail("cannot crash with %s: %v", name, err)
 }
 
 func load(path string) script {

@@ -1,0 +1,536 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hangGuard bounds every wait for rooda in these tests: a guard against a
+// hang, not a measure of speed.
+const hangGuard = 60 * time.Second
+
+// step is one iteration of the fake agent (see internal/fakeagent).
+type step map[string]any
+
+// workspace is a directory rooda runs in, with a fake agent whose script
+// and records live there too.
+type workspace struct {
+	t      *testing.T
+	dir    string
+	script string
+	env    []string
+}
+
+func newWorkspace(t *testing.T, steps ...step) *workspace {
+	t.Helper()
+	w := &workspace{t: t, dir: t.TempDir()}
+	w.script = filepath.Join(w.dir, "script.json")
+	data, err := json.Marshal(map[string]any{"record": w.dir, "steps": steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write("script.json", string(data))
+	w.env = append(os.Environ(), "ROODA_CONFIG_HOME="+filepath.Join(w.dir, "no-global"),
+		"ROODA_LOG_LEVEL=", "ROODA_SHOW_AI_OUTPUT=")
+	t.Cleanup(w.noSurvivors)
+	return w
+}
+
+func (w *workspace) write(name, content string) {
+	w.t.Helper()
+	if err := os.WriteFile(filepath.Join(w.dir, name), []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// aiCmd is the --ai-cmd that runs the fake agent on this workspace's
+// script.
+func (w *workspace) aiCmd() string {
+	return shellQuote(filepath.Join(binaries(w.t), "fakeagent")) + " " + shellQuote(w.script)
+}
+
+type outcome struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+// command is rooda run with the fake agent and args.
+func (w *workspace) command(args ...string) *exec.Cmd {
+	all := append([]string{"run", "--ai-cmd", w.aiCmd()}, args...)
+	cmd := exec.Command(binary(w.t), all...)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	return cmd
+}
+
+func (w *workspace) run(args ...string) outcome {
+	w.t.Helper()
+	return w.wait(w.start(w.command(args...)))
+}
+
+type started struct {
+	cmd            *exec.Cmd
+	stdout, stderr *bytes.Buffer
+	at             time.Time
+}
+
+func (w *workspace) start(cmd *exec.Cmd) started {
+	w.t.Helper()
+	s := started{cmd: cmd, stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, at: time.Now()}
+	cmd.Stdout, cmd.Stderr = s.stdout, s.stderr
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	return s
+}
+
+func (w *workspace) wait(s started) outcome {
+	w.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(hangGuard):
+		s.cmd.Process.Kill()
+		w.t.Fatalf("rooda did not end within %s\nstderr:\n%s", hangGuard, s.stderr)
+	}
+	o := outcome{stdout: s.stdout.String(), stderr: s.stderr.String(), took: time.Since(s.at)}
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		o.code = exitErr.ExitCode()
+	case err != nil:
+		w.t.Fatal(err)
+	}
+	return o
+}
+
+// prompt returns what the fake agent received in iteration n, and whether
+// iteration n ran at all.
+func (w *workspace) prompt(n int) (string, bool) {
+	data, err := os.ReadFile(filepath.Join(w.dir, fmt.Sprintf("prompt-%d.txt", n)))
+	return string(data), err == nil
+}
+
+// waitFor waits until iteration n's agent has read its prompt.
+func (w *workspace) waitFor(n int) {
+	w.t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for time.Now().Before(deadline) {
+		if _, ok := w.prompt(n); ok {
+			time.Sleep(50 * time.Millisecond) // let it reach its pause
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	w.t.Fatalf("iteration %d never started", n)
+}
+
+// noSurvivors fails the test if any process the fake agent recorded, an
+// agent or a child it left, is still alive; it kills what it finds.
+func (w *workspace) noSurvivors() {
+	data, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
+	for _, field := range strings.Fields(string(data)) {
+		pid, _ := strconv.Atoi(field)
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			w.t.Errorf("process %d of the agent survived rooda", pid)
+		}
+	}
+}
+
+// alive reports whether pid is a live process; a zombie waiting for init
+// to reap it is not.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+var stamp = regexp.MustCompile(`(?m)^\[\d\d:\d\d:\d\d\] `)
+
+// logLines returns rooda's log without time stamps.
+func (o outcome) logLines() string { return stamp.ReplaceAllString(o.stderr, "") }
+
+func (o outcome) expect(t *testing.T, code int, lines ...string) {
+	t.Helper()
+	if o.code != code {
+		t.Errorf("exit code %d, want %d\nstderr:\n%s", o.code, code, o.stderr)
+	}
+	log := o.logLines()
+	for _, l := range lines {
+		if !strings.Contains(log, l) {
+			t.Errorf("log lacks %q\nstderr:\n%s", l, o.stderr)
+		}
+	}
+}
+
+const (
+	successSignal = "<promise>SUCCESS</promise>"
+	failureSignal = "<promise>FAILURE</promise>"
+)
+
+// TestOutcomeMatrix runs each row of seed 002's outcome matrix through
+// the real binary: one iteration allowed, a threshold of 2, so the exit
+// code and the progress line tell the outcome.
+func TestOutcomeMatrix(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		exit   int
+		output string
+		code   int
+		line   string
+	}{
+		{"exit0_none", 0, "did some work\n", 2, "Iteration 1/1 completed in"},
+		{"exit0_success", 0, successSignal + "\n", 0, "Success: the agent signaled SUCCESS in iteration 1/1"},
+		{"exit0_failure", 0, failureSignal + "\n", 2, "(failure, consecutive: 1/2)"},
+		{"exit0_both", 0, successSignal + failureSignal + "\n", 2, "(failure, consecutive: 1/2)"},
+		{"exit1_none", 1, "oops\n", 2, "(failure, consecutive: 1/2)"},
+		{"exit1_success", 1, successSignal + "\n", 0, "Iteration 1/1 completed in"},
+		{"exit1_failure", 1, failureSignal + "\n", 2, "WARN: Iteration 1/1: the agent signaled FAILURE (exit code 1)"},
+		{"exit1_both", 1, failureSignal + successSignal + "\n", 2, "(failure, consecutive: 1/2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t, step{"output": tc.output, "exit": tc.exit})
+			o := w.run("build", "-n", "1", "--failure-threshold", "2")
+			o.expect(t, tc.code, tc.line)
+			if tc.code == 2 && !strings.Contains(o.logLines(), "Reached max iterations: 1") {
+				t.Errorf("no max-iterations line:\n%s", o.stderr)
+			}
+			if tc.line == "(failure, consecutive: 1/2)" || strings.Contains(tc.line, "FAILURE") {
+				return
+			}
+			if strings.Contains(o.logLines(), "failure") {
+				t.Errorf("counted as a failure:\n%s", o.stderr)
+			}
+		})
+	}
+}
+
+func TestIterationsAndLimits(t *testing.T) {
+	t.Run("max_5_runs_5", func(t *testing.T) {
+		t.Parallel()
+		w := newWorkspace(t, step{})
+		w.run("build", "--max-iterations", "5").expect(t, 2, "Starting procedure: build (max 5 iterations)", "Iteration 5/5 completed in", "Reached max iterations: 5")
+		first, _ := w.prompt(1)
+		last, ran5 := w.prompt(5)
+		if _, ran6 := w.prompt(6); !ran5 || ran6 {
+			t.Errorf("iteration 5 ran: %v, iteration 6 ran: %v", ran5, ran6)
+		}
+		if !strings.Contains(first, "\nIteration: 1 of 5\n") || !strings.Contains(last, "\nIteration: 5 of 5\n") {
+			t.Errorf("iteration lines:\n%s\n---\n%s", first, last)
+		}
+	})
+	t.Run("max_1", func(t *testing.T) {
+		t.Parallel()
+		newWorkspace(t, step{}).run("build", "-n", "1").expect(t, 2, "Starting procedure: build (max 1 iteration)", "Reached max iterations: 1")
+		newWorkspace(t, step{"exit": 1}).run("build", "-n", "1", "--failure-threshold", "1").
+			expect(t, 1, "ERROR: Aborting after 1 consecutive failures (1 iteration completed")
+	})
+	t.Run("built_in_default_5", func(t *testing.T) {
+		t.Parallel()
+		w := newWorkspace(t, step{})
+		w.write("rooda-config.yml", "procedures:\n  mine:\n    act:\n      - content: Do the work.\n")
+		w.run("mine").expect(t, 2, "Starting procedure: mine (max 5 iterations)", "Reached max iterations: 5")
+	})
+	t.Run("unlimited_until_success", func(t *testing.T) {
+		t.Parallel()
+		steps := []step{{}, {}, {"exit": 1}, {}, {}, {}, {}, {"output": successSignal}}
+		w := newWorkspace(t, steps...)
+		w.run("build", "--unlimited").expect(t, 0, "Starting procedure: build (unlimited)", "Iteration 3 completed in", "(failure, consecutive: 1/3)", "Success: the agent signaled SUCCESS in iteration 8")
+		if p, _ := w.prompt(8); !strings.Contains(p, "\nIteration: 8 (unlimited)\n") {
+			t.Errorf("prompt 8:\n%s", p)
+		}
+	})
+	t.Run("iteration_mode_unlimited_in_config", func(t *testing.T) {
+		t.Parallel()
+		w := newWorkspace(t, step{}, step{"output": successSignal})
+		w.write("rooda-config.yml", "procedures:\n  build:\n    iteration_mode: unlimited\n")
+		w.run("build").expect(t, 0, "Starting procedure: build (unlimited)")
+		w.run("build", "-n", "1").expect(t, 2, "Starting procedure: build (max 1 iteration)")
+	})
+	t.Run("zero_is_an_error", func(t *testing.T) {
+		t.Parallel()
+		w := newWorkspace(t, step{})
+		o := w.run("build", "-n", "0")
+		if o.code != 1 || !strings.Contains(o.stderr, "Error: --max-iterations must be >= 1, got 0") {
+			t.Errorf("exit %d\n%s", o.code, o.stderr)
+		}
+		if _, ran := w.prompt(1); ran {
+			t.Error("an agent ran")
+		}
+	})
+}
+
+func TestFailureThreshold(t *testing.T) {
+	t.Run("abort_at_threshold", func(t *testing.T) {
+		t.Parallel()
+		w := newWorkspace(t, step{}, step{"exit": 1}, step{"exit": 1}, step{"exit": 1})
+		w.run("build", "-n", "10").expect(t, 1, "Iteration 4/10 completed in",
+			"(failure, consecutive: 3/3)", "ERROR: Aborting after 3 consecutive failures (4 iterations completed, total: ", "  Iteration timing: min=")
+		if _, ran := w.prompt(5); ran {
+			t.Error("iteration 5 ran after the abort")
+		}
+	})
+	t.Run("threshold_on_last_iteration_is_aborted", func(t *testing.T) {
+		t.Parallel()
+		newWorkspace(t, step{"exit": 1}).run("build", "-n", "3").expect(t, 1, "ERROR: Aborting after 3 consecutive failures")
+	})
+	t.Run("success_resets", func(t *testing.T) {
+		t.Parallel()
+		steps := []step{{"exit": 1}, {"exit": 1}, {}, {"exit": 1}, {"exit": 1}, {}}
+		newWorkspace(t, steps...).run("build", "-n", "6").expect(t, 2, "Iteration 2/6 completed in", "(failure, consecutive: 2/3)", "Reached max iterations: 6")
+	})
+}
+
+// TestTimeoutStopsTheGroup: an agent whose background child holds stdout
+// for 30 s is stopped at the 1 s timeout; the iteration is a failure, the
+// loop goes on, and nothing of it is left.
+func TestTimeoutStopsTheGroup(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working\n", "child": "30s", "delay": "30s"})
+	o := w.run("build", "-n", "2", "--iteration-timeout", "1")
+	o.expect(t, 2, "WARN: Iteration 1/2: timed out after 1s; the agent and its children were stopped",
+		"(failure, consecutive: 1/3)", "Iteration 2/2 completed in", "(failure, consecutive: 2/3)")
+	// Two iterations of 1 s each, plus far less than the 5 s grace: the
+	// group took SIGTERM; nothing waited for the child.
+	if o.took > 2*(time.Second+5*time.Second) {
+		t.Errorf("took %s", o.took)
+	}
+}
+
+// TestTimeoutEscalatesToKill: a group that ignores SIGTERM is killed after
+// the grace period.
+func TestTimeoutEscalatesToKill(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"child": "30s", "ignore_term": true, "delay": "30s"})
+	o := w.run("build", "-n", "1", "--iteration-timeout", "1s")
+	o.expect(t, 2, "timed out after 1s")
+	if o.took > 1*time.Second+5*time.Second+5*time.Second {
+		t.Errorf("took %s", o.took)
+	}
+}
+
+// TestBackgroundChildDoesNotHoldTheLoop: an agent that exits at once but
+// leaves a child holding its stdout ends its iteration when it exits; the
+// child is stopped with it.
+func TestBackgroundChildDoesNotHoldTheLoop(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal, "child": "30s"})
+	o := w.run("build")
+	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/10")
+	if o.took > 15*time.Second {
+		t.Errorf("took %s: rooda waited for the child", o.took)
+	}
+}
+
+func TestNoTimeoutLetsTheAgentFinish(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"delay": "1500ms", "after": successSignal})
+	w.run("build").expect(t, 0, "Success: the agent signaled SUCCESS")
+}
+
+func TestCrashes(t *testing.T) {
+	t.Run("segv_partial_failure", func(t *testing.T) {
+		t.Parallel()
+		w := newWorkspace(t, step{"output": "partial " + failureSignal + "\n", "crash": "SIGSEGV"})
+		w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: the agent signaled FAILURE (killed by SIGSEGV, exit code 139)")
+	})
+	t.Run("kill_partial_success", func(t *testing.T) {
+		t.Parallel()
+		w := newWorkspace(t, step{"output": successSignal + "\n", "crash": "SIGKILL"})
+		w.run("build", "-n", "3").expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/3")
+	})
+	t.Run("abort_no_signal", func(t *testing.T) {
+		t.Parallel()
+		w := newWorkspace(t, step{"output": "half done", "crash": "SIGABRT"})
+		w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: the agent failed (killed by SIGABRT, exit code 134)")
+	})
+}
+
+// TestOutputBeyondTheBuffer: 3 MB of output with a 1 MB buffer keeps the
+// tail, so the signal at the end is found, and the sizes are logged.
+func TestOutputBeyondTheBuffer(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"bytes": 3 << 20, "after": successSignal})
+	w.run("build", "--max-output-buffer", "1MB").expect(t, 0,
+		fmt.Sprintf("WARN: Iteration 1/10: the agent printed %d bytes; kept the last %d (max_output_buffer %d), dropped %d",
+			3<<20+len(successSignal), 1<<20, 1<<20, 3<<20+len(successSignal)-1<<20),
+		"Success: the agent signaled SUCCESS")
+}
+
+// TestInterruptDuringIteration: SIGINT or SIGTERM while the agent works
+// stops its group and exits 130 well within the grace period.
+func TestInterruptDuringIteration(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t, step{"output": "working\n", "child": "30s", "delay": "30s"})
+			s := w.start(w.command("build", "-n", "3"))
+			w.waitFor(1)
+			sent := time.Now()
+			s.cmd.Process.Signal(sig)
+			o := w.wait(s)
+			name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+			o.expect(t, 130, "WARN: Interrupted by "+name+" (0 iterations completed")
+			if took := time.Since(sent); took > 5*time.Second {
+				t.Errorf("exit %s after the signal", took)
+			}
+			if _, ran := w.prompt(2); ran {
+				t.Error("iteration 2 started")
+			}
+		})
+	}
+}
+
+// TestSecondInterruptKills: with an agent that ignores SIGTERM, a second
+// SIGINT kills the group without waiting out the grace period.
+func TestSecondInterruptKills(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"child": "30s", "ignore_term": true, "delay": "30s"})
+	s := w.start(w.command("build"))
+	w.waitFor(1)
+	s.cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(300 * time.Millisecond)
+	sent := time.Now()
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := w.wait(s)
+	o.expect(t, 130, "Interrupted by SIGINT")
+	if took := time.Since(sent); took > 4*time.Second {
+		t.Errorf("exit %s after the second signal: the grace period was waited out", took)
+	}
+}
+
+// TestInterruptBetweenIterations: a signal that arrives as an iteration
+// ends starts no other.
+func TestInterruptBetweenIterations(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"signal_parent": "SIGINT"})
+	o := w.run("build", "-n", "5")
+	o.expect(t, 130, "Interrupted by SIGINT")
+	if _, ran := w.prompt(2); ran {
+		t.Error("iteration 2 started after the interrupt")
+	}
+}
+
+func TestAgentEnvironment(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.run("build", "-n", "2").expect(t, 2)
+	env, _ := os.ReadFile(filepath.Join(w.dir, "env-2.txt"))
+	for _, want := range []string{"ROODA_ITERATION=2\n", "ROODA_MAX_ITERATIONS=2\n", "ROODA_PROCEDURE=build\n"} {
+		if !strings.Contains(string(env), want) {
+			t.Errorf("agent environment lacks %q:\n%s", want, env)
+		}
+	}
+}
+
+// TestVerboseAndLogLevels: the agent's output reaches stdout only when
+// asked for; -q keeps warnings and drops progress; debug adds detail.
+func TestVerboseAndLogLevels(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "agent says hi\n", "stderr": "agent warns\n", "exit": 1})
+	o := w.run("build", "-n", "1")
+	if o.stdout != "" || strings.Contains(o.stderr, "agent says hi") {
+		t.Errorf("output shown without --verbose: stdout %q", o.stdout)
+	}
+	for _, args := range [][]string{{"-v"}, {"--verbose"}} {
+		if o := w.run(append([]string{"build", "-n", "1"}, args...)...); o.stdout != "agent says hi\nagent warns\n" {
+			t.Errorf("%v: stdout %q", args, o.stdout)
+		}
+	}
+	o = w.run("build", "-n", "1", "-q")
+	if strings.Contains(o.stderr, "starting...") || !strings.Contains(o.stderr, "WARN: Iteration 1/1: the agent failed (exit code 1)") {
+		t.Errorf("-q:\n%s", o.stderr)
+	}
+	o = w.run("build", "-n", "1", "--log-level", "debug")
+	o.expect(t, 2, "DEBUG: Agent command:", "DEBUG: Iteration 1/1: prompt of ", "DEBUG: Setting Failure Threshold: 3 (built-in)")
+	o = w.run("build", "-n", "1", "--log-level", "error")
+	if o.stderr != "" {
+		t.Errorf("--log-level error:\n%s", o.stderr)
+	}
+}
+
+func TestLogSettingsFromEnvironment(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "streamed\n"})
+	w.env = append(w.env, "ROODA_SHOW_AI_OUTPUT=true", "ROODA_LOG_LEVEL=warn")
+	o := w.run("build", "-n", "1")
+	if o.stdout != "streamed\n" || o.stderr != "" {
+		t.Errorf("stdout %q stderr %q", o.stdout, o.stderr)
+	}
+	w.env = append(w.env, "ROODA_LOOP_ITERATION_TIMEOUT=1")
+	w.write("script.json", `{"steps": [{"delay": "30s"}]}`)
+	w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: timed out after 1s")
+}
+
+// TestPhaseAndContextFlags: --observe … --act replace their phases, and
+// --context reaches the prompt, in the prompt the agent really received.
+func TestPhaseAndContextFlags(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.write("notes.md", "Notes from the file.\n")
+	w.run("build", "-n", "1", "--observe", "Look only at CHANGELOG.md.", "--observe", "notes.md",
+		"--act", "builtin:fragments/act/emit_signal.md", "-c", "focus on auth, then tests", "-c", "notes.md").expect(t, 2)
+	got, _ := w.prompt(1)
+	for _, want := range []string{
+		"CONTEXT\n═══════════════════════════════════════════════════════════════\nfocus on auth, then tests\n\nSource: notes.md\n\nNotes from the file.\n",
+		"PHASE 1: OBSERVE\nExecute these observation tasks to gather information.\n═══════════════════════════════════════════════════════════════\nLook only at CHANGELOG.md.\n\nNotes from the file.\n",
+		"PHASE 2: ORIENT", // the procedure's own orient phase stays
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "# Read AGENTS.md") || strings.Contains(got, "# Commit Changes") {
+		t.Errorf("the replaced phases are still there:\n%s", got)
+	}
+	o := w.run("build", "--observe", "prompts/missing.md")
+	if o.code != 1 || !strings.Contains(o.stderr, `Error: --observe "prompts/missing.md": fragment file not found: prompts/missing.md`) {
+		t.Errorf("exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// TestShorthandTakesFlagsAnywhere: "rooda NAME" runs the procedure, with
+// flags before and after the name.
+func TestShorthandTakesFlagsAnywhere(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	cmd := exec.Command(binary(t), "--log-level=warn", "build", "-n", "2", "--ai-cmd", w.aiCmd(), "--failure-threshold=1")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	if o := w.wait(w.start(cmd)); o.code != 2 || o.stderr != "" {
+		t.Errorf("exit %d\n%s", o.code, o.stderr)
+	}
+	if _, ran := w.prompt(2); !ran {
+		t.Error("iteration 2 did not run")
+	}
+}
+
+func TestAgentThatCannotStartIsCaughtBeforeTheLoop(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	cmd := exec.Command(binary(t), "run", "build", "--ai-cmd", "nonexistent-cli --flag")
+	cmd.Dir, cmd.Env = w.dir, append(w.env, "PATH=/usr/bin:/bin")
+	o := w.wait(w.start(cmd))
+	want := "Error: cannot run build:\n\nAI command binary not found: nonexistent-cli\nSearched PATH: /usr/bin:/bin\n"
+	if o.code != 1 || o.stderr != want {
+		t.Errorf("exit %d\n%s", o.code, o.stderr)
+	}
+}

@@ -79,4 +79,3 @@ func maxText(n int) string {
 	}
 	return strconv.Itoa(n)
 }
-

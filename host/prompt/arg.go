@@ -28,7 +28,11 @@ func FragmentFromArg(value string) (Fragment, error) {
 		return Fragment{Path: value}, nil
 	}
 	if looksLikePath(value) {
-		return Fragment{}, fmt.Errorf("fragment file not found: %s\n\n%s", value, notFoundHint(value))
+		hint := notFoundHint(value)
+		if strings.HasPrefix(hint, "Tip:") {
+			hint = "Tip: A path on the command line is relative to the working directory."
+		}
+		return Fragment{}, fmt.Errorf("fragment file not found: %s\n\n%s", value, hint)
 	}
 	return Fragment{Content: value}, nil
 }

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rooda/internal/golden"
+)
+
+const dryRunConfig = `loop:
+  failure_threshold: 2
+procedures:
+  review:
+    default_max_iterations: 1
+    observe:
+      - path: prompts/observe.md
+    orient:
+      - content: "Judge {{.what}} against the specifications."
+        parameters: {what: the diff}
+    act:
+      - builtin:fragments/act/emit_signal.md
+`
+
+// withAgent puts an executable my-agent on a PATH of its own, so that the
+// dry run's search is the same on every machine.
+func withAgent(t *testing.T, dir string) {
+	t.Helper()
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	if err := os.WriteFile(filepath.Join(bin, "my-agent"), []byte("#!/bin/sh\ncat >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":/nonexistent/bin")
+}
+
+// TestDryRun is seed 002's Example 7: the settings with their sources,
+// the checks, the prompt of iteration 1 with its size, and the command
+// that would run; exit 0, no agent started.
+func TestDryRun(t *testing.T) {
+	dir := inWorkspace(t, map[string]string{"rooda-config.yml": dryRunConfig, "prompts/observe.md": "Read the last commit.\n", "notes.md": "Auth is broken.\n"})
+	withAgent(t, dir)
+	stdout, stderr, code := rooda("review", "--dry-run", "--ai-cmd", "my-agent --fast", "-c", "notes.md", "-c", "focus on auth")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
+	}
+	golden.Check(t, "dry_run", strings.ReplaceAll(stdout, dir, "$WORK"))
+}
+
+// TestDryRunFailure is seed 002's Example 8: the ✗ line with the PATH that
+// was searched, no prompt, "Dry-run validation failed", exit 1.
+func TestDryRunFailure(t *testing.T) {
+	dir := inWorkspace(t, map[string]string{"rooda-config.yml": dryRunConfig})
+	withAgent(t, dir)
+	stdout, stderr, code := rooda("run", "review", "-d", "--ai-cmd", "nonexistent-cli", "--act", "prompts/act.md", "--decide", "Decide.")
+	if code != 1 {
+		t.Errorf("exit %d", code)
+	}
+	if code != 1 || stderr != "Error: --act \"prompts/act.md\": fragment file not found: prompts/act.md\n\nTip: A path on the command line is relative to the working directory.\n" {
+		t.Errorf("a missing --act file: exit %d, stderr:\n%s", code, stderr)
+	}
+	stdout, stderr, code = rooda("run", "review", "-d", "--ai-cmd", "nonexistent-cli", "--decide", "Decide.")
+	if code != 1 || stderr != "Error: Dry-run validation failed\n" {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	golden.Check(t, "dry_run_failure", strings.ReplaceAll(stdout, dir, "$WORK"))
+}
+
+// TestDryRunWithoutAICommand: the check fails with every way to set one,
+// and nothing else stops the report.
+func TestDryRunWithoutAICommand(t *testing.T) {
+	inWorkspace(t, nil)
+	stdout, stderr, code := rooda("build", "--dry-run")
+	if code != 1 || stderr != "Error: Dry-run validation failed\n" {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	for _, want := range []string{"  AI Command: none\n", "  ✗ No AI command configured\n    Set one via:\n      --ai-cmd \"your-command\"", "Available aliases: amp, claude"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestRunChecksEverythingFirst: a real run with a missing fragment and no
+// agent on PATH reports both and starts nothing.
+func TestRunChecksEverythingFirst(t *testing.T) {
+	dir := inWorkspace(t, map[string]string{"rooda-config.yml": dryRunConfig})
+	withAgent(t, dir)
+	_, stderr, code := rooda("review", "--ai-cmd", "missing-agent")
+	want := "Error: cannot run review:\n\nAI command binary not found: missing-agent\nSearched PATH: " + dir + "/bin:/nonexistent/bin\n\n" +
+		"observe fragment 0 (prompts/observe.md): fragment file not found: prompts/observe.md\nResolved to: " + dir + "/prompts/observe.md"
+	if code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant prefix:\n%s", code, stderr, want)
+	}
+}
+
+func TestScriptProcedureIsNotRunYet(t *testing.T) {
+	inWorkspace(t, map[string]string{"rooda-config.yml": "procedures:\n  nightly:\n    script: nightly.star\n", "nightly.star": "print(1)\n"})
+	_, stderr, code := rooda("nightly", "--ai-cmd", "true")
+	if code != 1 || !strings.Contains(stderr, "procedure nightly is a Starlark script") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{"build": "build", "--ai-cmd=x": "--ai-cmd=x", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("%q: %s", in, got)
+		}
+	}
+}

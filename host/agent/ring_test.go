@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -55,4 +56,72 @@ func BenchmarkRingWrite(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		r.Write(chunk)
 	}
+}
+
+// TestRingFillKeepsTheTail: reading straight into the ring keeps the same
+// tail as writing to it, at every limit and for every size of read, and
+// what is read is teed whole.
+func TestRingFillKeepsTheTail(t *testing.T) {
+	data := []byte(strings.Repeat("0123456789abcdefghij", 500) + "<promise>SUCCESS</promise>")
+	for _, limit := range []int{1, 7, 64, 1000, 9999, len(data), len(data) + 5, 1 << 20} {
+		for _, chunk := range []int{1, 3, 100, 4096} {
+			r := NewRing(limit)
+			var tee bytes.Buffer
+			if err := r.fill(&chunkReader{data: data, chunk: chunk}, &tee); err != nil {
+				t.Fatal(err)
+			}
+			want := data[max(0, len(data)-limit):]
+			if got := r.Bytes(); !bytes.Equal(got, want) {
+				t.Fatalf("limit %d chunk %d: kept %d bytes, want the last %d", limit, chunk, len(got), len(want))
+			}
+			if r.Total() != int64(len(data)) || r.Dropped() != int64(len(data)-len(want)) || !bytes.Equal(tee.Bytes(), data) {
+				t.Fatalf("limit %d chunk %d: total %d dropped %d teed %d", limit, chunk, r.Total(), r.Dropped(), tee.Len())
+			}
+		}
+	}
+}
+
+// chunkReader returns data at most chunk bytes at a time, as a pipe does.
+type chunkReader struct {
+	data  []byte
+	chunk int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), c.chunk)], c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// FuzzRing: whatever is written, in whatever pieces, the ring keeps
+// exactly its tail.
+func FuzzRing(f *testing.F) {
+	f.Add([]byte("hello <promise>SUCCESS</promise>"), 5, 3)
+	f.Add([]byte{}, 1, 1)
+	f.Fuzz(func(t *testing.T, data []byte, limit, chunk int) {
+		limit, chunk = 1+abs(limit)%4096, 1+abs(chunk)%512
+		for _, viaFill := range []bool{false, true} {
+			r := NewRing(limit)
+			if viaFill {
+				r.fill(&chunkReader{data: data, chunk: chunk}, nil)
+			} else {
+				for rest := data; len(rest) > 0; rest = rest[min(chunk, len(rest)):] {
+					r.Write(rest[:min(chunk, len(rest))])
+				}
+			}
+			if want := data[max(0, len(data)-limit):]; !bytes.Equal(r.Bytes(), want) {
+				t.Fatalf("fill %v, limit %d, chunk %d: kept %q, want %q", viaFill, limit, chunk, r.Bytes(), want)
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -65,6 +65,7 @@ func Run(ctx context.Context, c Command) (Result, error) {
 		return Result{}, err
 	}
 	defer outR.Close()
+	widenPipe(outR)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		outW.Close()
@@ -118,19 +119,7 @@ func feed(w *os.File, prompt string) {
 
 func capture(r io.Reader, ring *Ring, stream io.Writer, done chan<- struct{}) {
 	defer close(done)
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			ring.Write(buf[:n])
-			if stream != nil {
-				stream.Write(buf[:n])
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
+	ring.fill(r, stream)
 }
 
 func after(d time.Duration) <-chan time.Time {

@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The benchmarks compare rooda's way of running an agent with the plainest
+// way a shell would, in the same run (bench/run.sh does the same with the
+// real binary; the README has the figures):
+//
+//	go test ./host/agent -run '^$' -bench . -benchtime 5x
+//
+// BenchmarkFlood: an agent prints ROODA_BENCH_BYTES (default 1 GiB) and a
+// signal; rooda keeps the last 10 MiB, the baseline pipes it to /dev/null.
+// BenchmarkIteration: an agent that only reads its prompt; rooda's Run
+// against exec.Command with the prompt on stdin.
+
+var (
+	fakeOnce sync.Once
+	fakeDir  string
+	fakeErr  error
+)
+
+// fakeAgent builds the project's fake agent and writes a script for it.
+func fakeAgent(b *testing.B, script string) []string {
+	b.Helper()
+	fakeOnce.Do(func() {
+		fakeDir, fakeErr = os.MkdirTemp("", "rooda-bench")
+		if fakeErr == nil {
+			var out []byte
+			out, fakeErr = exec.Command("go", "build", "-o", filepath.Join(fakeDir, "fakeagent"), "rooda/internal/fakeagent").CombinedOutput()
+			if fakeErr != nil {
+				fakeErr = &buildError{out}
+			}
+		}
+	})
+	if fakeErr != nil {
+		b.Fatal(fakeErr)
+	}
+	path := filepath.Join(b.TempDir(), "script.json")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return []string{filepath.Join(fakeDir, "fakeagent"), path}
+}
+
+type buildError struct{ out []byte }
+
+func (e *buildError) Error() string { return string(e.out) }
+
+func floodBytes() int64 {
+	if n, err := strconv.ParseInt(os.Getenv("ROODA_BENCH_BYTES"), 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return 1 << 30
+}
+
+func benchBuffer() int {
+	if n, err := strconv.Atoi(os.Getenv("ROODA_BENCH_BUFFER")); err == nil && n > 0 {
+		return n
+	}
+	return 10 << 20
+}
+
+func BenchmarkFlood(b *testing.B) {
+	n := floodBytes()
+	argv := fakeAgent(b, `{"steps": [{"bytes": `+strconv.FormatInt(n, 10)+`, "after": "<promise>SUCCESS</promise>"}]}`)
+	b.Run("rooda", func(b *testing.B) {
+		b.SetBytes(n)
+		for i := 0; i < b.N; i++ {
+			res, err := Run(context.Background(), Command{Argv: argv, MaxOutput: benchBuffer()})
+			if err != nil || !strings.HasSuffix(string(res.Output), "<promise>SUCCESS</promise>") || res.Total != n+26 {
+				b.Fatalf("%v: total %d", err, res.Total)
+			}
+		}
+	})
+	b.Run("pipe", func(b *testing.B) {
+		b.SetBytes(n)
+		line := strings.Join(argv, " ") + " </dev/null | cat >/dev/null"
+		for i := 0; i < b.N; i++ {
+			if out, err := exec.Command("sh", "-c", line).CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
+}
+
+func BenchmarkIteration(b *testing.B) {
+	argv := fakeAgent(b, `{"steps": [{}]}`)
+	prompt := strings.Repeat("a line of the prompt, as long as most are\n", 100)
+	b.Run("rooda", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			res, err := Run(context.Background(), Command{Argv: argv, Prompt: prompt, MaxOutput: 10 << 20})
+			if err != nil || res.ExitCode != 0 {
+				b.Fatalf("%v: exit %d %s", err, res.ExitCode, res.Output)
+			}
+		}
+	})
+	b.Run("exec", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Stdin = strings.NewReader(prompt)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
+}

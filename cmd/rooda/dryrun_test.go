@@ -29,7 +29,7 @@ func withAgent(t *testing.T, dir string) {
 	t.Helper()
 	bin := filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
-	if err := os.WriteFile(filepath.Join(bin, "my-agent"), []byte("#!/bin/sh\ncat >/dev/null\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(bin, "my-agent"), []byte("#!/bin/sh\n: >\"${0%/*}/ran\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+":/nonexistent/bin")
@@ -46,6 +46,16 @@ func TestDryRun(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr)
 	}
 	golden.Check(t, "dry_run", strings.ReplaceAll(stdout, dir, "$WORK"))
+	if _, err := os.Stat(filepath.Join(dir, "bin", "ran")); err == nil {
+		t.Error("the dry run started the agent")
+	}
+	// The agent script does run when asked to, so the check above can fail.
+	if _, stderr, code := rooda("review", "--ai-cmd", "my-agent"); code != 2 {
+		t.Errorf("real run: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bin", "ran")); err != nil {
+		t.Error("the real run did not start the agent")
+	}
 }
 
 // TestDryRunFailure is seed 002's Example 8: the ✗ line with the PATH that

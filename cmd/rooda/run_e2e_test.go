@@ -237,6 +237,15 @@ func TestIterationsAndLimits(t *testing.T) {
 		if !strings.Contains(first, "\nIteration: 1 of 5\n") || !strings.Contains(last, "\nIteration: 5 of 5\n") {
 			t.Errorf("iteration lines:\n%s\n---\n%s", first, last)
 		}
+		// Each iteration is a fresh process.
+		pids, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
+		distinct := map[string]bool{}
+		for _, p := range strings.Fields(string(pids)) {
+			distinct[p] = true
+		}
+		if len(distinct) != 5 {
+			t.Errorf("agent pids %q: want 5 different processes", pids)
+		}
 	})
 	t.Run("max_1", func(t *testing.T) {
 		t.Parallel()
@@ -322,7 +331,7 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"child": "30s", "ignore_term": true, "delay": "30s"})
 	o := w.run("build", "-n", "1", "--iteration-timeout", "1s")
-	o.expect(t, 2, "timed out after 1s")
+	o.expect(t, 2, "timed out after 1s", "WARN: Iteration 1/1: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL")
 	if o.took > 1*time.Second+5*time.Second+5*time.Second {
 		t.Errorf("took %s", o.took)
 	}
@@ -532,5 +541,59 @@ func TestAgentThatCannotStartIsCaughtBeforeTheLoop(t *testing.T) {
 	want := "Error: cannot run build:\n\nAI command binary not found: nonexistent-cli\nSearched PATH: /usr/bin:/bin\n"
 	if o.code != 1 || o.stderr != want {
 		t.Errorf("exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// TestVerboseStreamsLive: with --verbose the agent's output reaches
+// stdout while the agent still runs, and is still scanned for signals.
+func TestVerboseStreamsLive(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "early line\n", "delay": "30s"})
+	cmd := w.command("build", "-n", "1", "--verbose")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, _ := stdout.Read(buf)
+		got <- string(buf[:n])
+	}()
+	select {
+	case line := <-got:
+		if line != "early line\n" {
+			t.Errorf("streamed %q", line)
+		}
+	case <-time.After(hangGuard):
+		t.Error("nothing streamed while the agent ran")
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+
+	w = newWorkspace(t, step{"output": "done " + successSignal + "\n"})
+	o := w.run("build", "-v")
+	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/10")
+	if o.stdout != "done "+successSignal+"\n" {
+		t.Errorf("stdout %q", o.stdout)
+	}
+}
+
+// TestLogSettingsFromConfig: loop.log_level and loop.show_ai_output in the
+// workspace file.
+func TestLogSettingsFromConfig(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "streamed\n"})
+	w.write("rooda-config.yml", "loop:\n  log_level: warn\n  show_ai_output: true\n")
+	if o := w.run("build", "-n", "1"); o.stdout != "streamed\n" || o.stderr != "" || o.code != 2 {
+		t.Errorf("exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	if o := w.run("build", "-n", "1", "--log-level", "info"); !strings.Contains(o.stderr, "Reached max iterations: 1") {
+		t.Errorf("--log-level info did not override the file:\n%s", o.stderr)
 	}
 }

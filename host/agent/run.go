@@ -47,6 +47,10 @@ type Result struct {
 	TimedOut bool
 	// Interrupted is set when ctx ended the run.
 	Interrupted bool
+	// Killed is set when the agent or a process it left did not stop on
+	// SIGTERM within the grace period (or a second interrupt came) and
+	// was sent SIGKILL.
+	Killed bool
 	Duration    time.Duration
 	// PID is the agent's process id, which is also its process group id.
 	PID int
@@ -96,13 +100,15 @@ func Run(ctx context.Context, c Command) (Result, error) {
 	case <-exited:
 	case <-after(c.Timeout):
 		res.TimedOut = true
-		stop(cmd.Process.Pid, exited, c)
+		res.Killed = stop(cmd.Process.Pid, exited, c)
 	case <-ctx.Done():
 		res.Interrupted = true
-		stop(cmd.Process.Pid, exited, c)
+		res.Killed = stop(cmd.Process.Pid, exited, c)
 	}
 	res.Duration = time.Since(start)
-	cleanup(cmd.Process.Pid, c)
+	if cleanup(cmd.Process.Pid, c) {
+		res.Killed = true
+	}
 	outR.SetReadDeadline(time.Now().Add(drainTime))
 	<-read
 	res.Output, res.Total, res.Dropped = ring.Bytes(), ring.Total(), ring.Dropped()
@@ -130,31 +136,36 @@ func after(d time.Duration) <-chan time.Time {
 }
 
 // stop ends the agent's group: SIGTERM, then SIGKILL when the grace
-// period passes or Kill is closed; it returns once the agent has exited.
-func stop(pgid int, exited <-chan error, c Command) {
+// period passes or Kill is closed; it returns once the agent has exited,
+// and whether SIGKILL was needed.
+func stop(pgid int, exited <-chan error, c Command) bool {
 	syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-exited:
-		return
+		return false
 	case <-time.After(grace(c)):
 	case <-c.Kill:
 	}
 	syscall.Kill(-pgid, syscall.SIGKILL)
 	<-exited
+	return true
 }
 
 // cleanup stops what the agent left running in its group after it exited
 // (background children must not outlive the iteration) and returns once
-// the group is gone, or a grace period after SIGKILL at the latest.
-func cleanup(pgid int, c Command) {
+// the group is gone, or a grace period after SIGKILL at the latest; it
+// reports whether SIGKILL was needed.
+func cleanup(pgid int, c Command) bool {
 	if gone(pgid) {
-		return
+		return false
 	}
 	syscall.Kill(-pgid, syscall.SIGTERM)
-	if !waitGone(pgid, grace(c), c.Kill) {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		waitGone(pgid, grace(c), nil)
+	if waitGone(pgid, grace(c), c.Kill) {
+		return false
 	}
+	syscall.Kill(-pgid, syscall.SIGKILL)
+	waitGone(pgid, grace(c), nil)
+	return true
 }
 
 // gone reaps what it can of the group and reports whether none is left.

@@ -107,11 +107,21 @@ func TestExitLeavesNoChildren(t *testing.T) {
 	groupGone(t, res)
 }
 
+// TestLeftoverIgnoringTermIsKilled: a background child that ignores
+// SIGTERM, left by an agent that exited, is killed after the grace.
+func TestLeftoverIgnoringTermIsKilled(t *testing.T) {
+	res := run(t, Command{Argv: sh(`(trap "" TERM; sleep 30) & echo bye`), Grace: 200 * time.Millisecond})
+	if res.ExitCode != 0 || !res.Killed || res.TimedOut {
+		t.Errorf("exit %d, killed %v", res.ExitCode, res.Killed)
+	}
+	groupGone(t, res)
+}
+
 // TestTermIgnored: an agent ignoring SIGTERM is killed after the grace.
 func TestTermIgnored(t *testing.T) {
 	res := run(t, Command{Argv: sh(`trap "" TERM; echo ready; sleep 30`), Timeout: 300 * time.Millisecond, Grace: 200 * time.Millisecond})
-	if !res.TimedOut || res.Signal != "SIGKILL" {
-		t.Errorf("timed out %v, signal %q", res.TimedOut, res.Signal)
+	if !res.TimedOut || res.Signal != "SIGKILL" || !res.Killed {
+		t.Errorf("timed out %v, signal %q, killed %v", res.TimedOut, res.Signal, res.Killed)
 	}
 	groupGone(t, res)
 }
@@ -120,8 +130,8 @@ func TestCancelStopsTheGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
 	res, err := Run(ctx, Command{Argv: sh("sleep 30 & sleep 30"), MaxOutput: 1024, Grace: time.Second})
-	if err != nil || !res.Interrupted || res.TimedOut {
-		t.Errorf("err %v, interrupted %v", err, res.Interrupted)
+	if err != nil || !res.Interrupted || res.TimedOut || res.Killed {
+		t.Errorf("err %v, interrupted %v, killed %v", err, res.Interrupted, res.Killed)
 	}
 	groupGone(t, res)
 }

@@ -190,6 +190,9 @@ func (r *runner) logIteration(it *Iteration) {
 		log.Debugf("Iteration %s: agent (pid %d) exited with code %d, printed %d bytes; signals: %s",
 			label, res.PID, res.ExitCode, res.Total, signalsText(it.Signals))
 	}
+	if res.Killed {
+		log.Warnf("Iteration %s: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL", label)
+	}
 	if why := failureReason(it, r.cfg.Timeout); why != "" {
 		log.Warnf("Iteration %s: %s", label, why)
 	}

@@ -50,8 +50,8 @@ type Result struct {
 	// Killed is set when the agent or a process it left did not stop on
 	// SIGTERM within the grace period (or a second interrupt came) and
 	// was sent SIGKILL.
-	Killed bool
-	Duration    time.Duration
+	Killed   bool
+	Duration time.Duration
 	// PID is the agent's process id, which is also its process group id.
 	PID int
 }

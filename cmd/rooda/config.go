@@ -22,13 +22,13 @@ func configFlags() []cli.Flag {
 // runSettingFlags override a procedure's settings for one run.
 func runSettingFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "max-iterations", Aliases: []string{"n"}, Usage: "stop after `N` iterations (N >= 1)"},
-		&cli.BoolFlag{Name: "unlimited", Aliases: []string{"u"}, Usage: "no iteration limit: run until SUCCESS, the failure threshold or Ctrl+C"},
-		&cli.StringFlag{Name: "iteration-timeout", Usage: "stop an iteration after `DURATION` (seconds, or 90s, 5m)"},
-		&cli.StringFlag{Name: "failure-threshold", Usage: "abort after `N` consecutive failed iterations"},
-		&cli.StringFlag{Name: "max-output-buffer", Usage: "keep the last `SIZE` of the agent's output (bytes, or 10MB)"},
-		&cli.StringFlag{Name: "ai-cmd", Usage: "run the agent as `COMMAND` (a command line)"},
-		&cli.StringFlag{Name: "ai-cmd-alias", Usage: "run the agent named `ALIAS` (claude, codex, gemini, …)"},
+		&cli.StringFlag{Name: "max-iterations", Aliases: []string{"n"}, Usage: "stop after `N` iterations (N >= 1)", Category: "Loop"},
+		&cli.BoolFlag{Name: "unlimited", Aliases: []string{"u"}, Usage: "no iteration limit: run until SUCCESS, the failure threshold or Ctrl+C", Category: "Loop"},
+		&cli.StringFlag{Name: "iteration-timeout", Usage: "stop an iteration after `DURATION` (seconds, or 90s, 5m)", Category: "Loop"},
+		&cli.StringFlag{Name: "failure-threshold", Usage: "abort after `N` consecutive failed iterations", Category: "Loop"},
+		&cli.StringFlag{Name: "max-output-buffer", Usage: "keep the last `SIZE` of the agent's output (bytes, or 10MB)", Category: "Loop"},
+		&cli.StringFlag{Name: "ai-cmd", Usage: "run the agent as `COMMAND` (a command line)", Category: "AI command"},
+		&cli.StringFlag{Name: "ai-cmd-alias", Usage: "run the agent named `ALIAS` (claude, codex, gemini, …)", Category: "AI command"},
 	}
 }
 

@@ -31,6 +31,9 @@ stdout. Exit codes: 0 success, 1 aborted or an error, 2 max iterations
 reached, 130 interrupted. The first Ctrl+C stops the agent and everything it
 started (SIGTERM, then SIGKILL after 5 s); a second kills them at once.
 
+The global flags apply too, before or after NAME: --config FILE,
+-v/--verbose (stream the agent's output), -q/--quiet, --log-level LEVEL.
+
 Examples:
   rooda build                                 the built-in build procedure
   rooda run build -n 3 --ai-cmd-alias codex   three iterations with codex
@@ -44,7 +47,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "orient", Usage: "replace the orient phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "decide", Usage: "replace the decide phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "act", Usage: "replace the act phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
-			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "show the settings, the checks and the first prompt; run nothing"},
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "show the settings, the checks and the first prompt; run nothing", Category: "Output"},
 			&cli.BoolFlag{Name: shorthandFlag, Hidden: true},
 		),
 		Action: runAction,

@@ -112,11 +112,3 @@ func TestScriptProcedureIsNotRunYet(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{"build": "build", "--ai-cmd=x": "--ai-cmd=x", "a b": "'a b'", "it's": `'it'\''s'`, "": "''"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("%q: %s", in, got)
-		}
-	}
-}

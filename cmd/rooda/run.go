@@ -75,7 +75,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("dry-run") {
-		return plan.DryRun(c.App.Writer, invocation(c))
+		return plan.DryRun(c.App.Writer, withoutDryRun(c))
 	}
 	if err := plan.Err(); err != nil {
 		return fmt.Errorf("cannot run %s:\n\n%w", name, err)
@@ -104,24 +104,15 @@ type exitStatus int
 func (e exitStatus) Error() string { return "" }
 func (e exitStatus) ExitCode() int { return int(e) }
 
-// invocation is the command line as the user typed it, less the dry-run
-// flag: what "Ready to execute" shows.
-func invocation(c *cli.Context) string {
+// withoutDryRun is the command line as the user typed it, less the
+// dry-run flag: what "Ready to execute" shows.
+func withoutDryRun(c *cli.Context) []string {
 	args, _ := c.App.Metadata["args"].([]string)
-	words := []string{"rooda"}
-	for _, a := range args[1:] {
-		if a == "-d" || a == "--dry-run" || strings.HasPrefix(a, "--dry-run=") {
-			continue
+	var kept []string
+	for _, a := range args {
+		if a != "-d" && a != "--dry-run" && !strings.HasPrefix(a, "--dry-run=") {
+			kept = append(kept, a)
 		}
-		words = append(words, shellQuote(a))
 	}
-	return strings.Join(words, " ")
-}
-
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return kept
 }

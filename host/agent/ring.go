@@ -78,7 +78,9 @@ func (r *Ring) fill(src io.Reader, tee io.Writer) error {
 		n, err := src.Read(space)
 		if n > 0 {
 			if tee != nil {
-				tee.Write(space[:n])
+				if _, err := tee.Write(space[:n]); err != nil {
+					tee = nil // a closed stdout ends the streaming, not the capture
+				}
 			}
 			r.advance(n)
 		}

@@ -81,6 +81,20 @@ func TestRingFillKeepsTheTail(t *testing.T) {
 	}
 }
 
+// TestRingMemoryIsBounded: 100 MB read into a 64 KiB ring leave it
+// holding 64 KiB.
+func TestRingMemoryIsBounded(t *testing.T) {
+	r := NewRing(64 << 10)
+	r.fill(io.LimitReader(zeros{}, 100<<20), nil)
+	if cap(r.buf) > 64<<10 || r.Total() != 100<<20 {
+		t.Errorf("capacity %d after %d bytes", cap(r.buf), r.Total())
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
 // chunkReader returns data at most chunk bytes at a time, as a pipe does.
 type chunkReader struct {
 	data  []byte

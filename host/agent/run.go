@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -50,8 +51,11 @@ type Result struct {
 	// Killed is set when the agent or a process it left did not stop on
 	// SIGTERM within the grace period (or a second interrupt came) and
 	// was sent SIGKILL.
-	Killed   bool
-	Duration time.Duration
+	Killed bool
+	// Abandoned is set when the agent did not end even after SIGKILL (a
+	// process stuck in the kernel): rooda went on without it.
+	Abandoned bool
+	Duration  time.Duration
 	// PID is the agent's process id, which is also its process group id.
 	PID int
 }
@@ -64,56 +68,103 @@ func Run(ctx context.Context, c Command) (Result, error) {
 	if len(c.Argv) == 0 {
 		return Result{}, errors.New("no command to run")
 	}
-	outR, outW, err := os.Pipe()
+	if ctx.Err() != nil {
+		// Interrupted before it began: start nothing that must then be stopped.
+		return Result{Interrupted: true, ExitCode: -1}, nil
+	}
+	p, err := start(c)
 	if err != nil {
 		return Result{}, err
 	}
-	defer outR.Close()
+	res := p.wait(ctx, c)
+	p.collect(&res, c)
+	return res, nil
+}
+
+// process is one started agent and the goroutines that serve it.
+type process struct {
+	cmd    *exec.Cmd
+	out    *drainReader
+	ring   *Ring
+	read   chan struct{} // closed when the output is read to its end
+	exited chan error
+	began  time.Time
+}
+
+// start starts the agent in a process group of its own, with the prompt
+// on its stdin and its stdout and stderr on one pipe that rooda reads.
+func start(c Command) (*process, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
 	widenPipe(outR)
 	inR, inW, err := os.Pipe()
 	if err != nil {
+		outR.Close()
 		outW.Close()
-		return Result{}, err
+		return nil, err
 	}
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir, cmd.Env = c.Dir, append(os.Environ(), c.Env...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	adoptOrphans()
-	start := time.Now()
+	began := time.Now()
 	err = cmd.Start()
 	inR.Close()
 	outW.Close() // the agent holds the only write ends now
 	if err != nil {
 		inW.Close()
-		return Result{}, fmt.Errorf("cannot start the agent: %w", err)
+		outR.Close()
+		return nil, fmt.Errorf("cannot start the agent: %w", err)
 	}
+	p := &process{cmd: cmd, out: &drainReader{f: outR}, ring: NewRing(c.MaxOutput),
+		read: make(chan struct{}), exited: make(chan error, 1), began: began}
 	go feed(inW, c.Prompt)
-	ring := NewRing(c.MaxOutput)
-	read := make(chan struct{})
-	go capture(outR, ring, c.Stream, read)
+	go p.capture(c.Stream)
+	go func() { p.exited <- cmd.Wait() }()
+	return p, nil
+}
 
-	res := Result{PID: cmd.Process.Pid}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+// wait waits for the agent to exit, or stops its group on timeout or when
+// ctx ends, then stops whatever it left running.
+func (p *process) wait(ctx context.Context, c Command) Result {
+	res := Result{PID: p.cmd.Process.Pid}
+	ended := true
 	select {
-	case <-exited:
+	case <-p.exited:
 	case <-after(c.Timeout):
 		res.TimedOut = true
-		res.Killed = stop(cmd.Process.Pid, exited, c)
+		res.Killed, ended = stop(res.PID, p.exited, c)
 	case <-ctx.Done():
 		res.Interrupted = true
-		res.Killed = stop(cmd.Process.Pid, exited, c)
+		res.Killed, ended = stop(res.PID, p.exited, c)
 	}
-	res.Duration = time.Since(start)
-	if cleanup(cmd.Process.Pid, c) {
+	res.Duration = time.Since(p.began)
+	res.Abandoned = !ended
+	if cleanup(res.PID, c) {
 		res.Killed = true
 	}
-	outR.SetReadDeadline(time.Now().Add(drainTime))
-	<-read
-	res.Output, res.Total, res.Dropped = ring.Bytes(), ring.Total(), ring.Dropped()
-	res.ExitCode, res.Signal = status(cmd.ProcessState)
-	return res, nil
+	return res
+}
+
+// collect reads the rest of the output and fills in how the agent ended.
+func (p *process) collect(res *Result, c Command) {
+	p.out.drain(grace(c))
+	<-p.read
+	p.out.f.Close()
+	res.Output, res.Total, res.Dropped = p.ring.Bytes(), p.ring.Total(), p.ring.Dropped()
+	if res.Abandoned {
+		res.ExitCode = -1
+		return
+	}
+	res.ExitCode, res.Signal = status(p.cmd.ProcessState)
+}
+
+func (p *process) capture(stream io.Writer) {
+	defer close(p.read)
+	p.ring.fill(p.out, stream)
 }
 
 // feed writes the prompt and closes stdin, so the agent sees its end. An
@@ -123,9 +174,41 @@ func feed(w *os.File, prompt string) {
 	w.Close()
 }
 
-func capture(r io.Reader, ring *Ring, stream io.Writer, done chan<- struct{}) {
-	defer close(done)
-	ring.fill(r, stream)
+// drainReader reads the agent's output pipe. Once the agent's group is
+// gone, the only writers left are processes that escaped it (setsid); from
+// then on each read waits at most drainTime, and all of them together at
+// most a grace period, so such a process cannot hold rooda, while output
+// still in the pipe is read to its end however slowly it is streamed.
+type drainReader struct {
+	f        *os.File
+	mu       sync.Mutex
+	draining bool
+	until    time.Time
+}
+
+func (d *drainReader) Read(b []byte) (int, error) {
+	d.mu.Lock()
+	if d.draining {
+		d.f.SetReadDeadline(earliest(time.Now().Add(drainTime), d.until))
+	}
+	d.mu.Unlock()
+	return d.f.Read(b)
+}
+
+// drain starts the bounded reading of what is left, and wakes a read that
+// is waiting with no deadline.
+func (d *drainReader) drain(limit time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.draining, d.until = true, time.Now().Add(limit)
+	d.f.SetReadDeadline(time.Now().Add(drainTime))
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func after(d time.Duration) <-chan time.Time {
@@ -136,19 +219,32 @@ func after(d time.Duration) <-chan time.Time {
 }
 
 // stop ends the agent's group: SIGTERM, then SIGKILL when the grace
-// period passes or Kill is closed; it returns once the agent has exited,
-// and whether SIGKILL was needed.
-func stop(pgid int, exited <-chan error, c Command) bool {
-	syscall.Kill(-pgid, syscall.SIGTERM)
+// period passes or Kill is closed. It reports whether SIGKILL was needed
+// and whether the agent ended, which one stuck in the kernel may not do
+// even then: rooda waits one more grace period for it, no longer.
+func stop(pgid int, exited <-chan error, c Command) (killed, ended bool) {
+	terminate(pgid)
 	select {
 	case <-exited:
-		return false
+		return false, true
 	case <-time.After(grace(c)):
 	case <-c.Kill:
 	}
 	syscall.Kill(-pgid, syscall.SIGKILL)
-	<-exited
-	return true
+	select {
+	case <-exited:
+		return true, true
+	case <-time.After(grace(c)):
+		return true, false
+	}
+}
+
+// terminate sends the group SIGTERM, and SIGCONT so that a process
+// stopped (by SIGTTIN, reading the terminal from its background group)
+// sees it.
+func terminate(pgid int) {
+	syscall.Kill(-pgid, syscall.SIGTERM)
+	syscall.Kill(-pgid, syscall.SIGCONT)
 }
 
 // cleanup stops what the agent left running in its group after it exited
@@ -159,7 +255,7 @@ func cleanup(pgid int, c Command) bool {
 	if gone(pgid) {
 		return false
 	}
-	syscall.Kill(-pgid, syscall.SIGTERM)
+	terminate(pgid)
 	if waitGone(pgid, grace(c), c.Kill) {
 		return false
 	}

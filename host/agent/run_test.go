@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,6 +77,10 @@ func TestOutputIsBounded(t *testing.T) {
 	if res.Total != 3000000+27 || res.Dropped != res.Total-4096 {
 		t.Errorf("total %d dropped %d", res.Total, res.Dropped)
 	}
+	// The memory held is the limit's, not the output's.
+	if cap(res.Output) > 4096 {
+		t.Errorf("the capture holds %d bytes for a limit of 4096", cap(res.Output))
+	}
 }
 
 func TestStream(t *testing.T) {
@@ -110,7 +116,7 @@ func TestExitLeavesNoChildren(t *testing.T) {
 // TestLeftoverIgnoringTermIsKilled: a background child that ignores
 // SIGTERM, left by an agent that exited, is killed after the grace.
 func TestLeftoverIgnoringTermIsKilled(t *testing.T) {
-	res := run(t, Command{Argv: sh(`(trap "" TERM; sleep 30) & echo bye`), Grace: 200 * time.Millisecond})
+	res := run(t, Command{Argv: sh(`(trap "" TERM; sleep 30) & sleep 0.3; echo bye`), Grace: 200 * time.Millisecond})
 	if res.ExitCode != 0 || !res.Killed || res.TimedOut {
 		t.Errorf("exit %d, killed %v", res.ExitCode, res.Killed)
 	}
@@ -154,5 +160,60 @@ func TestCannotStart(t *testing.T) {
 	_, err := Run(context.Background(), Command{Argv: []string{"no-such-agent-xyz"}, MaxOutput: 1024})
 	if err == nil || !strings.Contains(err.Error(), `cannot start the agent: exec: "no-such-agent-xyz": executable file not found`) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// slowWriter is a terminal that takes its time.
+type slowWriter struct {
+	bytes.Buffer
+	pause time.Duration
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(w.pause)
+	return w.Buffer.Write(p)
+}
+
+// TestSlowStreamLosesNothing: output still in the pipe when the agent has
+// gone is read to its end, however slowly the stream takes it, and the
+// signal at its end is kept.
+func TestSlowStreamLosesNothing(t *testing.T) {
+	stream := &slowWriter{pause: 3 * drainTime / 2}
+	res := run(t, Command{Argv: sh(`head -c 900000 /dev/zero; echo "<promise>SUCCESS</promise>"`), Stream: stream, MaxOutput: 1 << 20})
+	if res.Total != 900027 || len(res.Output) != 900027 || stream.Len() != 900027 {
+		t.Errorf("total %d, kept %d, streamed %d", res.Total, len(res.Output), stream.Len())
+	}
+}
+
+type brokenWriter struct{ writes int }
+
+func (w *brokenWriter) Write([]byte) (int, error) {
+	w.writes++
+	return 0, syscall.EPIPE
+}
+
+// TestBrokenStreamKeepsCapturing: a stdout that was closed (rooda -v |
+// head) ends the streaming after the first failed write; the capture goes
+// on.
+func TestBrokenStreamKeepsCapturing(t *testing.T) {
+	stream := &brokenWriter{}
+	res := run(t, Command{Argv: sh(`echo one; sleep 0.1; echo two; sleep 0.1; echo "<promise>SUCCESS</promise>"`), Stream: stream})
+	if string(res.Output) != "one\ntwo\n<promise>SUCCESS</promise>\n" || stream.writes != 1 {
+		t.Errorf("output %q after %d writes to the stream", res.Output, stream.writes)
+	}
+}
+
+// TestInterruptedBeforeStartStartsNothing: a run whose context ended
+// before it began starts no process.
+func TestInterruptedBeforeStartStartsNothing(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, Command{Argv: []string{"touch", marker}, MaxOutput: 1024})
+	if err != nil || !res.Interrupted {
+		t.Errorf("err %v, interrupted %v", err, res.Interrupted)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the agent ran")
 	}
 }

@@ -19,8 +19,9 @@ var rule = strings.Repeat("─", 40)
 // DryRun writes seed 002's dry-run report (Examples 7 and 8): the settings
 // with their sources, every check, and, when all passed, the prompt of
 // iteration 1 with its size and the command that would run it. It starts
-// no agent. invocation is the command line to show, without --dry-run.
-func (p *Plan) DryRun(w io.Writer, invocation string) error {
+// no agent. command is the command line that would run it for real, its
+// first word the program.
+func (p *Plan) DryRun(w io.Writer, command []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== Dry-Run: %s ===\n\nConfiguration:\n", p.Procedure.Name)
 	for _, l := range p.Settings.Lines() {
@@ -52,7 +53,7 @@ func (p *Plan) DryRun(w io.Writer, invocation string) error {
 		return ErrDryRunFailed
 	}
 	fmt.Fprintf(&b, "\nAssembled Prompt (%s bytes):\n%s\n%s%s\n\n", thousands(len(text)), rule, text, rule)
-	fmt.Fprintf(&b, "Dry-run complete. Ready to execute: %s\n", invocation)
+	fmt.Fprintf(&b, "Dry-run complete. Ready to execute: %s\n", shellLine(command))
 	_, werr := io.WriteString(w, b.String())
 	return werr
 }
@@ -74,4 +75,22 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// shellLine writes a command as a user would type it in a POSIX shell,
+// naming the program rooda.
+func shellLine(command []string) string {
+	words := []string{"rooda"}
+	for _, a := range command[min(1, len(command)):] {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -35,6 +35,14 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		log.Debugf("Setting %s", l)
 	}
 	log.Debugf("Agent command: %q", p.Argv)
+	// The loop sees the interrupt only once it is announced, so the
+	// announcement always comes before the summary.
+	announced, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	defer context.AfterFunc(ctx, func() {
+		announce(log, ctx)
+		cancel(context.Cause(ctx))
+	})()
 	cmd := agent.Command{
 		Argv:      p.Argv,
 		Timeout:   s.IterationTimeout.V,
@@ -44,7 +52,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	if s.ShowAIOutput.V {
 		cmd.Stream = out.Stdout
 	}
-	return loop.Run(ctx, loop.Config{
+	return loop.Run(announced, loop.Config{
 		Procedure:        p.Procedure.Name,
 		MaxIterations:    s.MaxIterations.V,
 		FailureThreshold: s.FailureThreshold.V,
@@ -56,6 +64,13 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Observers:        observers,
 		Now:              out.Now,
 	})
+}
+
+// announce says at once that an interrupt was received, and what happens
+// next: the loop's summary comes only when the agent has stopped.
+func announce(log *logging.Logger, ctx context.Context) {
+	log.Warnf("Received %v: stopping the agent and its processes (SIGTERM, SIGKILL after %s; again to kill now)",
+		context.Cause(ctx), agent.DefaultGrace)
 }
 
 // runner runs the agent for one iteration, telling it where it is through

@@ -1,7 +1,11 @@
-// Package interrupt turns SIGINT and SIGTERM into the end of a run: the
-// first cancels the run's context, so the loop stops the agent's process
-// group (SIGTERM, a grace period, SIGKILL) and reports the run as
+// Package interrupt turns SIGINT, SIGTERM and SIGHUP into the end of a
+// run: the first cancels the run's context, so the loop stops the agent's
+// process group (SIGTERM, a grace period, SIGKILL) and reports the run as
 // interrupted; the second closes Kill, so the group is killed at once.
+//
+// The agent runs in a process group of its own, so the terminal's Ctrl+C
+// and hang-up reach rooda alone: rooda must pass them on, or the agent
+// outlives it.
 package interrupt
 
 import (
@@ -21,6 +25,8 @@ func (s Signal) Error() string {
 			return "SIGINT"
 		case syscall.SIGTERM:
 			return "SIGTERM"
+		case syscall.SIGHUP:
+			return "SIGHUP"
 		}
 	}
 	return s.Signal.String()
@@ -31,18 +37,25 @@ type Watcher struct {
 	// Kill is closed by the second signal.
 	Kill   <-chan struct{}
 	ch     chan os.Signal
+	pipe   chan os.Signal
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 }
 
-// Watch starts catching SIGINT and SIGTERM. The returned context ends at
-// the first, with a Signal as its cause. Stop must be called when the run
-// is over, to give the signals back.
+// Watch starts catching SIGINT, SIGTERM and SIGHUP. The returned context
+// ends at the first, with a Signal as its cause. Stop must be called when
+// the run is over, to give the signals back.
+//
+// It also catches SIGPIPE, which is then never acted on: a write to a
+// closed stdout or stderr (rooda -v | head) fails with EPIPE instead of
+// killing rooda and leaving the agent running. Catching it, unlike
+// ignoring it, is not inherited by the agent.
 func Watch(parent context.Context) (context.Context, *Watcher) {
 	ctx, cancel := context.WithCancelCause(parent)
 	kill := make(chan struct{})
-	w := &Watcher{Kill: kill, ch: make(chan os.Signal, 2), cancel: cancel, done: make(chan struct{})}
-	signal.Notify(w.ch, syscall.SIGINT, syscall.SIGTERM)
+	w := &Watcher{Kill: kill, ch: make(chan os.Signal, 2), pipe: make(chan os.Signal, 1), cancel: cancel, done: make(chan struct{})}
+	signal.Notify(w.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(w.pipe, syscall.SIGPIPE)
 	go w.loop(kill)
 	return ctx, w
 }
@@ -64,6 +77,7 @@ func (w *Watcher) loop(kill chan<- struct{}) {
 // Stop stops catching the signals and ends the context.
 func (w *Watcher) Stop() {
 	signal.Stop(w.ch)
+	signal.Stop(w.pipe)
 	close(w.done)
 	w.cancel(context.Canceled)
 }

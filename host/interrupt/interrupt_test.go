@@ -39,3 +39,17 @@ func TestFirstCancelsSecondKills(t *testing.T) {
 		t.Fatal("the second signal did not close Kill")
 	}
 }
+
+func TestHangUpInterrupts(t *testing.T) {
+	ctx, w := Watch(context.Background())
+	defer w.Stop()
+	syscall.Kill(syscall.Getpid(), syscall.SIGHUP)
+	select {
+	case <-ctx.Done():
+	case <-time.After(guard):
+		t.Fatal("SIGHUP did not end the context")
+	}
+	if got := context.Cause(ctx).Error(); got != "SIGHUP" {
+		t.Errorf("cause %q", got)
+	}
+}

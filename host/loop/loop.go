@@ -46,6 +46,9 @@ const (
 	Continued Outcome = "success" // exit 0, no signal: the failure count resets
 	Done      Outcome = "SUCCESS" // the agent signaled SUCCESS: the run succeeds
 	Failed    Outcome = "failure" // FAILURE, a non-zero exit, a timeout, or no start
+	// Stopped is an iteration an interrupt cut short: it is not counted,
+	// whatever the agent printed.
+	Stopped Outcome = "interrupted"
 )
 
 // Iteration is one finished iteration, as the loop judged it.
@@ -101,6 +104,7 @@ func Run(ctx context.Context, cfg Config) Result {
 		}
 		if ctx.Err() != nil {
 			// An interrupt wins over whatever the stopped agent printed.
+			r.stopped(it)
 			return r.finish(Interrupted, context.Cause(ctx))
 		}
 		r.record(it)
@@ -163,6 +167,16 @@ func (r *runner) record(it *Iteration) {
 	}
 }
 
+// stopped reports an iteration an interrupt cut short: how its agent was
+// stopped, and to the observers, which saw it start.
+func (r *runner) stopped(it *Iteration) {
+	it.Outcome, it.ConsecutiveFailures = Stopped, r.failures
+	r.logStop(it)
+	for _, o := range r.cfg.Observers {
+		o.IterationFinished(it)
+	}
+}
+
 // Judge applies seed 002's outcome matrix: FAILURE wins over SUCCESS,
 // SUCCESS wins over the exit code, and otherwise the exit code decides. A
 // timeout or an agent that did not start is a failure, whatever it
@@ -190,9 +204,7 @@ func (r *runner) logIteration(it *Iteration) {
 		log.Debugf("Iteration %s: agent (pid %d) exited with code %d, printed %d bytes; signals: %s",
 			label, res.PID, res.ExitCode, res.Total, signalsText(it.Signals))
 	}
-	if res.Killed {
-		log.Warnf("Iteration %s: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL", label)
-	}
+	r.logStop(it)
 	if why := failureReason(it, r.cfg.Timeout); why != "" {
 		log.Warnf("Iteration %s: %s", label, why)
 	}
@@ -201,6 +213,17 @@ func (r *runner) logIteration(it *Iteration) {
 		outcome = fmt.Sprintf("failure, consecutive: %d/%d", it.ConsecutiveFailures, r.cfg.FailureThreshold)
 	}
 	log.Infof("Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
+}
+
+// logStop warns when stopping the agent took SIGKILL, or did not work.
+func (r *runner) logStop(it *Iteration) {
+	label := r.label(it.Number)
+	if it.Result.Killed {
+		r.cfg.Log.Warnf("Iteration %s: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL", label)
+	}
+	if it.Result.Abandoned {
+		r.cfg.Log.Warnf("Iteration %s: the agent (pid %d) did not end even after SIGKILL; going on without it", label, it.Result.PID)
+	}
 }
 
 // failureReason says why an iteration failed, or "".

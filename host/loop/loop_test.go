@@ -231,6 +231,20 @@ func TestObserversSeeEveryIteration(t *testing.T) {
 	if got := strings.Join(rec.events, "|"); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
+
+	// An interrupted iteration is finished too, as interrupted.
+	ctx, cancel := context.WithCancel(context.Background())
+	rec = &recorder{}
+	cfg.Observers = []Observer{rec}
+	inner := cfg.Agent
+	cfg.Agent = func(c context.Context, r Request) (agent.Result, error) {
+		cancel()
+		return inner(c, r)
+	}
+	Run(ctx, cfg)
+	if got := strings.Join(rec.events, "|"); got != `start 1 "prompt 1 of 3"|finish 1 interrupted 0` {
+		t.Errorf("interrupted: %s", got)
+	}
 }
 
 func TestTruncationIsWarned(t *testing.T) {

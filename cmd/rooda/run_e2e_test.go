@@ -635,3 +635,14 @@ func TestClosedStdoutDoesNotKillRooda(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+// TestProcedureSettingsReachTheRun: a procedure's own max_output_buffer,
+// iteration_timeout and failure_threshold are the ones the run uses.
+func TestProcedureSettingsReachTheRun(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"bytes": 5000}, step{"delay": "30s"})
+	w.write("rooda-config.yml", "loop:\n  failure_threshold: 5\nprocedures:\n  build:\n    max_output_buffer: 1KB\n    iteration_timeout: 1\n    failure_threshold: 1\n")
+	w.run("build", "-n", "3").expect(t, 1,
+		"WARN: Iteration 1/3: the agent printed 5000 bytes; kept the last 1024 (max_output_buffer 1024), dropped 3976",
+		"WARN: Iteration 2/3: timed out after 1s", "ERROR: Aborting after 1 consecutive failures (2 iterations completed")
+}

@@ -2,11 +2,15 @@ module rooda
 
 go 1.25.0
 
-require github.com/urfave/cli/v2 v2.27.7
+require (
+	github.com/urfave/cli/v2 v2.27.7
+	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
+	golang.org/x/sys v0.42.0 // indirect
 )

@@ -1,4 +1,7 @@
-// Package builtins will hold rooda's Starlark API (fragment(), compose(),
-// iterate(), …): Go builtins that convert Starlark values to host types and
-// call host/. It is empty until the Starlark host exists.
+// Package builtins is rooda's Starlark API: fragment(), compose(),
+// procedure(), agent(), iterate(), run(), getenv() and the values args,
+// dry_run, json and struct. Each builtin converts Starlark values to the
+// host's types and calls host/; none holds logic of its own. They are
+// declared once, in the registry, from which the predeclared names (and
+// later the reference docs and editor stubs) are made.
 package builtins

@@ -21,7 +21,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	if msg := strings.TrimRight(err.Error(), "\n"); msg != "" {
+	var report interface{ Report() string }
+	if errors.As(err, &report) {
+		// A script's error is formatted already: a backtrace, or every
+		// problem with its position.
+		fmt.Fprintln(stderr, report.Report())
+	} else if msg := strings.TrimRight(err.Error(), "\n"); msg != "" {
 		fmt.Fprintf(stderr, "Error: %s\n", msg)
 	}
 	return exitCode(err)
@@ -60,7 +65,7 @@ Examples:
   rooda fragments                 list every embedded fragment
   rooda fragments observe -l      list the observe fragments with their titles
   rooda version                   show the version`,
-		Commands:             []*cli.Command{runCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand()},
+		Commands:             []*cli.Command{runCommand(), scriptCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand()},
 		Flags:                configFlags(),
 		Writer:               stdout,
 		ErrWriter:            stderr,

@@ -63,8 +63,12 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := cfg.Procedures[name]; !ok && c.Bool(shorthandFlag) {
+	p, ok := cfg.Procedures[name]
+	if !ok && c.Bool(shorthandFlag) {
 		return unknownName(c, name, cfg.ProcedureNames())
+	}
+	if ok && p.Script.Set {
+		return runScript(c, cfg, p.Script.V, nil)
 	}
 	req := engine.Request{Config: cfg, Name: name, Context: c.StringSlice("context")}
 	for _, ph := range prompt.Phases {

@@ -85,8 +85,10 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 }
 
 func (d *decoder) document(root *yaml.Node, cfg *Config) {
-	d.mapping(root, "", []string{"loop", "ai_cmd_aliases", "procedures"}, func(key string, v *yaml.Node) {
+	d.mapping(root, "", []string{"loop", "ai_cmd_aliases", "procedures", "libraries"}, func(key string, v *yaml.Node) {
 		switch key {
+		case "libraries":
+			d.libraries(v, cfg.Libraries)
 		case "loop":
 			d.fields(v, "loop", cfg.Loop.fields())
 		case "ai_cmd_aliases":
@@ -180,6 +182,32 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[string]) {
 		}
 	})
 }
+
+// libraries decodes libraries: {name: directory}, each directory taken
+// from the file that names it.
+func (d *decoder) libraries(n *yaml.Node, into map[string]Value[string]) {
+	d.mapping(n, "libraries", nil, func(name string, v *yaml.Node) {
+		path := join("libraries", name)
+		if !libraryName.MatchString(name) || name == "rooda" {
+			d.errorf(v, "library name %q must be a word of letters, digits, - and _, and not rooda (the standard library)", name)
+			return
+		}
+		dir, ok := d.scalar(v, path)
+		if !ok {
+			return
+		}
+		if isNull(v) || strings.TrimSpace(dir) == "" {
+			d.errorf(v, "%s must name a directory", path)
+			return
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(d.dir, dir)
+		}
+		into[name] = Value[string]{V: dir, Set: true, Source: d.src, Line: v.Line}
+	})
+}
+
+var libraryName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 func (d *decoder) procedures(n *yaml.Node, into map[string]*Procedure) {
 	d.mapping(n, "procedures", nil, func(name string, v *yaml.Node) {

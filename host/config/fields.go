@@ -1,5 +1,7 @@
 package config
 
+import "fmt"
+
 // A field binds one key of the schema to the Value it fills. The same
 // table drives decoding a file, reading the environment, merging tiers
 // and printing the configuration, so a key is declared once.
@@ -84,4 +86,17 @@ func mergeFields(into, from []field) {
 	for i := range into {
 		into[i].mergeFrom(from[i].setting)
 	}
+}
+
+// Set sets the setting named key ("max_output_buffer") from text, with the
+// rules and messages of a configuration file: how a script's iterate()
+// arguments become a tier of their own. An alias must still be checked
+// against the known ones (CheckAlias).
+func (l *Limits) Set(key, text string, src Source) error {
+	for _, f := range l.fields() {
+		if f.key == key {
+			return f.assign(text, src, 0)
+		}
+	}
+	return fmt.Errorf("unknown setting %s", key)
 }

@@ -10,6 +10,9 @@ func (c *Config) merge(o *Config) {
 	for alias, cmd := range o.Aliases {
 		c.Aliases[alias] = cmd
 	}
+	for name, dir := range o.Libraries {
+		c.Libraries[name] = dir
+	}
 	for name, op := range o.Procedures {
 		p := c.Procedures[name]
 		if p == nil {
@@ -36,5 +39,5 @@ func (p *Procedure) merge(o *Procedure) {
 }
 
 func newConfig() *Config {
-	return &Config{Aliases: map[string]Value[string]{}, Procedures: map[string]*Procedure{}}
+	return &Config{Aliases: map[string]Value[string]{}, Procedures: map[string]*Procedure{}, Libraries: map[string]Value[string]{}}
 }

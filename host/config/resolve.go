@@ -35,8 +35,15 @@ func (c *Config) Resolve(name string) (*Settings, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.ResolveWith(p, Limits{}), nil
+}
+
+// ResolveWith works out the settings of a run of p with a script's
+// settings (what it passed to iterate()) between the command line and the
+// procedure: the command line still wins.
+func (c *Config) ResolveWith(p *Procedure, script Limits) *Settings {
 	proc := p.Limits.yieldTo(&c.Loop.Limits)
-	levels := []*Limits{&c.Run, &proc, &c.Loop.Limits}
+	levels := []*Limits{&c.Run, &script, &proc, &c.Loop.Limits}
 	s := &Settings{
 		Procedure:        p,
 		MaxIterations:    maxIterations(levels),
@@ -47,7 +54,7 @@ func (c *Config) Resolve(name string) (*Settings, error) {
 		ShowAIOutput:     c.Loop.ShowAIOutput,
 	}
 	s.AICommand, s.AIAlias = c.aiCommand(levels)
-	return s, nil
+	return s
 }
 
 // first returns the value of the highest level that sets it.

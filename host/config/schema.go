@@ -12,6 +12,9 @@ type Config struct {
 	Loop       Loop
 	Aliases    map[string]Value[string]
 	Procedures map[string]*Procedure
+	// Libraries maps a Starlark library's name to its directory, absolute:
+	// scripts load its files as @name//path.
+	Libraries map[string]Value[string]
 	// Run holds the command line's overrides for one run (--max-iterations,
 	// --ai-cmd …): they beat even a procedure's own settings.
 	Run Limits

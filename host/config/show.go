@@ -24,6 +24,13 @@ func (c *Config) WriteYAML(w io.Writer) error {
 		a := c.Aliases[name]
 		y.line(1, quote(name)+": "+quote(a.V), a.Source.String())
 	}
+	if len(c.Libraries) > 0 {
+		y.line(0, "libraries:", "")
+		for _, name := range sortedKeys(c.Libraries) {
+			lib := c.Libraries[name]
+			y.line(1, quote(name)+": "+quote(lib.V), lib.Source.String())
+		}
+	}
 	y.line(0, "procedures:", "")
 	for _, name := range c.ProcedureNames() {
 		y.procedure(1, c.Procedures[name])

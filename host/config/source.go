@@ -10,10 +10,13 @@ const (
 	Global
 	Workspace
 	Env
+	// Script is what a Starlark script passes to iterate(): above the
+	// configuration files, below the command line.
+	Script
 	CLI
 )
 
-var tierNames = [...]string{"built-in", "global", "workspace", "env", "cli"}
+var tierNames = [...]string{"built-in", "global", "workspace", "env", "script", "cli"}
 
 func (t Tier) String() string { return tierNames[t] }
 

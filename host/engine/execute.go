@@ -62,6 +62,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Agent:            p.runner(cmd),
 		Log:              log,
 		Observers:        observers,
+		Judge:            p.Judge,
 		Now:              out.Now,
 	})
 }
@@ -78,6 +79,9 @@ func announce(log *logging.Logger, ctx context.Context) {
 func (p *Plan) runner(base agent.Command) func(context.Context, loop.Request) (agent.Result, error) {
 	return func(ctx context.Context, req loop.Request) (agent.Result, error) {
 		cmd := base
+		if len(p.Rotation) > 0 {
+			cmd.Argv = p.Rotation[(req.Iteration-1)%len(p.Rotation)]
+		}
 		cmd.Prompt = req.Prompt
 		cmd.Env = []string{
 			"ROODA_ITERATION=" + strconv.Itoa(req.Iteration),

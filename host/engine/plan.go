@@ -6,13 +6,24 @@ import (
 
 	"rooda/host/agent"
 	"rooda/host/config"
+	"rooda/host/loop"
 	"rooda/host/prompt"
 )
 
-// Request is what the command line asks to run.
+// Request is what the command line, or a script, asks to run.
 type Request struct {
 	Config *config.Config
 	Name   string
+	// Procedure, when set, is run instead of the one Name names: a
+	// script's compose()d procedure.
+	Procedure *config.Procedure
+	// Script holds what a script passed to iterate(): settings above the
+	// configuration, below the command line.
+	Script config.Limits
+	// Agents, when a script gives several, take turns: iteration N runs
+	// Agents[(N-1) % len]. They are command lines; the command line's
+	// --ai-cmd or --ai-cmd-alias replaces them all.
+	Agents []string
 	// Context holds the --context values, in order.
 	Context []string
 	// Phases holds --observe, --orient, --decide and --act values by
@@ -26,8 +37,16 @@ type Plan struct {
 	Procedure prompt.Procedure
 	Context   []string
 	// Argv is the agent's command, split; nil if it could not be worked out.
-	Argv   []string
-	Checks []Check
+	Argv []string
+	// Rotation, when not nil, holds the agents that take turns.
+	Rotation [][]string
+	Checks   []Check
+	// ContextFunc, when set, gives each iteration's context instead of
+	// Context: a script's context function.
+	ContextFunc func(iteration int) ([]string, error)
+	// Judge, when set, may change the loop's verdict on an iteration: a
+	// script's on_iteration.
+	Judge func(*loop.Iteration) (loop.Outcome, error)
 }
 
 // Check is one thing verified before a run: a ✓ or ✗ line of the dry run.
@@ -43,19 +62,26 @@ type Check struct {
 // (an unknown procedure, a bad --observe value); what the checks find is
 // in the Plan, for Err or a dry run to report.
 func Prepare(req Request) (*Plan, error) {
-	s, err := req.Config.Resolve(req.Name)
-	if err != nil {
-		return nil, err
+	proc := req.Procedure
+	if proc == nil {
+		var err error
+		if proc, err = req.Config.Procedure(req.Name); err != nil {
+			return nil, err
+		}
 	}
+	s := req.Config.ResolveWith(proc, req.Script)
 	if s.Procedure.Script.Set {
 		return nil, fmt.Errorf("procedure %s is a Starlark script (%s); scripts run on the Starlark host, which this version of rooda does not have yet", req.Name, s.Procedure.Script.V)
 	}
-	proc := s.Procedure.Prompt()
-	if err := overridePhases(&proc, req.Phases); err != nil {
+	phases := s.Procedure.Prompt()
+	if err := overridePhases(&phases, req.Phases); err != nil {
 		return nil, err
 	}
-	p := &Plan{Settings: s, Procedure: proc, Context: req.Context}
+	p := &Plan{Settings: s, Procedure: phases, Context: req.Context}
 	p.checkAgent(req.Config.AliasNames())
+	if len(req.Agents) > 1 && !req.Config.Run.AICmd.Set && !req.Config.Run.AICmdAlias.Set {
+		p.checkRotation(req.Agents[1:])
+	}
 	p.checkFragments()
 	p.checkContext()
 	return p, nil
@@ -117,6 +143,24 @@ func (p *Plan) checkAgent(aliases []string) {
 	p.pass("AI command binary exists: " + path)
 }
 
+// checkRotation checks the agents that take turns after the first, which
+// checkAgent has checked.
+func (p *Plan) checkRotation(lines []string) {
+	p.Rotation = [][]string{p.Argv}
+	for _, line := range lines {
+		argv, err := agent.Split(line)
+		if err == nil {
+			var path string
+			if path, err = agent.Find(argv[0]); err == nil {
+				p.Rotation = append(p.Rotation, argv)
+				p.pass("AI command binary exists: " + path)
+				continue
+			}
+		}
+		p.fail("", err)
+	}
+}
+
 func (p *Plan) checkFragments() {
 	for _, c := range prompt.CheckFragments(p.Procedure) {
 		what := fmt.Sprintf("%s fragment %d (%s)", c.Phase, c.Index, c.Label())
@@ -164,5 +208,12 @@ func (p *Plan) Err() error {
 
 // Prompt composes the exact prompt of an iteration.
 func (p *Plan) Prompt(it prompt.Iteration) (string, error) {
-	return prompt.Compose(p.Procedure, it, p.Context)
+	context := p.Context
+	if p.ContextFunc != nil {
+		var err error
+		if context, err = p.ContextFunc(it.Number); err != nil {
+			return "", err
+		}
+	}
+	return prompt.Compose(p.Procedure, it, context)
 }

@@ -28,6 +28,10 @@ type Config struct {
 	Agent     func(context.Context, Request) (agent.Result, error)
 	Log       *logging.Logger
 	Observers []Observer
+	// Judge, when set, sees each iteration after the outcome matrix and
+	// may change its outcome (a script's on_iteration): "" keeps it. Its
+	// error ends the run as aborted, with the error in the Result.
+	Judge func(*Iteration) (Outcome, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -49,6 +53,8 @@ const (
 	// Stopped is an iteration an interrupt cut short: it is not counted,
 	// whatever the agent printed.
 	Stopped Outcome = "interrupted"
+	// Abort ends the run as aborted at once; only a Judge gives it.
+	Abort Outcome = "abort"
 )
 
 // Iteration is one finished iteration, as the loop judged it.
@@ -63,6 +69,8 @@ type Iteration struct {
 	Outcome             Outcome
 	ConsecutiveFailures int
 	Duration            time.Duration
+	// Overridden is set when a Judge changed the outcome.
+	Overridden bool
 }
 
 // Observer is told of every iteration; later parts of rooda (run records,
@@ -81,6 +89,9 @@ type Result struct {
 	Stats      Stats
 	Last       *Iteration
 	Elapsed    time.Duration
+	// Err is what ended an aborted run other than the failure threshold:
+	// a prompt that could not be composed, or a Judge's error.
+	Err error
 }
 
 // Run runs the loop until SUCCESS, the failure threshold, the iteration
@@ -107,8 +118,12 @@ func Run(ctx context.Context, cfg Config) Result {
 			r.stopped(it)
 			return r.finish(Interrupted, context.Cause(ctx))
 		}
-		r.record(it)
+		if err := r.record(it); err != nil {
+			return r.finish(Aborted, err)
+		}
 		switch {
+		case it.Outcome == Abort:
+			return r.finish(Aborted, errAbort)
 		case it.Outcome == Done:
 			return r.finish(Success, nil)
 		case it.ConsecutiveFailures >= cfg.FailureThreshold:
@@ -148,10 +163,21 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 }
 
 // record judges a finished iteration, counts it, logs it and tells the
-// observers.
-func (r *runner) record(it *Iteration) {
+// observers. Its error is the Judge's.
+func (r *runner) record(it *Iteration) error {
 	it.Signals = Scan(it.Result.Output)
 	it.Outcome = Judge(it)
+	if r.cfg.Judge != nil {
+		override, err := r.cfg.Judge(it)
+		if err != nil {
+			return err
+		}
+		if override != "" && override != it.Outcome {
+			r.cfg.Log.Infof("Iteration %s: the procedure says %s, where the agent's outcome was %s", r.label(it.Number), verdicts[override], verdicts[it.Outcome])
+			it.Outcome = override
+			it.Overridden = true
+		}
+	}
 	if it.Outcome == Failed {
 		r.failures++
 	} else if it.Outcome == Continued {
@@ -165,7 +191,14 @@ func (r *runner) record(it *Iteration) {
 	for _, o := range r.cfg.Observers {
 		o.IterationFinished(it)
 	}
+	return nil
 }
+
+// verdicts name outcomes as a procedure gives them.
+var verdicts = map[Outcome]string{Continued: "continue", Done: "success", Failed: "failure", Abort: "abort"}
+
+// errAbort is the cause of a run a Judge aborted.
+var errAbort = errors.New("the procedure aborted the run")
 
 // stopped reports an iteration an interrupt cut short: how its agent was
 // stopped, and to the observers, which saw it start.
@@ -272,17 +305,24 @@ func (r *runner) finish(status Status, cause error) Result {
 	level := logging.Info
 	switch status {
 	case Success:
-		log.Infof("Success: the agent signaled SUCCESS in iteration %s (total: %s)", r.label(r.result.Iterations), total)
+		if r.result.Last.Overridden {
+			log.Infof("Success: the procedure ended the loop in iteration %s (total: %s)", r.label(r.result.Iterations), total)
+		} else {
+			log.Infof("Success: the agent signaled SUCCESS in iteration %s (total: %s)", r.label(r.result.Iterations), total)
+		}
 	case MaxIters:
 		log.Infof("Reached max iterations: %d (total: %s)", r.cfg.MaxIterations, total)
 	case Aborted:
 		level = logging.Error
-		if cause == nil {
+		r.result.Err = cause
+		switch {
+		case cause == nil:
 			log.Errorf("Aborting after %d consecutive failures (%s completed, total: %s)", r.failures, plural(r.result.Iterations, "iteration"), total)
-		} else {
+		case cause == errAbort:
+			log.Errorf("Aborting: the procedure said abort (%s completed, total: %s)", plural(r.result.Iterations, "iteration"), total)
+		default:
 			log.Errorf("Aborting (%s completed, total: %s)", plural(r.result.Iterations, "iteration"), total)
 		}
-		r.result.Status = Aborted
 	case Interrupted:
 		level = logging.Warn
 		log.Warnf("Interrupted%s (%s completed, total: %s)", causeText(cause), plural(r.result.Iterations, "iteration"), total)

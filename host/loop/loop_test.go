@@ -271,3 +271,31 @@ func TestProgressLines(t *testing.T) {
 		step{exit: 1, took: sec(15)}, step{out: failure, took: sec(12)}, step{exit: 2, took: sec(13)})
 	golden.Check(t, "example2", log)
 }
+
+// TestJudgeOverrides: a Judge's verdict replaces the matrix's: SUCCESS
+// ignored before iteration 3, then kept; "abort" ends the run; an error
+// ends it with the error.
+func TestJudgeOverrides(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{out: success}}}
+	cfg := s.config(10, 3, &log)
+	cfg.Judge = func(it *Iteration) (Outcome, error) {
+		if it.Outcome == Done && it.Number < 3 {
+			return Continued, nil
+		}
+		return "", nil
+	}
+	res := Run(context.Background(), cfg)
+	if res.Status != Success || res.Iterations != 3 || !strings.Contains(log.String(), "Iteration 1/10: the procedure says continue, where the agent's outcome was success") {
+		t.Errorf("status %s after %d\n%s", res.Status, res.Iterations, log.String())
+	}
+	cfg.Judge = func(*Iteration) (Outcome, error) { return Abort, nil }
+	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Iterations != 1 {
+		t.Errorf("abort: %s after %d", res.Status, res.Iterations)
+	}
+	boom := errors.New("boom")
+	cfg.Judge = func(*Iteration) (Outcome, error) { return "", boom }
+	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Err != boom {
+		t.Errorf("error: %s, %v", res.Status, res.Err)
+	}
+}

@@ -106,3 +106,13 @@ func (ps *Problems) Add(err error) {
 
 // Unwrap lets errors.Is and errors.As see each problem.
 func (ps Problems) Unwrap() []error { return ps }
+
+// CheckFragment checks one fragment as Validate does, before it is used:
+// it loads, and a template parses and executes with its parameters.
+func CheckFragment(f Fragment) error {
+	ph := Observe
+	if p, ok := ParsePhase(refPhase(f.Path)); ok {
+		ph = p
+	}
+	return f.check(ph)
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"rooda/builtins"
+	"rooda/host"
+	"rooda/host/config"
+	"rooda/host/interrupt"
+	"rooda/scripts"
+)
+
+func scriptCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "script",
+		Usage: "run or check a Starlark procedure script",
+		Subcommands: []*cli.Command{{
+			Name:      "run",
+			Usage:     "run a .star procedure script",
+			ArgsUsage: "FILE [-- ARGS]",
+			Description: `Runs a Starlark script that builds its procedures with fragment(), compose()
+and procedure() and runs them with iterate(). Everything after -- reaches the
+script as args. The flags override what the script sets; --max-steps,
+--max-total-iterations and --max-duration bound the whole run.
+
+Exit codes: the last iterate()'s (0 success, 1 aborted, 2 max iterations),
+1 for an error in the script, 2 for a budget reached, 130 interrupted.
+
+Examples:
+  rooda script run nightly.star
+  rooda script run nightly.star -n 3 --ai-cmd-alias codex -- src/auth
+  rooda script run nightly.star --dry-run
+  rooda script run nightly.star --lib team=../team-procedures --max-duration 2h`,
+			Flags:  scriptRunFlags(),
+			Action: scriptRunAction,
+		}, {
+			Name:      "check",
+			Usage:     "check a script and what it loads, running nothing",
+			ArgsUsage: "FILE",
+			Description: `Parses the script and every module it loads, and reports every problem it
+finds, each with file:line:col: syntax errors, undefined names, load() paths
+that name nothing, load cycles, and fragment files named by literal paths
+that do not exist. Nothing runs; exit 1 if anything is wrong.
+
+Examples:
+  rooda script check nightly.star
+  rooda script check nightly.star --lib team=../team-procedures`,
+			Flags:  []cli.Flag{libFlag()},
+			Action: scriptCheckAction,
+		}},
+	}
+}
+
+func libFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "lib", Usage: "make `NAME=DIR` loadable as @NAME//path (repeatable; beats libraries: in the config)"}
+}
+
+func scriptRunFlags() []cli.Flag {
+	return append(runSettingFlags(),
+		libFlag(),
+		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "evaluate the script, report each iterate() instead of running it, run no command", Category: "Output"},
+		&cli.Uint64Flag{Name: "max-steps", Value: host.DefaultMaxSteps, Usage: "stop a script whose own computation takes more than `N` Starlark steps", Category: "Budgets"},
+		&cli.IntFlag{Name: "max-total-iterations", Usage: "stop the run after `N` iterations across every iterate() (0: no limit)", Category: "Budgets"},
+		&cli.DurationFlag{Name: "max-duration", Usage: "stop the run after `DURATION` (90m, 2h; 0: no limit)", Category: "Budgets"},
+	)
+}
+
+func scriptRunAction(c *cli.Context) error {
+	args, after := splitArgs(c)
+	if len(args) != 1 {
+		return fmt.Errorf("script run takes one FILE (script arguments go after --), got %d: %s\nRun 'rooda script run --help' for usage.", len(args), strings.Join(args, " "))
+	}
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	return runScript(c, cfg, args[0], after)
+}
+
+func scriptCheckAction(c *cli.Context) error {
+	file, err := oneArgument(c, "FILE")
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	rt, err := newRuntime(c, cfg, nil, host.Options{})
+	if err != nil {
+		return err
+	}
+	if err := rt.Check(file); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.App.Writer, "%s: ok\n", file)
+	return nil
+}
+
+// runScript runs a script with the signals and budgets of a run, and
+// turns how it ended into the exit code.
+func runScript(c *cli.Context, cfg *config.Config, file string, args []string) error {
+	ctx, watch := interrupt.Watch(c.Context)
+	defer watch.Stop()
+	if d := c.Duration("max-duration"); d > 0 {
+		var cancel context.CancelFunc
+		budget := &host.BudgetError{Budget: "--max-duration", Limit: d.String(), What: "of run time"}
+		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
+		defer cancel()
+	}
+	rt, err := newRuntime(c, cfg, args, host.Options{
+		MaxSteps:           c.Uint64("max-steps"),
+		Kill:               watch.Kill,
+		DryRun:             c.Bool("dry-run"),
+		Command:            withoutDryRun(c),
+		MaxTotalIterations: c.Int("max-total-iterations"),
+	})
+	if err != nil {
+		return err
+	}
+	if err := rt.Run(ctx, file); err != nil {
+		return err
+	}
+	return exitStatus(rt.ExitCode())
+}
+
+// newRuntime makes the Starlark runtime of a run: the builtins, the
+// standard library, the configured libraries and those of --lib.
+func newRuntime(c *cli.Context, cfg *config.Config, args []string, opts host.Options) (*host.Runtime, error) {
+	libs, err := libraries(cfg, c.StringSlice("lib"))
+	if err != nil {
+		return nil, err
+	}
+	opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
+	opts.Libraries, opts.Stdlib, opts.Config = libs, scripts.FS, cfg
+	opts.Stdout, opts.Stderr = c.App.Writer, c.App.ErrWriter
+	return host.New(opts, nil)
+}
+
+// libraries are the configuration's, with --lib NAME=DIR on top.
+func libraries(cfg *config.Config, flags []string) (map[string]string, error) {
+	libs := map[string]string{}
+	for name, dir := range cfg.Libraries {
+		libs[name] = dir.V
+	}
+	for _, f := range flags {
+		name, dir, ok := strings.Cut(f, "=")
+		if !ok || name == "" || dir == "" {
+			return nil, fmt.Errorf("--lib %q: want NAME=DIR", f)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, err
+		}
+		libs[name] = abs
+	}
+	return libs, nil
+}

@@ -1,0 +1,37 @@
+package host
+
+import (
+	"fmt"
+	"strings"
+
+	"rooda/host/agent"
+	"rooda/host/suggest"
+)
+
+// Agent is an AI command a script names: an alias, or a command line.
+type Agent struct {
+	Alias string // the alias it was named by, if any
+	Line  string // the command line
+}
+
+// ResolveAgent reads agent("claude") or agent("my-cli --flag"): a name
+// that is a configured alias is that alias; anything else must be a
+// command line rooda can split. A lone word close to an alias is taken
+// for a typo.
+func (r *Runtime) ResolveAgent(nameOrCmd string, isCmd bool) (Agent, error) {
+	aliases := r.opts.Config.Aliases
+	if !isCmd {
+		if cmd, ok := aliases[nameOrCmd]; ok {
+			return Agent{Alias: nameOrCmd, Line: cmd.V}, nil
+		}
+		if !strings.ContainsAny(nameOrCmd, " /") {
+			if near := suggest.Closest(nameOrCmd, r.opts.Config.AliasNames()); near != "" {
+				return Agent{}, fmt.Errorf("unknown alias %q (did you mean %q?); for a command, write agent(cmd=%q)", nameOrCmd, near, nameOrCmd)
+			}
+		}
+	}
+	if _, err := agent.Split(nameOrCmd); err != nil {
+		return Agent{}, fmt.Errorf("%q is not a valid command line: %v", nameOrCmd, err)
+	}
+	return Agent{Line: nameOrCmd}, nil
+}

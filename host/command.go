@@ -1,0 +1,48 @@
+package host
+
+import (
+	"fmt"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"rooda/host/agent"
+)
+
+// commandOutput is how much of a run() command's output is kept.
+const commandOutput = 1 << 20
+
+// Command runs a script's run(): a bounded command, between iterations,
+// through host/agent like any agent, so its whole group is stopped on
+// timeout or interrupt. In a dry run it runs nothing and says so; ran is
+// false then.
+func (r *Runtime) Command(thread *starlark.Thread, line string, timeout time.Duration) (res agent.Result, ran bool, err error) {
+	argv, err := agent.Split(line)
+	if err != nil {
+		return res, false, fmt.Errorf("%q is not a valid command line: %v", line, err)
+	}
+	if r.opts.DryRun {
+		fmt.Fprintf(r.opts.Stderr, "[dry-run] not running: %s\n", line)
+		return res, false, nil
+	}
+	ctx := Context(thread)
+	res, err = agent.Run(ctx, agent.Command{Argv: argv, Timeout: timeout, MaxOutput: commandOutput, Kill: r.opts.Kill})
+	if err != nil {
+		return res, false, err
+	}
+	if ctx.Err() != nil {
+		return res, true, stopCause(ctx)
+	}
+	return res, true, nil
+}
+
+// Config-independent facts builtins need.
+
+// ReadStdlib reads a file of the embedded standard library: a fragment
+// that a @rooda// module names by a relative path.
+func (r *Runtime) ReadStdlib(rel string) ([]byte, error) {
+	return r.resolver.read(Location{Display: "@" + stdlib + "//" + rel, Embedded: rel})
+}
+
+// IsDryRun reports whether the run only reports what it would do.
+func (r *Runtime) IsDryRun() bool { return r.opts.DryRun }

@@ -1,0 +1,152 @@
+package host
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"rooda/host/suggest"
+)
+
+// Error is a script's failure as the user reads it: every syntax and
+// resolve error with file:line:col, or the deepest backtrace (so that an
+// error inside a loaded library shows the library's line), with hints.
+// It wraps the original error, so typed outcomes (a budget, an
+// interrupt) still decide the exit code.
+type Error struct {
+	text string
+	err  error
+}
+
+func (e *Error) Error() string  { return e.text }
+func (e *Error) Unwrap() error  { return e.err }
+func (e *Error) Report() string { return e.text }
+
+func newError(err error, predeclared starlark.StringDict) *Error {
+	return &Error{text: format(err, names(predeclared)), err: err}
+}
+
+// format writes err for the user.
+func format(err error, known []string) string {
+	var lines []string
+	if ev := deepest(err); ev != nil {
+		bt := strings.TrimRight(ev.Backtrace(), "\n")
+		lines = strings.Split(collapseName(bt), "\n")
+	}
+	for _, e := range static(err) {
+		lines = append(lines, "Error: "+e)
+	}
+	if len(lines) == 0 {
+		lines = []string{"Error: " + err.Error()}
+	}
+	if b := budget(err); b != nil {
+		lines[len(lines)-1] = "Error: " + b.Error()
+	}
+	return addHints(strings.Join(lines, "\n"), known)
+}
+
+// deepest is the innermost *starlark.EvalError in err's chain: for an
+// error in a loaded module, the one whose backtrace reaches into it.
+func deepest(err error) *starlark.EvalError {
+	var found *starlark.EvalError
+	for err != nil {
+		if ev, ok := err.(*starlark.EvalError); ok {
+			found = ev
+		}
+		err = unwrapFirst(err)
+	}
+	return found
+}
+
+func unwrapFirst(err error) error {
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return u.Unwrap()
+	case interface{ Unwrap() []error }:
+		if errs := u.Unwrap(); len(errs) > 0 {
+			return errs[0]
+		}
+	}
+	return nil
+}
+
+// static returns the syntax and resolve errors in err's chain, each with
+// its position: all of a resolve list, where its Error shows only the
+// first. For an error met while loading a module, the first is already in
+// the backtrace's message and only the others are returned.
+func static(err error) []string {
+	inLoad := deepest(err) != nil
+	for e := err; e != nil; e = unwrapFirst(e) {
+		switch s := e.(type) {
+		case resolve.ErrorList:
+			var out []string
+			for i, r := range s {
+				if i > 0 || !inLoad {
+					out = append(out, r.Error())
+				}
+			}
+			return out
+		case syntax.Error:
+			if inLoad {
+				return nil
+			}
+			return []string{s.Error()}
+		}
+	}
+	return nil
+}
+
+// collapseName removes the builtin's name that an argument error repeats
+// after the backtrace's "Error in NAME:".
+func collapseName(bt string) string {
+	return repeatedName.ReplaceAllString(bt, "Error in $1: ")
+}
+
+var repeatedName = regexp.MustCompile(`(?m)^Error in ([\w.]+): ([\w.]+): `)
+
+var (
+	undefined = regexp.MustCompile(`undefined: (\w+)$`)
+	literals  = map[string]string{"true": "True", "false": "False", "null": "None", "nil": "None", "none": "None"}
+)
+
+// addHints adds what is cheap to know: the predeclared name an undefined
+// one is close to, Python's spellings of True/False/None, and why a
+// value is frozen.
+func addHints(text string, known []string) string {
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		m := undefined.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if fix, ok := literals[m[1]]; ok {
+			lines[i] += fmt.Sprintf(" (did you mean %s?)", fix)
+		} else if near := suggest.Closest(m[1], known); near != "" {
+			lines[i] += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+	}
+	text = strings.Join(lines, "\n")
+	if strings.Contains(text, "frozen") {
+		text += "\nHint: a module's values are frozen once it has loaded: a library cannot change them, nor can a script change what it loaded. Build new lists and dicts in a function and return them."
+	}
+	return text
+}
+
+// names are the names every script knows: the predeclared ones and the
+// universe's.
+func names(predeclared starlark.StringDict) []string {
+	var out []string
+	for n := range predeclared {
+		out = append(out, n)
+	}
+	for n := range starlark.Universe {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

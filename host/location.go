@@ -1,0 +1,149 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"rooda/host/suggest"
+)
+
+// stdlib is the name under which the embedded standard library loads:
+// load("@rooda//lib.star", …).
+const stdlib = "rooda"
+
+// Location is where a module's source is: a file on disk, or a file of the
+// embedded standard library.
+type Location struct {
+	// Display is the name positions and messages show: a path relative to
+	// the working directory, or "@rooda//x.star", "@team//x.star".
+	Display string
+	// Path is the file's absolute path; "" for an embedded file.
+	Path string
+	// Embedded is the file's path in the standard library's file system.
+	Embedded string
+	// library and rel place a library file: load("@team//rel").
+	library, rel string
+}
+
+// key is the location's identity in the module cache.
+func (l Location) key() string {
+	if l.Path != "" {
+		return l.Path
+	}
+	return "@" + stdlib + "//" + l.Embedded
+}
+
+// Dir is the directory a relative path in the module is taken from: an
+// absolute directory, or "" for an embedded module.
+func (l Location) Dir() string {
+	if l.Path == "" {
+		return ""
+	}
+	return filepath.Dir(l.Path)
+}
+
+// resolver turns load() strings into locations.
+type resolver struct {
+	workDir   string
+	libraries map[string]string // name → absolute directory
+	embedded  fs.FS
+}
+
+// root is the location of the script a run starts with.
+func (r *resolver) root(file string) (Location, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return Location{}, err
+	}
+	return Location{Display: r.display(abs), Path: abs}, nil
+}
+
+// resolve finds module as load() names it from the module at from: a
+// path relative to from, @rooda//path in the standard library, or
+// @name//path in a configured library.
+func (r *resolver) resolve(from Location, module string) (Location, error) {
+	if strings.HasPrefix(module, "@") {
+		name, rel, ok := strings.Cut(module[1:], "//")
+		if !ok || name == "" || rel == "" {
+			return Location{}, fmt.Errorf("%q is not a module: write a path relative to this file, @rooda//path or @library//path", module)
+		}
+		return r.inLibrary(name, rel)
+	}
+	switch {
+	case module == "" || strings.HasSuffix(module, "/"):
+		return Location{}, fmt.Errorf("%q is not a module: write a path relative to this file, @rooda//path or @library//path", module)
+	case from.Embedded != "":
+		return r.inLibrary(stdlib, path.Join(path.Dir(from.Embedded), module))
+	case from.library != "":
+		return r.inLibrary(from.library, path.Join(path.Dir(from.rel), filepath.ToSlash(module)))
+	}
+	abs := module
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(filepath.Dir(from.Path), module)
+	}
+	return Location{Display: r.display(abs), Path: abs}, nil
+}
+
+// inLibrary is rel in the named library.
+func (r *resolver) inLibrary(name, rel string) (Location, error) {
+	rel = path.Clean(rel)
+	if rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
+		return Location{}, fmt.Errorf("@%s//%s leaves the library", name, rel)
+	}
+	display := "@" + name + "//" + rel
+	if name == stdlib {
+		return Location{Display: display, Embedded: rel}, nil
+	}
+	dir, ok := r.libraries[name]
+	if !ok {
+		return Location{}, r.unknownLibrary(name)
+	}
+	return Location{Display: display, Path: filepath.Join(dir, filepath.FromSlash(rel)), library: name, rel: rel}, nil
+}
+
+func (r *resolver) unknownLibrary(name string) error {
+	names := []string{stdlib}
+	for n := range r.libraries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("unknown library @%s (libraries: @%s); name it in rooda-config.yml (libraries: {%s: path}) or with --lib %s=DIR",
+		name, strings.Join(names, ", @"), name, name)
+	if near := suggest.Closest(name, names); near != "" {
+		msg += fmt.Sprintf("; did you mean @%s?", near)
+	}
+	return errors.New(msg)
+}
+
+// read returns the module's source.
+func (r *resolver) read(l Location) ([]byte, error) {
+	var data []byte
+	var err error
+	if l.Path == "" {
+		data, err = fs.ReadFile(r.embedded, l.Embedded)
+	} else {
+		data, err = os.ReadFile(l.Path)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("file not found: %s", l.Display)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", l.Display, errors.Unwrap(err))
+	}
+	return data, nil
+}
+
+// display names a file as a user in the working directory would: relative
+// when it is below it, absolute otherwise.
+func (r *resolver) display(abs string) string {
+	if rel, err := filepath.Rel(r.workDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return abs
+}

@@ -1,0 +1,62 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// BudgetError ends a run that reached one of the host's run-wide budgets:
+// exit code 2, like the iteration limit.
+type BudgetError struct {
+	Budget string // the flag that sets it: "--max-steps"
+	Limit  string // its value
+	What   string // what it counts
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("the run reached its budget of %s %s (%s)", e.Limit, e.What, e.Budget)
+}
+
+func (e *BudgetError) ExitCode() int { return 2 }
+
+// budget is the BudgetError in err's chain, if any.
+func budget(err error) *BudgetError {
+	var b *BudgetError
+	if errors.As(err, &b) {
+		return b
+	}
+	return nil
+}
+
+// stopCause is why ctx ended, as an error with the run's exit code: a
+// budget (--max-duration) or an interrupt.
+func stopCause(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if b := budget(cause); b != nil {
+		return b
+	}
+	return interruption{cause}
+}
+
+// interruption is why a run stopped at a signal: exit code 130.
+type interruption struct{ cause error }
+
+func (i interruption) Error() string {
+	if i.cause == nil {
+		return "interrupted"
+	}
+	return "interrupted by " + i.cause.Error()
+}
+
+func (i interruption) ExitCode() int { return 130 }
+
+// wrapped is err with another error it carries: its text is err's, and
+// both are in its chain.
+type wrapped struct {
+	err   error
+	extra error
+}
+
+func (w *wrapped) Error() string   { return w.err.Error() }
+func (w *wrapped) Unwrap() []error { return []error{w.err, w.extra} }

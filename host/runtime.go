@@ -1,0 +1,221 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"go.starlark.net/starlark"
+
+	"rooda/host/config"
+	"rooda/host/loop"
+)
+
+// DefaultMaxSteps bounds a script's own computation: generous for any
+// procedure, small enough to stop a runaway loop in seconds.
+const DefaultMaxSteps = 100_000_000
+
+// Options configure one run of a script.
+type Options struct {
+	// Predeclared are the names every module sees: the builtins.
+	Predeclared starlark.StringDict
+	// Libraries maps a library's name to its directory: load("@name//x.star").
+	Libraries map[string]string
+	// Stdlib is the embedded standard library: load("@rooda//x.star").
+	Stdlib fs.FS
+	// MaxSteps bounds the Starlark computation; 0 means DefaultMaxSteps.
+	MaxSteps uint64
+	// Stderr receives print() and the host's messages.
+	Stderr io.Writer
+	// WorkDir is where paths are shown from; "" is the working directory.
+	WorkDir string
+
+	// Config is the merged configuration: procedures, aliases, defaults
+	// and the command line's overrides.
+	Config *config.Config
+	// Stdout receives the agent's streamed output and dry-run reports.
+	Stdout io.Writer
+	// Kill, when closed, ends an agent's grace period at once.
+	Kill <-chan struct{}
+	// DryRun swaps the agent for a report: iterate() prints what it would
+	// run, and run() runs nothing.
+	DryRun bool
+	// Command is the command line that started the run, for the dry run's
+	// "Ready to execute".
+	Command []string
+	// MaxTotalIterations bounds the iterations of every iterate() of the
+	// run together; 0 means no bound.
+	MaxTotalIterations int
+}
+
+// Runtime runs one script: one thread for the script, every module it
+// loads and every callback, so that one step budget and one cancellation
+// cover them all.
+type Runtime struct {
+	thread   *starlark.Thread
+	opts     Options
+	resolver resolver
+	cache    map[string]*module
+	loading  []Location // the modules being loaded, outermost first
+	files    map[string]Location
+	maxSteps uint64
+	// iterations counts the iterations of every iterate() so far.
+	iterations int
+	last       loop.Status
+}
+
+// module is a loaded module, or why it could not load; both are cached.
+type module struct {
+	globals starlark.StringDict
+	err     error
+}
+
+// localKey is the thread-local key under which the Runtime is found by
+// builtins; contextKey is the run's context.Context, under the key that
+// go.starlark.net's REPL uses too.
+const (
+	localKey   = "rooda.runtime"
+	contextKey = "context"
+)
+
+// New prepares a run. Locals are set on the thread before anything runs,
+// as go.starlark.net requires: builtins find their state there.
+func New(opts Options, locals map[string]any) (*Runtime, error) {
+	if opts.WorkDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		opts.WorkDir = wd
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	r := &Runtime{
+		opts:     opts,
+		resolver: resolver{workDir: opts.WorkDir, libraries: opts.Libraries, embedded: opts.Stdlib},
+		cache:    map[string]*module{},
+		files:    map[string]Location{},
+		maxSteps: opts.MaxSteps,
+	}
+	if r.maxSteps == 0 {
+		r.maxSteps = DefaultMaxSteps
+	}
+	r.thread = &starlark.Thread{
+		Name:  "rooda",
+		Load:  r.load,
+		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(r.opts.Stderr, msg) },
+	}
+	// The budget is set once, before the thread's first use: go.starlark.net
+	// reads a limit of 0 as "cancel at once" on a thread already used.
+	r.thread.SetMaxExecutionSteps(r.maxSteps)
+	r.thread.SetLocal(localKey, r)
+	for k, v := range locals {
+		r.thread.SetLocal(k, v)
+	}
+	return r, nil
+}
+
+// FromThread is the Runtime that runs thread.
+func FromThread(thread *starlark.Thread) *Runtime {
+	r, _ := thread.Local(localKey).(*Runtime)
+	return r
+}
+
+// Context is the run's context, which every blocking builtin honours.
+func Context(thread *starlark.Thread) context.Context {
+	if ctx, ok := thread.Local(contextKey).(context.Context); ok {
+		return ctx
+	}
+	return context.Background()
+}
+
+// Run executes the script at path until it ends, fails, runs out of steps
+// or ctx ends. Its error is formatted for the user (see Error).
+func (r *Runtime) Run(ctx context.Context, path string) error {
+	root, err := r.resolver.root(path)
+	if err != nil {
+		return err
+	}
+	r.thread.SetLocal(contextKey, ctx)
+	// Cancelling the thread stops Starlark code at its next step; the
+	// blocking builtins watch ctx themselves.
+	stop := context.AfterFunc(ctx, func() { r.thread.Cancel("interrupted") })
+	defer stop()
+	_, err = r.exec(root)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		err = &wrapped{err, stopCause(ctx)}
+	}
+	if r.thread.ExecutionSteps() >= r.maxSteps {
+		err = &wrapped{err, &BudgetError{Budget: "--max-steps", Limit: fmt.Sprint(r.maxSteps), What: "Starlark steps"}}
+	}
+	return newError(err, r.opts.Predeclared)
+}
+
+// load is the thread's load(): module as written in the file that is
+// loading it.
+func (r *Runtime) load(thread *starlark.Thread, module string) (starlark.StringDict, error) {
+	from := r.files[thread.CallFrame(0).Pos.Filename()]
+	loc, err := r.resolver.resolve(from, module)
+	if err != nil {
+		return nil, err
+	}
+	return r.exec(loc)
+}
+
+// exec runs a module once per run: later loads get the cached globals or
+// error. The root script comes through here too, so a cycle back to it is
+// found rather than run twice.
+func (r *Runtime) exec(loc Location) (starlark.StringDict, error) {
+	key := loc.key()
+	if m, ok := r.cache[key]; ok {
+		return m.globals, m.err
+	}
+	if chain := r.cycle(key, loc); chain != "" {
+		return nil, fmt.Errorf("load cycle: %s", chain)
+	}
+	src, err := r.resolver.read(loc)
+	if err != nil {
+		return nil, err
+	}
+	r.files[loc.Display] = loc
+	r.loading = append(r.loading, loc)
+	globals, err := starlark.ExecFileOptions(FileOptions, r.thread, loc.Display, src, r.opts.Predeclared)
+	r.loading = r.loading[:len(r.loading)-1]
+	r.cache[key] = &module{globals, err}
+	return globals, err
+}
+
+// cycle returns the chain "a.star → b.star → a.star" when key is being
+// loaded already, else "".
+func (r *Runtime) cycle(key string, loc Location) string {
+	for i, l := range r.loading {
+		if l.key() == key {
+			var names []string
+			for _, m := range r.loading[i:] {
+				names = append(names, m.Display)
+			}
+			return strings.Join(append(names, loc.Display), " → ")
+		}
+	}
+	return ""
+}
+
+// File is the location of the module a position's file name shows, for
+// builtins that take paths relative to the file that calls them.
+func (r *Runtime) File(display string) (Location, bool) {
+	loc, ok := r.files[display]
+	return loc, ok
+}
+
+// Stderr is where print() and the host's messages go.
+func (r *Runtime) Stderr() io.Writer { return r.opts.Stderr }

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -49,10 +50,17 @@ func newFragment(thread *starlark.Thread, path, content string, params *starlark
 		}
 	}
 	if err := prompt.CheckFragment(f); err != nil {
-		return nil, err
+		return nil, errors.New(strings.Replace(err.Error(), configTip, scriptTip, 1))
 	}
 	return &Fragment{f}, nil
 }
+
+// The tip of seed 000's missing-file message, and what it means for a
+// fragment a script names.
+const (
+	configTip = "Paths are resolved relative to the config file directory."
+	scriptTip = "Paths are resolved relative to the .star file that names them."
+)
 
 // placeFile makes a fragment's relative path the calling file's: from its
 // directory on disk, or, in the embedded standard library, its content.

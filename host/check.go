@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"go.starlark.net/resolve"
@@ -27,18 +28,36 @@ func (r *Runtime) Check(path string) error {
 	if len(c.problems) == 0 {
 		return nil
 	}
-	text := addHints(strings.Join(c.problems, "\n"), names(r.opts.Predeclared))
+	var lines []string
+	for _, p := range c.problems {
+		lines = append(lines, p.String())
+	}
+	text := addHints(strings.Join(lines, "\n"), names(r.opts.Predeclared))
 	return &Error{text: text, err: fmt.Errorf("%d problems", len(c.problems))}
 }
 
 type checker struct {
 	r        *Runtime
 	seen     map[string]bool
-	problems []string
+	problems []problem
+}
+
+// problem is one thing wrong, where it is; a problem without a position
+// is a file that could not be read.
+type problem struct {
+	pos syntax.Position
+	msg string
+}
+
+func (p problem) String() string {
+	if !p.pos.IsValid() {
+		return p.msg
+	}
+	return fmt.Sprintf("%s: %s", p.pos, p.msg)
 }
 
 func (c *checker) add(pos syntax.Position, format string, args ...any) {
-	c.problems = append(c.problems, fmt.Sprintf("%s: %s", pos, fmt.Sprintf(format, args...)))
+	c.problems = append(c.problems, problem{pos, fmt.Sprintf(format, args...)})
 }
 
 // file checks one module, then those it loads; stack is the chain of
@@ -50,25 +69,35 @@ func (c *checker) file(loc Location, stack []Location) {
 	c.seen[loc.key()] = true
 	src, err := c.r.resolver.read(loc)
 	if err != nil {
-		c.problems = append(c.problems, err.Error())
+		c.problems = append(c.problems, problem{msg: err.Error()})
 		return
 	}
+	start := len(c.problems)
 	f, _, err := starlark.SourceProgramOptions(FileOptions, loc.Display, src, c.r.opts.Predeclared.Has)
 	switch e := err.(type) {
 	case syntax.Error:
-		c.problems = append(c.problems, e.Error())
+		c.add(e.Pos, "%s", e.Msg)
 		return
 	case resolve.ErrorList:
 		for _, re := range e {
-			c.problems = append(c.problems, re.Error())
+			c.add(re.Pos, "%s", re.Msg)
 		}
 	}
 	stack = append(stack, loc)
-	c.loads(f, loc, stack)
 	c.fragments(f, loc)
+	next := c.loads(f, loc, stack)
+	own := c.problems[start:]
+	sort.SliceStable(own, func(i, j int) bool { return own[i].pos.Line < own[j].pos.Line })
+	for _, n := range next {
+		c.file(n, stack)
+	}
 }
 
-func (c *checker) loads(f *syntax.File, loc Location, stack []Location) {
+// loads checks a module's load statements and returns the modules they
+// name, to be checked after this one, so that problems are told file by
+// file.
+func (c *checker) loads(f *syntax.File, loc Location, stack []Location) []Location {
+	var next []Location
 	for _, stmt := range f.Stmts {
 		load, ok := stmt.(*syntax.LoadStmt)
 		if !ok {
@@ -88,8 +117,9 @@ func (c *checker) loads(f *syntax.File, loc Location, stack []Location) {
 			c.add(load.Load, "cannot load %s: %v", module, err)
 			continue
 		}
-		c.file(target, stack)
+		next = append(next, target)
 	}
+	return next
 }
 
 func cycleIn(stack []Location, target Location) string {

@@ -105,10 +105,14 @@ func TestRunChecksEverythingFirst(t *testing.T) {
 	}
 }
 
-func TestScriptProcedureIsNotRunYet(t *testing.T) {
-	inWorkspace(t, map[string]string{"rooda-config.yml": "procedures:\n  nightly:\n    script: nightly.star\n", "nightly.star": "print(1)\n"})
-	_, stderr, code := rooda("nightly", "--ai-cmd", "true")
-	if code != 1 || !strings.Contains(stderr, "procedure nightly is a Starlark script") {
-		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+// TestScriptProcedureRuns: a configured procedure with script: runs its
+// script, by "rooda NAME" as by "rooda run NAME".
+func TestScriptProcedureRuns(t *testing.T) {
+	inWorkspace(t, map[string]string{"rooda-config.yml": "procedures:\n  nightly:\n    script: procs/nightly.star\n", "procs/nightly.star": "print('nightly ran', len(args))\n"})
+	for _, args := range [][]string{{"nightly"}, {"run", "nightly"}} {
+		_, stderr, code := rooda(args...)
+		if code != 0 || stderr != "nightly ran 0\n" {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, stderr)
+		}
 	}
 }

@@ -1,0 +1,188 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"rooda/builtins"
+	"rooda/host"
+	"rooda/host/config"
+	"rooda/internal/golden"
+)
+
+// fixture is a workspace of scripts run by a fresh runtime.
+type fixture struct {
+	t      *testing.T
+	dir    string
+	stderr bytes.Buffer
+	stdout bytes.Buffer
+	opts   host.Options
+}
+
+func newFixture(t *testing.T, files map[string]string) *fixture {
+	t.Helper()
+	f := &fixture{t: t, dir: t.TempDir()}
+	t.Chdir(f.dir)
+	for name, content := range files {
+		path := filepath.Join(f.dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"ROODA_CONFIG_HOME": filepath.Join(f.dir, "no-global")}
+	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.opts = host.Options{
+		Predeclared: builtins.Predeclared(nil, false),
+		Stdlib:      fstest.MapFS{"util.star": {Data: []byte("def double(x):\n    return 2 * x\n")}},
+		Config:      cfg,
+		Libraries:   map[string]string{"team": filepath.Join(f.dir, "team")},
+	}
+	return f
+}
+
+func (f *fixture) runtime() *host.Runtime {
+	f.t.Helper()
+	f.opts.Stderr, f.opts.Stdout = &f.stderr, &f.stdout
+	r, err := host.New(f.opts, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return r
+}
+
+func (f *fixture) run(file string) error {
+	return f.runtime().Run(context.Background(), file)
+}
+
+// TestErrorsShowWhereAndHow: each kind of error a script can have, as the
+// user reads it.
+func TestErrorsShowWhereAndHow(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+	}{
+		{"syntax", map[string]string{"main.star": "x = 1\ny = (2\nprint(x)\n"}},
+		{"resolve", map[string]string{"main.star": "p = fragmnt(content = 'x')\nq = true\nprint(undefined_thing)\n"}},
+		{"in_library", map[string]string{
+			"main.star":     "load('lib/util.star', 'helper')\nhelper(0)\n",
+			"lib/util.star": "def divide(n):\n    return 10 // n\n\ndef helper(n):\n    return divide(n)\n",
+		}},
+		{"load_error", map[string]string{
+			"main.star":       "load('lib/broken.star', 'x')\n",
+			"lib/broken.star": "x = (\n",
+		}},
+		{"cycle", map[string]string{
+			"main.star": "load('a.star', 'a')\n",
+			"a.star":    "load('b.star', 'b')\na = 1\n",
+			"b.star":    "load('a.star', 'a')\nb = 2\n",
+		}},
+		{"frozen", map[string]string{
+			"main.star": "load('lib.star', 'names')\nnames.append('three')\n",
+			"lib.star":  "names = ['one', 'two']\n",
+		}},
+		{"builtin_args", map[string]string{"main.star": "fragment(content = 'x', patth = 'y')\n"}},
+		{"missing_fragment", map[string]string{"main.star": "f = fragment('prompts/missing.md')\n"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.files)
+			err := f.run("main.star")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			golden.Check(t, "error_"+tc.name, strings.ReplaceAll(err.Error(), f.dir, "$WORK")+"\n")
+		})
+	}
+}
+
+// TestModulesLoadOnce: two loads of one module, by different relative
+// paths, run it once; its values are shared.
+func TestModulesLoadOnce(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"main.star":       "load('lib/a.star', 'a')\nload('lib/b.star', 'b')\nprint(a, b)\n",
+		"lib/a.star":      "load('shared.star', 'n')\na = n\n",
+		"lib/b.star":      "load('../lib/shared.star', 'n')\nb = n\n",
+		"lib/shared.star": "print('shared runs')\nn = 42\n",
+	})
+	if err := f.run("main.star"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.stderr.String(); got != "shared runs\n42 42\n" {
+		t.Errorf("printed %q", got)
+	}
+}
+
+// TestLibraries: @rooda// from the embedded library, @team// from a
+// configured directory, relative loads inside a library staying in it, and
+// an unknown library named with the known ones.
+func TestLibraries(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"main.star":         "load('@rooda//util.star', 'double')\nload('@team//tools/x.star', 'y')\nprint(double(y))\n",
+		"team/tools/x.star": "load('../base.star', 'base')\ny = base + 1\n",
+		"team/base.star":    "base = 20\n",
+		"bad.star":          "load('@tema//x.star', 'x')\n",
+	})
+	if err := f.run("main.star"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.stderr.String(); got != "42\n" {
+		t.Errorf("printed %q", got)
+	}
+	err := f.run("bad.star")
+	if err == nil || !strings.Contains(err.Error(), "unknown library @tema (libraries: @rooda, @team)") || !strings.Contains(err.Error(), "did you mean @team?") {
+		t.Errorf("unknown library: %v", err)
+	}
+}
+
+// TestStepBudget: a runaway loop stops at the step budget with an error
+// that names it and exits 2.
+func TestStepBudget(t *testing.T) {
+	f := newFixture(t, map[string]string{"main.star": "n = 0\nfor i in range(1000000000):\n    n += i\n"})
+	f.opts.MaxSteps = 10000
+	err := f.run("main.star")
+	var coder interface{ ExitCode() int }
+	if err == nil || !errors.As(err, &coder) || coder.ExitCode() != 2 {
+		t.Fatalf("error %v", err)
+	}
+	golden.Check(t, "error_step_budget", err.Error()+"\n")
+}
+
+// TestCancelStopsStarlark: an ended context stops a script mid-loop, as
+// an interrupt (exit 130).
+func TestCancelStopsStarlark(t *testing.T) {
+	f := newFixture(t, map[string]string{"main.star": "n = 0\nfor i in range(1000000000):\n    n += i\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := f.runtime().Run(ctx, "main.star")
+	var coder interface{ ExitCode() int }
+	if err == nil || !errors.As(err, &coder) || coder.ExitCode() != 130 {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestCheckRunsNothing: check reports a missing fragment, a bad load, a
+// cycle and every undefined name, and runs no line.
+func TestCheckRunsNothing(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"main.star":      "print('ran!')\nload('lib.star', 'x')\nload('nowhere.star', 'y')\nf = fragment('prompts/missing.md')\np = compose('p', act = ['prompts/act.md', 'builtin:fragments/act/emit_signal.md'])\nz = fragmnt\n",
+		"lib.star":       "load('main.star', 'p')\nx = 1\n",
+		"prompts/act.md": "Act.\n",
+	})
+	err := f.runtime().Check("main.star")
+	if err == nil {
+		t.Fatal("no problems found")
+	}
+	if f.stderr.Len() > 0 {
+		t.Errorf("something ran: %q", f.stderr.String())
+	}
+	golden.Check(t, "check", err.Error()+"\n")
+}

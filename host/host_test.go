@@ -1,67 +1,22 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 
-	"rooda/builtins"
-	"rooda/host"
-	"rooda/host/config"
 	"rooda/internal/golden"
+	"rooda/internal/hosttest"
 )
 
-// fixture is a workspace of scripts run by a fresh runtime.
-type fixture struct {
-	t      *testing.T
-	dir    string
-	stderr bytes.Buffer
-	stdout bytes.Buffer
-	opts   host.Options
-}
-
-func newFixture(t *testing.T, files map[string]string) *fixture {
-	t.Helper()
-	f := &fixture{t: t, dir: t.TempDir()}
-	t.Chdir(f.dir)
-	for name, content := range files {
-		path := filepath.Join(f.dir, name)
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := map[string]string{"ROODA_CONFIG_HOME": filepath.Join(f.dir, "no-global")}
-	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.opts = host.Options{
-		Predeclared: builtins.Predeclared(nil, false),
-		Stdlib:      fstest.MapFS{"util.star": {Data: []byte("def double(x):\n    return 2 * x\n")}},
-		Config:      cfg,
-		Libraries:   map[string]string{"team": filepath.Join(f.dir, "team")},
-	}
+func newFixture(t *testing.T, files map[string]string) *hosttest.Fixture {
+	f := hosttest.New(t, files)
+	f.Opts.Stdlib = fstest.MapFS{"util.star": {Data: []byte("def double(x):\n    return 2 * x\n")}}
+	f.Opts.Libraries = map[string]string{"team": filepath.Join(f.Dir, "team")}
 	return f
-}
-
-func (f *fixture) runtime() *host.Runtime {
-	f.t.Helper()
-	f.opts.Stderr, f.opts.Stdout = &f.stderr, &f.stdout
-	r, err := host.New(f.opts, nil)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return r
-}
-
-func (f *fixture) run(file string) error {
-	return f.runtime().Run(context.Background(), file)
 }
 
 // TestErrorsShowWhereAndHow: each kind of error a script can have, as the
@@ -95,11 +50,11 @@ func TestErrorsShowWhereAndHow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, tc.files)
-			err := f.run("main.star")
+			err := f.Run("main.star")
 			if err == nil {
 				t.Fatal("no error")
 			}
-			golden.Check(t, "error_"+tc.name, strings.ReplaceAll(err.Error(), f.dir, "$WORK")+"\n")
+			golden.Check(t, "error_"+tc.name, strings.ReplaceAll(err.Error(), f.Dir, "$WORK")+"\n")
 		})
 	}
 }
@@ -113,10 +68,10 @@ func TestModulesLoadOnce(t *testing.T) {
 		"lib/b.star":      "load('../lib/shared.star', 'n')\nb = n\n",
 		"lib/shared.star": "print('shared runs')\nn = 42\n",
 	})
-	if err := f.run("main.star"); err != nil {
+	if err := f.Run("main.star"); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.stderr.String(); got != "shared runs\n42 42\n" {
+	if got := f.Stderr.String(); got != "shared runs\n42 42\n" {
 		t.Errorf("printed %q", got)
 	}
 }
@@ -131,13 +86,13 @@ func TestLibraries(t *testing.T) {
 		"team/base.star":    "base = 20\n",
 		"bad.star":          "load('@tema//x.star', 'x')\n",
 	})
-	if err := f.run("main.star"); err != nil {
+	if err := f.Run("main.star"); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.stderr.String(); got != "42\n" {
+	if got := f.Stderr.String(); got != "42\n" {
 		t.Errorf("printed %q", got)
 	}
-	err := f.run("bad.star")
+	err := f.Run("bad.star")
 	if err == nil || !strings.Contains(err.Error(), "unknown library @tema (libraries: @rooda, @team)") || !strings.Contains(err.Error(), "did you mean @team?") {
 		t.Errorf("unknown library: %v", err)
 	}
@@ -147,8 +102,8 @@ func TestLibraries(t *testing.T) {
 // that names it and exits 2.
 func TestStepBudget(t *testing.T) {
 	f := newFixture(t, map[string]string{"main.star": "n = 0\nfor i in range(1000000000):\n    n += i\n"})
-	f.opts.MaxSteps = 10000
-	err := f.run("main.star")
+	f.Opts.MaxSteps = 10000
+	err := f.Run("main.star")
 	var coder interface{ ExitCode() int }
 	if err == nil || !errors.As(err, &coder) || coder.ExitCode() != 2 {
 		t.Fatalf("error %v", err)
@@ -162,7 +117,7 @@ func TestCancelStopsStarlark(t *testing.T) {
 	f := newFixture(t, map[string]string{"main.star": "n = 0\nfor i in range(1000000000):\n    n += i\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := f.runtime().Run(ctx, "main.star")
+	err := f.Runtime().Run(ctx, "main.star")
 	var coder interface{ ExitCode() int }
 	if err == nil || !errors.As(err, &coder) || coder.ExitCode() != 130 {
 		t.Fatalf("error %v", err)
@@ -177,12 +132,12 @@ func TestCheckRunsNothing(t *testing.T) {
 		"lib.star":       "load('main.star', 'p')\nx = 1\n",
 		"prompts/act.md": "Act.\n",
 	})
-	err := f.runtime().Check("main.star")
+	err := f.Runtime().Check("main.star")
 	if err == nil {
 		t.Fatal("no problems found")
 	}
-	if f.stderr.Len() > 0 {
-		t.Errorf("something ran: %q", f.stderr.String())
+	if f.Stderr.Len() > 0 {
+		t.Errorf("something ran: %q", f.Stderr.String())
 	}
 	golden.Check(t, "check", err.Error()+"\n")
 }

@@ -1,0 +1,76 @@
+// Package hosttest runs Starlark scripts in a temporary workspace for the
+// tests of host and builtins: the real builtins, the real standard library,
+// a configuration with no global file and no ROODA_ variables, and the
+// output captured.
+package hosttest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"rooda/builtins"
+	"rooda/host"
+	"rooda/host/config"
+	"rooda/scripts"
+)
+
+// Fixture is a workspace of scripts and the options of the runtime that
+// runs them.
+type Fixture struct {
+	T              testing.TB
+	Dir            string
+	Stdout, Stderr bytes.Buffer
+	Opts           host.Options
+	// Flags are command-line settings (--max-iterations …) for Config.
+	Flags []config.Flag
+}
+
+// New writes files into a new workspace and makes it the working
+// directory for the test.
+func New(t testing.TB, files map[string]string) *Fixture {
+	t.Helper()
+	f := &Fixture{T: t, Dir: t.TempDir()}
+	t.Chdir(f.Dir)
+	f.Write(files)
+	f.Opts = host.Options{Stdlib: scripts.FS}
+	return f
+}
+
+// Write adds files to the workspace.
+func (f *Fixture) Write(files map[string]string) {
+	f.T.Helper()
+	for name, content := range files {
+		path := filepath.Join(f.Dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			f.T.Fatal(err)
+		}
+	}
+}
+
+// Runtime is a fresh runtime over the workspace, with args for the script.
+func (f *Fixture) Runtime(args ...string) *host.Runtime {
+	f.T.Helper()
+	env := map[string]string{"ROODA_CONFIG_HOME": filepath.Join(f.Dir, "no-global")}
+	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Flags: f.Flags})
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	opts := f.Opts
+	opts.Config = cfg
+	opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
+	opts.Stdout, opts.Stderr = &f.Stdout, &f.Stderr
+	r, err := host.New(opts, nil)
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	return r
+}
+
+// Run runs the script file to its end.
+func (f *Fixture) Run(file string, args ...string) error {
+	return f.Runtime(args...).Run(context.Background(), file)
+}

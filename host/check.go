@@ -122,6 +122,8 @@ func (c *checker) loads(f *syntax.File, loc Location, stack []Location) []Locati
 	return next
 }
 
+// cycleIn returns the chain "a.star → b.star → a.star" when target is in
+// stack, the modules being loaded, outermost first; else "".
 func cycleIn(stack []Location, target Location) string {
 	for i, l := range stack {
 		if l.key() == target.key() {

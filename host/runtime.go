@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"go.starlark.net/starlark"
 
@@ -180,7 +179,7 @@ func (r *Runtime) exec(loc Location) (starlark.StringDict, error) {
 	if m, ok := r.cache[key]; ok {
 		return m.globals, m.err
 	}
-	if chain := r.cycle(key, loc); chain != "" {
+	if chain := cycleIn(r.loading, loc); chain != "" {
 		return nil, fmt.Errorf("load cycle: %s", chain)
 	}
 	src, err := r.resolver.read(loc)
@@ -193,21 +192,6 @@ func (r *Runtime) exec(loc Location) (starlark.StringDict, error) {
 	r.loading = r.loading[:len(r.loading)-1]
 	r.cache[key] = &module{globals, err}
 	return globals, err
-}
-
-// cycle returns the chain "a.star → b.star → a.star" when key is being
-// loaded already, else "".
-func (r *Runtime) cycle(key string, loc Location) string {
-	for i, l := range r.loading {
-		if l.key() == key {
-			var names []string
-			for _, m := range r.loading[i:] {
-				names = append(names, m.Display)
-			}
-			return strings.Join(append(names, loc.Display), " → ")
-		}
-	}
-	return ""
 }
 
 // File is the location of the module a position's file name shows, for

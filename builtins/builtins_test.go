@@ -1,14 +1,10 @@
 package builtins_test
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
+	"testing/fstest"
 
-	"go.starlark.net/starlark"
-
-	"rooda/builtins"
 	"rooda/host/config"
 	"rooda/host/prompt"
 	"rooda/internal/hosttest"
@@ -90,7 +86,6 @@ func TestFragmentErrors(t *testing.T) {
 		"iterate(compose('p'), timeout = 'soon')":                     `want a duration like "30s"`,
 		"iterate(compose('p'), max_iterations = 0)":                   "max_iterations must be >= 1, got 0",
 		"iterate(compose('p'), max_output_buffer = 10)":               "max_output_buffer must be >= 1024 bytes, got 10",
-		"iterate(compose('p'), timeout = -1)":                         "want a duration > 0",
 		"iterate(compose('p'), max_iterations = 2, unlimited = True)": "cannot be used together",
 	} {
 		_, err := eval(t, map[string]string{"main.star": src + "\n"})
@@ -208,25 +203,74 @@ print(got)
 	}
 }
 
-// TestPanicsBecomeErrors: a builtin that panics fails the call with an
-// internal error; the run goes on to report it.
-func TestPanicsBecomeErrors(t *testing.T) {
-	for _, b := range builtins.Registry() {
-		if b.Name == "" || len(b.Params) == 0 || b.Doc == "" {
-			t.Errorf("%+v is not documented", b.Name)
-		}
+// TestIterationFacts: on_iteration sees the facts of each iteration:
+// the failure count its outcome makes, a timeout, a truncated output.
+func TestIterationFacts(t *testing.T) {
+	out := mustEval(t, map[string]string{"main.star": `
+facts = []
+def judge(it):
+    facts.append((it.number, it.consecutive_failures, it.timed_out, it.truncated, it.exit_code != 0))
+flood = "sh -c 'cat >/dev/null; head -c 5000 /dev/zero; exit 1'"
+iterate(compose("p", act = [fragment(content = "x")]), agent = flood, max_iterations = 2, max_output_buffer = 1024, on_iteration = judge)
+iterate(compose("p", act = [fragment(content = "x")]), agent = "sleep 30", max_iterations = 1, timeout = 1, on_iteration = judge)
+print(facts)
+`})
+	if !strings.HasSuffix(out, "[(1, 1, False, True, True), (2, 2, False, True, True), (1, 1, True, False, True)]\n") {
+		t.Errorf("printed:\n%s", out)
 	}
-	d := builtins.Predeclared(nil, false)
-	thread := &starlark.Thread{}
-	// No runtime on this thread: fragment() with a path needs one, and
-	// must fail cleanly rather than crash.
-	_, err := starlark.Call(thread, d["fragment"], starlark.Tuple{starlark.String("x.md")}, nil)
-	if err == nil || !strings.Contains(err.Error(), "internal error in fragment") {
-		t.Errorf("error %v", err)
+}
+
+// TestNoLoopInALoop: iterate() inside on_iteration is an error, so no
+// loop escapes the run's budgets.
+func TestNoLoopInALoop(t *testing.T) {
+	_, err := eval(t, map[string]string{"main.star": `
+p = compose("p", act = [fragment(content = "x")])
+iterate(p, agent = "sh -c 'cat >/dev/null'", on_iteration = lambda it: iterate(p))
+`})
+	if err == nil || !strings.Contains(err.Error(), "iterate() cannot be called while a loop runs") {
+		t.Errorf("error: %v", err)
 	}
-	var ev *starlark.EvalError
-	if !errors.As(err, &ev) {
-		t.Errorf("not an EvalError: %T", err)
+}
+
+// TestEmptyContextIsNoContext: a context function whose command printed
+// nothing gives no CONTEXT section, not an error.
+func TestEmptyContextIsNoContext(t *testing.T) {
+	out := mustEval(t, map[string]string{"main.star": `
+r = iterate(compose("p", act = [fragment(content = "x")]), agent = "sh -c 'grep -c CONTEXT; true'", max_iterations = 1,
+            context = lambda n: ["", run("true").output])
+print(r.status, r.last.output.strip())
+`})
+	if !strings.HasSuffix(out, "max-iters 0\n") {
+		t.Errorf("printed:\n%s", out)
 	}
-	_ = context.Background
+}
+
+// TestStdlibFragments: a fragment a @rooda// module names by a relative
+// path comes from the embedded library, ../ included; one outside it is
+// an error.
+func TestStdlibFragments(t *testing.T) {
+	f := hosttest.New(t, map[string]string{"main.star": "load('@rooda//sub/m.star', 'p')\nprint(p.render())\n"})
+	f.Opts.Stdlib = fstest.MapFS{
+		"sub/m.star":  {Data: []byte("p = compose('p', act = [fragment('../top.md'), 'here.md'])\n")},
+		"top.md":      {Data: []byte("From the top.\n")},
+		"sub/here.md": {Data: []byte("From here.\n")},
+		"bad.star":    {Data: []byte("f = fragment('../../out.md')\n")},
+	}
+	if err := f.Run("main.star"); err != nil {
+		t.Fatal(err)
+	}
+	if out := f.Stderr.String(); !strings.Contains(out, "From the top.\n\nFrom here.\n") {
+		t.Errorf("prompt:\n%s", out)
+	}
+	f.Write(map[string]string{"bad.star": "load('@rooda//bad.star', 'f')\n"})
+	if err := f.Run("bad.star"); err == nil || !strings.Contains(err.Error(), "leaves the library") {
+		t.Errorf("error: %v", err)
+	}
+}
+
+func TestJSONAndStruct(t *testing.T) {
+	out := mustEval(t, map[string]string{"main.star": `print(json.encode(struct(a = 1, b = [True, None])), json.decode('{"x": 2}')["x"], dry_run, args)`})
+	if out != `{"a":1,"b":[true,null]} 2 False ()`+"\n" {
+		t.Errorf("printed %q", out)
+	}
 }

@@ -2,8 +2,9 @@ package builtins
 
 import (
 	"fmt"
+	"math"
 	"os"
-	"strconv"
+	"slices"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -11,8 +12,6 @@ import (
 
 	"rooda/host"
 	"rooda/host/agent"
-	"rooda/host/config"
-	"rooda/host/engine"
 	"rooda/host/loop"
 )
 
@@ -37,130 +36,102 @@ var iterateBuiltin = Builtin{
 
 func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
-		proc                      *Procedure
-		maxIter, threshold        = -1, -1
-		unlimited                 bool
-		agentV, bufferV, contextV starlark.Value
-		timeout                   duration
-		onIteration               starlark.Callable
+		proc                                      *Procedure
+		maxIter, threshold, agentV, bufferV, ctxV starlark.Value
+		unlimited                                 bool
+		timeout                                   duration
+		onIteration                               starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "procedure", &proc, "max_iterations??", &maxIter,
 		"unlimited?", &unlimited, "agent??", &agentV, "timeout??", &timeout, "failure_threshold??", &threshold,
-		"max_output_buffer??", &bufferV, "context??", &contextV, "on_iteration??", &onIteration); err != nil {
+		"max_output_buffer??", &bufferV, "context??", &ctxV, "on_iteration??", &onIteration); err != nil {
 		return nil, err
 	}
-	r := host.FromThread(thread)
-	req := engine.Request{Config: r.Config(), Procedure: proc.asConfig()}
-	src := config.Source{Tier: config.Script, Name: where(caller(thread))}
-	set := func(key, text string) error {
-		if err := req.Script.Set(key, text, src); err != nil {
-			return fmt.Errorf("iterate: %s %v", key, err)
-		}
-		return nil
-	}
-	settings := []struct {
-		given bool
-		key   string
-		text  string
-	}{
-		{maxIter != -1, "default_max_iterations", strconv.Itoa(maxIter)},
-		{unlimited, "iteration_mode", config.ModeUnlimited},
-		{timeout.given, "iteration_timeout", timeout.d.String()},
-		{threshold != -1, "failure_threshold", strconv.Itoa(threshold)},
-		{bufferV != nil, "max_output_buffer", sizeText(bufferV)},
-	}
-	for _, s := range settings {
-		if s.given {
-			if err := set(s.key, s.text); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if maxIter != -1 && unlimited {
-		return nil, fmt.Errorf("iterate: max_iterations and unlimited=True cannot be used together")
-	}
-	if err := setAgents(thread, &req, agentV, src); err != nil {
+	spec := host.IterateSpec{Procedure: proc.asConfig(), Pos: where(caller(thread)), Unlimited: unlimited,
+		MaxOutputBuffer: sizeText(bufferV), Judge: judge(thread, onIteration)}
+	var err error
+	if spec.MaxIterations, err = optionalInt(maxIter, "max_iterations"); err != nil {
 		return nil, err
 	}
-	contextFunc, err := setContext(thread, &req, contextV)
-	if err != nil {
+	if spec.FailureThreshold, err = optionalInt(threshold, "failure_threshold"); err != nil {
 		return nil, err
 	}
-	res, err := r.Iterate(thread, req, contextFunc, judge(thread, onIteration))
+	if timeout.given {
+		spec.Timeout = &timeout.d
+	}
+	if spec.Agents, err = agents(thread, agentV); err != nil {
+		return nil, err
+	}
+	if spec.Context, spec.ContextFunc, err = contextOf(thread, ctxV); err != nil {
+		return nil, err
+	}
+	res, err := host.FromThread(thread).Iterate(thread, spec)
 	if err != nil {
 		return nil, err
 	}
 	return resultValue(res), nil
 }
 
-// setAgents puts the script's agent, or agents that take turns, in the
-// request.
-func setAgents(thread *starlark.Thread, req *engine.Request, v starlark.Value, src config.Source) error {
-	if v == nil {
-		return nil
+// optionalInt converts an int argument that may be absent.
+func optionalInt(v starlark.Value, name string) (*int, error) {
+	if v == nil || v == starlark.None {
+		return nil, nil
 	}
-	var agents []host.Agent
-	list, isList := v.(*starlark.List)
-	items := []starlark.Value{v}
-	if isList {
-		items = nil
-		for e := range list.Elements() {
-			items = append(items, e)
-		}
+	var n int
+	if err := starlark.AsInt(v, &n); err != nil {
+		return nil, fmt.Errorf("%s must be an int, got %s", name, v.Type())
 	}
-	for _, item := range items {
-		a, err := agentOf(thread, item)
-		if err != nil {
-			return err
-		}
-		agents = append(agents, a)
-	}
-	if len(agents) == 0 {
-		return fmt.Errorf("iterate: agent is an empty list")
-	}
-	first := agents[0]
-	if first.Alias != "" {
-		req.Script.Set("ai_cmd_alias", first.Alias, src)
-	} else if err := req.Script.Set("ai_cmd", first.Line, src); err != nil {
-		return fmt.Errorf("iterate: agent %v", err)
-	}
-	for _, a := range agents {
-		req.Agents = append(req.Agents, a.Line)
-	}
-	return nil
+	return &n, nil
 }
 
-func agentOf(thread *starlark.Thread, v starlark.Value) (host.Agent, error) {
-	switch x := v.(type) {
-	case *Agent:
-		return x.a, nil
-	case starlark.String:
-		return host.FromThread(thread).ResolveAgent(string(x), false)
-	}
-	return host.Agent{}, fmt.Errorf("iterate: agent must be an agent(), an alias or a command line, got %s", v.Type())
-}
-
-// setContext reads context=: text or paths, or a function called before
-// each iteration.
-func setContext(thread *starlark.Thread, req *engine.Request, v starlark.Value) (func(int) ([]string, error), error) {
+// agents converts agent=: one agent, alias or command line, or a list of
+// them.
+func agents(thread *starlark.Thread, v starlark.Value) ([]host.Agent, error) {
 	if v == nil {
 		return nil, nil
 	}
-	if fn, ok := v.(starlark.Callable); ok {
-		return func(n int) ([]string, error) {
-			out, err := starlark.Call(thread, fn, starlark.Tuple{starlark.MakeInt(n)}, nil)
+	items := []starlark.Value{v}
+	if list, ok := v.(*starlark.List); ok {
+		items = slices.Collect(list.Elements())
+		if len(items) == 0 {
+			return nil, fmt.Errorf("agent is an empty list")
+		}
+	}
+	var out []host.Agent
+	for _, item := range items {
+		switch x := item.(type) {
+		case *Agent:
+			out = append(out, x.a)
+		case starlark.String:
+			a, err := host.FromThread(thread).ResolveAgent(string(x), false)
 			if err != nil {
 				return nil, err
 			}
-			if out == starlark.None {
-				return nil, nil
+			out = append(out, a)
+		default:
+			return nil, fmt.Errorf("agent must be an agent(), an alias or a command line, got %s", item.Type())
+		}
+	}
+	return out, nil
+}
+
+// contextOf converts context=: text or paths, or a function called before
+// each iteration.
+func contextOf(thread *starlark.Thread, v starlark.Value) ([]string, func(int) ([]string, error), error) {
+	if v == nil {
+		return nil, nil, nil
+	}
+	if fn, ok := v.(starlark.Callable); ok {
+		return nil, func(n int) ([]string, error) {
+			out, err := starlark.Call(thread, fn, starlark.Tuple{starlark.MakeInt(n)}, nil)
+			if err != nil || out == starlark.None {
+				return nil, err
 			}
-			return stringList(out, "the context function's result")
+			return stringList(out, fn.Name()+"'s result")
 		}, nil
 	}
-	values, err := stringList(v, "iterate: context")
-	req.Context = values
-	return nil, err
+	values, err := stringList(v, "context")
+	return values, nil, err
 }
 
 // judge turns on_iteration into the loop's Judge.
@@ -262,13 +233,15 @@ func (d *duration) Unpack(v starlark.Value) error {
 	switch x := v.(type) {
 	case starlark.Int, starlark.Float:
 		f, _ := starlark.AsFloat(x)
-		if f <= 0 {
-			return fmt.Errorf("want a duration > 0, got %s", v)
+		// Below a millisecond a timeout means nothing; beyond 100 years it
+		// overflows; NaN and Inf are no durations at all.
+		if math.IsNaN(f) || f < 0.001 || f > 100*365*24*3600 {
+			return fmt.Errorf("want a duration from 0.001 seconds to 100 years, got %s", v)
 		}
 		d.d = time.Duration(f * float64(time.Second))
 	case starlark.String:
 		parsed, err := time.ParseDuration(string(x))
-		if err != nil || parsed <= 0 {
+		if err != nil || parsed < time.Millisecond {
 			return fmt.Errorf("want a duration like \"30s\" or \"5m\", got %s", v)
 		}
 		d.d = parsed

@@ -1,14 +1,12 @@
 package builtins
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
-	"rooda/fragments"
 	"rooda/host"
 	"rooda/host/prompt"
 )
@@ -34,9 +32,10 @@ func fragmentFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	return newFragment(thread, path, content, params)
 }
 
-// newFragment makes a fragment as the calling file means it, and checks it.
+// newFragment makes a fragment as the calling file means it; the host
+// places and checks it.
 func newFragment(thread *starlark.Thread, path, content string, params *starlark.Dict) (*Fragment, error) {
-	f := prompt.Fragment{Path: path, Content: content, Origin: where(caller(thread))}
+	f := prompt.Fragment{Path: path, Content: content}
 	if params != nil {
 		m, err := dictToGo(params)
 		if err != nil {
@@ -44,39 +43,11 @@ func newFragment(thread *starlark.Thread, path, content string, params *starlark
 		}
 		f.Parameters = m
 	}
-	if path != "" && !strings.HasPrefix(path, fragments.Prefix) {
-		if err := placeFile(thread, &f); err != nil {
-			return nil, err
-		}
-	}
-	if err := prompt.CheckFragment(f); err != nil {
-		return nil, errors.New(strings.Replace(err.Error(), configTip, scriptTip, 1))
+	f, err := host.FromThread(thread).Fragment(caller(thread), f)
+	if err != nil {
+		return nil, err
 	}
 	return &Fragment{f}, nil
-}
-
-// The tip of seed 000's missing-file message, and what it means for a
-// fragment a script names.
-const (
-	configTip = "Paths are resolved relative to the config file directory."
-	scriptTip = "Paths are resolved relative to the .star file that names them."
-)
-
-// placeFile makes a fragment's relative path the calling file's: from its
-// directory on disk, or, in the embedded standard library, its content.
-func placeFile(thread *starlark.Thread, f *prompt.Fragment) error {
-	r := host.FromThread(thread)
-	loc, _ := r.File(caller(thread).Filename())
-	if loc.Path != "" || loc.Embedded == "" {
-		f.Dir = loc.Dir()
-		return nil
-	}
-	data, err := r.ReadStdlib(host.StdlibRel(loc.Embedded, f.Path))
-	if err != nil {
-		return err
-	}
-	f.Content, f.Path = string(data), ""
-	return nil
 }
 
 var composeBuiltin = Builtin{

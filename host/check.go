@@ -9,7 +9,6 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
-	"rooda/fragments"
 	"rooda/host/prompt"
 )
 
@@ -23,8 +22,9 @@ func (r *Runtime) Check(path string) error {
 	if err != nil {
 		return err
 	}
-	c := &checker{r: r, seen: map[string]bool{}}
+	c := &checker{r: r, seen: map[string]bool{}, globals: map[string]map[string]bool{}}
 	c.file(root, nil)
+	c.loadedNames()
 	if len(c.problems) == 0 {
 		return nil
 	}
@@ -40,6 +40,16 @@ type checker struct {
 	r        *Runtime
 	seen     map[string]bool
 	problems []problem
+	// globals are the names each module defines, by its key; wanted the
+	// names load() statements take from them.
+	globals map[string]map[string]bool
+	wanted  []wantedName
+}
+
+// wantedName is a name a load() statement takes from a module.
+type wantedName struct {
+	module Location
+	name   *syntax.Ident
 }
 
 // problem is one thing wrong, where it is; a problem without a position
@@ -74,6 +84,9 @@ func (c *checker) file(loc Location, stack []Location) {
 	}
 	start := len(c.problems)
 	f, _, err := starlark.SourceProgramOptions(FileOptions, loc.Display, src, c.r.opts.Predeclared.Has)
+	if f != nil {
+		c.globals[loc.key()] = definedNames(f)
+	}
 	switch e := err.(type) {
 	case syntax.Error:
 		c.add(e.Pos, "%s", e.Msg)
@@ -118,8 +131,38 @@ func (c *checker) loads(f *syntax.File, loc Location, stack []Location) []Locati
 			continue
 		}
 		next = append(next, target)
+		for _, name := range load.From {
+			c.wanted = append(c.wanted, wantedName{target, name})
+		}
 	}
 	return next
+}
+
+// definedNames are the names a module exports: its globals, less those
+// that start with _.
+func definedNames(f *syntax.File) map[string]bool {
+	names := map[string]bool{}
+	if m, ok := f.Module.(*resolve.Module); ok {
+		for _, b := range m.Globals {
+			if b.First != nil && !strings.HasPrefix(b.First.Name, "_") {
+				names[b.First.Name] = true
+			}
+		}
+	}
+	return names
+}
+
+// loadedNames reports the names load() statements take from modules that
+// do not define them.
+func (c *checker) loadedNames() {
+	for _, w := range c.wanted {
+		defined, ok := c.globals[w.module.key()]
+		// The resolver reports names with a leading _ itself.
+		if !ok || defined[w.name.Name] || strings.HasPrefix(w.name.Name, "_") {
+			continue
+		}
+		c.add(w.name.NamePos, "%s does not define %s", w.module.Display, w.name.Name)
+	}
 }
 
 // cycleIn returns the chain "a.star → b.star → a.star" when target is in
@@ -203,20 +246,12 @@ func (c *checker) fragment(lit *syntax.Literal, loc Location) {
 	if path == "" {
 		return
 	}
-	var err error
-	switch {
-	case strings.HasPrefix(path, fragments.Prefix) || loc.Embedded == "":
-		err = prompt.CheckFragment(prompt.Fragment{Path: path, Dir: loc.Dir()})
-	default:
-		_, err = c.r.ReadStdlib(StdlibRel(loc.Embedded, path))
+	f, err := c.r.place(loc, prompt.Fragment{Path: path})
+	if err == nil {
+		err = prompt.CheckFragment(f)
 	}
 	if err != nil {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		c.add(lit.TokenPos, "%s", first)
 	}
-}
-
-// StdlibRel is rel taken from the directory of the embedded file from.
-func StdlibRel(from, rel string) string {
-	return from[:strings.LastIndex(from, "/")+1] + rel
 }

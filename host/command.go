@@ -28,20 +28,13 @@ func (r *Runtime) Command(thread *starlark.Thread, line string, timeout time.Dur
 	ctx := Context(thread)
 	res, err = agent.Run(ctx, agent.Command{Argv: argv, Timeout: timeout, MaxOutput: commandOutput, Kill: r.opts.Kill})
 	if err != nil {
-		return res, false, err
+		// A command that cannot start is a result, as in a shell: 127.
+		return agent.Result{ExitCode: 127, Output: []byte("cannot start: " + err.Error() + "\n")}, true, nil
 	}
 	if ctx.Err() != nil {
 		return res, true, stopCause(ctx)
 	}
 	return res, true, nil
-}
-
-// Config-independent facts builtins need.
-
-// ReadStdlib reads a file of the embedded standard library: a fragment
-// that a @rooda// module names by a relative path.
-func (r *Runtime) ReadStdlib(rel string) ([]byte, error) {
-	return r.resolver.read(Location{Display: "@" + stdlib + "//" + rel, Embedded: rel})
 }
 
 // IsDryRun reports whether the run only reports what it would do.

@@ -104,14 +104,24 @@ func static(err error) []string {
 // collapseName removes the builtin's name that an argument error repeats
 // after the backtrace's "Error in NAME:".
 func collapseName(bt string) string {
-	return repeatedName.ReplaceAllString(bt, "Error in $1: ")
+	return repeatedName.ReplaceAllStringFunc(bt, func(m string) string {
+		parts := repeatedName.FindStringSubmatch(m)
+		if parts[1] != parts[2] {
+			return m
+		}
+		return "Error in " + parts[1] + ": "
+	})
 }
 
 var repeatedName = regexp.MustCompile(`(?m)^Error in ([\w.]+): ([\w.]+): `)
 
 var (
 	undefined = regexp.MustCompile(`undefined: (\w+)$`)
-	literals  = map[string]string{"true": "True", "false": "False", "null": "None", "nil": "None", "none": "None"}
+	// frozenValue matches the interpreter's words for a change to a frozen
+	// value: "cannot append to frozen list", "cannot insert into frozen
+	// hash table", "frozen set".
+	frozenValue = regexp.MustCompile(`(?m)^Error.*\bfrozen (list|hash table|dict|set)\b`)
+	literals    = map[string]string{"true": "True", "false": "False", "null": "None", "nil": "None", "none": "None"}
 )
 
 // addHints adds what is cheap to know: the predeclared name an undefined
@@ -131,7 +141,7 @@ func addHints(text string, known []string) string {
 		}
 	}
 	text = strings.Join(lines, "\n")
-	if strings.Contains(text, "frozen") {
+	if frozenValue.MatchString(text) {
 		text += "\nHint: a module's values are frozen once it has loaded: a library cannot change them, nor can a script change what it loaded. Build new lists and dicts in a function and return them."
 	}
 	return text

@@ -128,8 +128,8 @@ func TestCancelStopsStarlark(t *testing.T) {
 // cycle and every undefined name, and runs no line.
 func TestCheckRunsNothing(t *testing.T) {
 	f := newFixture(t, map[string]string{
-		"main.star":      "print('ran!')\nload('lib.star', 'x')\nload('nowhere.star', 'y')\nf = fragment('prompts/missing.md')\np = compose('p', act = ['prompts/act.md', 'builtin:fragments/act/emit_signal.md'])\nz = fragmnt\n",
-		"lib.star":       "load('main.star', 'p')\nx = 1\n",
+		"main.star":      "print('ran!')\nload('lib.star', 'x', 'nothere', w = '_private')\nload('nowhere.star', 'y')\nf = fragment('prompts/missing.md')\np = compose('p', act = ['prompts/act.md', 'builtin:fragments/act/emit_signal.md'])\nz = fragmnt\n",
+		"lib.star":       "load('main.star', 'p')\nx = 1\n_private = 2\n",
 		"prompts/act.md": "Act.\n",
 	})
 	err := f.Runtime().Check("main.star")

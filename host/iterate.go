@@ -1,7 +1,10 @@
 package host
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"time"
 
 	"go.starlark.net/starlark"
 
@@ -14,37 +17,50 @@ import (
 // of running.
 const DryRunStatus = "dry-run"
 
+// IterateSpec is what a script's iterate() asks, in Go's types; a nil
+// pointer or "" is a setting the script did not give.
+type IterateSpec struct {
+	Procedure *config.Procedure
+	// Pos is where iterate() was called ("main.star:12"): the source of
+	// the script's settings.
+	Pos              string
+	MaxIterations    *int
+	Unlimited        bool
+	Agents           []Agent
+	Timeout          *time.Duration
+	FailureThreshold *int
+	MaxOutputBuffer  string
+	Context          []string
+	// ContextFunc gives each iteration's context; Judge may change each
+	// iteration's outcome. Both are the script's functions and run on the
+	// thread's goroutine.
+	ContextFunc func(iteration int) ([]string, error)
+	Judge       func(*loop.Iteration) (loop.Outcome, error)
+}
+
 // Iterate runs one loop a script asked for, through the same engine as a
 // YAML procedure. The host's rules come first: the command line's
-// settings beat the script's (engine.Request.Script), the run-wide
-// iteration budget caps every loop, an interrupt or the duration budget
-// ends the script, and in a dry run the loop is reported, not run.
-//
-// The script's callbacks (plan.ContextFunc, plan.Judge) run on this
-// goroutine, the thread's own.
-func (r *Runtime) Iterate(thread *starlark.Thread, req engine.Request, contextFunc func(int) ([]string, error), judge func(*loop.Iteration) (loop.Outcome, error)) (loop.Result, error) {
+// settings beat the script's, the run-wide iteration budget caps every
+// loop, an interrupt or the duration budget ends the script, and in a dry
+// run the loop is reported, not run.
+func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Result, error) {
+	if r.iterating {
+		// A loop inside a loop's callback would escape the budgets and
+		// interleave two loops' agents.
+		return loop.Result{}, errors.New("iterate() cannot be called while a loop runs (from on_iteration or a context function)")
+	}
+	req, err := r.request(spec)
+	if err != nil {
+		return loop.Result{}, err
+	}
 	plan, err := engine.Prepare(req)
 	if err != nil {
 		return loop.Result{}, err
 	}
-	// An error in the script's own callback stops the script, with the
-	// callback's backtrace; the loop only sees that it must end.
 	var callbackErr error
-	if contextFunc != nil {
-		plan.ContextFunc = func(n int) ([]string, error) {
-			ctx, err := contextFunc(n)
-			callbackErr = err
-			return ctx, err
-		}
-	}
-	if judge != nil {
-		plan.Judge = func(it *loop.Iteration) (loop.Outcome, error) {
-			o, err := judge(it)
-			callbackErr = err
-			return o, err
-		}
-	}
+	plan.ContextFunc, plan.Judge = contextOf(spec.ContextFunc, &callbackErr), judgeOf(spec.Judge, &callbackErr)
 	if r.opts.DryRun {
+		r.last = DryRunStatus
 		if err := plan.DryRun(r.opts.Stdout, r.opts.Command); err != nil {
 			return loop.Result{}, err
 		}
@@ -59,13 +75,16 @@ func (r *Runtime) Iterate(thread *starlark.Thread, req engine.Request, contextFu
 		return loop.Result{}, err
 	}
 	ctx := Context(thread)
+	r.iterating = true
 	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill})
+	r.iterating = false
 	r.iterations += res.Iterations
 	r.last = res.Status
 	switch {
 	case ctx.Err() != nil:
 		return res, stopCause(ctx)
 	case callbackErr != nil:
+		// The script's own error stops it, with the callback's backtrace.
 		return res, callbackErr
 	case capped && res.Status == loop.MaxIters:
 		return res, r.iterationBudget()
@@ -73,12 +92,98 @@ func (r *Runtime) Iterate(thread *starlark.Thread, req engine.Request, contextFu
 	return res, nil
 }
 
-// LastStatus is how the script's last iterate() ended, "" if it made
-// none: the exit code of a script that ends without an error.
-func (r *Runtime) LastStatus() loop.Status { return r.last }
+// request turns the script's settings into a tier of their own, between
+// the configuration and the command line, checked by the configuration's
+// rules.
+func (r *Runtime) request(spec IterateSpec) (engine.Request, error) {
+	req := engine.Request{Config: r.opts.Config, Procedure: spec.Procedure, Context: spec.Context}
+	if spec.MaxIterations != nil && spec.Unlimited {
+		return req, errors.New("max_iterations and unlimited=True cannot be used together")
+	}
+	src := config.Source{Tier: config.Script, Name: spec.Pos}
+	for _, s := range []struct {
+		key, param, text string
+		given            bool
+	}{
+		{"default_max_iterations", "max_iterations", intText(spec.MaxIterations), spec.MaxIterations != nil},
+		{"iteration_mode", "unlimited", config.ModeUnlimited, spec.Unlimited},
+		{"iteration_timeout", "timeout", durationText(spec.Timeout), spec.Timeout != nil},
+		{"failure_threshold", "failure_threshold", intText(spec.FailureThreshold), spec.FailureThreshold != nil},
+		{"max_output_buffer", "max_output_buffer", spec.MaxOutputBuffer, spec.MaxOutputBuffer != ""},
+	} {
+		if !s.given {
+			continue
+		}
+		if err := req.Script.Set(s.key, s.text, src); err != nil {
+			return req, fmt.Errorf("%s %v", s.param, err)
+		}
+	}
+	if len(spec.Agents) > 0 {
+		first := spec.Agents[0]
+		key, text := "ai_cmd", first.Line
+		if first.Alias != "" {
+			key, text = "ai_cmd_alias", first.Alias
+		}
+		if err := req.Script.Set(key, text, src); err != nil {
+			return req, fmt.Errorf("agent %v", err)
+		}
+		for _, a := range spec.Agents {
+			req.Agents = append(req.Agents, a.Line)
+		}
+	}
+	return req, nil
+}
 
-// Config is the run's merged configuration.
-func (r *Runtime) Config() *config.Config { return r.opts.Config }
+func intText(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
+}
+
+func durationText(d *time.Duration) string {
+	if d == nil {
+		return ""
+	}
+	return d.String()
+}
+
+// contextOf wraps a script's context function: it keeps the function's
+// error for the script, and takes an empty result (a command that printed
+// nothing) for no context.
+func contextOf(fn func(int) ([]string, error), keep *error) func(int) ([]string, error) {
+	if fn == nil {
+		return nil
+	}
+	return func(n int) ([]string, error) {
+		values, err := fn(n)
+		if err != nil {
+			*keep = err
+			return nil, err
+		}
+		var kept []string
+		for _, v := range values {
+			if v != "" {
+				kept = append(kept, v)
+			}
+		}
+		return kept, nil
+	}
+}
+
+// judgeOf wraps a script's on_iteration, keeping its error for the script.
+func judgeOf(fn func(*loop.Iteration) (loop.Outcome, error), keep *error) func(*loop.Iteration) (loop.Outcome, error) {
+	if fn == nil {
+		return nil
+	}
+	return func(it *loop.Iteration) (loop.Outcome, error) {
+		o, err := fn(it)
+		if err != nil {
+			*keep = err
+		}
+		return o, err
+	}
+}
 
 // capIterations lowers the plan's iteration limit to what the run-wide
 // budget has left, and says whether it did.
@@ -102,6 +207,10 @@ func (r *Runtime) iterationBudget() error {
 	return &BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(r.opts.MaxTotalIterations), What: "iterations"}
 }
 
+// LastStatus is how the script's last iterate() ended, "" if it made
+// none.
+func (r *Runtime) LastStatus() loop.Status { return r.last }
+
 // ExitCode is the exit code of a script that ended without an error: its
 // last iterate()'s, or 0 if it made none or only reported them.
 func (r *Runtime) ExitCode() int {
@@ -110,3 +219,6 @@ func (r *Runtime) ExitCode() int {
 	}
 	return r.last.ExitCode()
 }
+
+// Config is the run's merged configuration.
+func (r *Runtime) Config() *config.Config { return r.opts.Config }

@@ -29,12 +29,24 @@ type Location struct {
 	Embedded string
 	// library and rel place a library file: load("@team//rel").
 	library, rel string
+	// canonical is Path with symbolic links resolved, when they can be:
+	// one file reached by two paths is one module.
+	canonical string
+}
+
+// onDisk is the location of the file at abs.
+func onDisk(display, abs string) Location {
+	l := Location{Display: display, Path: abs, canonical: abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		l.canonical = real
+	}
+	return l
 }
 
 // key is the location's identity in the module cache.
 func (l Location) key() string {
 	if l.Path != "" {
-		return l.Path
+		return l.canonical
 	}
 	return "@" + stdlib + "//" + l.Embedded
 }
@@ -61,7 +73,7 @@ func (r *resolver) root(file string) (Location, error) {
 	if err != nil {
 		return Location{}, err
 	}
-	return Location{Display: r.display(abs), Path: abs}, nil
+	return onDisk(r.display(abs), abs), nil
 }
 
 // resolve finds module as load() names it from the module at from: a
@@ -80,6 +92,8 @@ func (r *resolver) resolve(from Location, module string) (Location, error) {
 		return Location{}, fmt.Errorf("%q is not a module: write a path relative to this file, @rooda//path or @library//path", module)
 	case from.Embedded != "":
 		return r.inLibrary(stdlib, path.Join(path.Dir(from.Embedded), module))
+	case from.library != "" && filepath.IsAbs(module):
+		return Location{}, fmt.Errorf("%s is an absolute path: a library loads its own files by paths relative to them", module)
 	case from.library != "":
 		return r.inLibrary(from.library, path.Join(path.Dir(from.rel), filepath.ToSlash(module)))
 	}
@@ -87,7 +101,7 @@ func (r *resolver) resolve(from Location, module string) (Location, error) {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(filepath.Dir(from.Path), module)
 	}
-	return Location{Display: r.display(abs), Path: abs}, nil
+	return onDisk(r.display(abs), abs), nil
 }
 
 // inLibrary is rel in the named library.
@@ -104,7 +118,9 @@ func (r *resolver) inLibrary(name, rel string) (Location, error) {
 	if !ok {
 		return Location{}, r.unknownLibrary(name)
 	}
-	return Location{Display: display, Path: filepath.Join(dir, filepath.FromSlash(rel)), library: name, rel: rel}, nil
+	l := onDisk(display, filepath.Join(dir, filepath.FromSlash(rel)))
+	l.library, l.rel = name, rel
+	return l, nil
 }
 
 func (r *resolver) unknownLibrary(name string) error {

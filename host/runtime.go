@@ -64,6 +64,8 @@ type Runtime struct {
 	// iterations counts the iterations of every iterate() so far.
 	iterations int
 	last       loop.Status
+	// iterating is set while a loop runs.
+	iterating bool
 }
 
 // module is a loaded module, or why it could not load; both are cached.

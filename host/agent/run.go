@@ -117,7 +117,7 @@ func start(c Command) (*process, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, fmt.Errorf("cannot start the agent: %w", err)
+		return nil, err
 	}
 	p := &process{cmd: cmd, out: &drainReader{f: outR}, ring: NewRing(c.MaxOutput),
 		read: make(chan struct{}), exited: make(chan error, 1), began: began}

@@ -158,7 +158,7 @@ func TestKillEndsTheGrace(t *testing.T) {
 
 func TestCannotStart(t *testing.T) {
 	_, err := Run(context.Background(), Command{Argv: []string{"no-such-agent-xyz"}, MaxOutput: 1024})
-	if err == nil || !strings.Contains(err.Error(), `cannot start the agent: exec: "no-such-agent-xyz": executable file not found`) {
+	if err == nil || !strings.Contains(err.Error(), `exec: "no-such-agent-xyz": executable file not found`) {
 		t.Errorf("error %v", err)
 	}
 }

@@ -109,6 +109,10 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Interrupted, context.Cause(ctx))
 		}
 		it, err := r.iterate(ctx, n)
+		if err != nil && ctx.Err() != nil {
+			// A context function the interrupt stopped.
+			return r.finish(Interrupted, context.Cause(ctx))
+		}
 		if err != nil {
 			r.cfg.Log.Errorf("Prompt assembly failed: %v", err)
 			return r.finish(Aborted, err)
@@ -119,6 +123,9 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Interrupted, context.Cause(ctx))
 		}
 		if err := r.record(it); err != nil {
+			if ctx.Err() != nil {
+				return r.finish(Interrupted, context.Cause(ctx))
+			}
 			return r.finish(Aborted, err)
 		}
 		switch {
@@ -163,27 +170,23 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 }
 
 // record judges a finished iteration, counts it, logs it and tells the
-// observers. Its error is the Judge's.
+// observers. Its error is the Judge's: the iteration still counts, with
+// the outcome matrix's verdict.
 func (r *runner) record(it *Iteration) error {
 	it.Signals = Scan(it.Result.Output)
 	it.Outcome = Judge(it)
+	it.ConsecutiveFailures = r.countAfter(it.Outcome)
+	var judgeErr error
 	if r.cfg.Judge != nil {
-		override, err := r.cfg.Judge(it)
-		if err != nil {
-			return err
-		}
-		if override != "" && override != it.Outcome {
+		var override Outcome
+		override, judgeErr = r.cfg.Judge(it)
+		if judgeErr == nil && override != "" && override != it.Outcome {
 			r.cfg.Log.Infof("Iteration %s: the procedure says %s, where the agent's outcome was %s", r.label(it.Number), verdicts[override], verdicts[it.Outcome])
-			it.Outcome = override
-			it.Overridden = true
+			it.Outcome, it.Overridden = override, true
+			it.ConsecutiveFailures = r.countAfter(override)
 		}
 	}
-	if it.Outcome == Failed {
-		r.failures++
-	} else if it.Outcome == Continued {
-		r.failures = 0
-	}
-	it.ConsecutiveFailures = r.failures
+	r.failures = it.ConsecutiveFailures
 	r.result.Iterations++
 	r.result.Stats.Add(it.Duration)
 	r.result.Last = it
@@ -191,7 +194,19 @@ func (r *runner) record(it *Iteration) error {
 	for _, o := range r.cfg.Observers {
 		o.IterationFinished(it)
 	}
-	return nil
+	return judgeErr
+}
+
+// countAfter is the consecutive failure count after an iteration with
+// outcome o: a failure adds one, a success resets it, SUCCESS keeps it.
+func (r *runner) countAfter(o Outcome) int {
+	switch o {
+	case Failed:
+		return r.failures + 1
+	case Continued:
+		return 0
+	}
+	return r.failures
 }
 
 // verdicts name outcomes as a procedure gives them.

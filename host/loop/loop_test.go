@@ -295,7 +295,19 @@ func TestJudgeOverrides(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	cfg.Judge = func(*Iteration) (Outcome, error) { return "", boom }
-	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Err != boom {
-		t.Errorf("error: %s, %v", res.Status, res.Err)
+	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Err != boom || res.Iterations != 1 {
+		t.Errorf("error: %s after %d, %v", res.Status, res.Iterations, res.Err)
+	}
+
+	// The Judge sees the count its iteration makes.
+	s.steps = []step{{exit: 1}}
+	var seen []int
+	cfg.Judge = func(it *Iteration) (Outcome, error) {
+		seen = append(seen, it.ConsecutiveFailures)
+		return "", nil
+	}
+	Run(context.Background(), cfg)
+	if fmt.Sprint(seen) != "[1 2 3]" {
+		t.Errorf("consecutive failures seen by the judge: %v", seen)
 	}
 }

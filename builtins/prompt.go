@@ -108,8 +108,36 @@ func phaseFragments(thread *starlark.Thread, ph prompt.Phase, list *starlark.Lis
 	return out, nil
 }
 
-// render is p.render(iteration=1, max_iterations=None, context=[]).
-func (p *Procedure) render(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+// procedureMethods are the methods of a procedure value.
+var procedureMethods = []Builtin{
+	{
+		Name: "render",
+		Params: []Param{
+			{"iteration", "int", "1", "the iteration the preamble shows"},
+			{"max_iterations", "int", "None", "the limit the preamble shows; None shows (unlimited)"},
+			{"context", "str | list", "[]", "the CONTEXT section: text, or files to read"},
+		},
+		Returns: "str",
+		Doc:     "The exact prompt an agent would get in that iteration: the host's preamble, the context, the phases.",
+		fn:      renderFn,
+	},
+	{
+		Name: "with_phases",
+		Params: []Param{
+			{"observe", "list", "None", "the new observe phase; None keeps it"},
+			{"orient", "list", "None", "the new orient phase"},
+			{"decide", "list", "None", "the new decide phase"},
+			{"act", "list", "None", "the new act phase"},
+		},
+		Returns: "procedure",
+		Doc:     "A copy of the procedure with the phases given replaced, its name and settings kept.",
+		fn:      withPhasesFn,
+	},
+}
+
+// renderFn is p.render(iteration=1, max_iterations=None, context=[]).
+func renderFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	p := b.Receiver().(*Procedure)
 	iteration, max := 1, 0
 	var context starlark.Value = starlark.NewList(nil)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "iteration?", &iteration, "max_iterations??", &max, "context?", &context); err != nil {
@@ -129,9 +157,10 @@ func (p *Procedure) render(_ *starlark.Thread, b *starlark.Builtin, args starlar
 	return starlark.String(text), nil
 }
 
-// withPhases is p.with_phases(observe=…, …): a copy with the phases given
-// replaced.
-func (p *Procedure) withPhases(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+// withPhasesFn is p.with_phases(observe=…, …): a copy with the phases
+// given replaced.
+func withPhasesFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	p := b.Receiver().(*Procedure)
 	var lists [len(prompt.Phases)]*starlark.List
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
 		"observe??", &lists[0], "orient??", &lists[1], "decide??", &lists[2], "act??", &lists[3]); err != nil {

@@ -36,6 +36,35 @@ func Registry() []Builtin {
 	}
 }
 
+// Methods lists the methods of each type of value the API returns, by
+// type name.
+func Methods() map[string][]Builtin { return map[string][]Builtin{"procedure": procedureMethods} }
+
+// Value is a predeclared name that is not one of the registry's functions.
+type Value struct {
+	Name string
+	Type string
+	Doc  string
+	make func(args []string, dryRun bool) starlark.Value
+}
+
+// Values lists the predeclared values, in the order the reference gives
+// them.
+func Values() []Value {
+	return []Value{
+		{"args", "tuple of str", "the script's arguments: what follows -- on the command line", func(args []string, _ bool) starlark.Value {
+			t := make(starlark.Tuple, len(args))
+			for i, a := range args {
+				t[i] = starlark.String(a)
+			}
+			return t
+		}},
+		{"dry_run", "bool", "whether this run only reports what it would do (--dry-run)", func(_ []string, dry bool) starlark.Value { return starlark.Bool(dry) }},
+		{"json", "module", "json.encode, json.decode, json.indent, json.encode_indent", func([]string, bool) starlark.Value { return json.Module }},
+		{"struct", "function", "struct(**fields): an immutable record", func([]string, bool) starlark.Value { return starlark.NewBuiltin("struct", starlarkstruct.Make) }},
+	}
+}
+
 // Predeclared is what every module of a run sees: the registry's
 // functions, made safe, and the values of this run.
 func Predeclared(args []string, dryRun bool) starlark.StringDict {
@@ -43,15 +72,9 @@ func Predeclared(args []string, dryRun bool) starlark.StringDict {
 	for _, b := range Registry() {
 		d[b.Name] = starlark.NewBuiltin(b.Name, safe(b.Name, b.fn))
 	}
-	list := make([]starlark.Value, len(args))
-	for i, a := range args {
-		list[i] = starlark.String(a)
+	for _, v := range Values() {
+		d[v.Name] = v.make(args, dryRun)
 	}
-	argv := starlark.Tuple(list)
-	d["args"] = argv
-	d["dry_run"] = starlark.Bool(dryRun)
-	d["json"] = json.Module
-	d["struct"] = starlark.NewBuiltin("struct", starlarkstruct.Make)
 	return d
 }
 

@@ -31,7 +31,16 @@ func TestSafe(t *testing.T) {
 // TestRegistryIsDocumented: every builtin has a doc and documents each
 // parameter it accepts.
 func TestRegistryIsDocumented(t *testing.T) {
-	for _, b := range Registry() {
+	all := Registry()
+	for _, methods := range Methods() {
+		all = append(all, methods...)
+	}
+	for _, v := range Values() {
+		if v.Doc == "" || v.Type == "" {
+			t.Errorf("%s is not documented", v.Name)
+		}
+	}
+	for _, b := range all {
 		if b.Doc == "" || b.Returns == "" {
 			t.Errorf("%s has no doc or return type", b.Name)
 		}

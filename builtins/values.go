@@ -62,10 +62,11 @@ func (p *Procedure) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "name":
 		return starlark.String(p.name), nil
-	case "render":
-		return starlark.NewBuiltin("render", safe("render", p.render)).BindReceiver(p), nil
-	case "with_phases":
-		return starlark.NewBuiltin("with_phases", safe("with_phases", p.withPhases)).BindReceiver(p), nil
+	}
+	for _, m := range procedureMethods {
+		if m.Name == name {
+			return starlark.NewBuiltin(name, safe(name, m.fn)).BindReceiver(p), nil
+		}
 	}
 	return nil, nil
 }

@@ -111,16 +111,59 @@ func TestStepBudget(t *testing.T) {
 	golden.Check(t, "error_step_budget", err.Error()+"\n")
 }
 
-// TestCancelStopsStarlark: an ended context stops a script mid-loop, as
-// an interrupt (exit 130).
+// TestCancelStopsStarlark: an ended context stops a script's own loop at
+// once, as an interrupt (exit 130), well before its step budget.
 func TestCancelStopsStarlark(t *testing.T) {
 	f := newFixture(t, map[string]string{"main.star": "n = 0\nfor i in range(1000000000):\n    n += i\n"})
+	f.Opts.MaxSteps = 1_000_000
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	err := f.Runtime().Run(ctx, "main.star")
 	var coder interface{ ExitCode() int }
 	if err == nil || !errors.As(err, &coder) || coder.ExitCode() != 130 {
 		t.Fatalf("error %v", err)
+	}
+	if !strings.Contains(err.Error(), "cancelled: interrupted") || strings.Contains(err.Error(), "budget") {
+		t.Errorf("not stopped by the cancellation:\n%v", err)
+	}
+}
+
+// TestRootGoesThroughTheCache: a cycle back to the root script is found,
+// and the root runs once.
+func TestRootGoesThroughTheCache(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"main.star": "print('main runs')\nload('a.star', 'a')\n",
+		"a.star":    "load('main.star', 'x')\na = 1\n",
+	})
+	err := f.Run("main.star")
+	if err == nil || !strings.Contains(err.Error(), "load cycle: main.star → a.star → main.star") {
+		t.Errorf("error %v", err)
+	}
+	if got := f.Stderr.String(); got != "main runs\n" {
+		t.Errorf("printed %q", got)
+	}
+}
+
+// TestErrorsAreCached: a module that fails is run once; a second load gets
+// the same error without running it again.
+func TestErrorsAreCached(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"main.star":   "load('a.star', 'a')\n",
+		"a.star":      "load('bad.star', 'x')\na = 1\n",
+		"b.star":      "load('bad.star', 'x')\n",
+		"bad.star":    "print('bad runs')\nx = 1 // 0\n",
+		"second.star": "load('b.star', 'b')\n",
+	})
+	r := f.Runtime()
+	if err := r.Run(context.Background(), "main.star"); err == nil {
+		t.Fatal("no error")
+	}
+	err := r.Run(context.Background(), "second.star")
+	if err == nil || !strings.Contains(err.Error(), "floored division by zero") {
+		t.Errorf("second load: %v", err)
+	}
+	if got := f.Stderr.String(); got != "bad runs\n" {
+		t.Errorf("printed %q", got)
 	}
 }
 

@@ -82,9 +82,8 @@ const (
 	contextKey = "context"
 )
 
-// New prepares a run. Locals are set on the thread before anything runs,
-// as go.starlark.net requires: builtins find their state there.
-func New(opts Options, locals map[string]any) (*Runtime, error) {
+// New prepares a run.
+func New(opts Options) (*Runtime, error) {
 	if opts.WorkDir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -116,10 +115,9 @@ func New(opts Options, locals map[string]any) (*Runtime, error) {
 	// The budget is set once, before the thread's first use: go.starlark.net
 	// reads a limit of 0 as "cancel at once" on a thread already used.
 	r.thread.SetMaxExecutionSteps(r.maxSteps)
+	// Thread locals are set before anything runs, as go.starlark.net
+	// requires: builtins find the runtime there.
 	r.thread.SetLocal(localKey, r)
-	for k, v := range locals {
-		r.thread.SetLocal(k, v)
-	}
 	return r, nil
 }
 

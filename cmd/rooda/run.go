@@ -41,7 +41,7 @@ Examples:
   rooda build -c "focus on the auth module" -c notes.md
   rooda review --act "Write the review to REVIEW.md."
   rooda build --unlimited --iteration-timeout 20m --failure-threshold 5`,
-		Flags: append(runSettingFlags(),
+		Flags: append(append(runSettingFlags(), scriptOnlyFlags()...),
 			&cli.StringSliceFlag{Name: "context", Aliases: []string{"c"}, Usage: "add `TEXT` or the content of a file to the prompt's CONTEXT (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "observe", Usage: "replace the observe phase with `FRAGMENT`: a file, builtin:… or inline text (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "orient", Usage: "replace the orient phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
@@ -55,10 +55,12 @@ Examples:
 }
 
 func runAction(c *cli.Context) error {
-	name, err := oneArgument(c, "procedure NAME")
-	if err != nil {
+	args, after := splitArgs(c)
+	if len(args) != 1 {
+		_, err := oneArgument(c, "procedure NAME")
 		return err
 	}
+	name := args[0]
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
@@ -68,7 +70,16 @@ func runAction(c *cli.Context) error {
 		return unknownName(c, name, cfg.ProcedureNames())
 	}
 	if ok && p.Script.Set {
-		return runScript(c, cfg, p.Script.V, nil)
+		if err := onlyFor(c, "a YAML procedure", name+" is a script", promptFlags()); err != nil {
+			return err
+		}
+		return runScript(c, cfg, p.Script.V, after)
+	}
+	if err := onlyFor(c, "a script procedure", name+" is not", flagNames(scriptOnlyFlags())); err != nil {
+		return err
+	}
+	if len(after) > 0 {
+		return fmt.Errorf("arguments after -- go to a script procedure; %s is not one: %s", name, strings.Join(after, " "))
 	}
 	req := engine.Request{Config: cfg, Name: name, Context: c.StringSlice("context")}
 	for _, ph := range prompt.Phases {
@@ -88,6 +99,33 @@ func runAction(c *cli.Context) error {
 	defer watch.Stop()
 	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill})
 	return exitStatus(res.Status.ExitCode())
+}
+
+// promptFlags are run's flags that change a YAML procedure's prompt.
+func promptFlags() []string { return []string{"context", "observe", "orient", "decide", "act"} }
+
+// scriptOnlyFlags are the flags of a script run that run takes too, for
+// procedures with script:.
+func scriptOnlyFlags() []cli.Flag {
+	return []cli.Flag{libFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag()}
+}
+
+// onlyFor refuses flags that mean nothing for the procedure at hand.
+func onlyFor(c *cli.Context, kind, why string, names []string) error {
+	for _, name := range names {
+		if c.IsSet(name) {
+			return fmt.Errorf("--%s applies to %s; %s", name, kind, why)
+		}
+	}
+	return nil
+}
+
+func flagNames(flags []cli.Flag) []string {
+	var names []string
+	for _, f := range flags {
+		names = append(names, f.Names()[0])
+	}
+	return names
 }
 
 // unknownName reports "rooda NAME" where NAME is neither a command nor a

@@ -63,12 +63,21 @@ func libFlag() cli.Flag {
 
 func scriptRunFlags() []cli.Flag {
 	return append(runSettingFlags(),
-		libFlag(),
+		libFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(),
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "evaluate the script, report each iterate() instead of running it, run no command", Category: "Output"},
-		&cli.Uint64Flag{Name: "max-steps", Value: host.DefaultMaxSteps, Usage: "stop a script whose own computation takes more than `N` Starlark steps", Category: "Budgets"},
-		&cli.IntFlag{Name: "max-total-iterations", Usage: "stop the run after `N` iterations across every iterate() (0: no limit)", Category: "Budgets"},
-		&cli.DurationFlag{Name: "max-duration", Usage: "stop the run after `DURATION` (90m, 2h; 0: no limit)", Category: "Budgets"},
 	)
+}
+
+func maxStepsFlag() cli.Flag {
+	return &cli.Uint64Flag{Name: "max-steps", Value: host.DefaultMaxSteps, Usage: "stop a script whose own computation takes more than `N` Starlark steps", Category: "Budgets"}
+}
+
+func maxTotalIterationsFlag() cli.Flag {
+	return &cli.IntFlag{Name: "max-total-iterations", Usage: "stop the run after `N` iterations across every iterate() (0: no limit)", Category: "Budgets"}
+}
+
+func maxDurationFlag() cli.Flag {
+	return &cli.DurationFlag{Name: "max-duration", Usage: "stop the run after `DURATION` (90m, 2h; 0: no limit)", Category: "Budgets"}
 }
 
 func scriptRunAction(c *cli.Context) error {
@@ -140,7 +149,7 @@ func newRuntime(c *cli.Context, cfg *config.Config, args []string, opts host.Opt
 	opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
 	opts.Libraries, opts.Stdlib, opts.Config = libs, scripts.FS, cfg
 	opts.Stdout, opts.Stderr = c.App.Writer, c.App.ErrWriter
-	return host.New(opts, nil)
+	return host.New(opts)
 }
 
 // libraries are the configuration's, with --lib NAME=DIR on top.
@@ -151,8 +160,11 @@ func libraries(cfg *config.Config, flags []string) (map[string]string, error) {
 	}
 	for _, f := range flags {
 		name, dir, ok := strings.Cut(f, "=")
-		if !ok || name == "" || dir == "" {
+		if !ok || dir == "" {
 			return nil, fmt.Errorf("--lib %q: want NAME=DIR", f)
+		}
+		if err := config.CheckLibraryName(name); err != nil {
+			return nil, fmt.Errorf("--lib %q: %v", f, err)
 		}
 		abs, err := filepath.Abs(dir)
 		if err != nil {

@@ -191,3 +191,39 @@ func TestExamples(t *testing.T) {
 		}
 	})
 }
+
+// TestScriptInterruptedInRun: SIGINT while run() waits for a command,
+// inside on_iteration, stops the command's group and the script: exit 130.
+func TestScriptInterruptedInRun(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.write("main.star", `
+def check(it):
+    run("sh -c 'echo $$ >> pids; sleep 30 & echo $! >> pids; wait'", timeout = 60)
+iterate(compose("p", act = [fragment(content = "x")]), on_iteration = check)
+`)
+	cmd := exec.Command(binary(t), "script", "run", "main.star", "--ai-cmd", w.aiCmd())
+	cmd.Dir, cmd.Env = w.dir, w.env
+	s := w.start(cmd)
+	w.waitForPids(3) // the agent, then the command's shell and its sleep
+	sent := time.Now()
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := w.wait(s)
+	o.expect(t, 130, "Interrupted by SIGINT")
+	// Without the interrupt reaching run(), the 30 s sleep would hold it.
+	if took := time.Since(sent); took >= 5*time.Second {
+		t.Errorf("exit %s after the signal", took)
+	}
+}
+
+// TestCommandLineAgentReplacesRotation: --ai-cmd replaces every agent a
+// script names, a rotation too.
+func TestCommandLineAgentReplacesRotation(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	o := w.runScript(example("rotate_agents.star"), "--ai-cmd", w.aiCmd(), "--", "no-such-agent-a", "no-such-agent-b")
+	o.expect(t, 2, "Reached max iterations: 4")
+	if _, ran := w.prompt(4); !ran {
+		t.Error("the command line's agent did not run every iteration")
+	}
+}

@@ -188,8 +188,8 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[string]) {
 func (d *decoder) libraries(n *yaml.Node, into map[string]Value[string]) {
 	d.mapping(n, "libraries", nil, func(name string, v *yaml.Node) {
 		path := join("libraries", name)
-		if !libraryName.MatchString(name) || name == "rooda" {
-			d.errorf(v, "library name %q must be a word of letters, digits, - and _, and not rooda (the standard library)", name)
+		if err := CheckLibraryName(name); err != nil {
+			d.errorf(v, "%v", err)
 			return
 		}
 		dir, ok := d.scalar(v, path)
@@ -208,6 +208,15 @@ func (d *decoder) libraries(n *yaml.Node, into map[string]Value[string]) {
 }
 
 var libraryName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// CheckLibraryName accepts a name a library can be loaded by (@name//):
+// a word, and not rooda, the standard library's.
+func CheckLibraryName(name string) error {
+	if !libraryName.MatchString(name) || name == "rooda" {
+		return fmt.Errorf("library name %q must be a word of letters, digits, - and _, and not rooda (the standard library)", name)
+	}
+	return nil
+}
 
 func (d *decoder) procedures(n *yaml.Node, into map[string]*Procedure) {
 	d.mapping(n, "procedures", nil, func(name string, v *yaml.Node) {

@@ -71,7 +71,7 @@ func Prepare(req Request) (*Plan, error) {
 	}
 	s := req.Config.ResolveWith(proc, req.Script)
 	if s.Procedure.Script.Set {
-		return nil, fmt.Errorf("procedure %s is a Starlark script (%s); scripts run on the Starlark host, which this version of rooda does not have yet", req.Name, s.Procedure.Script.V)
+		return nil, fmt.Errorf("procedure %s is a Starlark script (%s): rooda run %s runs it", req.Name, s.Procedure.Script.V, req.Name)
 	}
 	phases := s.Procedure.Prompt()
 	if err := overridePhases(&phases, req.Phases); err != nil {

@@ -63,7 +63,7 @@ func (f *Fixture) Runtime(args ...string) *host.Runtime {
 	opts.Config = cfg
 	opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
 	opts.Stdout, opts.Stderr = &f.Stdout, &f.Stderr
-	r, err := host.New(opts, nil)
+	r, err := host.New(opts)
 	if err != nil {
 		f.T.Fatal(err)
 	}

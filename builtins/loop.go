@@ -59,7 +59,7 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if timeout.given {
 		spec.Timeout = &timeout.d
 	}
-	if spec.Agents, err = agents(thread, agentV); err != nil {
+	if spec.Fakes, spec.Agents, err = agents(thread, agentV); err != nil {
 		return nil, err
 	}
 	if spec.Context, spec.ContextFunc, err = contextOf(thread, ctxV); err != nil {
@@ -85,34 +85,40 @@ func optionalInt(v starlark.Value, name string) (*int, error) {
 }
 
 // agents converts agent=: one agent, alias or command line, or a list of
-// them.
-func agents(thread *starlark.Thread, v starlark.Value) ([]host.Agent, error) {
+// them; in a script test, fake agents.
+func agents(thread *starlark.Thread, v starlark.Value) ([]*host.FakeAgent, []host.Agent, error) {
 	if v == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	items := []starlark.Value{v}
 	if list, ok := v.(*starlark.List); ok {
 		items = slices.Collect(list.Elements())
 		if len(items) == 0 {
-			return nil, fmt.Errorf("agent is an empty list")
+			return nil, nil, fmt.Errorf("agent is an empty list")
 		}
 	}
+	var fakes []*host.FakeAgent
 	var out []host.Agent
 	for _, item := range items {
 		switch x := item.(type) {
+		case *FakeAgent:
+			fakes = append(fakes, x.f)
 		case *Agent:
 			out = append(out, x.a)
 		case starlark.String:
 			a, err := host.FromThread(thread).ResolveAgent(string(x), false)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			out = append(out, a)
 		default:
-			return nil, fmt.Errorf("agent must be an agent(), an alias or a command line, got %s", item.Type())
+			return nil, nil, fmt.Errorf("agent must be an agent(), an alias or a command line, got %s", item.Type())
 		}
 	}
-	return out, nil
+	if len(fakes) > 0 && len(out) > 0 {
+		return nil, nil, fmt.Errorf("agent: fake agents and real ones cannot take turns")
+	}
+	return fakes, out, nil
 }
 
 // contextOf converts context=: text or paths, or a function called before

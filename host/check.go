@@ -83,7 +83,7 @@ func (c *checker) file(loc Location, stack []Location) {
 		return
 	}
 	start := len(c.problems)
-	f, _, err := starlark.SourceProgramOptions(FileOptions, loc.Display, src, c.r.opts.Predeclared.Has)
+	f, _, err := starlark.SourceProgramOptions(FileOptions, loc.Display, src, c.r.predeclared(loc).Has)
 	if f != nil {
 		c.globals[loc.key()] = definedNames(f)
 	}

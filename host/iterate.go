@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"rooda/host/agent"
 	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/loop"
@@ -36,6 +38,9 @@ type IterateSpec struct {
 	// thread's goroutine.
 	ContextFunc func(iteration int) ([]string, error)
 	Judge       func(*loop.Iteration) (loop.Outcome, error)
+	// Fakes, when set, answer instead of agent processes, taking turns: a
+	// script test's fake_agent()s.
+	Fakes []*FakeAgent
 }
 
 // Iterate runs one loop a script asked for, through the same engine as a
@@ -76,7 +81,7 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	}
 	ctx := Context(thread)
 	r.iterating = true
-	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill})
+	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now})
 	r.iterating = false
 	r.iterations += res.Iterations
 	r.last = res.Status
@@ -97,6 +102,11 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 // rules.
 func (r *Runtime) request(spec IterateSpec) (engine.Request, error) {
 	req := engine.Request{Config: r.opts.Config, Procedure: spec.Procedure, Context: spec.Context}
+	if fakes := spec.Fakes; len(fakes) > 0 {
+		req.Runner = func(ctx context.Context, n int, cmd agent.Command) (agent.Result, error) {
+			return fakes[(n-1)%len(fakes)].Run(ctx, cmd)
+		}
+	}
 	if spec.MaxIterations != nil && spec.Unlimited {
 		return req, errors.New("max_iterations and unlimited=True cannot be used together")
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"go.starlark.net/starlark"
 
@@ -48,6 +49,8 @@ type Options struct {
 	// MaxTotalIterations bounds the iterations of every iterate() of the
 	// run together; 0 means no bound.
 	MaxTotalIterations int
+	// Now is the loops' clock; nil is the wall clock. Script tests fix it.
+	Now func() time.Time
 }
 
 // Runtime runs one script: one thread for the script, every module it
@@ -66,6 +69,8 @@ type Runtime struct {
 	last       loop.Status
 	// iterating is set while a loop runs.
 	iterating bool
+	// main is the key of the script Run runs; "" in tests.
+	main string
 }
 
 // module is a loaded module, or why it could not load; both are cached.
@@ -147,6 +152,7 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 	// blocking builtins watch ctx themselves.
 	stop := context.AfterFunc(ctx, func() { r.thread.Cancel("interrupted") })
 	defer stop()
+	r.main = root.key()
 	_, err = r.exec(root)
 	if err == nil {
 		return nil
@@ -188,11 +194,27 @@ func (r *Runtime) exec(loc Location) (starlark.StringDict, error) {
 	}
 	r.files[loc.Display] = loc
 	r.loading = append(r.loading, loc)
-	globals, err := starlark.ExecFileOptions(FileOptions, r.thread, loc.Display, src, r.opts.Predeclared)
+	globals, err := starlark.ExecFileOptions(FileOptions, r.thread, loc.Display, src, r.predeclared(loc))
 	r.loading = r.loading[:len(r.loading)-1]
 	r.cache[key] = &module{globals, err}
 	return globals, err
 }
+
+// predeclared is what the module at loc sees: the run's names, and
+// __main__, True only in the script rooda was asked to run, so that a
+// script can be a library too: "if __main__: main()".
+func (r *Runtime) predeclared(loc Location) starlark.StringDict {
+	d := make(starlark.StringDict, len(r.opts.Predeclared)+1)
+	for k, v := range r.opts.Predeclared {
+		d[k] = v
+	}
+	d[mainName] = starlark.Bool(r.main != "" && loc.key() == r.main)
+	return d
+}
+
+// mainName is the predeclared bool that tells the script rooda runs from
+// the modules it loads.
+const mainName = "__main__"
 
 // File is the location of the module a position's file name shows, for
 // builtins that take paths relative to the file that calls them.

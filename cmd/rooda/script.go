@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -53,8 +54,74 @@ Examples:
   rooda script check nightly.star --lib team=../team-procedures`,
 			Flags:  []cli.Flag{libFlag()},
 			Action: scriptCheckAction,
+		}, {
+			Name:      "test",
+			Usage:     "run the test_* functions of *_test.star files",
+			ArgsUsage: "[PATHS...]",
+			Description: `Finds the *_test.star files under PATHS (the working directory by default)
+and runs each top-level test_* function in a fresh runtime and an empty
+temporary working directory, with a fixed clock. Tests see everything a
+script sees, plus:
+
+  assert.eq(got, want), assert.true(cond), assert.contains(container, item),
+  assert.fails(fn, pattern)      fail the test, showing both values and the line
+  fake_agent(outputs=[...], exit_codes=[...])
+                                 an agent for iterate(agent=...) that starts no
+                                 process; .prompts holds each prompt it received
+  skip(reason)                   end the test as skipped
+
+Prints a line per test (ok, FAIL or skip, with file:line), the details of
+each failure, then "N passed, N failed". Exit 1 if any failed.
+
+Examples:
+  rooda script test
+  rooda script test scripts/ -run min_iterations -v`,
+			Flags: []cli.Flag{
+				libFlag(),
+				&cli.StringFlag{Name: "run", Usage: "run only the tests whose names match `REGEX`"},
+				&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show every test's output (print, the loop's log), not only a failed one's"},
+			},
+			Action: scriptTestAction,
 		}},
 	}
+}
+
+func scriptTestAction(c *cli.Context) error {
+	paths, after := splitArgs(c)
+	paths = append(paths, after...)
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	var filter *regexp.Regexp
+	if expr := c.String("run"); expr != "" {
+		var err error
+		if filter, err = regexp.Compile(expr); err != nil {
+			return fmt.Errorf("-run %q: %v", expr, err)
+		}
+	}
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	libs, err := libraries(cfg, c.StringSlice("lib"))
+	if err != nil {
+		return err
+	}
+	ctx, watch := interrupt.Watch(c.Context)
+	defer watch.Stop()
+	sum, err := host.RunTests(ctx, paths, host.TestOptions{
+		Run:     host.Options{Predeclared: builtins.TestPredeclared(nil), Libraries: libs, Stdlib: scripts.FS, Config: cfg, Kill: watch.Kill},
+		Filter:  filter,
+		Verbose: c.Bool("verbose"),
+		Out:     c.App.Writer,
+	})
+	if err != nil {
+		return err
+	}
+	if sum.Failed > 0 {
+		return exitStatus(1)
+	}
+	return nil
 }
 
 func libFlag() cli.Flag {

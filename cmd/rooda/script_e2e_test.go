@@ -227,3 +227,39 @@ func TestCommandLineAgentReplacesRotation(t *testing.T) {
 		t.Error("the command line's agent did not run every iteration")
 	}
 }
+
+// TestScriptTest: a failing test is reported with its file:line and the
+// closing line counts it; exit 1. The standard library's and the
+// examples' own tests pass.
+func TestScriptTest(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.write("pkg_test.star", `
+def test_prompt_of_the_second_iteration():
+    a = fake_agent(outputs = ["working", "<promise>SUCCESS</promise>"])
+    r = iterate(compose("p", act = [fragment(content = "Do it.")]), agent = a)
+    assert.eq(r.status, "success")
+    assert.contains(a.prompts[1], "Procedure: p\nIteration: 2 of 5\n")
+
+def test_fails():
+    assert.eq([1, 2], [1, 2, 3])
+`)
+	cmd := exec.Command(binary(t), "script", "test")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	want := "ok   pkg_test.star:2 test_prompt_of_the_second_iteration\nFAIL pkg_test.star:8 test_fails\n" +
+		"    Traceback (most recent call last):\n      pkg_test.star:9:14: in test_fails\n    Error in assert.eq: got [1, 2], want [1, 2, 3]\n1 passed, 1 failed\n"
+	if o.code != 1 || o.stdout != want {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr:\n%s", o.code, o.stdout, want, o.stderr)
+	}
+	if _, ran := w.prompt(1); ran {
+		t.Error("a fake agent started a process")
+	}
+
+	wd, _ := os.Getwd()
+	cmd = exec.Command(binary(t), "script", "test", filepath.Join(wd, "..", "..", "scripts"))
+	cmd.Dir, cmd.Env = w.dir, w.env
+	if o := w.wait(w.start(cmd)); o.code != 0 || !strings.HasSuffix(o.stdout, " passed, 0 failed\n") {
+		t.Errorf("scripts/: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+}

@@ -88,6 +88,9 @@ func (p *Plan) runner(base agent.Command) func(context.Context, loop.Request) (a
 			"ROODA_MAX_ITERATIONS=" + maxText(req.MaxIterations),
 			"ROODA_PROCEDURE=" + p.Procedure.Name,
 		}
+		if p.Runner != nil {
+			return p.Runner(ctx, req.Iteration, cmd)
+		}
 		return agent.Run(ctx, cmd)
 	}
 }

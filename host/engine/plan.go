@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -24,6 +25,9 @@ type Request struct {
 	// Agents[(N-1) % len]. They are command lines; the command line's
 	// --ai-cmd or --ai-cmd-alias replaces them all.
 	Agents []string
+	// Runner, when set, stands in for the agent process (a script test's
+	// fake_agent): nothing is started, and there is no binary to check.
+	Runner func(ctx context.Context, iteration int, cmd agent.Command) (agent.Result, error)
 	// Context holds the --context values, in order.
 	Context []string
 	// Phases holds --observe, --orient, --decide and --act values by
@@ -47,6 +51,8 @@ type Plan struct {
 	// Judge, when set, may change the loop's verdict on an iteration: a
 	// script's on_iteration.
 	Judge func(*loop.Iteration) (loop.Outcome, error)
+	// Runner stands in for the agent process when set (Request.Runner).
+	Runner func(ctx context.Context, iteration int, cmd agent.Command) (agent.Result, error)
 }
 
 // Check is one thing verified before a run: a ✓ or ✗ line of the dry run.
@@ -77,9 +83,14 @@ func Prepare(req Request) (*Plan, error) {
 	if err := overridePhases(&phases, req.Phases); err != nil {
 		return nil, err
 	}
-	p := &Plan{Settings: s, Procedure: phases, Context: req.Context}
-	p.checkAgent(req.Config.AliasNames())
-	if len(req.Agents) > 1 && !req.Config.Run.AICmd.Set && !req.Config.Run.AICmdAlias.Set {
+	p := &Plan{Settings: s, Procedure: phases, Context: req.Context, Runner: req.Runner}
+	if p.Runner != nil {
+		p.Argv = []string{"fake_agent"}
+		p.pass("Fake agent: no process is started")
+	} else {
+		p.checkAgent(req.Config.AliasNames())
+	}
+	if len(req.Agents) > 1 && p.Runner == nil && !req.Config.Run.AICmd.Set && !req.Config.Run.AICmdAlias.Set {
 		p.checkRotation(req.Agents[1:])
 	}
 	p.checkFragments()

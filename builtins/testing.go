@@ -1,0 +1,187 @@
+package builtins
+
+import (
+	"fmt"
+	"regexp"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
+
+	"rooda/host"
+)
+
+// TestRegistry lists what `rooda script test` adds for *_test.star files.
+func TestRegistry() []Builtin { return []Builtin{fakeAgentBuiltin, skipBuiltin} }
+
+// AssertFunctions are the members of the assert module of script tests.
+func AssertFunctions() []Builtin { return assertFunctions }
+
+// TestPredeclared is what a *_test.star file sees: everything a script
+// sees, the assert module, fake_agent() and skip().
+func TestPredeclared(args []string) starlark.StringDict {
+	d := Predeclared(args, false)
+	for _, b := range TestRegistry() {
+		d[b.Name] = starlark.NewBuiltin(b.Name, safe(b.Name, b.fn))
+	}
+	members := starlark.StringDict{}
+	for _, b := range assertFunctions {
+		members[b.Name] = starlark.NewBuiltin("assert."+b.Name, safe("assert."+b.Name, b.fn))
+	}
+	d["assert"] = &starlarkstruct.Module{Name: "assert", Members: members}
+	return d
+}
+
+var assertFunctions = []Builtin{
+	{Name: "eq", Params: []Param{{"got", "any", "", "the value the test computed"}, {"want", "any", "", "the value it should be"}, {"msg", "str", "None", "said first when they differ"}},
+		Returns: "None", Doc: "Fails the test, showing both values, unless got == want.", fn: assertEq},
+	{Name: "true", Params: []Param{{"cond", "any", "", "a value that must be true"}, {"msg", "str", "None", "said when it is not"}},
+		Returns: "None", Doc: "Fails the test unless cond is true.", fn: assertTrue},
+	{Name: "contains", Params: []Param{{"container", "str | list | dict", "", "where to look"}, {"item", "any", "", "what must be in it"}},
+		Returns: "None", Doc: "Fails the test unless item is in container (a substring, for strings).", fn: assertContains},
+	{Name: "fails", Params: []Param{{"fn", "function", "", "a function of no arguments"}, {"pattern", "str", "", "a regular expression its error must match"}},
+		Returns: "None", Doc: "Fails the test unless fn() fails with an error that matches pattern.", fn: assertFails},
+}
+
+func assertEq(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var got, want starlark.Value
+	var msg string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "got", &got, "want", &want, "msg??", &msg); err != nil {
+		return nil, err
+	}
+	if eq, err := starlark.Equal(got, want); err != nil || !eq {
+		return nil, fmt.Errorf("%sgot %s, want %s", prefix(msg), got.String(), want.String())
+	}
+	return starlark.None, nil
+}
+
+func assertTrue(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var cond starlark.Value
+	var msg string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cond", &cond, "msg??", &msg); err != nil {
+		return nil, err
+	}
+	if !cond.Truth() {
+		return nil, fmt.Errorf("%sgot %s, want a true value", prefix(msg), cond.String())
+	}
+	return starlark.None, nil
+}
+
+func assertContains(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var container, item starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "container", &container, "item", &item); err != nil {
+		return nil, err
+	}
+	in, err := starlark.Binary(syntax.IN, item, container)
+	if err != nil {
+		return nil, err
+	}
+	if !in.Truth() {
+		return nil, fmt.Errorf("%s not in %s", item.String(), shorten(container.String()))
+	}
+	return starlark.None, nil
+}
+
+func assertFails(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fn starlark.Callable
+	var pattern string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "pattern", &pattern); err != nil {
+		return nil, err
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %v", pattern, err)
+	}
+	_, callErr := starlark.Call(thread, fn, nil, nil)
+	switch {
+	case callErr == nil:
+		return nil, fmt.Errorf("%s did not fail; want an error matching %q", fn.Name(), pattern)
+	case !re.MatchString(callErr.Error()):
+		return nil, fmt.Errorf("%s failed with %q, which does not match %q", fn.Name(), callErr.Error(), pattern)
+	}
+	return starlark.None, nil
+}
+
+func prefix(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return msg + ": "
+}
+
+var fakeAgentBuiltin = Builtin{
+	Name: "fake_agent",
+	Params: []Param{
+		{"outputs", "list of str", "[]", "what the agent prints in each iteration; the last repeats"},
+		{"exit_codes", "list of int", "[]", "its exit code in each iteration; the last repeats (0 when empty)"},
+	},
+	Returns: "fake_agent",
+	Doc:     "An agent for iterate(agent=…) in script tests that starts no process. .prompts holds the exact prompt of each iteration it answered, .calls how many.",
+	fn:      fakeAgentFn,
+}
+
+func fakeAgentFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var outputs, codes *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "outputs?", &outputs, "exit_codes?", &codes); err != nil {
+		return nil, err
+	}
+	f := &host.FakeAgent{}
+	if outputs != nil {
+		texts, err := stringList(outputs, "outputs")
+		if err != nil {
+			return nil, err
+		}
+		f.Outputs = texts
+	}
+	if codes != nil {
+		for e := range codes.Elements() {
+			var n int
+			if err := starlark.AsInt(e, &n); err != nil {
+				return nil, fmt.Errorf("exit_codes must hold ints, got %s", e.Type())
+			}
+			f.ExitCodes = append(f.ExitCodes, n)
+		}
+	}
+	return &FakeAgent{f}, nil
+}
+
+// FakeAgent is a fake_agent() value.
+type FakeAgent struct{ f *host.FakeAgent }
+
+var _ starlark.HasAttrs = (*FakeAgent)(nil)
+
+func (x *FakeAgent) String() string        { return fmt.Sprintf("fake_agent(calls=%d)", len(x.f.Prompts)) }
+func (x *FakeAgent) Type() string          { return "fake_agent" }
+func (x *FakeAgent) Freeze()               {}
+func (x *FakeAgent) Truth() starlark.Bool  { return true }
+func (x *FakeAgent) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: fake_agent") }
+func (x *FakeAgent) AttrNames() []string   { return []string{"calls", "prompts"} }
+func (x *FakeAgent) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "calls":
+		return starlark.MakeInt(len(x.f.Prompts)), nil
+	case "prompts":
+		list := make([]starlark.Value, len(x.f.Prompts))
+		for i, p := range x.f.Prompts {
+			list[i] = starlark.String(p)
+		}
+		return starlark.NewList(list), nil
+	}
+	return nil, nil
+}
+
+var skipBuiltin = Builtin{
+	Name:    "skip",
+	Params:  []Param{{"reason", "str", "", "why the test does not run"}},
+	Returns: "None",
+	Doc:     "Ends the test as skipped: counted, and not a failure.",
+	fn:      skipFn,
+}
+
+func skipFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var reason string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "reason", &reason); err != nil {
+		return nil, err
+	}
+	return nil, &host.Skip{Reason: reason}
+}

@@ -31,6 +31,14 @@ var iterateBuiltin = Builtin{
 	Returns: "loop_result",
 	Doc: "Runs the loop of seed 002 and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
 		"The command line's settings override the script's, and the run's budgets override both. An interrupt ends the script.",
+	Example: `def keep_going_until_3(it):
+    if it.number < 3 and it.outcome == "success":
+        return "continue"
+    return None
+
+a = fake_agent(outputs = ["<promise>SUCCESS</promise>"])
+r = iterate(compose("p", act = [fragment(content = "Work.")]), agent = a, on_iteration = keep_going_until_3)
+assert.eq((r.status, r.iterations, r.last.signal), ("success", 3, "SUCCESS"))`,
 	fn: iterateFn,
 }
 
@@ -266,7 +274,9 @@ var runBuiltin = Builtin{
 	},
 	Returns: "command_result",
 	Doc:     "Runs a bounded command, for checks between iterations (\"go test ./...\"), and returns .exit_code, .output (stdout and stderr, the last 1 MiB), .duration, .timed_out. In a dry run nothing runs: .dry_run is True and .exit_code 0.",
-	fn:      runFn,
+	Example: `r = run("sh -c 'echo ok'", timeout = 30)
+assert.eq((r.exit_code, r.output), (0, "ok\n"))`,
+	fn: runFn,
 }
 
 func runFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -300,6 +310,7 @@ var getenvBuiltin = Builtin{
 	},
 	Returns: "str | default",
 	Doc:     "Reads the environment; scripts cannot change it.",
+	Example: `model = getenv("MY_MODEL", "haiku")`,
 	fn:      getenvFn,
 }
 

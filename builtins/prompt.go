@@ -20,7 +20,10 @@ var fragmentBuiltin = Builtin{
 	},
 	Returns: "fragment",
 	Doc:     "One piece of a phase. Give exactly one of path and content. The file is read, and a template executed, at the call: a missing file or a broken template fails there, with seed 000's message.",
-	fn:      fragmentFn,
+	Example: `f = fragment(content = "Check the {{.what}}.", params = {"what": "tests"})
+assert.eq(f.content, "Check the {{.what}}.")
+signal = fragment("builtin:fragments/act/emit_signal.md")`,
+	fn: fragmentFn,
 }
 
 func fragmentFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -61,7 +64,11 @@ var composeBuiltin = Builtin{
 	},
 	Returns: "procedure",
 	Doc:     "A procedure's prompt, phase by phase. p.render(iteration=1, max_iterations=None, context=[]) returns the exact prompt an agent would get; p.with_phases(act=[…]) a copy with those phases replaced. The preamble is always the host's.",
-	fn:      composeFn,
+	Example: `p = compose("tidy",
+    observe = ["builtin:fragments/observe/read_agents_md.md"],
+    act = [fragment(content = "Tidy one file."), "builtin:fragments/act/emit_signal.md"])
+assert.contains(p.render(iteration = 2, max_iterations = 3), "Iteration: 2 of 3")`,
+	fn: composeFn,
 }
 
 func composeFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -185,7 +192,10 @@ var procedureBuiltin = Builtin{
 	Params:  []Param{{"name", "str", "", "a procedure of the merged configuration: built in, global or workspace"}},
 	Returns: "procedure",
 	Doc:     "A configured procedure as a value a script can run or extend: iterate(procedure(\"build\")), or procedure(\"build\").with_phases(act=[…]). Its settings (default_max_iterations, ai_cmd_alias, …) apply unless the script or the command line says otherwise.",
-	fn:      procedureFn,
+	Example: `build = procedure("build")
+quick = build.with_phases(act = [fragment(content = "Make the smallest change that works.")])
+assert.contains(quick.render(), "Make the smallest change")`,
+	fn: procedureFn,
 }
 
 func procedureFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -214,7 +224,9 @@ var agentBuiltin = Builtin{
 	},
 	Returns: "agent",
 	Doc:     "An AI command for iterate(agent=…). The command line's --ai-cmd and --ai-cmd-alias override it.",
-	fn:      agentFn,
+	Example: `claude = agent("claude")
+mine = agent(cmd = "my-agent --fast")`,
+	fn: agentFn,
 }
 
 func agentFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

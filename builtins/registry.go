@@ -24,6 +24,9 @@ type Builtin struct {
 	Params  []Param
 	Returns string
 	Doc     string
+	// Example is a short script that uses the builtin; the reference shows
+	// it and a test runs it (script-test names such as fake_agent work).
+	Example string
 	fn      func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
 }
 

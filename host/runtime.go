@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -198,6 +199,21 @@ func (r *Runtime) exec(loc Location) (starlark.StringDict, error) {
 	r.loading = r.loading[:len(r.loading)-1]
 	r.cache[key] = &module{globals, err}
 	return globals, err
+}
+
+// Load loads a module as a script in the working directory would:
+// Load("@rooda//termination.star") gives the standard library's globals.
+func (r *Runtime) Load(module string) (starlark.StringDict, error) {
+	from := onDisk("", filepath.Join(r.opts.WorkDir, "<load>"))
+	loc, err := r.resolver.resolve(from, module)
+	if err != nil {
+		return nil, err
+	}
+	globals, err := r.exec(loc)
+	if err != nil {
+		return nil, newError(err, r.opts.Predeclared)
+	}
+	return globals, nil
 }
 
 // predeclared is what the module at loc sees: the run's names, and

@@ -131,3 +131,24 @@ func TestScriptProcedureRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptDoc: one symbol's reference, the whole of it as committed in
+// docs/builtins.md, and a suggestion for a typo.
+func TestScriptDoc(t *testing.T) {
+	wd, _ := os.Getwd()
+	committed, err := os.ReadFile(filepath.Join(wd, "..", "..", "docs", "builtins.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inWorkspace(t, nil)
+	stdout, stderr, code := rooda("script", "doc", "iterate")
+	if code != 0 || !strings.HasPrefix(stdout, "### iterate\n\n```python\niterate(procedure, max_iterations=None") || !strings.Contains(stdout, "| `on_iteration` | function | None |") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	if stdout, _, code := rooda("script", "doc"); code != 0 || stdout != string(committed) {
+		t.Errorf("rooda script doc differs from docs/builtins.md (exit %d)", code)
+	}
+	if _, stderr, code := rooda("script", "doc", "itrate"); code != 1 || !strings.Contains(stderr, `no "itrate" in the reference; did you mean iterate?`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

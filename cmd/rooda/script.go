@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,9 +13,11 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"rooda/builtins"
+	"rooda/builtins/reference"
 	"rooda/host"
 	"rooda/host/config"
 	"rooda/host/interrupt"
+	"rooda/host/suggest"
 	"rooda/scripts"
 )
 
@@ -82,8 +86,79 @@ Examples:
 				&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show every test's output (print, the loop's log), not only a failed one's"},
 			},
 			Action: scriptTestAction,
+		}, {
+			Name:      "doc",
+			Usage:     "the reference of the Starlark API, or of one name",
+			ArgsUsage: "[SYMBOL]",
+			Description: `Prints the reference of every builtin, method, value, test helper and
+standard library function, or of the one named: its signature, what it
+does, its parameters and an example. --format json gives it to tools;
+--format stub writes a .pyi file editors read for completion.
+
+Examples:
+  rooda script doc iterate
+  rooda script doc procedure.render
+  rooda script doc min_iterations
+  rooda script doc --format stub > rooda.pyi`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "format", Value: "md", Usage: "`FORMAT`: md, json or stub"},
+			},
+			Action: scriptDocAction,
 		}},
 	}
+}
+
+func scriptDocAction(c *cli.Context) error {
+	args, after := splitArgs(c)
+	args = append(args, after...)
+	if len(args) > 1 {
+		return fmt.Errorf("script doc takes at most one SYMBOL, got %d: %s", len(args), strings.Join(args, " "))
+	}
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	rt, err := newRuntime(c, cfg, nil, host.Options{})
+	if err != nil {
+		return err
+	}
+	stdlib, err := reference.Stdlib(rt, scripts.FS)
+	if err != nil {
+		return err
+	}
+	entries := reference.Entries(stdlib)
+	if len(args) == 1 {
+		e, ok := reference.Find(entries, args[0])
+		if !ok {
+			msg := fmt.Sprintf("no %q in the reference", args[0])
+			if near := suggest.Closest(args[0], reference.Names(entries)); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?", near)
+			}
+			return errors.New(msg + "\nRun 'rooda script doc' for all of it.")
+		}
+		entries = []reference.Entry{e}
+	}
+	text, err := formatReference(c.String("format"), entries, len(args) == 1)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(c.App.Writer, text)
+	return err
+}
+
+func formatReference(format string, entries []reference.Entry, one bool) (string, error) {
+	switch format {
+	case "md":
+		if one {
+			return reference.Section(entries[0]), nil
+		}
+		return reference.Markdown(entries), nil
+	case "json":
+		return reference.JSON(entries)
+	case "stub":
+		return reference.Stub(entries), nil
+	}
+	return "", fmt.Errorf("--format %q: want md, json or stub", format)
 }
 
 func scriptTestAction(c *cli.Context) error {

@@ -26,6 +26,8 @@ type Fixture struct {
 	Opts           host.Options
 	// Flags are command-line settings (--max-iterations …) for Config.
 	Flags []config.Flag
+	// Test gives scripts what *_test.star files see: assert, fake_agent.
+	Test bool
 }
 
 // New writes files into a new workspace and makes it the working
@@ -62,6 +64,9 @@ func (f *Fixture) Runtime(args ...string) *host.Runtime {
 	opts := f.Opts
 	opts.Config = cfg
 	opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
+	if f.Test {
+		opts.Predeclared = builtins.TestPredeclared(args)
+	}
 	opts.Stdout, opts.Stderr = &f.Stdout, &f.Stderr
 	r, err := host.New(opts)
 	if err != nil {

@@ -1,0 +1,181 @@
+// Package reference writes the Starlark API's reference from the
+// builtins registry and the standard library's docstrings: Markdown for
+// people (docs/builtins.md, rooda script doc), JSON for tools, and a
+// .pyi stub for editors' completion.
+package reference
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+
+	"rooda/builtins"
+)
+
+// Entry is one documented name.
+type Entry struct {
+	Name    string  `json:"name"`
+	Kind    string  `json:"kind"` // function, method, value, test, library
+	Section string  `json:"section"`
+	Params  []Param `json:"params,omitempty"`
+	Returns string  `json:"returns,omitempty"`
+	Type    string  `json:"type,omitempty"`
+	Doc     string  `json:"doc"`
+	Example string  `json:"example,omitempty"`
+}
+
+// Param is one parameter of an entry.
+type Param struct {
+	Name    string `json:"name"`
+	Type    string `json:"type,omitempty"`
+	Default string `json:"default,omitempty"`
+	Doc     string `json:"doc,omitempty"`
+}
+
+// Signature is how a call is written: "iterate(procedure, max_iterations=None)".
+func (e Entry) Signature() string {
+	if e.Kind == "value" {
+		return e.Name
+	}
+	var parts []string
+	for _, p := range e.Params {
+		if p.Default == "" {
+			parts = append(parts, p.Name)
+		} else {
+			parts = append(parts, p.Name+"="+p.Default)
+		}
+	}
+	return fmt.Sprintf("%s(%s)", e.Name, strings.Join(parts, ", "))
+}
+
+// Entries is the whole reference, in the order it is read: the
+// functions, the methods, the values, what script tests add, and the
+// standard library, whose functions are given as loaded modules.
+func Entries(stdlib map[string]starlark.StringDict) []Entry {
+	var out []Entry
+	for _, b := range builtins.Registry() {
+		out = append(out, fromBuiltin(b, "", "function", "Functions"))
+	}
+	for _, typ := range sortedKeys(builtins.Methods()) {
+		for _, b := range builtins.Methods()[typ] {
+			out = append(out, fromBuiltin(b, typ+".", "method", "Methods of "+typ))
+		}
+	}
+	for _, v := range builtins.Values() {
+		out = append(out, Entry{Name: v.Name, Kind: "value", Section: "Values", Type: v.Type, Doc: v.Doc})
+	}
+	for _, b := range builtins.TestRegistry() {
+		out = append(out, fromBuiltin(b, "", "test", "In script tests"))
+	}
+	for _, b := range builtins.AssertFunctions() {
+		out = append(out, fromBuiltin(b, "assert.", "test", "In script tests"))
+	}
+	for _, module := range sortedKeys(stdlib) {
+		out = append(out, library(module, stdlib[module])...)
+	}
+	return out
+}
+
+func fromBuiltin(b builtins.Builtin, prefix, kind, section string) Entry {
+	e := Entry{Name: prefix + b.Name, Kind: kind, Section: section, Returns: b.Returns, Doc: b.Doc, Example: b.Example}
+	for _, p := range b.Params {
+		e.Params = append(e.Params, Param(p))
+	}
+	return e
+}
+
+// library documents the functions a module exports, from their
+// docstrings: the first paragraph says what it does.
+func library(module string, globals starlark.StringDict) []Entry {
+	var out []Entry
+	for _, name := range sortedKeys(globals) {
+		fn, ok := globals[name].(*starlark.Function)
+		if !ok || strings.HasPrefix(name, "_") {
+			continue
+		}
+		doc, args := docstring(fn.Doc())
+		e := Entry{Name: name, Kind: "library", Section: "load(\"" + module + "\", …)", Doc: doc}
+		for i := range fn.NumParams() {
+			p, _ := fn.Param(i)
+			param := Param{Name: p, Doc: args[p], Type: "any"}
+			if d := fn.ParamDefault(i); d != nil {
+				param.Default = d.String()
+			}
+			if fn.HasVarargs() && i == fn.NumParams()-1-boolInt(fn.HasKwargs()) {
+				param.Name = "*" + p
+			}
+			e.Params = append(e.Params, param)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// docstring splits a Python-style docstring into its text, dedented,
+// and the descriptions of its "Args:" section, by parameter name.
+func docstring(raw string) (string, map[string]string) {
+	lines := strings.Split(strings.TrimSpace(raw), "\n")
+	indent := -1
+	for _, l := range lines[1:] {
+		if t := strings.TrimLeft(l, " \t"); t != "" && (indent < 0 || len(l)-len(t) < indent) {
+			indent = len(l) - len(t)
+		}
+	}
+	var text []string
+	args := map[string]string{}
+	inArgs := false
+	for i, l := range lines {
+		if i > 0 && indent > 0 && len(l) >= indent {
+			l = l[indent:]
+		}
+		switch {
+		case strings.TrimSpace(l) == "Args:":
+			inArgs = true
+		case inArgs && strings.HasPrefix(l, " "):
+			name, desc, _ := strings.Cut(strings.TrimSpace(l), ":")
+			args[name] = strings.TrimSpace(desc)
+		default:
+			inArgs = false
+			text = append(text, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(text, "\n")), args
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Find is the entry named name ("iterate", "procedure.render",
+// "assert.eq", "min_iterations"), with a close name if there is none.
+func Find(entries []Entry, name string) (Entry, bool) {
+	for _, e := range entries {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Names are the entries' names, for suggestions.
+func Names(entries []Entry) []string {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name
+	}
+	return names
+}

@@ -1,0 +1,109 @@
+package reference_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rooda/builtins/reference"
+	"rooda/internal/golden"
+	"rooda/internal/hosttest"
+	"rooda/scripts"
+)
+
+// docsFile is the committed reference, from this package's directory.
+var docsFile = filepath.Join("..", "..", "docs", "builtins.md")
+
+func entries(t *testing.T) []reference.Entry {
+	t.Helper()
+	wd, _ := os.Getwd()
+	f := hosttest.New(t, nil)
+	stdlib, err := reference.Stdlib(f.Runtime(), scripts.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(wd)
+	return reference.Entries(stdlib)
+}
+
+// TestCommittedReference: docs/builtins.md is what the registry and the
+// standard library say today (go test ./builtins/reference -update
+// rewrites it).
+func TestCommittedReference(t *testing.T) {
+	got := reference.Markdown(entries(t))
+	if golden.Updating() {
+		if err := os.WriteFile(docsFile, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(docsFile)
+	if err != nil || string(want) != got {
+		t.Errorf("%s is out of date (%v): run go test ./builtins/reference -update", docsFile, err)
+	}
+}
+
+// TestEverythingIsDocumented: every builtin, method, value, test helper
+// and library function has a description; every builtin's parameters
+// have one too, and so does every function of the registry an example.
+func TestEverythingIsDocumented(t *testing.T) {
+	var library int
+	for _, e := range entries(t) {
+		if strings.TrimSpace(e.Doc) == "" {
+			t.Errorf("%s has no description", e.Name)
+		}
+		if e.Kind == "library" {
+			library++
+		}
+		for _, p := range e.Params {
+			if p.Doc == "" || p.Type == "" {
+				t.Errorf("%s: parameter %s has no description or type", e.Name, p.Name)
+			}
+		}
+		if e.Kind == "function" && e.Example == "" {
+			t.Errorf("%s has no example", e.Name)
+		}
+	}
+	if library == 0 {
+		t.Error("no standard library function was documented")
+	}
+}
+
+// TestExamplesRun runs every example of the reference, as a script test
+// would: each must end without an error.
+func TestExamplesRun(t *testing.T) {
+	for _, e := range entries(t) {
+		if e.Example == "" {
+			continue
+		}
+		t.Run(e.Name, func(t *testing.T) {
+			f := hosttest.New(t, map[string]string{"main.star": e.Example + "\n"})
+			f.Test = true
+			f.Flags = nil
+			if err := f.Run("main.star"); err != nil {
+				t.Errorf("example of %s:\n%s\n%v", e.Name, e.Example, err)
+			}
+		})
+	}
+}
+
+func TestFindAndFormats(t *testing.T) {
+	all := entries(t)
+	e, ok := reference.Find(all, "iterate")
+	if !ok || !strings.HasPrefix(reference.Section(e), "### iterate\n\n```python\niterate(procedure, max_iterations=None, unlimited=False,") {
+		t.Errorf("iterate: %v\n%s", ok, reference.Section(e))
+	}
+	if _, ok := reference.Find(all, "min_iterations"); !ok {
+		t.Error("the library's min_iterations is not in the reference")
+	}
+	stub := reference.Stub(all)
+	for _, want := range []string{"\ndef fragment(path: str = ..., content: str = ..., params: dict = ...) -> Any:\n", "\nargs: Any\n", "\ndef min_iterations(n: Any) -> Any:\n"} {
+		if !strings.Contains(stub, want) {
+			t.Errorf("stub lacks %q", want)
+		}
+	}
+	if js, err := reference.JSON(all); err != nil || !strings.Contains(js, `"name": "fake_agent"`) {
+		t.Errorf("json: %v", err)
+	}
+}

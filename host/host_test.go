@@ -184,3 +184,24 @@ func TestCheckRunsNothing(t *testing.T) {
 	}
 	golden.Check(t, "check", err.Error()+"\n")
 }
+
+// TestREPL: values printed, definitions and load() kept across inputs, an
+// error reported without ending the session, iterate() a dry run.
+func TestREPL(t *testing.T) {
+	f := newFixture(t, map[string]string{"lib.star": "greeting = 'hello'\n"})
+	f.Opts.DryRun = true
+	var out strings.Builder
+	in := strings.NewReader("x = 20 + 1\nx * 2\ndef f(n):\n    return n + 1\n\nf(x)\nload('lib.star', 'greeting')\ngreeting\nnope\nr = iterate(compose('p', act = [fragment(content = 'hi')]), agent = 'true')\nr.status\n")
+	if err := f.Runtime().REPL(context.Background(), in, &out, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"42\n22\n\"hello\"\nError: <stdin>:1:1: undefined: nope (did you mean None?)\n", "\"dry-run\"\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("session lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.Contains(f.Stdout.String(), "=== Dry-Run: p ===") {
+		t.Errorf("no dry-run report:\n%s", f.Stdout.String())
+	}
+}

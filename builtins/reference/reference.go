@@ -6,6 +6,7 @@ package reference
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -178,4 +179,31 @@ func Names(entries []Entry) []string {
 		names[i] = e.Name
 	}
 	return names
+}
+
+// Help is a REPL's help(): help() lists every name, help(x) prints the
+// reference of x, named by a string or given as the value itself.
+func Help(entries []Entry, out io.Writer) *starlark.Builtin {
+	return starlark.NewBuiltin("help", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var what starlark.Value = starlark.None
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "symbol?", &what); err != nil {
+			return nil, err
+		}
+		if what == starlark.None {
+			fmt.Fprintf(out, "%s\nhelp(\"name\") tells more.\n", strings.Join(Names(entries), "  "))
+			return starlark.None, nil
+		}
+		name, ok := starlark.AsString(what)
+		if !ok {
+			if c, isCallable := what.(starlark.Callable); isCallable {
+				name = c.Name()
+			}
+		}
+		e, found := Find(entries, name)
+		if !found {
+			return nil, fmt.Errorf("no %q in the reference; help() lists every name", name)
+		}
+		fmt.Fprint(out, Section(e))
+		return starlark.None, nil
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.starlark.net/starlark"
+
 	"rooda/builtins/reference"
 	"rooda/internal/golden"
 	"rooda/internal/hosttest"
@@ -105,5 +107,27 @@ func TestFindAndFormats(t *testing.T) {
 	}
 	if js, err := reference.JSON(all); err != nil || !strings.Contains(js, `"name": "fake_agent"`) {
 		t.Errorf("json: %v", err)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	all := entries(t)
+	var out strings.Builder
+	help := reference.Help(all, &out)
+	thread := &starlark.Thread{}
+	if _, err := starlark.Call(thread, help, starlark.Tuple{starlark.String("run")}, nil); err != nil || !strings.HasPrefix(out.String(), "### run\n") {
+		t.Errorf("help(\"run\"): %v\n%s", err, out.String())
+	}
+	out.Reset()
+	fn := starlark.NewBuiltin("getenv", nil)
+	if _, err := starlark.Call(thread, help, starlark.Tuple{fn}, nil); err != nil || !strings.HasPrefix(out.String(), "### getenv\n") {
+		t.Errorf("help(getenv): %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if _, err := starlark.Call(thread, help, nil, nil); err != nil || !strings.Contains(out.String(), "iterate") {
+		t.Errorf("help(): %v\n%s", err, out.String())
+	}
+	if _, err := starlark.Call(thread, help, starlark.Tuple{starlark.String("nothing")}, nil); err == nil {
+		t.Error("help of an unknown name did not fail")
 	}
 }

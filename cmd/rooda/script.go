@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -104,8 +105,52 @@ Examples:
 				&cli.StringFlag{Name: "format", Value: "md", Usage: "`FORMAT`: md, json or stub"},
 			},
 			Action: scriptDocAction,
+		}, {
+			Name:  "repl",
+			Usage: "an interactive Starlark session with rooda's builtins",
+			Description: `Reads Starlark a statement or expression at a time and prints each
+expression's value. Every builtin is there, load() works from the working
+directory, and help() / help("iterate") show the reference. iterate()
+reports what it would run (as --dry-run does) unless --live is given.
+
+Examples:
+  rooda script repl
+  echo 'print(procedure("build").render())' | rooda script repl`,
+			Flags: []cli.Flag{
+				libFlag(),
+				&cli.BoolFlag{Name: "live", Usage: "let iterate() and run() really run agents and commands"},
+			},
+			Action: scriptReplAction,
 		}},
 	}
+}
+
+func scriptReplAction(c *cli.Context) error {
+	if err := noArguments(c); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	ctx, watch := interrupt.Watch(c.Context)
+	defer watch.Stop()
+	rt, err := newRuntime(c, cfg, nil, host.Options{DryRun: !c.Bool("live"), Kill: watch.Kill, Command: []string{"rooda", "script", "run", "FILE"}})
+	if err != nil {
+		return err
+	}
+	stdlib, err := reference.Stdlib(rt, scripts.FS)
+	if err != nil {
+		return err
+	}
+	help := reference.Help(reference.Entries(stdlib), c.App.Writer)
+	return rt.REPL(ctx, os.Stdin, c.App.Writer, isTerminal(os.Stdin), help)
+}
+
+// isTerminal reports whether f is a terminal, where prompts belong.
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
 func scriptDocAction(c *cli.Context) error {

@@ -18,6 +18,7 @@ import (
 	"rooda/host"
 	"rooda/host/config"
 	"rooda/host/interrupt"
+	"rooda/host/libs"
 	"rooda/host/suggest"
 	"rooda/scripts"
 )
@@ -57,7 +58,7 @@ that do not exist. Nothing runs; exit 1 if anything is wrong.
 Examples:
   rooda script check nightly.star
   rooda script check nightly.star --lib team=../team-procedures`,
-			Flags:  []cli.Flag{libFlag()},
+			Flags:  libFlags(),
 			Action: scriptCheckAction,
 		}, {
 			Name:      "test",
@@ -82,7 +83,7 @@ Examples:
   rooda script test
   rooda script test scripts/ -run min_iterations -v`,
 			Flags: []cli.Flag{
-				libFlag(),
+				libFlag(), offlineFlag(),
 				&cli.StringFlag{Name: "run", Usage: "run only the tests whose names match `REGEX`"},
 				&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "show every test's output (print, the loop's log), not only a failed one's"},
 			},
@@ -117,7 +118,7 @@ Examples:
   rooda script repl
   echo 'print(procedure("build").render())' | rooda script repl`,
 			Flags: []cli.Flag{
-				libFlag(),
+				libFlag(), offlineFlag(),
 				&cli.BoolFlag{Name: "live", Usage: "let iterate() and run() really run agents and commands"},
 			},
 			Action: scriptReplAction,
@@ -223,12 +224,12 @@ func scriptTestAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	libs, err := libraries(cfg, c.StringSlice("lib"))
+	ctx, watch := interrupt.Watch(c.Context)
+	defer watch.Stop()
+	libs, err := libraries(c, cfg)
 	if err != nil {
 		return err
 	}
-	ctx, watch := interrupt.Watch(c.Context)
-	defer watch.Stop()
 	sum, err := host.RunTests(ctx, paths, host.TestOptions{
 		Run:     host.Options{Predeclared: builtins.TestPredeclared(nil), Libraries: libs, Stdlib: scripts.FS, Config: cfg, Kill: watch.Kill},
 		Filter:  filter,
@@ -244,13 +245,20 @@ func scriptTestAction(c *cli.Context) error {
 	return nil
 }
 
+// libFlags are the flags that choose libraries.
+func libFlags() []cli.Flag { return []cli.Flag{libFlag(), offlineFlag()} }
+
+func offlineFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "offline", Usage: "never fetch a git library: use the cache, or fail"}
+}
+
 func libFlag() cli.Flag {
 	return &cli.StringSliceFlag{Name: "lib", Usage: "make `NAME=DIR` loadable as @NAME//path (repeatable; beats libraries: in the config)"}
 }
 
 func scriptRunFlags() []cli.Flag {
 	return append(runSettingFlags(),
-		libFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(),
+		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(),
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "evaluate the script, report each iterate() instead of running it, run no command", Category: "Output"},
 	)
 }
@@ -329,7 +337,7 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 // newRuntime makes the Starlark runtime of a run: the builtins, the
 // standard library, the configured libraries and those of --lib.
 func newRuntime(c *cli.Context, cfg *config.Config, args []string, opts host.Options) (*host.Runtime, error) {
-	libs, err := libraries(cfg, c.StringSlice("lib"))
+	libs, err := libraries(c, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -339,13 +347,18 @@ func newRuntime(c *cli.Context, cfg *config.Config, args []string, opts host.Opt
 	return host.New(opts)
 }
 
-// libraries are the configuration's, with --lib NAME=DIR on top.
-func libraries(cfg *config.Config, flags []string) (map[string]string, error) {
-	libs := map[string]string{}
-	for name, dir := range cfg.Libraries {
-		libs[name] = dir.V
+// libraries are the directories of the configuration's libraries (git
+// ones fetched and pinned as needed), with --lib NAME=DIR on top.
+func libraries(c *cli.Context, cfg *config.Config) (map[string]string, error) {
+	m, err := libraryManager(c)
+	if err != nil {
+		return nil, err
 	}
-	for _, f := range flags {
+	libs, err := m.Dirs(c.Context, cfg.Libraries)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range c.StringSlice("lib") {
 		name, dir, ok := strings.Cut(f, "=")
 		if !ok || dir == "" {
 			return nil, fmt.Errorf("--lib %q: want NAME=DIR", f)
@@ -360,4 +373,13 @@ func libraries(cfg *config.Config, flags []string) (map[string]string, error) {
 		libs[name] = abs
 	}
 	return libs, nil
+}
+
+// libraryManager fetches into the user's cache, offline if asked.
+func libraryManager(c *cli.Context) (*libs.Manager, error) {
+	dir, err := libs.DefaultCacheDir()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find a cache directory for libraries (set XDG_CACHE_HOME): %v", err)
+	}
+	return &libs.Manager{CacheDir: dir, Offline: c.Bool("offline")}, nil
 }

@@ -183,28 +183,65 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[string]) {
 	})
 }
 
-// libraries decodes libraries: {name: directory}, each directory taken
-// from the file that names it.
-func (d *decoder) libraries(n *yaml.Node, into map[string]Value[string]) {
+// libraries decodes libraries: {name: directory | {git, ref, path}},
+// each directory taken from the file that names it.
+func (d *decoder) libraries(n *yaml.Node, into map[string]Value[Library]) {
 	d.mapping(n, "libraries", nil, func(name string, v *yaml.Node) {
 		path := join("libraries", name)
 		if err := CheckLibraryName(name); err != nil {
 			d.errorf(v, "%v", err)
 			return
 		}
-		dir, ok := d.scalar(v, path)
-		if !ok {
-			return
+		lib, ok := d.library(v, path)
+		if ok {
+			lib.LockDir = d.dir
+			into[name] = Value[Library]{V: lib, Set: true, Source: d.src, Line: v.Line}
 		}
-		if isNull(v) || strings.TrimSpace(dir) == "" {
-			d.errorf(v, "%s must name a directory", path)
-			return
-		}
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(d.dir, dir)
-		}
-		into[name] = Value[string]{V: dir, Set: true, Source: d.src, Line: v.Line}
 	})
+}
+
+// library decodes one library: a directory, or a git source.
+func (d *decoder) library(v *yaml.Node, path string) (Library, bool) {
+	if v.Kind == yaml.MappingNode {
+		return d.gitLibrary(v, path)
+	}
+	dir, ok := d.scalar(v, path)
+	if !ok {
+		return Library{}, false
+	}
+	if isNull(v) || strings.TrimSpace(dir) == "" {
+		d.errorf(v, "%s must name a directory, or be {git: URL, ref: REF, path: DIR}", path)
+		return Library{}, false
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(d.dir, dir)
+	}
+	return Library{Dir: dir}, true
+}
+
+func (d *decoder) gitLibrary(v *yaml.Node, path string) (Library, bool) {
+	lib := Library{Ref: "HEAD"}
+	fields := map[string]*string{"git": &lib.Git, "ref": &lib.Ref, "path": &lib.Path}
+	d.mapping(v, path, []string{"git", "ref", "path"}, func(key string, value *yaml.Node) {
+		if s, ok := d.scalar(value, join(path, key)); ok && strings.TrimSpace(s) != "" {
+			*fields[key] = s
+		} else if ok {
+			d.errorf(value, "%s must not be empty", join(path, key))
+		}
+	})
+	clean := filepath.ToSlash(filepath.Clean(lib.Path))
+	switch {
+	case lib.Git == "":
+		d.errorf(v, "%s needs git: the repository's URL", path)
+		return Library{}, false
+	case lib.Path != "" && (filepath.IsAbs(lib.Path) || clean == ".." || strings.HasPrefix(clean, "../")):
+		d.errorf(v, "%s.path must be a directory inside the repository, got %q", path, lib.Path)
+		return Library{}, false
+	}
+	if lib.Path != "" {
+		lib.Path = clean
+	}
+	return lib, true
 }
 
 var libraryName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)

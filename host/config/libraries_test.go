@@ -13,13 +13,24 @@ func TestLibraries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cfg.Libraries["team"]; got.V != filepath.Clean("/work/shared/star") || got.Line != 2 {
+	if got := cfg.Libraries["team"]; got.V.Dir != filepath.Clean("/work/shared/star") || got.Line != 2 || got.V.LockDir != "/work/proj" {
 		t.Errorf("team: %+v", got)
 	}
-	if got := cfg.Libraries["abs"].V; got != "/opt/lib" {
+	if got := cfg.Libraries["abs"].V.Dir; got != "/opt/lib" {
 		t.Errorf("abs: %q", got)
 	}
-	for _, bad := range []string{"libraries:\n  rooda: x\n", "libraries:\n  a b: x\n", "libraries:\n  team:\n", "libraries: [x]\n"} {
+	cfg, err = Decode([]byte("libraries:\n  team: {git: file:///srv/team.git, ref: v1, path: star/}\n  tip: {git: https://example.org/x.git}\n"), Source{Workspace, "./rooda-config.yml"}, "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Libraries["team"].V; got != (Library{Git: "file:///srv/team.git", Ref: "v1", Path: "star", LockDir: "/w"}) {
+		t.Errorf("git library: %+v", got)
+	}
+	if got := cfg.Libraries["tip"].V.Ref; got != "HEAD" {
+		t.Errorf("default ref %q", got)
+	}
+	for _, bad := range []string{"libraries:\n  rooda: x\n", "libraries:\n  a b: x\n", "libraries:\n  team:\n", "libraries: [x]\n",
+		"libraries:\n  team: {ref: v1}\n", "libraries:\n  team: {git: x, path: ../up}\n", "libraries:\n  team: {git: x, tag: v1}\n"} {
 		if _, err := Decode([]byte(bad), Source{Workspace, "./rooda-config.yml"}, "/w"); err == nil || !strings.Contains(err.Error(), "librar") {
 			t.Errorf("%q: %v", bad, err)
 		}

@@ -39,5 +39,5 @@ func (p *Procedure) merge(o *Procedure) {
 }
 
 func newConfig() *Config {
-	return &Config{Aliases: map[string]Value[string]{}, Procedures: map[string]*Procedure{}, Libraries: map[string]Value[string]{}}
+	return &Config{Aliases: map[string]Value[string]{}, Procedures: map[string]*Procedure{}, Libraries: map[string]Value[Library]{}}
 }

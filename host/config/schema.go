@@ -12,9 +12,9 @@ type Config struct {
 	Loop       Loop
 	Aliases    map[string]Value[string]
 	Procedures map[string]*Procedure
-	// Libraries maps a Starlark library's name to its directory, absolute:
-	// scripts load its files as @name//path.
-	Libraries map[string]Value[string]
+	// Libraries maps a Starlark library's name to where it is: scripts
+	// load its files as @name//path.
+	Libraries map[string]Value[Library]
 	// Run holds the command line's overrides for one run (--max-iterations,
 	// --ai-cmd …): they beat even a procedure's own settings.
 	Run Limits
@@ -54,6 +54,18 @@ type Procedure struct {
 	// instead of its phases.
 	Script Value[string]
 	Limits
+}
+
+// Library is where a Starlark library is: a directory, or a git source
+// that rooda fetches and pins in rooda.lock.
+type Library struct {
+	Dir  string // a directory, absolute; "" for a git source
+	Git  string // the repository's URL
+	Ref  string // the tag, branch or commit to take; "HEAD" when not given
+	Path string // the library's directory in the repository, "" for its root
+	// LockDir is the directory of the file that names the library, where
+	// its rooda.lock is.
+	LockDir string
 }
 
 // The values of the enumerated settings.

@@ -28,7 +28,7 @@ func (c *Config) WriteYAML(w io.Writer) error {
 		y.line(0, "libraries:", "")
 		for _, name := range sortedKeys(c.Libraries) {
 			lib := c.Libraries[name]
-			y.line(1, quote(name)+": "+quote(lib.V), lib.Source.String())
+			y.line(1, quote(name)+": "+lib.V.yaml(), lib.Source.String())
 		}
 	}
 	y.line(0, "procedures:", "")
@@ -186,4 +186,17 @@ func settingLine(name, value string, src Source, set bool) string {
 		return fmt.Sprintf("%s: %s", name, value)
 	}
 	return fmt.Sprintf("%s: %s (%s)", name, value, src)
+}
+
+// yaml writes a library as rooda-config.yml would: its directory, or its
+// git source as a flow mapping.
+func (l Library) yaml() string {
+	if l.Git == "" {
+		return quote(l.Dir)
+	}
+	out := "{git: " + quote(l.Git) + ", ref: " + quote(l.Ref)
+	if l.Path != "" {
+		out += ", path: " + quote(l.Path)
+	}
+	return out + "}"
 }

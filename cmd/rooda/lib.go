@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"rooda/host/config"
+	"rooda/host/libs"
+)
+
+func libCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "lib",
+		Usage: "list, fetch and update the Starlark libraries of the configuration",
+		Description: `A library is a directory, or a git source that rooda fetches into the cache
+($XDG_CACHE_HOME/rooda) and pins in rooda.lock beside the configuration:
+
+  libraries:
+    team: {git: https://example.org/team-procedures.git, ref: v1, path: star}
+
+Scripts load its files as @team//path. The first use pins the ref's commit
+and a SHA-256 of the files; later runs use the cache and check the hash.
+A ref that has moved is found as a hash mismatch until rooda lib update.`,
+		Subcommands: []*cli.Command{{
+			Name:  "list",
+			Usage: "every library: where it is, its pin, whether it is cached",
+			Description: `Examples:
+  rooda lib list`,
+			Action: func(c *cli.Context) error {
+				return libAction(c, func(m *libs.Manager, cfgLibs map[string]config.Value[config.Library]) ([]string, error) {
+					return m.List(cfgLibs)
+				})
+			},
+		}, {
+			Name:  "fetch",
+			Usage: "fetch every git library, pin new ones, check the pinned ones",
+			Description: `Examples:
+  rooda lib fetch`,
+			Action: func(c *cli.Context) error {
+				return libAction(c, func(m *libs.Manager, cfgLibs map[string]config.Value[config.Library]) ([]string, error) {
+					return m.Fetch(c.Context, cfgLibs)
+				})
+			},
+		}, {
+			Name:      "update",
+			Usage:     "move the pins to what the refs give now",
+			ArgsUsage: "[NAME...]",
+			Description: `Fetches the named git libraries (all of them by default), and pins each to
+the commit its ref names now. Prints old → new commit.
+
+Examples:
+  rooda lib update
+  rooda lib update team`,
+			Action: func(c *cli.Context) error {
+				args, after := splitArgs(c)
+				return libAction(c, func(m *libs.Manager, cfgLibs map[string]config.Value[config.Library]) ([]string, error) {
+					return m.Update(c.Context, cfgLibs, append(args, after...))
+				})
+			},
+		}},
+	}
+}
+
+// libAction loads the configuration, runs fn with the library manager and
+// prints its lines.
+func libAction(c *cli.Context, fn func(*libs.Manager, map[string]config.Value[config.Library]) ([]string, error)) error {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	m, err := libraryManager(c)
+	if err != nil {
+		return err
+	}
+	lines, err := fn(m, cfg.Libraries)
+	if len(lines) > 0 {
+		fmt.Fprintln(c.App.Writer, strings.Join(lines, "\n"))
+	}
+	return err
+}

@@ -1,0 +1,146 @@
+package libs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"rooda/host/config"
+	"rooda/host/suggest"
+)
+
+// Fetch fetches every git library from its source: it pins those that
+// are not pinned yet, and checks that each pinned one's ref still gives
+// the commit and files rooda.lock records. It returns a line per library.
+func (m *Manager) Fetch(ctx context.Context, libs map[string]config.Value[config.Library]) ([]string, error) {
+	var lines []string
+	var problems []error
+	for _, name := range sortedNames(libs) {
+		lib := libs[name].V
+		if lib.Git == "" {
+			continue
+		}
+		line, err := m.fetchOne(ctx, name, lib)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("library %s: %w", name, err))
+			continue
+		}
+		lines = append(lines, line)
+	}
+	return lines, errors.Join(problems...)
+}
+
+func (m *Manager) fetchOne(ctx context.Context, name string, lib config.Library) (string, error) {
+	lk, err := readLock(lib.LockDir)
+	if err != nil {
+		return "", err
+	}
+	now, err := m.pin(ctx, lib)
+	if err != nil {
+		return "", err
+	}
+	pin, pinned := lk.Libraries[name]
+	switch {
+	case !pinned:
+		lk.Libraries[name] = now
+		return fmt.Sprintf("%s: pinned %s at %s", name, lib.Ref, short(now.Commit)), lk.write(lib.LockDir)
+	case now.Commit != pin.Commit || now.SHA256 != pin.SHA256:
+		return "", mismatch(name, pin, now)
+	}
+	return fmt.Sprintf("%s: %s at %s, as pinned", name, lib.Ref, short(pin.Commit)), nil
+}
+
+// Update moves the pins of the named git libraries (every one when names
+// is empty) to what their refs give now, and returns "name: old → new"
+// for each.
+func (m *Manager) Update(ctx context.Context, libs map[string]config.Value[config.Library], names []string) ([]string, error) {
+	if len(names) == 0 {
+		for _, name := range sortedNames(libs) {
+			if libs[name].V.Git != "" {
+				names = append(names, name)
+			}
+		}
+	}
+	var lines []string
+	for _, name := range names {
+		v, ok := libs[name]
+		if !ok || v.V.Git == "" {
+			return lines, unknown(name, libs)
+		}
+		line, err := m.updateOne(ctx, name, v.V)
+		if err != nil {
+			return lines, fmt.Errorf("library %s: %w", name, err)
+		}
+		lines = append(lines, line)
+	}
+	return lines, nil
+}
+
+func (m *Manager) updateOne(ctx context.Context, name string, lib config.Library) (string, error) {
+	lk, err := readLock(lib.LockDir)
+	if err != nil {
+		return "", err
+	}
+	now, err := m.pin(ctx, lib)
+	if err != nil {
+		return "", err
+	}
+	old, pinned := lk.Libraries[name]
+	lk.Libraries[name] = now
+	if err := lk.write(lib.LockDir); err != nil {
+		return "", err
+	}
+	switch {
+	case !pinned:
+		return fmt.Sprintf("%s: pinned %s at %s", name, lib.Ref, short(now.Commit)), nil
+	case old.Commit == now.Commit && old.SHA256 == now.SHA256:
+		return fmt.Sprintf("%s: %s, unchanged", name, short(now.Commit)), nil
+	}
+	return fmt.Sprintf("%s: %s → %s", name, short(old.Commit), short(now.Commit)), nil
+}
+
+// List describes every library: where it is, and for a git one its pin
+// and whether its files are in the cache.
+func (m *Manager) List(libs map[string]config.Value[config.Library]) ([]string, error) {
+	var lines []string
+	for _, name := range sortedNames(libs) {
+		v := libs[name]
+		lib := v.V
+		if lib.Git == "" {
+			lines = append(lines, fmt.Sprintf("%s\t%s\t(%s)", name, lib.Dir, v.Source))
+			continue
+		}
+		lk, err := readLock(lib.LockDir)
+		if err != nil {
+			return nil, err
+		}
+		state := "not pinned"
+		if pin, ok := lk.Libraries[name]; ok {
+			state = "pinned " + short(pin.Commit) + ", not in the cache"
+			if _, err := os.Stat(m.dir(pin)); err == nil {
+				state = "pinned " + short(pin.Commit) + ", cached"
+			}
+		}
+		source := lib.Git + " " + lib.Ref
+		if lib.Path != "" {
+			source += " " + lib.Path
+		}
+		lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t(%s)", name, source, state, v.Source))
+	}
+	return lines, nil
+}
+
+func unknown(name string, libs map[string]config.Value[config.Library]) error {
+	var gitNames []string
+	for n, v := range libs {
+		if v.V.Git != "" {
+			gitNames = append(gitNames, n)
+		}
+	}
+	msg := fmt.Sprintf("no git library %q in the configuration", name)
+	if near := suggest.Closest(name, gitNames); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return errors.New(msg)
+}

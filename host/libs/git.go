@@ -1,0 +1,103 @@
+package libs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"rooda/host/agent"
+)
+
+// gitTimeout bounds one git command: a fetch that hangs must not hold a
+// run forever.
+const gitTimeout = 5 * time.Minute
+
+// git runs the git program and returns what it printed.
+func git(ctx context.Context, args ...string) (string, error) { return gitWith(ctx, nil, args...) }
+
+// gitWith runs git with more environment: GIT_INDEX_FILE, so that
+// checking files out of the shared mirror uses an index of its own.
+func gitWith(ctx context.Context, env []string, args ...string) (string, error) {
+	res, err := agent.Run(ctx, agent.Command{
+		Argv:      append([]string{"git"}, args...),
+		Env:       append([]string{"GIT_TERMINAL_PROMPT=0"}, env...),
+		Timeout:   gitTimeout,
+		MaxOutput: 1 << 20,
+	})
+	if err != nil {
+		return "", fmt.Errorf("cannot run git: %v", err)
+	}
+	out := strings.TrimSpace(string(res.Output))
+	if res.TimedOut {
+		return out, fmt.Errorf("git %s took more than %s", args[0], gitTimeout)
+	}
+	if res.ExitCode != 0 {
+		return out, fmt.Errorf("git %s failed: %s", strings.Join(args, " "), out)
+	}
+	return out, nil
+}
+
+// mirror is the cache's bare copy of a repository.
+func (m *Manager) mirror(url string) string {
+	sum := sha256.Sum256([]byte(url))
+	return filepath.Join(m.CacheDir, "git", hex.EncodeToString(sum[:8]))
+}
+
+// fetch brings the mirror of url up to date, making it on first use.
+func (m *Manager) fetch(ctx context.Context, url string) (string, error) {
+	if m.Offline {
+		return "", fmt.Errorf("%s is not in the cache, and --offline forbids fetching it", url)
+	}
+	dir := m.mirror(url)
+	if _, err := os.Stat(dir); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return "", err
+		}
+		_, err := git(ctx, "clone", "--quiet", "--bare", url, dir)
+		return dir, err
+	}
+	_, err := git(ctx, "--git-dir", dir, "fetch", "--quiet", "--force", "--tags", "--prune", "origin", "+refs/heads/*:refs/heads/*")
+	return dir, err
+}
+
+// commitOf is the commit ref names in the mirror.
+func commitOf(ctx context.Context, mirror, ref string) (string, error) {
+	out, err := git(ctx, "--git-dir", mirror, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil || out == "" {
+		return "", fmt.Errorf("ref %s names no commit of the repository", ref)
+	}
+	return out, nil
+}
+
+// export writes commit's files into the cache, once, and returns their
+// directory.
+func (m *Manager) export(ctx context.Context, mirror, commit string) (string, error) {
+	dir := filepath.Join(m.CacheDir, "lib", commit)
+	if _, err := os.Stat(dir); err == nil {
+		return dir, nil
+	}
+	tmp, err := os.MkdirTemp(filepath.Join(m.CacheDir), "export-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	files := filepath.Join(tmp, "files")
+	if err := os.Mkdir(files, 0o755); err != nil {
+		return "", err
+	}
+	_, err = gitWith(ctx, []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")},
+		"--git-dir", mirror, "--work-tree", files, "checkout", "--quiet", "--force", commit, "--", ".")
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	// Renamed whole, so a cache entry is either complete or absent.
+	return dir, os.Rename(files, dir)
+}

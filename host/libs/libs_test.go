@@ -1,0 +1,166 @@
+package libs
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rooda/host/config"
+)
+
+// repo is a git repository made for a test, with a library under star/.
+type repo struct {
+	t   *testing.T
+	dir string
+}
+
+func newRepo(t *testing.T) *repo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	r := &repo{t: t, dir: filepath.Join(t.TempDir(), "team")}
+	r.git("init", "--quiet", r.dir)
+	return r
+}
+
+func (r *repo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.org", "-c", "init.defaultBranch=main"}, args...)...)
+	if len(args) > 0 && args[0] != "init" {
+		cmd.Dir = r.dir
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// publish commits star/lib.star with content and points tag at it.
+func (r *repo) publish(content, tag string) string {
+	r.t.Helper()
+	os.MkdirAll(filepath.Join(r.dir, "star"), 0o755)
+	if err := os.WriteFile(filepath.Join(r.dir, "star", "lib.star"), []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	r.git("add", ".")
+	r.git("commit", "--quiet", "-m", content)
+	r.git("tag", "--force", tag)
+	return r.git("rev-parse", "HEAD")
+}
+
+func libraries(r *repo, lockDir string) map[string]config.Value[config.Library] {
+	return map[string]config.Value[config.Library]{
+		"team":  {V: config.Library{Git: "file://" + r.dir, Ref: "v1", Path: "star", LockDir: lockDir}, Set: true},
+		"local": {V: config.Library{Dir: "/somewhere/local"}, Set: true},
+	}
+}
+
+func read(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "lib.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestPinnedLibrary follows a library's life: pinned on first use, held
+// by the pin when its tag moves, the move found as a hash mismatch by a
+// fetch or on a machine with an empty cache, and taken by update.
+func TestPinnedLibrary(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	first := r.publish("v = 1\n", "v1")
+	ws := t.TempDir()
+	libs := libraries(r, ws)
+	m := &Manager{CacheDir: filepath.Join(t.TempDir(), "cache")}
+
+	dirs, err := m.Dirs(ctx, libs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, dirs["team"]) != "v = 1\n" || dirs["local"] != "/somewhere/local" {
+		t.Fatalf("dirs %v", dirs)
+	}
+	lk, err := readLock(ws)
+	if pin := lk.Libraries["team"]; err != nil || pin.Commit != first || len(pin.SHA256) != 64 || pin.Ref != "v1" || pin.Path != "star" {
+		t.Fatalf("rooda.lock: %+v, %v", lk, err)
+	}
+	pinned := lk.Libraries["team"].SHA256
+
+	second := r.publish("v = 2\n", "v1") // the tag moves
+	if dirs, err = m.Dirs(ctx, libs); err != nil || read(t, dirs["team"]) != "v = 1\n" {
+		t.Errorf("the pin did not hold: %v", err)
+	}
+	_, err = m.Fetch(ctx, libs)
+	if err == nil || !strings.Contains(err.Error(), "hash mismatch") || !strings.Contains(err.Error(), pinned) || !strings.Contains(err.Error(), "rooda lib update team") {
+		t.Errorf("fetch after the tag moved: %v", err)
+	}
+	fresh := &Manager{CacheDir: filepath.Join(t.TempDir(), "cache")}
+	if _, err := fresh.Dirs(ctx, libs); err == nil || !strings.Contains(err.Error(), "hash mismatch") {
+		t.Errorf("an empty cache after the tag moved: %v", err)
+	}
+
+	lines, err := m.Update(ctx, libs, []string{"team"})
+	if err != nil || len(lines) != 1 || lines[0] != "team: "+first[:12]+" → "+second[:12] {
+		t.Fatalf("update: %q, %v", lines, err)
+	}
+	if dirs, err = m.Dirs(ctx, libs); err != nil || read(t, dirs["team"]) != "v = 2\n" {
+		t.Errorf("after update: %v", err)
+	}
+	if lines, err := m.Fetch(ctx, libs); err != nil || lines[0] != "team: v1 at "+second[:12]+", as pinned" {
+		t.Errorf("fetch after update: %q, %v", lines, err)
+	}
+}
+
+func TestTamperedCacheAndOffline(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	r.publish("v = 1\n", "v1")
+	ws := t.TempDir()
+	libs := libraries(r, ws)
+	m := &Manager{CacheDir: filepath.Join(t.TempDir(), "cache")}
+	dirs, err := m.Dirs(ctx, libs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dirs["team"], "lib.star"), []byte("v = 666\n"), 0o644)
+	if _, err := m.Dirs(ctx, libs); err == nil || !strings.Contains(err.Error(), "hash mismatch") || !strings.Contains(err.Error(), "cached files") {
+		t.Errorf("tampered cache: %v", err)
+	}
+	offline := &Manager{CacheDir: filepath.Join(t.TempDir(), "cache"), Offline: true}
+	if _, err := offline.Dirs(ctx, libs); err == nil || !strings.Contains(err.Error(), "--offline") {
+		t.Errorf("offline with an empty cache: %v", err)
+	}
+	lines, err := m.List(libs)
+	if err != nil || len(lines) != 2 || !strings.Contains(lines[1], "\tpinned ") || !strings.HasPrefix(lines[0], "local\t/somewhere/local") {
+		t.Errorf("list: %q, %v", lines, err)
+	}
+}
+
+func TestConfigChangeNeedsUpdate(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	r.publish("v = 1\n", "v1")
+	r.publish("v = 2\n", "v2")
+	ws := t.TempDir()
+	libs := libraries(r, ws)
+	m := &Manager{CacheDir: filepath.Join(t.TempDir(), "cache")}
+	if _, err := m.Dirs(ctx, libs); err != nil {
+		t.Fatal(err)
+	}
+	lib := libs["team"]
+	lib.V.Ref = "v2"
+	libs["team"] = lib
+	if _, err := m.Dirs(ctx, libs); err == nil || !strings.Contains(err.Error(), "run rooda lib update team") {
+		t.Errorf("a new ref without update: %v", err)
+	}
+	if _, err := m.Update(ctx, libs, []string{"taem"}); err == nil || !strings.Contains(err.Error(), "did you mean team?") {
+		t.Errorf("unknown name: %v", err)
+	}
+}

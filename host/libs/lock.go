@@ -1,0 +1,66 @@
+package libs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// LockFile is the name of the file that pins git libraries.
+const LockFile = "rooda.lock"
+
+// Pin is what rooda.lock records of one library.
+type Pin struct {
+	Git    string `json:"git"`
+	Ref    string `json:"ref"`
+	Path   string `json:"path,omitempty"`
+	Commit string `json:"commit"`
+	SHA256 string `json:"sha256"`
+}
+
+// lock is a rooda.lock file.
+type lock struct {
+	Libraries map[string]Pin `json:"libraries"`
+}
+
+func readLock(dir string) (*lock, error) {
+	l := &lock{Libraries: map[string]Pin{}}
+	data, err := os.ReadFile(filepath.Join(dir, LockFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, l); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, LockFile), err)
+	}
+	if l.Libraries == nil {
+		l.Libraries = map[string]Pin{}
+	}
+	return l, nil
+}
+
+// write replaces the lock file whole: a reader never sees half of one.
+func (l *lock) write(dir string) error {
+	data, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".rooda.lock-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, LockFile))
+}

@@ -1,0 +1,144 @@
+package libs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"rooda/host/config"
+)
+
+// Manager finds, fetches and pins libraries.
+type Manager struct {
+	// CacheDir holds the mirrors and the pinned files: DefaultCacheDir.
+	CacheDir string
+	// Offline forbids the network: a library not in the cache is an error.
+	Offline bool
+}
+
+// DefaultCacheDir is $XDG_CACHE_HOME/rooda, else ~/.cache/rooda.
+func DefaultCacheDir() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "rooda"), nil
+}
+
+// Dirs returns the directory of every library: a directory library's
+// own, a git library's pinned files, fetched and pinned on first use.
+func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.Library]) (map[string]string, error) {
+	dirs := map[string]string{}
+	for _, name := range sortedNames(libs) {
+		lib := libs[name].V
+		if lib.Git == "" {
+			dirs[name] = lib.Dir
+			continue
+		}
+		dir, err := m.use(ctx, name, lib)
+		if err != nil {
+			return nil, fmt.Errorf("library %s: %w", name, err)
+		}
+		dirs[name] = dir
+	}
+	return dirs, nil
+}
+
+// use returns a git library's directory: the pinned commit's files from
+// the cache, checked against the pin's hash; fetched if the cache lacks
+// them; pinned now if rooda.lock has no pin.
+func (m *Manager) use(ctx context.Context, name string, lib config.Library) (string, error) {
+	lk, err := readLock(lib.LockDir)
+	if err != nil {
+		return "", err
+	}
+	pin, pinned := lk.Libraries[name]
+	if !pinned {
+		pin, err = m.pin(ctx, lib)
+		if err != nil {
+			return "", err
+		}
+		lk.Libraries[name] = pin
+		return m.dir(pin), lk.write(lib.LockDir)
+	}
+	if pin.Git != lib.Git || pin.Ref != lib.Ref || pin.Path != lib.Path {
+		return "", fmt.Errorf("rooda.lock pins %s %s (path %q); the configuration now says %s %s (path %q): run rooda lib update %s",
+			pin.Git, pin.Ref, pin.Path, lib.Git, lib.Ref, lib.Path, name)
+	}
+	if _, err := os.Stat(m.dir(pin)); err != nil {
+		if err := m.refetch(ctx, name, lib, pin); err != nil {
+			return "", err
+		}
+	}
+	return m.dir(pin), m.verify(name, pin)
+}
+
+// dir is where a pin's library files are in the cache.
+func (m *Manager) dir(p Pin) string {
+	return filepath.Join(m.CacheDir, "lib", p.Commit, filepath.FromSlash(p.Path))
+}
+
+// pin fetches a library, resolves its ref and hashes its files.
+func (m *Manager) pin(ctx context.Context, lib config.Library) (Pin, error) {
+	mirror, err := m.fetch(ctx, lib.Git)
+	if err != nil {
+		return Pin{}, err
+	}
+	commit, err := commitOf(ctx, mirror, lib.Ref)
+	if err != nil {
+		return Pin{}, err
+	}
+	p := Pin{Git: lib.Git, Ref: lib.Ref, Path: lib.Path, Commit: commit}
+	if _, err := m.export(ctx, mirror, commit); err != nil {
+		return Pin{}, err
+	}
+	if info, err := os.Stat(m.dir(p)); err != nil || !info.IsDir() {
+		return Pin{}, fmt.Errorf("path %q is not a directory of the repository at %s", lib.Path, short(commit))
+	}
+	p.SHA256, err = hashDir(m.dir(p))
+	return p, err
+}
+
+// refetch brings a pinned library into an empty cache, and finds a ref
+// that has moved since it was pinned.
+func (m *Manager) refetch(ctx context.Context, name string, lib config.Library, pin Pin) error {
+	now, err := m.pin(ctx, lib)
+	if err != nil {
+		return err
+	}
+	if now.Commit != pin.Commit || now.SHA256 != pin.SHA256 {
+		return mismatch(name, pin, now)
+	}
+	return nil
+}
+
+// verify checks the cached files against the pin's hash.
+func (m *Manager) verify(name string, pin Pin) error {
+	sum, err := hashDir(m.dir(pin))
+	if err != nil {
+		return err
+	}
+	if sum != pin.SHA256 {
+		return fmt.Errorf("hash mismatch: rooda.lock has sha256 %s for commit %s, but the cached files in %s hash to %s; delete that directory to fetch them again",
+			pin.SHA256, short(pin.Commit), m.dir(pin), sum)
+	}
+	return nil
+}
+
+func mismatch(name string, pin, now Pin) error {
+	return fmt.Errorf("hash mismatch: rooda.lock pins %s %s at commit %s, sha256 %s; it now gives commit %s, sha256 %s. If the change is wanted, run rooda lib update %s",
+		pin.Git, pin.Ref, short(pin.Commit), pin.SHA256, short(now.Commit), now.SHA256, name)
+}
+
+func short(commit string) string { return commit[:min(len(commit), 12)] }
+
+func sortedNames[V any](m map[string]V) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -164,7 +163,8 @@ func scriptDocAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(c, cfg, nil, host.Options{})
+	// The reference needs the standard library only: no library is fetched.
+	rt, err := runtimeWith(c, cfg, nil, nil, host.Options{})
 	if err != nil {
 		return err
 	}
@@ -341,38 +341,29 @@ func newRuntime(c *cli.Context, cfg *config.Config, args []string, opts host.Opt
 	if err != nil {
 		return nil, err
 	}
+	return runtimeWith(c, cfg, args, libs, opts)
+}
+
+// runtimeWith makes a runtime with the libraries given.
+func runtimeWith(c *cli.Context, cfg *config.Config, args []string, libs map[string]string, opts host.Options) (*host.Runtime, error) {
 	opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
 	opts.Libraries, opts.Stdlib, opts.Config = libs, scripts.FS, cfg
 	opts.Stdout, opts.Stderr = c.App.Writer, c.App.ErrWriter
 	return host.New(opts)
 }
 
-// libraries are the directories of the configuration's libraries (git
-// ones fetched and pinned as needed), with --lib NAME=DIR on top.
+// libraries are the directories of the configuration's libraries, with
+// --lib NAME=DIR on top; git ones are fetched and pinned as needed.
 func libraries(c *cli.Context, cfg *config.Config) (map[string]string, error) {
 	m, err := libraryManager(c)
 	if err != nil {
 		return nil, err
 	}
-	libs, err := m.Dirs(c.Context, cfg.Libraries)
+	all, err := libs.WithFlags(cfg.Libraries, c.StringSlice("lib"))
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range c.StringSlice("lib") {
-		name, dir, ok := strings.Cut(f, "=")
-		if !ok || dir == "" {
-			return nil, fmt.Errorf("--lib %q: want NAME=DIR", f)
-		}
-		if err := config.CheckLibraryName(name); err != nil {
-			return nil, fmt.Errorf("--lib %q: %v", f, err)
-		}
-		abs, err := filepath.Abs(dir)
-		if err != nil {
-			return nil, err
-		}
-		libs[name] = abs
-	}
-	return libs, nil
+	return m.Dirs(c.Context, all)
 }
 
 // libraryManager fetches into the user's cache, offline if asked.

@@ -241,7 +241,22 @@ func (d *decoder) gitLibrary(v *yaml.Node, path string) (Library, bool) {
 	if lib.Path != "" {
 		lib.Path = clean
 	}
+	if isLocalPath(lib.Git) && !filepath.IsAbs(lib.Git) {
+		// A repository on disk is named from the file that names it, as
+		// every other path in the configuration is.
+		lib.Git = filepath.Join(d.dir, lib.Git)
+	}
 	return lib, true
+}
+
+// isLocalPath reports whether a git source is a path on disk rather than
+// a URL ("https://…", "file://…") or an scp-style "host:path".
+func isLocalPath(source string) bool {
+	if strings.Contains(source, "://") {
+		return false
+	}
+	colon, slash := strings.Index(source, ":"), strings.Index(source, "/")
+	return colon < 0 || (slash >= 0 && slash < colon)
 }
 
 var libraryName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)

@@ -29,6 +29,10 @@ func TestLibraries(t *testing.T) {
 	if got := cfg.Libraries["tip"].V.Ref; got != "HEAD" {
 		t.Errorf("default ref %q", got)
 	}
+	cfg, err = Decode([]byte("libraries:\n  near: {git: ../team-repo}\n  scp: {git: git@example.org:team/x.git}\n"), Source{Workspace, "./rooda-config.yml"}, "/w/proj")
+	if err != nil || cfg.Libraries["near"].V.Git != "/w/team-repo" || cfg.Libraries["scp"].V.Git != "git@example.org:team/x.git" {
+		t.Errorf("local and scp sources: %+v, %v", cfg.Libraries, err)
+	}
 	for _, bad := range []string{"libraries:\n  rooda: x\n", "libraries:\n  a b: x\n", "libraries:\n  team:\n", "libraries: [x]\n",
 		"libraries:\n  team: {ref: v1}\n", "libraries:\n  team: {git: x, path: ../up}\n", "libraries:\n  team: {git: x, tag: v1}\n"} {
 		if _, err := Decode([]byte(bad), Source{Workspace, "./rooda-config.yml"}, "/w"); err == nil || !strings.Contains(err.Error(), "librar") {

@@ -14,6 +14,11 @@ import (
 // are not pinned yet, and checks that each pinned one's ref still gives
 // the commit and files rooda.lock records. It returns a line per library.
 func (m *Manager) Fetch(ctx context.Context, libs map[string]config.Value[config.Library]) ([]string, error) {
+	unlock, err := m.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var lines []string
 	var problems []error
 	for _, name := range sortedNames(libs) {
@@ -55,6 +60,11 @@ func (m *Manager) fetchOne(ctx context.Context, name string, lib config.Library)
 // is empty) to what their refs give now, and returns "name: old → new"
 // for each.
 func (m *Manager) Update(ctx context.Context, libs map[string]config.Value[config.Library], names []string) ([]string, error) {
+	unlock, err := m.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if len(names) == 0 {
 		for _, name := range sortedNames(libs) {
 			if libs[name].V.Git != "" {

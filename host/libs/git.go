@@ -55,14 +55,40 @@ func (m *Manager) fetch(ctx context.Context, url string) (string, error) {
 	}
 	dir := m.mirror(url)
 	if _, err := os.Stat(dir); err != nil {
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-			return "", err
-		}
-		_, err := git(ctx, "clone", "--quiet", "--bare", url, dir)
-		return dir, err
+		return dir, m.clone(ctx, url, dir)
 	}
 	_, err := git(ctx, "--git-dir", dir, "fetch", "--quiet", "--force", "--tags", "--prune", "origin", "+refs/heads/*:refs/heads/*")
 	return dir, err
+}
+
+// clone makes the mirror of url at dir. It clones into a new directory
+// and renames it into place, so that an interrupted clone leaves nothing
+// half made, and two runs cloning at once both succeed.
+func (m *Manager) clone(ctx context.Context, url, dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "clone-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	// "--" keeps a URL that starts with - from being read as an option.
+	if _, err := git(ctx, "clone", "--quiet", "--bare", "--", url, filepath.Join(tmp, "repo")); err != nil {
+		return err
+	}
+	return settle(os.Rename(filepath.Join(tmp, "repo"), dir), dir)
+}
+
+// settle accepts a rename that lost a race: the other run put the same
+// thing there.
+func settle(err error, dir string) error {
+	if err != nil {
+		if _, statErr := os.Stat(dir); statErr == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 // commitOf is the commit ref names in the mirror.
@@ -90,7 +116,8 @@ func (m *Manager) export(ctx context.Context, mirror, commit string) (string, er
 	if err := os.Mkdir(files, 0o755); err != nil {
 		return "", err
 	}
-	_, err = gitWith(ctx, []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")},
+	_, err = gitWith(ctx, checkoutEnv(filepath.Join(tmp, "index")),
+		"-c", "core.autocrlf=false", "-c", "core.eol=lf", "-c", "core.symlinks=true",
 		"--git-dir", mirror, "--work-tree", files, "checkout", "--quiet", "--force", commit, "--", ".")
 	if err != nil {
 		return "", err
@@ -99,5 +126,12 @@ func (m *Manager) export(ctx context.Context, mirror, commit string) (string, er
 		return "", err
 	}
 	// Renamed whole, so a cache entry is either complete or absent.
-	return dir, os.Rename(files, dir)
+	return dir, settle(os.Rename(files, dir), dir)
+}
+
+// checkoutEnv makes a checkout the same on every machine: an index of its
+// own, and none of the user's or the system's git configuration (line
+// endings, filters), which would change the files and so their hash.
+func checkoutEnv(index string) []string {
+	return []string{"GIT_INDEX_FILE=" + index, "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1"}
 }

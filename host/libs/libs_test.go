@@ -101,8 +101,10 @@ func TestPinnedLibrary(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "hash mismatch") || !strings.Contains(err.Error(), pinned) || !strings.Contains(err.Error(), "rooda lib update team") {
 		t.Errorf("fetch after the tag moved: %v", err)
 	}
+	// A machine with an empty cache gets what is pinned, not what the tag
+	// names now.
 	fresh := &Manager{CacheDir: filepath.Join(t.TempDir(), "cache")}
-	if _, err := fresh.Dirs(ctx, libs); err == nil || !strings.Contains(err.Error(), "hash mismatch") {
+	if dirs, err := fresh.Dirs(ctx, libs); err != nil || read(t, dirs["team"]) != "v = 1\n" {
 		t.Errorf("an empty cache after the tag moved: %v", err)
 	}
 
@@ -162,5 +164,55 @@ func TestConfigChangeNeedsUpdate(t *testing.T) {
 	}
 	if _, err := m.Update(ctx, libs, []string{"taem"}); err == nil || !strings.Contains(err.Error(), "did you mean team?") {
 		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// TestCorruptLock: a lock whose commit is not a commit id is refused, with
+// the way out.
+func TestCorruptLock(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, LockFile), []byte(`{"libraries": {"team": {"git": "x", "ref": "v1", "commit": "../../etc", "sha256": "x"}}}`), 0o644)
+	_, err := readLock(ws)
+	if err == nil || !strings.Contains(err.Error(), "malformed commit") || !strings.Contains(err.Error(), "delete it and run rooda lib fetch") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestConcurrentFirstUse: runs that fetch the same library at once all
+// succeed.
+func TestConcurrentFirstUse(t *testing.T) {
+	r := newRepo(t)
+	r.publish("v = 1\n", "v1")
+	ws := t.TempDir()
+	cache := filepath.Join(t.TempDir(), "cache")
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			m := &Manager{CacheDir: cache}
+			_, err := m.Dirs(context.Background(), libraries(r, ws))
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestLibFlagReplacesAGitLibrary: --lib for a git library's name makes it
+// a directory, and nothing is fetched.
+func TestLibFlagReplacesAGitLibrary(t *testing.T) {
+	libs := map[string]config.Value[config.Library]{"team": {V: config.Library{Git: "file:///nowhere/at/all", Ref: "v1", LockDir: t.TempDir()}, Set: true}}
+	all, err := WithFlags(libs, []string{"team=" + t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Manager{CacheDir: filepath.Join(t.TempDir(), "cache"), Offline: true}
+	if dirs, err := m.Dirs(context.Background(), all); err != nil || dirs["team"] == "" {
+		t.Errorf("dirs %v, %v", dirs, err)
+	}
+	if _, err := WithFlags(libs, []string{"team"}); err == nil {
+		t.Error("--lib without =DIR accepted")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 )
 
 // LockFile is the name of the file that pins git libraries.
@@ -35,14 +36,25 @@ func readLock(dir string) (*lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	path := filepath.Join(dir, LockFile)
 	if err := json.Unmarshal(data, l); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, LockFile), err)
+		return nil, fmt.Errorf("%s: %v%s", path, err, recovery)
 	}
 	if l.Libraries == nil {
 		l.Libraries = map[string]Pin{}
 	}
+	for name, p := range l.Libraries {
+		if !hexID.MatchString(p.Commit) || len(p.SHA256) != 64 || !hexID.MatchString(p.SHA256) {
+			return nil, fmt.Errorf("%s: library %s has a malformed commit or sha256%s", path, name, recovery)
+		}
+	}
 	return l, nil
 }
+
+// hexID is a commit id (SHA-1 or SHA-256) or a SHA-256 hash.
+var hexID = regexp.MustCompile(`^[0-9a-f]{40,64}$`)
+
+const recovery = "\nIf the file is damaged, delete it and run rooda lib fetch to pin every library again."
 
 // write replaces the lock file whole: a reader never sees half of one.
 func (l *lock) write(dir string) error {

@@ -30,6 +30,11 @@ func DefaultCacheDir() (string, error) {
 // Dirs returns the directory of every library: a directory library's
 // own, a git library's pinned files, fetched and pinned on first use.
 func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.Library]) (map[string]string, error) {
+	unlock, err := m.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	dirs := map[string]string{}
 	for _, name := range sortedNames(libs) {
 		lib := libs[name].V
@@ -68,8 +73,14 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 			pin.Git, pin.Ref, pin.Path, lib.Git, lib.Ref, lib.Path, name)
 	}
 	if _, err := os.Stat(m.dir(pin)); err != nil {
-		if err := m.refetch(ctx, name, lib, pin); err != nil {
+		// A machine with an empty cache takes the pinned commit, whatever
+		// the ref names now: only rooda lib update moves a pin.
+		mirror, err := m.fetch(ctx, lib.Git)
+		if err != nil {
 			return "", err
+		}
+		if _, err := m.export(ctx, mirror, pin.Commit); err != nil {
+			return "", fmt.Errorf("the pinned commit %s: %v", short(pin.Commit), err)
 		}
 	}
 	return m.dir(pin), m.verify(name, pin)
@@ -101,19 +112,6 @@ func (m *Manager) pin(ctx context.Context, lib config.Library) (Pin, error) {
 	return p, err
 }
 
-// refetch brings a pinned library into an empty cache, and finds a ref
-// that has moved since it was pinned.
-func (m *Manager) refetch(ctx context.Context, name string, lib config.Library, pin Pin) error {
-	now, err := m.pin(ctx, lib)
-	if err != nil {
-		return err
-	}
-	if now.Commit != pin.Commit || now.SHA256 != pin.SHA256 {
-		return mismatch(name, pin, now)
-	}
-	return nil
-}
-
 // verify checks the cached files against the pin's hash.
 func (m *Manager) verify(name string, pin Pin) error {
 	sum, err := hashDir(m.dir(pin))
@@ -130,6 +128,24 @@ func (m *Manager) verify(name string, pin Pin) error {
 func mismatch(name string, pin, now Pin) error {
 	return fmt.Errorf("hash mismatch: rooda.lock pins %s %s at commit %s, sha256 %s; it now gives commit %s, sha256 %s. If the change is wanted, run rooda lib update %s",
 		pin.Git, pin.Ref, short(pin.Commit), pin.SHA256, short(now.Commit), now.SHA256, name)
+}
+
+// lock keeps other rooda processes out of the cache and the lock files
+// until the returned function is called: two runs pinning at once must
+// not interleave.
+func (m *Manager) lock() (func(), error) {
+	if err := os.MkdirAll(m.CacheDir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(m.CacheDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 func short(commit string) string { return commit[:min(len(commit), 12)] }

@@ -54,6 +54,9 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		// interleave two loops' agents.
 		return loop.Result{}, errors.New("iterate() cannot be called while a loop runs (from on_iteration or a context function)")
 	}
+	if r.opts.Test && len(spec.Fakes) == 0 {
+		return loop.Result{}, errors.New("a script test starts no real agent: give iterate() agent=fake_agent(…)")
+	}
 	req, err := r.request(spec)
 	if err != nil {
 		return loop.Result{}, err

@@ -52,6 +52,8 @@ type Options struct {
 	MaxTotalIterations int
 	// Now is the loops' clock; nil is the wall clock. Script tests fix it.
 	Now func() time.Time
+	// Test is set in script tests, where only fake agents may run.
+	Test bool
 }
 
 // Runtime runs one script: one thread for the script, every module it

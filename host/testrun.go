@@ -60,11 +60,22 @@ func RunTests(ctx context.Context, paths []string, opts TestOptions) (TestSummar
 	if err != nil {
 		return TestSummary{}, err
 	}
+	if opts.Run.WorkDir == "" {
+		// Paths are shown from where rooda was started, while each test
+		// runs in a directory of its own.
+		if opts.Run.WorkDir, err = os.Getwd(); err != nil {
+			return TestSummary{}, err
+		}
+	}
+	opts.Run.Test = true
 	var sum TestSummary
 	for _, file := range files {
 		if err := runTestFile(ctx, file, opts, &sum); err != nil {
 			return sum, err
 		}
+	}
+	if sum == (TestSummary{}) {
+		return sum, fmt.Errorf("no tests found in %s (test_* functions in *_test.star files)", strings.Join(paths, " "))
 	}
 	fmt.Fprintln(opts.Out, sum)
 	return sum, nil
@@ -102,21 +113,47 @@ func runTestFile(ctx context.Context, file string, opts TestOptions, sum *TestSu
 	if err != nil {
 		return err
 	}
-	names, err := testNames(ctx, abs, opts)
+	var names []testFunc
+	err = inTempDir(func() error {
+		names, err = testNames(ctx, abs, opts)
+		return err
+	})
 	if err != nil {
 		sum.Failed++
 		fmt.Fprintf(opts.Out, "FAIL %s\n%s\n", file, indentLines(err.Error()))
 		return nil
 	}
 	for _, t := range names {
+		if ctx.Err() != nil {
+			return stopCause(ctx)
+		}
 		if opts.Filter != nil && !opts.Filter.MatchString(t.name) {
 			continue
 		}
-		if err := runTest(ctx, abs, t, opts, sum); err != nil {
+		if err := inTempDir(func() error { return runTest(ctx, abs, t, opts, sum) }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// inTempDir runs fn in a new, empty working directory, removed after:
+// what a test's script writes stays out of the workspace.
+func inTempDir(fn func() error) error {
+	dir, err := os.MkdirTemp("", "rooda-script-test")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	back, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := os.Chdir(dir); err != nil {
+		return err
+	}
+	defer os.Chdir(back)
+	return fn()
 }
 
 type testFunc struct {
@@ -167,29 +204,14 @@ func loadTestFile(ctx context.Context, abs string, opts Options, out io.Writer) 
 	return r, globals, nil
 }
 
-// runTest runs one test function in a fresh runtime and a temporary
-// working directory, and reports it.
+// runTest runs one test function in a fresh runtime, and reports it.
 func runTest(ctx context.Context, abs string, t testFunc, opts TestOptions, sum *TestSummary) error {
-	dir, err := os.MkdirTemp("", "rooda-script-test")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	back, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	if opts.Run.WorkDir == "" {
-		opts.Run.WorkDir = back
-	}
-	if err := os.Chdir(dir); err != nil {
-		return err
-	}
-	defer os.Chdir(back)
 	var out bytes.Buffer
-	err = callTest(ctx, abs, t.name, opts.Run, &out)
+	err := callTest(ctx, abs, t.name, opts.Run, &out)
 	var skip *Skip
 	switch {
+	case ctx.Err() != nil:
+		return stopCause(ctx)
 	case errors.As(err, &skip):
 		sum.Skipped++
 		fmt.Fprintf(opts.Out, "skip %s %s: %s\n", t.pos, t.name, skip.Reason)

@@ -53,8 +53,10 @@ func (f *Fixture) Write(files map[string]string) {
 	}
 }
 
-// Runtime is a fresh runtime over the workspace, with args for the script.
-func (f *Fixture) Runtime(args ...string) *host.Runtime {
+// Options are the runtime options for the workspace, with args for the
+// script: the fixture's, completed with the configuration and the
+// builtins.
+func (f *Fixture) Options(args ...string) host.Options {
 	f.T.Helper()
 	env := map[string]string{"ROODA_CONFIG_HOME": filepath.Join(f.Dir, "no-global")}
 	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Flags: f.Flags})
@@ -68,7 +70,13 @@ func (f *Fixture) Runtime(args ...string) *host.Runtime {
 		opts.Predeclared = builtins.TestPredeclared(args)
 	}
 	opts.Stdout, opts.Stderr = &f.Stdout, &f.Stderr
-	r, err := host.New(opts)
+	return opts
+}
+
+// Runtime is a fresh runtime over the workspace, with args for the script.
+func (f *Fixture) Runtime(args ...string) *host.Runtime {
+	f.T.Helper()
+	r, err := host.New(f.Options(args...))
 	if err != nil {
 		f.T.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,16 +193,46 @@ func TestREPL(t *testing.T) {
 	f.Opts.DryRun = true
 	var out strings.Builder
 	in := strings.NewReader("x = 20 + 1\nx * 2\ndef f(n):\n    return n + 1\n\nf(x)\nload('lib.star', 'greeting')\ngreeting\nnope\nr = iterate(compose('p', act = [fragment(content = 'hi')]), agent = 'true')\nr.status\n")
-	if err := f.Runtime().REPL(context.Background(), in, &out, false, nil); err != nil {
+	if err := f.Runtime().REPL(context.Background(), in, &out, true, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{"42\n22\n\"hello\"\nError: <stdin>:1:1: undefined: nope (did you mean None?)\n", "\"dry-run\"\n"} {
+	for _, want := range []string{">>> >>> 42\n", "... ... >>> 22\n", ">>> \"hello\"\n", ">>> Error: <stdin>:1:1: undefined: nope (did you mean None?)\n", "\"dry-run\"\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("session lacks %q:\n%s", want, got)
 		}
 	}
 	if !strings.Contains(f.Stdout.String(), "=== Dry-Run: p ===") {
 		t.Errorf("no dry-run report:\n%s", f.Stdout.String())
+	}
+}
+
+// TestREPLPiped: piped input runs as one script, a blank line inside a
+// def included; an error ends it as a script's would.
+func TestREPLPiped(t *testing.T) {
+	f := newFixture(t, nil)
+	var out strings.Builder
+	in := strings.NewReader("def f(n):\n    x = n + 1\n\n    return x * 2\nprint(f(1))\n")
+	if err := f.Runtime().REPL(context.Background(), in, &out, false, nil); err != nil || f.Stderr.String() != "4\n" {
+		t.Errorf("%v, printed %q", err, f.Stderr.String())
+	}
+	err := f.Runtime().REPL(context.Background(), strings.NewReader("x = 1 // 0\n"), &out, false, nil)
+	if err == nil || !strings.Contains(err.Error(), "floored division by zero") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestREPLInterrupted: a session waiting for input ends at an interrupt.
+func TestREPLInterrupted(t *testing.T) {
+	f := newFixture(t, nil)
+	r, w, _ := os.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out strings.Builder
+	err := f.Runtime().REPL(ctx, r, &out, true, nil)
+	var coder interface{ ExitCode() int }
+	if err == nil || !errors.As(err, &coder) || coder.ExitCode() != 130 {
+		t.Errorf("error %v", err)
 	}
 }

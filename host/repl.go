@@ -26,10 +26,14 @@ func (r *Runtime) REPL(ctx context.Context, in io.Reader, out io.Writer, prompt 
 	if help != nil {
 		globals["help"] = help
 	}
-	lines := bufio.NewReader(in)
 	// load() binds its names in the session, as a user at a prompt means.
 	opts := *FileOptions
 	opts.LoadBindsGlobally = true
+	if !prompt {
+		// Piped input is a script: blank lines inside a def are fine.
+		return r.evaluateAll(ctx, &opts, in, globals, out)
+	}
+	lines := lineReader(ctx, in)
 	for ctx.Err() == nil {
 		if prompt {
 			fmt.Fprint(out, ">>> ")
@@ -37,10 +41,8 @@ func (r *Runtime) REPL(ctx context.Context, in io.Reader, out io.Writer, prompt 
 		eof := false
 		f, err := opts.ParseCompoundStmt("<stdin>", continuation(lines, out, prompt, &eof))
 		if eof && (err != nil || len(f.Stmts) == 0) {
-			if prompt {
-				fmt.Fprintln(out)
-			}
-			return nil
+			fmt.Fprintln(out)
+			break
 		}
 		if err != nil {
 			fmt.Fprintln(out, format(err, names(r.opts.Predeclared)))
@@ -48,27 +50,84 @@ func (r *Runtime) REPL(ctx context.Context, in io.Reader, out io.Writer, prompt 
 		}
 		r.evaluate(f, globals, out)
 	}
-	return stopCause(ctx)
+	if ctx.Err() != nil {
+		return stopCause(ctx)
+	}
+	return nil
+}
+
+// lineReader reads lines in a goroutine of its own, so that a session
+// waiting for input still ends at an interrupt: the function it returns
+// gives the next line, or io.EOF at the end of the input or of ctx.
+func lineReader(ctx context.Context, in io.Reader) func() ([]byte, error) {
+	ch := make(chan []byte)
+	go func() {
+		defer close(ch)
+		br := bufio.NewReader(in)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				select {
+				case ch <- line:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return func() ([]byte, error) {
+		select {
+		case line, ok := <-ch:
+			if !ok {
+				return nil, io.EOF
+			}
+			return line, nil
+		case <-ctx.Done():
+			return nil, io.EOF
+		}
+	}
 }
 
 // continuation reads the lines of one input, prompting "... " for every
 // line after the first.
-func continuation(lines *bufio.Reader, out io.Writer, prompt bool, eof *bool) func() ([]byte, error) {
+func continuation(next func() ([]byte, error), out io.Writer, prompt bool, eof *bool) func() ([]byte, error) {
 	first := true
 	return func() ([]byte, error) {
 		if !first && prompt {
 			fmt.Fprint(out, "... ")
 		}
 		first = false
-		line, err := lines.ReadBytes('\n')
+		line, err := next()
 		if err == io.EOF {
 			*eof = true
-			if len(line) > 0 {
-				return append(line, '\n'), nil
-			}
+		} else if len(line) > 0 && line[len(line)-1] != '\n' {
+			line = append(line, '\n')
 		}
 		return line, err
 	}
+}
+
+// evaluateAll runs piped input as one script, printing what print()
+// prints.
+func (r *Runtime) evaluateAll(ctx context.Context, opts *syntax.FileOptions, in io.Reader, globals starlark.StringDict, out io.Writer) error {
+	src, err := io.ReadAll(in)
+	if err != nil {
+		return err
+	}
+	f, err := opts.Parse("<stdin>", src, 0)
+	if err == nil {
+		err = starlark.ExecREPLChunk(f, r.thread, globals)
+	}
+	if ctx.Err() != nil {
+		return stopCause(ctx)
+	}
+	if err != nil {
+		return newError(err, r.opts.Predeclared)
+	}
+	return nil
 }
 
 // evaluate runs one input: an expression's value is printed, statements

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 
 	"rooda/builtins"
 )
@@ -193,12 +194,7 @@ func Help(entries []Entry, out io.Writer) *starlark.Builtin {
 			fmt.Fprintf(out, "%s\nhelp(\"name\") tells more.\n", strings.Join(Names(entries), "  "))
 			return starlark.None, nil
 		}
-		name, ok := starlark.AsString(what)
-		if !ok {
-			if c, isCallable := what.(starlark.Callable); isCallable {
-				name = c.Name()
-			}
-		}
+		name := nameOf(what)
 		e, found := Find(entries, name)
 		if !found {
 			return nil, fmt.Errorf("no %q in the reference; help() lists every name", name)
@@ -206,4 +202,24 @@ func Help(entries []Entry, out io.Writer) *starlark.Builtin {
 		fmt.Fprint(out, Section(e))
 		return starlark.None, nil
 	})
+}
+
+// nameOf is the reference name of a value help() is given: a string
+// names it; a builtin is itself, a bound method "type.method", a module
+// its name.
+func nameOf(v starlark.Value) string {
+	switch x := v.(type) {
+	case starlark.String:
+		return string(x)
+	case *starlark.Builtin:
+		if recv := x.Receiver(); recv != nil {
+			return recv.Type() + "." + x.Name()
+		}
+		return x.Name()
+	case *starlarkstruct.Module:
+		return x.Name
+	case starlark.Callable:
+		return x.Name()
+	}
+	return v.String()
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"rooda/builtins"
 	"rooda/builtins/reference"
 	"rooda/internal/golden"
 	"rooda/internal/hosttest"
@@ -129,5 +130,35 @@ func TestHelp(t *testing.T) {
 	}
 	if _, err := starlark.Call(thread, help, starlark.Tuple{starlark.String("nothing")}, nil); err == nil {
 		t.Error("help of an unknown name did not fail")
+	}
+}
+
+// TestEveryPredeclaredNameIsInTheReference: nothing a script or a test
+// sees goes undocumented.
+func TestEveryPredeclaredNameIsInTheReference(t *testing.T) {
+	all := entries(t)
+	documented := map[string]bool{}
+	for _, e := range all {
+		documented[e.Name] = true
+		if module, _, ok := strings.Cut(e.Name, "."); ok && e.Kind == "test" {
+			documented[module] = true
+		}
+	}
+	for name := range builtins.TestPredeclared(nil) {
+		if !documented[name] {
+			t.Errorf("%s is predeclared but not in the reference", name)
+		}
+	}
+}
+
+func TestHelpOfValues(t *testing.T) {
+	var out strings.Builder
+	help := reference.Help(entries(t), &out)
+	d := builtins.Predeclared(nil, false)
+	for _, v := range []starlark.Value{d["json"], d["iterate"]} {
+		out.Reset()
+		if _, err := starlark.Call(&starlark.Thread{}, help, starlark.Tuple{v}, nil); err != nil {
+			t.Errorf("help(%s): %v", v, err)
+		}
 	}
 }

@@ -50,11 +50,14 @@ func (m *Manager) mirror(url string) string {
 
 // fetch brings the mirror of url up to date, making it on first use.
 func (m *Manager) fetch(ctx context.Context, url string) (string, error) {
-	if m.Offline {
-		return "", fmt.Errorf("%s is not in the cache, and --offline forbids fetching it", url)
-	}
 	dir := m.mirror(url)
-	if _, err := os.Stat(dir); err != nil {
+	_, statErr := os.Stat(dir)
+	switch {
+	case m.Offline && statErr == nil:
+		return dir, nil // what the cache has, however old
+	case m.Offline:
+		return "", fmt.Errorf("%s is not in the cache, and --offline forbids fetching it", url)
+	case statErr != nil:
 		return dir, m.clone(ctx, url, dir)
 	}
 	_, err := git(ctx, "--git-dir", dir, "fetch", "--quiet", "--force", "--tags", "--prune", "origin", "+refs/heads/*:refs/heads/*")

@@ -646,3 +646,16 @@ func TestProcedureSettingsReachTheRun(t *testing.T) {
 		"WARN: Iteration 1/3: the agent printed 5000 bytes; kept the last 1024 (max_output_buffer 1024), dropped 3976",
 		"WARN: Iteration 2/3: timed out after 1s", "ERROR: Aborting after 1 consecutive failures (2 iterations completed")
 }
+
+// TestEchoedPromptNeverSucceeds: an agent that prints its whole prompt
+// back, both signals of the preamble included, and exits 0 does not end
+// the loop with success.
+func TestEchoedPromptNeverSucceeds(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"echo": true})
+	o := w.run("build", "-n", "2")
+	o.expect(t, 2, "Iteration 1/2 completed in", "(success)", "Reached max iterations: 2")
+	if strings.Contains(o.logLines(), "FAILURE") || strings.Contains(o.logLines(), "(SUCCESS)") {
+		t.Errorf("an echo counted as a signal:\n%s", o.stderr)
+	}
+}

@@ -173,7 +173,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 // observers. Its error is the Judge's: the iteration still counts, with
 // the outcome matrix's verdict.
 func (r *runner) record(it *Iteration) error {
-	it.Signals = Scan(it.Result.Output)
+	it.Signals = Scan(it.Result.Output, it.Prompt)
 	it.Outcome = Judge(it)
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)
 	var judgeErr error

@@ -16,7 +16,7 @@ func TestScan(t *testing.T) {
 		"<promise> SUCCESS</promise>":                          {},
 		"<promise>SUCCESS</promise":                            {},
 	} {
-		if got := Scan([]byte(in)); got != want {
+		if got := Scan([]byte(in), ""); got != want {
 			t.Errorf("%q: got %+v want %+v", in, got, want)
 		}
 	}
@@ -31,16 +31,37 @@ func FuzzScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, before, after []byte) {
 		for _, sig := range [][]byte{successSignal, failureSignal} {
 			out := append(append(append([]byte{}, before...), sig...), after...)
-			got := Scan(out)
+			got := Scan(out, "")
 			if bytes.Equal(sig, successSignal) && !got.Success || bytes.Equal(sig, failureSignal) && !got.Failure {
 				t.Fatalf("%q not found in %q", sig, out)
 			}
 		}
 		joined := append(append([]byte{}, before...), after...)
 		if !bytes.Contains(joined, []byte("</promise>")) {
-			if got := Scan(joined); got.Success || got.Failure {
+			if got := Scan(joined, ""); got.Success || got.Failure {
 				t.Fatalf("signal found in %q", joined)
 			}
 		}
+		// Output that only echoes its prompt holds no signal.
+		prompt := string(before) + "\n- output: <promise>SUCCESS</promise>\n" + string(after)
+		if got := Scan([]byte(prompt), prompt); got.Success || got.Failure {
+			t.Fatalf("an echo of %q counted: %+v", prompt, got)
+		}
 	})
+}
+
+// TestEchoedPromptIsNoSignal: the preamble's own lines, echoed, are not
+// signals; the same tag on a line of the agent's own is.
+func TestEchoedPromptIsNoSignal(t *testing.T) {
+	prompt := "Success Signaling:\n- When you complete all tasks successfully, output: <promise>SUCCESS</promise>\n- If you cannot proceed due to blockers, output: <promise>FAILURE</promise>\n"
+	for out, want := range map[string]Signals{
+		prompt:                                  {},
+		"  " + prompt + "\ndone\n":              {},
+		prompt + "<promise>SUCCESS</promise>\n": {Success: true},
+		"I will output: <promise>SUCCESS</promise> now": {Success: true},
+	} {
+		if got := Scan([]byte(out), prompt); got != want {
+			t.Errorf("%q: got %+v want %+v", out, got, want)
+		}
+	}
 }

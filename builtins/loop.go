@@ -27,6 +27,7 @@ var iterateBuiltin = Builtin{
 		{"max_output_buffer", "int | str", "None", "keep the last this many bytes of the agent's output (10485760, \"10MB\"; >= 1024)"},
 		{"context", "str | list | function", "None", "the CONTEXT section: text or file paths, or a function f(iteration) called before each iteration that returns them"},
 		{"on_iteration", "function", "None", "f(it) called after each iteration; returns None to keep the host's verdict, or \"continue\", \"success\", \"failure\", \"abort\""},
+		{"min_iterations", "int", "None", "let no SUCCESS end the loop before this iteration; the preamble says so"},
 	},
 	Returns: "loop_result",
 	Doc: "Runs the loop of seed 002 and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
@@ -44,15 +45,15 @@ assert.eq((r.status, r.iterations, r.last.signal), ("success", 3, "SUCCESS"))`,
 
 func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
-		proc                                      *Procedure
-		maxIter, threshold, agentV, bufferV, ctxV starlark.Value
-		unlimited                                 bool
-		timeout                                   duration
-		onIteration                               starlark.Callable
+		proc                                               *Procedure
+		maxIter, minIter, threshold, agentV, bufferV, ctxV starlark.Value
+		unlimited                                          bool
+		timeout                                            duration
+		onIteration                                        starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "procedure", &proc, "max_iterations??", &maxIter,
 		"unlimited?", &unlimited, "agent??", &agentV, "timeout??", &timeout, "failure_threshold??", &threshold,
-		"max_output_buffer??", &bufferV, "context??", &ctxV, "on_iteration??", &onIteration); err != nil {
+		"max_output_buffer??", &bufferV, "context??", &ctxV, "on_iteration??", &onIteration, "min_iterations??", &minIter); err != nil {
 		return nil, err
 	}
 	spec := host.IterateSpec{Procedure: proc.asConfig(), Pos: where(caller(thread)), Unlimited: unlimited,
@@ -62,6 +63,9 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		return nil, err
 	}
 	if spec.FailureThreshold, err = optionalInt(threshold, "failure_threshold"); err != nil {
+		return nil, err
+	}
+	if spec.MinIterations, err = optionalInt(minIter, "min_iterations"); err != nil {
 		return nil, err
 	}
 	if timeout.given {

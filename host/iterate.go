@@ -31,6 +31,7 @@ type IterateSpec struct {
 	Agents           []Agent
 	Timeout          *time.Duration
 	FailureThreshold *int
+	MinIterations    *int
 	MaxOutputBuffer  string
 	Context          []string
 	// ContextFunc gives each iteration's context; Judge may change each
@@ -122,6 +123,7 @@ func (r *Runtime) request(spec IterateSpec) (engine.Request, error) {
 		{"iteration_mode", "unlimited", config.ModeUnlimited, spec.Unlimited},
 		{"iteration_timeout", "timeout", durationText(spec.Timeout), spec.Timeout != nil},
 		{"failure_threshold", "failure_threshold", intText(spec.FailureThreshold), spec.FailureThreshold != nil},
+		{"min_iterations", "min_iterations", intText(spec.MinIterations), spec.MinIterations != nil},
 		{"max_output_buffer", "max_output_buffer", spec.MaxOutputBuffer, spec.MaxOutputBuffer != ""},
 	} {
 		if !s.given {

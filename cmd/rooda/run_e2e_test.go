@@ -659,3 +659,17 @@ func TestEchoedPromptNeverSucceeds(t *testing.T) {
 		t.Errorf("an echo counted as a signal:\n%s", o.stderr)
 	}
 }
+
+// TestMinIterationsFlag: --min-iterations 3 with an agent that always
+// signals SUCCESS runs three iterations, each prompt saying so.
+func TestMinIterationsFlag(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal})
+	w.run("build", "--min-iterations", "3").expect(t, 0, "Iteration 1/10: SUCCESS before the minimum of 3 iterations; going on",
+		"Success: the agent signaled SUCCESS in iteration 3/10")
+	if p, _ := w.prompt(2); !strings.Contains(p, "\nIteration: 2 of 10 (minimum 3)\n") {
+		t.Errorf("prompt 2:\n%s", p)
+	}
+	w.write("rooda-config.yml", "procedures:\n  build:\n    min_iterations: 2\n")
+	w.run("build").expect(t, 0, "Success: the agent signaled SUCCESS in iteration 2/10")
+}

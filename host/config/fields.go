@@ -57,6 +57,7 @@ func (l *Limits) fields() []field {
 		bind("iteration_timeout", &l.IterationTimeout, timeout),
 		bind("max_output_buffer", &l.MaxOutputBuffer, size(1024)),
 		bind("failure_threshold", &l.FailureThreshold, atLeast(1)),
+		bind("min_iterations", &l.MinIterations, atLeast(1)),
 		bind("ai_cmd", &l.AICmd, command),
 		bind("ai_cmd_alias", &l.AICmdAlias, name),
 	}
@@ -64,10 +65,10 @@ func (l *Limits) fields() []field {
 
 func (l *Loop) fields() []field {
 	limits := l.Limits.fields()
-	return append(limits[:5:5],
+	return append(limits[:6:6],
 		bind("log_level", &l.LogLevel, oneOf(logLevels...)),
 		bind("show_ai_output", &l.ShowAIOutput, boolean),
-		limits[5], limits[6])
+		limits[6], limits[7])
 }
 
 // fields lists the procedure's plain keys; its phases and script are

@@ -16,6 +16,7 @@ var flagKeys = map[string]struct{ key, value string }{
 	"iteration-timeout": {key: "iteration_timeout"},
 	"max-output-buffer": {key: "max_output_buffer"},
 	"failure-threshold": {key: "failure_threshold"},
+	"min-iterations":    {key: "min_iterations"},
 	"ai-cmd":            {key: "ai_cmd"},
 	"ai-cmd-alias":      {key: "ai_cmd_alias"},
 	"log-level":         {key: "log_level"},

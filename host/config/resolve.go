@@ -15,8 +15,10 @@ type Settings struct {
 	IterationTimeout Value[time.Duration]
 	MaxOutputBuffer  Value[int]
 	FailureThreshold Value[int]
-	LogLevel         Value[string]
-	ShowAIOutput     Value[bool]
+	// MinIterations of 0 means none.
+	MinIterations Value[int]
+	LogLevel      Value[string]
+	ShowAIOutput  Value[bool]
 	// AICommand is the command line of the agent; not Set when nothing
 	// names one (see AI). Its source tells the whole chain, such as
 	// `cli: --ai-cmd-alias "claude" → built-in alias`.
@@ -50,6 +52,7 @@ func (c *Config) ResolveWith(p *Procedure, script Limits) *Settings {
 		IterationTimeout: first(levels, func(l *Limits) Value[time.Duration] { return l.IterationTimeout }),
 		MaxOutputBuffer:  first(levels, func(l *Limits) Value[int] { return l.MaxOutputBuffer }),
 		FailureThreshold: first(levels, func(l *Limits) Value[int] { return l.FailureThreshold }),
+		MinIterations:    first(levels, func(l *Limits) Value[int] { return l.MinIterations }),
 		LogLevel:         c.Loop.LogLevel,
 		ShowAIOutput:     c.Loop.ShowAIOutput,
 	}

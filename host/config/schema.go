@@ -30,8 +30,11 @@ type Limits struct {
 	IterationTimeout Value[time.Duration]
 	MaxOutputBuffer  Value[int]
 	FailureThreshold Value[int]
-	AICmd            Value[string]
-	AICmdAlias       Value[string]
+	// MinIterations is how many iterations run before a SUCCESS may end
+	// the loop (seed 004).
+	MinIterations Value[int]
+	AICmd         Value[string]
+	AICmdAlias    Value[string]
 }
 
 // Loop is the loop: section, the defaults for every procedure.

@@ -170,7 +170,7 @@ func (s *Settings) Lines() []string {
 	if s.AICommand.Set {
 		ai = s.AICommand.V
 	}
-	return []string{
+	lines := []string{
 		settingLine("AI Command", ai, s.AICommand.Source, s.AICommand.Set),
 		settingLine("Max Iterations", FormatMaxIterations(s.MaxIterations.V), s.MaxIterations.Source, true),
 		settingLine("Iteration Timeout", FormatTimeout(s.IterationTimeout.V), s.IterationTimeout.Source, true),
@@ -179,6 +179,12 @@ func (s *Settings) Lines() []string {
 		settingLine("Log Level", s.LogLevel.V, s.LogLevel.Source, true),
 		settingLine("Show AI Output", strconv.FormatBool(s.ShowAIOutput.V), s.ShowAIOutput.Source, true),
 	}
+	if s.MinIterations.Set {
+		// After Max Iterations, which it qualifies.
+		line := settingLine("Min Iterations", strconv.Itoa(s.MinIterations.V), s.MinIterations.Source, true)
+		lines = append(lines[:2], append([]string{line}, lines[2:]...)...)
+	}
+	return lines
 }
 
 func settingLine(name, value string, src Source, set bool) string {

@@ -41,7 +41,7 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 	err := p.Err()
 	var text string
 	if err == nil {
-		text, err = p.Prompt(prompt.Iteration{Number: 1, Max: p.Settings.MaxIterations.V})
+		text, err = p.Prompt(prompt.Iteration{Number: 1, Max: p.Settings.MaxIterations.V, Min: p.Settings.MinIterations.V})
 		if err != nil {
 			fmt.Fprintf(&b, "  ✗ Prompt assembly failed\n%s\n", indent(err.Error(), "    "))
 		}

@@ -55,6 +55,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	return loop.Run(announced, loop.Config{
 		Procedure:        p.Procedure.Name,
 		MaxIterations:    s.MaxIterations.V,
+		MinIterations:    s.MinIterations.V,
 		FailureThreshold: s.FailureThreshold.V,
 		Timeout:          s.IterationTimeout.V,
 		MaxOutput:        s.MaxOutputBuffer.V,

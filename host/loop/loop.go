@@ -15,7 +15,10 @@ import (
 type Config struct {
 	Procedure string
 	// MaxIterations of 0 means unlimited.
-	MaxIterations    int
+	MaxIterations int
+	// MinIterations: a SUCCESS before this iteration does not end the
+	// loop (seed 004); 0 or 1 means any may.
+	MinIterations    int
 	FailureThreshold int
 	// Timeout and MaxOutput are enforced by Agent; the loop only names
 	// them in its messages.
@@ -152,7 +155,7 @@ type runner struct {
 // prompt that could not be composed, which ends the run.
 func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	it := &Iteration{Number: n, MaxIterations: r.cfg.MaxIterations}
-	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations})
+	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations})
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +178,10 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 func (r *runner) record(it *Iteration) error {
 	it.Signals = Scan(it.Result.Output, it.Prompt)
 	it.Outcome = Judge(it)
+	if it.Outcome == Done && it.Number < r.cfg.MinIterations {
+		r.cfg.Log.Infof("Iteration %s: SUCCESS before the minimum of %d iterations; going on", r.label(it.Number), r.cfg.MinIterations)
+		it.Outcome = Continued
+	}
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)
 	var judgeErr error
 	if r.cfg.Judge != nil {

@@ -311,3 +311,19 @@ func TestJudgeOverrides(t *testing.T) {
 		t.Errorf("consecutive failures seen by the judge: %v", seen)
 	}
 }
+
+// TestMinIterations: a SUCCESS before the minimum is logged and the loop
+// goes on; the preamble says where the minimum is.
+func TestMinIterations(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{out: success}}}
+	cfg := s.config(10, 3, &log)
+	cfg.MinIterations = 3
+	res := Run(context.Background(), cfg)
+	if res.Status != Success || res.Iterations != 3 || !strings.Contains(log.String(), "Iteration 2/10: SUCCESS before the minimum of 3 iterations; going on") {
+		t.Errorf("status %s after %d\n%s", res.Status, res.Iterations, log.String())
+	}
+	if s.prompts[1] != "prompt 2 of 10 (minimum 3)" {
+		t.Errorf("prompt %q", s.prompts[1])
+	}
+}

@@ -57,11 +57,16 @@ Success Signaling:
 `)
 }
 
-// String renders the iteration as the preamble shows it: "3 of 10", or
-// "7 (unlimited)".
+// String renders the iteration as the preamble shows it: "3 of 10",
+// "7 (unlimited)", "2 of 10 (minimum 3)", "2 (unlimited, minimum 3)".
 func (it Iteration) String() string {
-	if it.Max <= 0 {
+	switch {
+	case it.Max <= 0 && it.Min > 1:
+		return fmt.Sprintf("%d (unlimited, minimum %d)", it.Number, it.Min)
+	case it.Max <= 0:
 		return fmt.Sprintf("%d (unlimited)", it.Number)
+	case it.Min > 1:
+		return fmt.Sprintf("%d of %d (minimum %d)", it.Number, it.Max, it.Min)
 	}
 	return fmt.Sprintf("%d of %d", it.Number, it.Max)
 }

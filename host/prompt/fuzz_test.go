@@ -29,7 +29,7 @@ func FuzzTemplate(f *testing.F) {
 		}
 		p := only(Fragment{Content: text, Parameters: params})
 		verr := Validate(p)
-		_, cerr := Compose(p, Iteration{1, 1}, nil)
+		_, cerr := Compose(p, Iteration{Number: 1, Max: 1}, nil)
 		if (verr == nil) != (cerr == nil) {
 			t.Fatalf("Validate says %v but Compose says %v for %q", verr, cerr, text)
 		}

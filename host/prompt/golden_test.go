@@ -66,11 +66,11 @@ func TestSeedExamples(t *testing.T) {
 		context []string
 		partial bool
 	}{
-		{"example1", exampleBuildWithTests, Iteration{1, 5}, nil, false},
-		{"example2", exampleCustomBuild, Iteration{1, 5}, nil, true},
-		{"example3", exampleBuild, Iteration{3, 10}, []string{"Focus on the authentication module. The new feature should integrate with the existing OAuth2 flow."}, false},
-		{"example4", exampleUnlimited, Iteration{7, 0}, nil, false},
-		{"example5", exampleAudit, Iteration{1, 5}, nil, true},
+		{"example1", exampleBuildWithTests, Iteration{Number: 1, Max: 5}, nil, false},
+		{"example2", exampleCustomBuild, Iteration{Number: 1, Max: 5}, nil, true},
+		{"example3", exampleBuild, Iteration{Number: 3, Max: 10}, []string{"Focus on the authentication module. The new feature should integrate with the existing OAuth2 flow."}, false},
+		{"example4", exampleUnlimited, Iteration{Number: 7, Max: 0}, nil, false},
+		{"example5", exampleAudit, Iteration{Number: 1, Max: 5}, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.example, func(t *testing.T) {
@@ -167,7 +167,7 @@ func TestSeedErrors(t *testing.T) {
 		t.Run(tc.seed, func(t *testing.T) {
 			var err error
 			if tc.compose {
-				_, err = Compose(tc.proc, Iteration{1, 5}, nil)
+				_, err = Compose(tc.proc, Iteration{Number: 1, Max: 5}, nil)
 			} else {
 				err = Validate(tc.proc)
 			}

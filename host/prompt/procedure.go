@@ -29,4 +29,7 @@ type Fragment struct {
 type Iteration struct {
 	Number int // 1-based
 	Max    int // 0 means unlimited
+	// Min is how many iterations run before SUCCESS may end the loop;
+	// above 1, the preamble says so (seed 004).
+	Min int
 }

@@ -17,7 +17,7 @@ func only(fs ...Fragment) Procedure {
 // phaseText composes p and returns the content of its observe section.
 func phaseText(t *testing.T, p Procedure) string {
 	t.Helper()
-	got, err := Compose(p, Iteration{1, 1}, nil)
+	got, err := Compose(p, Iteration{Number: 1, Max: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,9 +34,9 @@ func TestIterationLine(t *testing.T) {
 		it   Iteration
 		want string
 	}{
-		{Iteration{3, 10}, "Procedure: p\nIteration: 3 of 10\n\nYour Role:\n"},
-		{Iteration{7, 0}, "Procedure: p\nIteration: 7 (unlimited)\n\nYour Role:\n"},
-		{Iteration{1, 1}, "Procedure: p\nIteration: 1 of 1\n\nYour Role:\n"},
+		{Iteration{Number: 3, Max: 10}, "Procedure: p\nIteration: 3 of 10\n\nYour Role:\n"},
+		{Iteration{Number: 7, Max: 0}, "Procedure: p\nIteration: 7 (unlimited)\n\nYour Role:\n"},
+		{Iteration{Number: 1, Max: 1}, "Procedure: p\nIteration: 1 of 1\n\nYour Role:\n"},
 	}
 	for _, tc := range tests {
 		got, err := Compose(only(Fragment{Content: "x"}), tc.it, nil)
@@ -56,7 +56,7 @@ func TestEmptyPhasesAreOmitted(t *testing.T) {
 		{{Content: "decide this"}},
 		{},
 	}}
-	got, err := Compose(p, Iteration{1, 1}, nil)
+	got, err := Compose(p, Iteration{Number: 1, Max: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestEmptyPhasesAreOmitted(t *testing.T) {
 }
 
 func TestNoPhasesGivesPreambleOnly(t *testing.T) {
-	got, err := Compose(Procedure{Name: "p"}, Iteration{1, 1}, nil)
+	got, err := Compose(Procedure{Name: "p"}, Iteration{Number: 1, Max: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestTemplateErrorsNameTheLine(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
-	_, err = Compose(p, Iteration{1, 1}, nil)
+	_, err = Compose(p, Iteration{Number: 1, Max: 1}, nil)
 	want = "failed to compose observe phase: failed to process template: range can't iterate over str\nIn procedure audit, observe phase fragment 0 (inline content), line 3"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
@@ -268,7 +268,7 @@ func TestTemplateErrorsNameTheLine(t *testing.T) {
 }
 
 func TestComposeReportsMissingFiles(t *testing.T) {
-	_, err := Compose(only(Fragment{Path: "gone.md", Dir: "/nowhere"}), Iteration{1, 1}, nil)
+	_, err := Compose(only(Fragment{Path: "gone.md", Dir: "/nowhere"}), Iteration{Number: 1, Max: 1}, nil)
 	want := "failed to compose observe phase: failed to load fragment: fragment file not found: gone.md\nResolved to: /nowhere/gone.md"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v, want prefix %q", err, want)
@@ -300,7 +300,7 @@ func TestContext(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Compose(only(Fragment{Content: "obs"}), Iteration{1, 1}, tc.values)
+			got, err := Compose(only(Fragment{Content: "obs"}), Iteration{Number: 1, Max: 1}, tc.values)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -315,7 +315,7 @@ func TestContext(t *testing.T) {
 		{"", "failed to load context: context value 1 is empty"},
 		{" \n\n ", "failed to load context: context value 1 is empty"},
 	} {
-		_, err := Compose(only(Fragment{Content: "obs"}), Iteration{1, 1}, []string{bad.value})
+		_, err := Compose(only(Fragment{Content: "obs"}), Iteration{Number: 1, Max: 1}, []string{bad.value})
 		if err == nil || err.Error() != bad.want {
 			t.Errorf("context %q: got %v, want %s", bad.value, err, bad.want)
 		}
@@ -323,7 +323,7 @@ func TestContext(t *testing.T) {
 }
 
 func TestNoContextNoSection(t *testing.T) {
-	got, _ := Compose(only(Fragment{Content: "x"}), Iteration{1, 1}, []string{})
+	got, _ := Compose(only(Fragment{Content: "x"}), Iteration{Number: 1, Max: 1}, []string{})
 	if strings.Contains(got, "CONTEXT") {
 		t.Errorf("empty context gave a CONTEXT section:\n%s", got)
 	}
@@ -334,12 +334,12 @@ func TestDeterministic(t *testing.T) {
 	p.Phases[Observe] = append(p.Phases[Observe], Fragment{Content: "{{range $k, $v := .}}{{$k}}{{end}}", Parameters: map[string]any{
 		"z": 1, "y": 2, "x": 3, "w": 4, "v": 5, "u": 6, "t": 7,
 	}})
-	first, err := Compose(p, Iteration{2, 5}, []string{"ctx"})
+	first, err := Compose(p, Iteration{Number: 2, Max: 5}, []string{"ctx"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 20 {
-		again, _ := Compose(p, Iteration{2, 5}, []string{"ctx"})
+		again, _ := Compose(p, Iteration{Number: 2, Max: 5}, []string{"ctx"})
 		if again != first {
 			t.Fatal("the same inputs gave different prompts")
 		}

@@ -85,7 +85,7 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	}
 	ctx := Context(thread)
 	r.iterating = true
-	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now})
+	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now, Record: r.opts.Record})
 	r.iterating = false
 	r.iterations += res.Iterations
 	r.last = res.Status

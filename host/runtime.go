@@ -12,6 +12,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"rooda/host/config"
+	"rooda/host/engine"
 	"rooda/host/loop"
 )
 
@@ -54,6 +55,8 @@ type Options struct {
 	Now func() time.Time
 	// Test is set in script tests, where only fake agents may run.
 	Test bool
+	// Record, when set, keeps the record of every loop of the run.
+	Record engine.Record
 }
 
 // Runtime runs one script: one thread for the script, every module it

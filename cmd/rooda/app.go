@@ -65,7 +65,7 @@ Examples:
   rooda fragments                 list every embedded fragment
   rooda fragments observe -l      list the observe fragments with their titles
   rooda version                   show the version`,
-		Commands:             []*cli.Command{runCommand(), scriptCommand(), libCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand()},
+		Commands:             []*cli.Command{runCommand(), scriptCommand(), libCommand(), runsCommand(), contextCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand()},
 		Flags:                configFlags(),
 		Writer:               stdout,
 		ErrWriter:            stderr,

@@ -48,6 +48,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "decide", Usage: "replace the decide phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "act", Usage: "replace the act phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "show the settings, the checks and the first prompt; run nothing", Category: "Output"},
+			noRecordFlag(),
 			&cli.BoolFlag{Name: shorthandFlag, Hidden: true},
 		),
 		Action: runAction,
@@ -97,7 +98,9 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, watch := interrupt.Watch(c.Context)
 	defer watch.Stop()
-	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill})
+	rec := startRecord(c, name)
+	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill, Record: asRecord(rec)})
+	finishRecord(rec, string(res.Status), res.Status.ExitCode())
 	return exitStatus(res.Status.ExitCode())
 }
 

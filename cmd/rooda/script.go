@@ -18,6 +18,7 @@ import (
 	"rooda/host/config"
 	"rooda/host/interrupt"
 	"rooda/host/libs"
+	"rooda/host/runlog"
 	"rooda/host/suggest"
 	"rooda/scripts"
 )
@@ -264,6 +265,7 @@ func scriptRunFlags() []cli.Flag {
 	return append(runSettingFlags(),
 		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(),
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "evaluate the script, report each iterate() instead of running it, run no command", Category: "Output"},
+		noRecordFlag(),
 	)
 }
 
@@ -322,19 +324,31 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
 		defer cancel()
 	}
+	var rec *runlog.Recorder
+	if !c.Bool("dry-run") {
+		rec = startRecord(c, file)
+	}
 	rt, err := newRuntime(c, cfg, args, host.Options{
 		MaxSteps:           c.Uint64("max-steps"),
 		Kill:               watch.Kill,
 		DryRun:             c.Bool("dry-run"),
 		Command:            withoutDryRun(c),
 		MaxTotalIterations: c.Int("max-total-iterations"),
+		Record:             asRecord(rec),
 	})
 	if err != nil {
+		finishRecord(rec, "error", 1)
 		return err
 	}
 	if err := rt.Run(ctx, file); err != nil {
+		finishRecord(rec, failedStatus(exitCode(err)), exitCode(err))
 		return err
 	}
+	status := string(rt.LastStatus())
+	if status == "" {
+		status = "done" // a script that ran no loop
+	}
+	finishRecord(rec, status, rt.ExitCode())
 	return exitStatus(rt.ExitCode())
 }
 
@@ -377,4 +391,15 @@ func libraryManager(c *cli.Context) (*libs.Manager, error) {
 		return nil, fmt.Errorf("cannot find a cache directory for libraries (set XDG_CACHE_HOME): %v", err)
 	}
 	return &libs.Manager{CacheDir: dir, Offline: c.Bool("offline")}, nil
+}
+
+// failedStatus is the recorded status of a script that ended in an error.
+func failedStatus(code int) string {
+	switch code {
+	case 130:
+		return "interrupted"
+	case 2:
+		return "budget"
+	}
+	return "error"
 }

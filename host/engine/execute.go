@@ -4,11 +4,13 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"rooda/host/agent"
 	"rooda/host/logging"
 	"rooda/host/loop"
+	"rooda/host/prompt"
 )
 
 // Output is where a run writes: the agent's streamed output (when
@@ -20,6 +22,19 @@ type Output struct {
 	Kill <-chan struct{}
 	// Now is the log's clock; nil is the wall clock.
 	Now func() time.Time
+	// Record, when set, keeps the run's record and gives the context
+	// added while the run goes on.
+	Record Record
+}
+
+// Record keeps a run's record (host/runlog): it sees every iteration, is
+// told when each loop starts and ends, and reads the context the user
+// adds while the run goes on.
+type Record interface {
+	loop.Observer
+	LoopStarted(procedure string, settings, agent []string)
+	LoopFinished(loop.Result)
+	Additions() (blocks, fresh []string)
 }
 
 // Execute runs the loop with the plan's agent. The plan must have passed
@@ -52,20 +67,43 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	if s.ShowAIOutput.V {
 		cmd.Stream = out.Stdout
 	}
-	return loop.Run(announced, loop.Config{
+	promptOf := p.Prompt
+	if rec := out.Record; rec != nil {
+		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv)
+		observers = append(observers, rec)
+		promptOf = p.withAdditions(rec, log)
+	}
+	res := loop.Run(announced, loop.Config{
 		Procedure:        p.Procedure.Name,
 		MaxIterations:    s.MaxIterations.V,
 		MinIterations:    s.MinIterations.V,
 		FailureThreshold: s.FailureThreshold.V,
 		Timeout:          s.IterationTimeout.V,
 		MaxOutput:        s.MaxOutputBuffer.V,
-		Prompt:           p.Prompt,
+		Prompt:           promptOf,
 		Agent:            p.runner(cmd),
 		Log:              log,
 		Observers:        observers,
 		Judge:            p.Judge,
 		Now:              out.Now,
 	})
+	if out.Record != nil {
+		out.Record.LoopFinished(res)
+	}
+	return res
+}
+
+// withAdditions composes each prompt with the context added while the
+// run goes on, read anew each time, and logs the iteration that first
+// receives each addition.
+func (p *Plan) withAdditions(rec Record, log *logging.Logger) func(prompt.Iteration) (string, error) {
+	return func(it prompt.Iteration) (string, error) {
+		blocks, fresh := rec.Additions()
+		if len(fresh) > 0 {
+			log.Infof("Iteration %d receives the context added while running: %s", it.Number, strings.Join(fresh, ", "))
+		}
+		return p.compose(it, blocks)
+	}
 }
 
 // announce says at once that an interrupt was received, and what happens

@@ -218,7 +218,11 @@ func (p *Plan) Err() error {
 }
 
 // Prompt composes the exact prompt of an iteration.
-func (p *Plan) Prompt(it prompt.Iteration) (string, error) {
+func (p *Plan) Prompt(it prompt.Iteration) (string, error) { return p.compose(it, nil) }
+
+// compose is the prompt of an iteration with the context added while the
+// run goes on.
+func (p *Plan) compose(it prompt.Iteration, running []string) (string, error) {
 	context := p.Context
 	if p.ContextFunc != nil {
 		var err error
@@ -226,5 +230,5 @@ func (p *Plan) Prompt(it prompt.Iteration) (string, error) {
 			return "", err
 		}
 	}
-	return prompt.Compose(p.Procedure, it, context)
+	return prompt.ComposeWith(p.Procedure, it, prompt.Sections{Context: context, Running: running})
 }

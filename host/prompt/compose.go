@@ -16,14 +16,39 @@ var rule = strings.Repeat("═", 63)
 // Compose does not re-validate p (Validate does that before a run); it
 // reports what it meets, in seed 000's composition-time wording.
 func Compose(p Procedure, it Iteration, context []string) (string, error) {
+	return ComposeWith(p, it, Sections{Context: context})
+}
+
+// Sections are what a prompt holds besides its preamble and phases, in
+// the order they come.
+type Sections struct {
+	// Context holds --context values: file paths or inline text.
+	Context []string
+	// Running holds the blocks of context the user added while the loop
+	// runs (seed 004), as they were recorded.
+	Running []string
+	// Digest states the facts of the previous iteration (seed 003).
+	Digest string
+}
+
+// ComposeWith is Compose with every section: CONTEXT, CONTEXT ADDED WHILE
+// RUNNING, PREVIOUS ITERATION, then the phases. A section with nothing in
+// it is left out, so without them the prompt is seed 000's.
+func ComposeWith(p Procedure, it Iteration, s Sections) (string, error) {
 	var b strings.Builder
 	writePreamble(&b, p.Name, it)
-	blocks, err := loadContext(context)
+	blocks, err := loadContext(s.Context)
 	if err != nil {
 		return "", fmt.Errorf("failed to load context: %w", err)
 	}
 	if len(blocks) > 0 {
 		writeSection(&b, []string{"CONTEXT"}, strings.Join(blocks, "\n\n"))
+	}
+	if running := trimmedBlocks(s.Running); len(running) > 0 {
+		writeSection(&b, []string{"CONTEXT ADDED WHILE RUNNING"}, strings.Join(running, "\n\n"))
+	}
+	if digest := trimBlankLines(s.Digest); digest != "" {
+		writeSection(&b, []string{"PREVIOUS ITERATION", "Facts observed by rooda, not judgements."}, digest)
 	}
 	for _, ph := range Phases {
 		text, err := composePhase(p, ph)
@@ -134,4 +159,14 @@ func (f Fragment) label() string {
 		return f.Path
 	}
 	return "inline content"
+}
+
+func trimmedBlocks(blocks []string) []string {
+	var out []string
+	for _, b := range blocks {
+		if t := trimBlankLines(b); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }

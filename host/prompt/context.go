@@ -70,3 +70,13 @@ func CheckContext(value string) (fromFile bool, err error) {
 	}
 	return fromFile, err
 }
+
+// ContextBlock is a context value as the CONTEXT section shows it: a
+// file's "Source:" line and content, read now, or the inline text.
+func ContextBlock(value string) (string, error) {
+	block, _, err := contextBlock(value)
+	if err == nil && block == "" {
+		err = fmt.Errorf("context value is empty")
+	}
+	return block, err
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"rooda/host/prompt"
+	"rooda/host/runlog"
+)
+
+func runsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "runs",
+		Usage: "the records of past and running runs (.rooda/runs)",
+		Description: `Every run keeps a record in .rooda/runs/<run-id>/ ($ROODA_RUNS_DIR to move it,
+$ROODA_KEEP_RUNS to keep more than 50): run.json, and per iteration the exact
+prompt sent, the output kept and meta.json. A run id may be shortened to any
+part of it that names one run, or given as "last".`,
+		Subcommands: []*cli.Command{{
+			Name:  "list",
+			Usage: "every recorded run: id, status, iterations, start",
+			Description: `Examples:
+  rooda runs list`,
+			Action: func(c *cli.Context) error { return runlog.WriteList(c.App.Writer, runsDir()) },
+		}, {
+			Name:      "show",
+			Usage:     "a run, or one of its iterations: its facts, prompt or output",
+			ArgsUsage: "ID",
+			Description: `Examples:
+  rooda runs show last
+  rooda runs show last --iteration 2
+  rooda runs show last --iteration 2 --prompt > prompt.txt
+  rooda runs show 20261123T101500Z-build --json`,
+			Flags: []cli.Flag{
+				&cli.IntFlag{Name: "iteration", Usage: "show iteration `N` of the run (counted across its loops)"},
+				&cli.BoolFlag{Name: "prompt", Usage: "print the exact prompt the agent received"},
+				&cli.BoolFlag{Name: "output", Usage: "print the output kept"},
+				&cli.BoolFlag{Name: "json", Usage: "print run.json or meta.json"},
+			},
+			Action: runsShowAction,
+		}, {
+			Name:      "diff",
+			Usage:     "how the prompt changed between two iterations of a run",
+			ArgsUsage: "ID N M",
+			Description: `Examples:
+  rooda runs diff last 1 2`,
+			Action: runsDiffAction,
+		}},
+	}
+}
+
+func runsShowAction(c *cli.Context) error {
+	query, err := oneArgument(c, "run ID")
+	if err != nil {
+		return err
+	}
+	id, err := runlog.Find(runsDir(), query)
+	if err != nil {
+		return err
+	}
+	dir, n := filepath.Join(runsDir(), id), c.Int("iteration")
+	if n == 0 {
+		if c.Bool("prompt") || c.Bool("output") {
+			return fmt.Errorf("--prompt and --output need --iteration N")
+		}
+		return runlog.WriteRun(c.App.Writer, runsDir(), id, c.Bool("json"))
+	}
+	for _, file := range []string{"prompt", "output"} {
+		if c.Bool(file) {
+			data, err := runlog.ReadFile(dir, n, file+".txt")
+			if err == nil {
+				_, err = c.App.Writer.Write(data)
+			}
+			return err
+		}
+	}
+	return runlog.WriteIteration(c.App.Writer, dir, n, c.Bool("json"))
+}
+
+func runsDiffAction(c *cli.Context) error {
+	args, after := splitArgs(c)
+	args = append(args, after...)
+	if len(args) != 3 {
+		return fmt.Errorf("runs diff takes ID N M, got %d arguments", len(args))
+	}
+	id, err := runlog.Find(runsDir(), args[0])
+	if err != nil {
+		return err
+	}
+	var prompts [2]string
+	for i, arg := range args[1:] {
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not an iteration number", arg)
+		}
+		data, err := runlog.ReadFile(filepath.Join(runsDir(), id), n, "prompt.txt")
+		if err != nil {
+			return err
+		}
+		prompts[i] = string(data)
+	}
+	_, err = fmt.Fprint(c.App.Writer, runlog.Diff(prompts[0], prompts[1]))
+	return err
+}
+
+func contextCommand() *cli.Command {
+	runFlag := &cli.StringFlag{Name: "run", Usage: "the run `ID` (default: the newest run going on in this workspace)"}
+	return &cli.Command{
+		Name:  "context",
+		Usage: "add context to a run while it goes on",
+		Subcommands: []*cli.Command{{
+			Name:      "add",
+			Usage:     "give the next iterations more context: text, or a file's content",
+			ArgsUsage: "TEXT|FILE",
+			Description: `The run reads it before its next iteration and shows it in its own section,
+CONTEXT ADDED WHILE RUNNING, after CONTEXT; the log names the iteration that
+first receives it. A file is read now: later changes to it do not count.
+
+Examples:
+  rooda context add "The login tests are flaky; ignore them."
+  rooda context add notes.md --run 20261123T101500Z-build`,
+			Flags: []cli.Flag{runFlag},
+			Action: func(c *cli.Context) error {
+				value, err := oneArgument(c, "TEXT or FILE")
+				if err != nil {
+					return err
+				}
+				dir, err := targetRun(c)
+				if err != nil {
+					return err
+				}
+				block, err := prompt.ContextBlock(value)
+				if err != nil {
+					return err
+				}
+				name, err := runlog.AddContext(dir, block)
+				if err == nil {
+					fmt.Fprintf(c.App.Writer, "added %s to %s\n", name, filepath.Base(dir))
+				}
+				return err
+			},
+		}, {
+			Name:        "clear",
+			Usage:       "remove the context added to a run so far",
+			Description: "Examples:\n  rooda context clear",
+			Flags:       []cli.Flag{runFlag},
+			Action: func(c *cli.Context) error {
+				if err := noArguments(c); err != nil {
+					return err
+				}
+				dir, err := targetRun(c)
+				if err != nil {
+					return err
+				}
+				return runlog.ClearContext(dir)
+			},
+		}},
+	}
+}
+
+// targetRun is the directory of the run --run names, or of the newest
+// run going on.
+func targetRun(c *cli.Context) (string, error) {
+	id := c.String("run")
+	var err error
+	if id == "" {
+		id, err = runlog.Running(runsDir())
+	} else {
+		id, err = runlog.Find(runsDir(), id)
+	}
+	return filepath.Join(runsDir(), id), err
+}

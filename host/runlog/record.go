@@ -1,0 +1,163 @@
+package runlog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"rooda/host/loop"
+)
+
+// Recorder writes one run's record as it goes. It is a loop.Observer; the
+// engine also tells it when each loop starts and ends.
+type Recorder struct {
+	mu      sync.Mutex
+	dir     string // the run's directory
+	run     Run
+	records int
+	git     *gitState
+	seen    map[string]bool // context additions already given to an agent
+	fresh   []string        // additions first given in the current iteration
+}
+
+// Start creates the record of a run named name (the procedure or
+// script) under dir, and removes the oldest records beyond keep.
+func Start(dir, name string, command []string, keep int) (*Recorder, error) {
+	now := time.Now()
+	r := &Recorder{run: Run{Name: name, Command: command, Status: "running", Started: now.UTC()}, seen: map[string]bool{}}
+	r.run.ID = newID(safeName(name), now)
+	r.dir = filepath.Join(dir, r.run.ID)
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := r.save(); err != nil {
+		return nil, err
+	}
+	r.git = newGitState()
+	prune(dir, keep, r.run.ID)
+	return r, nil
+}
+
+// ID is the run's id; Dir its directory.
+func (r *Recorder) ID() string  { return r.run.ID }
+func (r *Recorder) Dir() string { return r.dir }
+
+func (r *Recorder) save() error { return writeJSON(filepath.Join(r.dir, "run.json"), r.run) }
+
+// LoopStarted records a loop's settings (with their sources) and agent.
+func (r *Recorder) LoopStarted(procedure string, settings, agent []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.run.Loops = append(r.run.Loops, Loop{Procedure: procedure, Settings: settings, Agent: agent})
+	r.save()
+}
+
+// IterationStarted keeps the exact prompt the agent is given, and the
+// workspace's state before it.
+func (r *Recorder) IterationStarted(req loop.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.records++
+	writeFile(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), []byte(req.Prompt))
+	r.git.before()
+}
+
+// IterationFinished keeps what the agent printed and the iteration's facts.
+func (r *Recorder) IterationFinished(it *loop.Iteration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	dir := iterationDir(r.dir, r.records)
+	writeFile(filepath.Join(dir, "output.txt"), it.Result.Output)
+	sum := sha256.Sum256([]byte(it.Prompt))
+	m := Meta{
+		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number,
+		PromptSHA256: hex.EncodeToString(sum[:]), PromptBytes: len(it.Prompt),
+		Outcome: string(it.Outcome), ExitCode: it.Result.ExitCode, Signal: signalOf(it.Signals),
+		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
+		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
+		ContextAdded: r.fresh,
+	}
+	m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = r.git.after()
+	writeJSON(filepath.Join(dir, "meta.json"), m)
+	r.fresh = nil
+	if it.Outcome != loop.Stopped {
+		r.run.Iterations++
+	}
+	r.save()
+}
+
+// LastMeta is the meta of the last iteration recorded, for the digest.
+func (r *Recorder) LastMeta() (Meta, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return ReadMeta(r.dir, r.records)
+}
+
+func signalOf(s loop.Signals) string {
+	switch {
+	case s.Failure:
+		return "FAILURE"
+	case s.Success:
+		return "SUCCESS"
+	}
+	return ""
+}
+
+// LoopFinished records how a loop ended and its timings.
+func (r *Recorder) LoopFinished(res loop.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.run.Loops) == 0 {
+		return
+	}
+	l := &r.run.Loops[len(r.run.Loops)-1]
+	l.Status = string(res.Status)
+	s := res.Stats
+	l.Stats = &Stats{Count: s.Count, Min: s.Min.Seconds(), Max: s.Max.Seconds(), Mean: s.Mean().Seconds(), StdDev: s.StdDev().Seconds(), Total: s.Total.Seconds()}
+	r.save()
+}
+
+// Finish records how the run ended: run.json is complete whatever the
+// ending, an interrupt included.
+func (r *Recorder) Finish(status string, exitCode int) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now().UTC()
+	r.run.Status, r.run.ExitCode, r.run.Ended = status, &exitCode, &now
+	return r.save()
+}
+
+// safeName keeps an id to letters, digits, - and _.
+func safeName(name string) string {
+	name = filepath.Base(strings.TrimSuffix(name, ".star"))
+	return strings.Map(func(c rune) rune {
+		if c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return c
+		}
+		return '_'
+	}, name)
+}
+
+// prune removes the oldest finished records beyond keep; the one being
+// written, and runs still going, stay.
+func prune(dir string, keep int, current string) {
+	ids, err := IDs(dir)
+	if err != nil || keep <= 0 || len(ids) <= keep {
+		return
+	}
+	sort.Strings(ids)
+	for _, id := range ids[:len(ids)-keep] {
+		if id == current {
+			continue
+		}
+		if run, err := ReadRun(dir, id); err == nil && run.Status == "running" {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, id))
+	}
+}

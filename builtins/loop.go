@@ -28,6 +28,7 @@ var iterateBuiltin = Builtin{
 		{"context", "str | list | function", "None", "the CONTEXT section: text or file paths, or a function f(iteration) called before each iteration that returns them"},
 		{"on_iteration", "function", "None", "f(it) called after each iteration; returns None to keep the host's verdict, or \"continue\", \"success\", \"failure\", \"abort\""},
 		{"min_iterations", "int", "None", "let no SUCCESS end the loop before this iteration; the preamble says so"},
+		{"digest", "bool", "False", "state the previous iteration's facts (exit code, signal, files changed, checks) in each prompt after the first"},
 	},
 	Returns: "loop_result",
 	Doc: "Runs the loop of seed 002 and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
@@ -47,16 +48,16 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	var (
 		proc                                               *Procedure
 		maxIter, minIter, threshold, agentV, bufferV, ctxV starlark.Value
-		unlimited                                          bool
+		unlimited, digest                                  bool
 		timeout                                            duration
 		onIteration                                        starlark.Callable
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "procedure", &proc, "max_iterations??", &maxIter,
 		"unlimited?", &unlimited, "agent??", &agentV, "timeout??", &timeout, "failure_threshold??", &threshold,
-		"max_output_buffer??", &bufferV, "context??", &ctxV, "on_iteration??", &onIteration, "min_iterations??", &minIter); err != nil {
+		"max_output_buffer??", &bufferV, "context??", &ctxV, "on_iteration??", &onIteration, "min_iterations??", &minIter, "digest?", &digest); err != nil {
 		return nil, err
 	}
-	spec := host.IterateSpec{Procedure: proc.asConfig(), Pos: where(caller(thread)), Unlimited: unlimited,
+	spec := host.IterateSpec{Procedure: proc.asConfig(), Pos: where(caller(thread)), Unlimited: unlimited, Digest: digest,
 		MaxOutputBuffer: sizeText(bufferV), Judge: judge(thread, onIteration)}
 	var err error
 	if spec.MaxIterations, err = optionalInt(maxIter, "max_iterations"); err != nil {

@@ -32,6 +32,7 @@ type IterateSpec struct {
 	Timeout          *time.Duration
 	FailureThreshold *int
 	MinIterations    *int
+	Digest           bool
 	MaxOutputBuffer  string
 	Context          []string
 	// ContextFunc gives each iteration's context; Judge may change each
@@ -124,6 +125,7 @@ func (r *Runtime) request(spec IterateSpec) (engine.Request, error) {
 		{"iteration_timeout", "timeout", durationText(spec.Timeout), spec.Timeout != nil},
 		{"failure_threshold", "failure_threshold", intText(spec.FailureThreshold), spec.FailureThreshold != nil},
 		{"min_iterations", "min_iterations", intText(spec.MinIterations), spec.MinIterations != nil},
+		{"digest", "digest", "true", spec.Digest},
 		{"max_output_buffer", "max_output_buffer", spec.MaxOutputBuffer, spec.MaxOutputBuffer != ""},
 	} {
 		if !s.given {

@@ -49,6 +49,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "act", Usage: "replace the act phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "show the settings, the checks and the first prompt; run nothing", Category: "Output"},
 			noRecordFlag(),
+			&cli.BoolFlag{Name: "digest", Usage: "state the previous iteration's facts in each prompt after the first (digest: true)", Category: "Prompt"},
 			&cli.BoolFlag{Name: shorthandFlag, Hidden: true},
 		),
 		Action: runAction,

@@ -118,3 +118,39 @@ func TestContextAddedWhileRunning(t *testing.T) {
 		t.Errorf("context add after the run: exit %d %s", o.code, o.stderr)
 	}
 }
+
+// TestDigest: with --digest, iteration 2's prompt states iteration 1's
+// exit code and the files it changed in a git workspace, and the results
+// of the checks; iteration 1's has no such section.
+func TestDigest(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	w := newWorkspace(t, step{"write": "made.txt", "exit": 3}, step{})
+	w.write(".gitignore", "prompt-*.txt\nenv-*.txt\npids\nscript.json\nno-global/\n")
+	w.write("rooda-config.yml", "procedures:\n  build:\n    checks:\n      - {name: made, run: \"test -f made.txt\"}\n      - {name: absent, run: \"test -f absent.txt\"}\n")
+	for _, args := range [][]string{{"init", "--quiet"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "--quiet", "-m", "start"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = w.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	w.run("build", "-n", "2", "--digest").expect(t, 2)
+	first, _ := w.prompt(1)
+	second, _ := w.prompt(2)
+	want := "PREVIOUS ITERATION\nFacts observed by rooda, not judgements.\n═══════════════════════════════════════════════════════════════\n" +
+		"Iteration: 1\nOutcome: failure\nExit code: 3\nTimed out: no\n"
+	if strings.Contains(first, "PREVIOUS ITERATION") || !strings.Contains(second, want) {
+		t.Errorf("prompt 2:\n%s", second)
+	}
+	for _, fact := range []string{"\nFiles changed: made.txt\n", "\n- made: passed (test -f made.txt)\n", "\n- absent: failed, exit code 1 (test -f absent.txt)\n", "\nSignal: none\n"} {
+		if !strings.Contains(second, fact) {
+			t.Errorf("prompt 2 lacks %q:\n%s", fact, second)
+		}
+	}
+	if strings.Index(second, "PREVIOUS ITERATION") > strings.Index(second, "PHASE 1: OBSERVE") {
+		t.Error("the digest comes after the phases")
+	}
+}

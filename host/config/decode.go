@@ -90,7 +90,7 @@ func (d *decoder) document(root *yaml.Node, cfg *Config) {
 		case "libraries":
 			d.libraries(v, cfg.Libraries)
 		case "loop":
-			d.fields(v, "loop", cfg.Loop.fields())
+			d.withChecks(v, "loop", cfg.Loop.fields(), &cfg.Loop.Checks)
 		case "ai_cmd_aliases":
 			d.aliases(v, cfg.Aliases)
 		case "procedures":
@@ -139,6 +139,43 @@ func (d *decoder) unknownKey(k *yaml.Node, path, key string, known []string) {
 }
 
 // fields decodes a mapping whose keys are all plain settings.
+// withChecks decodes a section of fields that may also hold checks:.
+func (d *decoder) withChecks(n *yaml.Node, path string, fs []field, checks *Value[[]Check]) {
+	d.mapping(n, path, append(keysOf(fs), "checks"), func(key string, v *yaml.Node) {
+		if key == "checks" {
+			d.checks(v, join(path, key), checks)
+			return
+		}
+		d.field(v, join(path, key), fieldNamed(fs, key))
+	})
+}
+
+// checks decodes checks: [{name, run}]; each run must be a command line
+// rooda can split.
+func (d *decoder) checks(v *yaml.Node, path string, into *Value[[]Check]) {
+	if v.Kind != yaml.SequenceNode {
+		d.errorf(v, "%s must be a list of {name, run}, got %s", path, describe(v))
+		return
+	}
+	list := []Check{}
+	for i, item := range v.Content {
+		item = deref(item)
+		at := fmt.Sprintf("%s[%d]", path, i)
+		var c Check
+		d.mapping(item, at, []string{"name", "run"}, func(key string, value *yaml.Node) {
+			if s, ok := d.scalar(value, join(at, key)); ok {
+				*map[string]*string{"name": &c.Name, "run": &c.Run}[key] = s
+			}
+		})
+		if _, err := command.parse(c.Run); err != nil || c.Name == "" {
+			d.errorf(item, "%s needs a name and a run command that rooda can split", at)
+			continue
+		}
+		list = append(list, c)
+	}
+	*into = Value[[]Check]{V: list, Set: true, Source: d.src, Line: v.Line}
+}
+
 func (d *decoder) fields(n *yaml.Node, path string, fs []field) {
 	d.mapping(n, path, keysOf(fs), func(key string, v *yaml.Node) {
 		d.field(v, join(path, key), fieldNamed(fs, key))
@@ -285,10 +322,14 @@ func (d *decoder) procedures(n *yaml.Node, into map[string]*Procedure) {
 func (d *decoder) procedure(n *yaml.Node, p *Procedure) {
 	path := join("procedures", p.Name)
 	fs := p.fields()
-	known := append(keysOf(fs), "script")
+	known := append(keysOf(fs), "script", "checks")
 	known = append(known, prompt.PhaseNames()...)
 	var scriptNode *yaml.Node
 	d.mapping(n, path, known, func(key string, v *yaml.Node) {
+		if key == "checks" {
+			d.checks(v, join(path, key), &p.Checks)
+			return
+		}
 		if ph, ok := prompt.ParsePhase(key); ok {
 			d.phase(v, join(path, key), &p.Phases[ph])
 			return

@@ -58,6 +58,7 @@ func (l *Limits) fields() []field {
 		bind("max_output_buffer", &l.MaxOutputBuffer, size(1024)),
 		bind("failure_threshold", &l.FailureThreshold, atLeast(1)),
 		bind("min_iterations", &l.MinIterations, atLeast(1)),
+		bind("digest", &l.Digest, boolean),
 		bind("ai_cmd", &l.AICmd, command),
 		bind("ai_cmd_alias", &l.AICmdAlias, name),
 	}
@@ -65,10 +66,10 @@ func (l *Limits) fields() []field {
 
 func (l *Loop) fields() []field {
 	limits := l.Limits.fields()
-	return append(limits[:6:6],
+	return append(limits[:7:7],
 		bind("log_level", &l.LogLevel, oneOf(logLevels...)),
 		bind("show_ai_output", &l.ShowAIOutput, boolean),
-		limits[6], limits[7])
+		limits[7], limits[8])
 }
 
 // fields lists the procedure's plain keys; its phases and script are

@@ -17,6 +17,7 @@ var flagKeys = map[string]struct{ key, value string }{
 	"max-output-buffer": {key: "max_output_buffer"},
 	"failure-threshold": {key: "failure_threshold"},
 	"min-iterations":    {key: "min_iterations"},
+	"digest":            {key: "digest", value: "true"},
 	"ai-cmd":            {key: "ai_cmd"},
 	"ai-cmd-alias":      {key: "ai_cmd_alias"},
 	"log-level":         {key: "log_level"},

@@ -7,6 +7,7 @@ import "rooda/host/prompt"
 // that whole phase, and a script replaces the phases (and phases a script).
 func (c *Config) merge(o *Config) {
 	mergeFields(c.Loop.fields(), o.Loop.fields())
+	c.Loop.Checks.override(o.Loop.Checks)
 	for alias, cmd := range o.Aliases {
 		c.Aliases[alias] = cmd
 	}
@@ -26,6 +27,7 @@ func (c *Config) merge(o *Config) {
 
 func (p *Procedure) merge(o *Procedure) {
 	mergeFields(p.fields(), o.fields())
+	p.Checks.override(o.Checks)
 	if o.Script.Set {
 		p.Phases = [len(p.Phases)]Value[[]prompt.Fragment]{}
 	}

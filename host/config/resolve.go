@@ -17,6 +17,8 @@ type Settings struct {
 	FailureThreshold Value[int]
 	// MinIterations of 0 means none.
 	MinIterations Value[int]
+	Digest        Value[bool]
+	Checks        Value[[]Check]
 	LogLevel      Value[string]
 	ShowAIOutput  Value[bool]
 	// AICommand is the command line of the agent; not Set when nothing
@@ -53,6 +55,8 @@ func (c *Config) ResolveWith(p *Procedure, script Limits) *Settings {
 		MaxOutputBuffer:  first(levels, func(l *Limits) Value[int] { return l.MaxOutputBuffer }),
 		FailureThreshold: first(levels, func(l *Limits) Value[int] { return l.FailureThreshold }),
 		MinIterations:    first(levels, func(l *Limits) Value[int] { return l.MinIterations }),
+		Digest:           first(levels, func(l *Limits) Value[bool] { return l.Digest }),
+		Checks:           first(levels, func(l *Limits) Value[[]Check] { return l.Checks }),
 		LogLevel:         c.Loop.LogLevel,
 		ShowAIOutput:     c.Loop.ShowAIOutput,
 	}

@@ -33,8 +33,14 @@ type Limits struct {
 	// MinIterations is how many iterations run before a SUCCESS may end
 	// the loop (seed 004).
 	MinIterations Value[int]
-	AICmd         Value[string]
-	AICmdAlias    Value[string]
+	// Digest puts the facts of the previous iteration in each prompt
+	// after the first (seed 003).
+	Digest Value[bool]
+	// Checks are commands run after each iteration, whose results the
+	// digest states.
+	Checks     Value[[]Check]
+	AICmd      Value[string]
+	AICmdAlias Value[string]
 }
 
 // Loop is the loop: section, the defaults for every procedure.
@@ -57,6 +63,12 @@ type Procedure struct {
 	// instead of its phases.
 	Script Value[string]
 	Limits
+}
+
+// Check is a command run after each iteration: checks: [{name, run}].
+type Check struct {
+	Name string
+	Run  string
 }
 
 // Library is where a Starlark library is: a directory, or a git source

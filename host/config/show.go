@@ -179,6 +179,12 @@ func (s *Settings) Lines() []string {
 		settingLine("Log Level", s.LogLevel.V, s.LogLevel.Source, true),
 		settingLine("Show AI Output", strconv.FormatBool(s.ShowAIOutput.V), s.ShowAIOutput.Source, true),
 	}
+	if s.Digest.V {
+		lines = append(lines, settingLine("Digest", "true", s.Digest.Source, true))
+	}
+	for _, c := range s.Checks.V {
+		lines = append(lines, settingLine("Check "+c.Name, c.Run, s.Checks.Source, true))
+	}
 	if s.MinIterations.Set {
 		// After Max Iterations, which it qualifies.
 		line := settingLine("Min Iterations", strconv.Itoa(s.MinIterations.V), s.MinIterations.Source, true)

@@ -67,12 +67,18 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	if s.ShowAIOutput.V {
 		cmd.Stream = out.Stdout
 	}
-	promptOf := p.Prompt
-	if rec := out.Record; rec != nil {
+	var dig *digest
+	if s.Digest.V {
+		dig = newDigest(announced, s.Checks.V, out.Kill)
+		observers = append(observers, dig)
+	}
+	var rec Record
+	if out.Record != nil {
+		rec = out.Record
 		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv)
 		observers = append(observers, rec)
-		promptOf = p.withAdditions(rec, log)
 	}
+	promptOf := p.sections(rec, dig, log)
 	res := loop.Run(announced, loop.Config{
 		Procedure:        p.Procedure.Name,
 		MaxIterations:    s.MaxIterations.V,
@@ -93,16 +99,24 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	return res
 }
 
-// withAdditions composes each prompt with the context added while the
-// run goes on, read anew each time, and logs the iteration that first
-// receives each addition.
-func (p *Plan) withAdditions(rec Record, log *logging.Logger) func(prompt.Iteration) (string, error) {
+// sections composes each prompt with what the run adds to the
+// procedure's: the context added while it goes on, read anew each time
+// (the log names the iteration that first receives each addition), and
+// the digest of the previous iteration.
+func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(prompt.Iteration) (string, error) {
 	return func(it prompt.Iteration) (string, error) {
-		blocks, fresh := rec.Additions()
-		if len(fresh) > 0 {
-			log.Infof("Iteration %d receives the context added while running: %s", it.Number, strings.Join(fresh, ", "))
+		var extra prompt.Sections
+		if rec != nil {
+			var fresh []string
+			extra.Running, fresh = rec.Additions()
+			if len(fresh) > 0 {
+				log.Infof("Iteration %d receives the context added while running: %s", it.Number, strings.Join(fresh, ", "))
+			}
 		}
-		return p.compose(it, blocks)
+		if dig != nil && it.Number > 1 {
+			extra.Digest = dig.text
+		}
+		return p.compose(it, extra)
 	}
 }
 

@@ -218,11 +218,10 @@ func (p *Plan) Err() error {
 }
 
 // Prompt composes the exact prompt of an iteration.
-func (p *Plan) Prompt(it prompt.Iteration) (string, error) { return p.compose(it, nil) }
+func (p *Plan) Prompt(it prompt.Iteration) (string, error) { return p.compose(it, prompt.Sections{}) }
 
-// compose is the prompt of an iteration with the context added while the
-// run goes on.
-func (p *Plan) compose(it prompt.Iteration, running []string) (string, error) {
+// compose is the prompt of an iteration with the sections the run adds.
+func (p *Plan) compose(it prompt.Iteration, extra prompt.Sections) (string, error) {
 	context := p.Context
 	if p.ContextFunc != nil {
 		var err error
@@ -230,5 +229,6 @@ func (p *Plan) compose(it prompt.Iteration, running []string) (string, error) {
 			return "", err
 		}
 	}
-	return prompt.ComposeWith(p.Procedure, it, prompt.Sections{Context: context, Running: running})
+	extra.Context = context
+	return prompt.ComposeWith(p.Procedure, it, extra)
 }

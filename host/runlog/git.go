@@ -9,21 +9,25 @@ import (
 	"rooda/host/agent"
 )
 
-// gitState takes the facts of a git workspace around each iteration:
-// HEAD, and the files that changed.
-type gitState struct {
+// Git takes the facts of a git workspace around each iteration: HEAD,
+// and the files that changed.
+type Git struct {
 	inRepo    bool
 	head      string
 	untracked map[string]bool
 }
 
-func newGitState() *gitState {
+// NewGit looks whether the working directory is in a git repository.
+func NewGit() *Git {
 	out, ok := gitOut("rev-parse", "--is-inside-work-tree")
-	return &gitState{inRepo: ok && out == "true"}
+	return &Git{inRepo: ok && out == "true"}
 }
 
-// before notes HEAD and the untracked files.
-func (g *gitState) before() {
+// InRepo reports whether the workspace is a git repository.
+func (g *Git) InRepo() bool { return g.inRepo }
+
+// Before notes HEAD and the untracked files.
+func (g *Git) Before() {
 	if !g.inRepo {
 		return
 	}
@@ -31,10 +35,10 @@ func (g *gitState) before() {
 	g.untracked = lines(gitOut("ls-files", "--others", "--exclude-standard"))
 }
 
-// after returns HEAD before and now, and the files that changed since
-// before: tracked ones against the old HEAD (committed or not), and new
+// After returns HEAD before and now, and the files that changed since
+// Before: tracked ones against the old HEAD (committed or not), and new
 // untracked ones.
-func (g *gitState) after() (before, now string, changed []string) {
+func (g *Git) After() (before, now string, changed []string) {
 	if !g.inRepo {
 		return "", "", nil
 	}
@@ -51,7 +55,9 @@ func (g *gitState) after() (before, now string, changed []string) {
 		}
 	}
 	for f := range set {
-		changed = append(changed, f)
+		if !strings.HasPrefix(f, ".rooda/") { // rooda's own records
+			changed = append(changed, f)
+		}
 	}
 	sort.Strings(changed)
 	return g.head, now, changed

@@ -20,7 +20,7 @@ type Recorder struct {
 	dir     string // the run's directory
 	run     Run
 	records int
-	git     *gitState
+	git     *Git
 	seen    map[string]bool // context additions already given to an agent
 	fresh   []string        // additions first given in the current iteration
 }
@@ -38,7 +38,7 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	if err := r.save(); err != nil {
 		return nil, err
 	}
-	r.git = newGitState()
+	r.git = NewGit()
 	prune(dir, keep, r.run.ID)
 	return r, nil
 }
@@ -64,7 +64,7 @@ func (r *Recorder) IterationStarted(req loop.Request) {
 	defer r.mu.Unlock()
 	r.records++
 	writeFile(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), []byte(req.Prompt))
-	r.git.before()
+	r.git.Before()
 }
 
 // IterationFinished keeps what the agent printed and the iteration's facts.
@@ -82,7 +82,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		ContextAdded: r.fresh,
 	}
-	m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = r.git.after()
+	m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = r.git.After()
 	writeJSON(filepath.Join(dir, "meta.json"), m)
 	r.fresh = nil
 	if it.Outcome != loop.Stopped {

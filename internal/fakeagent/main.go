@@ -19,6 +19,7 @@
 //	 "after": "…",        printed after the pause
 //	 "crash": "SIGSEGV",  the agent kills itself with that signal
 //	 "signal_parent": "SIGINT", sent to rooda just before exiting
+//	 "write": "name",     a file it writes in the working directory
 //	 "exit": 3}           the exit code
 //
 // With "record", each run writes DIR/prompt-N.txt (the exact bytes it
@@ -58,6 +59,7 @@ type step struct {
 	After        string `json:"after"`
 	Crash        string `json:"crash"`
 	SignalParent string `json:"signal_parent"`
+	Write        string `json:"write"`
 	Exit         int    `json:"exit"`
 }
 
@@ -95,6 +97,9 @@ func act(st step, dir string, prompt []byte) {
 	}
 	flood(out, st.Bytes)
 	out.Flush()
+	if st.Write != "" {
+		write(st.Write, []byte("written by the fake agent\n"))
+	}
 	if st.Child != "" {
 		startChild(st, dir)
 	}

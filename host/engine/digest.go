@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"rooda/host/agent"
+	"rooda/host/config"
+	"rooda/host/logging"
+	"rooda/host/loop"
+	"rooda/host/runlog"
+)
+
+// checkTimeout and checkOutput bound a check: it runs after every
+// iteration, so it must not hold the loop or its memory.
+const (
+	checkTimeout = 10 * time.Minute
+	checkOutput  = 64 << 10
+)
+
+// digest keeps the facts of the last iteration for the next prompt (seed
+// 003): what the agent did, as rooda observed it, and the results of the
+// checks run after it. Facts, not judgements.
+type digest struct {
+	ctx    context.Context
+	checks []config.Check
+	git    *runlog.Git
+	kill   <-chan struct{}
+	text   string
+}
+
+func newDigest(ctx context.Context, checks []config.Check, kill <-chan struct{}) *digest {
+	return &digest{ctx: ctx, checks: checks, git: runlog.NewGit(), kill: kill}
+}
+
+func (d *digest) IterationStarted(loop.Request) { d.git.Before() }
+
+func (d *digest) IterationFinished(it *loop.Iteration) {
+	if it.Outcome == loop.Stopped {
+		return
+	}
+	_, _, changed := d.git.After()
+	var b strings.Builder
+	fmt.Fprintf(&b, "Iteration: %d\n", it.Number)
+	fmt.Fprintf(&b, "Outcome: %s\n", outcomeText(it.Outcome))
+	fmt.Fprintf(&b, "Exit code: %d\n", it.Result.ExitCode)
+	if it.Result.Signal != "" {
+		fmt.Fprintf(&b, "Killed by: %s\n", it.Result.Signal)
+	}
+	fmt.Fprintf(&b, "Timed out: %s\n", yesNo(it.Result.TimedOut))
+	fmt.Fprintf(&b, "Duration: %s\n", logging.Duration(it.Duration))
+	fmt.Fprintf(&b, "Signal: %s\n", signalText(it.Signals))
+	fmt.Fprintf(&b, "Files changed: %s\n", filesText(d.git.InRepo(), changed))
+	if len(d.checks) > 0 {
+		b.WriteString("Checks:\n")
+		for _, c := range d.checks {
+			b.WriteString(d.run(c))
+		}
+	}
+	d.text = b.String()
+}
+
+// run runs one check and states its result, with the end of its output.
+func (d *digest) run(c config.Check) string {
+	argv, err := agent.Split(c.Run)
+	if err != nil {
+		return fmt.Sprintf("- %s: could not run (%v)\n", c.Name, err)
+	}
+	res, err := agent.Run(d.ctx, agent.Command{Argv: argv, Timeout: checkTimeout, MaxOutput: checkOutput, Kill: d.kill})
+	switch {
+	case err != nil:
+		return fmt.Sprintf("- %s: could not start (%v)\n", c.Name, err)
+	case res.TimedOut:
+		return fmt.Sprintf("- %s: timed out after %s (%s)\n", c.Name, checkTimeout, c.Run)
+	case res.ExitCode == 0:
+		return fmt.Sprintf("- %s: passed (%s)\n", c.Name, c.Run)
+	}
+	return fmt.Sprintf("- %s: failed, exit code %d (%s)\n%s", c.Name, res.ExitCode, c.Run, tail(string(res.Output), 10))
+}
+
+// tail is the last n lines of out, indented under their check.
+func tail(out string, n int) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return ""
+	}
+	lines = lines[max(0, len(lines)-n):]
+	return "    " + strings.Join(lines, "\n    ") + "\n"
+}
+
+func outcomeText(o loop.Outcome) string {
+	switch o {
+	case loop.Continued:
+		return "success (no signal, exit code 0)"
+	case loop.Done:
+		return "SUCCESS signaled"
+	case loop.Abort:
+		return "aborted by the procedure"
+	}
+	return "failure"
+}
+
+func signalText(s loop.Signals) string {
+	switch {
+	case s.Failure && s.Success:
+		return "SUCCESS and FAILURE"
+	case s.Failure:
+		return "FAILURE"
+	case s.Success:
+		return "SUCCESS"
+	}
+	return "none"
+}
+
+func filesText(inRepo bool, files []string) string {
+	switch {
+	case !inRepo:
+		return "unknown (not a git repository)"
+	case len(files) == 0:
+		return "none"
+	}
+	return strings.Join(files, ", ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -16,6 +16,7 @@ func configFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stream the agent's output (show_ai_output: true)"},
 		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log warnings and errors only (log_level: warn)"},
 		&cli.StringFlag{Name: "log-level", Usage: "log `LEVEL`: debug, info, warn or error"},
+		&cli.StringFlag{Name: "log-format", Usage: "log as `FORMAT`: text (lines) or json (an object per event, for CI and log aggregators)"},
 	}
 }
 

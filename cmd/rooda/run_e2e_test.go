@@ -673,3 +673,32 @@ func TestMinIterationsFlag(t *testing.T) {
 	w.write("rooda-config.yml", "procedures:\n  build:\n    min_iterations: 2\n")
 	w.run("build").expect(t, 0, "Success: the agent signaled SUCCESS in iteration 2/10")
 }
+
+// TestJSONLog: --log-format json writes one JSON object per event on
+// stderr; stdout stays the agent's.
+func TestJSONLog(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "hi\n", "exit": 1}, step{"output": successSignal})
+	o := w.run("build", "--log-format", "json", "-n", "3")
+	if o.code != 0 {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	var events []string
+	for _, line := range strings.Split(strings.TrimSpace(o.stderr), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		events = append(events, fmt.Sprint(e["event"]))
+		if e["event"] == "iteration_finished" && e["iteration"] == 1.0 && (e["exit_code"] != 1.0 || e["outcome"] != "failure") {
+			t.Errorf("iteration 1: %v", e)
+		}
+		if e["event"] == "run_finished" && (e["status"] != "success" || e["iterations"] != 2.0) {
+			t.Errorf("run finished: %v", e)
+		}
+	}
+	want := "run_started iteration_started warning iteration_finished iteration_started iteration_finished run_finished"
+	if got := strings.Join(events, " "); got != want {
+		t.Errorf("events %s\nwant   %s", got, want)
+	}
+}

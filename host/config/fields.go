@@ -69,6 +69,7 @@ func (l *Loop) fields() []field {
 	return append(limits[:7:7],
 		bind("log_level", &l.LogLevel, oneOf(logLevels...)),
 		bind("show_ai_output", &l.ShowAIOutput, boolean),
+		bind("log_format", &l.LogFormat, oneOf(logFormats...)),
 		limits[7], limits[8])
 }
 

@@ -21,6 +21,7 @@ var flagKeys = map[string]struct{ key, value string }{
 	"ai-cmd":            {key: "ai_cmd"},
 	"ai-cmd-alias":      {key: "ai_cmd_alias"},
 	"log-level":         {key: "log_level"},
+	"log-format":        {key: "log_format"},
 	"quiet":             {key: "log_level", value: "warn"},
 	"verbose":           {key: "show_ai_output", value: "true"},
 }
@@ -76,7 +77,7 @@ func (c *Config) applyFlags(flags []Flag) error {
 // flagField is the field a flag's key sets: the loop's for loop-wide
 // keys, the run's for the rest.
 func (c *Config) flagField(key string) field {
-	if key == "log_level" || key == "show_ai_output" {
+	if key == "log_level" || key == "show_ai_output" || key == "log_format" {
 		return fieldNamed(c.Loop.fields(), key)
 	}
 	return fieldNamed(c.Run.fields(), key)

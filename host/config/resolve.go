@@ -20,6 +20,7 @@ type Settings struct {
 	Digest        Value[bool]
 	Checks        Value[[]Check]
 	LogLevel      Value[string]
+	LogFormat     Value[string]
 	ShowAIOutput  Value[bool]
 	// AICommand is the command line of the agent; not Set when nothing
 	// names one (see AI). Its source tells the whole chain, such as
@@ -58,6 +59,7 @@ func (c *Config) ResolveWith(p *Procedure, script Limits) *Settings {
 		Digest:           first(levels, func(l *Limits) Value[bool] { return l.Digest }),
 		Checks:           first(levels, func(l *Limits) Value[[]Check] { return l.Checks }),
 		LogLevel:         c.Loop.LogLevel,
+		LogFormat:        c.Loop.LogFormat,
 		ShowAIOutput:     c.Loop.ShowAIOutput,
 	}
 	s.AICommand, s.AIAlias = c.aiCommand(levels)

@@ -48,6 +48,8 @@ type Loop struct {
 	Limits
 	LogLevel     Value[string]
 	ShowAIOutput Value[bool]
+	// LogFormat is text (the seeds' lines) or json (an object per event).
+	LogFormat Value[string]
 }
 
 // Procedure is one entry of procedures:.
@@ -92,6 +94,7 @@ const (
 var (
 	iterationModes = []string{ModeMaxIterations, ModeUnlimited}
 	logLevels      = []string{"debug", "info", "warn", "error"}
+	logFormats     = []string{"text", "json"}
 )
 
 // Prompt is the procedure in the form host/prompt composes.

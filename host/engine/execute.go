@@ -43,6 +43,9 @@ type Record interface {
 func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observer) loop.Result {
 	s := p.Settings
 	log := logging.New(out.Stderr, logging.ParseLevel(s.LogLevel.V))
+	if s.LogFormat.V == "json" {
+		log.AsJSON()
+	}
 	if out.Now != nil {
 		log.WithClock(out.Now)
 	}

@@ -5,6 +5,7 @@
 package logging
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -44,6 +45,7 @@ type Logger struct {
 	w     io.Writer
 	level Level
 	now   func() time.Time
+	json  bool
 }
 
 // New returns a Logger writing lines at level and above to w, stamped with
@@ -59,6 +61,13 @@ func (l *Logger) WithClock(now func() time.Time) *Logger {
 	return l
 }
 
+// AsJSON makes the logger write one JSON object per event instead of a
+// line (--log-format json), for CI and log aggregators.
+func (l *Logger) AsJSON() *Logger {
+	l.json = true
+	return l
+}
+
 // Enabled reports whether lines at level are written.
 func (l *Logger) Enabled(level Level) bool { return l != nil && level >= l.level }
 
@@ -69,22 +78,58 @@ func (l *Logger) Errorf(format string, args ...any) { l.logf(Error, format, args
 
 // Detailf writes an indented line without a time stamp, which belongs to
 // the line before it (the timing summary under the final status), at
-// level.
+// level. In JSON the event before it carries the same facts as fields.
 func (l *Logger) Detailf(level Level, format string, args ...any) {
-	if l.Enabled(level) {
+	if l.Enabled(level) && !l.json {
 		l.write("  " + fmt.Sprintf(format, args...) + "\n")
 	}
 }
 
-var prefixes = [...]string{"DEBUG: ", "", "WARN: ", "ERROR: "}
-
-func (l *Logger) logf(level Level, format string, args ...any) {
+// Event logs a named event: in text, its message as any line; in JSON, an
+// object with the time, level, event, message and fields, which are
+// key-value pairs in the order given.
+func (l *Logger) Event(level Level, event string, fields []any, format string, args ...any) {
 	if !l.Enabled(level) {
 		return
 	}
 	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
-	stamp := l.now().Format("[15:04:05] ")
-	l.write(stamp + prefixes[level] + msg + "\n")
+	if !l.json {
+		l.write(l.now().Format("[15:04:05] ") + prefixes[level] + msg + "\n")
+		return
+	}
+	l.write(jsonEvent(l.now(), level, event, msg, fields))
+}
+
+// jsonEvent writes one event as a JSON object on one line, its keys in a
+// fixed order.
+func jsonEvent(now time.Time, level Level, event, msg string, fields []any) string {
+	var b strings.Builder
+	pairs := append([]any{"time", now.UTC().Format(time.RFC3339Nano), "level", level.String(), "event", event, "message", msg}, fields...)
+	b.WriteByte('{')
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(fmt.Sprint(pairs[i]))
+		value, err := json.Marshal(pairs[i+1])
+		if err != nil {
+			value, _ = json.Marshal(fmt.Sprint(pairs[i+1]))
+		}
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(value)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+var prefixes = [...]string{"DEBUG: ", "", "WARN: ", "ERROR: "}
+
+// plainEvents name the events of the plain logging calls, by level.
+var plainEvents = [...]string{"debug", "log", "warning", "error"}
+
+func (l *Logger) logf(level Level, format string, args ...any) {
+	l.Event(level, plainEvents[level], nil, format, args...)
 }
 
 func (l *Logger) write(s string) {

@@ -48,3 +48,20 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONEvents: one object per event, keys in a fixed order, the
+// detail lines left to the event's fields.
+func TestJSONEvents(t *testing.T) {
+	var b strings.Builder
+	clock := func() time.Time { return time.Date(2026, 1, 2, 10, 0, 45, 0, time.UTC) }
+	l := New(&b, Info).WithClock(clock).AsJSON()
+	l.Event(Info, "iteration_finished", []any{"iteration", 2, "outcome", "failure", "timed_out", false}, "Iteration %d completed", 2)
+	l.Warnf("careful \"here\"")
+	l.Detailf(Info, "not in JSON")
+	l.Debugf("hidden")
+	want := `{"time":"2026-01-02T10:00:45Z","level":"info","event":"iteration_finished","message":"Iteration 2 completed","iteration":2,"outcome":"failure","timed_out":false}` + "\n" +
+		`{"time":"2026-01-02T10:00:45Z","level":"warn","event":"warning","message":"careful \"here\""}` + "\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}

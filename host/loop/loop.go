@@ -106,7 +106,8 @@ func Run(ctx context.Context, cfg Config) Result {
 		r.cfg.Now = time.Now
 	}
 	r.start = r.cfg.Now()
-	r.cfg.Log.Infof("Starting procedure: %s (%s)", cfg.Procedure, limitText(cfg.MaxIterations))
+	r.cfg.Log.Event(logging.Info, "run_started", []any{"procedure", cfg.Procedure, "max_iterations", cfg.MaxIterations, "failure_threshold", cfg.FailureThreshold},
+		"Starting procedure: %s (%s)", cfg.Procedure, limitText(cfg.MaxIterations))
 	for n := 1; ; n++ {
 		if ctx.Err() != nil {
 			return r.finish(Interrupted, context.Cause(ctx))
@@ -161,7 +162,8 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	}
 	it.Prompt = text
 	req := Request{Iteration: n, MaxIterations: r.cfg.MaxIterations, Prompt: text}
-	r.cfg.Log.Infof("Iteration %s starting...", r.label(n))
+	r.cfg.Log.Event(logging.Info, "iteration_started", []any{"iteration", n, "max_iterations", r.cfg.MaxIterations, "prompt_bytes", len(text)},
+		"Iteration %s starting...", r.label(n))
 	r.cfg.Log.Debugf("Iteration %s: prompt of %d bytes", r.label(n), len(text))
 	for _, o := range r.cfg.Observers {
 		o.IterationStarted(req)
@@ -267,7 +269,11 @@ func (r *runner) logIteration(it *Iteration) {
 	if it.Outcome == Failed {
 		outcome = fmt.Sprintf("failure, consecutive: %d/%d", it.ConsecutiveFailures, r.cfg.FailureThreshold)
 	}
-	log.Infof("Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
+	log.Event(logging.Info, "iteration_finished", []any{
+		"iteration", it.Number, "outcome", string(it.Outcome), "exit_code", res.ExitCode, "signal", signalsText(it.Signals),
+		"killed_by", res.Signal, "timed_out", res.TimedOut, "duration_seconds", it.Duration.Seconds(),
+		"consecutive_failures", it.ConsecutiveFailures, "output_bytes", res.Total, "dropped_bytes", res.Dropped,
+	}, "Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
 }
 
 // logStop warns when stopping the agent took SIGKILL, or did not work.
@@ -323,37 +329,45 @@ func signalsText(s Signals) string {
 func (r *runner) finish(status Status, cause error) Result {
 	r.result.Status = status
 	r.result.Elapsed = r.cfg.Now().Sub(r.start)
-	log, total := r.cfg.Log, logging.Duration(r.result.Elapsed)
-	level := logging.Info
-	switch status {
-	case Success:
-		if r.result.Last.Overridden {
-			log.Infof("Success: the procedure ended the loop in iteration %s (total: %s)", r.label(r.result.Iterations), total)
-		} else {
-			log.Infof("Success: the agent signaled SUCCESS in iteration %s (total: %s)", r.label(r.result.Iterations), total)
-		}
-	case MaxIters:
-		log.Infof("Reached max iterations: %d (total: %s)", r.cfg.MaxIterations, total)
-	case Aborted:
-		level = logging.Error
+	if status == Aborted {
 		r.result.Err = cause
-		switch {
-		case cause == nil:
-			log.Errorf("Aborting after %d consecutive failures (%s completed, total: %s)", r.failures, plural(r.result.Iterations, "iteration"), total)
-		case cause == errAbort:
-			log.Errorf("Aborting: the procedure said abort (%s completed, total: %s)", plural(r.result.Iterations, "iteration"), total)
-		default:
-			log.Errorf("Aborting (%s completed, total: %s)", plural(r.result.Iterations, "iteration"), total)
-		}
-	case Interrupted:
-		level = logging.Warn
-		log.Warnf("Interrupted%s (%s completed, total: %s)", causeText(cause), plural(r.result.Iterations, "iteration"), total)
 	}
-	if s := r.result.Stats; s.Count > 0 {
-		log.Detailf(level, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
+	level, msg := r.summary(status, cause)
+	s := r.result.Stats
+	r.cfg.Log.Event(level, "run_finished", []any{
+		"status", string(status), "exit_code", status.ExitCode(), "iterations", r.result.Iterations,
+		"elapsed_seconds", r.result.Elapsed.Seconds(), "min_seconds", s.Min.Seconds(), "max_seconds", s.Max.Seconds(),
+		"mean_seconds", s.Mean().Seconds(), "stddev_seconds", s.StdDev().Seconds(),
+	}, "%s", msg)
+	if s.Count > 0 {
+		r.cfg.Log.Detailf(level, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
 			logging.Duration(s.Min), logging.Duration(s.Max), logging.Duration(s.Mean()), logging.Duration(s.StdDev()))
 	}
 	return r.result
+}
+
+// summary is the last line of a run's log, and its level.
+func (r *runner) summary(status Status, cause error) (logging.Level, string) {
+	total := logging.Duration(r.result.Elapsed)
+	done := plural(r.result.Iterations, "iteration")
+	switch status {
+	case Success:
+		if r.result.Last.Overridden {
+			return logging.Info, fmt.Sprintf("Success: the procedure ended the loop in iteration %s (total: %s)", r.label(r.result.Iterations), total)
+		}
+		return logging.Info, fmt.Sprintf("Success: the agent signaled SUCCESS in iteration %s (total: %s)", r.label(r.result.Iterations), total)
+	case MaxIters:
+		return logging.Info, fmt.Sprintf("Reached max iterations: %d (total: %s)", r.cfg.MaxIterations, total)
+	case Interrupted:
+		return logging.Warn, fmt.Sprintf("Interrupted%s (%s completed, total: %s)", causeText(cause), done, total)
+	}
+	switch {
+	case cause == nil:
+		return logging.Error, fmt.Sprintf("Aborting after %d consecutive failures (%s completed, total: %s)", r.failures, done, total)
+	case cause == errAbort:
+		return logging.Error, fmt.Sprintf("Aborting: the procedure said abort (%s completed, total: %s)", done, total)
+	}
+	return logging.Error, fmt.Sprintf("Aborting (%s completed, total: %s)", done, total)
 }
 
 func causeText(cause error) string {

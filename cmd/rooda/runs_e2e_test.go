@@ -154,3 +154,42 @@ func TestDigest(t *testing.T) {
 		t.Error("the digest comes after the phases")
 	}
 }
+
+// TestRecordsArePrunedAndScriptsRecorded: past ROODA_KEEP_RUNS the oldest
+// records go; a script's loops are recorded in one run.
+func TestRecordsArePrunedAndScriptsRecorded(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.env = append(w.env, "ROODA_KEEP_RUNS=2")
+	for range 3 {
+		w.run("build", "-n", "1")
+	}
+	if ids := runIDs(t, w); len(ids) != 2 {
+		t.Errorf("kept %d records: %v", len(ids), ids)
+	}
+	w.write("main.star", "p = compose('p', act = [fragment(content = 'x')])\niterate(p, max_iterations = 1)\niterate(p, max_iterations = 2)\n")
+	w.runScript("main.star", "--ai-cmd", w.aiCmd()).expect(t, 2)
+	o := w.rooda("runs", "show", "last")
+	if !strings.Contains(o.stdout, "Name: main.star\n") || !strings.Contains(o.stdout, "Iterations: 3\n") || !strings.Contains(o.stdout, "Loop 2: p (max-iters)") {
+		t.Errorf("script run:\n%s%s", o.stdout, o.stderr)
+	}
+	if o := w.rooda("runs", "show", "last", "--iteration", "3", "--json"); !strings.Contains(o.stdout, `"loop": 2`) || !strings.Contains(o.stdout, `"iteration": 2`) {
+		t.Errorf("iteration 3 of the run:\n%s", o.stdout)
+	}
+}
+
+// TestContextClear: clear removes what was added to a run.
+func TestContextClear(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"delay": "1s"})
+	s := w.start(w.command("build", "-n", "2"))
+	w.waitForPids(1)
+	w.rooda("context", "add", "temporary note")
+	if o := w.rooda("context", "clear"); o.code != 0 {
+		t.Fatalf("clear: exit %d %s", o.code, o.stderr)
+	}
+	w.wait(s)
+	if second, _ := w.prompt(2); strings.Contains(second, "temporary note") {
+		t.Errorf("cleared context reached the prompt:\n%s", second)
+	}
+}

@@ -79,11 +79,12 @@ type Meta struct {
 	FilesChanged  []string `json:"files_changed,omitempty"`
 }
 
-// newID names a run: sortable by time, saying what ran, unique.
+// newID names a run: sortable by time (to the microsecond, so that runs
+// started within a second sort in order), saying what ran, unique.
 func newID(name string, now time.Time) string {
 	b := make([]byte, 2)
 	rand.Read(b)
-	return fmt.Sprintf("%s-%s-%s", now.UTC().Format("20060102T150405Z"), name, hex.EncodeToString(b))
+	return fmt.Sprintf("%s-%s-%s", now.UTC().Format("20060102T150405.000000Z"), name, hex.EncodeToString(b))
 }
 
 // writeJSON writes v as a file, whole.

@@ -21,23 +21,21 @@ type Signals struct {
 // runs once, after the agent has exited, over the whole kept output, so a
 // signal split between two reads of the pipe is found.
 //
-// A line that is, trimmed, the same as a line of the prompt the agent was
-// given is an echo and never counts: some CLIs print their prompt back,
-// and the preamble itself names both signals.
+// Some CLIs print their prompt back, and the prompt names both signals
+// (the preamble; fragments that show the tag on a line of its own). A
+// line with a tag is an echo, and never counts, when it is, trimmed, a
+// line of the prompt and so is a line next to it (the nearest non-blank
+// one before or after): an echo comes as a block. An agent's own bare
+// "<promise>SUCCESS</promise>" still counts.
 func Scan(output []byte, prompt string) Signals {
 	var s Signals
 	if !bytes.Contains(output, promiseTag) {
 		return s
 	}
-	echoes := promptLines(prompt)
-	for rest := output; len(rest) > 0; {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
-		}
-		if !bytes.Contains(line, promiseTag) || echoes[string(bytes.TrimSpace(line))] {
+	inPrompt := promptLines(prompt)
+	lines := bytes.Split(output, []byte("\n"))
+	for i, line := range lines {
+		if !bytes.Contains(line, promiseTag) || isEcho(lines, i, inPrompt) {
 			continue
 		}
 		s.Success = s.Success || bytes.Contains(line, successSignal)
@@ -48,13 +46,30 @@ func Scan(output []byte, prompt string) Signals {
 
 var promiseTag = []byte("<promise>")
 
-// promptLines are the trimmed lines of the prompt that hold a promise
-// tag: the only ones whose echo could be taken for a signal.
+// isEcho reports whether line i is a prompt line within a block of them.
+func isEcho(lines [][]byte, i int, inPrompt map[string]bool) bool {
+	if !inPrompt[string(bytes.TrimSpace(lines[i]))] {
+		return false
+	}
+	for _, step := range []int{-1, 1} {
+		for j := i + step; j >= 0 && j < len(lines); j += step {
+			if t := bytes.TrimSpace(lines[j]); len(t) > 0 {
+				if inPrompt[string(t)] {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
+}
+
+// promptLines are the prompt's non-blank lines, trimmed.
 func promptLines(prompt string) map[string]bool {
 	lines := map[string]bool{}
 	for _, line := range strings.Split(prompt, "\n") {
-		if strings.Contains(line, string(promiseTag)) {
-			lines[strings.TrimSpace(line)] = true
+		if t := strings.TrimSpace(line); t != "" {
+			lines[t] = true
 		}
 	}
 	return lines

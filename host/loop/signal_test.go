@@ -43,7 +43,7 @@ func FuzzScan(f *testing.F) {
 			}
 		}
 		// Output that only echoes its prompt holds no signal.
-		prompt := string(before) + "\n- output: <promise>SUCCESS</promise>\n" + string(after)
+		prompt := string(before) + "\nSignal:\n- output: <promise>SUCCESS</promise>\nEnd.\n" + string(after)
 		if got := Scan([]byte(prompt), prompt); got.Success || got.Failure {
 			t.Fatalf("an echo of %q counted: %+v", prompt, got)
 		}
@@ -55,10 +55,27 @@ func FuzzScan(f *testing.F) {
 func TestEchoedPromptIsNoSignal(t *testing.T) {
 	prompt := "Success Signaling:\n- When you complete all tasks successfully, output: <promise>SUCCESS</promise>\n- If you cannot proceed due to blockers, output: <promise>FAILURE</promise>\n"
 	for out, want := range map[string]Signals{
-		prompt:                                  {},
-		"  " + prompt + "\ndone\n":              {},
-		prompt + "<promise>SUCCESS</promise>\n": {Success: true},
+		prompt:                     {},
+		"  " + prompt + "\ndone\n": {},
+		prompt + "\n<promise>SUCCESS</promise>\n":       {Success: true},
 		"I will output: <promise>SUCCESS</promise> now": {Success: true},
+	} {
+		if got := Scan([]byte(out), prompt); got != want {
+			t.Errorf("%q: got %+v want %+v", out, got, want)
+		}
+	}
+}
+
+// TestBareSignalCounts: a prompt that shows the bare tag on a line of its
+// own (emit_success) does not hide the agent's own bare signal; the whole
+// prompt echoed back still holds none.
+func TestBareSignalCounts(t *testing.T) {
+	prompt := "When done, output exactly:\n\n<promise>SUCCESS</promise>\n\nThen explain.\n"
+	for out, want := range map[string]Signals{
+		"All done.\n<promise>SUCCESS</promise>\nThe tests pass.\n": {Success: true},
+		"<promise>SUCCESS</promise>":                               {Success: true},
+		prompt:                                                     {},
+		"intro\n" + prompt + "outro\n":                             {},
 	} {
 		if got := Scan([]byte(out), prompt); got != want {
 			t.Errorf("%q: got %+v want %+v", out, got, want)

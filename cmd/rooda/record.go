@@ -54,9 +54,14 @@ func asRecord(rec *runlog.Recorder) engine.Record {
 	return rec
 }
 
-// finishRecord writes how the run ended.
-func finishRecord(rec *runlog.Recorder, status string, code int) {
-	if rec != nil {
-		rec.Finish(status, code)
+// finishRecord writes how the run ended, and says if the record is
+// incomplete.
+func finishRecord(c *cli.Context, rec *runlog.Recorder, status string, code int) {
+	if rec == nil {
+		return
+	}
+	rec.Finish(status, code)
+	if err := rec.Err(); err != nil {
+		c.App.ErrWriter.Write([]byte("WARN: the record of this run in " + rec.Dir() + " is incomplete: " + err.Error() + "\n"))
 	}
 }

@@ -101,7 +101,7 @@ func runAction(c *cli.Context) error {
 	defer watch.Stop()
 	rec := startRecord(c, name)
 	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill, Record: asRecord(rec)})
-	finishRecord(rec, string(res.Status), res.Status.ExitCode())
+	finishRecord(c, rec, string(res.Status), res.Status.ExitCode())
 	return exitStatus(res.Status.ExitCode())
 }
 

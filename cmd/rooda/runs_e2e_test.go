@@ -72,7 +72,9 @@ func runIDs(t *testing.T, w *workspace) []string {
 	entries, _ := os.ReadDir(filepath.Join(w.dir, ".rooda", "runs"))
 	var ids []string
 	for _, e := range entries {
-		ids = append(ids, e.Name())
+		if e.IsDir() {
+			ids = append(ids, e.Name())
+		}
 	}
 	return ids
 }
@@ -191,5 +193,17 @@ func TestContextClear(t *testing.T) {
 	w.wait(s)
 	if second, _ := w.prompt(2); strings.Contains(second, "temporary note") {
 		t.Errorf("cleared context reached the prompt:\n%s", second)
+	}
+}
+
+// TestRecordsStayOutOfGit: the records directory ignores itself, so an
+// agent's "git add -A" does not commit them.
+func TestRecordsStayOutOfGit(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.run("build", "-n", "1")
+	data, err := os.ReadFile(filepath.Join(w.dir, ".rooda", "runs", ".gitignore"))
+	if err != nil || string(data) != "*\n" {
+		t.Errorf(".gitignore %q, %v", data, err)
 	}
 }

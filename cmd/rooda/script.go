@@ -337,18 +337,18 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		Record:             asRecord(rec),
 	})
 	if err != nil {
-		finishRecord(rec, "error", 1)
+		finishRecord(c, rec, "error", 1)
 		return err
 	}
 	if err := rt.Run(ctx, file); err != nil {
-		finishRecord(rec, failedStatus(exitCode(err)), exitCode(err))
+		finishRecord(c, rec, failedStatus(exitCode(err)), exitCode(err))
 		return err
 	}
 	status := string(rt.LastStatus())
 	if status == "" {
 		status = "done" // a script that ran no loop
 	}
-	finishRecord(rec, status, rt.ExitCode())
+	finishRecord(c, rec, status, rt.ExitCode())
 	return exitStatus(rt.ExitCode())
 }
 

@@ -13,24 +13,65 @@ import (
 func contextDir(runDir string) string { return filepath.Join(runDir, "context") }
 
 // AddContext records a block of context for the run's next iterations
-// and returns its name.
+// and returns its name. Names are numbered in order and never reused,
+// cleared ones included; two adds at once each get their own.
 func AddContext(runDir, block string) (string, error) {
-	names, err := additionNames(runDir)
-	if err != nil {
+	dir := contextDir(runDir)
+	if err := os.MkdirAll(filepath.Join(dir, "cleared"), 0o755); err != nil {
 		return "", err
 	}
-	name := fmt.Sprintf("%04d.txt", len(names)+1)
-	if len(names) > 0 {
-		var last int
-		fmt.Sscanf(names[len(names)-1], "%04d", &last)
-		name = fmt.Sprintf("%04d.txt", last+1)
+	for n := highest(dir) + 1; ; n++ {
+		name := fmt.Sprintf("%04d.txt", n)
+		if _, err := os.Stat(filepath.Join(dir, "cleared", name)); err == nil {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if os.IsExist(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.WriteString(block)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return name, err
 	}
-	return name, writeFile(filepath.Join(contextDir(runDir), name), []byte(block))
 }
 
-// ClearContext removes the context added to a run so far.
+// highest is the largest number an addition has had, cleared or not.
+func highest(dir string) int {
+	max := 0
+	for _, d := range []string{dir, filepath.Join(dir, "cleared")} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			var n int
+			if _, err := fmt.Sscanf(e.Name(), "%04d.txt", &n); err == nil && n > max {
+				max = n
+			}
+		}
+	}
+	return max
+}
+
+// ClearContext takes back the context added to a run so far: later
+// iterations do not get it; the record keeps it, under context/cleared.
 func ClearContext(runDir string) error {
-	return os.RemoveAll(contextDir(runDir))
+	names, err := additionNames(runDir)
+	if err != nil {
+		return err
+	}
+	dir := contextDir(runDir)
+	if err := os.MkdirAll(filepath.Join(dir, "cleared"), 0o755); err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := os.Rename(filepath.Join(dir, name), filepath.Join(dir, "cleared", name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func additionNames(runDir string) ([]string, error) {
@@ -80,7 +121,7 @@ func Running(dir string) (string, error) {
 		return "", err
 	}
 	for i := len(ids) - 1; i >= 0; i-- {
-		if run, err := ReadRun(dir, ids[i]); err == nil && run.Status == "running" {
+		if run, err := ReadRun(dir, ids[i]); err == nil && run.Going() {
 			return ids[i], nil
 		}
 	}

@@ -16,7 +16,9 @@ import (
 // Recorder writes one run's record as it goes. It is a loop.Observer; the
 // engine also tells it when each loop starts and ends.
 type Recorder struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// err is the first write that failed: the record is incomplete.
+	err     error
 	dir     string // the run's directory
 	run     Run
 	records int
@@ -30,10 +32,15 @@ type Recorder struct {
 func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	now := time.Now()
 	r := &Recorder{run: Run{Name: name, Command: command, Status: "running", Started: now.UTC()}, seen: map[string]bool{}}
-	r.run.ID = newID(safeName(name), now)
+	r.run.ID, r.run.PID = newID(safeName(name), now), os.Getpid()
 	r.dir = filepath.Join(dir, r.run.ID)
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, err
+	}
+	// The records are not the project's: an agent's "git add -A" must not
+	// commit them.
+	if _, err := os.Stat(filepath.Join(dir, ".gitignore")); os.IsNotExist(err) {
+		writeFile(filepath.Join(dir, ".gitignore"), []byte("*\n"))
 	}
 	if err := r.save(); err != nil {
 		return nil, err
@@ -47,7 +54,23 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 func (r *Recorder) ID() string  { return r.run.ID }
 func (r *Recorder) Dir() string { return r.dir }
 
-func (r *Recorder) save() error { return writeJSON(filepath.Join(r.dir, "run.json"), r.run) }
+func (r *Recorder) save() error { return r.keep(writeJSON(filepath.Join(r.dir, "run.json"), r.run)) }
+
+// keep remembers the first error a write met, and returns err.
+func (r *Recorder) keep(err error) error {
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return err
+}
+
+// Err is the first write that failed, if one did: the record is
+// incomplete, though the run went on.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
 
 // LoopStarted records a loop's settings (with their sources) and agent.
 func (r *Recorder) LoopStarted(procedure string, settings, agent []string) {
@@ -63,7 +86,7 @@ func (r *Recorder) IterationStarted(req loop.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.records++
-	writeFile(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), []byte(req.Prompt))
+	r.keep(writeFile(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), []byte(req.Prompt)))
 	r.git.Before()
 }
 
@@ -72,7 +95,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	dir := iterationDir(r.dir, r.records)
-	writeFile(filepath.Join(dir, "output.txt"), it.Result.Output)
+	r.keep(writeFile(filepath.Join(dir, "output.txt"), it.Result.Output))
 	sum := sha256.Sum256([]byte(it.Prompt))
 	m := Meta{
 		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number,
@@ -83,19 +106,12 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 		ContextAdded: r.fresh,
 	}
 	m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = r.git.After()
-	writeJSON(filepath.Join(dir, "meta.json"), m)
+	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))
 	r.fresh = nil
 	if it.Outcome != loop.Stopped {
 		r.run.Iterations++
 	}
 	r.save()
-}
-
-// LastMeta is the meta of the last iteration recorded, for the digest.
-func (r *Recorder) LastMeta() (Meta, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return ReadMeta(r.dir, r.records)
 }
 
 func signalOf(s loop.Signals) string {
@@ -155,7 +171,7 @@ func prune(dir string, keep int, current string) {
 		if id == current {
 			continue
 		}
-		if run, err := ReadRun(dir, id); err == nil && run.Status == "running" {
+		if run, err := ReadRun(dir, id); err == nil && run.Going() {
 			continue
 		}
 		os.RemoveAll(filepath.Join(dir, id))

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 )
 
@@ -27,10 +28,13 @@ const DefaultKeep = 50
 
 // Run is run.json.
 type Run struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Command    []string   `json:"command"`
-	Status     string     `json:"status"`
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Command []string `json:"command"`
+	Status  string   `json:"status"`
+	// PID is rooda's process while it runs: a record left "running" by a
+	// rooda killed outright is told from a live run by it.
+	PID        int        `json:"pid,omitempty"`
 	ExitCode   *int       `json:"exit_code,omitempty"`
 	Started    time.Time  `json:"started"`
 	Ended      *time.Time `json:"ended,omitempty"`
@@ -151,4 +155,10 @@ func ReadRun(dir, id string) (Run, error) {
 // iterationDir is where record n of a run keeps its files.
 func iterationDir(runDir string, n int) string {
 	return filepath.Join(runDir, "iterations", fmt.Sprintf("%04d", n))
+}
+
+// Going reports whether the run is still going: recorded as running by a
+// process that is still alive.
+func (r Run) Going() bool {
+	return r.Status == "running" && r.PID > 0 && syscall.Kill(r.PID, 0) != syscall.ESRCH
 }

@@ -672,6 +672,10 @@ func TestMinIterationsFlag(t *testing.T) {
 	}
 	w.write("rooda-config.yml", "procedures:\n  build:\n    min_iterations: 2\n")
 	w.run("build").expect(t, 0, "Success: the agent signaled SUCCESS in iteration 2/10")
+	o := w.run("build", "--min-iterations", "5", "-n", "3")
+	if o.code != 1 || !strings.Contains(o.stderr, "min_iterations 5 (cli: --min-iterations) is above max_iterations 3 (cli: --max-iterations)") {
+		t.Errorf("min above max: exit %d\n%s", o.code, o.stderr)
+	}
 }
 
 // TestJSONLog: --log-format json writes one JSON object per event on

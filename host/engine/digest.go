@@ -22,13 +22,14 @@ const (
 
 // digest keeps the facts of the last iteration for the next prompt (seed
 // 003): what the agent did, as rooda observed it, and the results of the
-// checks run after it. Facts, not judgements.
+// checks, run when the next prompt is composed (so a last iteration runs
+// none). Facts, not judgements.
 type digest struct {
 	ctx    context.Context
 	checks []config.Check
 	git    *runlog.Git
 	kill   <-chan struct{}
-	text   string
+	facts  string // of the last iteration; "" before the first ends
 }
 
 func newDigest(ctx context.Context, checks []config.Check, kill <-chan struct{}) *digest {
@@ -53,23 +54,33 @@ func (d *digest) IterationFinished(it *loop.Iteration) {
 	fmt.Fprintf(&b, "Duration: %s\n", logging.Duration(it.Duration))
 	fmt.Fprintf(&b, "Signal: %s\n", signalText(it.Signals))
 	fmt.Fprintf(&b, "Files changed: %s\n", filesText(d.git.InRepo(), changed))
-	if len(d.checks) > 0 {
-		b.WriteString("Checks:\n")
-		for _, c := range d.checks {
-			b.WriteString(d.run(c))
-		}
-	}
-	d.text = b.String()
+	d.facts = b.String()
 }
 
-// run runs one check and states its result, with the end of its output.
-func (d *digest) run(c config.Check) string {
-	argv, err := agent.Split(c.Run)
-	if err != nil {
-		return fmt.Sprintf("- %s: could not run (%v)\n", c.Name, err)
+// text is the digest for the next prompt: the last iteration's facts and
+// the checks' results, each check logged as it ends.
+func (d *digest) text(log *logging.Logger) string {
+	if d.facts == "" || len(d.checks) == 0 {
+		return d.facts
 	}
-	res, err := agent.Run(d.ctx, agent.Command{Argv: argv, Timeout: checkTimeout, MaxOutput: checkOutput, Kill: d.kill})
+	var b strings.Builder
+	b.WriteString(d.facts + "Checks:\n")
+	for _, c := range d.checks {
+		result := d.run(c)
+		log.Infof("Check %s", strings.TrimPrefix(strings.SplitN(result, "\n", 2)[0], "- "))
+		b.WriteString(result)
+	}
+	return b.String()
+}
+
+// run runs one check with the shell (a check is a line a user would type:
+// "go test ./... && go vet ./..."), bounded, and states its result with
+// the end of its output.
+func (d *digest) run(c config.Check) string {
+	res, err := agent.Run(d.ctx, agent.Command{Argv: []string{"sh", "-c", c.Run}, Timeout: checkTimeout, MaxOutput: checkOutput, Kill: d.kill})
 	switch {
+	case res.Interrupted:
+		return fmt.Sprintf("- %s: interrupted (%s)\n", c.Name, c.Run)
 	case err != nil:
 		return fmt.Sprintf("- %s: could not start (%v)\n", c.Name, err)
 	case res.TimedOut:

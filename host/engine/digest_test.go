@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"rooda/host/agent"
 	"rooda/host/config"
+	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/internal/golden"
 )
@@ -15,7 +17,7 @@ import (
 // next prompt states them.
 func TestDigestLayout(t *testing.T) {
 	t.Chdir(t.TempDir()) // not a git repository
-	checks := []config.Check{{Name: "tests", Run: "sh -c 'echo FAIL: TestLogin; exit 1'"}, {Name: "vet", Run: "true"}}
+	checks := []config.Check{{Name: "tests", Run: "echo FAIL: TestLogin; exit 1"}, {Name: "vet", Run: "true && true"}, {Name: "both", Run: "true && false"}}
 	d := newDigest(context.Background(), checks, nil)
 	d.IterationStarted(loop.Request{Iteration: 1})
 	d.IterationFinished(&loop.Iteration{
@@ -25,5 +27,9 @@ func TestDigestLayout(t *testing.T) {
 		Result:   agent.Result{ExitCode: 139, Signal: "SIGSEGV"},
 		Duration: 12300 * time.Millisecond,
 	})
-	golden.Check(t, "digest", d.text)
+	var log strings.Builder
+	golden.Check(t, "digest", d.text(logging.New(&log, logging.Info)))
+	if !strings.Contains(log.String(), "] Check tests: failed, exit code 1 (echo FAIL: TestLogin; exit 1)\n") {
+		t.Errorf("log:\n%s", log.String())
+	}
 }

@@ -117,7 +117,7 @@ func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(promp
 			}
 		}
 		if dig != nil && it.Number > 1 {
-			extra.Digest = dig.text
+			extra.Digest = dig.text(log)
 		}
 		return p.compose(it, extra)
 	}

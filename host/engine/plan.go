@@ -95,6 +95,7 @@ func Prepare(req Request) (*Plan, error) {
 	}
 	p.checkFragments()
 	p.checkContext()
+	p.checkLimits()
 	return p, nil
 }
 
@@ -199,6 +200,14 @@ func (p *Plan) checkContext() {
 		default:
 			p.pass(fmt.Sprintf("Context %d: inline text (%d bytes)", i+1, len(v)))
 		}
+	}
+}
+
+// checkLimits refuses a minimum no run could reach.
+func (p *Plan) checkLimits() {
+	min, max := p.Settings.MinIterations, p.Settings.MaxIterations
+	if min.Set && max.V > 0 && min.V > max.V {
+		p.fail("", fmt.Errorf("min_iterations %d (%s) is above max_iterations %d (%s): no SUCCESS could end the loop", min.V, min.Source, max.V, max.Source))
 	}
 }
 

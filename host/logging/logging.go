@@ -89,7 +89,7 @@ func (l *Logger) Detailf(level Level, format string, args ...any) {
 // object with the time, level, event, message and fields, which are
 // key-value pairs in the order given.
 func (l *Logger) Event(level Level, event string, fields []any, format string, args ...any) {
-	if !l.Enabled(level) {
+	if !l.Enabled(level) && !(l.json && event == FinalEvent) {
 		return
 	}
 	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
@@ -124,6 +124,10 @@ func jsonEvent(now time.Time, level Level, event, msg string, fields []any) stri
 }
 
 var prefixes = [...]string{"DEBUG: ", "", "WARN: ", "ERROR: "}
+
+// FinalEvent is the event that ends a run. In JSON it is written at any
+// level: a program reading the log must learn how the run ended.
+const FinalEvent = "run_finished"
 
 // plainEvents name the events of the plain logging calls, by level.
 var plainEvents = [...]string{"debug", "log", "warning", "error"}

@@ -65,3 +65,15 @@ func TestJSONEvents(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestFinalEventAtAnyLevel: in JSON the run's end is written even when the
+// level hides info.
+func TestFinalEventAtAnyLevel(t *testing.T) {
+	var b strings.Builder
+	l := New(&b, Error).AsJSON()
+	l.Event(Info, FinalEvent, []any{"status", "max-iters"}, "Reached max iterations")
+	l.Event(Info, "iteration_finished", nil, "hidden")
+	if !strings.Contains(b.String(), `"event":"run_finished"`) || strings.Contains(b.String(), "hidden") {
+		t.Errorf("got %s", b.String())
+	}
+}

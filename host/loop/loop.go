@@ -334,7 +334,7 @@ func (r *runner) finish(status Status, cause error) Result {
 	}
 	level, msg := r.summary(status, cause)
 	s := r.result.Stats
-	r.cfg.Log.Event(level, "run_finished", []any{
+	r.cfg.Log.Event(level, logging.FinalEvent, []any{
 		"status", string(status), "exit_code", status.ExitCode(), "iterations", r.result.Iterations,
 		"elapsed_seconds", r.result.Elapsed.Seconds(), "min_seconds", s.Min.Seconds(), "max_seconds", s.Max.Seconds(),
 		"mean_seconds", s.Mean().Seconds(), "stddev_seconds", s.StdDev().Seconds(),

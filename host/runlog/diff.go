@@ -32,10 +32,50 @@ type edit struct {
 	line int // in b, or where in b a removed line was
 }
 
-// script is a shortest edit script from x to y, by the longest common
-// subsequence of their lines: prompts are small, so O(n·m) is fine.
+// maxTable bounds the table script builds: past it, the middle that
+// differs is shown as removed and added whole rather than take gigabytes.
+const maxTable = 4_000_000
+
+// script is a shortest edit script from x to y: the common start and end
+// are kept as they are, and the middle goes by the longest common
+// subsequence of its lines, O(n·m) in time and memory, which prompts
+// afford (a middle too large for it is replaced whole).
 func script(x, y []string) []edit {
+	pre := 0
+	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
+		suf++
+	}
+	var ops []edit
+	for i := 0; i < pre; i++ {
+		ops = append(ops, edit{' ', x[i], i + 1})
+	}
+	middle := lcsScript(x[pre:len(x)-suf], y[pre:len(y)-suf], pre)
+	ops = append(ops, middle...)
+	for i := 0; i < suf; i++ {
+		j := len(y) - suf + i
+		ops = append(ops, edit{' ', y[j], j + 1})
+	}
+	return ops
+}
+
+// lcsScript is the edit script of the middle; offset is where it starts
+// in y.
+func lcsScript(x, y []string, offset int) []edit {
 	n, m := len(x), len(y)
+	if n*m > maxTable {
+		var ops []edit
+		for _, l := range x {
+			ops = append(ops, edit{'-', l, offset + 1})
+		}
+		for j, l := range y {
+			ops = append(ops, edit{'+', l, offset + j + 1})
+		}
+		return ops
+	}
 	lcs := make([][]int, n+1)
 	for i := range lcs {
 		lcs[i] = make([]int, m+1)
@@ -54,13 +94,13 @@ func script(x, y []string) []edit {
 	for i < n || j < m {
 		switch {
 		case i < n && j < m && x[i] == y[j]:
-			ops = append(ops, edit{' ', x[i], j + 1})
+			ops = append(ops, edit{' ', x[i], offset + j + 1})
 			i, j = i+1, j+1
 		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			ops = append(ops, edit{'-', x[i], j + 1})
+			ops = append(ops, edit{'-', x[i], offset + j + 1})
 			i++
 		default:
-			ops = append(ops, edit{'+', y[j], j + 1})
+			ops = append(ops, edit{'+', y[j], offset + j + 1})
 			j++
 		}
 	}

@@ -1,6 +1,10 @@
 package runlog
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestDiff(t *testing.T) {
 	a := "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n"
@@ -11,5 +15,20 @@ func TestDiff(t *testing.T) {
 	}
 	if got := Diff(a, a); got != "" {
 		t.Errorf("no change: %q", got)
+	}
+}
+
+// TestDiffOfLargePrompts: a large context with one line changed is
+// diffed without a table of its size.
+func TestDiffOfLargePrompts(t *testing.T) {
+	var a, b []string
+	for i := range 30000 {
+		a = append(a, fmt.Sprint("line ", i))
+		b = append(b, fmt.Sprint("line ", i))
+	}
+	b[15000] = "changed"
+	got := Diff(strings.Join(a, "\n"), strings.Join(b, "\n"))
+	if !strings.Contains(got, "- line 15000\n+ changed\n") || strings.Count(got, "\n") > 10 {
+		t.Errorf("diff:\n%s", got)
 	}
 }

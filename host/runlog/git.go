@@ -9,48 +9,53 @@ import (
 	"rooda/host/agent"
 )
 
-// Git takes the facts of a git workspace around each iteration: HEAD,
-// and the files that changed.
+// emptyTree is git's tree with nothing in it: what a repository with no
+// commit is compared from.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// Git takes the facts of a git workspace around each iteration: HEAD, and
+// the files the iteration changed — not those changed before it.
 type Git struct {
 	inRepo    bool
 	head      string
-	untracked map[string]bool
+	tree      string            // the working tree's tracked files before
+	untracked map[string]string // untracked files before, and their hashes
 }
 
 // NewGit looks whether the working directory is in a git repository.
 func NewGit() *Git {
-	out, ok := gitOut("rev-parse", "--is-inside-work-tree")
+	out, ok := gitOut("", "rev-parse", "--is-inside-work-tree")
 	return &Git{inRepo: ok && out == "true"}
 }
 
 // InRepo reports whether the workspace is a git repository.
 func (g *Git) InRepo() bool { return g.inRepo }
 
-// Before notes HEAD and the untracked files.
+// Before notes HEAD and the state of the working tree.
 func (g *Git) Before() {
 	if !g.inRepo {
 		return
 	}
-	g.head, _ = gitOut("rev-parse", "HEAD")
-	g.untracked = lines(gitOut("ls-files", "--others", "--exclude-standard"))
+	g.head, _ = gitOut("", "rev-parse", "HEAD")
+	g.tree, g.untracked = snapshot()
 }
 
-// After returns HEAD before and now, and the files that changed since
-// Before: tracked ones against the old HEAD (committed or not), and new
-// untracked ones.
+// After returns HEAD before and now, and the files whose content changed
+// since Before: tracked ones, committed or not, and untracked ones.
 func (g *Git) After() (before, now string, changed []string) {
 	if !g.inRepo {
 		return "", "", nil
 	}
-	now, _ = gitOut("rev-parse", "HEAD")
-	set := map[string]bool{}
-	if g.head != "" {
-		for f := range lines(gitOut("diff", "--name-only", g.head)) {
+	now, _ = gitOut("", "rev-parse", "HEAD")
+	tree, untracked := snapshot()
+	set := lines(gitOut("", "diff", "--name-only", g.tree, tree))
+	for f, hash := range untracked {
+		if g.untracked[f] != hash {
 			set[f] = true
 		}
 	}
-	for f := range lines(gitOut("ls-files", "--others", "--exclude-standard")) {
-		if !g.untracked[f] {
+	for f := range g.untracked {
+		if _, still := untracked[f]; !still {
 			set[f] = true
 		}
 	}
@@ -63,11 +68,38 @@ func (g *Git) After() (before, now string, changed []string) {
 	return g.head, now, changed
 }
 
-// gitOut runs git, bounded, through host/agent, and returns its output
-// and whether it succeeded.
-func gitOut(args ...string) (string, bool) {
+// snapshot is a tree of the working tree's tracked files (a stash commit
+// that touches nothing, else HEAD, else the empty tree) and the untracked
+// files with the hashes of their content.
+func snapshot() (string, map[string]string) {
+	tree, ok := gitOut("", "stash", "create")
+	if !ok || tree == "" {
+		if tree, ok = gitOut("", "rev-parse", "HEAD"); !ok {
+			tree = emptyTree
+		}
+	}
+	var files []string
+	for f := range lines(gitOut("", "ls-files", "--others", "--exclude-standard")) {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	hashes := map[string]string{}
+	if len(files) > 0 {
+		out, _ := gitOut(strings.Join(files, "\n")+"\n", "hash-object", "--stdin-paths")
+		for i, h := range strings.Split(out, "\n") {
+			if i < len(files) {
+				hashes[files[i]] = h
+			}
+		}
+	}
+	return tree, hashes
+}
+
+// gitOut runs git, bounded, through host/agent, with stdin given, and
+// returns its output and whether it succeeded.
+func gitOut(stdin string, args ...string) (string, bool) {
 	res, err := agent.Run(context.Background(), agent.Command{
-		Argv: append([]string{"git"}, args...), Timeout: 30 * time.Second, MaxOutput: 1 << 20,
+		Argv: append([]string{"git"}, args...), Prompt: stdin, Timeout: 30 * time.Second, MaxOutput: 4 << 20,
 		Grace: time.Second,
 	})
 	if err != nil || res.ExitCode != 0 {

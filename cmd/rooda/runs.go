@@ -61,6 +61,9 @@ func runsShowAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Bool("prompt") && c.Bool("output") {
+		return fmt.Errorf("--prompt and --output cannot be used together: they print one file each")
+	}
 	dir, n := filepath.Join(runsDir(), id), c.Int("iteration")
 	if n == 0 {
 		if c.Bool("prompt") || c.Bool("output") {

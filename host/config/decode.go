@@ -138,7 +138,6 @@ func (d *decoder) unknownKey(k *yaml.Node, path, key string, known []string) {
 	d.errorf(k, "%s", msg)
 }
 
-// fields decodes a mapping whose keys are all plain settings.
 // withChecks decodes a section of fields that may also hold checks:.
 func (d *decoder) withChecks(n *yaml.Node, path string, fs []field, checks *Value[[]Check]) {
 	d.mapping(n, path, append(keysOf(fs), "checks"), func(key string, v *yaml.Node) {
@@ -176,6 +175,7 @@ func (d *decoder) checks(v *yaml.Node, path string, into *Value[[]Check]) {
 	*into = Value[[]Check]{V: list, Set: true, Source: d.src, Line: v.Line}
 }
 
+// fields decodes a mapping whose keys are all plain settings.
 func (d *decoder) fields(n *yaml.Node, path string, fs []field) {
 	d.mapping(n, path, keysOf(fs), func(key string, v *yaml.Node) {
 		d.field(v, join(path, key), fieldNamed(fs, key))

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"os"
-	"strconv"
-
 	"github.com/urfave/cli/v2"
 
+	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/runlog"
 )
@@ -14,31 +12,31 @@ func noRecordFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "no-record", Usage: "keep no record of the run in " + runlog.DefaultDir, Category: "Output"}
 }
 
-// runsDir is where runs are recorded: $ROODA_RUNS_DIR, else .rooda/runs
+// runsDir is where runs are recorded: loop.runs_dir, else .rooda/runs
 // in the workspace.
-func runsDir() string {
-	if dir := os.Getenv("ROODA_RUNS_DIR"); dir != "" {
-		return dir
+func runsDir(cfg *config.Config) string {
+	if cfg.Loop.RunsDir.Set && cfg.Loop.RunsDir.V != "" {
+		return cfg.Loop.RunsDir.V
 	}
 	return runlog.DefaultDir
 }
 
-// keepRuns is how many records are kept: $ROODA_KEEP_RUNS, else 50.
-func keepRuns() int {
-	if n, err := strconv.Atoi(os.Getenv("ROODA_KEEP_RUNS")); err == nil && n > 0 {
-		return n
+// keepRuns is how many records are kept: loop.keep_runs, else 50.
+func keepRuns(cfg *config.Config) int {
+	if cfg.Loop.KeepRuns.Set {
+		return cfg.Loop.KeepRuns.V
 	}
 	return runlog.DefaultKeep
 }
 
 // startRecord starts the record of a run, unless --no-record; a record
 // that cannot be written is a warning, not the end of the run.
-func startRecord(c *cli.Context, name string) *runlog.Recorder {
+func startRecord(c *cli.Context, cfg *config.Config, name string) *runlog.Recorder {
 	if c.Bool("no-record") {
 		return nil
 	}
 	args, _ := c.App.Metadata["args"].([]string)
-	rec, err := runlog.Start(runsDir(), name, args, keepRuns())
+	rec, err := runlog.Start(runsDir(cfg), name, args, keepRuns(cfg))
 	if err != nil {
 		c.App.ErrWriter.Write([]byte("WARN: no record of this run: " + err.Error() + "\n"))
 		return nil

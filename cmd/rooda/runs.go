@@ -15,8 +15,8 @@ func runsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "runs",
 		Usage: "the records of past and running runs (.rooda/runs)",
-		Description: `Every run keeps a record in .rooda/runs/<run-id>/ ($ROODA_RUNS_DIR to move it,
-$ROODA_KEEP_RUNS to keep more than 50): run.json, and per iteration the exact
+		Description: `Every run keeps a record in .rooda/runs/<run-id>/ (loop.runs_dir moves it,
+loop.keep_runs keeps more or fewer than 50): run.json, and per iteration the exact
 prompt sent, the output kept and meta.json. A run id may be shortened to any
 part of it that names one run, or given as "last".`,
 		Subcommands: []*cli.Command{{
@@ -24,7 +24,13 @@ part of it that names one run, or given as "last".`,
 			Usage: "every recorded run: id, status, iterations, start",
 			Description: `Examples:
   rooda runs list`,
-			Action: func(c *cli.Context) error { return runlog.WriteList(c.App.Writer, runsDir()) },
+			Action: func(c *cli.Context) error {
+				cfg, err := loadConfig(c)
+				if err != nil {
+					return err
+				}
+				return runlog.WriteList(c.App.Writer, runsDir(cfg))
+			},
 		}, {
 			Name:      "show",
 			Usage:     "a run, or one of its iterations: its facts, prompt or output",
@@ -57,19 +63,23 @@ func runsShowAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := runlog.Find(runsDir(), query)
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	id, err := runlog.Find(runsDir(cfg), query)
 	if err != nil {
 		return err
 	}
 	if c.Bool("prompt") && c.Bool("output") {
 		return fmt.Errorf("--prompt and --output cannot be used together: they print one file each")
 	}
-	dir, n := filepath.Join(runsDir(), id), c.Int("iteration")
+	dir, n := filepath.Join(runsDir(cfg), id), c.Int("iteration")
 	if n == 0 {
 		if c.Bool("prompt") || c.Bool("output") {
 			return fmt.Errorf("--prompt and --output need --iteration N")
 		}
-		return runlog.WriteRun(c.App.Writer, runsDir(), id, c.Bool("json"))
+		return runlog.WriteRun(c.App.Writer, runsDir(cfg), id, c.Bool("json"))
 	}
 	for _, file := range []string{"prompt", "output"} {
 		if c.Bool(file) {
@@ -89,7 +99,11 @@ func runsDiffAction(c *cli.Context) error {
 	if len(args) != 3 {
 		return fmt.Errorf("runs diff takes ID N M, got %d arguments", len(args))
 	}
-	id, err := runlog.Find(runsDir(), args[0])
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	id, err := runlog.Find(runsDir(cfg), args[0])
 	if err != nil {
 		return err
 	}
@@ -99,7 +113,7 @@ func runsDiffAction(c *cli.Context) error {
 		if err != nil || n < 1 {
 			return fmt.Errorf("%q is not an iteration number", arg)
 		}
-		data, err := runlog.ReadFile(filepath.Join(runsDir(), id), n, "prompt.txt")
+		data, err := runlog.ReadFile(filepath.Join(runsDir(cfg), id), n, "prompt.txt")
 		if err != nil {
 			return err
 		}
@@ -167,12 +181,15 @@ Examples:
 // targetRun is the directory of the run --run names, or of the newest
 // run going on.
 func targetRun(c *cli.Context) (string, error) {
-	id := c.String("run")
-	var err error
-	if id == "" {
-		id, err = runlog.Running(runsDir())
-	} else {
-		id, err = runlog.Find(runsDir(), id)
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(runsDir(), id), err
+	id := c.String("run")
+	if id == "" {
+		id, err = runlog.Running(runsDir(cfg))
+	} else {
+		id, err = runlog.Find(runsDir(cfg), id)
+	}
+	return filepath.Join(runsDir(cfg), id), err
 }

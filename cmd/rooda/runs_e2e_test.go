@@ -162,7 +162,7 @@ func TestDigest(t *testing.T) {
 func TestRecordsArePrunedAndScriptsRecorded(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{})
-	w.env = append(w.env, "ROODA_KEEP_RUNS=2")
+	w.env = append(w.env, "ROODA_LOOP_KEEP_RUNS=2")
 	for range 3 {
 		w.run("build", "-n", "1")
 	}

@@ -326,7 +326,7 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 	}
 	var rec *runlog.Recorder
 	if !c.Bool("dry-run") {
-		rec = startRecord(c, file)
+		rec = startRecord(c, cfg, file)
 	}
 	rt, err := newRuntime(c, cfg, args, host.Options{
 		MaxSteps:           c.Uint64("max-steps"),

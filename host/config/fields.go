@@ -70,6 +70,8 @@ func (l *Loop) fields() []field {
 		bind("log_level", &l.LogLevel, oneOf(logLevels...)),
 		bind("show_ai_output", &l.ShowAIOutput, boolean),
 		bind("log_format", &l.LogFormat, oneOf(logFormats...)),
+		bind("runs_dir", &l.RunsDir, text),
+		bind("keep_runs", &l.KeepRuns, atLeast(1)),
 		limits[7], limits[8])
 }
 

@@ -50,6 +50,10 @@ type Loop struct {
 	ShowAIOutput Value[bool]
 	// LogFormat is text (the seeds' lines) or json (an object per event).
 	LogFormat Value[string]
+	// RunsDir is where runs are recorded, from the working directory;
+	// KeepRuns how many records are kept.
+	RunsDir  Value[string]
+	KeepRuns Value[int]
 }
 
 // Procedure is one entry of procedures:.

@@ -341,7 +341,7 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		return err
 	}
 	if err := rt.Run(ctx, file); err != nil {
-		finishRecord(c, rec, failedStatus(exitCode(err)), exitCode(err))
+		finishRecord(c, rec, runlog.FailedStatus(exitCode(err)), exitCode(err))
 		return err
 	}
 	status := string(rt.LastStatus())
@@ -391,15 +391,4 @@ func libraryManager(c *cli.Context) (*libs.Manager, error) {
 		return nil, fmt.Errorf("cannot find a cache directory for libraries (set XDG_CACHE_HOME): %v", err)
 	}
 	return &libs.Manager{CacheDir: dir, Offline: c.Bool("offline")}, nil
-}
-
-// failedStatus is the recorded status of a script that ended in an error.
-func failedStatus(code int) string {
-	switch code {
-	case 130:
-		return "interrupted"
-	case 2:
-		return "budget"
-	}
-	return "error"
 }

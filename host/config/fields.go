@@ -50,6 +50,8 @@ func (t typed[T]) origin() Source          { return t.v.Source }
 func (t typed[T]) where() string           { return t.v.Where() }
 func (t typed[T]) format() string          { return t.parser.format(t.v.V) }
 
+// fields lists the settings a procedure can override; the AI command's
+// two come last (Loop.fields relies on it).
 func (l *Limits) fields() []field {
 	return []field{
 		bind("iteration_mode", &l.IterationMode, oneOf(iterationModes...)),
@@ -66,13 +68,17 @@ func (l *Limits) fields() []field {
 
 func (l *Loop) fields() []field {
 	limits := l.Limits.fields()
-	return append(limits[:7:7],
+	// The loop's own keys go before the AI command's two, which Limits
+	// lists last, so that files read in the order people write them.
+	n := len(limits) - 2
+	own := []field{
 		bind("log_level", &l.LogLevel, oneOf(logLevels...)),
 		bind("show_ai_output", &l.ShowAIOutput, boolean),
 		bind("log_format", &l.LogFormat, oneOf(logFormats...)),
 		bind("runs_dir", &l.RunsDir, text),
 		bind("keep_runs", &l.KeepRuns, atLeast(1)),
-		limits[7], limits[8])
+	}
+	return append(append(limits[:n:n], own...), limits[n:]...)
 }
 
 // fields lists the procedure's plain keys; its phases and script are

@@ -177,3 +177,15 @@ func prune(dir string, keep int, current string) {
 		os.RemoveAll(filepath.Join(dir, id))
 	}
 }
+
+// FailedStatus is the status recorded for a script that ended in an
+// error with exit code code.
+func FailedStatus(code int) string {
+	switch code {
+	case 130:
+		return "interrupted"
+	case 2:
+		return "budget"
+	}
+	return "error"
+}

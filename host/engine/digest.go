@@ -52,7 +52,7 @@ func (d *digest) IterationFinished(it *loop.Iteration) {
 	}
 	fmt.Fprintf(&b, "Timed out: %s\n", yesNo(it.Result.TimedOut))
 	fmt.Fprintf(&b, "Duration: %s\n", logging.Duration(it.Duration))
-	fmt.Fprintf(&b, "Signal: %s\n", signalText(it.Signals))
+	fmt.Fprintf(&b, "Signal: %s\n", it.Signals.String())
 	fmt.Fprintf(&b, "Files changed: %s\n", filesText(d.git.InRepo(), changed))
 	d.facts = b.String()
 }
@@ -111,18 +111,6 @@ func outcomeText(o loop.Outcome) string {
 		return "aborted by the procedure"
 	}
 	return "failure"
-}
-
-func signalText(s loop.Signals) string {
-	switch {
-	case s.Failure && s.Success:
-		return "SUCCESS and FAILURE"
-	case s.Failure:
-		return "FAILURE"
-	case s.Success:
-		return "SUCCESS"
-	}
-	return "none"
 }
 
 func filesText(inRepo bool, files []string) string {

@@ -37,11 +37,7 @@ func (m *Manager) Fetch(ctx context.Context, libs map[string]config.Value[config
 }
 
 func (m *Manager) fetchOne(ctx context.Context, name string, lib config.Library) (string, error) {
-	lk, err := readLock(lib.LockDir)
-	if err != nil {
-		return "", err
-	}
-	now, err := m.pin(ctx, lib)
+	lk, now, err := m.repin(ctx, lib)
 	if err != nil {
 		return "", err
 	}
@@ -54,6 +50,17 @@ func (m *Manager) fetchOne(ctx context.Context, name string, lib config.Library)
 		return "", mismatch(name, pin, now)
 	}
 	return fmt.Sprintf("%s: %s at %s, as pinned", name, lib.Ref, short(pin.Commit)), nil
+}
+
+// repin reads the library's lock file and works out the pin its ref
+// gives now.
+func (m *Manager) repin(ctx context.Context, lib config.Library) (*lock, Pin, error) {
+	lk, err := readLock(lib.LockDir)
+	if err != nil {
+		return nil, Pin{}, err
+	}
+	now, err := m.pin(ctx, lib)
+	return lk, now, err
 }
 
 // Update moves the pins of the named git libraries (every one when names
@@ -88,11 +95,7 @@ func (m *Manager) Update(ctx context.Context, libs map[string]config.Value[confi
 }
 
 func (m *Manager) updateOne(ctx context.Context, name string, lib config.Library) (string, error) {
-	lk, err := readLock(lib.LockDir)
-	if err != nil {
-		return "", err
-	}
-	now, err := m.pin(ctx, lib)
+	lk, now, err := m.repin(ctx, lib)
 	if err != nil {
 		return "", err
 	}

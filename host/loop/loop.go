@@ -259,7 +259,7 @@ func (r *runner) logIteration(it *Iteration) {
 	}
 	if it.StartErr == nil {
 		log.Debugf("Iteration %s: agent (pid %d) exited with code %d, printed %d bytes; signals: %s",
-			label, res.PID, res.ExitCode, res.Total, signalsText(it.Signals))
+			label, res.PID, res.ExitCode, res.Total, it.Signals.String())
 	}
 	r.logStop(it)
 	if why := failureReason(it, r.cfg.Timeout); why != "" {
@@ -270,7 +270,7 @@ func (r *runner) logIteration(it *Iteration) {
 		outcome = fmt.Sprintf("failure, consecutive: %d/%d", it.ConsecutiveFailures, r.cfg.FailureThreshold)
 	}
 	log.Event(logging.Info, "iteration_finished", []any{
-		"iteration", it.Number, "outcome", string(it.Outcome), "exit_code", res.ExitCode, "signal", signalsText(it.Signals),
+		"iteration", it.Number, "outcome", string(it.Outcome), "exit_code", res.ExitCode, "signal", it.Signals.String(),
 		"killed_by", res.Signal, "timed_out", res.TimedOut, "duration_seconds", it.Duration.Seconds(),
 		"consecutive_failures", it.ConsecutiveFailures, "output_bytes", res.Total, "dropped_bytes", res.Dropped,
 	}, "Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
@@ -311,18 +311,6 @@ func exitText(res agent.Result) string {
 		return fmt.Sprintf(" (exit code %d)", res.ExitCode)
 	}
 	return ""
-}
-
-func signalsText(s Signals) string {
-	switch {
-	case s.Success && s.Failure:
-		return "SUCCESS and FAILURE"
-	case s.Success:
-		return "SUCCESS"
-	case s.Failure:
-		return "FAILURE"
-	}
-	return "none"
 }
 
 // finish logs the end of the run and its timing, and returns its result.

@@ -17,6 +17,20 @@ type Signals struct {
 	Failure bool
 }
 
+// String names the signals found: "SUCCESS", "FAILURE", "SUCCESS and
+// FAILURE", or "none".
+func (s Signals) String() string {
+	switch {
+	case s.Success && s.Failure:
+		return "SUCCESS and FAILURE"
+	case s.Success:
+		return "SUCCESS"
+	case s.Failure:
+		return "FAILURE"
+	}
+	return "none"
+}
+
 // Scan looks for the promise signals in output, anywhere in a line. It
 // runs once, after the agent has exited, over the whole kept output, so a
 // signal split between two reads of the pipe is found.

@@ -59,6 +59,11 @@ Flags may come before or after arguments; "--" ends them.
 Examples:
   rooda build                     run the build procedure (same as: rooda run build)
   rooda build --dry-run           its settings, checks and first prompt, running nothing
+  rooda script run nightly.star   a procedure written in Starlark (script test, doc, repl too)
+  rooda runs show last --iteration 2 --prompt
+                                  the exact prompt the agent got in iteration 2
+  rooda context add "focus on auth"
+                                  more context for the run going on
   rooda list                      the procedures you can run
   rooda info build                what build does and the settings it would use
   rooda config show               the merged configuration, with each value's source

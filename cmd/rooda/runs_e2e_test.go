@@ -99,7 +99,9 @@ func TestInterruptedRunIsRecorded(t *testing.T) {
 // iteration.
 func TestContextAddedWhileRunning(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, step{"delay": "1s"})
+	// Each iteration lasts 2 s: time enough, even on a loaded machine, to
+	// add context during the first.
+	w := newWorkspace(t, step{"delay": "2s"})
 	s := w.start(w.command("build", "-n", "3"))
 	w.waitForPids(1)
 	if o := w.rooda("context", "add", "The login tests are flaky; ignore them."); o.code != 0 || !strings.HasPrefix(o.stdout, "added 0001.txt to ") {
@@ -183,7 +185,7 @@ func TestRecordsArePrunedAndScriptsRecorded(t *testing.T) {
 // TestContextClear: clear removes what was added to a run.
 func TestContextClear(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, step{"delay": "1s"})
+	w := newWorkspace(t, step{"delay": "2s"})
 	s := w.start(w.command("build", "-n", "2"))
 	w.waitForPids(1)
 	w.rooda("context", "add", "temporary note")

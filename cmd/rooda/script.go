@@ -26,7 +26,7 @@ import (
 func scriptCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "script",
-		Usage: "run or check a Starlark procedure script",
+		Usage: "Starlark procedures: run, check, test, doc, repl",
 		Subcommands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run a .star procedure script",

@@ -19,6 +19,7 @@ func (c *Config) WriteYAML(w io.Writer) error {
 	y.comment(0, "rooda configuration, merged from: "+c.tiersRead())
 	y.line(0, "loop:", "")
 	y.fields(1, c.Loop.fields())
+	y.checks(1, c.Loop.Checks)
 	y.line(0, "ai_cmd_aliases:", "")
 	for _, name := range c.AliasNames() {
 		a := c.Aliases[name]
@@ -84,6 +85,7 @@ func (y *yamlWriter) fields(depth int, fs []field) {
 func (y *yamlWriter) procedure(depth int, p *Procedure) {
 	y.line(depth, quote(p.Name)+":", "")
 	y.fields(depth+1, p.fields())
+	y.checks(depth+1, p.Checks)
 	if p.Script.Set {
 		y.line(depth+1, "script: "+quote(p.Script.V), p.Script.Source.String())
 	}
@@ -198,6 +200,21 @@ func settingLine(name, value string, src Source, set bool) string {
 		return fmt.Sprintf("%s: %s", name, value)
 	}
 	return fmt.Sprintf("%s: %s (%s)", name, value, src)
+}
+
+// checks writes checks: as flow mappings, one a line.
+func (y *yamlWriter) checks(depth int, v Value[[]Check]) {
+	if !v.Set {
+		return
+	}
+	if len(v.V) == 0 {
+		y.line(depth, "checks: []", v.Source.String())
+		return
+	}
+	y.line(depth, "checks:", v.Source.String())
+	for _, c := range v.V {
+		y.line(depth+1, "- {name: "+quote(c.Name)+", run: "+quote(c.Run)+"}", "")
+	}
 }
 
 // yaml writes a library as rooda-config.yml would: its directory, or its

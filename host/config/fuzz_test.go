@@ -12,7 +12,9 @@ func FuzzDecode(f *testing.F) {
 		"", "loop: {}", "loop: [1]", "- a", "procedures: {p: {observe: a.md}}",
 		"procedures:\n  p:\n    observe:\n      - path: a.md\n        parameters: {a: [1, {b: c}]}\n",
 		"loop:\n  iteration_timeout: null\n  max_output_buffer: 10MB\n",
-		"ai_cmd_aliases: {x: y}\nloop: {ai_cmd_alias: x}", "a: &a [*a]", "? [a]\n: b", "loop: !!binary aGVsbG8=",
+		"ai_cmd_aliases: {x: y}\nloop: {ai_cmd_alias: x}", "a: &a [*a]",
+		"loop:\n  checks:\n    - {name: t, run: \"go test ./... && echo '#ok'\"}\nprocedures: {p: {checks: [], act: [x.md]}}\n",
+		"libraries: {team: {git: ../repo, ref: v1, path: star}, dir: ./lib}\nloop: {log_format: json, keep_runs: 3, runs_dir: out}\n", "? [a]\n: b", "loop: !!binary aGVsbG8=",
 		string(builtinYAML),
 	} {
 		f.Add([]byte(seed))

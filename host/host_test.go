@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"rooda/host/config"
 	"rooda/internal/golden"
 	"rooda/internal/hosttest"
 )
@@ -234,5 +235,18 @@ func TestREPLInterrupted(t *testing.T) {
 	var coder interface{ ExitCode() int }
 	if err == nil || !errors.As(err, &coder) || coder.ExitCode() != 130 {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestPrintInAJSONLog: with --log-format json, print() is an event too,
+// so stderr stays one JSON object per line.
+func TestPrintInAJSONLog(t *testing.T) {
+	f := newFixture(t, map[string]string{"main.star": "print('hello', 1)\n"})
+	f.Flags = []config.Flag{{Name: "log-format", Value: "json"}}
+	if err := f.Run("main.star"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Stderr.String(); !strings.Contains(got, `"event":"print","message":"hello 1","file":"main.star","line":1}`) {
+		t.Errorf("stderr %q", got)
 	}
 }

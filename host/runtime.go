@@ -13,6 +13,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/logging"
 	"rooda/host/loop"
 )
 
@@ -118,11 +119,7 @@ func New(opts Options) (*Runtime, error) {
 	if r.maxSteps == 0 {
 		r.maxSteps = DefaultMaxSteps
 	}
-	r.thread = &starlark.Thread{
-		Name:  "rooda",
-		Load:  r.load,
-		Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(r.opts.Stderr, msg) },
-	}
+	r.thread = &starlark.Thread{Name: "rooda", Load: r.load, Print: r.print}
 	// The budget is set once, before the thread's first use: go.starlark.net
 	// reads a limit of 0 as "cancel at once" on a thread already used.
 	r.thread.SetMaxExecutionSteps(r.maxSteps)
@@ -130,6 +127,17 @@ func New(opts Options) (*Runtime, error) {
 	// requires: builtins find the runtime there.
 	r.thread.SetLocal(localKey, r)
 	return r, nil
+}
+
+// print is the scripts' print(): a line on stderr, or, when the log is
+// JSON, a "print" event, so that stderr stays one object per line.
+func (r *Runtime) print(thread *starlark.Thread, msg string) {
+	if cfg := r.opts.Config; cfg != nil && cfg.Loop.LogFormat.V == "json" {
+		pos := thread.CallFrame(1).Pos
+		logging.New(r.opts.Stderr, logging.Debug).AsJSON().Event(logging.Info, "print", []any{"file", pos.Filename(), "line", pos.Line}, "%s", msg)
+		return
+	}
+	fmt.Fprintln(r.opts.Stderr, msg)
 }
 
 // FromThread is the Runtime that runs thread.

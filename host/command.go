@@ -36,6 +36,3 @@ func (r *Runtime) Command(thread *starlark.Thread, line string, timeout time.Dur
 	}
 	return res, true, nil
 }
-
-// IsDryRun reports whether the run only reports what it would do.
-func (r *Runtime) IsDryRun() bool { return r.opts.DryRun }

@@ -157,7 +157,6 @@ func names(predeclared starlark.StringDict) []string {
 	for n := range starlark.Universe {
 		out = append(out, n)
 	}
-	out = append(out, mainName)
 	sort.Strings(out)
 	return out
 }

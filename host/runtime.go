@@ -245,12 +245,5 @@ func (r *Runtime) predeclared(loc Location) starlark.StringDict {
 // the modules it loads.
 const mainName = "__main__"
 
-// File is the location of the module a position's file name shows, for
-// builtins that take paths relative to the file that calls them.
-func (r *Runtime) File(display string) (Location, bool) {
-	loc, ok := r.files[display]
-	return loc, ok
-}
-
 // Stderr is where print() and the host's messages go.
 func (r *Runtime) Stderr() io.Writer { return r.opts.Stderr }

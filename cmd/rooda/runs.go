@@ -149,7 +149,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				block, err := prompt.ContextBlock(value)
+				block, _, err := prompt.ContextBlock(value)
 				if err != nil {
 					return err
 				}

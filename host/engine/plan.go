@@ -191,7 +191,7 @@ func (p *Plan) checkFragments() {
 
 func (p *Plan) checkContext() {
 	for i, v := range p.Context {
-		fromFile, err := prompt.CheckContext(v)
+		_, fromFile, err := prompt.ContextBlock(v)
 		switch {
 		case err != nil:
 			p.fail("", fmt.Errorf("context %d: %w", i+1, err))

@@ -7,39 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
-	"rooda/host/agent"
+	gitpkg "rooda/host/git"
 )
 
-// gitTimeout bounds one git command: a fetch that hangs must not hold a
-// run forever.
-const gitTimeout = 5 * time.Minute
-
 // git runs the git program and returns what it printed.
-func git(ctx context.Context, args ...string) (string, error) { return gitWith(ctx, nil, args...) }
-
-// gitWith runs git with more environment: GIT_INDEX_FILE, so that
-// checking files out of the shared mirror uses an index of its own.
-func gitWith(ctx context.Context, env []string, args ...string) (string, error) {
-	res, err := agent.Run(ctx, agent.Command{
-		Argv:      append([]string{"git"}, args...),
-		Env:       append([]string{"GIT_TERMINAL_PROMPT=0"}, env...),
-		Timeout:   gitTimeout,
-		MaxOutput: 1 << 20,
-	})
-	if err != nil {
-		return "", fmt.Errorf("cannot run git: %v", err)
-	}
-	out := strings.TrimSpace(string(res.Output))
-	if res.TimedOut {
-		return out, fmt.Errorf("git %s took more than %s", args[0], gitTimeout)
-	}
-	if res.ExitCode != 0 {
-		return out, fmt.Errorf("git %s failed: %s", strings.Join(args, " "), out)
-	}
-	return out, nil
+func git(ctx context.Context, args ...string) (string, error) {
+	return gitpkg.Run(ctx, gitpkg.Command{Args: args})
 }
 
 // mirror is the cache's bare copy of a repository.
@@ -119,9 +93,9 @@ func (m *Manager) export(ctx context.Context, mirror, commit string) (string, er
 	if err := os.Mkdir(files, 0o755); err != nil {
 		return "", err
 	}
-	_, err = gitWith(ctx, checkoutEnv(filepath.Join(tmp, "index")),
+	_, err = gitpkg.Run(ctx, gitpkg.Command{Env: checkoutEnv(filepath.Join(tmp, "index")), Args: []string{
 		"-c", "core.autocrlf=false", "-c", "core.eol=lf", "-c", "core.symlinks=true",
-		"--git-dir", mirror, "--work-tree", files, "checkout", "--quiet", "--force", commit, "--", ".")
+		"--git-dir", mirror, "--work-tree", files, "checkout", "--quiet", "--force", commit, "--", "."}})
 	if err != nil {
 		return "", err
 	}

@@ -61,22 +61,13 @@ func trimBlankLines(s string) string {
 	}
 }
 
-// CheckContext says how a context value will be read, from the file it
-// names or as inline text, and whether it can be.
-func CheckContext(value string) (fromFile bool, err error) {
-	block, fromFile, err := contextBlock(value)
+// ContextBlock is a context value as the CONTEXT section shows it — a
+// file's "Source:" line and content, read now, or the inline text — and
+// whether it came from a file.
+func ContextBlock(value string) (block string, fromFile bool, err error) {
+	block, fromFile, err = contextBlock(value)
 	if err == nil && block == "" {
 		err = fmt.Errorf("context value is empty")
 	}
-	return fromFile, err
-}
-
-// ContextBlock is a context value as the CONTEXT section shows it: a
-// file's "Source:" line and content, read now, or the inline text.
-func ContextBlock(value string) (string, error) {
-	block, _, err := contextBlock(value)
-	if err == nil && block == "" {
-		err = fmt.Errorf("context value is empty")
-	}
-	return block, err
+	return block, fromFile, err
 }

@@ -368,3 +368,17 @@ func TestRunawayTemplateFails(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestIterationLineWithMinimum(t *testing.T) {
+	for it, want := range map[Iteration]string{
+		{Number: 3, Max: 10}:         "3 of 10",
+		{Number: 7}:                  "7 (unlimited)",
+		{Number: 2, Max: 10, Min: 3}: "2 of 10 (minimum 3)",
+		{Number: 2, Min: 3}:          "2 (unlimited, minimum 3)",
+		{Number: 2, Max: 10, Min: 1}: "2 of 10",
+	} {
+		if got := it.String(); got != want {
+			t.Errorf("%+v: %q, want %q", it, got, want)
+		}
+	}
+}

@@ -1,12 +1,10 @@
 package runlog
 
 import (
-	"context"
 	"sort"
 	"strings"
-	"time"
 
-	"rooda/host/agent"
+	gitpkg "rooda/host/git"
 )
 
 // emptyTree is git's tree with nothing in it: what a repository with no
@@ -95,18 +93,9 @@ func snapshot() (string, map[string]string) {
 	return tree, hashes
 }
 
-// gitOut runs git, bounded, through host/agent, with stdin given, and
-// returns its output and whether it succeeded.
-func gitOut(stdin string, args ...string) (string, bool) {
-	res, err := agent.Run(context.Background(), agent.Command{
-		Argv: append([]string{"git"}, args...), Prompt: stdin, Timeout: 30 * time.Second, MaxOutput: 4 << 20,
-		Grace: time.Second,
-	})
-	if err != nil || res.ExitCode != 0 {
-		return "", false
-	}
-	return strings.TrimSpace(string(res.Output)), true
-}
+// gitOut runs a short git command: what it printed, and whether it
+// succeeded.
+func gitOut(stdin string, args ...string) (string, bool) { return gitpkg.Output(stdin, args...) }
 
 func lines(out string, ok bool) map[string]bool {
 	set := map[string]bool{}

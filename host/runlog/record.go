@@ -100,7 +100,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 	m := Meta{
 		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number,
 		PromptSHA256: hex.EncodeToString(sum[:]), PromptBytes: len(it.Prompt),
-		Outcome: string(it.Outcome), ExitCode: it.Result.ExitCode, Signal: signalOf(it.Signals),
+		Outcome: string(it.Outcome), ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		ContextAdded: r.fresh,
@@ -112,16 +112,6 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 		r.run.Iterations++
 	}
 	r.save()
-}
-
-func signalOf(s loop.Signals) string {
-	switch {
-	case s.Failure:
-		return "FAILURE"
-	case s.Success:
-		return "SUCCESS"
-	}
-	return ""
 }
 
 // LoopFinished records how a loop ended and its timings.

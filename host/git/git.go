@@ -1,0 +1,60 @@
+// Package git runs the git program for the host — fetching libraries,
+// reading a workspace's state — through host/agent, like every process
+// rooda starts: bounded in time and output, its whole group stopped.
+package git
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"rooda/host/agent"
+)
+
+// Command is one git command.
+type Command struct {
+	Args    []string
+	Env     []string // added to rooda's environment
+	Stdin   string
+	Timeout time.Duration // 0 means 5 minutes
+}
+
+// defaultTimeout bounds a git command that says no other: a fetch that
+// hangs must not hold a run forever.
+const defaultTimeout = 5 * time.Minute
+
+// Run runs git and returns what it printed, trimmed; its error says why
+// git failed, with git's own words.
+func Run(ctx context.Context, c Command) (string, error) {
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = defaultTimeout
+	}
+	res, err := agent.Run(ctx, agent.Command{
+		Argv:      append([]string{"git"}, c.Args...),
+		Env:       append([]string{"GIT_TERMINAL_PROMPT=0"}, c.Env...),
+		Prompt:    c.Stdin,
+		Timeout:   timeout,
+		Grace:     time.Second,
+		MaxOutput: 4 << 20,
+	})
+	if err != nil {
+		return "", fmt.Errorf("cannot run git: %v", err)
+	}
+	out := strings.TrimSpace(string(res.Output))
+	switch {
+	case res.TimedOut:
+		return out, fmt.Errorf("git %s took more than %s", c.Args[0], timeout)
+	case res.ExitCode != 0:
+		return out, fmt.Errorf("git %s failed: %s", strings.Join(c.Args, " "), out)
+	}
+	return out, nil
+}
+
+// Output is Run for a short command whose failure is an answer (not a
+// repository, no commit yet): what git printed, and whether it succeeded.
+func Output(stdin string, args ...string) (string, bool) {
+	out, err := Run(context.Background(), Command{Args: args, Stdin: stdin, Timeout: 30 * time.Second})
+	return out, err == nil
+}

@@ -5,6 +5,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/logging"
 	"rooda/host/runlog"
 )
 
@@ -38,10 +39,23 @@ func startRecord(c *cli.Context, cfg *config.Config, name string) *runlog.Record
 	args, _ := c.App.Metadata["args"].([]string)
 	rec, err := runlog.Start(runsDir(cfg), name, args, keepRuns(cfg))
 	if err != nil {
-		c.App.ErrWriter.Write([]byte("WARN: no record of this run: " + err.Error() + "\n"))
+		runLog(c, cfg).Warnf("no record of this run: %v", err)
 		return nil
 	}
+	if w := rec.Warning(); w != "" {
+		runLog(c, cfg).Warnf("%s", w)
+	}
 	return rec
+}
+
+// runLog logs as the run does, at its level and in its format, for what
+// is said before the loop starts logging.
+func runLog(c *cli.Context, cfg *config.Config) *logging.Logger {
+	log := logging.New(c.App.ErrWriter, logging.ParseLevel(cfg.Loop.LogLevel.V))
+	if cfg.Loop.LogFormat.V == "json" {
+		log.AsJSON()
+	}
+	return log
 }
 
 // asRecord is rec as the engine takes it: nil stays nil.

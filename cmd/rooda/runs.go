@@ -17,8 +17,10 @@ func runsCommand() *cli.Command {
 		Usage: "the records of past and running runs (.rooda/runs)",
 		Description: `Every run keeps a record in .rooda/runs/<run-id>/ (loop.runs_dir moves it,
 loop.keep_runs keeps more or fewer than 50): run.json, and per iteration the exact
-prompt sent, the output kept and meta.json. A run id may be shortened to any
-part of it that names one run, or given as "last".`,
+prompt sent, the output kept and meta.json. Only runs are pruned: nothing else
+in the directory is removed. A run left "running" by a rooda killed outright is
+shown as crashed. A run id may be shortened to any part of it that names one
+run, or given as "last" (the newest).`,
 		Subcommands: []*cli.Command{{
 			Name:  "list",
 			Usage: "every recorded run: id, status, iterations, start",

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -75,21 +74,9 @@ func ClearContext(runDir string) error {
 }
 
 func additionNames(runDir string) ([]string, error) {
-	entries, err := os.ReadDir(contextDir(runDir))
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".txt") && !startsWithDot(e.Name()) {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Strings(names)
-	return names, nil
+	return namesIn(contextDir(runDir), func(e os.DirEntry) bool {
+		return strings.HasSuffix(e.Name(), ".txt") && !startsWithDot(e.Name())
+	})
 }
 
 // Additions reads the context added while the run goes on, anew before

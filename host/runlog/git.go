@@ -94,8 +94,16 @@ func snapshot() (string, map[string]string) {
 }
 
 // gitOut runs a short git command: what it printed, and whether it
-// succeeded.
-func gitOut(stdin string, args ...string) (string, bool) { return gitpkg.Output(stdin, args...) }
+// succeeded. A failed command gives no output: what git printed then is
+// its complaint (no commit yet, not a repository), never a value to
+// record as HEAD or a hash.
+func gitOut(stdin string, args ...string) (string, bool) {
+	out, ok := gitpkg.Output(stdin, args...)
+	if !ok {
+		return "", false
+	}
+	return out, true
+}
 
 func lines(out string, ok bool) map[string]bool {
 	set := map[string]bool{}

@@ -17,7 +17,8 @@ func gitRun(t *testing.T, args ...string) {
 
 // TestFilesChanged: only what an iteration changed counts — in a
 // repository without a commit, committed or not, tracked or untracked —
-// and not what was changed before it.
+// and not what was changed before it. Without a commit, HEAD is nothing,
+// not git's complaint.
 func TestFilesChanged(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -29,8 +30,8 @@ func TestFilesChanged(t *testing.T) {
 	os.WriteFile("f1.txt", []byte("one"), 0o644)
 	gitRun(t, "add", "f1.txt")
 	gitRun(t, "commit", "--quiet", "-m", "first")
-	if _, _, changed := g.After(); strings.Join(changed, ",") != "f1.txt" {
-		t.Errorf("first commit: %v", changed)
+	if before, now, changed := g.After(); before != "" || len(now) != 40 || strings.Join(changed, ",") != "f1.txt" {
+		t.Errorf("first commit: HEAD %q → %q, changed %v", before, now, changed)
 	}
 	os.WriteFile("f1.txt", []byte("edited before"), 0o644)
 	os.WriteFile("new.txt", []byte("untracked"), 0o644)

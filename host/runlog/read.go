@@ -1,7 +1,6 @@
 package runlog
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,14 +8,16 @@ import (
 	"strings"
 )
 
-// ReadMeta reads record n of a run.
-func ReadMeta(runDir string, n int) (Meta, bool) {
+// ReadMeta reads record n of a run. Its error names meta.json: missing
+// (the iteration has not finished) or damaged.
+func ReadMeta(runDir string, n int) (Meta, error) {
 	var m Meta
-	data, err := os.ReadFile(filepath.Join(iterationDir(runDir, n), "meta.json"))
-	if err != nil || json.Unmarshal(data, &m) != nil {
-		return m, false
+	path := filepath.Join(iterationDir(runDir, n), "meta.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
 	}
-	return m, true
+	return m, decodeJSON(path, data, &m)
 }
 
 // ReadFile reads a file of record n of a run: prompt.txt or output.txt.

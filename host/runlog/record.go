@@ -3,6 +3,7 @@ package runlog
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,11 +26,18 @@ type Recorder struct {
 	git     *Git
 	seen    map[string]bool // context additions already given to an agent
 	fresh   []string        // additions first given in the current iteration
+	warning string
 }
 
 // Start creates the record of a run named name (the procedure or
-// script) under dir, and removes the oldest records beyond keep.
+// script) under dir, and removes the oldest records beyond keep. Only
+// runs are ever removed; a dir that holds other things keeps them, and
+// Warning says so.
 func Start(dir, name string, command []string, keep int) (*Recorder, error) {
+	others, err := notRuns(dir)
+	if err != nil {
+		return nil, err
+	}
 	now := time.Now()
 	r := &Recorder{run: Run{Name: name, Command: command, Status: "running", Started: now.UTC()}, seen: map[string]bool{}}
 	r.run.ID, r.run.PID = newID(safeName(name), now), os.Getpid()
@@ -37,10 +45,10 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, err
 	}
-	// The records are not the project's: an agent's "git add -A" must not
-	// commit them.
-	if _, err := os.Stat(filepath.Join(dir, ".gitignore")); os.IsNotExist(err) {
-		writeFile(filepath.Join(dir, ".gitignore"), []byte("*\n"))
+	if len(others) == 0 {
+		ignoreRecords(dir)
+	} else {
+		r.warning = fmt.Sprintf("runs_dir %s holds files that are not rooda runs (%s); only runs are pruned from it, and no .gitignore is written there", dir, someOf(others))
 	}
 	if err := r.save(); err != nil {
 		return nil, err
@@ -49,6 +57,38 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	prune(dir, keep, r.run.ID)
 	return r, nil
 }
+
+// ignoreRecords keeps the records, which are not the project's, out of
+// an agent's "git add -A". Only for a dir that is rooda's alone: a
+// .gitignore of "*" in a directory of the user's would hide their files.
+func ignoreRecords(dir string) {
+	if _, err := os.Stat(filepath.Join(dir, ".gitignore")); os.IsNotExist(err) {
+		writeFile(filepath.Join(dir, ".gitignore"), []byte("*\n"))
+	}
+}
+
+// notRuns names what dir holds that is not rooda's: anything but runs,
+// rooda's .gitignore and files being written. A dir not there yet holds
+// nothing.
+func notRuns(dir string) ([]string, error) {
+	return namesIn(dir, func(e os.DirEntry) bool {
+		name := e.Name()
+		return name != ".gitignore" && !strings.HasPrefix(name, ".tmp-") && !(e.IsDir() && isRunName(name))
+	})
+}
+
+// someOf lists the first few names, and how many more there are.
+func someOf(names []string) string {
+	const shown = 3
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
+}
+
+// Warning is what the run's user should know about where it is recorded,
+// or "": said once, when the run starts.
+func (r *Recorder) Warning() string { return r.warning }
 
 // ID is the run's id; Dir its directory.
 func (r *Recorder) ID() string  { return r.run.ID }
@@ -96,10 +136,9 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 	defer r.mu.Unlock()
 	dir := iterationDir(r.dir, r.records)
 	r.keep(writeFile(filepath.Join(dir, "output.txt"), it.Result.Output))
-	sum := sha256.Sum256([]byte(it.Prompt))
 	m := Meta{
 		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number,
-		PromptSHA256: hex.EncodeToString(sum[:]), PromptBytes: len(it.Prompt),
+		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
 		Outcome: string(it.Outcome), ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
@@ -138,6 +177,12 @@ func (r *Recorder) Finish(status string, exitCode int) error {
 	return r.save()
 }
 
+// sha256Hex is the SHA-256 of data in hex, as meta.json keeps a prompt's.
+func sha256Hex(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
 // safeName keeps an id to letters, digits, - and _.
 func safeName(name string) string {
 	name = filepath.Base(strings.TrimSuffix(name, ".star"))
@@ -150,7 +195,8 @@ func safeName(name string) string {
 }
 
 // prune removes the oldest finished records beyond keep; the one being
-// written, and runs still going, stay.
+// written, and runs still going, stay. IDs lists runs only: nothing else
+// in dir is ever removed.
 func prune(dir string, keep int, current string) {
 	ids, err := IDs(dir)
 	if err != nil || keep <= 0 || len(ids) <= keep {

@@ -9,13 +9,15 @@
 package runlog
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"regexp"
 	"syscall"
 	"time"
 )
@@ -121,8 +123,33 @@ func writeFile(path string, data []byte) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// IDs lists the runs recorded under dir, oldest first.
+// idForm is the form of the ids newID gives, the older ones without
+// microseconds included: a directory of another name is not a run.
+var idForm = regexp.MustCompile(`^\d{8}T\d{6}(\.\d{6})?Z-[A-Za-z0-9_-]+-[0-9a-f]{4}$`)
+
+// isRunName reports whether name is a run id: the directory of a run, or
+// of one whose run.json is being written.
+func isRunName(name string) bool { return idForm.MatchString(name) }
+
+// isRun reports whether dir/name is a run: a run id holding run.json.
+// Only runs are listed, shown and pruned; nothing else in dir is rooda's.
+func isRun(dir, name string) bool {
+	if !isRunName(name) {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(dir, name, "run.json"))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// IDs lists the runs recorded under dir, oldest first (ids begin with
+// the time they started).
 func IDs(dir string) ([]string, error) {
+	return namesIn(dir, func(e os.DirEntry) bool { return e.IsDir() && isRun(dir, e.Name()) })
+}
+
+// namesIn lists, sorted (as os.ReadDir gives them), the names in dir of the entries keep keeps. A
+// dir not there yet holds nothing.
+func namesIn(dir string, keep func(os.DirEntry) bool) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
 		return nil, nil
@@ -130,14 +157,13 @@ func IDs(dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
+	var names []string
 	for _, e := range entries {
-		if e.IsDir() && !startsWithDot(e.Name()) {
-			ids = append(ids, e.Name())
+		if keep(e) {
+			names = append(names, e.Name())
 		}
 	}
-	sort.Strings(ids)
-	return ids, nil
+	return names, nil
 }
 
 func startsWithDot(name string) bool { return len(name) > 0 && name[0] == '.' }
@@ -145,11 +171,32 @@ func startsWithDot(name string) bool { return len(name) > 0 && name[0] == '.' }
 // ReadRun reads a run's run.json.
 func ReadRun(dir, id string) (Run, error) {
 	var r Run
-	data, err := os.ReadFile(filepath.Join(dir, id, "run.json"))
+	path := filepath.Join(dir, id, "run.json")
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return r, err
 	}
-	return r, json.Unmarshal(data, &r)
+	return r, decodeJSON(path, data, &r)
+}
+
+// decodeJSON decodes a record file; a damaged one is an error naming the
+// file and the line.
+func decodeJSON(path string, data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	if err == nil {
+		return nil
+	}
+	var offset int64
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		offset = syntax.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	}
+	line := 1 + bytes.Count(data[:min(offset, int64(len(data)))], []byte("\n"))
+	return fmt.Errorf("%s:%d: invalid JSON: %v (the record is damaged: mend the file, or remove the run's directory)", path, line, err)
 }
 
 // iterationDir is where record n of a run keeps its files.
@@ -161,4 +208,18 @@ func iterationDir(runDir string, n int) string {
 // process that is still alive.
 func (r Run) Going() bool {
 	return r.Status == "running" && r.PID > 0 && syscall.Kill(r.PID, 0) != syscall.ESRCH
+}
+
+// Crashed reports whether the run is recorded as running by a rooda that
+// is gone — killed outright, or crashed — so that nothing will ever
+// record how it ended.
+func (r Run) Crashed() bool { return r.Status == "running" && r.PID > 0 && !r.Going() }
+
+// ShownStatus is the status to show: the recorded one, or "crashed" for
+// a run that can no longer end. The record itself is left as it is.
+func (r Run) ShownStatus() string {
+	if r.Crashed() {
+		return "crashed"
+	}
+	return r.Status
 }

@@ -22,7 +22,7 @@ func WriteList(w io.Writer, dir string) error {
 			fmt.Fprintf(w, "%s\tunreadable: %v\n", id, err)
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d iterations\t%s\n", id, run.Status, run.Iterations, run.Started.Format("2006-01-02 15:04:05Z"))
+		fmt.Fprintf(w, "%s\t%s\t%d iterations\t%s\n", id, run.ShownStatus(), run.Iterations, run.Started.Format("2006-01-02 15:04:05Z"))
 	}
 	return nil
 }
@@ -41,17 +41,28 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Run: %s\nName: %s\nCommand: %s\nStatus: %s\n", run.ID, run.Name, strings.Join(run.Command, " "), run.Status)
+	fmt.Fprintf(&b, "Run: %s\nName: %s\nCommand: %s\nStatus: %s", run.ID, run.Name, strings.Join(run.Command, " "), run.ShownStatus())
+	if run.Crashed() {
+		fmt.Fprintf(&b, " (recorded as running by rooda pid %d, which is gone)", run.PID)
+	}
+	b.WriteString("\n")
 	if run.ExitCode != nil {
 		fmt.Fprintf(&b, "Exit code: %d\n", *run.ExitCode)
 	}
 	fmt.Fprintf(&b, "Started: %s\n", run.Started.Format("2006-01-02 15:04:05Z"))
-	if run.Ended != nil {
+	switch {
+	case run.Ended != nil:
 		fmt.Fprintf(&b, "Ended: %s\n", run.Ended.Format("2006-01-02 15:04:05Z"))
+	case run.Crashed():
+		b.WriteString("Ended: unknown: rooda was killed or crashed before it could record the end and the exit code\n")
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", run.Iterations)
 	for i, l := range run.Loops {
-		fmt.Fprintf(&b, "\nLoop %d: %s (%s)\n  Agent: %s\n", i+1, l.Procedure, l.Status, strings.Join(l.Agent, " "))
+		status := l.Status
+		if status == "" { // the loop had not ended
+			status = run.ShownStatus()
+		}
+		fmt.Fprintf(&b, "\nLoop %d: %s (%s)\n  Agent: %s\n", i+1, l.Procedure, status, strings.Join(l.Agent, " "))
 		for _, s := range l.Settings {
 			b.WriteString("  " + s + "\n")
 		}
@@ -61,12 +72,20 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 }
 
 // WriteIteration writes record n of a run: its meta, as JSON or text.
+// An iteration whose meta.json is missing or damaged is shown with what
+// it has, its prompt and output.
 func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
-	m, ok := ReadMeta(runDir, n)
-	if !ok {
+	if _, err := os.Stat(iterationDir(runDir, n)); os.IsNotExist(err) {
 		return fmt.Errorf("the run has no iteration %d", n)
 	}
-	if asJSON {
+	m, err := ReadMeta(runDir, n)
+	switch {
+	case err != nil && asJSON:
+		return err
+	case err != nil:
+		_, err = io.WriteString(w, withoutMeta(runDir, n, err))
+		return err
+	case asJSON:
 		data, _ := json.MarshalIndent(m, "", "  ")
 		_, err := w.Write(append(data, '\n'))
 		return err
@@ -75,14 +94,38 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	fmt.Fprintf(&b, "Iteration: %d (loop %d, iteration %d of it)\nOutcome: %s\nExit code: %d\n", m.Record, m.Loop, m.Iteration, m.Outcome, m.ExitCode)
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", orNone(m.Signal), m.TimedOut, m.Duration)
 	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
-	if m.GitHeadBefore != "" {
-		fmt.Fprintf(&b, "Git HEAD: %s → %s\nFiles changed: %s\n", m.GitHeadBefore, m.GitHeadAfter, orNone(strings.Join(m.FilesChanged, ", ")))
+	// A repository without a commit has no HEAD: recorded as nothing.
+	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {
+		fmt.Fprintf(&b, "Git HEAD: %s → %s\nFiles changed: %s\n", orNoCommits(m.GitHeadBefore), orNoCommits(m.GitHeadAfter), orNone(strings.Join(m.FilesChanged, ", ")))
 	}
 	if len(m.ContextAdded) > 0 {
 		fmt.Fprintf(&b, "Context added while running, first given here: %s\n", strings.Join(m.ContextAdded, ", "))
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// withoutMeta shows an iteration whose meta.json cannot be read: why,
+// and the prompt and output it kept.
+func withoutMeta(runDir string, n int, metaErr error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Iteration: %d\n", n)
+	if os.IsNotExist(metaErr) {
+		b.WriteString("Meta: not written yet: the iteration is going on, or its run ended before it finished\n")
+	} else {
+		fmt.Fprintf(&b, "Meta: unreadable: %v\n", metaErr)
+	}
+	if prompt, err := os.ReadFile(filepath.Join(iterationDir(runDir, n), "prompt.txt")); err == nil {
+		fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\n", len(prompt), sha256Hex(prompt))
+	} else {
+		b.WriteString("Prompt: none kept\n")
+	}
+	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), "output.txt")); err == nil {
+		fmt.Fprintf(&b, "Output: %d bytes\n", output.Size())
+	} else {
+		b.WriteString("Output: none kept\n")
+	}
+	return b.String()
 }
 
 func orNone(s string) string {
@@ -90,4 +133,11 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+func orNoCommits(head string) string {
+	if head == "" {
+		return "(no commits)"
+	}
+	return head
 }

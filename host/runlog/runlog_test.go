@@ -1,0 +1,129 @@
+package runlog
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mkRun writes a finished run named id under dir.
+func mkRun(t *testing.T, dir, id string) {
+	t.Helper()
+	if err := writeJSON(filepath.Join(dir, id, "run.json"), Run{ID: id, Status: "success"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mkdir(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIDsListOnlyRuns: a run is a directory named as newID names one,
+// holding run.json; nothing else is listed, however it sorts.
+func TestIDsListOnlyRuns(t *testing.T) {
+	dir := t.TempDir()
+	run := newID("build", time.Now())
+	mkRun(t, dir, run)
+	mkRun(t, dir, "20250101T000000Z-old-ab12") // an id from before microseconds
+	mkRun(t, dir, "zz-notes")                  // run.json, but not a run's name
+	mkdir(t, filepath.Join(dir, newID("starting", time.Now())))
+	os.WriteFile(filepath.Join(dir, "20990101T000000Z-file-ab12"), nil, 0o644)
+	ids, err := IDs(dir)
+	if err != nil || strings.Join(ids, " ") != "20250101T000000Z-old-ab12 "+run {
+		t.Errorf("IDs: %v, %v", ids, err)
+	}
+}
+
+// TestStartPrunesOnlyRuns: in a directory of the user's, Start removes
+// the old runs beyond keep and nothing else, writes no .gitignore and
+// warns; in its own directory it writes .gitignore and does not warn.
+func TestStartPrunesOnlyRuns(t *testing.T) {
+	t.Chdir(t.TempDir())
+	mkRun(t, ".", "20250101T000000.000000Z-old-ab12")
+	mkdir(t, "docs")
+	os.WriteFile("docs/guide.md", []byte("keep"), 0o644)
+	rec, err := Start(".", "build", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("docs/guide.md"); err != nil {
+		t.Errorf("docs pruned: %v", err)
+	}
+	if _, err := os.Stat("20250101T000000.000000Z-old-ab12"); !os.IsNotExist(err) {
+		t.Errorf("the old run stayed: %v", err)
+	}
+	if _, err := os.Stat(".gitignore"); !os.IsNotExist(err) {
+		t.Errorf(".gitignore written among the user's files: %v", err)
+	}
+	if want := "runs_dir . holds files that are not rooda runs (docs); only runs are pruned"; !strings.HasPrefix(rec.Warning(), want) {
+		t.Errorf("warning %q, want it to begin %q", rec.Warning(), want)
+	}
+
+	rec, err = Start("runs", "build", nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile("runs/.gitignore"); string(data) != "*\n" || rec.Warning() != "" {
+		t.Errorf("rooda's own runs dir: .gitignore %q (%v), warning %q", data, err, rec.Warning())
+	}
+}
+
+// TestReadRunNamesTheFile: a damaged run.json is an error naming it and
+// the line.
+func TestReadRunNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	id := newID("build", time.Now())
+	mkdir(t, filepath.Join(dir, id))
+	os.WriteFile(filepath.Join(dir, id, "run.json"), []byte("{\n  \"id\": \"x\",\n  oops\n}\n"), 0o644)
+	_, err := ReadRun(dir, id)
+	if want := filepath.Join(dir, id, "run.json") + ":3: invalid JSON: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %v, want it to begin %q", err, want)
+	}
+}
+
+// TestCrashed: a record left running by a process that is gone shows as
+// crashed; one whose process lives, or that ended, does not.
+func TestCrashed(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip(err)
+	}
+	for _, tc := range []struct {
+		run  Run
+		want string
+	}{
+		{Run{Status: "running", PID: gone.Process.Pid}, "crashed"},
+		{Run{Status: "running", PID: os.Getpid()}, "running"},
+		{Run{Status: "success", PID: gone.Process.Pid}, "success"},
+	} {
+		if got := tc.run.ShownStatus(); got != tc.want {
+			t.Errorf("%+v shows %q, want %q", tc.run, got, tc.want)
+		}
+	}
+}
+
+// TestIterationWithoutMeta: an iteration whose meta.json is damaged is
+// still shown, with its prompt and output, and the damage named.
+func TestIterationWithoutMeta(t *testing.T) {
+	runDir := t.TempDir()
+	writeFile(filepath.Join(iterationDir(runDir, 1), "prompt.txt"), []byte("abc"))
+	writeFile(filepath.Join(iterationDir(runDir, 1), "output.txt"), []byte("done\n"))
+	writeFile(filepath.Join(iterationDir(runDir, 1), "meta.json"), []byte("garbage"))
+	var b strings.Builder
+	if err := WriteIteration(&b, runDir, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "Iteration: 1\nMeta: unreadable: " + filepath.Join(iterationDir(runDir, 1), "meta.json") + ":1: invalid JSON: "
+	if !strings.HasPrefix(b.String(), want) || !strings.Contains(b.String(), "\nPrompt: 3 bytes, sha256 "+sha256Hex([]byte("abc"))+"\nOutput: 5 bytes\n") {
+		t.Errorf("got:\n%s", b.String())
+	}
+	if err := WriteIteration(&b, runDir, 2, false); err == nil || err.Error() != "the run has no iteration 2" {
+		t.Errorf("iteration 2: %v", err)
+	}
+}

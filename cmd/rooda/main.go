@@ -5,9 +5,18 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+
+	"rooda/host/agent"
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args, os.Stdout, os.Stderr))
+	code := run(context.Background(), os.Args, os.Stdout, os.Stderr)
+	// Whatever an agent left running where no tag tells whose it is dies
+	// with rooda, not after it.
+	if left := agent.StopStragglers(); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "WARN: stopped %d processes still running below rooda as it exited: %s\n", len(left), agent.ProcessList(left))
+	}
+	os.Exit(code)
 }

@@ -1,5 +1,7 @@
 // Package agent runs one AI CLI process: the prompt on its stdin, its
 // stdout and stderr captured together in a bounded buffer, in a process
 // group of its own so that a timeout, an interrupt or its own exit stops
-// every process it started. Nothing else in rooda starts a process.
+// every process it started. What leaves the group (setsid, a daemon) is
+// adopted, found by the tag in its environment and stopped as well, and
+// adopted orphans are reaped. Nothing else in rooda starts a process.
 package agent

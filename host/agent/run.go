@@ -58,6 +58,13 @@ type Result struct {
 	Duration  time.Duration
 	// PID is the agent's process id, which is also its process group id.
 	PID int
+	// Escaped are the processes the agent started that had left its
+	// process group (setsid, a daemon's double fork) and were still
+	// running when the group was gone; rooda stopped them too.
+	Escaped []Process
+	// EscapedSurvived is set when some of them did not end even after
+	// SIGKILL.
+	EscapedSurvived bool
 }
 
 // Run starts the agent and waits for it, its group and its output. The
@@ -77,6 +84,7 @@ func Run(ctx context.Context, c Command) (Result, error) {
 		return Result{}, err
 	}
 	res := p.wait(ctx, c)
+	p.stopEscaped(&res, c)
 	p.collect(&res, c)
 	return res, nil
 }
@@ -89,6 +97,7 @@ type process struct {
 	read   chan struct{} // closed when the output is read to its end
 	exited chan error
 	began  time.Time
+	tag    string // TagVariable's value in its environment
 }
 
 // start starts the agent in a process group of its own, with the prompt
@@ -105,13 +114,14 @@ func start(c Command) (*process, error) {
 		outW.Close()
 		return nil, err
 	}
-	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
-	cmd.Dir, cmd.Env = c.Dir, append(os.Environ(), c.Env...)
+	p := &process{cmd: exec.Command(c.Argv[0], c.Argv[1:]...), tag: kin.newTag()}
+	cmd := p.cmd
+	cmd.Dir, cmd.Env = c.Dir, append(append(os.Environ(), c.Env...), TagVariable+"="+p.tag)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	adoptOrphans()
-	began := time.Now()
-	err = cmd.Start()
+	p.began = time.Now()
+	err = kin.startTracked(p)
 	inR.Close()
 	outW.Close() // the agent holds the only write ends now
 	if err != nil {
@@ -119,11 +129,15 @@ func start(c Command) (*process, error) {
 		outR.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, out: &drainReader{f: outR}, ring: NewRing(c.MaxOutput),
-		read: make(chan struct{}), exited: make(chan error, 1), began: began}
+	p.out, p.ring = &drainReader{f: outR}, NewRing(c.MaxOutput)
+	p.read, p.exited = make(chan struct{}), make(chan error, 1)
 	go feed(inW, c.Prompt)
 	go p.capture(c.Stream)
-	go func() { p.exited <- cmd.Wait() }()
+	go func() {
+		err := cmd.Wait()
+		kin.forget(p)
+		p.exited <- err
+	}()
 	return p, nil
 }
 
@@ -147,6 +161,15 @@ func (p *process) wait(ctx context.Context, c Command) Result {
 		res.Killed = true
 	}
 	return res
+}
+
+// stopEscaped stops what the agent started outside its group, once the
+// group is gone: rooda promises that nothing an iteration started
+// outlives it, and says so only when it is true.
+func (p *process) stopEscaped(res *Result, c Command) {
+	var killed bool
+	res.Escaped, killed, res.EscapedSurvived = stopTagged(p.tag, grace(c), c.Kill)
+	res.Killed = res.Killed || killed
 }
 
 // collect reads the rest of the output and fills in how the agent ended.
@@ -270,17 +293,23 @@ func gone(pgid int) bool {
 	return syscall.Kill(-pgid, 0) == syscall.ESRCH
 }
 
-// waitGone polls until the group is gone (true), or until limit passes or
+// waitGone waits until the group is gone (true), or until limit passes or
 // kill is closed (false).
 func waitGone(pgid int, limit time.Duration, kill <-chan struct{}) bool {
+	return waitFor(func() bool { return gone(pgid) }, limit, kill)
+}
+
+// waitFor polls done until it holds (true), or until limit passes or
+// stop is closed (false).
+func waitFor(done func() bool, limit time.Duration, stop <-chan struct{}) bool {
 	deadline := time.After(limit)
-	for !gone(pgid) {
+	for !done() {
 		select {
 		case <-deadline:
 			return false
-		case <-kill:
+		case <-stop:
 			return false
-		case <-time.After(5 * time.Millisecond):
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 	return true

@@ -285,6 +285,21 @@ func (r *runner) logStop(it *Iteration) {
 	if it.Result.Abandoned {
 		r.cfg.Log.Warnf("Iteration %s: the agent (pid %d) did not end even after SIGKILL; going on without it", label, it.Result.PID)
 	}
+	if escaped := it.Result.Escaped; len(escaped) > 0 {
+		what := "stopped them"
+		if it.Result.EscapedSurvived {
+			what = "some did not end even after SIGKILL"
+		}
+		r.cfg.Log.Warnf("Iteration %s: the agent left %s running outside its process group (%s); %s",
+			label, processCount(len(escaped)), agent.ProcessList(escaped), what)
+	}
+}
+
+func processCount(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return fmt.Sprintf("%d processes", n)
 }
 
 // failureReason says why an iteration failed, or "".
@@ -295,6 +310,8 @@ func failureReason(it *Iteration, timeout time.Duration) string {
 		return ""
 	case it.StartErr != nil:
 		return "the agent could not start: " + it.StartErr.Error()
+	case res.TimedOut && (res.Abandoned || res.EscapedSurvived):
+		return fmt.Sprintf("timed out after %s; not every process of the agent could be stopped", timeout)
 	case res.TimedOut:
 		return fmt.Sprintf("timed out after %s; the agent and its children were stopped", timeout)
 	case it.Signals.Failure:

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"rooda/host/agent"
 	"rooda/host/loop"
 )
 
@@ -142,7 +143,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 		Outcome: string(it.Outcome), ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
-		ContextAdded: r.fresh,
+		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),
 	}
 	m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = r.git.After()
 	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))
@@ -224,4 +225,13 @@ func FailedStatus(code int) string {
 		return "budget"
 	}
 	return "error"
+}
+
+// processNames are "pid name" of each process, or nil for none.
+func processNames(list []agent.Process) []string {
+	var names []string
+	for _, p := range list {
+		names = append(names, p.String())
+	}
+	return names
 }

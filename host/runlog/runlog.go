@@ -83,6 +83,9 @@ type Meta struct {
 	GitHeadBefore string   `json:"git_head_before,omitempty"`
 	GitHeadAfter  string   `json:"git_head_after,omitempty"`
 	FilesChanged  []string `json:"files_changed,omitempty"`
+	// Escaped are the processes ("pid name") the agent left running
+	// outside its process group, which rooda stopped.
+	Escaped []string `json:"escaped,omitempty"`
 }
 
 // newID names a run: sortable by time (to the microsecond, so that runs

@@ -94,6 +94,9 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	fmt.Fprintf(&b, "Iteration: %d (loop %d, iteration %d of it)\nOutcome: %s\nExit code: %d\n", m.Record, m.Loop, m.Iteration, m.Outcome, m.ExitCode)
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", orNone(m.Signal), m.TimedOut, m.Duration)
 	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
+	if len(m.Escaped) > 0 {
+		fmt.Fprintf(&b, "Left outside its group, stopped: %s\n", strings.Join(m.Escaped, ", "))
+	}
 	// A repository without a commit has no HEAD: recorded as nothing.
 	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {
 		fmt.Fprintf(&b, "Git HEAD: %s → %s\nFiles changed: %s\n", orNoCommits(m.GitHeadBefore), orNoCommits(m.GitHeadAfter), orNone(strings.Join(m.FilesChanged, ", ")))

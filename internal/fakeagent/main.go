@@ -14,6 +14,12 @@
 //	 "echo": true,        the prompt printed back, as some CLIs do
 //	 "bytes": 1048576,    that many bytes of "x" printed after output
 //	 "child": "30s",      a background child that holds stdout that long
+//	 "escape": "30s",     a child in a session of its own (setsid) that
+//	                      holds stdout that long: it left the group
+//	 "daemon": "30s",     a daemon (double fork, new session, stdio on
+//	                      /dev/null) that lives that long
+//	 "clean_env": true,   the escaped child and the daemon start with an
+//	                      empty environment
 //	 "ignore_term": true, SIGTERM ignored (the child's too)
 //	 "delay": "2s",       a pause after printing
 //	 "after": "…",        printed after the pause
@@ -54,6 +60,9 @@ type step struct {
 	Echo         bool   `json:"echo"`
 	Bytes        int64  `json:"bytes"`
 	Child        string `json:"child"`
+	Escape       string `json:"escape"`
+	Daemon       string `json:"daemon"`
+	CleanEnv     bool   `json:"clean_env"`
 	IgnoreTerm   bool   `json:"ignore_term"`
 	Delay        string `json:"delay"`
 	After        string `json:"after"`
@@ -66,6 +75,10 @@ type step struct {
 func main() {
 	if d := os.Getenv("FAKEAGENT_CHILD"); d != "" {
 		child(d)
+		return
+	}
+	if d := os.Getenv("FAKEAGENT_DAEMON"); d != "" {
+		daemonize(d, os.Getenv("FAKEAGENT_RECORD"))
 		return
 	}
 	if len(os.Args) != 2 {
@@ -103,6 +116,12 @@ func act(st step, dir string, prompt []byte) {
 	if st.Child != "" {
 		startChild(st, dir)
 	}
+	if st.Escape != "" {
+		escape(st, dir)
+	}
+	if st.Daemon != "" {
+		startDaemon(st, dir)
+	}
 	pause(st.Delay)
 	os.Stdout.WriteString(st.After)
 	if st.Crash != "" {
@@ -129,11 +148,7 @@ func flood(w io.Writer, n int64) {
 // startChild leaves a process behind in the agent's group that holds its
 // stdout open, as an agent's background build or server would.
 func startChild(st step, dir string) {
-	self, err := os.Executable()
-	if err != nil {
-		fail("%v", err)
-	}
-	cmd := exec.Command(self)
+	cmd := exec.Command(executable())
 	cmd.Env = append(os.Environ(), "FAKEAGENT_CHILD="+st.Child)
 	if st.IgnoreTerm {
 		cmd.Env = append(cmd.Env, "FAKEAGENT_IGNORE_TERM=1")
@@ -143,6 +158,61 @@ func startChild(st step, dir string) {
 		fail("starting the child: %v", err)
 	}
 	appendPid(dir, cmd.Process.Pid)
+}
+
+// escape starts a child in a new session, as "setsid sleep 300 &" does:
+// it is in no group of the agent's, but holds its stdout.
+func escape(st step, dir string) {
+	cmd := exec.Command(executable())
+	cmd.Env = childEnv(st, "FAKEAGENT_CHILD="+st.Escape)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fail("starting the escaped child: %v", err)
+	}
+	appendPid(dir, cmd.Process.Pid)
+}
+
+// startDaemon starts the first half of a daemon's double fork, which
+// waits for the second so that the daemon's pid is recorded before the
+// agent goes on.
+func startDaemon(st step, dir string) {
+	cmd := exec.Command(executable())
+	cmd.Env = childEnv(st, "FAKEAGENT_DAEMON="+st.Daemon, "FAKEAGENT_RECORD="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		fail("starting the daemon: %v", err)
+	}
+}
+
+// daemonize is the middle process of a double fork: it starts the daemon
+// in a session of its own, with its stdio on /dev/null, and exits, so
+// the daemon is nobody's child.
+func daemonize(d, dir string) {
+	cmd := exec.Command(executable())
+	cmd.Env = append(os.Environ(), "FAKEAGENT_CHILD="+d, "FAKEAGENT_DAEMON=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		fail("starting the daemon: %v", err)
+	}
+	appendPid(dir, cmd.Process.Pid)
+}
+
+// childEnv is the environment of an escaped child: the agent's, or with
+// clean_env none but what the fake agent itself needs.
+func childEnv(st step, vars ...string) []string {
+	if st.CleanEnv {
+		return vars
+	}
+	return append(os.Environ(), vars...)
+}
+
+func executable() string {
+	self, err := os.Executable()
+	if err != nil {
+		fail("%v", err)
+	}
+	return self
 }
 
 func child(d string) {

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"rooda/host/runlog"
+)
+
+// These tests run agents that leave processes outside their process group
+// — "setsid sleep 300 &", a daemon's double fork — and check that rooda
+// stops them, says so truthfully, records them, reaps those that exit on
+// their own, and that no agent outlives a rooda killed outright. Every
+// test's workspace fails it if a recorded process survives.
+
+// recordedPids are the pids the fake agents recorded, in order: each
+// agent's, then the children it started.
+func (w *workspace) recordedPids() []int {
+	data, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
+	var pids []int
+	for _, field := range strings.Fields(string(data)) {
+		pid, _ := strconv.Atoi(field)
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// meta reads meta.json of the only run's iteration n.
+func (w *workspace) meta(n int) runlog.Meta {
+	w.t.Helper()
+	runs, _ := filepath.Glob(filepath.Join(w.dir, ".rooda/runs/*/iterations", "000"+strconv.Itoa(n), "meta.json"))
+	if len(runs) != 1 {
+		w.t.Fatalf("want one meta.json of iteration %d, found %v", n, runs)
+	}
+	data, err := os.ReadFile(runs[0])
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var m runlog.Meta
+	if err := json.Unmarshal(data, &m); err != nil {
+		w.t.Fatal(err)
+	}
+	return m
+}
+
+func TestEscapedProcessesStopped(t *testing.T) {
+	w := newWorkspace(t, step{"output": "working\n", "escape": "60s", "daemon": "60s"})
+	o := w.run("build", "-n", "1")
+	o.expect(t, 2, "WARN: Iteration 1/1: the agent left 2 processes running outside its process group (", "); stopped them")
+	pids := w.recordedPids()
+	if len(pids) != 3 {
+		t.Fatalf("want the agent, its escaped child and its daemon recorded, got %v", pids)
+	}
+	m := w.meta(1)
+	recorded := strings.Join(m.Escaped, ", ")
+	if len(m.Escaped) != 2 || !strings.Contains(recorded, strconv.Itoa(pids[1])+" fakeagent") || !strings.Contains(recorded, strconv.Itoa(pids[2])+" fakeagent") {
+		t.Errorf("meta.json escaped = %q, want the pids %v", m.Escaped, pids[1:])
+	}
+	show := w.rooda("runs", "show", "last", "--iteration", "1")
+	if !strings.Contains(show.stdout, "Left outside its group, stopped: "+recorded) {
+		t.Errorf("runs show does not name the escaped processes:\n%s%s", show.stdout, show.stderr)
+	}
+}
+
+// TestTimeoutStopsEscapedProcesses: the timeout's warning that the agent
+// and its children were stopped is true, escaped ones included.
+func TestTimeoutStopsEscapedProcesses(t *testing.T) {
+	w := newWorkspace(t, step{"escape": "60s", "delay": "60s"})
+	o := w.run("build", "-n", "1", "--iteration-timeout", "1")
+	o.expect(t, 2, "WARN: Iteration 1/1: the agent left 1 process running outside its process group (",
+		"WARN: Iteration 1/1: timed out after 1s; the agent and its children were stopped")
+}
+
+// TestStragglersStoppedAtExit: a process that escaped with an empty
+// environment carries no tag; rooda still stops it as it exits, and says
+// so.
+func TestStragglersStoppedAtExit(t *testing.T) {
+	w := newWorkspace(t, step{"escape": "60s", "daemon": "60s", "clean_env": true})
+	o := w.run("build", "-n", "1")
+	o.expect(t, 2, "WARN: stopped 2 processes still running below rooda as it exited: ")
+}
+
+// TestOrphansReaped: an orphan that rooda adopted and that exits on its
+// own is reaped while the run goes on, not left a zombie.
+func TestOrphansReaped(t *testing.T) {
+	w := newWorkspace(t, step{"escape": "100ms", "clean_env": true}, step{"delay": "60s"})
+	s := w.start(w.command("build", "-n", "2"))
+	w.waitForPids(3) // the first agent, its orphan, the second agent
+	orphan := w.recordedPids()[1]
+	for exists(orphan) {
+		if !alive(s.cmd.Process.Pid) {
+			t.Fatalf("rooda ended with its orphan %d unreaped", orphan)
+		}
+		if time.Since(s.at) > hangGuard {
+			t.Fatalf("orphan %d still a process (state %s) in the second iteration", orphan, state(orphan))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.cmd.Process.Signal(syscall.SIGINT)
+	w.wait(s).expect(t, 130)
+}
+
+// TestAgentDiesWithRooda: rooda killed outright takes its agent along
+// (PR_SET_PDEATHSIG), so the agent does not go on spending alone.
+func TestAgentDiesWithRooda(t *testing.T) {
+	w := newWorkspace(t, step{"delay": "60s"})
+	s := w.start(w.command("build", "-n", "1"))
+	w.waitForPids(1)
+	agentPid := w.recordedPids()[0]
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	deadline := time.Now().Add(hangGuard)
+	for alive(agentPid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent %d outlived rooda, killed by SIGKILL", agentPid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// exists reports whether pid is still in the process table, a zombie
+// included.
+func exists(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil
+}
+
+func state(pid int) string {
+	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		return strings.Fields(s[i+1:])[0]
+	}
+	return "gone"
+}

@@ -1,0 +1,234 @@
+package agent
+
+import (
+	"bytes"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// reapOrphans collects the zombies among rooda's children that os/exec
+// is not waiting for: adopted orphans that exited.
+func (f *family) reapOrphans() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.adopted() {
+		if p.state == 'Z' {
+			var ws syscall.WaitStatus
+			syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+		}
+	}
+}
+
+// adopted are rooda's children that it did not start, zombies included;
+// f.mu is held. Every process that escaped an agent's group descends
+// from one of them, since its lineage up to the agent is broken.
+func (f *family) adopted() []proc {
+	var list []proc
+	for _, p := range children() {
+		if f.started[p.pid] == nil {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// children are rooda's child processes. The kernel lists them per thread
+// (/proc/self/task/*/children), a few reads where a scan of /proc takes
+// hundreds; without that list, /proc is scanned.
+func children() []proc {
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	if len(tasks) == 0 {
+		return childrenOf(os.Getpid(), processes())
+	}
+	var list []proc
+	for _, task := range tasks {
+		data, _ := os.ReadFile(task)
+		for _, field := range strings.Fields(string(data)) {
+			pid, _ := strconv.Atoi(field)
+			if p, ok := readStat(pid); ok {
+				list = append(list, p)
+			}
+		}
+	}
+	return list
+}
+
+func childrenOf(parent int, all []proc) []proc {
+	var list []proc
+	for _, p := range all {
+		if p.ppid == parent {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+var reaperOnce sync.Once
+
+// adoptOrphans makes rooda the reaper of its agents' orphans (Linux's
+// PR_SET_CHILD_SUBREAPER): a background child whose parent exited is
+// then rooda's to wait for and to stop, so "everything the agent started
+// is gone" can be known exactly. A goroutine reaps each orphan that
+// exits, so a long run does not pile up zombies.
+func adoptOrphans() {
+	reaperOnce.Do(func() {
+		const prSetChildSubreaper = 36
+		syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+		exits := make(chan os.Signal, 1)
+		signal.Notify(exits, syscall.SIGCHLD)
+		go func() {
+			for range exits {
+				kin.reapOrphans()
+			}
+		}()
+	})
+}
+
+// reap collects the exited processes that rooda adopted.
+func reap(int) { kin.reapOrphans() }
+
+// sysProcAttr puts the agent in a process group of its own, and has the
+// kernel kill it if rooda dies first (kill -9, a crash): an agent never
+// goes on spending without the loop that started it.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// proc is what /proc/PID/stat says of a process.
+type proc struct {
+	pid, ppid int
+	state     byte
+	name      string
+}
+
+// processes lists the processes of the machine, as far as /proc shows
+// them; one that ends while it is read is left out.
+func processes() []proc {
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer dir.Close()
+	names, _ := dir.Readdirnames(-1)
+	list := make([]proc, 0, len(names))
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil {
+			continue
+		}
+		if p, ok := readStat(pid); ok {
+			list = append(list, p)
+		}
+	}
+	return list
+}
+
+// readStat parses /proc/PID/stat: "pid (name) state ppid …", where the
+// name may hold spaces and parentheses, so it ends at the last ')'.
+func readStat(pid int) (proc, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return proc{}, false
+	}
+	open, end := bytes.IndexByte(data, '('), bytes.LastIndexByte(data, ')')
+	if open < 0 || end < open {
+		return proc{}, false
+	}
+	fields := strings.Fields(string(data[end+1:]))
+	if len(fields) < 2 || len(fields[0]) != 1 {
+		return proc{}, false
+	}
+	ppid, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return proc{}, false
+	}
+	return proc{pid: pid, ppid: ppid, state: fields[0][0], name: string(data[open+1 : end])}, true
+}
+
+// escapees are the live processes that descend from an orphan rooda
+// adopted and carry tag in their environment, or with tag "" all of
+// them. With no orphan adopted, which is the rule, /proc is not scanned.
+func escapees(tag string) []proc {
+	kin.mu.Lock()
+	roots := kin.adopted()
+	kin.mu.Unlock()
+	if len(roots) == 0 {
+		return nil
+	}
+	var found []proc
+	for _, p := range below(roots, processes()) {
+		if p.state != 'Z' && (tag == "" || hasTag(p.pid, tag)) {
+			found = append(found, p)
+		}
+	}
+	return found
+}
+
+// below are roots and all their descendants in all.
+func below(roots, all []proc) []proc {
+	byParent := map[int][]proc{}
+	for _, p := range all {
+		byParent[p.ppid] = append(byParent[p.ppid], p)
+	}
+	found := slices.Clone(roots)
+	for i := 0; i < len(found); i++ {
+		found = append(found, byParent[found[i].pid]...)
+	}
+	return found
+}
+
+// hasTag reports whether the process was started with TagVariable=tag.
+func hasTag(pid int, tag string) bool {
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	want := []byte(TagVariable + "=" + tag)
+	for entry := range bytes.SplitSeq(env, []byte{0}) {
+		if bytes.Equal(entry, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// stopTagged stops the processes found by tag, and those they start
+// while being stopped: SIGTERM (once each), then SIGKILL after grace, or
+// at once when kill is closed. It returns every process it found,
+// whether SIGKILL was needed, and whether some survived even that.
+func stopTagged(tag string, grace time.Duration, kill <-chan struct{}) (found []Process, killed, survived bool) {
+	seen := map[int]bool{}
+	// sweep signals what is left and reports whether nothing is.
+	sweep := func(always syscall.Signal) bool {
+		kin.reapOrphans()
+		list := escapees(tag)
+		for _, p := range list {
+			if !seen[p.pid] {
+				seen[p.pid] = true
+				found = append(found, Process{PID: p.pid, Name: p.name})
+				syscall.Kill(p.pid, syscall.SIGTERM)
+				syscall.Kill(p.pid, syscall.SIGCONT)
+			}
+			if always != 0 {
+				syscall.Kill(p.pid, always)
+			}
+		}
+		return len(list) == 0
+	}
+	defer func() { slices.SortFunc(found, func(a, b Process) int { return a.PID - b.PID }) }()
+	if sweep(0) {
+		return nil, false, false
+	}
+	if waitFor(func() bool { return sweep(0) }, grace, kill) {
+		return found, false, false
+	}
+	gone := waitFor(func() bool { return sweep(syscall.SIGKILL) }, grace, nil)
+	return found, true, !gone
+}

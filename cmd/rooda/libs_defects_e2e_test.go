@@ -77,7 +77,7 @@ func TestUpdateDoesNotPinATamperedCache(t *testing.T) {
 
 	w.tamper(commit)
 	o := w.rooda("script", "run", "main.star")
-	for _, want := range []string{"Error: library team: ", "the cached files differ from git's commit " + commit[:12], "changed: greet.star", "run rooda lib fetch", w.cached(commit, "")} {
+	for _, want := range []string{"Error: library team: ", "the cached files differ from git's commit " + commit[:12], "changed: greet.star", "Run rooda lib fetch to restore them from git", w.cached(commit, "")} {
 		if o.code != 1 || !strings.Contains(o.stderr, want) {
 			t.Errorf("a run on the tampered cache: exit %d, want %q in\n%s", o.code, want, o.stderr)
 		}

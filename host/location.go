@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"rooda/host/libs"
 	"rooda/host/suggest"
 )
 
@@ -93,7 +94,7 @@ func (r *resolver) resolve(from Location, module string) (Location, error) {
 	case from.Embedded != "":
 		return r.inLibrary(stdlib, path.Join(path.Dir(from.Embedded), module))
 	case from.library != "" && filepath.IsAbs(module):
-		return Location{}, fmt.Errorf("%s is an absolute path: a library loads its own files by paths relative to them", module)
+		return Location{}, fmt.Errorf("%s is an absolute path: a library names its own files by paths relative to them", module)
 	case from.library != "":
 		return r.inLibrary(from.library, path.Join(path.Dir(from.rel), filepath.ToSlash(module)))
 	}
@@ -108,7 +109,7 @@ func (r *resolver) resolve(from Location, module string) (Location, error) {
 func (r *resolver) inLibrary(name, rel string) (Location, error) {
 	rel = path.Clean(rel)
 	if rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
-		return Location{}, fmt.Errorf("@%s//%s leaves the library", name, rel)
+		return Location{}, fmt.Errorf("@%s//%s leaves the library %s: a library names only its own files", name, rel, name)
 	}
 	display := "@" + name + "//" + rel
 	if name == stdlib {
@@ -120,6 +121,12 @@ func (r *resolver) inLibrary(name, rel string) (Location, error) {
 	}
 	l := onDisk(display, filepath.Join(dir, filepath.FromSlash(rel)))
 	l.library, l.rel = name, rel
+	// A library's files are its own: a link out of it would load what no
+	// pin covers and no reviewer of the library saw.
+	if target, out := libs.Outside(dir, l.Path); out {
+		return Location{}, fmt.Errorf("%s leads through a symbolic link to %s, outside the library %s (%s); a library's links must stay inside it: point the link into the library, or copy the file in",
+			display, target, name, dir)
+	}
 	return l, nil
 }
 

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,4 +73,33 @@ func FuzzResolve(f *testing.F) {
 			t.Fatalf("%q resolved outside the standard library: %s", module, got.Embedded)
 		}
 	})
+}
+
+// TestResolveConfinesLinks: a library's link out of it is refused, named
+// with where it leads; a link inside it, and a link of the workspace's
+// own, resolve.
+func TestResolveConfinesLinks(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir()) // as the message names it
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(base, "team")
+	os.MkdirAll(lib, 0o755)
+	os.WriteFile(filepath.Join(base, "secret.star"), nil, 0o644)
+	os.WriteFile(filepath.Join(lib, "real.star"), nil, 0o644)
+	os.Symlink("real.star", filepath.Join(lib, "ok.star"))
+	os.Symlink("../secret.star", filepath.Join(lib, "evil.star"))
+	os.Symlink("team/evil.star", filepath.Join(base, "mine.star"))
+	r := &resolver{workDir: base, libraries: map[string]string{"team": lib}}
+	root := onDisk("main.star", filepath.Join(base, "main.star"))
+	for module, fail := range map[string]string{
+		"@team//ok.star":   "",
+		"mine.star":        "",
+		"@team//evil.star": "@team//evil.star leads through a symbolic link to " + filepath.Join(base, "secret.star") + ", outside the library team",
+	} {
+		_, err := r.resolve(root, module)
+		if (fail == "" && err != nil) || (fail != "" && (err == nil || !strings.Contains(err.Error(), fail))) {
+			t.Errorf("%s: %v, want %q", module, err, fail)
+		}
+	}
 }

@@ -21,8 +21,10 @@ func libCommand() *cli.Command {
     team: {git: https://example.org/team-procedures.git, ref: v1, path: star}
 
 Scripts load its files as @team//path. The first use pins the ref's commit
-and a SHA-256 of the files; later runs use the cache and check the hash.
-A ref that has moved is found as a hash mismatch until rooda lib update.`,
+and a SHA-256 of git's files; later runs use the cache and check the hash.
+Cached files edited since are refused until rooda lib fetch restores them.
+A ref that has moved is found as a hash mismatch until rooda lib update.
+A library's symbolic links must stay inside it.`,
 		Subcommands: []*cli.Command{{
 			Name:  "list",
 			Usage: "every library: where it is, its pin, whether it is cached",

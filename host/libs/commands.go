@@ -37,7 +37,7 @@ func (m *Manager) Fetch(ctx context.Context, libs map[string]config.Value[config
 }
 
 func (m *Manager) fetchOne(ctx context.Context, name string, lib config.Library) (string, error) {
-	lk, now, err := m.repin(ctx, lib)
+	lk, now, restored, err := m.repin(ctx, lib)
 	if err != nil {
 		return "", err
 	}
@@ -45,22 +45,25 @@ func (m *Manager) fetchOne(ctx context.Context, name string, lib config.Library)
 	switch {
 	case !pinned:
 		lk.Libraries[name] = now
-		return fmt.Sprintf("%s: pinned %s at %s", name, lib.Ref, short(now.Commit)), lk.write(lib.LockDir)
+		return fmt.Sprintf("%s: pinned %s at %s", name, lib.Ref, short(now.Commit)) + restored, lk.write(lib.LockDir)
 	case now.Commit != pin.Commit || now.SHA256 != pin.SHA256:
 		return "", mismatch(name, pin, now)
 	}
-	return fmt.Sprintf("%s: %s at %s, as pinned", name, lib.Ref, short(pin.Commit)), nil
+	return fmt.Sprintf("%s: %s at %s, as pinned", name, lib.Ref, short(pin.Commit)) + restored, nil
 }
 
 // repin reads the library's lock file and works out the pin its ref
-// gives now.
-func (m *Manager) repin(ctx context.Context, lib config.Library) (*lock, Pin, error) {
-	lk, err := readLock(lib.LockDir)
-	if err != nil {
-		return nil, Pin{}, err
+// gives now; restored tells of cached files that differed from git's
+// and were restored, for the end of a line.
+func (m *Manager) repin(ctx context.Context, lib config.Library) (lk *lock, now Pin, restored string, err error) {
+	if lk, err = readLock(lib.LockDir); err != nil {
+		return nil, Pin{}, "", err
 	}
-	now, err := m.pin(ctx, lib)
-	return lk, now, err
+	now, d, err := m.pin(ctx, lib)
+	if !d.none() {
+		restored = fmt.Sprintf("; restored the cached files from git (%s)", d)
+	}
+	return lk, now, restored, err
 }
 
 // Update moves the pins of the named git libraries (every one when names
@@ -95,7 +98,7 @@ func (m *Manager) Update(ctx context.Context, libs map[string]config.Value[confi
 }
 
 func (m *Manager) updateOne(ctx context.Context, name string, lib config.Library) (string, error) {
-	lk, now, err := m.repin(ctx, lib)
+	lk, now, restored, err := m.repin(ctx, lib)
 	if err != nil {
 		return "", err
 	}
@@ -106,11 +109,11 @@ func (m *Manager) updateOne(ctx context.Context, name string, lib config.Library
 	}
 	switch {
 	case !pinned:
-		return fmt.Sprintf("%s: pinned %s at %s", name, lib.Ref, short(now.Commit)), nil
+		return fmt.Sprintf("%s: pinned %s at %s", name, lib.Ref, short(now.Commit)) + restored, nil
 	case old.Commit == now.Commit && old.SHA256 == now.SHA256:
-		return fmt.Sprintf("%s: %s, unchanged", name, short(now.Commit)), nil
+		return fmt.Sprintf("%s: %s, unchanged", name, short(now.Commit)) + restored, nil
 	}
-	return fmt.Sprintf("%s: %s → %s", name, short(old.Commit), short(now.Commit)), nil
+	return fmt.Sprintf("%s: %s → %s", name, short(old.Commit), short(now.Commit)) + restored, nil
 }
 
 // List describes every library: where it is, and for a git one its pin

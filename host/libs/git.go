@@ -80,30 +80,73 @@ func commitOf(ctx context.Context, mirror, ref string) (string, error) {
 // export writes commit's files into the cache, once, and returns their
 // directory.
 func (m *Manager) export(ctx context.Context, mirror, commit string) (string, error) {
-	dir := filepath.Join(m.CacheDir, "lib", commit)
+	dir := m.commitDir(commit)
 	if _, err := os.Stat(dir); err == nil {
 		return dir, nil
 	}
-	tmp, err := os.MkdirTemp(filepath.Join(m.CacheDir), "export-")
+	files, done, err := m.checkout(ctx, mirror, commit)
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(tmp)
-	files := filepath.Join(tmp, "files")
+	defer done()
+	return dir, m.settleExport(files, dir)
+}
+
+// commitDir is where a commit's files are in the cache.
+func (m *Manager) commitDir(commit string) string {
+	return filepath.Join(m.CacheDir, "lib", commit)
+}
+
+// checkout writes commit's files, straight from the mirror's objects, into
+// a new directory of the cache, and returns it with the function that
+// removes what is left of it.
+func (m *Manager) checkout(ctx context.Context, mirror, commit string) (files string, done func(), err error) {
+	tmp, err := os.MkdirTemp(m.CacheDir, "export-")
+	if err != nil {
+		return "", nil, err
+	}
+	done = func() { os.RemoveAll(tmp) }
+	files = filepath.Join(tmp, "files")
 	if err := os.Mkdir(files, 0o755); err != nil {
-		return "", err
+		done()
+		return "", nil, err
 	}
 	_, err = gitpkg.Run(ctx, gitpkg.Command{Env: checkoutEnv(filepath.Join(tmp, "index")), Args: []string{
 		"-c", "core.autocrlf=false", "-c", "core.eol=lf", "-c", "core.symlinks=true",
 		"--git-dir", mirror, "--work-tree", files, "checkout", "--quiet", "--force", commit, "--", "."}})
 	if err != nil {
-		return "", err
+		done()
+		return "", nil, err
 	}
+	return files, done, nil
+}
+
+// settleExport renames a checkout into place as the cache's files of a
+// commit: whole, so a cache entry is either complete or absent.
+func (m *Manager) settleExport(files, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
+		return err
 	}
-	// Renamed whole, so a cache entry is either complete or absent.
-	return dir, settle(os.Rename(files, dir), dir)
+	return settle(os.Rename(files, dir), dir)
+}
+
+// restore makes the cache's files of commit the fresh checkout files, when
+// the cache lacks them or its copy of the library at path differs from
+// them (someone edited it), and returns how it differed.
+func (m *Manager) restore(files, commit, path string) (difference, error) {
+	dir := m.commitDir(commit)
+	if _, err := os.Lstat(dir); err != nil {
+		return difference{}, m.settleExport(files, dir)
+	}
+	d, err := differ(filepath.Join(files, path), filepath.Join(dir, path))
+	if err != nil || d.none() {
+		return d, err
+	}
+	// The edited copy goes beside the checkout, which is removed with it.
+	if err := os.Rename(dir, filepath.Join(filepath.Dir(files), "edited")); err != nil {
+		return d, err
+	}
+	return d, m.settleExport(files, dir)
 }
 
 // checkoutEnv makes a checkout the same on every machine: an index of its

@@ -2,6 +2,8 @@ package libs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,6 +122,9 @@ func TestPinnedLibrary(t *testing.T) {
 	}
 }
 
+// TestTamperedCacheAndOffline: a run refuses cached files edited after
+// the fetch, naming them and the way out; a fetch restores them from git
+// and says so; a pin git's files do not match is told apart.
 func TestTamperedCacheAndOffline(t *testing.T) {
 	ctx := context.Background()
 	r := newRepo(t)
@@ -132,14 +137,32 @@ func TestTamperedCacheAndOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dirs["team"], "lib.star"), []byte("v = 666\n"), 0o644)
-	if _, err := m.Dirs(ctx, libs); err == nil || !strings.Contains(err.Error(), "hash mismatch") || !strings.Contains(err.Error(), "cached files") {
+	os.WriteFile(filepath.Join(dirs["team"], "extra.star"), []byte("x = 1\n"), 0o644)
+	_, err = m.Dirs(ctx, libs)
+	if err == nil || !strings.Contains(err.Error(), "hash mismatch: the cached files differ from git's commit") || !strings.Contains(err.Error(), "(changed: lib.star; added: extra.star) in "+dirs["team"]) || !strings.Contains(err.Error(), "Run rooda lib fetch to restore them from git") {
 		t.Errorf("tampered cache: %v", err)
 	}
+	lines, err := m.Fetch(ctx, libs)
+	if err != nil || len(lines) != 1 || !strings.HasSuffix(lines[0], ", as pinned; restored the cached files from git (changed: lib.star; added: extra.star)") {
+		t.Errorf("fetch: %q, %v", lines, err)
+	}
+	if read(t, dirs["team"]) != "v = 1\n" {
+		t.Error("the cache was not restored")
+	}
+	lk, _ := readLock(ws)
+	pin := lk.Libraries["team"]
+	pin.SHA256 = strings.Repeat("0", 64)
+	lk.Libraries["team"] = pin
+	lk.write(ws)
+	if _, err := m.Dirs(ctx, libs); err == nil || !strings.Contains(err.Error(), "but git's files of that commit hash to") || !strings.Contains(err.Error(), "rooda lib update team") {
+		t.Errorf("a pin git does not match: %v", err)
+	}
+
 	offline := &Manager{CacheDir: filepath.Join(t.TempDir(), "cache"), Offline: true}
 	if _, err := offline.Dirs(ctx, libs); err == nil || !strings.Contains(err.Error(), "--offline") {
 		t.Errorf("offline with an empty cache: %v", err)
 	}
-	lines, err := m.List(libs)
+	lines, err = m.List(libs)
 	if err != nil || len(lines) != 2 || !strings.Contains(lines[1], "\tpinned ") || !strings.HasPrefix(lines[0], "local\t/somewhere/local") {
 		t.Errorf("list: %q, %v", lines, err)
 	}
@@ -214,5 +237,56 @@ func TestLibFlagReplacesAGitLibrary(t *testing.T) {
 	}
 	if _, err := WithFlags(libs, []string{"team"}); err == nil {
 		t.Error("--lib without =DIR accepted")
+	}
+}
+
+// TestHashCoversSymlinks: a library of regular files hashes as the first
+// pins did; a link in it is covered by its target, so that repointing it
+// changes the hash.
+func TestHashCoversSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.star"), []byte("a = 1\n"), 0o644)
+	sum, err := hashDir(dir)
+	if want := sha256.Sum256([]byte("a.star\x00a = 1\n\x00")); err != nil || sum != hex.EncodeToString(want[:]) {
+		t.Errorf("regular files: %s, %v", sum, err)
+	}
+	// A library whose path is a link is hashed by the files it leads to.
+	root := filepath.Join(t.TempDir(), "root")
+	os.Symlink(dir, root)
+	if through, err := hashDir(root); err != nil || through != sum {
+		t.Errorf("through a link: %s, %v", through, err)
+	}
+	os.Symlink("a.star", filepath.Join(dir, "b.star"))
+	linked, _ := hashDir(dir)
+	os.Remove(filepath.Join(dir, "b.star"))
+	os.Symlink("/etc/hostname", filepath.Join(dir, "b.star"))
+	repointed, _ := hashDir(dir)
+	if linked == sum || repointed == linked || repointed == sum {
+		t.Errorf("hashes %s, %s, %s", sum, linked, repointed)
+	}
+}
+
+// TestOutside: links inside a library are its files, links out of it
+// (directly, through a directory, by ..) are not, also when the library
+// is reached through a link; a path that does not resolve is left to the
+// read.
+func TestOutside(t *testing.T) {
+	base := t.TempDir()
+	lib, outside := filepath.Join(base, "lib"), filepath.Join(base, "outside")
+	os.MkdirAll(filepath.Join(lib, "sub"), 0o755)
+	os.MkdirAll(outside, 0o755)
+	os.WriteFile(filepath.Join(lib, "sub", "real.star"), nil, 0o644)
+	os.WriteFile(filepath.Join(outside, "secret"), nil, 0o644)
+	os.Symlink("sub/real.star", filepath.Join(lib, "ok.star"))
+	os.Symlink("../outside/secret", filepath.Join(lib, "up"))
+	os.Symlink(outside, filepath.Join(lib, "dir"))
+	os.Symlink("../outside/none", filepath.Join(lib, "dangling"))
+	os.Symlink(lib, filepath.Join(base, "linked"))
+	for _, root := range []string{lib, filepath.Join(base, "linked")} {
+		for name, want := range map[string]bool{"ok.star": false, "sub/real.star": false, "up": true, "dir/secret": true, "dangling": false, "missing": false} {
+			if _, out := Outside(root, filepath.Join(root, name)); out != want {
+				t.Errorf("Outside(%s, %s) = %v", root, name, out)
+			}
+		}
 	}
 }

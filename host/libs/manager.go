@@ -61,7 +61,9 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 	}
 	pin, pinned := lk.Libraries[name]
 	if !pinned {
-		pin, err = m.pin(ctx, lib)
+		// A cache that differed from git is restored by pin, before this
+		// run uses it.
+		pin, _, err = m.pin(ctx, lib)
 		if err != nil {
 			return "", err
 		}
@@ -83,46 +85,87 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 			return "", fmt.Errorf("the pinned commit %s: %v", short(pin.Commit), err)
 		}
 	}
-	return m.dir(pin), m.verify(name, pin)
+	return m.dir(pin), m.verify(ctx, name, pin)
 }
 
 // dir is where a pin's library files are in the cache.
 func (m *Manager) dir(p Pin) string {
-	return filepath.Join(m.CacheDir, "lib", p.Commit, filepath.FromSlash(p.Path))
+	return filepath.Join(m.commitDir(p.Commit), filepath.FromSlash(p.Path))
 }
 
-// pin fetches a library, resolves its ref and hashes its files.
-func (m *Manager) pin(ctx context.Context, lib config.Library) (Pin, error) {
+// pin fetches a library, resolves its ref and hashes its files. The hash
+// is of a fresh checkout from git, never of the cache, which may have been
+// edited: the cache is restored from the checkout where it differs, and
+// the difference returned.
+func (m *Manager) pin(ctx context.Context, lib config.Library) (Pin, difference, error) {
 	mirror, err := m.fetch(ctx, lib.Git)
 	if err != nil {
-		return Pin{}, err
+		return Pin{}, difference{}, err
 	}
 	commit, err := commitOf(ctx, mirror, lib.Ref)
 	if err != nil {
-		return Pin{}, err
+		return Pin{}, difference{}, err
 	}
+	files, done, err := m.checkout(ctx, mirror, commit)
+	if err != nil {
+		return Pin{}, difference{}, err
+	}
+	defer done()
 	p := Pin{Git: lib.Git, Ref: lib.Ref, Path: lib.Path, Commit: commit}
-	if _, err := m.export(ctx, mirror, commit); err != nil {
-		return Pin{}, err
+	if p.SHA256, err = hashLibrary(files, p); err != nil {
+		return Pin{}, difference{}, err
 	}
-	if info, err := os.Stat(m.dir(p)); err != nil || !info.IsDir() {
-		return Pin{}, fmt.Errorf("path %q is not a directory of the repository at %s", lib.Path, short(commit))
-	}
-	p.SHA256, err = hashDir(m.dir(p))
-	return p, err
+	d, err := m.restore(files, commit, filepath.FromSlash(lib.Path))
+	return p, d, err
 }
 
-// verify checks the cached files against the pin's hash.
-func (m *Manager) verify(name string, pin Pin) error {
+// hashLibrary hashes the library at the pin's path of a checkout, which
+// must be a directory of the repository.
+func hashLibrary(files string, p Pin) (string, error) {
+	dir := filepath.Join(files, filepath.FromSlash(p.Path))
+	info, err := os.Stat(dir)
+	if err != nil || !info.IsDir() {
+		return "", fmt.Errorf("path %q is not a directory of the repository at %s", p.Path, short(p.Commit))
+	}
+	if target, out := Outside(files, dir); out {
+		return "", fmt.Errorf("path %q is a symbolic link to %s, outside the repository", p.Path, target)
+	}
+	return hashDir(dir)
+}
+
+// verify checks the cached files against the pin's hash, and says what
+// differs, and what to do, when they do not match.
+func (m *Manager) verify(ctx context.Context, name string, pin Pin) error {
 	sum, err := hashDir(m.dir(pin))
-	if err != nil {
+	if err != nil || sum == pin.SHA256 {
 		return err
 	}
-	if sum != pin.SHA256 {
-		return fmt.Errorf("hash mismatch: rooda.lock has sha256 %s for commit %s, but the cached files in %s hash to %s; delete that directory to fetch them again",
-			pin.SHA256, short(pin.Commit), m.dir(pin), sum)
+	general := fmt.Errorf("hash mismatch: rooda.lock has sha256 %s for commit %s, but the cached files in %s hash to %s; run rooda lib fetch to fetch them again, or delete %s",
+		pin.SHA256, short(pin.Commit), m.dir(pin), sum, m.commitDir(pin.Commit))
+	mirror := m.mirror(pin.Git)
+	if _, err := os.Stat(mirror); err != nil {
+		return general
 	}
-	return nil
+	files, done, err := m.checkout(ctx, mirror, pin.Commit)
+	if err != nil {
+		return general
+	}
+	defer done()
+	fresh := filepath.Join(files, filepath.FromSlash(pin.Path))
+	gitSum, err := hashDir(fresh)
+	if err != nil {
+		return general
+	}
+	if gitSum != pin.SHA256 {
+		return fmt.Errorf("hash mismatch: rooda.lock has sha256 %s for commit %s, but git's files of that commit hash to %s; if rooda.lock was edited, restore it, or run rooda lib update %s to pin again",
+			pin.SHA256, short(pin.Commit), gitSum, name)
+	}
+	d, err := differ(fresh, m.dir(pin))
+	if err != nil {
+		return general
+	}
+	return fmt.Errorf("hash mismatch: the cached files differ from git's commit %s (%s) in %s: they were edited after the fetch. Run rooda lib fetch to restore them from git, or delete %s",
+		short(pin.Commit), d, m.dir(pin), m.commitDir(pin.Commit))
 }
 
 func mismatch(name string, pin, now Pin) error {

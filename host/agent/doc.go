@@ -2,6 +2,6 @@
 // stdout and stderr captured together in a bounded buffer, in a process
 // group of its own so that a timeout, an interrupt or its own exit stops
 // every process it started. What leaves the group (setsid, a daemon) is
-// adopted, found by the tag in its environment and stopped as well, and
-// adopted orphans are reaped. Nothing else in rooda starts a process.
+// found in the agent's cgroup, or by the tag in its environment, and
+// stopped as well; adopted orphans are reaped. Nothing else in rooda starts a process.
 package agent

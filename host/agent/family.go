@@ -3,8 +3,11 @@ package agent
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 )
 
 // rooda's family: the processes it started and those it adopted.
@@ -86,6 +89,58 @@ func ProcessList(list []Process) string {
 // tells whose it is — and returns them. rooda calls it as it exits: none
 // of its processes outlives it.
 func StopStragglers() []Process {
-	found, _, _ := stopTagged("", DefaultGrace, nil)
+	found, _, _ := stopLeft(tag(""), DefaultGrace, nil)
+	removeBaseCgroup()
 	return found
+}
+
+// leftovers are what an agent left running once its group was gone.
+type leftovers interface {
+	find() []proc
+	// killAll kills them all, or does nothing where sending each SIGKILL
+	// is all there is.
+	killAll()
+}
+
+// tag finds leftovers by the tag in their environment.
+type tag string
+
+func (t tag) find() []proc { return escapees(string(t)) }
+func (t tag) killAll()     {}
+
+// stopLeft stops the leftovers, and those they start while being
+// stopped: SIGTERM (once each), then SIGKILL after grace, or at once
+// when kill is closed. It returns every process it found, whether
+// SIGKILL was needed, and whether some survived even that.
+func stopLeft(left leftovers, grace time.Duration, kill <-chan struct{}) (found []Process, killed, survived bool) {
+	seen := map[int]bool{}
+	// sweep signals what is left and reports whether nothing is.
+	sweep := func(always syscall.Signal) bool {
+		kin.reapOrphans()
+		list := left.find()
+		for _, p := range list {
+			if !seen[p.pid] {
+				seen[p.pid] = true
+				found = append(found, Process{PID: p.pid, Name: p.name})
+				syscall.Kill(p.pid, syscall.SIGTERM)
+				syscall.Kill(p.pid, syscall.SIGCONT)
+			}
+			if always != 0 {
+				syscall.Kill(p.pid, always)
+			}
+		}
+		if len(list) > 0 && always == syscall.SIGKILL {
+			left.killAll()
+		}
+		return len(list) == 0
+	}
+	defer func() { slices.SortFunc(found, func(a, b Process) int { return a.PID - b.PID }) }()
+	if sweep(0) {
+		return nil, false, false
+	}
+	if waitFor(func() bool { return sweep(0) }, grace, kill) {
+		return found, false, false
+	}
+	gone := waitFor(func() bool { return sweep(syscall.SIGKILL) }, grace, nil)
+	return found, true, !gone
 }

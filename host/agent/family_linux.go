@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // reapOrphans collects the zombies among rooda's children that os/exec
@@ -94,11 +93,16 @@ func adoptOrphans() {
 // reap collects the exited processes that rooda adopted.
 func reap(int) { kin.reapOrphans() }
 
-// sysProcAttr puts the agent in a process group of its own, and has the
-// kernel kill it if rooda dies first (kill -9, a crash): an agent never
-// goes on spending without the loop that started it.
-func sysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+// sysProcAttr puts the agent in a process group of its own, and in its
+// cgroup if it has one, and has the kernel kill it if rooda dies first
+// (kill -9, a crash): an agent never goes on spending without the loop
+// that started it.
+func sysProcAttr(g *cgroup) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if g != nil {
+		attr.UseCgroupFD, attr.CgroupFD = true, g.fd
+	}
+	return attr
 }
 
 // proc is what /proc/PID/stat says of a process.
@@ -197,38 +201,4 @@ func hasTag(pid int, tag string) bool {
 		}
 	}
 	return false
-}
-
-// stopTagged stops the processes found by tag, and those they start
-// while being stopped: SIGTERM (once each), then SIGKILL after grace, or
-// at once when kill is closed. It returns every process it found,
-// whether SIGKILL was needed, and whether some survived even that.
-func stopTagged(tag string, grace time.Duration, kill <-chan struct{}) (found []Process, killed, survived bool) {
-	seen := map[int]bool{}
-	// sweep signals what is left and reports whether nothing is.
-	sweep := func(always syscall.Signal) bool {
-		kin.reapOrphans()
-		list := escapees(tag)
-		for _, p := range list {
-			if !seen[p.pid] {
-				seen[p.pid] = true
-				found = append(found, Process{PID: p.pid, Name: p.name})
-				syscall.Kill(p.pid, syscall.SIGTERM)
-				syscall.Kill(p.pid, syscall.SIGCONT)
-			}
-			if always != 0 {
-				syscall.Kill(p.pid, always)
-			}
-		}
-		return len(list) == 0
-	}
-	defer func() { slices.SortFunc(found, func(a, b Process) int { return a.PID - b.PID }) }()
-	if sweep(0) {
-		return nil, false, false
-	}
-	if waitFor(func() bool { return sweep(0) }, grace, kill) {
-		return found, false, false
-	}
-	gone := waitFor(func() bool { return sweep(syscall.SIGKILL) }, grace, nil)
-	return found, true, !gone
 }

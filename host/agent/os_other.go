@@ -5,7 +5,6 @@ package agent
 import (
 	"os"
 	"syscall"
-	"time"
 )
 
 // adoptOrphans does nothing where there are no subreapers: orphans go to
@@ -14,13 +13,30 @@ func adoptOrphans() {}
 
 func reap(int) {}
 
-func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+func (f *family) reapOrphans() {}
 
-// stopTagged finds nothing without /proc: what escaped the group is left
-// to init.
-func stopTagged(string, time.Duration, <-chan struct{}) ([]Process, bool, bool) {
-	return nil, false, false
+// proc is a process found; without /proc none is.
+type proc struct {
+	pid  int
+	name string
 }
+
+// escapees finds nothing without /proc: what escaped the group is left to
+// init.
+func escapees(string) []proc { return nil }
+
+// cgroup is Linux's; elsewhere there is none.
+type cgroup struct{}
+
+func newCgroup() *cgroup     { return nil }
+func (*cgroup) find() []proc { return nil }
+func (*cgroup) killAll()     {}
+func (*cgroup) remove()      {}
+func removeBaseCgroup()      {}
+
+var cgroupsOff bool
+
+func sysProcAttr(*cgroup) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 func widenPipe(*os.File) {}
 

@@ -97,7 +97,8 @@ type process struct {
 	read   chan struct{} // closed when the output is read to its end
 	exited chan error
 	began  time.Time
-	tag    string // TagVariable's value in its environment
+	tag    string  // TagVariable's value in its environment
+	cgroup *cgroup // nil where rooda has no cgroups
 }
 
 // start starts the agent in a process group of its own, with the prompt
@@ -114,14 +115,10 @@ func start(c Command) (*process, error) {
 		outW.Close()
 		return nil, err
 	}
-	p := &process{cmd: exec.Command(c.Argv[0], c.Argv[1:]...), tag: kin.newTag()}
-	cmd := p.cmd
-	cmd.Dir, cmd.Env = c.Dir, append(append(os.Environ(), c.Env...), TagVariable+"="+p.tag)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, outW
-	cmd.SysProcAttr = sysProcAttr()
+	p := &process{tag: kin.newTag(), cgroup: newCgroup()}
 	adoptOrphans()
 	p.began = time.Now()
-	err = kin.startTracked(p)
+	err = p.start(c, inR, outW)
 	inR.Close()
 	outW.Close() // the agent holds the only write ends now
 	if err != nil {
@@ -134,11 +131,41 @@ func start(c Command) (*process, error) {
 	go feed(inW, c.Prompt)
 	go p.capture(c.Stream)
 	go func() {
-		err := cmd.Wait()
+		err := p.cmd.Wait()
 		kin.forget(p)
 		p.exited <- err
 	}()
 	return p, nil
+}
+
+// start starts the command, in the agent's cgroup if it has one. A
+// kernel that refuses to start it there (no clone3, no write access to
+// the cgroup's parent) gets it started without, and rooda does without
+// cgroups from then on.
+func (p *process) start(c Command, stdin, stdout *os.File) error {
+	p.cmd = command(c, p.tag, p.cgroup, stdin, stdout)
+	err := kin.startTracked(p)
+	if err == nil || p.cgroup == nil || p.cmd.Err != nil {
+		return err
+	}
+	p.cgroup.remove()
+	p.cgroup = nil
+	p.cmd = command(c, p.tag, nil, stdin, stdout)
+	if err := kin.startTracked(p); err != nil {
+		return err
+	}
+	cgroupsOff = true
+	return nil
+}
+
+// command is the agent's command line with its environment and tag, its
+// stdin and its output.
+func command(c Command, tag string, g *cgroup, stdin, stdout *os.File) *exec.Cmd {
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+	cmd.Dir, cmd.Env = c.Dir, append(append(os.Environ(), c.Env...), TagVariable+"="+tag)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stdout
+	cmd.SysProcAttr = sysProcAttr(g)
+	return cmd
 }
 
 // wait waits for the agent to exit, or stops its group on timeout or when
@@ -168,8 +195,20 @@ func (p *process) wait(ctx context.Context, c Command) Result {
 // outlives it, and says so only when it is true.
 func (p *process) stopEscaped(res *Result, c Command) {
 	var killed bool
-	res.Escaped, killed, res.EscapedSurvived = stopTagged(p.tag, grace(c), c.Kill)
+	res.Escaped, killed, res.EscapedSurvived = stopLeft(p.leftovers(), grace(c), c.Kill)
 	res.Killed = res.Killed || killed
+	if p.cgroup != nil {
+		p.cgroup.remove()
+	}
+}
+
+// leftovers finds what the agent left once its group is gone: by its
+// cgroup, which holds them all, else by its tag.
+func (p *process) leftovers() leftovers {
+	if p.cgroup != nil {
+		return p.cgroup
+	}
+	return tag(p.tag)
 }
 
 // collect reads the rest of the output and fills in how the agent ended.

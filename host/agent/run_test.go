@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -216,64 +215,5 @@ func TestInterruptedBeforeStartStartsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the agent ran")
-	}
-}
-
-// waitEscaped waits until the background job $! is in a session of its
-// own: an agent that exits before its child called setsid has it stopped
-// with its group, which is not what these tests are about.
-const waitEscaped = ` pid=$!; until [ "$(cut -d' ' -f6 /proc/$pid/stat)" = "$pid" ]; do sleep 0.01; done`
-
-// TestEscapedChildStopped: a child that left the agent's group by setsid
-// is found by its tag and stopped once the group is gone, and named.
-func TestEscapedChildStopped(t *testing.T) {
-	res := run(t, Command{Argv: sh(`setsid sleep 30 >/dev/null 2>&1 & echo $!;` + waitEscaped), Grace: time.Second})
-	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Output)))
-	if err != nil {
-		t.Fatalf("output %q", res.Output)
-	}
-	if len(res.Escaped) != 1 || res.Escaped[0].PID != pid || res.Escaped[0].Name != "sleep" || res.EscapedSurvived {
-		t.Errorf("escaped %v (survived %t), want [%d sleep]", res.Escaped, res.EscapedSurvived, pid)
-	}
-	if syscall.Kill(pid, 0) == nil {
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Errorf("escaped child %d survived", pid)
-	}
-}
-
-// TestEscapedChildIgnoringTermKilled: one that ignores SIGTERM gets
-// SIGKILL after the grace period, and the result says so.
-func TestEscapedChildIgnoringTermKilled(t *testing.T) {
-	ready := filepath.Join(t.TempDir(), "ready")
-	script := `setsid sh -c 'trap "" TERM; touch ` + ready + `; sleep 30' >/dev/null 2>&1 & until [ -e ` + ready + ` ]; do sleep 0.01; done`
-	res := run(t, Command{Argv: sh(script), Grace: 200 * time.Millisecond})
-	if len(res.Escaped) == 0 || !res.Killed || res.EscapedSurvived {
-		t.Errorf("escaped %v, killed %t, survived %t", res.Escaped, res.Killed, res.EscapedSurvived)
-	}
-	for _, p := range res.Escaped {
-		if syscall.Kill(p.PID, 0) == nil {
-			syscall.Kill(p.PID, syscall.SIGKILL)
-			t.Errorf("escaped process %v survived", p)
-		}
-	}
-}
-
-// TestReaperLeavesStartedChildren: orphans exiting while other agents
-// run are reaped, and never an agent whose exit status os/exec awaits.
-func TestReaperLeavesStartedChildren(t *testing.T) {
-	results := make(chan Result, 16)
-	for range cap(results) {
-		go func() {
-			res, err := Run(context.Background(), Command{Argv: sh(`(setsid true &); sleep 0.05; exit 3`), MaxOutput: 1024})
-			if err != nil {
-				t.Error(err)
-			}
-			results <- res
-		}()
-	}
-	for range cap(results) {
-		if res := <-results; res.ExitCode != 3 {
-			t.Errorf("exit code %d, want 3: the reaper took the agent's status", res.ExitCode)
-		}
 	}
 }

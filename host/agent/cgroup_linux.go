@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Where the kernel offers a cgroup v2 hierarchy that rooda may write to,
+// each agent starts in a cgroup of its own (CLONE_INTO_CGROUP). A cgroup
+// holds every process the agent starts, whatever session or group it
+// moves to and whatever it does to its environment, so what is left in
+// it once the group is gone is exactly what escaped, and cgroup.kill
+// ends it all at once, a process forking while it dies included. Without
+// such a hierarchy (cgroup v1 only, no write access), the tags serve.
+
+// cgroupsOff is set once the kernel refused to start an agent in a
+// cgroup: rooda then does without, and tests set it to try the tags.
+var cgroupsOff bool
+
+var cgroupBase struct {
+	once sync.Once
+	dir  string // rooda's own cgroup: <rooda's cgroup>/rooda-<pid>
+	n    int
+	mu   sync.Mutex
+}
+
+// cgroup is one agent's.
+type cgroup struct {
+	dir string
+	fd  int // a descriptor of dir, for CLONE_INTO_CGROUP
+}
+
+// newCgroup makes a cgroup for one agent, or returns nil where rooda
+// cannot.
+func newCgroup() *cgroup {
+	base := baseCgroup()
+	if base == "" || cgroupsOff {
+		return nil
+	}
+	cgroupBase.mu.Lock()
+	cgroupBase.n++
+	dir := filepath.Join(base, "agent-"+strconv.Itoa(cgroupBase.n))
+	cgroupBase.mu.Unlock()
+	if os.Mkdir(dir, 0o755) != nil {
+		return nil
+	}
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		os.Remove(dir)
+		return nil
+	}
+	return &cgroup{dir: dir, fd: fd}
+}
+
+// baseCgroup makes, once, the cgroup under which rooda puts its agents'
+// (beside rooda itself, in the cgroup it runs in), and removes those
+// that roodas killed outright left behind. "" means none can be made.
+func baseCgroup() string {
+	cgroupBase.once.Do(func() {
+		own := ownCgroup()
+		if own == "" {
+			return
+		}
+		removeStale(own)
+		dir := filepath.Join(own, "rooda-"+strconv.Itoa(os.Getpid()))
+		if os.Mkdir(dir, 0o755) == nil {
+			cgroupBase.dir = dir
+		}
+	})
+	return cgroupBase.dir
+}
+
+// ownCgroup is the directory of rooda's cgroup in the v2 hierarchy, or
+// "" when there is none.
+func ownCgroup() string {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	for line := range strings.Lines(string(data)) {
+		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
+			if mount := cgroup2Mount(); mount != "" {
+				return filepath.Join(mount, path)
+			}
+		}
+	}
+	return ""
+}
+
+// cgroup2Mount is where the v2 hierarchy is mounted: /sys/fs/cgroup, or
+// /sys/fs/cgroup/unified beside the v1 ones.
+func cgroup2Mount() string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	lines := bufio.NewScanner(f)
+	for lines.Scan() {
+		// "id parent dev root mountpoint options … - fstype source options"
+		fields := strings.Fields(lines.Text())
+		for i, field := range fields {
+			if field == "-" && i+1 < len(fields) && fields[i+1] == "cgroup2" && len(fields) > 4 {
+				return fields[4]
+			}
+		}
+	}
+	return ""
+}
+
+// removeStale removes the empty cgroups of roodas that are gone.
+func removeStale(own string) {
+	entries, _ := os.ReadDir(own)
+	for _, e := range entries {
+		pid, ok := strings.CutPrefix(e.Name(), "rooda-")
+		n, err := strconv.Atoi(pid)
+		if ok && err == nil && e.IsDir() && syscall.Kill(n, 0) == syscall.ESRCH {
+			removeTree(filepath.Join(own, e.Name()))
+		}
+	}
+}
+
+// find lists the live processes in the cgroup and the cgroups below it
+// (a rooda the agent ran makes its own there).
+func (g *cgroup) find() []proc {
+	var found []proc
+	filepath.WalkDir(g.dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		data, _ := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		for _, field := range strings.Fields(string(data)) {
+			pid, _ := strconv.Atoi(field)
+			if p, ok := readStat(pid); ok && p.state != 'Z' {
+				found = append(found, p)
+			}
+		}
+		return nil
+	})
+	return found
+}
+
+// killAll kills every process in the cgroup at once (cgroup.kill, Linux
+// 5.14); where the file is missing, the sweep's SIGKILL to each serves.
+func (g *cgroup) killAll() {
+	os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0)
+}
+
+// remove closes the cgroup and removes it, which the kernel allows only
+// once no process is left in it.
+func (g *cgroup) remove() {
+	syscall.Close(g.fd)
+	removeTree(g.dir)
+}
+
+// removeTree removes a cgroup and those below it, deepest first: a
+// cgroup's directory is removed whole, its files with it, or not at all.
+func removeTree(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			removeTree(filepath.Join(dir, e.Name()))
+		}
+	}
+	syscall.Rmdir(dir)
+}
+
+// removeBaseCgroup removes rooda's own cgroup as it exits.
+func removeBaseCgroup() {
+	if cgroupBase.dir != "" {
+		removeTree(cgroupBase.dir)
+	}
+}

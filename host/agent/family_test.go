@@ -1,0 +1,144 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// waitEscaped waits until the background job $! is in a session of its
+// own: an agent that exits before its child called setsid has it stopped
+// with its group, which is not what these tests are about.
+const waitEscaped = ` pid=$!; until [ "$(cut -d' ' -f6 /proc/$pid/stat)" = "$pid" ]; do sleep 0.01; done`
+
+// eachWay runs test with the agents in cgroups, where the machine has
+// them, and with tags alone.
+func eachWay(t *testing.T, test func(t *testing.T)) {
+	t.Run("cgroup", func(t *testing.T) {
+		if baseCgroup() == "" || cgroupsOff {
+			t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine; the tags are tested")
+		}
+		test(t)
+	})
+	t.Run("tag", func(t *testing.T) {
+		withoutCgroups(t)
+		test(t)
+	})
+}
+
+func withoutCgroups(t *testing.T) {
+	was := cgroupsOff
+	cgroupsOff = true
+	t.Cleanup(func() { cgroupsOff = was })
+}
+
+// dead fails the test for each process still alive, and kills it.
+func dead(t *testing.T, list ...Process) {
+	t.Helper()
+	for _, p := range list {
+		if syscall.Kill(p.PID, 0) == nil && state(p.PID) != 'Z' {
+			syscall.Kill(p.PID, syscall.SIGKILL)
+			t.Errorf("process %v survived", p)
+		}
+	}
+}
+
+func state(pid int) byte {
+	p, _ := readStat(pid)
+	return p.state
+}
+
+// TestEscapedChildStopped: a child that left the agent's group by setsid
+// is found and stopped once the group is gone, and named.
+func TestEscapedChildStopped(t *testing.T) {
+	eachWay(t, func(t *testing.T) {
+		res := run(t, Command{Argv: sh(`setsid sleep 30 >/dev/null 2>&1 & echo $!;` + waitEscaped), Grace: time.Second})
+		pid, err := strconv.Atoi(strings.TrimSpace(string(res.Output)))
+		if err != nil {
+			t.Fatalf("output %q", res.Output)
+		}
+		if len(res.Escaped) != 1 || res.Escaped[0].PID != pid || res.Escaped[0].Name != "sleep" || res.EscapedSurvived {
+			t.Errorf("escaped %v (survived %t), want [%d sleep]", res.Escaped, res.EscapedSurvived, pid)
+		}
+		dead(t, Process{PID: pid})
+	})
+}
+
+// TestEscapedChildIgnoringTermKilled: one that ignores SIGTERM gets
+// SIGKILL after the grace period, and the result says so.
+func TestEscapedChildIgnoringTermKilled(t *testing.T) {
+	eachWay(t, func(t *testing.T) {
+		ready := filepath.Join(t.TempDir(), "ready")
+		script := `setsid sh -c 'trap "" TERM; touch ` + ready + `; sleep 30' >/dev/null 2>&1 & until [ -e ` + ready + ` ]; do sleep 0.01; done`
+		res := run(t, Command{Argv: sh(script), Grace: 200 * time.Millisecond})
+		if len(res.Escaped) == 0 || !res.Killed || res.EscapedSurvived {
+			t.Errorf("escaped %v, killed %t, survived %t", res.Escaped, res.Killed, res.EscapedSurvived)
+		}
+		dead(t, res.Escaped...)
+	})
+}
+
+// cleanEscape starts a child that leaves the group with an empty
+// environment: no tag tells whose it is.
+const cleanEscape = `env -i setsid sleep 30 >/dev/null 2>&1 & echo $!;` + waitEscaped
+
+// TestCgroupHoldsWhatClearedItsEnvironment: in a cgroup, a child that
+// cleared its environment is found all the same, by the iteration.
+func TestCgroupHoldsWhatClearedItsEnvironment(t *testing.T) {
+	if baseCgroup() == "" || cgroupsOff {
+		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
+	}
+	res := run(t, Command{Argv: sh(cleanEscape), Grace: time.Second})
+	if len(res.Escaped) != 1 || res.Escaped[0].Name != "sleep" {
+		t.Errorf("escaped %v, want the sleep", res.Escaped)
+	}
+	dead(t, res.Escaped...)
+}
+
+// TestStragglersStopped: without a cgroup, a child that cleared its
+// environment escapes the iteration, and is stopped as rooda exits.
+func TestStragglersStopped(t *testing.T) {
+	withoutCgroups(t)
+	res := run(t, Command{Argv: sh(cleanEscape), Grace: time.Second})
+	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Output)))
+	if err != nil || len(res.Escaped) != 0 {
+		t.Fatalf("output %q, escaped %v: want no escapee found by tag", res.Output, res.Escaped)
+	}
+	left := StopStragglers()
+	if len(left) != 1 || left[0].PID != pid {
+		t.Errorf("stragglers %v, want [%d sleep]", left, pid)
+	}
+	dead(t, Process{PID: pid})
+}
+
+// TestReaperLeavesStartedChildren: orphans exiting while other agents
+// run are reaped, and never an agent whose exit status os/exec awaits.
+func TestReaperLeavesStartedChildren(t *testing.T) {
+	results := make(chan Result, 16)
+	for range cap(results) {
+		go func() {
+			res, err := Run(context.Background(), Command{Argv: sh(`(setsid true &); sleep 0.05; exit 3`), MaxOutput: 1024})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- res
+		}()
+	}
+	for range cap(results) {
+		if res := <-results; res.ExitCode != 3 {
+			t.Errorf("exit code %d, want 3: the reaper took the agent's status", res.ExitCode)
+		}
+	}
+}
+
+// TestMain leaves no process and no cgroup of the tests behind.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	StopStragglers()
+	os.Exit(code)
+}

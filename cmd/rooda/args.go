@@ -164,7 +164,7 @@ func ownerOf(levels []*level, a string) *level {
 
 // isDefinedFlag reports whether a is a flag some level defines: a value
 // flag followed by it was given no value. Anything else that starts with
-// "-" may be a value ("-n -1", "--ai-cmd -x" is not: -x is no rooda flag).
+// "-" may be a value: "-n -1", or "--ai-cmd -x" (no rooda flag is -x).
 func isDefinedFlag(levels []*level, a string) bool {
 	if !isFlag(a) {
 		return false

@@ -70,10 +70,11 @@ func envValue(lookup func(string) (string, bool), key string) (name, value strin
 // unknownLoopVariables reports each ROODA_LOOP_ variable in environ that is
 // set but names none of keys, as a file's unknown key is reported. Other
 // ROODA_ variables are left alone: rooda sets some for its agent
-// (ROODA_ITERATION…), which a rooda the agent runs sees.
+// (ROODA_ITERATION…), which a rooda the agent runs sees. Sorted, so that
+// the messages come in the same order every time.
 func unknownLoopVariables(environ []string, keys []string) error {
 	var problems prompt.Problems
-	for _, kv := range environ {
+	for _, kv := range slices.Sorted(slices.Values(environ)) {
 		name, value, _ := strings.Cut(kv, "=")
 		key, ok := strings.CutPrefix(name, loopPrefix)
 		if !ok || value == "" || slices.ContainsFunc(keys, func(k string) bool { return EnvName(k) == name }) {

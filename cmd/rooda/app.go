@@ -17,7 +17,10 @@ import (
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	app.Metadata = map[string]any{"args": args}
-	err := app.RunContext(ctx, moveFlagsFirst(app, withRunShorthand(app, args)))
+	args, err := moveFlagsFirst(app, withRunShorthand(app, args))
+	if err == nil {
+		err = app.RunContext(ctx, args)
+	}
 	if err == nil {
 		return 0
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,9 +18,13 @@ import (
 // that belongs to an enclosing command (or the app) moves to that
 // command's place. A "--" the user typed still ends flag parsing: what
 // follows it stays an argument, behind a second "--" that the command sees.
-func moveFlagsFirst(app *cli.App, args []string) []string {
+//
+// A flag that takes a value and has none (it ends the line, or "--" or
+// another flag follows it) is an error here: left to urfave/cli, it would
+// take the next flag for its value and report nonsense about what follows.
+func moveFlagsFirst(app *cli.App, args []string) ([]string, error) {
 	if len(args) == 0 {
-		return args
+		return args, nil
 	}
 	levels := []*level{{defined: app.Flags, commands: app.Commands}}
 	rest := args[1:]
@@ -35,10 +40,14 @@ func moveFlagsFirst(app *cli.App, args []string) []string {
 		case isFlag(a):
 			owner := ownerOf(levels, a)
 			owner.given = append(owner.given, a)
-			if takesValue(owner.defined, a) && !strings.Contains(a, "=") && len(rest) > 0 {
-				owner.given = append(owner.given, rest[0])
-				rest = rest[1:]
+			if !needsValue(owner.defined, a) {
+				continue
 			}
+			if len(rest) == 0 || rest[0] == "--" || isDefinedFlag(levels, rest[0]) {
+				return nil, missingValue(levels, findFlag(owner.defined, flagName(a)), rest)
+			}
+			owner.given = append(owner.given, rest[0])
+			rest = rest[1:]
 		default:
 			if sub := findCommand(cur.commands, a); sub != nil && len(cur.args) == 0 {
 				levels = append(levels, &level{name: a, defined: sub.Flags, commands: sub.Subcommands})
@@ -58,7 +67,36 @@ func moveFlagsFirst(app *cli.App, args []string) []string {
 		out = append(out, "--")
 		out = append(out, last.args...)
 	}
-	return out
+	return out, nil
+}
+
+// missingValue is the error for flag given no value, where next is what
+// followed it. It shows the flag as help does, so that it says what to give.
+func missingValue(levels []*level, flag cli.Flag, next []string) error {
+	name := "--" + flag.Names()[0]
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "flag %s needs a value", name)
+	if len(next) > 0 && next[0] != "--" {
+		fmt.Fprintf(&msg, ", got the flag %s", next[0])
+	}
+	fmt.Fprintf(&msg, "\n  %s\n", strings.Replace(flag.String(), "\t", "    ", 1))
+	if len(next) > 0 && next[0] != "--" {
+		fmt.Fprintf(&msg, "Write %s=VALUE for a value that starts with \"-\". ", name)
+	}
+	fmt.Fprintf(&msg, "Run '%s --help' for usage.", helpName(levels))
+	return errors.New(msg.String())
+}
+
+// helpName is the command line that shows the help of the innermost
+// command: "rooda run".
+func helpName(levels []*level) string {
+	name := "rooda"
+	for _, l := range levels {
+		if l.name != "" {
+			name += " " + l.name
+		}
+	}
+	return name
 }
 
 // withRunShorthand makes "rooda NAME …" mean "rooda run NAME …": when the
@@ -77,7 +115,7 @@ func withRunShorthand(app *cli.App, args []string) []string {
 		case a == "--":
 			return args
 		case isFlag(a):
-			if takesValue(flags, a) && !strings.Contains(a, "=") {
+			if needsValue(flags, a) {
 				i++
 			}
 			continue
@@ -124,6 +162,21 @@ func ownerOf(levels []*level, a string) *level {
 	return levels[len(levels)-1]
 }
 
+// isDefinedFlag reports whether a is a flag some level defines: a value
+// flag followed by it was given no value. Anything else that starts with
+// "-" may be a value: "-n -1", or "--ai-cmd -x" (no rooda flag is -x).
+func isDefinedFlag(levels []*level, a string) bool {
+	if !isFlag(a) {
+		return false
+	}
+	for _, l := range levels {
+		if findFlag(l.defined, flagName(a)) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 func findFlag(flags []cli.Flag, name string) cli.Flag {
 	for _, f := range flags {
 		for _, n := range f.Names() {
@@ -135,9 +188,12 @@ func findFlag(flags []cli.Flag, name string) cli.Flag {
 	return nil
 }
 
-// takesValue reports whether the flag a is followed by a separate value
-// ("-n 5"), as every flag but a boolean one is.
-func takesValue(flags []cli.Flag, a string) bool {
+// needsValue reports whether the flag a is followed by a separate value
+// ("-n 5"), as every flag but a boolean one is unless given as "-n=5".
+func needsValue(flags []cli.Flag, a string) bool {
+	if strings.Contains(a, "=") {
+		return false
+	}
 	f := findFlag(flags, flagName(a))
 	if f == nil {
 		return false

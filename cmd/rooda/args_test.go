@@ -59,15 +59,39 @@ func TestMoveFlagsFirst(t *testing.T) {
 		{"unknown flag stays with the command", "run build --bogus", "run --bogus -- build"},
 		{"a command name after an argument is an argument", "build run -v", "-v -- build run"},
 		{"no arguments", "", ""},
-		{"value flag at the end", "run build -n", "run -n -- build"},
+		{"a negative number is a value", "run build -n -3", "run -n -3 -- build"},
+		{"a value that is no flag here", "run build -c -x", "run -c -x -- build"},
+		{"a value after =", "run build --context=-v", "run --context=-v -- build"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"rooda"}, strings.Fields(tc.args)...)
-			got := moveFlagsFirst(testApp(nil), args)
+			got, err := moveFlagsFirst(testApp(nil), args)
 			want := append([]string{"rooda"}, strings.Fields(tc.want)...)
-			if !slices.Equal(got, want) {
-				t.Errorf("got  %q\nwant %q", got, want)
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("got  %q, %v\nwant %q", got, err, want)
+			}
+		})
+	}
+}
+
+// TestValueFlagWithNoValue: a value flag at the end, or followed by "--"
+// or a flag some command defines, is an error naming it.
+func TestValueFlagWithNoValue(t *testing.T) {
+	tests := []struct{ args, want string }{
+		{"run build -n", "flag --max-iterations needs a value\n  --max-iterations value, -n value    (default: 0)\nRun 'rooda run --help' for usage."},
+		{"run build -n -- x", "flag --max-iterations needs a value\n"},
+		{"run build --context --dry-run", "flag --context needs a value, got the flag --dry-run\n"},
+		{"run build --config -v", "flag --config needs a value, got the flag -v\n"},
+		{"script run x.star --max-steps --dry-run", "flag --max-steps needs a value, got the flag --dry-run\n"},
+		{"script run x.star --max-steps", "Run 'rooda script run --help' for usage."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.args, func(t *testing.T) {
+			args := append([]string{"rooda"}, strings.Fields(tc.args)...)
+			got, err := moveFlagsFirst(testApp(nil), args)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %q, error %v\nwant an error with %q", got, err, tc.want)
 			}
 		})
 	}
@@ -102,7 +126,11 @@ func TestFlagsAfterArgumentsReachTheCommand(t *testing.T) {
 					config: c.String("config"), context: c.StringSlice("context"), args: c.Args().Slice()}
 			})
 			args := append([]string{"rooda"}, strings.Fields(tc.args)...)
-			if err := app.RunContext(context.Background(), moveFlagsFirst(app, args)); err != nil {
+			moved, err := moveFlagsFirst(app, args)
+			if err == nil {
+				err = app.RunContext(context.Background(), moved)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			if got.cmd != tc.want.cmd || got.max != tc.want.max || got.dry != tc.want.dry ||

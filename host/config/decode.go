@@ -42,10 +42,6 @@ func Decode(data []byte, src Source, dir string) (cfg *Config, err error) {
 	return cfg, nil
 }
 
-// yamlLine matches yaml.v3's "line N:" so that a syntax error reads like
-// every other one: "file:N: message".
-var yamlLine = regexp.MustCompile(`^line (\d+):`)
-
 type decoder struct {
 	src      Source
 	dir      string
@@ -60,7 +56,7 @@ func (d *decoder) parse(data []byte) (*yaml.Node, error) {
 	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
 		return nil, nil
 	} else if err != nil {
-		return nil, fmt.Errorf("%s%s", d.label(), yamlLine.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), ":$1:"))
+		return nil, d.syntaxError(err, data)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {

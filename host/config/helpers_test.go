@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,8 +53,18 @@ func (s *sandbox) lookup(name string) (string, bool) {
 	return v, ok
 }
 
+// environ lists the sandbox's environment as os.Environ does.
+func (s *sandbox) environ() []string {
+	var out []string
+	for k, v := range s.env {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (s *sandbox) options(flags ...Flag) Options {
-	return Options{WorkDir: s.work, LookupEnv: s.lookup, Flags: flags}
+	return Options{WorkDir: s.work, LookupEnv: s.lookup, Environ: s.environ, Flags: flags}
 }
 
 func (s *sandbox) load(flags ...Flag) (*Config, error) {

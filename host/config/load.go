@@ -24,6 +24,10 @@ type Options struct {
 	ConfigFile string
 	// LookupEnv reads the environment; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Environ lists the environment ("NAME=value"), to find ROODA_LOOP_
+	// variables that name no setting. nil means os.Environ when LookupEnv
+	// is nil too, and no such check when only LookupEnv is given.
+	Environ func() []string
 	// Flags are the command line's settings, the highest tier, in the
 	// order given.
 	Flags []Flag
@@ -58,7 +62,7 @@ func Load(opts Options) (*Config, error) {
 			cfg.merge(layer)
 		}
 	}
-	env, err := fromEnv(opts.LookupEnv)
+	env, err := fromEnv(opts.LookupEnv, opts.Environ)
 	problems.Add(err)
 	if env != nil {
 		cfg.merge(env)
@@ -76,6 +80,9 @@ func Load(opts Options) (*Config, error) {
 func (o Options) withDefaults() (Options, error) {
 	if o.LookupEnv == nil {
 		o.LookupEnv = os.LookupEnv
+		if o.Environ == nil {
+			o.Environ = os.Environ
+		}
 	}
 	if o.WorkDir == "" {
 		wd, err := os.Getwd()

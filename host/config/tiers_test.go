@@ -63,6 +63,36 @@ func TestSeedEnvNames(t *testing.T) {
 	}
 }
 
+// TestOtherRoodaVariablesPass: only a set ROODA_LOOP_ variable must name a
+// setting. What rooda gives its agent (and so a rooda the agent runs), the
+// global directory and an emptied typo are no error.
+func TestOtherRoodaVariablesPass(t *testing.T) {
+	s := newSandbox(t)
+	for k, v := range map[string]string{
+		"ROODA_ITERATION": "2", "ROODA_MAX_ITERATIONS": "unlimited", "ROODA_PROCEDURE": "build",
+		"ROODA_CONFIG_HOME": s.root + "/none", "ROODA_DEBUG": "1", "ROODA_LOOP_MAX_ITERATION": "",
+		"ROODA_LOOP_FAILURE_THRESHOLD": "4",
+	} {
+		s.env[k] = v
+	}
+	if v := s.mustLoad().Loop.FailureThreshold.V; v != 4 {
+		t.Errorf("failure_threshold = %d, want 4 from the environment", v)
+	}
+}
+
+// TestUnknownVariableNeedsEnviron: given only LookupEnv (as a script's
+// check, which reads no environment, is), Load cannot list variables and
+// checks none.
+func TestUnknownVariableNeedsEnviron(t *testing.T) {
+	s := newSandbox(t)
+	s.env["ROODA_LOOP_MAX_ITERATION"] = "3"
+	opts := s.options()
+	opts.Environ = nil
+	if _, err := Load(opts); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestFalseAndNoneOverride: a value equal to the type's zero still
 // overrides a lower tier.
 func TestFalseAndNoneOverride(t *testing.T) {

@@ -12,6 +12,9 @@ import (
 )
 
 func main() {
+	// rooda starts every process through host/agent, so it may reap
+	// every orphan its agents leave.
+	agent.AdoptOrphans()
 	code := run(context.Background(), os.Args, os.Stdout, os.Stderr)
 	// Whatever an agent left running where no tag tells whose it is dies
 	// with rooda, not after it.

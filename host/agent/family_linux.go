@@ -9,12 +9,16 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
 // reapOrphans collects the zombies among rooda's children that os/exec
 // is not waiting for: adopted orphans that exited.
 func (f *family) reapOrphans() {
+	if !adopting.Load() {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, p := range f.adopted() {
@@ -69,17 +73,36 @@ func childrenOf(parent int, all []proc) []proc {
 	return list
 }
 
-var reaperOnce sync.Once
+var (
+	subreaper, reaper sync.Once
+	// adopting is set while rooda reaps every orphan it adopts.
+	adopting atomic.Bool
+)
 
-// adoptOrphans makes rooda the reaper of its agents' orphans (Linux's
+// becomeSubreaper makes rooda the parent of its agents' orphans (Linux's
 // PR_SET_CHILD_SUBREAPER): a background child whose parent exited is
 // then rooda's to wait for and to stop, so "everything the agent started
-// is gone" can be known exactly. A goroutine reaps each orphan that
-// exits, so a long run does not pile up zombies.
-func adoptOrphans() {
-	reaperOnce.Do(func() {
+// is gone" can be known exactly rather than guessed while a slow init
+// reaps it.
+func becomeSubreaper() {
+	subreaper.Do(func() {
 		const prSetChildSubreaper = 36
 		syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	})
+}
+
+// AdoptOrphans has rooda reap every orphan it adopts as it exits, not
+// only the members of an agent's group when the agent ends: an orphan
+// that moved to a session of its own and exits later would otherwise
+// stay a zombie, and a long run would pile them up.
+//
+// The reaper takes every exited child that this package did not start,
+// so only a program that starts its processes through Run may call it:
+// rooda's main does; a test that starts others with os/exec must not.
+func AdoptOrphans() {
+	becomeSubreaper()
+	adopting.Store(true)
+	reaper.Do(func() {
 		exits := make(chan os.Signal, 1)
 		signal.Notify(exits, syscall.SIGCHLD)
 		go func() {
@@ -90,8 +113,21 @@ func adoptOrphans() {
 	})
 }
 
-// reap collects the exited processes that rooda adopted.
-func reap(int) { kin.reapOrphans() }
+// stopAdopting undoes AdoptOrphans, for tests.
+func stopAdopting() { adopting.Store(false) }
+
+// reap collects the exited members of the agent's group that rooda
+// adopted, and with AdoptOrphans every other orphan.
+func reap(pgid int) {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
+		if pid <= 0 || err != nil {
+			break
+		}
+	}
+	kin.reapOrphans()
+}
 
 // sysProcAttr puts the agent in a process group of its own, and in its
 // cgroup if it has one, and has the kernel kill it if rooda dies first

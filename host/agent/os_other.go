@@ -7,9 +7,13 @@ import (
 	"syscall"
 )
 
-// adoptOrphans does nothing where there are no subreapers: orphans go to
+// AdoptOrphans does nothing where there are no subreapers: orphans go to
 // init, which reaps them.
-func adoptOrphans() {}
+func AdoptOrphans() {}
+
+func stopAdopting() {}
+
+func becomeSubreaper() {}
 
 func reap(int) {}
 

@@ -116,7 +116,7 @@ func start(c Command) (*process, error) {
 		return nil, err
 	}
 	p := &process{tag: kin.newTag(), cgroup: newCgroup()}
-	adoptOrphans()
+	becomeSubreaper()
 	p.began = time.Now()
 	err = p.start(c, inR, outW)
 	inR.Close()

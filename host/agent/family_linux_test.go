@@ -26,9 +26,18 @@ func eachWay(t *testing.T, test func(t *testing.T)) {
 		test(t)
 	})
 	t.Run("tag", func(t *testing.T) {
+		adopt(t)
 		withoutCgroups(t)
 		test(t)
 	})
+}
+
+// adopt makes the test process the subreaper that rooda is, for one
+// test: the reaper must not run while others start processes with
+// os/exec (the benchmarks do).
+func adopt(t *testing.T) {
+	AdoptOrphans()
+	t.Cleanup(stopAdopting)
 }
 
 func withoutCgroups(t *testing.T) {
@@ -103,6 +112,7 @@ func TestCgroupHoldsWhatClearedItsEnvironment(t *testing.T) {
 // TestStragglersStopped: without a cgroup, a child that cleared its
 // environment escapes the iteration, and is stopped as rooda exits.
 func TestStragglersStopped(t *testing.T) {
+	adopt(t)
 	withoutCgroups(t)
 	res := run(t, Command{Argv: sh(cleanEscape), Grace: time.Second})
 	pid, err := strconv.Atoi(strings.TrimSpace(string(res.Output)))
@@ -119,6 +129,7 @@ func TestStragglersStopped(t *testing.T) {
 // TestReaperLeavesStartedChildren: orphans exiting while other agents
 // run are reaped, and never an agent whose exit status os/exec awaits.
 func TestReaperLeavesStartedChildren(t *testing.T) {
+	adopt(t)
 	results := make(chan Result, 16)
 	for range cap(results) {
 		go func() {

@@ -1,9 +1,12 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"rooda/host/files"
 )
 
 // loadContext turns --context values into the blocks of the CONTEXT
@@ -37,9 +40,9 @@ func contextBlock(value string) (string, bool, error) {
 	if info.IsDir() {
 		return "", true, fmt.Errorf("context %s is a directory; give a file or inline text", value)
 	}
-	data, err := os.ReadFile(value)
+	data, err := files.Read(value, files.PromptLimit)
 	if err != nil {
-		return "", true, fmt.Errorf("failed to read context file %s: %v", value, err)
+		return "", true, fmt.Errorf("context file %s: %v", value, errors.Unwrap(err))
 	}
 	block := "Source: " + value
 	if content := trimBlankLines(string(data)); content != "" {

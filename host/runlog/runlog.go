@@ -18,6 +18,8 @@ import (
 	"sort"
 	"syscall"
 	"time"
+
+	"rooda/host/files"
 )
 
 // DefaultDir is where runs are recorded, from the workspace.
@@ -145,7 +147,7 @@ func startsWithDot(name string) bool { return len(name) > 0 && name[0] == '.' }
 // ReadRun reads a run's run.json.
 func ReadRun(dir, id string) (Run, error) {
 	var r Run
-	data, err := os.ReadFile(filepath.Join(dir, id, "run.json"))
+	data, err := files.Read(filepath.Join(dir, id, "run.json"), files.RecordLimit)
 	if err != nil {
 		return r, err
 	}

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"rooda/host/files"
 )
 
 // WriteList writes a line per recorded run, oldest first: id, status,
@@ -30,7 +31,7 @@ func WriteList(w io.Writer, dir string) error {
 // WriteRun writes run.json, as JSON or as text.
 func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	if asJSON {
-		data, err := os.ReadFile(filepath.Join(dir, id, "run.json"))
+		data, err := files.Read(filepath.Join(dir, id, "run.json"), files.RecordLimit)
 		if err == nil {
 			_, err = w.Write(data)
 		}

@@ -92,10 +92,18 @@ func TooLarge(name string, limit int64) error {
 // does not block it (see the package comment).
 func Open(path string) (*os.File, error) {
 	flag := os.O_RDONLY
-	if info, err := os.Stat(path); err == nil && info.Mode()&fs.ModeNamedPipe != 0 {
+	if IsPipe(path) {
 		flag |= nonBlocking
 	}
 	return os.OpenFile(path, flag, 0)
+}
+
+// IsPipe reports whether path is a pipe — a named one, or process
+// substitution's /dev/fd/N — whose content is gone once read: what it
+// gives must be kept, not read again.
+func IsPipe(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode()&fs.ModeNamedPipe != 0
 }
 
 // Size is a limit as people read it: 16 MiB, 512 KiB, 100 bytes.

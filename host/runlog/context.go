@@ -96,8 +96,9 @@ func additionNames(runDir string) ([]string, error) {
 }
 
 // additionLimit bounds a file of context added while running: a context
-// file's content (files.PromptLimit), its Source: line and a blank line.
-const additionLimit = files.PromptLimit + 64<<10
+// file's content (files.PromptLimit), with a MiB to spare for its
+// Source: line.
+const additionLimit = files.PromptLimit + 1<<20
 
 // Additions reads the context added while the run goes on, anew before
 // each iteration: every block, in order, and the names of those no

@@ -74,7 +74,7 @@ func TestEndlessOrHugeInputsAreRefused(t *testing.T) {
 	}, {
 		name: "context in a dry run",
 		args: []string{"run", "build", "--ai-cmd", "AGENT", "--dry-run", "-c", "/dev/zero"},
-		want: "Error: Dry-run validation failed\n",
+		want: "  ✗ context 1: context file /dev/zero: larger than the limit of 16 MiB\nError: Dry-run validation failed\n",
 	}, {
 		name: "observe /dev/urandom",
 		args: []string{"run", "build", "--ai-cmd", "AGENT", "--observe", "/dev/urandom"},

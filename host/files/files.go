@@ -7,9 +7,11 @@
 // it never trusts the size a file reports.
 //
 // A named pipe is opened without waiting for a writer: one that has none
-// reads as empty at once instead of blocking rooda for ever, and a pipe
-// that something writes to, such as process substitution's -c <(cmd),
-// reads as usual, to its end.
+// reads as empty at once instead of blocking rooda for ever (the prompt's
+// readers refuse it as giving nothing), and a pipe that something writes
+// to, such as process substitution's -c <(cmd), reads as usual, to its
+// end. A pipe gives its content once: IsPipe tells the callers that must
+// keep what they read.
 package files
 
 import (
@@ -54,7 +56,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return "larger than the limit of " + Size(e.Limit)
+	return "larger than the limit of " + size(e.Limit)
 }
 
 // Read returns the content of the file at path, reading at most limit+1
@@ -106,8 +108,8 @@ func IsPipe(path string) bool {
 	return err == nil && info.Mode()&fs.ModeNamedPipe != 0
 }
 
-// Size is a limit as people read it: 16 MiB, 512 KiB, 100 bytes.
-func Size(n int64) string {
+// size is a limit as people read it: 16 MiB, 512 KiB, 100 bytes.
+func size(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

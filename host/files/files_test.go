@@ -112,10 +112,10 @@ func readGuarded(t *testing.T, path string) ([]byte, error) {
 	}
 }
 
-func TestSize(t *testing.T) {
+func TestLimitSize(t *testing.T) {
 	for n, want := range map[int64]string{16 << 20: "16 MiB", 512 << 10: "512 KiB", 100: "100 bytes", 1<<20 + 1: "1048577 bytes"} {
-		if got := Size(n); got != want {
-			t.Errorf("Size(%d) = %q, want %q", n, got, want)
+		if got := size(n); got != want {
+			t.Errorf("size(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -66,7 +66,8 @@ func TestEndlessOrHugeInputsAreRefused(t *testing.T) {
 		name  string
 		files map[string]string
 		args  []string
-		want  string
+		out   string // in stdout, when not empty
+		want  string // in stderr
 	}{{
 		name: "context /dev/zero",
 		args: []string{"run", "build", "--ai-cmd", "AGENT", "-c", "/dev/zero"},
@@ -74,7 +75,8 @@ func TestEndlessOrHugeInputsAreRefused(t *testing.T) {
 	}, {
 		name: "context in a dry run",
 		args: []string{"run", "build", "--ai-cmd", "AGENT", "--dry-run", "-c", "/dev/zero"},
-		want: "  ✗ context 1: context file /dev/zero: larger than the limit of 16 MiB\nError: Dry-run validation failed\n",
+		out:  "  ✗ context 1: context file /dev/zero: larger than the limit of 16 MiB\n",
+		want: "Error: Dry-run validation failed\n",
 	}, {
 		name: "observe /dev/urandom",
 		args: []string{"run", "build", "--ai-cmd", "AGENT", "--observe", "/dev/urandom"},
@@ -135,6 +137,9 @@ func TestEndlessOrHugeInputsAreRefused(t *testing.T) {
 			o, rss := w.bounded(args...)
 			if o.code != 1 || !strings.Contains(o.stderr, tc.want) {
 				t.Errorf("exit %d, want 1 and stderr with %q; stderr:\n%s", o.code, tc.want, o.stderr)
+			}
+			if !strings.Contains(o.stdout, tc.out) {
+				t.Errorf("stdout lacks %q:\n%s", tc.out, o.stdout)
 			}
 			if _, ran := w.prompt(1); ran {
 				t.Error("an agent started")

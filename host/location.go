@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"rooda/host/files"
 	"rooda/host/libs"
 	"rooda/host/suggest"
 )
@@ -151,7 +151,7 @@ func (r *resolver) read(l Location) ([]byte, error) {
 	if l.Path == "" {
 		data, err = fs.ReadFile(r.embedded, l.Embedded)
 	} else {
-		data, err = os.ReadFile(l.Path)
+		data, err = files.Read(l.Path, files.ScriptLimit)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("file not found: %s", l.Display)

@@ -3,12 +3,15 @@ package host
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"rooda/host/files"
 )
 
 // REPL reads Starlark from in a statement or an expression at a time, runs
@@ -33,7 +36,8 @@ func (r *Runtime) REPL(ctx context.Context, in io.Reader, out io.Writer, prompt 
 		// Piped input is a script: blank lines inside a def are fine.
 		return r.evaluateAll(ctx, &opts, in, globals, out)
 	}
-	lines := lineReader(ctx, in)
+	var failed error
+	lines := lineReader(ctx, in, &failed)
 	for ctx.Err() == nil {
 		if prompt {
 			fmt.Fprint(out, ">>> ")
@@ -53,19 +57,26 @@ func (r *Runtime) REPL(ctx context.Context, in io.Reader, out io.Writer, prompt 
 	if ctx.Err() != nil {
 		return stopCause(ctx)
 	}
-	return nil
+	return failed
 }
 
 // lineReader reads lines in a goroutine of its own, so that a session
 // waiting for input still ends at an interrupt: the function it returns
-// gives the next line, or io.EOF at the end of the input or of ctx.
-func lineReader(ctx context.Context, in io.Reader) func() ([]byte, error) {
+// gives the next line, or io.EOF at the end of the input or of ctx. A
+// line too long to read ends the input early, and *failed says so once
+// io.EOF has been given.
+func lineReader(ctx context.Context, in io.Reader, failed *error) func() ([]byte, error) {
 	ch := make(chan []byte)
 	go func() {
 		defer close(ch)
 		br := bufio.NewReader(in)
 		for {
-			line, err := br.ReadBytes('\n')
+			line, err := readLine(br)
+			var tooLarge *files.TooLargeError
+			if errors.As(err, &tooLarge) {
+				*failed = err
+				return
+			}
 			if len(line) > 0 {
 				select {
 				case ch <- line:
@@ -87,6 +98,23 @@ func lineReader(ctx context.Context, in io.Reader) func() ([]byte, error) {
 			return line, nil
 		case <-ctx.Done():
 			return nil, io.EOF
+		}
+	}
+}
+
+// readLine reads a line, '\n' included. One longer than
+// files.ScriptLimit is refused: nobody types it, and /dev/zero, which
+// passes for a terminal, has no end of line.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > files.ScriptLimit {
+			return nil, files.TooLarge("a line of standard input", files.ScriptLimit)
+		}
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return line, err
 		}
 	}
 }
@@ -113,7 +141,7 @@ func continuation(next func() ([]byte, error), out io.Writer, prompt bool, eof *
 // evaluateAll runs piped input as one script, printing what print()
 // prints.
 func (r *Runtime) evaluateAll(ctx context.Context, opts *syntax.FileOptions, in io.Reader, globals starlark.StringDict, out io.Writer) error {
-	src, err := io.ReadAll(in)
+	src, err := files.ReadAll(in, "standard input", files.ScriptLimit)
 	if err != nil {
 		return err
 	}

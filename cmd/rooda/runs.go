@@ -85,11 +85,7 @@ func runsShowAction(c *cli.Context) error {
 	}
 	for _, file := range []string{"prompt", "output"} {
 		if c.Bool(file) {
-			data, err := runlog.ReadFile(dir, n, file+".txt")
-			if err == nil {
-				_, err = c.App.Writer.Write(data)
-			}
-			return err
+			return runlog.CopyFile(c.App.Writer, dir, n, file+".txt")
 		}
 	}
 	return runlog.WriteIteration(c.App.Writer, dir, n, c.Bool("json"))
@@ -115,7 +111,7 @@ func runsDiffAction(c *cli.Context) error {
 		if err != nil || n < 1 {
 			return fmt.Errorf("%q is not an iteration number", arg)
 		}
-		data, err := runlog.ReadFile(filepath.Join(runsDir(cfg), id), n, "prompt.txt")
+		data, err := runlog.ReadPrompt(filepath.Join(runsDir(cfg), id), n)
 		if err != nil {
 			return err
 		}

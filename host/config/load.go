@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rooda/host/files"
 	"rooda/host/prompt"
 )
 
@@ -178,7 +179,7 @@ func sameFile(a, b string) bool {
 
 // read decodes the file; a missing optional file is no configuration.
 func (f file) read() (*Config, error) {
-	data, err := os.ReadFile(f.path)
+	data, err := files.Read(f.path, files.ConfigLimit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && !f.required:
 		return nil, nil

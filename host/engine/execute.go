@@ -34,7 +34,7 @@ type Record interface {
 	loop.Observer
 	LoopStarted(procedure string, settings, agent []string)
 	LoopFinished(loop.Result)
-	Additions() (blocks, fresh []string)
+	Additions() (blocks, fresh []string, refused []error)
 }
 
 // Execute runs the loop with the plan's agent. The plan must have passed
@@ -111,7 +111,11 @@ func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(promp
 		var extra prompt.Sections
 		if rec != nil {
 			var fresh []string
-			extra.Running, fresh = rec.Additions()
+			var refused []error
+			extra.Running, fresh, refused = rec.Additions()
+			for _, err := range refused {
+				log.Warnf("%v", err)
+			}
 			if len(fresh) > 0 {
 				log.Infof("Iteration %d receives the context added while running: %s", it.Number, strings.Join(fresh, ", "))
 			}

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"rooda/host/agent"
 	"rooda/host/config"
+	"rooda/host/files"
 	"rooda/host/loop"
 	"rooda/host/prompt"
 )
@@ -83,7 +85,7 @@ func Prepare(req Request) (*Plan, error) {
 	if err := overridePhases(&phases, req.Phases); err != nil {
 		return nil, err
 	}
-	p := &Plan{Settings: s, Procedure: phases, Context: req.Context, Runner: req.Runner}
+	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner}
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}
 		p.pass("Fake agent: no process is started")
@@ -189,13 +191,18 @@ func (p *Plan) checkFragments() {
 	}
 }
 
+// checkContext reads every context value. A pipe's, such as -c <(cmd),
+// is kept as read: a pipe gives its content once.
 func (p *Plan) checkContext() {
 	for i, v := range p.Context {
-		_, fromFile, err := prompt.ContextBlock(v)
+		block, fromFile, err := prompt.ContextBlock(v)
 		switch {
 		case err != nil:
 			p.fail("", fmt.Errorf("context %d: %w", i+1, err))
 		case fromFile:
+			if files.IsPipe(v) {
+				p.Context[i] = block
+			}
 			p.pass("Context file exists: " + v)
 		default:
 			p.pass(fmt.Sprintf("Context %d: inline text (%d bytes)", i+1, len(v)))

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"rooda/host/files"
 )
 
 // LockFile is the name of the file that pins git libraries.
@@ -29,14 +31,14 @@ type lock struct {
 
 func readLock(dir string) (*lock, error) {
 	l := &lock{Libraries: map[string]Pin{}}
-	data, err := os.ReadFile(filepath.Join(dir, LockFile))
+	path := filepath.Join(dir, LockFile)
+	data, err := files.Read(path, files.LockLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return l, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cannot read %s: %v%s", path, errors.Unwrap(err), recovery)
 	}
-	path := filepath.Join(dir, LockFile)
 	if err := json.Unmarshal(data, l); err != nil {
 		return nil, fmt.Errorf("%s: %v%s", path, err, recovery)
 	}

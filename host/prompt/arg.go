@@ -1,19 +1,22 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"rooda/fragments"
+	"rooda/host/files"
 )
 
 // FragmentFromArg reads a fragment given on the command line (--observe
 // VALUE): a builtin: reference, an existing file (relative to the working
 // directory), or else inline text. A single word that ends in .md but
 // names no file is an error, not inline text: it is a mistyped path far
-// more often than a prompt.
+// more often than a prompt. A pipe, such as --observe <(cmd), is read
+// now and kept as the fragment's content: it gives its content once.
 func FragmentFromArg(value string) (Fragment, error) {
 	switch {
 	case strings.TrimSpace(value) == "":
@@ -25,6 +28,9 @@ func FragmentFromArg(value string) (Fragment, error) {
 		if info.IsDir() {
 			return Fragment{}, fmt.Errorf("%s is a directory; give a fragment file or inline text", value)
 		}
+		if files.IsPipe(value) {
+			return pipedFragment(value)
+		}
 		return Fragment{Path: value}, nil
 	}
 	if looksLikePath(value) {
@@ -35,6 +41,19 @@ func FragmentFromArg(value string) (Fragment, error) {
 		return Fragment{}, fmt.Errorf("fragment file not found: %s\n\n%s", value, hint)
 	}
 	return Fragment{Content: value}, nil
+}
+
+// pipedFragment is the content a pipe gives now. A named pipe no one
+// writes to gives nothing, which is no fragment.
+func pipedFragment(path string) (Fragment, error) {
+	data, err := files.Read(path, files.PromptLimit)
+	if err != nil {
+		return Fragment{}, fmt.Errorf("cannot read fragment file %s: %v", path, errors.Unwrap(err))
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return Fragment{}, emptyPipe("fragment file", path)
+	}
+	return Fragment{Content: string(data)}, nil
 }
 
 func looksLikePath(value string) bool {

@@ -1,9 +1,12 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+
+	"rooda/host/files"
 )
 
 // loadContext turns --context values into the blocks of the CONTEXT
@@ -37,15 +40,25 @@ func contextBlock(value string) (string, bool, error) {
 	if info.IsDir() {
 		return "", true, fmt.Errorf("context %s is a directory; give a file or inline text", value)
 	}
-	data, err := os.ReadFile(value)
+	data, err := files.Read(value, files.PromptLimit)
 	if err != nil {
-		return "", true, fmt.Errorf("failed to read context file %s: %v", value, err)
+		return "", true, fmt.Errorf("context file %s: %v", value, errors.Unwrap(err))
+	}
+	content := trimBlankLines(string(data))
+	if content == "" && files.IsPipe(value) {
+		return "", true, emptyPipe("context file", value)
 	}
 	block := "Source: " + value
-	if content := trimBlankLines(string(data)); content != "" {
+	if content != "" {
 		block += "\n\n" + content
 	}
 	return block, true, nil
+}
+
+// emptyPipe is the error of a pipe that gave nothing: most likely a
+// named pipe no one writes to, which rooda reads without waiting.
+func emptyPipe(what, path string) error {
+	return fmt.Errorf("%s %s: a pipe that gave nothing to read; is anything writing to it?", what, path)
 }
 
 // trimBlankLines drops leading blank lines and trailing white space, and

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"rooda/fragments"
+	"rooda/host/files"
 	"rooda/host/suggest"
 )
 
@@ -64,7 +65,7 @@ func refPhase(ref string) string {
 // readFile reads a fragment file; a relative path is taken from dir.
 func readFile(path, dir string) (string, error) {
 	resolved := resolve(path, dir)
-	data, err := os.ReadFile(resolved)
+	data, err := files.Read(resolved, files.PromptLimit)
 	if err == nil {
 		return string(data), nil
 	}

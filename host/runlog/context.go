@@ -1,10 +1,13 @@
 package runlog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"rooda/host/files"
 )
 
 // contextDir holds the context added while a run goes on, one file per
@@ -79,26 +82,36 @@ func additionNames(runDir string) ([]string, error) {
 	})
 }
 
+// additionLimit bounds a file of context added while running: a context
+// file's content (files.PromptLimit), with a MiB to spare for its
+// Source: line.
+const additionLimit = files.PromptLimit + 1<<20
+
 // Additions reads the context added while the run goes on, anew before
 // each iteration: every block, in order, and the names of those no
-// iteration was given before.
-func (r *Recorder) Additions() (blocks, fresh []string) {
+// iteration was given before. An addition that cannot be read (one over
+// additionLimit, put there by hand) is left out, and refused says why,
+// once.
+func (r *Recorder) Additions() (blocks, fresh []string, refused []error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	names, _ := additionNames(r.dir)
 	for _, name := range names {
-		data, err := os.ReadFile(filepath.Join(contextDir(r.dir), name))
-		if err != nil {
-			continue
-		}
-		blocks = append(blocks, string(data))
-		if !r.seen[name] {
-			r.seen[name] = true
-			fresh = append(fresh, strings.TrimSuffix(name, ".txt"))
+		data, err := files.Read(filepath.Join(contextDir(r.dir), name), additionLimit)
+		first := !r.seen[name]
+		r.seen[name] = true
+		switch {
+		case err != nil && first:
+			refused = append(refused, fmt.Errorf("context added while running, %s: %v; left out", strings.TrimSuffix(name, ".txt"), errors.Unwrap(err)))
+		case err == nil:
+			blocks = append(blocks, string(data))
+			if first {
+				fresh = append(fresh, strings.TrimSuffix(name, ".txt"))
+			}
 		}
 	}
 	r.fresh = fresh
-	return blocks, fresh
+	return blocks, fresh, refused
 }
 
 // Running is the newest run under dir that is still going.

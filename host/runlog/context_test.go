@@ -15,10 +15,10 @@ func TestAdditions(t *testing.T) {
 	if name, err := AddContext(dir, "first"); err != nil || name != "0001.txt" {
 		t.Fatalf("%q, %v", name, err)
 	}
-	if blocks, fresh := r.Additions(); len(blocks) != 1 || len(fresh) != 1 || fresh[0] != "0001" {
+	if blocks, fresh, _ := r.Additions(); len(blocks) != 1 || len(fresh) != 1 || fresh[0] != "0001" {
 		t.Errorf("blocks %q fresh %q", blocks, fresh)
 	}
-	if _, fresh := r.Additions(); len(fresh) != 0 {
+	if _, fresh, _ := r.Additions(); len(fresh) != 0 {
 		t.Errorf("told twice: %q", fresh)
 	}
 	if err := ClearContext(dir); err != nil {
@@ -30,7 +30,7 @@ func TestAdditions(t *testing.T) {
 	if name, _ := AddContext(dir, "second"); name != "0002.txt" {
 		t.Errorf("after a clear: %q", name)
 	}
-	if blocks, fresh := r.Additions(); len(blocks) != 1 || blocks[0] != "second" || len(fresh) != 1 || fresh[0] != "0002" {
+	if blocks, fresh, _ := r.Additions(); len(blocks) != 1 || blocks[0] != "second" || len(fresh) != 1 || fresh[0] != "0002" {
 		t.Errorf("after a clear: blocks %q fresh %q", blocks, fresh)
 	}
 	var wg sync.WaitGroup

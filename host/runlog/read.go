@@ -2,10 +2,13 @@ package runlog
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"rooda/host/files"
 )
 
 // ReadMeta reads record n of a run. Its error names meta.json: missing
@@ -13,20 +16,36 @@ import (
 func ReadMeta(runDir string, n int) (Meta, error) {
 	var m Meta
 	path := filepath.Join(iterationDir(runDir, n), "meta.json")
-	data, err := os.ReadFile(path)
+	data, err := files.Read(path, files.RecordLimit)
 	if err != nil {
 		return m, err
 	}
 	return m, decodeJSON(path, data, &m)
 }
 
-// ReadFile reads a file of record n of a run: prompt.txt or output.txt.
-func ReadFile(runDir string, n int, name string) ([]byte, error) {
-	data, err := os.ReadFile(filepath.Join(iterationDir(runDir, n), name))
+// ReadPrompt reads the prompt of record n of a run whole, as a diff needs
+// it; files.RecordedPromptLimit bounds it.
+func ReadPrompt(runDir string, n int) ([]byte, error) {
+	data, err := files.Read(filepath.Join(iterationDir(runDir, n), "prompt.txt"), files.RecordedPromptLimit)
 	if os.IsNotExist(err) {
 		return nil, fmt.Errorf("the run has no iteration %d", n)
 	}
 	return data, err
+}
+
+// CopyFile writes a file of record n of a run, prompt.txt or output.txt,
+// to w as it reads it: however large, it is never held whole.
+func CopyFile(w io.Writer, runDir string, n int, name string) error {
+	f, err := files.Open(filepath.Join(iterationDir(runDir, n), name))
+	if os.IsNotExist(err) {
+		return fmt.Errorf("the run has no iteration %d", n)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }
 
 // Find resolves what a user typed for a run: its id, a unique prefix or

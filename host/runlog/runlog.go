@@ -20,6 +20,8 @@ import (
 	"regexp"
 	"syscall"
 	"time"
+
+	"rooda/host/files"
 )
 
 // DefaultDir is where runs are recorded, from the workspace.
@@ -175,7 +177,7 @@ func startsWithDot(name string) bool { return len(name) > 0 && name[0] == '.' }
 func ReadRun(dir, id string) (Run, error) {
 	var r Run
 	path := filepath.Join(dir, id, "run.json")
-	data, err := os.ReadFile(path)
+	data, err := files.Read(path, files.RecordLimit)
 	if err != nil {
 		return r, err
 	}

@@ -1,12 +1,16 @@
 package runlog
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"rooda/host/files"
 )
 
 // WriteList writes a line per recorded run, oldest first: id, status,
@@ -30,7 +34,7 @@ func WriteList(w io.Writer, dir string) error {
 // WriteRun writes run.json, as JSON or as text.
 func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	if asJSON {
-		data, err := os.ReadFile(filepath.Join(dir, id, "run.json"))
+		data, err := files.Read(filepath.Join(dir, id, "run.json"), files.RecordLimit)
 		if err == nil {
 			_, err = w.Write(data)
 		}
@@ -118,8 +122,8 @@ func withoutMeta(runDir string, n int, metaErr error) string {
 	} else {
 		fmt.Fprintf(&b, "Meta: unreadable: %v\n", metaErr)
 	}
-	if prompt, err := os.ReadFile(filepath.Join(iterationDir(runDir, n), "prompt.txt")); err == nil {
-		fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\n", len(prompt), sha256Hex(prompt))
+	if size, sum, err := hashFile(filepath.Join(iterationDir(runDir, n), "prompt.txt")); err == nil {
+		fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\n", size, sum)
 	} else {
 		b.WriteString("Prompt: none kept\n")
 	}
@@ -143,4 +147,17 @@ func orNoCommits(head string) string {
 		return "(no commits)"
 	}
 	return head
+}
+
+// hashFile is a file's size and SHA-256, read as a stream: a recorded
+// prompt may be large.
+func hashFile(path string) (int64, string, error) {
+	f, err := files.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return n, hex.EncodeToString(h.Sum(nil)), err
 }

@@ -1,0 +1,120 @@
+// Package files reads the files a user names — context, fragments and
+// templates, scripts and the modules they load, configuration, rooda.lock,
+// the records of runs — with a bound on how much it reads. Whatever the
+// file (/dev/zero, /dev/urandom, a sparse file of gigabytes, a file under
+// /proc whose size says nothing), rooda reads at most the limit and one
+// byte more, and refuses the file with an error naming it and the limit;
+// it never trusts the size a file reports.
+//
+// A named pipe is opened without waiting for a writer: one that has none
+// reads as empty at once instead of blocking rooda for ever (the prompt's
+// readers refuse it as giving nothing), and a pipe that something writes
+// to, such as process substitution's -c <(cmd), reads as usual, to its
+// end. A pipe gives its content once: IsPipe tells the callers that must
+// keep what they read.
+package files
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// The limits, by kind of file. Each is far above what such a file holds
+// in use and far below what would strain the machine: a file over its
+// limit is a mistake (a device, a log, a binary), not an input.
+const (
+	// PromptLimit bounds a piece of a prompt read from a file: a context
+	// file, a fragment, a template. An agent's context window holds about
+	// a million tokens, a few MiB of text; a piece larger than several
+	// such windows cannot be meant.
+	PromptLimit = 16 << 20
+	// ScriptLimit bounds a Starlark script and each module it loads:
+	// source written by hand, kilobytes in practice.
+	ScriptLimit = 4 << 20
+	// ConfigLimit bounds a configuration file (global, workspace,
+	// --config): hand-written YAML, kilobytes even with inline fragments.
+	ConfigLimit = 4 << 20
+	// LockLimit bounds rooda.lock: a few lines per library.
+	LockLimit = 1 << 20
+	// RecordLimit bounds the JSON files of a run's record (run.json,
+	// meta.json), which rooda writes: the largest parts, the command line
+	// and the list of files an iteration changed, stay far below it even
+	// in a large repository.
+	RecordLimit = 16 << 20
+	// RecordedPromptLimit bounds a recorded prompt read whole, as runs
+	// diff does with two: a few prompt pieces and the host's sections.
+	// Printing one (runs show --prompt) streams it instead.
+	RecordedPromptLimit = 64 << 20
+)
+
+// TooLargeError is why a file was refused: it holds more than Limit
+// bytes.
+type TooLargeError struct {
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return "larger than the limit of " + size(e.Limit)
+}
+
+// Read returns the content of the file at path, reading at most limit+1
+// bytes. Its errors are *fs.PathError, as os.ReadFile's are, so callers
+// keep telling a missing file from others; for a file over the limit the
+// PathError wraps a *TooLargeError.
+func Read(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadAll(f, path, limit)
+}
+
+// ReadAll reads r to its end, or refuses it past limit bytes; name is
+// what the error calls it.
+func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, TooLarge(name, limit)
+	}
+	return data, nil
+}
+
+// TooLarge is the error of reading name past limit bytes.
+func TooLarge(name string, limit int64) error {
+	return &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Limit: limit}}
+}
+
+// Open opens the file at path for reading; a named pipe with no writer
+// does not block it (see the package comment).
+func Open(path string) (*os.File, error) {
+	flag := os.O_RDONLY
+	if IsPipe(path) {
+		flag |= nonBlocking
+	}
+	return os.OpenFile(path, flag, 0)
+}
+
+// IsPipe reports whether path is a pipe — a named one, or process
+// substitution's /dev/fd/N — whose content is gone once read: what it
+// gives must be kept, not read again.
+func IsPipe(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode()&fs.ModeNamedPipe != 0
+}
+
+// size is a limit as people read it: 16 MiB, 512 KiB, 100 bytes.
+func size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -12,9 +12,14 @@ type BudgetError struct {
 	Budget string // the flag that sets it: "--max-steps"
 	Limit  string // its value
 	What   string // what it counts
+	// Message, when set, says it all instead.
+	Message string
 }
 
 func (e *BudgetError) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
 	return fmt.Sprintf("the run reached its budget of %s %s (%s)", e.Limit, e.What, e.Budget)
 }
 

@@ -58,6 +58,13 @@ type Options struct {
 	Test bool
 	// Record, when set, keeps the record of every loop of the run.
 	Record engine.Record
+	// MaxMemory is the run's memory budget in bytes; 0 means none.
+	MaxMemory int64
+	// Overrun ends the run at once, with err, when the script went over
+	// its memory budget inside one huge step that no cancellation can
+	// stop: the caller reports err, finishes the record, stops every
+	// process and exits. Without it the step runs to its end.
+	Overrun func(err error)
 }
 
 // Runtime runs one script: one thread for the script, every module it
@@ -78,6 +85,8 @@ type Runtime struct {
 	iterating bool
 	// main is the key of the script Run runs; "" in tests.
 	main string
+	// memory is the memory budget's watch while a script runs.
+	memory *memoryWatch
 }
 
 // module is a loaded module, or why it could not load; both are cached.
@@ -119,10 +128,11 @@ func New(opts Options) (*Runtime, error) {
 	if r.maxSteps == 0 {
 		r.maxSteps = DefaultMaxSteps
 	}
-	r.thread = &starlark.Thread{Name: "rooda", Load: r.load, Print: r.print}
-	// The budget is set once, before the thread's first use: go.starlark.net
-	// reads a limit of 0 as "cancel at once" on a thread already used.
-	r.thread.SetMaxExecutionSteps(r.maxSteps)
+	r.thread = &starlark.Thread{Name: "rooda", Load: r.load, Print: r.print, OnMaxSteps: r.checkpoint}
+	// The step limit is where the next checkpoint comes; it is never 0,
+	// which go.starlark.net reads as "cancel at once" on a thread already
+	// used.
+	r.thread.SetMaxExecutionSteps(min(checkEvery, r.maxSteps))
 	// Thread locals are set before anything runs, as go.starlark.net
 	// requires: builtins find the runtime there.
 	r.thread.SetLocal(localKey, r)
@@ -167,7 +177,9 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 	stop := context.AfterFunc(ctx, func() { r.thread.Cancel("interrupted") })
 	defer stop()
 	r.main = root.key()
+	r.watchMemory()
 	_, err = r.exec(root)
+	err = r.stopWatchingMemory(err)
 	if err == nil {
 		return nil
 	}

@@ -24,11 +24,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	var report interface{ Report() string }
-	if errors.As(err, &report) {
+	return report(stderr, err)
+}
+
+// report writes err for the user and returns its exit code.
+func report(stderr io.Writer, err error) int {
+	var formatted interface{ Report() string }
+	if errors.As(err, &formatted) {
 		// A script's error is formatted already: a backtrace, or every
 		// problem with its position.
-		fmt.Fprintln(stderr, report.Report())
+		fmt.Fprintln(stderr, formatted.Report())
 	} else if msg := strings.TrimRight(err.Error(), "\n"); msg != "" {
 		fmt.Fprintf(stderr, "Error: %s\n", msg)
 	}

@@ -111,7 +111,7 @@ func promptFlags() []string { return []string{"context", "observe", "orient", "d
 // scriptOnlyFlags are the flags of a script run that run takes too, for
 // procedures with script:.
 func scriptOnlyFlags() []cli.Flag {
-	return []cli.Flag{libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag()}
+	return []cli.Flag{libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(), maxMemoryFlag()}
 }
 
 // onlyFor refuses flags that mean nothing for the procedure at hand.

@@ -15,6 +15,7 @@ import (
 	"rooda/builtins"
 	"rooda/builtins/reference"
 	"rooda/host"
+	"rooda/host/agent"
 	"rooda/host/config"
 	"rooda/host/interrupt"
 	"rooda/host/libs"
@@ -263,7 +264,7 @@ func libFlag() cli.Flag {
 
 func scriptRunFlags() []cli.Flag {
 	return append(runSettingFlags(),
-		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(),
+		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(), maxMemoryFlag(),
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "evaluate the script, report each iterate() instead of running it, run no command", Category: "Output"},
 		noRecordFlag(),
 	)
@@ -275,6 +276,10 @@ func maxStepsFlag() cli.Flag {
 
 func maxTotalIterationsFlag() cli.Flag {
 	return &cli.IntFlag{Name: "max-total-iterations", Usage: "stop the run after `N` iterations across every iterate() (0: no limit)", Category: "Budgets"}
+}
+
+func maxMemoryFlag() cli.Flag {
+	return &cli.StringFlag{Name: "max-memory", Usage: "stop a script that holds more than `SIZE` of memory (1GiB, 512MiB; max_memory, default 1GiB)", Category: "Budgets"}
 }
 
 func maxDurationFlag() cli.Flag {
@@ -335,6 +340,14 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		Command:            withoutDryRun(c),
 		MaxTotalIterations: c.Int("max-total-iterations"),
 		Record:             asRecord(rec),
+		MaxMemory:          int64(cfg.Loop.MaxMemory.V),
+		Overrun: func(err error) {
+			// The script is inside one step that fills memory: end now.
+			code := report(c.App.ErrWriter, err)
+			finishRecord(c, rec, runlog.FailedStatus(code), code)
+			agent.KillAll()
+			os.Exit(code)
+		},
 	})
 	if err != nil {
 		finishRecord(c, rec, "error", 1)

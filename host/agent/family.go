@@ -67,6 +67,18 @@ func (f *family) newTag() string {
 	return fmt.Sprintf("%d.%d", os.Getpid(), f.tags)
 }
 
+// KillAll kills at once every process rooda started and everything left
+// below it, for a run that must end now.
+func KillAll() {
+	kin.mu.Lock()
+	for pid := range kin.started {
+		syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	kin.mu.Unlock()
+	stopLeft(tag(""), 0, nil)
+	removeBaseCgroup()
+}
+
 // Process is one process rooda found and stopped.
 type Process struct {
 	PID  int

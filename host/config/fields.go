@@ -77,6 +77,7 @@ func (l *Loop) fields() []field {
 		bind("log_format", &l.LogFormat, oneOf(logFormats...)),
 		bind("runs_dir", &l.RunsDir, text),
 		bind("keep_runs", &l.KeepRuns, atLeast(1)),
+		bind("max_memory", &l.MaxMemory, size(MinMaxMemory)),
 	}
 	return append(append(limits[:n:n], own...), limits[n:]...)
 }

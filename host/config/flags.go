@@ -24,6 +24,7 @@ var flagKeys = map[string]struct{ key, value string }{
 	"log-format":        {key: "log_format"},
 	"quiet":             {key: "log_level", value: "warn"},
 	"verbose":           {key: "show_ai_output", value: "true"},
+	"max-memory":        {key: "max_memory"},
 }
 
 // FlagNames lists the flags Load understands, for the command line to
@@ -77,7 +78,7 @@ func (c *Config) applyFlags(flags []Flag) error {
 // flagField is the field a flag's key sets: the loop's for loop-wide
 // keys, the run's for the rest.
 func (c *Config) flagField(key string) field {
-	if key == "log_level" || key == "show_ai_output" || key == "log_format" {
+	if key == "log_level" || key == "show_ai_output" || key == "log_format" || key == "max_memory" {
 		return fieldNamed(c.Loop.fields(), key)
 	}
 	return fieldNamed(c.Run.fields(), key)

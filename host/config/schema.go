@@ -22,6 +22,10 @@ type Config struct {
 	Files []Source
 }
 
+// MinMaxMemory is the smallest memory budget: rooda itself takes a few
+// tens of MiB.
+const MinMaxMemory = 64 << 20
+
 // Limits are the settings a procedure can override for itself.
 type Limits struct {
 	IterationMode        Value[string]
@@ -54,6 +58,8 @@ type Loop struct {
 	// KeepRuns how many records are kept.
 	RunsDir  Value[string]
 	KeepRuns Value[int]
+	// MaxMemory is the memory budget of a script's run, in bytes.
+	MaxMemory Value[int]
 }
 
 // Procedure is one entry of procedures:.

@@ -1,0 +1,106 @@
+package host
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"rooda/host/config"
+	"rooda/host/membudget"
+)
+
+// checkEvery is how many Starlark steps run between two checkpoints while
+// memory is plentiful; near the budget, every step is one. Between two
+// checkpoints a script can at most double what it holds twice (s = s + s
+// takes three steps or more), which keeps it under the budget from below
+// the Guard's "near" (an eighth of it); a checkpoint costs a few
+// nanoseconds, and at 8 steps the loop that makes them runs no slower.
+const checkEvery = 8
+
+// overrunGrace is how long a script over its memory budget has to reach
+// its next step, where the cancellation stops it with its own traceback.
+// A script still inside one step by then is in a single huge operation
+// whose copy goes on filling memory: the run is ended at once (Overrun).
+const overrunGrace = 5 * time.Millisecond
+
+// memoryWatch is a script's memory budget as it runs.
+type memoryWatch struct {
+	guard *membudget.Guard
+	// over is the memory in use when the budget was passed; 0 before.
+	over atomic.Int64
+	// stack is where the script was at its latest checkpoint near the
+	// budget, for a stop in the middle of a step.
+	stack atomic.Pointer[starlark.CallStack]
+	// ended is set once the script stopped running.
+	ended atomic.Bool
+}
+
+// checkpoint runs on the script's thread every few steps (OnMaxSteps):
+// it keeps the step budget, and near the memory budget notes where the
+// script is, step by step.
+func (r *Runtime) checkpoint(thread *starlark.Thread) {
+	if thread.Steps >= r.maxSteps {
+		thread.Cancel("too many steps")
+		return
+	}
+	every := uint64(checkEvery)
+	if r.memory != nil && r.memory.guard.Checkpoint() {
+		stack := thread.CallStack()
+		r.memory.stack.Store(&stack)
+		every = 1
+	}
+	thread.SetMaxExecutionSteps(min(thread.Steps+every, r.maxSteps))
+}
+
+// watchMemory starts the memory budget of a run, if it has one.
+func (r *Runtime) watchMemory() {
+	if r.opts.MaxMemory <= 0 {
+		return
+	}
+	w := &memoryWatch{}
+	r.memory = w
+	w.guard = membudget.Start(r.opts.MaxMemory, func(used int64) {
+		w.over.Store(used)
+		r.thread.Cancel("over the memory budget")
+		time.AfterFunc(overrunGrace, func() {
+			if !w.ended.Load() && r.opts.Overrun != nil {
+				r.opts.Overrun(r.overrunError(w))
+			}
+		})
+	})
+}
+
+// stopWatchingMemory ends the watch, and gives err the budget's error
+// when the script went over it.
+func (r *Runtime) stopWatchingMemory(err error) error {
+	w := r.memory
+	if w == nil {
+		return err
+	}
+	w.ended.Store(true)
+	w.guard.Stop()
+	r.memory = nil
+	if used := w.over.Load(); used > 0 && err != nil {
+		return &wrapped{err, r.memoryBudgetError(used)}
+	}
+	return err
+}
+
+func (r *Runtime) memoryBudgetError(used int64) *BudgetError {
+	limit := config.FormatSize(int(r.opts.MaxMemory))
+	return &BudgetError{Budget: "--max-memory", Limit: limit,
+		Message: fmt.Sprintf("the run went over its memory budget of %s (--max-memory): the script held %s", limit, config.FormatSize(int(used)))}
+}
+
+// overrunError is the error of a script stopped in the middle of a step,
+// at the place its last checkpoint saw.
+func (r *Runtime) overrunError(w *memoryWatch) error {
+	var stack starlark.CallStack
+	if s := w.stack.Load(); s != nil {
+		stack = *s
+	}
+	b := r.memoryBudgetError(w.over.Load())
+	return newError(&wrapped{&starlark.EvalError{Msg: b.Error(), CallStack: stack}, b}, r.opts.Predeclared)
+}

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"rooda/host/agent"
@@ -16,10 +15,8 @@ func main() {
 	// every orphan its agents leave.
 	agent.AdoptOrphans()
 	code := run(context.Background(), os.Args, os.Stdout, os.Stderr)
-	// Whatever an agent left running where no tag tells whose it is dies
-	// with rooda, not after it.
-	if left := agent.StopStragglers(); len(left) > 0 {
-		fmt.Fprintf(os.Stderr, "WARN: stopped %d processes still running below rooda as it exited: %s\n", len(left), agent.ProcessList(left))
-	}
+	// A run says what it stopped; whatever else a command's processes
+	// left below rooda dies with it, not after it.
+	agent.StopStragglers()
 	os.Exit(code)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"rooda/host/agent"
 	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/logging"
@@ -56,6 +57,15 @@ func runLog(c *cli.Context, cfg *config.Config) *logging.Logger {
 		log.AsJSON()
 	}
 	return log
+}
+
+// stopStragglers stops what the run's agents left running where nothing
+// told whose it was (no cgroup, its environment cleared), and says so in
+// the run's log.
+func stopStragglers(c *cli.Context, cfg *config.Config) {
+	if left := agent.StopStragglers(); len(left) > 0 {
+		runLog(c, cfg).Warnf("stopped %s still running below rooda as the run ended: %s", agent.Count(len(left)), agent.ProcessList(left))
+	}
 }
 
 // asRecord is rec as the engine takes it: nil stays nil.

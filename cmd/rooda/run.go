@@ -99,6 +99,7 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, watch := interrupt.Watch(c.Context)
 	defer watch.Stop()
+	defer stopStragglers(c, cfg)
 	rec := startRecord(c, cfg, name)
 	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill, Record: asRecord(rec)})
 	finishRecord(c, rec, string(res.Status), res.Status.ExitCode())

@@ -323,6 +323,7 @@ func scriptCheckAction(c *cli.Context) error {
 func runScript(c *cli.Context, cfg *config.Config, file string, args []string) error {
 	ctx, watch := interrupt.Watch(c.Context)
 	defer watch.Stop()
+	defer stopStragglers(c, cfg)
 	if d := c.Duration("max-duration"); d > 0 {
 		var cancel context.CancelFunc
 		budget := &host.BudgetError{Budget: "--max-duration", Limit: d.String(), What: "of run time"}

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Where the kernel offers a cgroup v2 hierarchy that rooda may write to,
@@ -20,7 +22,7 @@ import (
 
 // cgroupsOff is set once the kernel refused to start an agent in a
 // cgroup: rooda then does without, and tests set it to try the tags.
-var cgroupsOff bool
+var cgroupsOff atomic.Bool
 
 var cgroupBase struct {
 	once sync.Once
@@ -39,7 +41,7 @@ type cgroup struct {
 // cannot.
 func newCgroup() *cgroup {
 	base := baseCgroup()
-	if base == "" || cgroupsOff {
+	if base == "" || cgroupsOff.Load() {
 		return nil
 	}
 	cgroupBase.mu.Lock()
@@ -113,14 +115,18 @@ func cgroup2Mount() string {
 	return ""
 }
 
-// removeStale removes the empty cgroups of roodas that are gone.
+// removeStale ends what the agents of roodas that are gone left running
+// — a rooda killed outright (kill -9) takes its agent along, but not
+// what the agent started — and removes their cgroups.
 func removeStale(own string) {
 	entries, _ := os.ReadDir(own)
 	for _, e := range entries {
 		pid, ok := strings.CutPrefix(e.Name(), "rooda-")
 		n, err := strconv.Atoi(pid)
 		if ok && err == nil && e.IsDir() && syscall.Kill(n, 0) == syscall.ESRCH {
-			removeTree(filepath.Join(own, e.Name()))
+			stale := &cgroup{dir: filepath.Join(own, e.Name()), fd: -1}
+			waitFor(func() bool { stale.killAll(); return len(stale.find()) == 0 }, time.Second, nil)
+			removeTree(stale.dir)
 		}
 	}
 }
@@ -145,16 +151,23 @@ func (g *cgroup) find() []proc {
 	return found
 }
 
-// killAll kills every process in the cgroup at once (cgroup.kill, Linux
-// 5.14); where the file is missing, the sweep's SIGKILL to each serves.
+// killAll kills every process in the cgroup and those below it at once
+// (cgroup.kill, Linux 5.14), or without that file each one it finds.
 func (g *cgroup) killAll() {
-	os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0)
+	if os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0) == nil {
+		return
+	}
+	for _, p := range g.find() {
+		syscall.Kill(p.pid, syscall.SIGKILL)
+	}
 }
 
 // remove closes the cgroup and removes it, which the kernel allows only
 // once no process is left in it.
 func (g *cgroup) remove() {
-	syscall.Close(g.fd)
+	if g.fd >= 0 {
+		syscall.Close(g.fd)
+	}
 	removeTree(g.dir)
 }
 

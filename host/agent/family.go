@@ -87,6 +87,14 @@ type Process struct {
 
 func (p Process) String() string { return fmt.Sprintf("%d %s", p.PID, p.Name) }
 
+// Count says how many processes: "1 process", "2 processes".
+func Count(n int) string {
+	if n == 1 {
+		return "1 process"
+	}
+	return fmt.Sprintf("%d processes", n)
+}
+
 // ProcessList names processes as "pid name, …".
 func ProcessList(list []Process) string {
 	names := make([]string, len(list))
@@ -101,7 +109,7 @@ func ProcessList(list []Process) string {
 // tells whose it is — and returns them. rooda calls it as it exits: none
 // of its processes outlives it.
 func StopStragglers() []Process {
-	found, _, _ := stopLeft(tag(""), DefaultGrace, nil)
+	found, _, _ := stopLeft(byTag(""), DefaultGrace, nil)
 	removeBaseCgroup()
 	return found
 }
@@ -114,11 +122,11 @@ type leftovers interface {
 	killAll()
 }
 
-// tag finds leftovers by the tag in their environment.
-type tag string
+// byTag finds leftovers by the tag in their environment.
+type byTag string
 
-func (t tag) find() []proc { return escapees(string(t)) }
-func (t tag) killAll()     {}
+func (t byTag) find() []proc { return escapees(string(t)) }
+func (t byTag) killAll()     {}
 
 // stopLeft stops the leftovers, and those they start while being
 // stopped: SIGTERM (once each), then SIGKILL after grace, or at once

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ const waitEscaped = ` pid=$!; until [ "$(cut -d' ' -f6 /proc/$pid/stat)" = "$pid
 // them, and with tags alone.
 func eachWay(t *testing.T, test func(t *testing.T)) {
 	t.Run("cgroup", func(t *testing.T) {
-		if baseCgroup() == "" || cgroupsOff {
+		if baseCgroup() == "" || cgroupsOff.Load() {
 			t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine; the tags are tested")
 		}
 		test(t)
@@ -41,9 +42,8 @@ func adopt(t *testing.T) {
 }
 
 func withoutCgroups(t *testing.T) {
-	was := cgroupsOff
-	cgroupsOff = true
-	t.Cleanup(func() { cgroupsOff = was })
+	was := cgroupsOff.Swap(true)
+	t.Cleanup(func() { cgroupsOff.Store(was) })
 }
 
 // dead fails the test for each process still alive, and kills it.
@@ -99,7 +99,7 @@ const cleanEscape = `env -i setsid sleep 30 >/dev/null 2>&1 & echo $!;` + waitEs
 // TestCgroupHoldsWhatClearedItsEnvironment: in a cgroup, a child that
 // cleared its environment is found all the same, by the iteration.
 func TestCgroupHoldsWhatClearedItsEnvironment(t *testing.T) {
-	if baseCgroup() == "" || cgroupsOff {
+	if baseCgroup() == "" || cgroupsOff.Load() {
 		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
 	}
 	res := run(t, Command{Argv: sh(cleanEscape), Grace: time.Second})
@@ -126,24 +126,41 @@ func TestStragglersStopped(t *testing.T) {
 	dead(t, Process{PID: pid})
 }
 
-// TestReaperLeavesStartedChildren: orphans exiting while other agents
-// run are reaped, and never an agent whose exit status os/exec awaits.
+// TestReaperLeavesStartedChildren: the reaper takes an exited orphan, but
+// never a child os/exec is still to wait for, whose exit status would be
+// lost.
 func TestReaperLeavesStartedChildren(t *testing.T) {
 	adopt(t)
-	results := make(chan Result, 16)
-	for range cap(results) {
-		go func() {
-			res, err := Run(context.Background(), Command{Argv: sh(`(setsid true &); sleep 0.05; exit 3`), MaxOutput: 1024})
-			if err != nil {
-				t.Error(err)
-			}
-			results <- res
-		}()
+	p := &process{cmd: exec.Command("sh", "-c", "exit 3")}
+	if err := kin.startTracked(p); err != nil {
+		t.Fatal(err)
 	}
-	for range cap(results) {
-		if res := <-results; res.ExitCode != 3 {
-			t.Errorf("exit code %d, want 3: the reaper took the agent's status", res.ExitCode)
+	for state(p.cmd.Process.Pid) != 'Z' {
+		time.Sleep(time.Millisecond)
+	}
+	kin.reapOrphans()
+	err := p.cmd.Wait()
+	kin.forget(p)
+	if p.cmd.ProcessState == nil || p.cmd.ProcessState.ExitCode() != 3 {
+		t.Errorf("wait: %v: the reaper took the exit status of a child it did not adopt", err)
+	}
+}
+
+// TestNoCgroupLeftByACommandNotFound: a command that cannot start leaves
+// no cgroup and no descriptor behind.
+func TestNoCgroupLeftByACommandNotFound(t *testing.T) {
+	base := baseCgroup()
+	if base == "" || cgroupsOff.Load() {
+		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
+	}
+	before, _ := os.ReadDir(base)
+	for range 5 {
+		if _, err := Run(context.Background(), Command{Argv: []string{"no-such-command-at-all"}, MaxOutput: 1024}); err == nil {
+			t.Fatal("a command that does not exist started")
 		}
+	}
+	if after, _ := os.ReadDir(base); len(after) != len(before) {
+		t.Errorf("%d entries in %s, %d before: cgroups left behind", len(after), base, len(before))
 	}
 }
 

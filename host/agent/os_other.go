@@ -4,6 +4,7 @@ package agent
 
 import (
 	"os"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -38,7 +39,7 @@ func (*cgroup) killAll()     {}
 func (*cgroup) remove()      {}
 func removeBaseCgroup()      {}
 
-var cgroupsOff bool
+var cgroupsOff atomic.Bool
 
 func sysProcAttr(*cgroup) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 

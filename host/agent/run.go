@@ -65,6 +65,9 @@ type Result struct {
 	// EscapedSurvived is set when some of them did not end even after
 	// SIGKILL.
 	EscapedSurvived bool
+	// Contained is set when the agent ran in a cgroup of its own, which
+	// held every process it started: none could have been missed.
+	Contained bool
 }
 
 // Run starts the agent and waits for it, its group and its output. The
@@ -145,17 +148,23 @@ func start(c Command) (*process, error) {
 func (p *process) start(c Command, stdin, stdout *os.File) error {
 	p.cmd = command(c, p.tag, p.cgroup, stdin, stdout)
 	err := kin.startTracked(p)
-	if err == nil || p.cgroup == nil || p.cmd.Err != nil {
-		return err
+	if err != nil && p.cgroup != nil && p.cmd.Err == nil {
+		// Found and refused: the cgroup is what the kernel refused.
+		p.dropCgroup()
+		p.cmd = command(c, p.tag, nil, stdin, stdout)
+		if err = kin.startTracked(p); err == nil {
+			cgroupsOff.Store(true)
+		}
 	}
+	if err != nil && p.cgroup != nil {
+		p.dropCgroup()
+	}
+	return err
+}
+
+func (p *process) dropCgroup() {
 	p.cgroup.remove()
 	p.cgroup = nil
-	p.cmd = command(c, p.tag, nil, stdin, stdout)
-	if err := kin.startTracked(p); err != nil {
-		return err
-	}
-	cgroupsOff = true
-	return nil
 }
 
 // command is the agent's command line with its environment and tag, its
@@ -198,6 +207,7 @@ func (p *process) stopEscaped(res *Result, c Command) {
 	res.Escaped, killed, res.EscapedSurvived = stopLeft(p.leftovers(), grace(c), c.Kill)
 	res.Killed = res.Killed || killed
 	if p.cgroup != nil {
+		res.Contained = !res.EscapedSurvived
 		p.cgroup.remove()
 	}
 }
@@ -208,7 +218,7 @@ func (p *process) leftovers() leftovers {
 	if p.cgroup != nil {
 		return p.cgroup
 	}
-	return tag(p.tag)
+	return byTag(p.tag)
 }
 
 // collect reads the rest of the output and fills in how the agent ended.

@@ -287,19 +287,15 @@ func (r *runner) logStop(it *Iteration) {
 	}
 	if escaped := it.Result.Escaped; len(escaped) > 0 {
 		what := "stopped them"
-		if it.Result.EscapedSurvived {
+		switch {
+		case it.Result.EscapedSurvived:
 			what = "some did not end even after SIGKILL"
+		case len(escaped) == 1:
+			what = "stopped it"
 		}
 		r.cfg.Log.Warnf("Iteration %s: the agent left %s running outside its process group (%s); %s",
-			label, processCount(len(escaped)), agent.ProcessList(escaped), what)
+			label, agent.Count(len(escaped)), agent.ProcessList(escaped), what)
 	}
-}
-
-func processCount(n int) string {
-	if n == 1 {
-		return "1 process"
-	}
-	return fmt.Sprintf("%d processes", n)
 }
 
 // failureReason says why an iteration failed, or "".
@@ -312,8 +308,12 @@ func failureReason(it *Iteration, timeout time.Duration) string {
 		return "the agent could not start: " + it.StartErr.Error()
 	case res.TimedOut && (res.Abandoned || res.EscapedSurvived):
 		return fmt.Sprintf("timed out after %s; not every process of the agent could be stopped", timeout)
+	case res.TimedOut && res.Contained:
+		return fmt.Sprintf("timed out after %s; the agent and everything it started were stopped", timeout)
 	case res.TimedOut:
-		return fmt.Sprintf("timed out after %s; the agent and its children were stopped", timeout)
+		// Without a cgroup, a process that left the group and cleared its
+		// environment is found only as the run ends.
+		return fmt.Sprintf("timed out after %s; the agent's process group was stopped", timeout)
 	case it.Signals.Failure:
 		return "the agent signaled FAILURE" + exitText(res)
 	}

@@ -327,3 +327,22 @@ func TestMinIterations(t *testing.T) {
 		t.Errorf("prompt %q", s.prompts[1])
 	}
 }
+
+// TestTimeoutSaysWhatWasStopped: the timeout's warning claims what rooda
+// knows it stopped, and no more.
+func TestTimeoutSaysWhatWasStopped(t *testing.T) {
+	for _, tc := range []struct {
+		res  agent.Result
+		want string
+	}{
+		{agent.Result{TimedOut: true, Contained: true}, "timed out after 1s; the agent and everything it started were stopped"},
+		{agent.Result{TimedOut: true}, "timed out after 1s; the agent's process group was stopped"},
+		{agent.Result{TimedOut: true, Contained: true, EscapedSurvived: true}, "timed out after 1s; not every process of the agent could be stopped"},
+		{agent.Result{TimedOut: true, Abandoned: true}, "timed out after 1s; not every process of the agent could be stopped"},
+	} {
+		it := &Iteration{Result: tc.res, Outcome: Failed}
+		if got := failureReason(it, time.Second); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.res, got, tc.want)
+		}
+	}
+}

@@ -144,6 +144,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),
+		EscapedSurvived: it.Result.EscapedSurvived,
 	}
 	m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = r.git.After()
 	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))

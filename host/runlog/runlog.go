@@ -88,6 +88,9 @@ type Meta struct {
 	// Escaped are the processes ("pid name") the agent left running
 	// outside its process group, which rooda stopped.
 	Escaped []string `json:"escaped,omitempty"`
+	// EscapedSurvived is set when some of them did not end even after
+	// SIGKILL.
+	EscapedSurvived bool `json:"escaped_survived,omitempty"`
 }
 
 // newID names a run: sortable by time (to the microsecond, so that runs

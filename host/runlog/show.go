@@ -99,7 +99,11 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", orNone(m.Signal), m.TimedOut, m.Duration)
 	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
 	if len(m.Escaped) > 0 {
-		fmt.Fprintf(&b, "Left outside its group, stopped: %s\n", strings.Join(m.Escaped, ", "))
+		what := "stopped"
+		if m.EscapedSurvived {
+			what = "some did not end even after SIGKILL"
+		}
+		fmt.Fprintf(&b, "Left outside its group (%s): %s\n", what, strings.Join(m.Escaped, ", "))
 	}
 	// A repository without a commit has no HEAD: recorded as nothing.
 	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"runtime/debug"
 
-	"go.starlark.net/lib/json"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
@@ -63,7 +62,7 @@ func Values() []Value {
 			return t
 		}},
 		{"dry_run", "bool", "whether this run only reports what it would do (--dry-run)", func(_ []string, dry bool) starlark.Value { return starlark.Bool(dry) }},
-		{"json", "module", "json.encode, json.decode, json.indent, json.encode_indent", func([]string, bool) starlark.Value { return json.Module }},
+		{"json", "module", "json.encode, json.decode, json.indent, json.encode_indent", func([]string, bool) starlark.Value { return jsonModule }},
 		{"struct", "function", "struct(**fields): an immutable record", func([]string, bool) starlark.Value { return starlark.NewBuiltin("struct", starlarkstruct.Make) }},
 		// The host sets it per module; False is what a loaded module sees.
 		{"__main__", "bool", "True in the script rooda runs, False in the modules it loads and in test files, so that a script can be a library too: if __main__: main()", func([]string, bool) starlark.Value { return starlark.False }},
@@ -79,6 +78,9 @@ func Predeclared(args []string, dryRun bool) starlark.StringDict {
 	}
 	for _, v := range Values() {
 		d[v.Name] = v.make(args, dryRun)
+	}
+	for name, b := range guardedUniverse() {
+		d[name] = b
 	}
 	return d
 }

@@ -1,13 +1,14 @@
 package host
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
 
 	"go.starlark.net/starlark"
 
-	"rooda/host/config"
 	"rooda/host/membudget"
 )
 
@@ -22,7 +23,7 @@ const checkEvery = 8
 // overrunGrace is how long a script over its memory budget has to reach
 // its next step, where the cancellation stops it with its own traceback.
 // A script still inside one step by then is in a single huge operation
-// whose copy goes on filling memory: the run is ended at once (Overrun).
+// whose copy goes on filling memory: the run is ended at once (Abandon).
 const overrunGrace = 5 * time.Millisecond
 
 // memoryWatch is a script's memory budget as it runs.
@@ -33,8 +34,6 @@ type memoryWatch struct {
 	// stack is where the script was at its latest checkpoint near the
 	// budget, for a stop in the middle of a step.
 	stack atomic.Pointer[starlark.CallStack]
-	// ended is set once the script stopped running.
-	ended atomic.Bool
 }
 
 // checkpoint runs on the script's thread every few steps (OnMaxSteps):
@@ -65,8 +64,8 @@ func (r *Runtime) watchMemory() {
 		w.over.Store(used)
 		r.thread.Cancel("over the memory budget")
 		time.AfterFunc(overrunGrace, func() {
-			if !w.ended.Load() && r.opts.Overrun != nil {
-				r.opts.Overrun(r.overrunError(w))
+			if r.running.Load() && r.opts.Abandon != nil {
+				r.opts.Abandon(r.overrunError(w))
 			}
 		})
 	})
@@ -79,7 +78,6 @@ func (r *Runtime) stopWatchingMemory(err error) error {
 	if w == nil {
 		return err
 	}
-	w.ended.Store(true)
 	w.guard.Stop()
 	r.memory = nil
 	if used := w.over.Load(); used > 0 && err != nil {
@@ -89,9 +87,9 @@ func (r *Runtime) stopWatchingMemory(err error) error {
 }
 
 func (r *Runtime) memoryBudgetError(used int64) *BudgetError {
-	limit := config.FormatSize(int(r.opts.MaxMemory))
+	limit := membudget.Human(r.opts.MaxMemory)
 	return &BudgetError{Budget: "--max-memory", Limit: limit,
-		Message: fmt.Sprintf("the run went over its memory budget of %s (--max-memory): the script held %s", limit, config.FormatSize(int(used)))}
+		Message: fmt.Sprintf("the run went over its memory budget of %s (--max-memory): the script held %s", limit, membudget.Human(used))}
 }
 
 // overrunError is the error of a script stopped in the middle of a step,
@@ -103,4 +101,23 @@ func (r *Runtime) overrunError(w *memoryWatch) error {
 	}
 	b := r.memoryBudgetError(w.over.Load())
 	return newError(&wrapped{&starlark.EvalError{Msg: b.Error(), CallStack: stack}, b}, r.opts.Predeclared)
+}
+
+// stuckGrace is how long a script has to stop after a second interrupt
+// (which kills the agent's group at once, so that iterate() returns):
+// one still inside a step then is stuck in a builtin that walks a huge
+// value, and the run is abandoned rather than left hanging.
+const stuckGrace = 2 * time.Second
+
+// abandonIfStuck abandons the run when a second interrupt comes and the
+// script does not stop within stuckGrace.
+func (r *Runtime) abandonIfStuck(ctx context.Context) {
+	if r.opts.Abandon == nil || r.opts.Kill == nil {
+		return
+	}
+	<-r.opts.Kill
+	time.Sleep(stuckGrace)
+	if r.running.Load() {
+		r.opts.Abandon(newError(&wrapped{errors.New("the script did not stop after a second interrupt; rooda ends it"), stopCause(ctx)}, r.opts.Predeclared))
+	}
 }

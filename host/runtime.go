@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -60,11 +61,12 @@ type Options struct {
 	Record engine.Record
 	// MaxMemory is the run's memory budget in bytes; 0 means none.
 	MaxMemory int64
-	// Overrun ends the run at once, with err, when the script went over
-	// its memory budget inside one huge step that no cancellation can
-	// stop: the caller reports err, finishes the record, stops every
-	// process and exits. Without it the step runs to its end.
-	Overrun func(err error)
+	// Abandon ends the run at once, with err, when the script cannot be
+	// stopped at a step: it went over its memory budget inside one huge
+	// step, or it is still inside one a moment after a second interrupt.
+	// The caller reports err, finishes the record, stops every process
+	// and exits. Without it the step runs to its end.
+	Abandon func(err error)
 }
 
 // Runtime runs one script: one thread for the script, every module it
@@ -87,6 +89,8 @@ type Runtime struct {
 	main string
 	// memory is the memory budget's watch while a script runs.
 	memory *memoryWatch
+	// running is set while Run runs the script.
+	running atomic.Bool
 }
 
 // module is a loaded module, or why it could not load; both are cached.
@@ -174,11 +178,16 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 	r.thread.SetLocal(contextKey, ctx)
 	// Cancelling the thread stops Starlark code at its next step; the
 	// blocking builtins watch ctx themselves.
-	stop := context.AfterFunc(ctx, func() { r.thread.Cancel("interrupted") })
+	stop := context.AfterFunc(ctx, func() {
+		r.thread.Cancel("interrupted")
+		go r.abandonIfStuck(ctx)
+	})
 	defer stop()
 	r.main = root.key()
+	r.running.Store(true)
 	r.watchMemory()
 	_, err = r.exec(root)
+	r.running.Store(false)
 	err = r.stopWatchingMemory(err)
 	if err == nil {
 		return nil

@@ -342,8 +342,8 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		MaxTotalIterations: c.Int("max-total-iterations"),
 		Record:             asRecord(rec),
 		MaxMemory:          int64(cfg.Loop.MaxMemory.V),
-		Overrun: func(err error) {
-			// The script is inside one step that fills memory: end now.
+		Abandon: func(err error) {
+			// The script cannot be stopped at a step: end now.
 			code := report(c.App.ErrWriter, err)
 			finishRecord(c, rec, runlog.FailedStatus(code), code)
 			agent.KillAll()

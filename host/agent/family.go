@@ -75,7 +75,7 @@ func KillAll() {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}
 	kin.mu.Unlock()
-	stopLeft(tag(""), 0, nil)
+	stopLeft(byTag(""), 0, nil)
 	removeBaseCgroup()
 }
 

@@ -22,6 +22,7 @@
 package membudget
 
 import (
+	"fmt"
 	"math"
 	"runtime/debug"
 	"runtime/metrics"
@@ -152,3 +153,19 @@ func (s *sample) read() int64 {
 
 // Used is the memory the Go runtime holds now.
 func Used() int64 { return newSample().read() }
+
+// Human writes a size as people read memory: "512 MiB", "1.5 GiB".
+func Human(n int64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	f, u := float64(n), 0
+	for f >= 1024 && u < len(units)-1 {
+		f, u = f/1024, u+1
+	}
+	switch {
+	case u == 0:
+		return fmt.Sprintf("%d bytes", n)
+	case f == float64(int64(f)):
+		return fmt.Sprintf("%d %s", int64(f), units[u])
+	}
+	return fmt.Sprintf("%.1f %s", f, units[u])
+}

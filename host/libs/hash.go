@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -30,14 +31,39 @@ func hashDir(dir string) (string, error) {
 }
 
 // eachEntry calls fn with the path (with /) of each regular file and
-// symbolic link below dir, in path order. A link below dir is not
-// followed; dir itself is, so that a library whose path is a link in its
-// repository is hashed by its files. A dir that does not exist has no
-// entries.
+// symbolic link below dir, in the order of those whole paths: the order
+// the first pins hashed their files in, so that they stay valid. It is not
+// the order of a walk, which finishes lib/ before it reaches lib.star. A
+// link below dir is not followed; dir itself is, so that a library whose
+// path is a link in its repository is hashed by its files. A dir that does
+// not exist has no entries.
 func eachEntry(dir string, fn func(rel string, d fs.DirEntry) error) error {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
+	entries, err := entriesBelow(dir)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.rel, b.rel) })
+	for _, e := range entries {
+		if err := fn(e.rel, e.d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry is a regular file or symbolic link of a directory being hashed.
+type entry struct {
+	rel string // the path below the directory, with /
+	d   fs.DirEntry
+}
+
+// entriesBelow lists the regular files and symbolic links below dir, in
+// the order of the walk.
+func entriesBelow(dir string) ([]entry, error) {
+	var entries []entry
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -49,14 +75,15 @@ func eachEntry(dir string, fn func(rel string, d fs.DirEntry) error) error {
 		if err != nil {
 			return err
 		}
-		return fn(filepath.ToSlash(rel), d)
+		entries = append(entries, entry{filepath.ToSlash(rel), d})
+		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, statErr := os.Lstat(dir); errors.Is(statErr, fs.ErrNotExist) {
-			return nil
+			return nil, nil
 		}
 	}
-	return err
+	return entries, err
 }
 
 // writeEntry writes one entry as the hash covers it. A file is its path,

@@ -20,8 +20,31 @@ import (
 // and target as git stores it, so that repointing a link changes the
 // hash as editing a file does.
 func hashDir(dir string) (string, error) {
+	return hashEntries(dir, func(fs.DirEntry) bool { return true })
+}
+
+// hashBeforeLinks is the hash rooda pinned before hashDir covered
+// symbolic links: of the regular files alone, and of nothing when dir is
+// itself a link, which that walk did not follow. Such a pin of a library
+// with links no longer verifies, and is told apart from an edited one.
+func hashBeforeLinks(dir string) (string, error) {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return "", err
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return hex.EncodeToString(sha256.New().Sum(nil)), nil
+	}
+	return hashEntries(dir, func(d fs.DirEntry) bool { return d.Type().IsRegular() })
+}
+
+// hashEntries hashes the entries of dir that keep keeps.
+func hashEntries(dir string, keep func(fs.DirEntry) bool) (string, error) {
 	h := sha256.New()
 	err := eachEntry(dir, func(rel string, d fs.DirEntry) error {
+		if !keep(d) {
+			return nil
+		}
 		return writeEntry(h, dir, rel, d)
 	})
 	if err != nil {

@@ -315,4 +315,7 @@ func TestHashKeepsTheFirstPins(t *testing.T) {
 	if sum, err := hashDir(dir); err != nil || sum != first {
 		t.Errorf("hashDir = %s, %v; the first pins had %s", sum, err, first)
 	}
+	if sum, err := hashBeforeLinks(dir); err != nil || sum != first {
+		t.Errorf("hashBeforeLinks = %s, %v; the first pins had %s", sum, err, first)
+	}
 }

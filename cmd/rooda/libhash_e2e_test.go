@@ -95,3 +95,24 @@ func TestPinsThatLeftOutLinks(t *testing.T) {
 		})
 	}
 }
+
+// TestLibraryFragmentNamedLikeAModule: fragment() reads its path as a
+// file below the script's directory, also when it starts with @, so a
+// library's fragment('@rooda//…') is checked as that file is, and a link
+// of the library named @rooda that leads out of it is refused.
+func TestLibraryFragmentNamedLikeAModule(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	outside := outsideFiles(t)
+	team := filepath.Join(w.dir, "team")
+	os.MkdirAll(team, 0o755)
+	for _, link := range []string{"@rooda", "@team"} {
+		symlink(t, outside, filepath.Join(team, link))
+		w.write("team/"+link+".star", "p = compose('p', act = [fragment('"+link+"//secret.md')])\n")
+		w.write(link+".star", "load('@team//"+link+".star', 'p')\nprint(p.render())\n")
+	}
+	w.write("rooda-config.yml", "libraries:\n  team: team\n")
+	for _, link := range []string{"@rooda", "@team"} {
+		expectRefusedLink(t, w.runScript(link+".star"), link+"/secret.md", filepath.Join(outside, "secret.md"))
+	}
+}

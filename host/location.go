@@ -93,16 +93,24 @@ func (r *resolver) resolve(from Location, module string) (Location, error) {
 		return Location{}, fmt.Errorf("%q is not a module: write a path relative to this file, @rooda//path or @library//path", module)
 	case from.Embedded != "":
 		return r.inLibrary(stdlib, path.Join(path.Dir(from.Embedded), module))
-	case from.library != "" && filepath.IsAbs(module):
-		return Location{}, fmt.Errorf("%s is an absolute path: a library names its own files by paths relative to them", module)
 	case from.library != "":
-		return r.inLibrary(from.library, path.Join(path.Dir(from.rel), filepath.ToSlash(module)))
+		return r.ownFile(from, module)
 	}
 	abs := module
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(filepath.Dir(from.Path), module)
 	}
 	return onDisk(r.display(abs), abs), nil
+}
+
+// ownFile is the file at rel, relative to from, in from's library: a
+// library names only its own files. rel is a path, even when it starts
+// with @.
+func (r *resolver) ownFile(from Location, rel string) (Location, error) {
+	if filepath.IsAbs(rel) {
+		return Location{}, fmt.Errorf("%s is an absolute path: a library names its own files by paths relative to them", rel)
+	}
+	return r.inLibrary(from.library, path.Join(path.Dir(from.rel), filepath.ToSlash(rel)))
 }
 
 // inLibrary is rel in the named library.

@@ -147,7 +147,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				block, _, err := prompt.ContextBlock(value)
+				block, _, err := prompt.ContextBlock(c.Context, value)
 				if err != nil {
 					return err
 				}

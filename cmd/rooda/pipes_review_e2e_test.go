@@ -148,3 +148,16 @@ func TestEmptyPipeRefusedEverywhere(t *testing.T) {
 		t.Errorf("an empty script file: exit %d, stderr:\n%s", o.code, o.stderr)
 	}
 }
+
+// TestLoopVariableTypoInsideAWord: a typo inside a word of a ROODA_LOOP_
+// variable is matched word by word: MAX_ITERATON means the default
+// maximum, not the minimum.
+func TestLoopVariableTypoInsideAWord(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	o := roodaIn(t, w.dir, []string{"ROODA_LOOP_MAX_ITERATON=3"}, "config", "show")
+	want := "Error: ROODA_LOOP_MAX_ITERATON is not a rooda setting (did you mean ROODA_LOOP_DEFAULT_MAX_ITERATIONS?)\n"
+	if o.code != 1 || o.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", o.code, o.stderr, want)
+	}
+}

@@ -55,7 +55,7 @@ func (r *Runtime) place(loc Location, f prompt.Fragment) (prompt.Fragment, error
 	if err != nil {
 		return f, err
 	}
-	data, err := r.resolver.read(target)
+	data, err := r.resolver.read(Context(r.thread), target)
 	if err != nil {
 		return f, fmt.Errorf("fragment file not found: %s", target.Display)
 	}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -152,14 +153,15 @@ func (r *resolver) unknownLibrary(name string) error {
 	return errors.New(msg)
 }
 
-// read returns the module's source.
-func (r *resolver) read(l Location) ([]byte, error) {
+// read returns the module's source. Reading a pipe ends when ctx does:
+// a script may be a named pipe whose writer never writes.
+func (r *resolver) read(ctx context.Context, l Location) ([]byte, error) {
 	var data []byte
 	var err error
 	if l.Path == "" {
 		data, err = fs.ReadFile(r.embedded, l.Embedded)
 	} else {
-		data, err = files.Read(l.Path, files.ScriptLimit)
+		data, err = files.ReadContext(ctx, l.Path, files.ScriptLimit)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("file not found: %s", l.Display)

@@ -148,7 +148,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				block, _, err := prompt.ContextBlock(value)
+				block, _, err := prompt.ContextBlock(c.Context, value)
 				if err != nil {
 					return err
 				}

@@ -77,7 +77,7 @@ func (c *checker) file(loc Location, stack []Location) {
 		return
 	}
 	c.seen[loc.key()] = true
-	src, err := c.r.resolver.read(loc)
+	src, err := c.r.resolver.read(Context(c.r.thread), loc)
 	if err != nil {
 		c.problems = append(c.problems, problem{msg: err.Error()})
 		return
@@ -126,7 +126,7 @@ func (c *checker) loads(f *syntax.File, loc Location, stack []Location) []Locati
 			c.add(load.Load, "cannot load %s: load cycle: %s", module, chain)
 			continue
 		}
-		if _, err := c.r.resolver.read(target); err != nil {
+		if _, err := c.r.resolver.read(Context(c.r.thread), target); err != nil {
 			c.add(load.Load, "cannot load %s: %v", module, err)
 			continue
 		}

@@ -36,13 +36,14 @@ func (r *Runtime) Fragment(pos syntax.Position, f prompt.Fragment) (prompt.Fragm
 // place resolves a fragment's relative path against the module at loc:
 // from its directory on disk, or, in the embedded standard library, by
 // reading it from there. A library's fragment must be a file of the
-// library, as its loads must.
+// library, as its loads must: the file it reads, whose path is a path
+// even when it starts with @, as a module's is not.
 func (r *Runtime) place(loc Location, f prompt.Fragment) (prompt.Fragment, error) {
 	if f.Path == "" || strings.HasPrefix(f.Path, fragments.Prefix) {
 		return f, nil
 	}
 	if loc.library != "" {
-		if _, err := r.resolver.resolve(loc, f.Path); err != nil {
+		if _, err := r.resolver.ownFile(loc, f.Path); err != nil {
 			return f, err
 		}
 	}
@@ -54,7 +55,7 @@ func (r *Runtime) place(loc Location, f prompt.Fragment) (prompt.Fragment, error
 	if err != nil {
 		return f, err
 	}
-	data, err := r.resolver.read(target)
+	data, err := r.resolver.read(Context(r.thread), target)
 	if err != nil {
 		return f, fmt.Errorf("fragment file not found: %s", target.Display)
 	}

@@ -63,8 +63,14 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	if err != nil {
 		return loop.Result{}, err
 	}
-	plan, err := engine.Prepare(req)
-	if err != nil {
+	ctx := Context(thread)
+	plan, err := engine.Prepare(ctx, req)
+	switch {
+	case ctx.Err() != nil:
+		// The checks stopped waiting for a pipe at the interrupt: what
+		// they report is the interrupt's doing.
+		return loop.Result{}, stopCause(ctx)
+	case err != nil:
 		return loop.Result{}, err
 	}
 	var callbackErr error
@@ -84,7 +90,6 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	if err != nil {
 		return loop.Result{}, err
 	}
-	ctx := Context(thread)
 	r.iterating = true
 	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now, Record: r.opts.Record})
 	r.iterating = false

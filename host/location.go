@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,16 +94,24 @@ func (r *resolver) resolve(from Location, module string) (Location, error) {
 		return Location{}, fmt.Errorf("%q is not a module: write a path relative to this file, @rooda//path or @library//path", module)
 	case from.Embedded != "":
 		return r.inLibrary(stdlib, path.Join(path.Dir(from.Embedded), module))
-	case from.library != "" && filepath.IsAbs(module):
-		return Location{}, fmt.Errorf("%s is an absolute path: a library names its own files by paths relative to them", module)
 	case from.library != "":
-		return r.inLibrary(from.library, path.Join(path.Dir(from.rel), filepath.ToSlash(module)))
+		return r.ownFile(from, module)
 	}
 	abs := module
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(filepath.Dir(from.Path), module)
 	}
 	return onDisk(r.display(abs), abs), nil
+}
+
+// ownFile is the file at rel, relative to from, in from's library: a
+// library names only its own files. rel is a path, even when it starts
+// with @.
+func (r *resolver) ownFile(from Location, rel string) (Location, error) {
+	if filepath.IsAbs(rel) {
+		return Location{}, fmt.Errorf("%s is an absolute path: a library names its own files by paths relative to them", rel)
+	}
+	return r.inLibrary(from.library, path.Join(path.Dir(from.rel), filepath.ToSlash(rel)))
 }
 
 // inLibrary is rel in the named library.
@@ -144,14 +153,15 @@ func (r *resolver) unknownLibrary(name string) error {
 	return errors.New(msg)
 }
 
-// read returns the module's source.
-func (r *resolver) read(l Location) ([]byte, error) {
+// read returns the module's source. Reading a pipe ends when ctx does:
+// a script may be a named pipe whose writer never writes.
+func (r *resolver) read(ctx context.Context, l Location) ([]byte, error) {
 	var data []byte
 	var err error
 	if l.Path == "" {
 		data, err = fs.ReadFile(r.embedded, l.Embedded)
 	} else {
-		data, err = files.Read(l.Path, files.ScriptLimit)
+		data, err = files.ReadContext(ctx, l.Path, files.ScriptLimit)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("file not found: %s", l.Display)

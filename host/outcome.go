@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"rooda/host/interrupt"
 )
 
 // BudgetError ends a run that reached one of the host's run-wide budgets:
@@ -41,20 +43,8 @@ func stopCause(ctx context.Context) error {
 	if b := budget(cause); b != nil {
 		return b
 	}
-	return interruption{cause}
+	return interrupt.Error{Cause: cause}
 }
-
-// interruption is why a run stopped at a signal: exit code 130.
-type interruption struct{ cause error }
-
-func (i interruption) Error() string {
-	if i.cause == nil {
-		return "interrupted"
-	}
-	return "interrupted by " + i.cause.Error()
-}
-
-func (i interruption) ExitCode() int { return 130 }
 
 // wrapped is err with another error it carries: its text is err's, and
 // both are in its chain.

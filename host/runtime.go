@@ -223,7 +223,7 @@ func (r *Runtime) exec(loc Location) (starlark.StringDict, error) {
 	if chain := cycleIn(r.loading, loc); chain != "" {
 		return nil, fmt.Errorf("load cycle: %s", chain)
 	}
-	src, err := r.resolver.read(loc)
+	src, err := r.resolver.read(Context(r.thread), loc)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -87,8 +88,15 @@ func runAction(c *cli.Context) error {
 	for _, ph := range prompt.Phases {
 		req.Phases[ph] = c.StringSlice(ph.String())
 	}
-	plan, err := engine.Prepare(req)
-	if err != nil {
+	// The checks may wait for a pipe's writer: Ctrl+C must end that wait
+	// too, so the signals are caught from here on.
+	ctx, watch := interrupt.Watch(c.Context)
+	defer watch.Stop()
+	plan, err := engine.Prepare(ctx, req)
+	switch {
+	case ctx.Err() != nil:
+		return interrupt.Error{Cause: context.Cause(ctx)}
+	case err != nil:
 		return err
 	}
 	if c.Bool("dry-run") {
@@ -97,8 +105,6 @@ func runAction(c *cli.Context) error {
 	if err := plan.Err(); err != nil {
 		return fmt.Errorf("cannot run %s:\n\n%w", name, err)
 	}
-	ctx, watch := interrupt.Watch(c.Context)
-	defer watch.Stop()
 	defer stopStragglers(c, cfg)
 	rec := startRecord(c, cfg, name)
 	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill, Record: asRecord(rec)})

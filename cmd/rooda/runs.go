@@ -19,7 +19,8 @@ func runsCommand() *cli.Command {
 loop.keep_runs keeps more or fewer than 50): run.json, and per iteration the exact
 prompt sent, the output kept and meta.json. Only runs are pruned: nothing else
 in the directory is removed. A run left "running" by a rooda killed outright is
-shown as crashed. A run id may be shortened to any part of it that names one
+shown as crashed (runs show --json keeps "status" as recorded and adds
+"shown_status": "crashed"). A run id may be shortened to any part of it that names one
 run, or given as "last" (the newest).`,
 		Subcommands: []*cli.Command{{
 			Name:  "list",
@@ -46,7 +47,7 @@ run, or given as "last" (the newest).`,
 				&cli.IntFlag{Name: "iteration", Usage: "show iteration `N` of the run (counted across its loops)"},
 				&cli.BoolFlag{Name: "prompt", Usage: "print the exact prompt the agent received"},
 				&cli.BoolFlag{Name: "output", Usage: "print the output kept"},
-				&cli.BoolFlag{Name: "json", Usage: "print run.json or meta.json"},
+				&cli.BoolFlag{Name: "json", Usage: "print run.json (with shown_status added) or meta.json"},
 			},
 			Action: runsShowAction,
 		}, {
@@ -147,7 +148,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				block, _, err := prompt.ContextBlock(value)
+				block, _, err := prompt.ContextBlock(c.Context, value)
 				if err != nil {
 					return err
 				}

@@ -146,6 +146,17 @@ type proc struct {
 	pid, ppid int
 	state     byte
 	name      string
+	// start is when the process started, in clock ticks since boot: with
+	// the pid, it names one process, as a pid alone, reused, does not.
+	start uint64
+}
+
+// StartTime is when process pid started, in clock ticks since boot, or 0
+// if that cannot be read (the process is gone). Told with the pid, a
+// later process given the same pid is not taken for the one recorded.
+func StartTime(pid int) uint64 {
+	p, _ := readStat(pid)
+	return p.start
 }
 
 // processes lists the processes of the machine, as far as /proc shows
@@ -170,8 +181,9 @@ func processes() []proc {
 	return list
 }
 
-// readStat parses /proc/PID/stat: "pid (name) state ppid …", where the
-// name may hold spaces and parentheses, so it ends at the last ')'.
+// readStat parses /proc/PID/stat: "pid (name) state ppid … starttime …"
+// (starttime is field 22), where the name may hold spaces and
+// parentheses, so it ends at the last ')'.
 func readStat(pid int) (proc, bool) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -189,7 +201,12 @@ func readStat(pid int) (proc, bool) {
 	if err != nil {
 		return proc{}, false
 	}
-	return proc{pid: pid, ppid: ppid, state: fields[0][0], name: string(data[open+1 : end])}, true
+	p := proc{pid: pid, ppid: ppid, state: fields[0][0], name: string(data[open+1 : end])}
+	const startField = 22 - 3 // fields counts from the state, field 3
+	if len(fields) > startField {
+		p.start, _ = strconv.ParseUint(fields[startField], 10, 64)
+	}
+	return p, true
 }
 
 // escapees are the live processes that descend from an orphan rooda

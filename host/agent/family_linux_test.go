@@ -170,3 +170,25 @@ func TestMain(m *testing.M) {
 	StopStragglers()
 	os.Exit(code)
 }
+
+// TestStartTime: a live process has a start time, the same each time it
+// is read, no earlier than its parent's; an ended one has none.
+func TestStartTime(t *testing.T) {
+	self := StartTime(os.Getpid())
+	if self == 0 || StartTime(os.Getpid()) != self {
+		t.Errorf("own start time %d, then %d", self, StartTime(os.Getpid()))
+	}
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := StartTime(child.Process.Pid)
+	child.Process.Kill()
+	child.Wait()
+	if started < self {
+		t.Errorf("the child started at %d, before its parent at %d", started, self)
+	}
+	if gone := StartTime(child.Process.Pid); gone != 0 {
+		t.Errorf("an ended process has start time %d", gone)
+	}
+}

@@ -20,6 +20,9 @@ func reap(int) {}
 
 func (f *family) reapOrphans() {}
 
+// StartTime is 0, unknown, without /proc: a pid alone names a process.
+func StartTime(int) uint64 { return 0 }
+
 // proc is a process found; without /proc none is.
 type proc struct {
 	pid  int

@@ -47,14 +47,14 @@ func TestPrepareRefusesWhatCannotBePlanned(t *testing.T) {
 		"biuld":   "unknown procedure 'biuld'\n\nDid you mean: build",
 		"nightly": "procedure nightly is a Starlark script",
 	} {
-		if _, err := Prepare(Request{Config: cfg, Name: name}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Prepare(context.Background(), Request{Config: cfg, Name: name}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	req := Request{Config: cfg, Name: "build"}
 	req.Phases[prompt.Observe] = []string{"a.md", "fine text"}
 	req.Phases[prompt.Act] = []string{" "}
-	_, err := Prepare(req)
+	_, err := Prepare(context.Background(), req)
 	if err == nil || !strings.Contains(err.Error(), `--observe "a.md": fragment file not found`) || !strings.Contains(err.Error(), `--act " ": empty inline content`) {
 		t.Errorf("every bad phase value is reported: %v", err)
 	}
@@ -66,7 +66,7 @@ func TestPhasesReplaceOnlyTheirOwn(t *testing.T) {
 	cfg, _ := load(t, nil, aiCmd("sh"))
 	req := Request{Config: cfg, Name: "build"}
 	req.Phases[prompt.Decide] = []string{"Pick the oldest issue.", "builtin:fragments/decide/check_if_blocked.md"}
-	p, err := Prepare(req)
+	p, err := Prepare(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestPhasesReplaceOnlyTheirOwn(t *testing.T) {
 func TestChecks(t *testing.T) {
 	cfg, dir := load(t, map[string]string{"rooda-config.yml": "procedures:\n  p:\n    observe:\n      - path: gone.md\n    act:\n      - content: Act.\n"},
 		aiCmd("no-such-agent-xyz"))
-	p, err := Prepare(Request{Config: cfg, Name: "p", Context: []string{"inline words", dir}})
+	p, err := Prepare(context.Background(), Request{Config: cfg, Name: "p", Context: []string{"inline words", dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func (s signalAfterFirst) IterationFinished(it *loop.Iteration) {
 // the run as interrupted, and no agent starts after it.
 func TestSignalBetweenIterations(t *testing.T) {
 	cfg, dir := load(t, nil, aiCmd(`sh -c 'cat >/dev/null; echo $ROODA_ITERATION >>ran'`), config.Flag{Name: "max-iterations", Value: "3"})
-	p, err := Prepare(Request{Config: cfg, Name: "build"})
+	p, err := Prepare(context.Background(), Request{Config: cfg, Name: "build"})
 	if err != nil || p.Err() != nil {
 		t.Fatal(err, p.Err())
 	}

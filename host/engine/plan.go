@@ -68,8 +68,11 @@ type Check struct {
 // command line's phases, and checks the agent, every fragment and every
 // context value. Its error is for a request that cannot be planned at all
 // (an unknown procedure, a bad --observe value); what the checks find is
-// in the Plan, for Err or a dry run to report.
-func Prepare(req Request) (*Plan, error) {
+// in the Plan, for Err or a dry run to report. The checks read the pipes
+// given as context or fragments, which may wait for their writer: when
+// ctx ends (Ctrl+C), they stop waiting and the Plan fails, and the caller
+// should report the interrupt rather than the failed checks.
+func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	proc := req.Procedure
 	if proc == nil {
 		var err error
@@ -82,7 +85,7 @@ func Prepare(req Request) (*Plan, error) {
 		return nil, fmt.Errorf("procedure %s is a Starlark script (%s): rooda run %s runs it", req.Name, s.Procedure.Script.V, req.Name)
 	}
 	phases := s.Procedure.Prompt()
-	if err := overridePhases(&phases, req.Phases); err != nil {
+	if err := overridePhases(ctx, &phases, req.Phases); err != nil {
 		return nil, err
 	}
 	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner}
@@ -96,14 +99,14 @@ func Prepare(req Request) (*Plan, error) {
 		p.checkRotation(req.Agents[1:])
 	}
 	p.checkFragments()
-	p.checkContext()
+	p.checkContext(ctx)
 	p.checkLimits()
 	return p, nil
 }
 
 // overridePhases puts the command line's fragments in place of the
 // procedure's, phase by phase.
-func overridePhases(proc *prompt.Procedure, phases [len(prompt.Phases)][]string) error {
+func overridePhases(ctx context.Context, proc *prompt.Procedure, phases [len(prompt.Phases)][]string) error {
 	var problems prompt.Problems
 	for ph, values := range phases {
 		if len(values) == 0 {
@@ -111,7 +114,7 @@ func overridePhases(proc *prompt.Procedure, phases [len(prompt.Phases)][]string)
 		}
 		proc.Phases[ph] = nil
 		for _, v := range values {
-			f, err := prompt.FragmentFromArg(v)
+			f, err := prompt.FragmentFromArg(ctx, v)
 			if err != nil {
 				problems.Add(fmt.Errorf("--%s %q: %w", prompt.Phase(ph), v, err))
 				continue
@@ -193,9 +196,9 @@ func (p *Plan) checkFragments() {
 
 // checkContext reads every context value. A pipe's, such as -c <(cmd),
 // is kept as read: a pipe gives its content once.
-func (p *Plan) checkContext() {
+func (p *Plan) checkContext(ctx context.Context) {
 	for i, v := range p.Context {
-		block, fromFile, err := prompt.ContextBlock(v)
+		block, fromFile, err := prompt.ContextBlock(ctx, v)
 		switch {
 		case err != nil:
 			p.fail("", fmt.Errorf("context %d: %w", i+1, err))

@@ -7,18 +7,23 @@
 // it never trusts the size a file reports.
 //
 // A named pipe is opened without waiting for a writer: one that has none
-// reads as empty at once instead of blocking rooda for ever (the prompt's
-// readers refuse it as giving nothing), and a pipe that something writes
-// to, such as process substitution's -c <(cmd), reads as usual, to its
-// end. A pipe gives its content once: IsPipe tells the callers that must
-// keep what they read.
+// gives nothing at once instead of blocking rooda for ever, and is refused
+// (ErrEmptyPipe), and a pipe that something writes to, such as process
+// substitution's -c <(cmd), reads as usual, to its end. A writer that
+// holds a pipe open and never writes would still keep the read waiting:
+// ReadContext ends that wait when its context ends, at Ctrl+C. A pipe
+// gives its content once: IsPipe tells the callers that must keep what
+// they read.
 package files
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"time"
 )
 
 // The limits, by kind of file. Each is far above what such a file holds
@@ -59,17 +64,42 @@ func (e *TooLargeError) Error() string {
 	return "larger than the limit of " + size(e.Limit)
 }
 
+// ErrEmptyPipe is why a pipe that gave nothing was refused: most likely a
+// named pipe no one writes to, which rooda reads without waiting. Were it
+// read as an empty file, a configuration or a script would silently be
+// nothing.
+var ErrEmptyPipe = errors.New("a pipe that gave nothing to read; is anything writing to it?")
+
 // Read returns the content of the file at path, reading at most limit+1
 // bytes. Its errors are *fs.PathError, as os.ReadFile's are, so callers
 // keep telling a missing file from others; for a file over the limit the
-// PathError wraps a *TooLargeError.
+// PathError wraps a *TooLargeError, for a pipe that gave nothing
+// ErrEmptyPipe.
 func Read(path string, limit int64) ([]byte, error) {
+	return ReadContext(context.Background(), path, limit)
+}
+
+// ReadContext is Read, but a read that waits ends when ctx does, with a
+// PathError wrapping ctx's cause: a named pipe whose writer holds it open
+// and writes nothing must not keep rooda past Ctrl+C.
+func ReadContext(ctx context.Context, path string, limit int64) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadAll(f, path, limit)
+	// A deadline in the past makes the waiting read return at once; it
+	// takes on what Go's poller waits for, as a pipe opened
+	// non-blocking is, and regular files never wait.
+	defer context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })()
+	data, err := ReadAll(f, path, limit)
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("stopped waiting for its writer: %w", context.Cause(ctx))}
+	case err == nil && len(data) == 0 && isPipe(f):
+		return nil, &fs.PathError{Op: "read", Path: path, Err: ErrEmptyPipe}
+	}
+	return data, err
 }
 
 // ReadAll reads r to its end, or refuses it past limit bytes; name is
@@ -105,6 +135,11 @@ func Open(path string) (*os.File, error) {
 // gives must be kept, not read again.
 func IsPipe(path string) bool {
 	info, err := os.Stat(path)
+	return err == nil && info.Mode()&fs.ModeNamedPipe != 0
+}
+
+func isPipe(f *os.File) bool {
+	info, err := f.Stat()
 	return err == nil && info.Mode()&fs.ModeNamedPipe != 0
 }
 

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,16 +66,66 @@ func TestReadKeepsOSErrors(t *testing.T) {
 }
 
 // TestNamedPipeWithoutWriter: opening a FIFO for reading waits for a
-// writer; Read must not, and finds it empty.
+// writer; Read must not, finds it empty, and refuses it.
 func TestNamedPipeWithoutWriter(t *testing.T) {
+	fifo := mkfifo(t)
+	_, err := readGuarded(t, fifo)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != fifo || !errors.Is(err, ErrEmptyPipe) {
+		t.Errorf("a pipe with no writer: %v; want a PathError naming it, wrapping ErrEmptyPipe", err)
+	}
+}
+
+// TestEmptyFileIsNoPipe: an empty regular file is read as empty, as it
+// always was; only a pipe that gives nothing is refused.
+func TestEmptyFileIsNoPipe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := Read(path, 10); err != nil || len(data) != 0 {
+		t.Errorf("an empty file: %q, %v", data, err)
+	}
+}
+
+// TestSilentWriterCancelled: a writer that holds the pipe open and
+// writes nothing keeps the read waiting until the context ends; then the
+// read returns the context's cause.
+func TestSilentWriterCancelled(t *testing.T) {
+	fifo := mkfifo(t)
+	// Read-write: the test itself is the silent writer, without waiting
+	// for a reader.
+	writer, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	cause := errors.New("SIGINT")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadContext(ctx, fifo, 1<<20)
+		done <- err
+	}()
+	cancel(cause)
+	select {
+	case err := <-done:
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || pe.Path != fifo || !errors.Is(err, cause) {
+			t.Errorf("a cancelled read: %v; want a PathError naming the pipe, wrapping the cause", err)
+		}
+	case <-time.After(hangGuard):
+		t.Fatalf("the read did not end within %s of the context", hangGuard)
+	}
+}
+
+func mkfifo(t *testing.T) string {
+	t.Helper()
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no named pipes here:", err)
 	}
-	data, err := readGuarded(t, fifo)
-	if err != nil || len(data) != 0 {
-		t.Errorf("a pipe with no writer: %q, %v; want it empty", data, err)
-	}
+	return fifo
 }
 
 // TestPipeWithData: process substitution's /dev/fd/N reads to its end.

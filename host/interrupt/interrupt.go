@@ -32,6 +32,19 @@ func (s Signal) Error() string {
 	return s.Signal.String()
 }
 
+// Error is why work stopped at a signal before it was done: exit code
+// 130, as a shell reports a command Ctrl+C ended.
+type Error struct{ Cause error }
+
+func (e Error) Error() string {
+	if e.Cause == nil {
+		return "interrupted"
+	}
+	return "interrupted by " + e.Cause.Error()
+}
+
+func (e Error) ExitCode() int { return 130 }
+
 // Watcher owns the signal handling of one run.
 type Watcher struct {
 	// Kill is closed by the second signal.

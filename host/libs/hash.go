@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -19,8 +20,31 @@ import (
 // and target as git stores it, so that repointing a link changes the
 // hash as editing a file does.
 func hashDir(dir string) (string, error) {
+	return hashEntries(dir, func(fs.DirEntry) bool { return true })
+}
+
+// hashBeforeLinks is the hash rooda pinned before hashDir covered
+// symbolic links: of the regular files alone, and of nothing when dir is
+// itself a link, which that walk did not follow. Such a pin of a library
+// with links no longer verifies, and is told apart from an edited one.
+func hashBeforeLinks(dir string) (string, error) {
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return "", err
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		return hex.EncodeToString(sha256.New().Sum(nil)), nil
+	}
+	return hashEntries(dir, func(d fs.DirEntry) bool { return d.Type().IsRegular() })
+}
+
+// hashEntries hashes the entries of dir that keep keeps.
+func hashEntries(dir string, keep func(fs.DirEntry) bool) (string, error) {
 	h := sha256.New()
 	err := eachEntry(dir, func(rel string, d fs.DirEntry) error {
+		if !keep(d) {
+			return nil
+		}
 		return writeEntry(h, dir, rel, d)
 	})
 	if err != nil {
@@ -30,14 +54,39 @@ func hashDir(dir string) (string, error) {
 }
 
 // eachEntry calls fn with the path (with /) of each regular file and
-// symbolic link below dir, in path order. A link below dir is not
-// followed; dir itself is, so that a library whose path is a link in its
-// repository is hashed by its files. A dir that does not exist has no
-// entries.
+// symbolic link below dir, in the order of those whole paths: the order
+// the first pins hashed their files in, so that they stay valid. It is not
+// the order of a walk, which finishes lib/ before it reaches lib.star. A
+// link below dir is not followed; dir itself is, so that a library whose
+// path is a link in its repository is hashed by its files. A dir that does
+// not exist has no entries.
 func eachEntry(dir string, fn func(rel string, d fs.DirEntry) error) error {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
+	entries, err := entriesBelow(dir)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.rel, b.rel) })
+	for _, e := range entries {
+		if err := fn(e.rel, e.d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry is a regular file or symbolic link of a directory being hashed.
+type entry struct {
+	rel string // the path below the directory, with /
+	d   fs.DirEntry
+}
+
+// entriesBelow lists the regular files and symbolic links below dir, in
+// the order of the walk.
+func entriesBelow(dir string) ([]entry, error) {
+	var entries []entry
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -49,14 +98,15 @@ func eachEntry(dir string, fn func(rel string, d fs.DirEntry) error) error {
 		if err != nil {
 			return err
 		}
-		return fn(filepath.ToSlash(rel), d)
+		entries = append(entries, entry{filepath.ToSlash(rel), d})
+		return nil
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, statErr := os.Lstat(dir); errors.Is(statErr, fs.ErrNotExist) {
-			return nil
+			return nil, nil
 		}
 	}
-	return err
+	return entries, err
 }
 
 // writeEntry writes one entry as the hash covers it. A file is its path,

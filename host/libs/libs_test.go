@@ -290,3 +290,32 @@ func TestOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestHashKeepsTheFirstPins: files are hashed in the order of their whole
+// paths, as the first pins were, not directory by directory, which puts
+// lib/x.star before lib-a.star and lib.star.
+func TestHashKeepsTheFirstPins(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"lib.star":   "lib = 'file'\n",
+		"lib/x.star": "x = 'in lib/'\n",
+		"lib-a.star": "a = 'dash'\n",
+		"a/b/c.star": "c = 'deep'\n",
+	} {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The hash of this layout by hashDir as of commit 338326e, before
+	// links were hashed (its function run on these files, outside the
+	// repository).
+	const first = "6c485d660e6e18057d517c29049d2da3cbe54b856eb114cbf739f46c990a8b15"
+	if sum, err := hashDir(dir); err != nil || sum != first {
+		t.Errorf("hashDir = %s, %v; the first pins had %s", sum, err, first)
+	}
+	if sum, err := hashBeforeLinks(dir); err != nil || sum != first {
+		t.Errorf("hashBeforeLinks = %s, %v; the first pins had %s", sum, err, first)
+	}
+}

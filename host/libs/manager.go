@@ -157,8 +157,7 @@ func (m *Manager) verify(ctx context.Context, name string, pin Pin) error {
 		return general
 	}
 	if gitSum != pin.SHA256 {
-		return fmt.Errorf("hash mismatch: rooda.lock has sha256 %s for commit %s, but git's files of that commit hash to %s; if rooda.lock was edited, restore it, or run rooda lib update %s to pin again",
-			pin.SHA256, short(pin.Commit), gitSum, name)
+		return pinMismatch(name, pin, fresh, gitSum)
 	}
 	d, err := differ(fresh, m.dir(pin))
 	if err != nil {
@@ -166,6 +165,18 @@ func (m *Manager) verify(ctx context.Context, name string, pin Pin) error {
 	}
 	return fmt.Errorf("hash mismatch: the cached files differ from git's commit %s (%s) in %s: they were edited after the fetch. Run rooda lib fetch to restore them from git, or delete %s",
 		short(pin.Commit), d, m.dir(pin), m.commitDir(pin.Commit))
+}
+
+// pinMismatch is the error for a pin that git's files at fresh, which
+// hash to gitSum, do not match: rooda.lock was edited, or an earlier
+// rooda pinned a library with links by a hash that left them out.
+func pinMismatch(name string, pin Pin, fresh, gitSum string) error {
+	if before, err := hashBeforeLinks(fresh); err == nil && before == pin.SHA256 {
+		return fmt.Errorf("rooda.lock pins commit %s by a hash of an earlier rooda, which left out symbolic links; the library has them. Check where its links lead, then run rooda lib update %s to pin them too",
+			short(pin.Commit), name)
+	}
+	return fmt.Errorf("hash mismatch: rooda.lock has sha256 %s for commit %s, but git's files of that commit hash to %s; if rooda.lock was edited, restore it, or run rooda lib update %s to pin again",
+		pin.SHA256, short(pin.Commit), gitSum, name)
 }
 
 func mismatch(name string, pin, now Pin) error {

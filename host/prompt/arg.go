@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -17,7 +18,8 @@ import (
 // names no file is an error, not inline text: it is a mistyped path far
 // more often than a prompt. A pipe, such as --observe <(cmd), is read
 // now and kept as the fragment's content: it gives its content once.
-func FragmentFromArg(value string) (Fragment, error) {
+// Reading a pipe ends when ctx does.
+func FragmentFromArg(ctx context.Context, value string) (Fragment, error) {
 	switch {
 	case strings.TrimSpace(value) == "":
 		return Fragment{}, fmt.Errorf("empty inline content is not a fragment")
@@ -29,7 +31,7 @@ func FragmentFromArg(value string) (Fragment, error) {
 			return Fragment{}, fmt.Errorf("%s is a directory; give a fragment file or inline text", value)
 		}
 		if files.IsPipe(value) {
-			return pipedFragment(value)
+			return pipedFragment(ctx, value)
 		}
 		return Fragment{Path: value}, nil
 	}
@@ -45,13 +47,13 @@ func FragmentFromArg(value string) (Fragment, error) {
 
 // pipedFragment is the content a pipe gives now. A named pipe no one
 // writes to gives nothing, which is no fragment.
-func pipedFragment(path string) (Fragment, error) {
-	data, err := files.Read(path, files.PromptLimit)
-	if err != nil {
-		return Fragment{}, fmt.Errorf("cannot read fragment file %s: %v", path, errors.Unwrap(err))
-	}
-	if strings.TrimSpace(string(data)) == "" {
+func pipedFragment(ctx context.Context, path string) (Fragment, error) {
+	data, err := files.ReadContext(ctx, path, files.PromptLimit)
+	switch {
+	case errors.Is(err, files.ErrEmptyPipe), err == nil && strings.TrimSpace(string(data)) == "":
 		return Fragment{}, emptyPipe("fragment file", path)
+	case err != nil:
+		return Fragment{}, fmt.Errorf("cannot read fragment file %s: %v", path, errors.Unwrap(err))
 	}
 	return Fragment{Content: string(data)}, nil
 }

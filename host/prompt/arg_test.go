@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func TestFragmentFromArg(t *testing.T) {
 		{value: "fragments/act/emit_signal.md", err: "Did you mean: builtin:fragments/act/emit_signal.md"},
 		{value: "  \n", err: "empty inline content"},
 	} {
-		f, err := FragmentFromArg(tc.value)
+		f, err := FragmentFromArg(context.Background(), tc.value)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%q: error %v, want %q", tc.value, err, tc.err)

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +17,7 @@ import (
 func loadContext(values []string) ([]string, error) {
 	blocks := make([]string, 0, len(values))
 	for i, v := range values {
-		block, _, err := contextBlock(v)
+		block, _, err := contextBlock(context.Background(), v)
 		if err != nil {
 			return nil, err
 		}
@@ -29,8 +30,8 @@ func loadContext(values []string) ([]string, error) {
 }
 
 // contextBlock returns the block a context value becomes, and whether it
-// was read from a file.
-func contextBlock(value string) (string, bool, error) {
+// was read from a file. Reading a pipe ends when ctx does.
+func contextBlock(ctx context.Context, value string) (string, bool, error) {
 	info, err := os.Stat(value)
 	if err != nil {
 		// Not a path that exists (or not a path at all, like most
@@ -40,7 +41,7 @@ func contextBlock(value string) (string, bool, error) {
 	if info.IsDir() {
 		return "", true, fmt.Errorf("context %s is a directory; give a file or inline text", value)
 	}
-	data, err := files.Read(value, files.PromptLimit)
+	data, err := files.ReadContext(ctx, value, files.PromptLimit)
 	if err != nil {
 		return "", true, fmt.Errorf("context file %s: %v", value, errors.Unwrap(err))
 	}
@@ -55,10 +56,10 @@ func contextBlock(value string) (string, bool, error) {
 	return block, true, nil
 }
 
-// emptyPipe is the error of a pipe that gave nothing: most likely a
-// named pipe no one writes to, which rooda reads without waiting.
+// emptyPipe is the error of a pipe that gave nothing, or only blank
+// lines (see files.ErrEmptyPipe).
 func emptyPipe(what, path string) error {
-	return fmt.Errorf("%s %s: a pipe that gave nothing to read; is anything writing to it?", what, path)
+	return fmt.Errorf("%s %s: %w", what, path, files.ErrEmptyPipe)
 }
 
 // trimBlankLines drops leading blank lines and trailing white space, and
@@ -76,9 +77,9 @@ func trimBlankLines(s string) string {
 
 // ContextBlock is a context value as the CONTEXT section shows it — a
 // file's "Source:" line and content, read now, or the inline text — and
-// whether it came from a file.
-func ContextBlock(value string) (block string, fromFile bool, err error) {
-	block, fromFile, err = contextBlock(value)
+// whether it came from a file. Reading a pipe ends when ctx does.
+func ContextBlock(ctx context.Context, value string) (block string, fromFile bool, err error) {
+	block, fromFile, err = contextBlock(ctx, value)
 	if err == nil && block == "" {
 		err = fmt.Errorf("context value is empty")
 	}

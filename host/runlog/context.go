@@ -91,21 +91,21 @@ const additionLimit = files.PromptLimit + 1<<20
 // each iteration: every block, in order, and the names of those no
 // iteration was given before. An addition that cannot be read (one over
 // additionLimit, put there by hand) is left out, and refused says why,
-// once.
+// once; should it become readable, it is fresh then.
 func (r *Recorder) Additions() (blocks, fresh []string, refused []error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	names, _ := additionNames(r.dir)
 	for _, name := range names {
 		data, err := files.Read(filepath.Join(contextDir(r.dir), name), additionLimit)
-		first := !r.seen[name]
-		r.seen[name] = true
 		switch {
-		case err != nil && first:
+		case err != nil && !r.refused[name]:
+			r.refused[name] = true
 			refused = append(refused, fmt.Errorf("context added while running, %s: %v; left out", strings.TrimSuffix(name, ".txt"), errors.Unwrap(err)))
 		case err == nil:
 			blocks = append(blocks, string(data))
-			if first {
+			if !r.seen[name] {
+				r.seen[name] = true
 				fresh = append(fresh, strings.TrimSuffix(name, ".txt"))
 			}
 		}

@@ -11,7 +11,7 @@ import (
 // many concurrent adds kept, and each told as fresh once.
 func TestAdditions(t *testing.T) {
 	dir := t.TempDir()
-	r := &Recorder{dir: dir, seen: map[string]bool{}}
+	r := newRecorder(dir, Run{})
 	if name, err := AddContext(dir, "first"); err != nil || name != "0001.txt" {
 		t.Fatalf("%q, %v", name, err)
 	}
@@ -41,5 +41,24 @@ func TestAdditions(t *testing.T) {
 	wg.Wait()
 	if names, _ := additionNames(dir); len(names) != 31 {
 		t.Errorf("%d additions kept of 31", len(names))
+	}
+}
+
+// TestAdditionReadLater: an addition that cannot be read yet (here a
+// directory where a file will be) is refused once, and when it can be
+// read it is given as fresh, not passed over as seen.
+func TestAdditionReadLater(t *testing.T) {
+	dir := t.TempDir()
+	r := newRecorder(dir, Run{})
+	mkdir(t, filepath.Join(contextDir(dir), "0001.txt"))
+	for i, want := range []int{1, 0} {
+		if blocks, fresh, refused := r.Additions(); len(blocks) != 0 || len(fresh) != 0 || len(refused) != want {
+			t.Errorf("call %d, unreadable: blocks %q fresh %q refused %v, want %d refused", i+1, blocks, fresh, refused, want)
+		}
+	}
+	os.Remove(filepath.Join(contextDir(dir), "0001.txt"))
+	os.WriteFile(filepath.Join(contextDir(dir), "0001.txt"), []byte("late"), 0o644)
+	if blocks, fresh, _ := r.Additions(); len(blocks) != 1 || blocks[0] != "late" || len(fresh) != 1 || fresh[0] != "0001" {
+		t.Errorf("once readable: blocks %q fresh %q", blocks, fresh)
 	}
 }

@@ -3,10 +3,12 @@ package runlog
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,7 @@ type Recorder struct {
 	records int
 	git     *Git
 	seen    map[string]bool // context additions already given to an agent
+	refused map[string]bool // context additions that could not be read, said so
 	fresh   []string        // additions first given in the current iteration
 	warning string
 }
@@ -40,9 +43,9 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 		return nil, err
 	}
 	now := time.Now()
-	r := &Recorder{run: Run{Name: name, Command: command, Status: "running", Started: now.UTC()}, seen: map[string]bool{}}
-	r.run.ID, r.run.PID = newID(safeName(name), now), os.Getpid()
-	r.dir = filepath.Join(dir, r.run.ID)
+	run := Run{ID: newID(safeName(name), now), Name: name, Command: command, Status: "running", Started: now.UTC()}
+	run.PID, run.PIDStart = os.Getpid(), agent.StartTime(os.Getpid())
+	r := newRecorder(filepath.Join(dir, run.ID), run)
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -59,6 +62,10 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	return r, nil
 }
 
+func newRecorder(dir string, run Run) *Recorder {
+	return &Recorder{dir: dir, run: run, seen: map[string]bool{}, refused: map[string]bool{}}
+}
+
 // ignoreRecords keeps the records, which are not the project's, out of
 // an agent's "git add -A". Only for a dir that is rooda's alone: a
 // .gitignore of "*" in a directory of the user's would hide their files.
@@ -69,13 +76,31 @@ func ignoreRecords(dir string) {
 }
 
 // notRuns names what dir holds that is not rooda's: anything but runs,
-// rooda's .gitignore and files being written. A dir not there yet holds
-// nothing.
+// damaged records and runs being started. Names beginning with a dot
+// are left out: rooda's .gitignore and files being written, and the
+// like of .DS_Store or an editor's swap file, which are no one's runs and
+// no reason to warn. A dir not there yet holds nothing.
 func notRuns(dir string) ([]string, error) {
 	return namesIn(dir, func(e os.DirEntry) bool {
-		name := e.Name()
-		return name != ".gitignore" && !strings.HasPrefix(name, ".tmp-") && !(e.IsDir() && isRunName(name))
+		if startsWithDot(e.Name()) {
+			return false
+		}
+		_, err := record(dir, e)
+		starting := errors.Is(err, fs.ErrNotExist) && isEmpty(filepath.Join(dir, e.Name()))
+		return !(err == nil || damaged(err) || starting)
 	})
+}
+
+// isEmpty reports whether the directory holds nothing, as that of a run
+// is between its making and its run.json's writing.
+func isEmpty(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	return err == io.EOF
 }
 
 // someOf lists the first few names, and how many more there are.
@@ -196,23 +221,18 @@ func safeName(name string) string {
 	}, name)
 }
 
-// prune removes the oldest finished records beyond keep; the one being
-// written, and runs still going, stay. IDs lists runs only: nothing else
-// in dir is ever removed.
+// prune removes the oldest finished runs beyond keep; the one being
+// written, and runs still going, stay. runIDs lists runs only, as their
+// run.json proves them: nothing else in dir is ever removed.
 func prune(dir string, keep int, current string) {
-	ids, err := IDs(dir)
+	ids, err := runIDs(dir)
 	if err != nil || keep <= 0 || len(ids) <= keep {
 		return
 	}
-	sort.Strings(ids)
 	for _, id := range ids[:len(ids)-keep] {
-		if id == current {
-			continue
+		if run, err := ReadRun(dir, id); err == nil && id != current && !run.Going() {
+			os.RemoveAll(filepath.Join(dir, id))
 		}
-		if run, err := ReadRun(dir, id); err == nil && run.Going() {
-			continue
-		}
-		os.RemoveAll(filepath.Join(dir, id))
 	}
 }
 

@@ -15,12 +15,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"syscall"
 	"time"
 
+	"rooda/host/agent"
 	"rooda/host/files"
 )
 
@@ -37,8 +39,11 @@ type Run struct {
 	Command []string `json:"command"`
 	Status  string   `json:"status"`
 	// PID is rooda's process while it runs: a record left "running" by a
-	// rooda killed outright is told from a live run by it.
+	// rooda killed outright is told from a live run by it. PIDStart is
+	// when that process started (clock ticks since boot; 0 where unknown):
+	// a later process given the same pid is not taken for it.
 	PID        int        `json:"pid,omitempty"`
+	PIDStart   uint64     `json:"pid_start,omitempty"`
 	ExitCode   *int       `json:"exit_code,omitempty"`
 	Started    time.Time  `json:"started"`
 	Ended      *time.Time `json:"ended,omitempty"`
@@ -135,24 +140,54 @@ func writeFile(path string, data []byte) error {
 // microseconds included: a directory of another name is not a run.
 var idForm = regexp.MustCompile(`^\d{8}T\d{6}(\.\d{6})?Z-[A-Za-z0-9_-]+-[0-9a-f]{4}$`)
 
-// isRunName reports whether name is a run id: the directory of a run, or
-// of one whose run.json is being written.
+// isRunName reports whether name is a run id.
 func isRunName(name string) bool { return idForm.MatchString(name) }
 
-// isRun reports whether dir/name is a run: a run id holding run.json.
-// Only runs are listed, shown and pruned; nothing else in dir is rooda's.
-func isRun(dir, name string) bool {
-	if !isRunName(name) {
-		return false
+// errNotARun is why a directory of runs_dir is not a run's record.
+var errNotARun = errors.New("not a run")
+
+// record reads the run recorded in e, an entry of dir. Only runs are
+// listed, shown and pruned, and a name alone makes none: a run is a
+// directory named as rooda names runs whose run.json names that same
+// directory and says when the run started. A directory of the user's
+// named alike, with a run.json of its own, is errNotARun. A missing
+// run.json is fs.ErrNotExist; any other error is a damaged record's
+// (see damaged).
+func record(dir string, e os.DirEntry) (Run, error) {
+	if !e.IsDir() || !isRunName(e.Name()) {
+		return Run{}, errNotARun
 	}
-	info, err := os.Stat(filepath.Join(dir, name, "run.json"))
-	return err == nil && info.Mode().IsRegular()
+	run, err := ReadRun(dir, e.Name())
+	if err == nil && (run.ID != e.Name() || run.Started.IsZero()) {
+		err = errNotARun
+	}
+	return run, err
 }
 
-// IDs lists the runs recorded under dir, oldest first (ids begin with
-// the time they started).
+// damaged reports whether err, from record, is that of a run.json that
+// cannot be read or decoded. Such a record is listed, and shown as the
+// error naming the file and line, so that it can be mended; it is never
+// pruned, for nothing says it is rooda's.
+func damaged(err error) bool {
+	return err != nil && err != errNotARun && !errors.Is(err, fs.ErrNotExist)
+}
+
+// IDs lists the runs recorded under dir, damaged records included,
+// oldest first (ids begin with the time they started).
 func IDs(dir string) ([]string, error) {
-	return namesIn(dir, func(e os.DirEntry) bool { return e.IsDir() && isRun(dir, e.Name()) })
+	return namesIn(dir, func(e os.DirEntry) bool {
+		_, err := record(dir, e)
+		return err == nil || damaged(err)
+	})
+}
+
+// runIDs lists the runs recorded under dir whose run.json reads, oldest
+// first: those alone may be pruned.
+func runIDs(dir string) ([]string, error) {
+	return namesIn(dir, func(e os.DirEntry) bool {
+		_, err := record(dir, e)
+		return err == nil
+	})
 }
 
 // namesIn lists, sorted (as os.ReadDir gives them), the names in dir of the entries keep keeps. A
@@ -215,7 +250,19 @@ func iterationDir(runDir string, n int) string {
 // Going reports whether the run is still going: recorded as running by a
 // process that is still alive.
 func (r Run) Going() bool {
-	return r.Status == "running" && r.PID > 0 && syscall.Kill(r.PID, 0) != syscall.ESRCH
+	return r.Status == "running" && r.PID > 0 && alive(r.PID, r.PIDStart)
+}
+
+// alive reports whether the process pid, started at start, lives. A pid
+// is reused once its process is gone: where the start time was recorded
+// and can be read now, the two must agree. Where either is unknown (an
+// older record, a system without /proc) the pid alone decides.
+func alive(pid int, start uint64) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return false
+	}
+	now := agent.StartTime(pid)
+	return start == 0 || now == 0 || now == start
 }
 
 // Crashed reports whether the run is recorded as running by a rooda that

@@ -4,15 +4,24 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"rooda/host/agent"
 )
 
 // mkRun writes a finished run named id under dir.
 func mkRun(t *testing.T, dir, id string) {
 	t.Helper()
-	if err := writeJSON(filepath.Join(dir, id, "run.json"), Run{ID: id, Status: "success"}); err != nil {
+	writeRun(t, dir, id, Run{ID: id, Status: "success", Started: time.Now()})
+}
+
+// writeRun writes run as the run.json of directory name under dir.
+func writeRun(t *testing.T, dir, name string, run Run) {
+	t.Helper()
+	if err := writeJSON(filepath.Join(dir, name, "run.json"), run); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -25,7 +34,9 @@ func mkdir(t *testing.T, path string) {
 }
 
 // TestIDsListOnlyRuns: a run is a directory named as newID names one,
-// holding run.json; nothing else is listed, however it sorts.
+// holding a run.json that names it and says when it started; a damaged
+// run.json is listed too, to be shown as such; nothing else is listed,
+// however it sorts.
 func TestIDsListOnlyRuns(t *testing.T) {
 	dir := t.TempDir()
 	run := newID("build", time.Now())
@@ -34,9 +45,35 @@ func TestIDsListOnlyRuns(t *testing.T) {
 	mkRun(t, dir, "zz-notes")                  // run.json, but not a run's name
 	mkdir(t, filepath.Join(dir, newID("starting", time.Now())))
 	os.WriteFile(filepath.Join(dir, "20990101T000000Z-file-ab12"), nil, 0o644)
+	writeRun(t, dir, "20240101T000000Z-empty-abcd", Run{})
+	writeRun(t, dir, "20240101T000000Z-other-abcd", Run{ID: "20240101T000000Z-else-abcd", Started: time.Now()})
+	writeRun(t, dir, "20240101T000000Z-unstarted-abcd", Run{ID: "20240101T000000Z-unstarted-abcd"})
+	writeFile(filepath.Join(dir, "20240202T000000Z-damaged-abcd", "run.json"), []byte("{garbage"))
 	ids, err := IDs(dir)
-	if err != nil || strings.Join(ids, " ") != "20250101T000000Z-old-ab12 "+run {
+	if err != nil || strings.Join(ids, " ") != "20240202T000000Z-damaged-abcd 20250101T000000Z-old-ab12 "+run {
 		t.Errorf("IDs: %v, %v", ids, err)
+	}
+}
+
+// TestPruneRemovesOnlyProvenRuns: beyond keep, pruning removes the runs
+// whose run.json names them, and neither a directory named like a run
+// whose run.json does not, nor a damaged record, nor a run going on.
+func TestPruneRemovesOnlyProvenRuns(t *testing.T) {
+	dir := t.TempDir()
+	kept := []string{"20240101T000000Z-empty-abcd", "20240101T000001Z-damaged-abcd", "20240101T000002Z-going-abcd", "20990101T000000Z-new-abcd"}
+	writeRun(t, dir, kept[0], Run{})
+	writeFile(filepath.Join(dir, kept[1], "run.json"), []byte("{garbage"))
+	writeRun(t, dir, kept[2], Run{ID: kept[2], Status: "running", PID: os.Getpid(), PIDStart: agent.StartTime(os.Getpid()), Started: time.Now()})
+	mkRun(t, dir, "20240101T000003Z-old-abcd")
+	mkRun(t, dir, kept[3])
+	prune(dir, 1, "")
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if strings.Join(left, " ") != strings.Join(kept, " ") {
+		t.Errorf("left %v, want %v", left, kept)
 	}
 }
 
@@ -99,9 +136,18 @@ func TestCrashed(t *testing.T) {
 		want string
 	}{
 		{Run{Status: "running", PID: gone.Process.Pid}, "crashed"},
-		{Run{Status: "running", PID: os.Getpid()}, "running"},
+		{Run{Status: "running", PID: os.Getpid()}, "running"}, // no start time: the pid alone
+		{Run{Status: "running", PID: os.Getpid(), PIDStart: agent.StartTime(os.Getpid())}, "running"},
 		{Run{Status: "success", PID: gone.Process.Pid}, "success"},
 	} {
+		if runtime.GOOS == "linux" && tc.run.PID == os.Getpid() {
+			// The pid, reused: the process that has it started at another time.
+			reused := tc.run
+			reused.PIDStart = agent.StartTime(os.Getpid()) + 1
+			if got := reused.ShownStatus(); got != "crashed" {
+				t.Errorf("%+v shows %q, want crashed", reused, got)
+			}
+		}
 		if got := tc.run.ShownStatus(); got != tc.want {
 			t.Errorf("%+v shows %q, want %q", tc.run, got, tc.want)
 		}

@@ -31,17 +31,25 @@ func WriteList(w io.Writer, dir string) error {
 	return nil
 }
 
+// shownRun is run.json as runs show --json prints it: the record as
+// written, its status included ("running" for a run whose rooda was
+// killed), and beside it shown_status, the status list and show give
+// ("crashed" for that run), so that a script need not tell it from the
+// pid itself.
+type shownRun struct {
+	Run
+	ShownStatus string `json:"shown_status"`
+}
+
 // WriteRun writes run.json, as JSON or as text.
 func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
-	if asJSON {
-		data, err := files.Read(filepath.Join(dir, id, "run.json"), files.RecordLimit)
-		if err == nil {
-			_, err = w.Write(data)
-		}
-		return err
-	}
 	run, err := ReadRun(dir, id)
 	if err != nil {
+		return err
+	}
+	if asJSON {
+		data, _ := json.MarshalIndent(shownRun{run, run.ShownStatus()}, "", "  ")
+		_, err := w.Write(append(data, '\n'))
 		return err
 	}
 	var b strings.Builder

@@ -4,22 +4,77 @@ package suggest
 
 import "strings"
 
-// Closest returns the candidate nearest to word by edit distance, or "" when
-// none is close enough to be a plausible typo. Ties go to the earlier
-// candidate, so the answer is deterministic for a given order.
+// Closest returns the candidate the user most likely meant by word, or ""
+// when none is close enough to be a plausible typo. Names made of words
+// (max_iterations, read-specs.md) are also compared word by word, so a
+// typo inside one word does not lose to a shorter name that happens to be
+// fewer edits away: max_iteraton means default_max_iterations, which holds
+// both its words, not min_iterations. The candidate that accounts for the
+// most of word's letters wins; ties go to the earlier candidate, so the
+// answer is deterministic for a given order.
 func Closest(word string, candidates []string) string {
-	best, bestDist := "", -1
+	best, bestScore := "", 0
 	for _, c := range candidates {
-		d := distance(strings.ToLower(word), strings.ToLower(c))
-		if d > threshold(word, c) {
-			continue
-		}
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = c, d
+		score, ok := match(word, c)
+		if ok && (best == "" || score > bestScore) {
+			best, bestScore = c, score
 		}
 	}
 	return best
 }
+
+// match scores candidate as what word meant: the letters of word it
+// accounts for, whole or word by word, whichever is more. It is no match
+// when the whole is too many edits away and the words it shares are less
+// than half of word.
+func match(word, candidate string) (score int, ok bool) {
+	w, c := strings.ToLower(word), strings.ToLower(candidate)
+	score = -1 << 30
+	if d := distance(w, c); d <= threshold(w, c) {
+		score, ok = len(letters(w))-d, true
+	}
+	typed := len(letters(w))
+	if shared := sharedWords(w, c); 2*shared > typed {
+		score, ok = max(score, shared), true
+	}
+	return score, ok
+}
+
+// sharedWords is how many of typed's letters the words of candidate
+// account for: each word of typed is paired with the nearest unpaired word
+// of candidate within a typo of it, and counts its length less the edits.
+func sharedWords(typed, candidate string) int {
+	available := words(candidate)
+	total := 0
+	for _, t := range words(typed) {
+		best, bestScore := -1, 0
+		for i, c := range available {
+			d := distance(t, c)
+			if d > threshold(t, c) {
+				continue
+			}
+			if s := len(t) - d; best < 0 || s > bestScore {
+				best, bestScore = i, s
+			}
+		}
+		if best >= 0 && bestScore > 0 {
+			total += bestScore
+			available = append(available[:best], available[best+1:]...)
+		}
+	}
+	return total
+}
+
+// words splits a name at the characters that join words in names:
+// "default_max_iterations", "plan-work", "read_specs.md".
+func words(name string) []string {
+	return strings.FieldsFunc(name, func(r rune) bool {
+		return r == '_' || r == '-' || r == '.' || r == ' ' || r == '/' || r == ':'
+	})
+}
+
+// letters is name without the characters that join its words.
+func letters(name string) string { return strings.Join(words(name), "") }
 
 // threshold allows about one edit in three, at least one: "obsrve" is a
 // typo of "observe", "act" is not one of "orient".

@@ -19,6 +19,15 @@ func TestClosest(t *testing.T) {
 		{"missing.md", []string{"read_specs.md", "read_impl.md"}, ""},
 		{"x", nil, ""},
 		{"biuld", []string{"build", "list"}, "build"},
+		// Word by word: a typo inside a word of a longer name beats a
+		// shorter name fewer edits away; words may come in any order;
+		// sharing one short word of several is not enough.
+		{"max_iteraton", []string{"min_iterations", "default_max_iterations"}, "default_max_iterations"},
+		{"timeout_iteration", []string{"iteration_mode", "iteration_timeout"}, "iteration_timeout"},
+		{"spec", []string{"read_impl.md", "read_specs.md"}, "read_specs.md"},
+		{"plan-wrok", []string{"build", "plan-work", "plan"}, "plan-work"},
+		{"summary_notes.md", []string{"read_specs.md", "read_impl.md"}, ""},
+		{"max_turns", []string{"default_max_iterations", "min_iterations"}, ""},
 	}
 	for _, tc := range tests {
 		if got := Closest(tc.word, tc.candidates); got != tc.want {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
 
 	"rooda/host/config"
 	"rooda/host/engine"
@@ -147,11 +148,23 @@ func New(opts Options) (*Runtime, error) {
 // JSON, a "print" event, so that stderr stays one object per line.
 func (r *Runtime) print(thread *starlark.Thread, msg string) {
 	if cfg := r.opts.Config; cfg != nil && cfg.Loop.LogFormat.V == "json" {
-		pos := thread.CallFrame(1).Pos
+		pos := callerPosition(thread)
 		logging.New(r.opts.Stderr, logging.Debug).AsJSON().Event(logging.Info, "print", []any{"file", pos.Filename(), "line", pos.Line}, "%s", msg)
 		return
 	}
 	fmt.Fprintln(r.opts.Stderr, msg)
+}
+
+// callerPosition is where the script called the builtin that is running:
+// the innermost frame of Starlark code, past print() and the guard that
+// wraps it.
+func callerPosition(thread *starlark.Thread) syntax.Position {
+	for i := 1; i < thread.CallStackDepth(); i++ {
+		if pos := thread.CallFrame(i).Pos; pos.Filename() != "<builtin>" {
+			return pos
+		}
+	}
+	return syntax.Position{}
 }
 
 // FromThread is the Runtime that runs thread.

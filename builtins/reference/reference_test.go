@@ -145,6 +145,9 @@ func TestEveryPredeclaredNameIsInTheReference(t *testing.T) {
 		}
 	}
 	for name := range builtins.TestPredeclared(nil) {
+		if _, language := starlark.Universe[name]; language {
+			continue // str, list…: the language's own, guarded; its spec documents them
+		}
 		if !documented[name] {
 			t.Errorf("%s is predeclared but not in the reference", name)
 		}

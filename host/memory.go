@@ -80,8 +80,12 @@ func (r *Runtime) stopWatchingMemory(err error) error {
 	}
 	w.guard.Stop()
 	r.memory = nil
-	if used := w.over.Load(); used > 0 && err != nil {
+	switch used := w.over.Load(); {
+	case used > 0 && err != nil:
 		return &wrapped{err, r.memoryBudgetError(used)}
+	case used > 0:
+		// The last step went over, and was the script's last.
+		return r.overrunError(w)
 	}
 	return err
 }

@@ -12,18 +12,23 @@
 // string is one allocation and one copy that nothing can interrupt. The
 // runtime counts the allocation as it is made, before the copy touches
 // its pages, so a Guard that is running sees it while the process's
-// resident memory is still far below. A Guard that is running: a garbage
-// collection started by that allocation waits for the copy to end before
-// it can finish, and stops every goroutine, the Guard's too, while it
-// waits. So near the budget the Guard takes the collector's pacing on
-// itself: the runtime's collector is turned off, and the script's thread
-// collects at its checkpoints, between two steps, where a collection
-// waits for nothing.
+// resident memory is still far below. But a garbage collection started
+// while such a copy runs cannot finish until the copy ends, and it stops
+// every goroutine while it waits, the Guard's too, and any goroutine that
+// allocates meanwhile. So while a Guard runs, the runtime's collector is
+// off (and so is its soft memory limit, which would start collections
+// too), and the script's thread collects at its checkpoints, between two
+// steps, where a collection waits for nothing. Inside a builtin that
+// waits (iterate() running an agent) nothing is collected until the
+// script's next step: rooda's own work there makes little garbage (the
+// agent's output goes to a ring allocated once), and a collection
+// started by anyone else could freeze the Guard behind a huge copy.
 package membudget
 
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
@@ -31,38 +36,34 @@ import (
 	"time"
 )
 
-// Default is the budget when none is set: generous for a procedure script
-// (prompts of a few MiB, agents' outputs within max_output_buffer), small
-// enough to leave a shared machine standing.
-const Default = 512 << 20
-
 // tick is how often the Guard looks: the pages a copy touches in that
 // time are a few MiB, well within the 64 MiB of slack the budget allows.
 const tick = 2 * time.Millisecond
 
+// due reports whether the heap grew enough since the latest collection
+// left live bytes for the next one: by half, where the runtime's default
+// (GOGC=100) lets it double, which a budget cannot afford near its end.
+func due(heap, live int64) bool { return heap > live+live/2+4<<20 }
+
 // Guard watches the process's memory against a budget.
 type Guard struct {
-	limit int64
-	used  atomic.Int64 // at the latest tick or collection
-	stop  chan struct{}
-	done  sync.WaitGroup
-
-	// Owned by the checkpoints, which one thread makes.
-	manual    bool  // the collector is off, and paced by Checkpoint
-	collected int64 // memory held after the latest collection
+	limit     int64
+	used      atomic.Int64 // memory held, at the latest tick or collection
+	heap      atomic.Int64 // bytes in heap objects, likewise
+	live      int64        // heap objects left by the latest collection
+	stop      chan struct{}
+	done      sync.WaitGroup
 	gcPercent int   // the runtime's settings before Start
-	softLimit int64
+	softLimit int64 // restored by Stop
 }
 
 // Start watches the memory until Stop: over is called once, with the
-// memory in use, the first time it goes over limit. Until the memory
-// comes near the budget, the runtime's soft memory limit is set to
-// limit, so that the collector works harder as it comes closer.
+// memory in use, the first time it goes over limit.
 func Start(limit int64, over func(used int64)) *Guard {
 	g := &Guard{limit: limit, stop: make(chan struct{})}
-	g.gcPercent = debug.SetGCPercent(100)
-	debug.SetGCPercent(g.gcPercent)
-	g.softLimit = debug.SetMemoryLimit(limit)
+	g.gcPercent = debug.SetGCPercent(-1)
+	g.softLimit = debug.SetMemoryLimit(math.MaxInt64)
+	g.collect()
 	g.done.Add(1)
 	go g.watch(over)
 	return g
@@ -79,8 +80,9 @@ func (g *Guard) watch(over func(used int64)) {
 			return
 		case <-ticker.C:
 		}
-		used := sample.read()
+		used, heap := sample.read()
 		g.used.Store(used)
+		g.heap.Store(heap)
 		if used > g.limit {
 			over(used)
 			return
@@ -88,40 +90,33 @@ func (g *Guard) watch(over func(used int64)) {
 	}
 }
 
-// Checkpoint is called by the script's thread between two steps. Near
-// the budget (an eighth of it: from there a few steps can double what a
-// script holds twice with s + s, and the last must be seen while it
-// runs) it turns the runtime's collector off and collects itself when the memory held grew
-// by half since the last collection; it reports whether it is near, so
-// that the caller can check at every step and note where the script is.
+// Checkpoint is called by the script's thread between two steps: it
+// collects when the memory held grew enough since the last collection,
+// and reports whether the memory is near the budget (past an eighth of
+// it: from there a few steps of s = s + s reach the budget, and the last
+// must be seen while it runs), where the caller checks at every step and
+// notes where the script is.
 func (g *Guard) Checkpoint() bool {
-	used := g.used.Load()
-	switch near := used > g.limit/8; {
-	case near && !g.manual:
-		g.manual = true
-		debug.SetGCPercent(-1)
-		debug.SetMemoryLimit(math.MaxInt64) // the limit would start collections too
-		g.collect()
-	case !near && g.manual && used < g.limit/16:
-		g.manual = false
-		debug.SetGCPercent(g.gcPercent)
-		debug.SetMemoryLimit(g.limit)
-	case g.manual && used > g.collected+g.collected/2+1<<20:
+	if due(g.heap.Load(), g.live) {
 		g.collect()
 	}
-	return g.manual
+	return g.used.Load() > g.limit/8
 }
 
-// collect collects the garbage and gives the memory freed back to the
-// system, so that what the Guard reads is what the script holds.
+// collect collects the garbage; near the budget it gives the memory
+// freed back to the system, so that what the Guard reads is what the
+// script holds. Start and the script's thread call it, one at a time.
 func (g *Guard) collect() {
-	debug.FreeOSMemory()
-	g.collected = Used()
-	g.used.Store(g.collected)
+	if g.used.Load() > g.limit/8 {
+		debug.FreeOSMemory()
+	} else {
+		runtime.GC() // what it frees is used again before more is mapped
+	}
+	used, heap := newSample().read()
+	g.used.Store(used)
+	g.heap.Store(heap)
+	g.live = heap
 }
-
-// Limit is the budget in bytes.
-func (g *Guard) Limit() int64 { return g.limit }
 
 // Stop ends the watching and gives the runtime back its settings.
 func (g *Guard) Stop() {
@@ -134,25 +129,30 @@ func (g *Guard) Stop() {
 	debug.SetMemoryLimit(g.softLimit)
 }
 
-// sample reads the memory the Go runtime holds: everything it mapped,
-// less what it gave back to the system. It counts a large allocation as
-// soon as it is made.
+// sample reads the memory the Go runtime holds — everything it mapped,
+// less what it gave back to the system; it counts a large allocation as
+// soon as it is made — and how much of it is in heap objects, live or
+// not yet collected.
 type sample struct{ s []metrics.Sample }
 
 func newSample() *sample {
 	return &sample{s: []metrics.Sample{
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
 	}}
 }
 
-func (s *sample) read() int64 {
+func (s *sample) read() (used, heap int64) {
 	metrics.Read(s.s)
-	return int64(s.s[0].Value.Uint64()) - int64(s.s[1].Value.Uint64())
+	return int64(s.s[0].Value.Uint64()) - int64(s.s[1].Value.Uint64()), int64(s.s[2].Value.Uint64())
 }
 
 // Used is the memory the Go runtime holds now.
-func Used() int64 { return newSample().read() }
+func Used() int64 {
+	used, _ := newSample().read()
+	return used
+}
 
 // Human writes a size as people read memory: "512 MiB", "1.5 GiB".
 func Human(n int64) string {

@@ -104,6 +104,11 @@ func (r *Runtime) overrunError(w *memoryWatch) error {
 		stack = *s
 	}
 	b := r.memoryBudgetError(w.over.Load())
+	if len(stack) == 0 {
+		// Over in one of its first steps, before a checkpoint noted where
+		// it was: the script is all that can be named.
+		b.Message = r.mainDisplay + ": " + b.Message + " in one of its first steps"
+	}
 	return newError(&wrapped{&starlark.EvalError{Msg: b.Error(), CallStack: stack}, b}, r.opts.Predeclared)
 }
 

@@ -88,6 +88,8 @@ type Runtime struct {
 	iterating bool
 	// main is the key of the script Run runs; "" in tests.
 	main string
+	// mainDisplay is how messages name that script.
+	mainDisplay string
 	// memory is the memory budget's watch while a script runs.
 	memory *memoryWatch
 	// running is set while Run runs the script.
@@ -196,7 +198,7 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 		go r.abandonIfStuck(ctx)
 	})
 	defer stop()
-	r.main = root.key()
+	r.main, r.mainDisplay = root.key(), root.Display
 	r.running.Store(true)
 	r.watchMemory()
 	_, err = r.exec(root)

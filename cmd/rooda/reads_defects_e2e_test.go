@@ -24,9 +24,12 @@ const dataLimitKiB = 1 << 20
 const peakRSSLimit = 200 << 20
 
 // limited is rooda with args in w, under dataLimitKiB.
-func (w *workspace) limited(args ...string) *exec.Cmd {
+func (w *workspace) limited(args ...string) *exec.Cmd { return w.limitedTo(dataLimitKiB, args...) }
+
+// limitedTo is rooda with args in w, its data capped at kib KiB.
+func (w *workspace) limitedTo(kib int, args ...string) *exec.Cmd {
 	w.t.Helper()
-	cmd := exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -d %d && exec "$@"`, dataLimitKiB), "sh", binary(w.t)}, args...)...)
+	cmd := exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -d %d && exec "$@"`, kib), "sh", binary(w.t)}, args...)...)
 	cmd.Dir, cmd.Env = w.dir, w.env
 	return cmd
 }
@@ -35,7 +38,13 @@ func (w *workspace) limited(args ...string) *exec.Cmd {
 // it ended and its peak resident memory in bytes.
 func (w *workspace) bounded(args ...string) (outcome, int64) {
 	w.t.Helper()
-	s := w.start(w.limited(args...))
+	return w.boundedTo(dataLimitKiB, args...)
+}
+
+// boundedTo is bounded with the data capped at kib KiB.
+func (w *workspace) boundedTo(kib int, args ...string) (outcome, int64) {
+	w.t.Helper()
+	s := w.start(w.limitedTo(kib, args...))
 	o := w.wait(s)
 	usage, _ := s.cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if usage == nil {

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The end-to-end tests of the memory budget (issue 13): no script can
+// take the machine down, however carelessly or hostilely written. Each
+// runs rooda under a 3 GiB cap on its data, a net should the budget ever
+// fail, and reads its peak resident memory.
+
+// safetyNetKiB caps rooda's data in these tests.
+const safetyNetKiB = 3 << 20
+
+// slack is how far past its budget a run's resident memory may go: the
+// pages a huge step touches before rooda ends it, and the runtime's own.
+const slack = 64 << 20
+
+// TestDoublingStringStopsAtTheBudget is the issue's five lines, after an
+// iteration whose agent leaves a child behind, under the default budget
+// of 1 GiB: the run ends with the budget's error naming the line, exit
+// 2, its record complete, its memory under the budget and the slack,
+// and no process of the agent left.
+func TestDoublingStringStopsAtTheBudget(t *testing.T) {
+	w := newWorkspace(t, step{"output": "done\n", "escape": "60s"})
+	w.write("main.star", `r = iterate(procedure("build"), max_iterations=1)
+s = "a"
+for i in range(40):
+    s = s + s
+print(len(s))
+`)
+	o, peak := w.boundedTo(safetyNetKiB, "script", "run", "main.star", "--ai-cmd", w.aiCmd())
+	if o.code != 2 || !strings.Contains(o.stderr, "main.star:4:") ||
+		!strings.Contains(o.stderr, "Error: the run went over its memory budget of 1 GiB (--max-memory)") {
+		t.Errorf("exit %d, want 2 and the budget's error at line 4\nstderr:\n%s", o.code, o.stderr)
+	}
+	if peak > 1<<30+slack {
+		t.Errorf("peak resident memory %d MiB, over the budget of 1024 MiB and %d MiB of slack", peak>>20, slack>>20)
+	}
+	run := onlyRun(t, w)
+	if run.Status == "running" || run.ExitCode == nil || *run.ExitCode != 2 || run.Iterations != 1 {
+		t.Errorf("record: status %q, exit %v, %d iterations: want it finished with exit 2 after 1 iteration", run.Status, run.ExitCode, run.Iterations)
+	}
+}
+
+type recordedRun struct {
+	Status     string `json:"status"`
+	ExitCode   *int   `json:"exit_code"`
+	Iterations int    `json:"iterations"`
+}
+
+// onlyRun reads the run.json of w's only recorded run.
+func onlyRun(t *testing.T, w *workspace) recordedRun {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(w.dir, ".rooda/runs/*/run.json"))
+	if len(files) != 1 {
+		t.Fatalf("want one record, found %v", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r recordedRun
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestHostileScripts: scripts that grow memory fast, ask for it all at
+// once, or nest values deeper than the Go stack can walk, each end with
+// a clear error naming the line — the budget's (exit 2) or a refusal
+// (exit 1) — never a Go crash, and within the budget and its slack.
+func TestHostileScripts(t *testing.T) {
+	const budget = 256 << 20
+	deep := "x = []\nfor i in range(100000):\n    x = [x]\n"
+	for _, tc := range []struct {
+		name, script string
+		code         int
+		want         string
+	}{
+		{"doubling string", "s = 'a'\nfor i in range(40):\n    s = s + s\n", 2, "main.star:3:"},
+		{"doubling list", "l = [1]\nfor i in range(40):\n    l = l + l\n", 2, "main.star:3:"},
+		{"huge repetition", "s = 'abc' * (300 * 1000 * 1000)\n", 2, "Error: main.star: the run went over its memory budget of 256 MiB"},
+		{"huge range made a list", "l = list(range(1000 * 1000 * 1000))\n", 2, "list(): a list of 1000000000 elements would take about 14.9 GiB"},
+		{"huge join", "t = ['x' * (20 * 1000 * 1000)] * 20\nu = ''.join(t)\n", 2, "main.star"},
+		{"growing dict", "d = {}\nfor i in range(100 * 1000 * 1000):\n    d[i] = i\n", 2, "main.star:3:"},
+		{"json of a huge value", "t = ['x' * (30 * 1000 * 1000)] * 10\nu = json.encode(t)\n", 2, "json.encode(): the JSON text would take about"},
+		{"deep str", deep + "s = str(x)\n", 1, "nested more than 1000 levels deep"},
+		{"deep print", deep + "print(x)\n", 1, "nested more than 1000 levels deep"},
+		{"deep json.encode", deep + "s = json.encode(x)\n", 1, "nested more than 1000 levels deep"},
+		{"deep json.decode", "v = json.decode('[' * 5000000 + ']' * 5000000)\n", 1, "the JSON is nested more than 1000 levels deep"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorkspace(t)
+			w.write("main.star", tc.script)
+			o, peak := w.boundedTo(safetyNetKiB, "script", "run", "main.star", "--max-memory", "256MiB", "--max-steps", "10000000000", "--no-record")
+			if o.code != tc.code || !strings.Contains(o.stderr, tc.want) || !strings.HasPrefix(o.logLines(), "Traceback") && !strings.HasPrefix(o.stderr, "Error: main.star: ") {
+				t.Errorf("exit %d, want %d and %q\nstderr:\n%s", o.code, tc.code, tc.want, o.stderr)
+			}
+			if strings.Contains(o.stderr, "fatal error") || strings.Contains(o.stderr, "goroutine ") {
+				t.Errorf("a Go crash:\n%s", o.stderr)
+			}
+			if peak > budget+slack {
+				t.Errorf("peak resident memory %d MiB, over the budget of 256 MiB and %d MiB of slack", peak>>20, slack>>20)
+			}
+		})
+	}
+}
+
+// TestMemoryBudgetSettings: the budget comes from max_memory in the
+// configuration, ROODA_LOOP_MAX_MEMORY or --max-memory, the flag last,
+// and a budget below 64 MiB is refused.
+func TestMemoryBudgetSettings(t *testing.T) {
+	w := newWorkspace(t)
+	w.write("main.star", "s = 'x' * (100 * 1000 * 1000)\n")
+	w.write("rooda-config.yml", "loop:\n  max_memory: 96MiB\n")
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", nil, "budget of 96 MiB"},
+		{"ROODA_LOOP_MAX_MEMORY=80MiB", nil, "budget of 80 MiB"},
+		{"ROODA_LOOP_MAX_MEMORY=80MiB", []string{"--max-memory", "72MiB"}, "budget of 72 MiB"},
+		{"", []string{"--max-memory", "1MiB"}, "--max-memory must be >= 67108864 bytes"},
+	} {
+		if tc.env != "" {
+			w.env = append(w.env, tc.env)
+		}
+		o := w.runScript("main.star", append(tc.args, "--no-record")...)
+		if !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("%s %v: stderr lacks %q:\n%s", tc.env, tc.args, tc.want, o.stderr)
+		}
+	}
+}
+
+// TestSecondInterruptEndsAStuckScript: a script inside one step that no
+// cancellation reaches (formatting a value nested 600,000 levels deep
+// takes minutes) ends a moment after a second Ctrl+C, exit 130: rooda
+// never hangs.
+func TestSecondInterruptEndsAStuckScript(t *testing.T) {
+	w := newWorkspace(t)
+	w.write("main.star", "x = []\nfor i in range(600000):\n    x = [x]\nprint('built')\ns = '%s' % x\n")
+	cmd := w.limitedTo(safetyNetKiB, "script", "run", "main.star", "--max-steps", "10000000000", "--no-record")
+	s := w.start(cmd)
+	deadline := time.Now().Add(hangGuard)
+	for !strings.Contains(s.stderr.String(), "built") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the script never got to its slow step\n%s", s.stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond)
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := w.wait(s)
+	if o.code != 130 || !strings.Contains(o.stderr, "the script did not stop after a second interrupt; rooda ends it") {
+		t.Errorf("exit %d, want 130 and the reason\nstderr:\n%s", o.code, o.stderr)
+	}
+}

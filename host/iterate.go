@@ -91,7 +91,7 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return loop.Result{}, err
 	}
 	r.iterating = true
-	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now, Record: r.opts.Record})
+	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now, Record: r.opts.Record}, collector{r})
 	r.iterating = false
 	r.iterations += res.Iterations
 	r.last = res.Status

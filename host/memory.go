@@ -9,6 +9,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"rooda/host/loop"
 	"rooda/host/membudget"
 )
 
@@ -128,5 +129,21 @@ func (r *Runtime) abandonIfStuck(ctx context.Context) {
 	time.Sleep(stuckGrace)
 	if r.running.Load() {
 		r.opts.Abandon(newError(&wrapped{errors.New("the script did not stop after a second interrupt; rooda ends it"), stopCause(ctx)}, r.opts.Predeclared))
+	}
+}
+
+// collector collects, as each iteration ends, what it left: iterate() is
+// one step of the script, however many iterations it runs, so no
+// checkpoint comes while it runs, and an agent that prints megabytes
+// would otherwise leave them all uncollected until the loop ends. It
+// runs on the script's thread, between two agents, where a collection
+// waits for nothing.
+type collector struct{ r *Runtime }
+
+func (c collector) IterationStarted(loop.Request) {}
+
+func (c collector) IterationFinished(*loop.Iteration) {
+	if c.r.memory != nil {
+		c.r.memory.guard.Checkpoint()
 	}
 }

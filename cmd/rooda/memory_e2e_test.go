@@ -165,3 +165,16 @@ func TestSecondInterruptEndsAStuckScript(t *testing.T) {
 		t.Errorf("exit %d, want 130 and the reason\nstderr:\n%s", o.code, o.stderr)
 	}
 }
+
+// TestLongLoopStaysWithinTheBudget: iterate() is one long step of the
+// script, with no checkpoint of its own; what each iteration leaves (the
+// agent's output kept in its ring, 6 MiB here; the prompt) is collected as
+// the iteration ends, so a long loop does not run into the budget.
+func TestLongLoopStaysWithinTheBudget(t *testing.T) {
+	w := newWorkspace(t, step{"output": "working\n", "bytes": 6 << 20})
+	w.write("main.star", "r = iterate(procedure('build'), max_iterations=15)\nprint(r.status)\n")
+	o := w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--max-memory", "64MiB", "--no-record")
+	if o.code != 2 || !strings.Contains(o.stderr, "max-iters\n") {
+		t.Errorf("exit %d, want 2 (max-iters) and no budget reached\nstderr:\n%s", o.code, o.stderr)
+	}
+}

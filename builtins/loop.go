@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"rooda/host"
 	"rooda/host/agent"
 	"rooda/host/loop"
+	"rooda/host/suggest"
 )
 
 var iterateBuiltin = Builtin{
@@ -25,8 +27,8 @@ var iterateBuiltin = Builtin{
 		{"timeout", "int | float | str", "None", "stop an iteration after this long: seconds (30, 1.5) or a duration (\"90s\")"},
 		{"failure_threshold", "int", "None", "abort after this many consecutive failed iterations"},
 		{"max_output_buffer", "int | str", "None", "keep the last this many bytes of the agent's output (10485760, \"10MB\"; >= 1024)"},
-		{"context", "str | list | function", "None", "the CONTEXT section: text or file paths, or a function f(iteration) called before each iteration that returns them"},
-		{"on_iteration", "function", "None", "f(it) called after each iteration; returns None to keep the host's verdict, or \"continue\", \"success\", \"failure\", \"abort\""},
+		{"context", "str | list | function(iteration)", "None", "the CONTEXT section: text or file paths, or a function f(iteration) called before each iteration that returns them"},
+		{"on_iteration", "function(it)", "None", "f(it) called after each iteration; returns None to keep the host's verdict, or \"continue\", \"success\", \"failure\", \"abort\""},
 		{"min_iterations", "int", "None", "let no SUCCESS end the loop before this iteration; the preamble says so"},
 		{"digest", "bool", "False", "state the previous iteration's facts (exit code, signal, files changed, checks) in each prompt after the first"},
 	},
@@ -92,7 +94,7 @@ func optionalInt(v starlark.Value, name string) (*int, error) {
 	}
 	var n int
 	if err := starlark.AsInt(v, &n); err != nil {
-		return nil, fmt.Errorf("%s must be an int, got %s", name, v.Type())
+		return nil, fmt.Errorf("%s must be an int, got %s %s", name, v.Type(), shortRepr(v))
 	}
 	return &n, nil
 }
@@ -166,13 +168,39 @@ func judge(thread *starlark.Thread, fn starlark.Callable) func(*loop.Iteration) 
 		if out == starlark.None {
 			return "", nil
 		}
-		if s, ok := starlark.AsString(out); ok {
-			if o, ok := verdicts[s]; ok {
-				return o, nil
-			}
+		s, _ := starlark.AsString(out)
+		if o, ok := verdicts[s]; ok {
+			return o, nil
 		}
-		return "", fmt.Errorf("%s returned %s; want None, \"continue\", \"success\", \"failure\" or \"abort\"", fn.Name(), out.String())
+		return "", badVerdict(fn, out, s)
 	}
+}
+
+// badVerdict explains a value on_iteration returned that is no verdict.
+func badVerdict(fn starlark.Callable, out starlark.Value, s string) error {
+	who := "on_iteration"
+	if fn.Name() != who {
+		who += " (" + fn.Name() + ")"
+	}
+	msg := fmt.Sprintf("%s returned %s, which is no verdict", who, shortRepr(out))
+	if _, ok := out.(starlark.String); ok {
+		if near := suggest.Closest(s, verdictNames); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+	}
+	return errors.New(msg + `: return None to keep the host's verdict, "continue" to go on, "success" to end the loop as done, "failure" to count a failed iteration, or "abort" to stop the loop`)
+}
+
+// verdictNames are the verdicts' names, for suggestions.
+var verdictNames = []string{"continue", "success", "failure", "abort"}
+
+// shortRepr is a value as a message shows it: its repr, cut to a line.
+func shortRepr(v starlark.Value) string {
+	s := []rune(v.String())
+	if len(s) > 60 {
+		return string(s[:57]) + "..."
+	}
+	return string(s)
 }
 
 var verdicts = map[string]loop.Outcome{"continue": loop.Continued, "success": loop.Done, "failure": loop.Failed, "abort": loop.Abort}

@@ -7,6 +7,8 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"rooda/host"
 )
 
 // Param is one parameter of a builtin, as its reference documents it.
@@ -83,6 +85,28 @@ func Predeclared(args []string, dryRun bool) starlark.StringDict {
 		d[name] = b
 	}
 	return d
+}
+
+// Signatures are the parameters of every function a script or a script
+// test can call by a predeclared name, for the static checks of
+// rooda script check: the registry's, the test helpers' and assert's.
+func Signatures() map[string][]host.Param {
+	out := map[string][]host.Param{}
+	for _, b := range append(Registry(), TestRegistry()...) {
+		out[b.Name] = b.signature()
+	}
+	for _, b := range AssertFunctions() {
+		out["assert."+b.Name] = b.signature()
+	}
+	return out
+}
+
+func (b Builtin) signature() []host.Param {
+	params := make([]host.Param, len(b.Params))
+	for i, p := range b.Params {
+		params[i] = host.Param{Name: p.Name, Type: p.Type, Optional: p.Default != ""}
+	}
+	return params
 }
 
 // safe turns a panic in a builtin into an error naming it, and a Go nil

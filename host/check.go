@@ -1,7 +1,11 @@
 package host
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -10,40 +14,105 @@ import (
 	"go.starlark.net/syntax"
 
 	"rooda/host/prompt"
+	"rooda/host/suggest"
 )
 
-// Check finds what is wrong with the script at path and every module it
-// loads, without running any of it: syntax and resolve errors (all of
-// them), load() paths that name nothing, load cycles, and fragment files
-// named by literal paths that do not exist. Its error lists every
-// problem, each with file:line:col.
-func (r *Runtime) Check(path string) error {
-	root, err := r.resolver.root(path)
+// Check finds what is wrong with the scripts at paths and every module
+// they load, without running any of it: syntax and resolve errors (all
+// of them), load() paths that name nothing, load cycles, fragment files
+// named by literal paths that do not exist, and calls of builtins that
+// cannot work (see calls). A directory stands for every .star file below
+// it. A *_test.star file, and what it loads, is checked with the names of
+// script tests (assert, fake_agent). It returns the files it checked; its
+// error lists every problem, each "Error: file:line:col: …".
+func (r *Runtime) Check(paths ...string) ([]string, error) {
+	files, err := starFiles(paths)
 	if err != nil {
-		return err
-	}
-	c := &checker{r: r, seen: map[string]bool{}, globals: map[string]map[string]bool{}}
-	c.file(root, nil)
-	c.loadedNames()
-	if len(c.problems) == 0 {
-		return nil
+		return nil, err
 	}
 	var lines []string
-	for _, p := range c.problems {
-		lines = append(lines, p.String())
+	reported := map[string]bool{}
+	for _, file := range files {
+		root, err := r.resolver.root(file)
+		if err != nil {
+			return nil, err
+		}
+		c := &checker{r: r, seen: map[string]bool{}, globals: map[string]map[string]bool{}, predeclared: r.opts.Predeclared}
+		if strings.HasSuffix(file, "_test.star") && r.opts.TestPredeclared != nil {
+			c.predeclared = r.opts.TestPredeclared
+		}
+		c.file(root, nil)
+		c.loadedNames()
+		// A module two scripts load is told once.
+		for _, p := range c.problems {
+			if line := "Error: " + p.String(); !reported[line] {
+				reported[line] = true
+				lines = append(lines, line)
+			}
+		}
 	}
-	text := addHints(strings.Join(lines, "\n"), names(r.opts.Predeclared))
-	return &Error{text: text, err: fmt.Errorf("%d problems", len(c.problems))}
+	if len(lines) == 0 {
+		return files, nil
+	}
+	text := r.hints().add(strings.Join(lines, "\n"))
+	return files, &Error{text: text, err: fmt.Errorf("%d problems", len(lines))}
+}
+
+// starFiles are the scripts paths name: a file as it is, a directory as
+// the .star files below it (not in hidden directories), each once.
+func starFiles(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var files []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("cannot check %s: %v", p, errors.Unwrap(err))
+		}
+		if !info.IsDir() {
+			if !seen[p] {
+				seen[p] = true
+				files = append(files, p)
+			}
+			continue
+		}
+		var below []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && path != p && strings.HasPrefix(d.Name(), "."):
+				return filepath.SkipDir
+			case !d.IsDir() && strings.HasSuffix(path, ".star") && !seen[path]:
+				seen[path] = true
+				below = append(below, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(below) == 0 {
+			return nil, fmt.Errorf("no .star files in %s", p)
+		}
+		sort.Strings(below)
+		files = append(files, below...)
+	}
+	return files, nil
 }
 
 type checker struct {
 	r        *Runtime
 	seen     map[string]bool
 	problems []problem
+	// predeclared are the names the scripts being checked see.
+	predeclared starlark.StringDict
 	// globals are the names each module defines, by its key; wanted the
 	// names load() statements take from them.
 	globals map[string]map[string]bool
 	wanted  []wantedName
+	// defs are the defs of the module being checked, by their names'
+	// identifiers, which a name's binding leads to.
+	defs map[*syntax.Ident]*syntax.DefStmt
 }
 
 // wantedName is a name a load() statement takes from a module.
@@ -83,7 +152,7 @@ func (c *checker) file(loc Location, stack []Location) {
 		return
 	}
 	start := len(c.problems)
-	f, _, err := starlark.SourceProgramOptions(FileOptions, loc.Display, src, c.r.predeclared(loc).Has)
+	f, _, err := starlark.SourceProgramOptions(FileOptions, loc.Display, src, c.predeclares)
 	if f != nil {
 		c.globals[loc.key()] = definedNames(f)
 	}
@@ -98,12 +167,28 @@ func (c *checker) file(loc Location, stack []Location) {
 	}
 	stack = append(stack, loc)
 	c.fragments(f, loc)
+	c.calls(f)
 	next := c.loads(f, loc, stack)
 	own := c.problems[start:]
 	sort.SliceStable(own, func(i, j int) bool { return own[i].pos.Line < own[j].pos.Line })
 	for _, n := range next {
 		c.file(n, stack)
 	}
+}
+
+// predeclares says whether the modules being checked see name: the
+// names of the scripts being checked, and __main__.
+func (c *checker) predeclares(name string) bool {
+	return name == mainName || c.predeclared.Has(name)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // loads checks a module's load statements and returns the modules they
@@ -161,7 +246,11 @@ func (c *checker) loadedNames() {
 		if !ok || defined[w.name.Name] || strings.HasPrefix(w.name.Name, "_") {
 			continue
 		}
-		c.add(w.name.NamePos, "%s does not define %s", w.module.Display, w.name.Name)
+		msg := fmt.Sprintf("%s does not define %s", w.module.Display, w.name.Name)
+		if near := suggest.Closest(w.name.Name, sortedKeys(defined)); near != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		c.add(w.name.NamePos, "%s", msg)
 	}
 }
 

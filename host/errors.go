@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
@@ -27,12 +28,12 @@ func (e *Error) Error() string  { return e.text }
 func (e *Error) Unwrap() error  { return e.err }
 func (e *Error) Report() string { return e.text }
 
-func newError(err error, predeclared starlark.StringDict) *Error {
-	return &Error{text: format(err, names(predeclared)), err: err}
+func newError(err error, h hints) *Error {
+	return &Error{text: format(err, h), err: err}
 }
 
 // format writes err for the user.
-func format(err error, known []string) string {
+func format(err error, h hints) string {
 	var lines []string
 	if ev := deepest(err); ev != nil {
 		bt := strings.TrimRight(ev.Backtrace(), "\n")
@@ -47,7 +48,7 @@ func format(err error, known []string) string {
 	if b := budget(err); b != nil {
 		lines[len(lines)-1] = "Error: " + b.Error()
 	}
-	return addHints(strings.Join(lines, "\n"), known)
+	return h.add(strings.Join(lines, "\n"))
 }
 
 // deepest is the innermost *starlark.EvalError in err's chain: for an
@@ -124,19 +125,36 @@ var (
 	literals    = map[string]string{"true": "True", "false": "False", "null": "None", "nil": "None", "none": "None"}
 )
 
-// addHints adds what is cheap to know: the predeclared name an undefined
-// one is close to, Python's spellings of True/False/None, and why a
-// value is frozen.
-func addHints(text string, known []string) string {
+// hints are what a script's error can be helped with: the names every
+// script knows, and the names the standard library's modules define.
+type hints struct {
+	known []string
+	// library maps a name to the standard library module that defines
+	// it: "until_command" → "@rooda//termination.star".
+	library map[string]string
+}
+
+// hints are this runtime's: its predeclared names and its standard
+// library's.
+func (r *Runtime) hints() hints {
+	return hints{known: names(r.opts.Predeclared), library: r.libraryNames()}
+}
+
+// add adds what is cheap to know: the standard library module that
+// defines an undefined name, the predeclared name it is close to,
+// Python's spellings of True/False/None, and why a value is frozen.
+func (h hints) add(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
 		m := undefined.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		if fix, ok := literals[m[1]]; ok {
+		if module, ok := h.library[m[1]]; ok {
+			lines[i] += fmt.Sprintf(" (%s defines it: load(%q, %q))", module, module, m[1])
+		} else if fix, ok := literals[m[1]]; ok {
 			lines[i] += fmt.Sprintf(" (did you mean %s?)", fix)
-		} else if near := suggest.Closest(m[1], known); near != "" {
+		} else if near := suggest.Closest(m[1], h.known); near != "" {
 			lines[i] += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 	}
@@ -158,5 +176,54 @@ func names(predeclared starlark.StringDict) []string {
 		out = append(out, n)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// libraryNames maps each name the standard library's modules define to
+// the module, so that an undefined until_command can say where it is.
+// The modules are parsed once per runtime, when an error first needs them.
+func (r *Runtime) libraryNames() map[string]string {
+	r.libraryOnce.Do(func() {
+		r.library = map[string]string{}
+		for _, module := range r.resolver.modules() {
+			loc, err := r.resolver.resolve(Location{}, module)
+			if err != nil {
+				continue
+			}
+			src, err := fs.ReadFile(r.resolver.embedded, loc.Embedded)
+			if err != nil {
+				continue
+			}
+			f, err := FileOptions.Parse(module, src, 0)
+			if err != nil {
+				continue
+			}
+			for _, name := range topLevelNames(f) {
+				if _, taken := r.library[name]; !taken {
+					r.library[name] = module
+				}
+			}
+		}
+	})
+	return r.library
+}
+
+// topLevelNames are the names a parsed (unresolved) module defines at its
+// top level and exports: its defs and assigned names, less those that
+// start with _.
+func topLevelNames(f *syntax.File) []string {
+	var out []string
+	for _, stmt := range f.Stmts {
+		var id *syntax.Ident
+		switch s := stmt.(type) {
+		case *syntax.DefStmt:
+			id = s.Name
+		case *syntax.AssignStmt:
+			id, _ = s.LHS.(*syntax.Ident)
+		}
+		if id != nil && !strings.HasPrefix(id.Name, "_") {
+			out = append(out, id.Name)
+		}
+	}
 	return out
 }

@@ -177,7 +177,7 @@ func TestCheckRunsNothing(t *testing.T) {
 		"lib.star":       "load('main.star', 'p')\nx = 1\n_private = 2\n",
 		"prompts/act.md": "Act.\n",
 	})
-	err := f.Runtime().Check("main.star")
+	_, err := f.Runtime().Check("main.star")
 	if err == nil {
 		t.Fatal("no problems found")
 	}

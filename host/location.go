@@ -163,6 +163,9 @@ func (r *resolver) read(ctx context.Context, l Location) ([]byte, error) {
 	} else {
 		data, err = files.ReadContext(ctx, l.Path, files.ScriptLimit)
 	}
+	if errors.Is(err, fs.ErrNotExist) && l.Path == "" {
+		return nil, r.notInStdlib(l)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("file not found: %s", l.Display)
 	}
@@ -179,4 +182,26 @@ func (r *resolver) display(abs string) string {
 		return rel
 	}
 	return abs
+}
+
+// modules are the standard library's modules, as load() names them: the
+// .star files at its top, less tests ("@rooda//termination.star").
+func (r *resolver) modules() []string {
+	if r.embedded == nil {
+		return nil
+	}
+	found, _ := fs.Glob(r.embedded, "*.star")
+	var out []string
+	for _, name := range found {
+		if !strings.HasSuffix(name, "_test.star") {
+			out = append(out, "@"+stdlib+"//"+name)
+		}
+	}
+	return out
+}
+
+// notInStdlib is the error for a standard library file that does not
+// exist: it lists the modules there are, so that a typo shows itself.
+func (r *resolver) notInStdlib(l Location) error {
+	return fmt.Errorf("file not found: %s (the standard library has %s)", l.Display, strings.Join(r.modules(), ", "))
 }

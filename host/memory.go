@@ -110,7 +110,7 @@ func (r *Runtime) overrunError(w *memoryWatch) error {
 		// it was: the script is all that can be named.
 		b.Message = r.mainDisplay + ": " + b.Message + " in one of its first steps"
 	}
-	return newError(&wrapped{&starlark.EvalError{Msg: b.Error(), CallStack: stack}, b}, r.opts.Predeclared)
+	return newError(&wrapped{&starlark.EvalError{Msg: b.Error(), CallStack: stack}, b}, r.hints())
 }
 
 // stuckGrace is how long a script has to stop after a second interrupt
@@ -128,7 +128,7 @@ func (r *Runtime) abandonIfStuck(ctx context.Context) {
 	<-r.opts.Kill
 	time.Sleep(stuckGrace)
 	if r.running.Load() {
-		r.opts.Abandon(newError(&wrapped{errors.New("the script did not stop after a second interrupt; rooda ends it"), stopCause(ctx)}, r.opts.Predeclared))
+		r.opts.Abandon(newError(&wrapped{errors.New("the script did not stop after a second interrupt; rooda ends it"), stopCause(ctx)}, r.hints()))
 	}
 }
 

@@ -49,7 +49,7 @@ func (r *Runtime) REPL(ctx context.Context, in io.Reader, out io.Writer, prompt 
 			break
 		}
 		if err != nil {
-			fmt.Fprintln(out, format(err, names(r.opts.Predeclared)))
+			fmt.Fprintln(out, format(err, r.hints()))
 			continue
 		}
 		r.evaluate(f, globals, out)
@@ -153,7 +153,7 @@ func (r *Runtime) evaluateAll(ctx context.Context, opts *syntax.FileOptions, in 
 		return stopCause(ctx)
 	}
 	if err != nil {
-		return newError(err, r.opts.Predeclared)
+		return newError(err, r.hints())
 	}
 	return nil
 }
@@ -166,7 +166,7 @@ func (r *Runtime) evaluate(f *syntax.File, globals starlark.StringDict, out io.W
 			v, err := starlark.EvalExprOptions(f.Options, r.thread, stmt.X, globals)
 			switch {
 			case err != nil:
-				fmt.Fprintln(out, format(err, names(r.opts.Predeclared)))
+				fmt.Fprintln(out, format(err, r.hints()))
 			case v != starlark.None:
 				fmt.Fprintln(out, v)
 			}
@@ -174,6 +174,6 @@ func (r *Runtime) evaluate(f *syntax.File, globals starlark.StringDict, out io.W
 		}
 	}
 	if err := starlark.ExecREPLChunk(f, r.thread, globals); err != nil {
-		fmt.Fprintln(out, format(err, names(r.opts.Predeclared)))
+		fmt.Fprintln(out, format(err, r.hints()))
 	}
 }

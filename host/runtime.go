@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,12 @@ const DefaultMaxSteps = 100_000_000
 type Options struct {
 	// Predeclared are the names every module sees: the builtins.
 	Predeclared starlark.StringDict
+	// TestPredeclared are the names of script tests, with which Check
+	// checks a *_test.star file; nil checks it with Predeclared.
+	TestPredeclared starlark.StringDict
+	// Signatures are the parameters of the predeclared functions, by
+	// name ("iterate", "assert.eq"), with which Check checks their calls.
+	Signatures map[string][]Param
 	// Libraries maps a library's name to its directory: load("@name//x.star").
 	Libraries map[string]string
 	// Stdlib is the embedded standard library: load("@rooda//x.star").
@@ -94,6 +101,10 @@ type Runtime struct {
 	memory *memoryWatch
 	// running is set while Run runs the script.
 	running atomic.Bool
+	// library is what the standard library's modules define, for hints;
+	// made once, by libraryNames.
+	library     map[string]string
+	libraryOnce sync.Once
 }
 
 // module is a loaded module, or why it could not load; both are cached.
@@ -213,7 +224,7 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 	if r.thread.ExecutionSteps() >= r.maxSteps {
 		err = &wrapped{err, &BudgetError{Budget: "--max-steps", Limit: fmt.Sprint(r.maxSteps), What: "Starlark steps"}}
 	}
-	return newError(err, r.opts.Predeclared)
+	return newError(err, r.hints())
 }
 
 // load is the thread's load(): module as written in the file that is
@@ -260,7 +271,7 @@ func (r *Runtime) Load(module string) (starlark.StringDict, error) {
 	}
 	globals, err := r.exec(loc)
 	if err != nil {
-		return nil, newError(err, r.opts.Predeclared)
+		return nil, newError(err, r.hints())
 	}
 	return globals, nil
 }

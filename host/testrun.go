@@ -199,7 +199,7 @@ func loadTestFile(ctx context.Context, abs string, opts Options, out io.Writer) 
 	r.thread.SetLocal(contextKey, ctx)
 	globals, err := r.exec(root)
 	if err != nil {
-		return nil, nil, newError(err, opts.Predeclared)
+		return nil, nil, newError(err, r.hints())
 	}
 	return r, globals, nil
 }
@@ -242,7 +242,7 @@ func callTest(ctx context.Context, abs, name string, opts Options, out io.Writer
 		if errors.As(err, &skip) {
 			return skip
 		}
-		return newError(err, opts.Predeclared)
+		return newError(err, r.hints())
 	}
 	return nil
 }

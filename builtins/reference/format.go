@@ -89,9 +89,13 @@ func Stub(entries []Entry) string {
 }
 
 // pyType maps a documented type to Python's, loosely: editors want a hint,
-// not a proof.
+// not a proof. A callback's arguments, "function(it)", are the reference's.
 func pyType(t string) string {
-	switch strings.TrimSpace(t) {
+	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, "function(") {
+		t = "function"
+	}
+	switch t {
 	case "str", "int", "bool", "float":
 		return t
 	case "None":

@@ -49,15 +49,21 @@ Examples:
 			Action: scriptRunAction,
 		}, {
 			Name:      "check",
-			Usage:     "check a script and what it loads, running nothing",
-			ArgsUsage: "FILE",
-			Description: `Parses the script and every module it loads, and reports every problem it
-finds, each with file:line:col: syntax errors, undefined names, load() paths
-that name nothing, load cycles, and fragment files named by literal paths
-that do not exist. Nothing runs; exit 1 if anything is wrong.
+			Usage:     "check scripts and what they load, running nothing",
+			ArgsUsage: "FILE|DIR...",
+			Description: `Parses each script (a directory: every .star file below it) and every module
+it loads, and reports every problem it finds, each "Error: file:line:col: …":
+syntax errors, undefined names, load() paths and names that name nothing,
+load cycles, fragment files named by literal paths that do not exist, and
+calls of builtins that cannot work: unknown keyword arguments, literals of
+the wrong type (max_iterations = "3"), callbacks that cannot be called as
+they will be (on_iteration = lambda: None). A *_test.star file is checked
+with the names of script tests (assert, fake_agent). Nothing runs; exit 1 if
+anything is wrong.
 
 Examples:
   rooda script check nightly.star
+  rooda script check scripts/ nightly.star
   rooda script check nightly.star --lib team=../team-procedures`,
 			Flags:  libFlags(),
 			Action: scriptCheckAction,
@@ -299,22 +305,26 @@ func scriptRunAction(c *cli.Context) error {
 }
 
 func scriptCheckAction(c *cli.Context) error {
-	file, err := oneArgument(c, "FILE")
-	if err != nil {
-		return err
+	paths, after := splitArgs(c)
+	paths = append(paths, after...)
+	if len(paths) == 0 {
+		return fmt.Errorf("check needs a FILE or DIR\nRun 'rooda script check --help' for usage.")
 	}
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(c, cfg, nil, host.Options{})
+	rt, err := newRuntime(c, cfg, nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures()})
 	if err != nil {
 		return err
 	}
-	if err := rt.Check(file); err != nil {
+	files, err := rt.Check(paths...)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "%s: ok\n", file)
+	for _, file := range files {
+		fmt.Fprintf(c.App.Writer, "%s: ok\n", file)
+	}
 	return nil
 }
 

@@ -94,7 +94,7 @@ func TestScriptCheck(t *testing.T) {
 	cmd := exec.Command(binary(t), "script", "check", "main.star")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
-	want := "main.star:1:1: cannot load helpers.star: file not found: helpers.star\nmain.star:3:14: fragment file not found: prompts/missing.md\n"
+	want := "Error: main.star:1:1: cannot load helpers.star: file not found: helpers.star\nError: main.star:3:14: fragment file not found: prompts/missing.md\n"
 	if o.code != 1 || o.stderr != want || o.stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", o.code, o.stdout, o.stderr)
 	}

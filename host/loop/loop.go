@@ -130,6 +130,9 @@ func Run(ctx context.Context, cfg Config) Result {
 			if ctx.Err() != nil {
 				return r.finish(Interrupted, context.Cause(ctx))
 			}
+			// Why the loop aborts comes before "Aborting", not only in
+			// the script's error after the loop's summary.
+			r.cfg.Log.Errorf("Iteration %s: %v", r.label(it.Number), err)
 			return r.finish(Aborted, err)
 		}
 		switch {

@@ -1,0 +1,314 @@
+package host
+
+import (
+	"fmt"
+	"strings"
+
+	"go.starlark.net/resolve"
+	"go.starlark.net/syntax"
+
+	"rooda/host/suggest"
+)
+
+// Param is one parameter of a predeclared function, as Check needs it.
+type Param struct {
+	Name string
+	// Type is the documented type: "int", "int | float | str",
+	// "function(it)" for a callback called with one argument.
+	Type string
+	// Optional is set when the parameter has a default.
+	Optional bool
+}
+
+// calls checks the calls of predeclared functions that Options.Signatures
+// describes, as far as the source alone tells: keyword arguments the
+// function does not have, literals of a type it does not take, and
+// functions given as callbacks that cannot be called as the callback is.
+// What only running can tell (a variable's value) is left to the run.
+func (c *checker) calls(f *syntax.File) {
+	c.defs = map[*syntax.Ident]*syntax.DefStmt{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if def, ok := n.(*syntax.DefStmt); ok {
+			c.defs[def.Name] = def
+		}
+		return true
+	})
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok {
+			if name := predeclaredCallee(call); name != "" {
+				if params, ok := c.r.opts.Signatures[name]; ok {
+					c.call(name, params, call)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// predeclaredCallee is "iterate" for iterate(…) and "assert.eq" for
+// assert.eq(…) when iterate and assert are the predeclared names, not a
+// script's own; else "".
+func predeclaredCallee(call *syntax.CallExpr) string {
+	switch fn := call.Fn.(type) {
+	case *syntax.Ident:
+		if isPredeclared(fn) {
+			return fn.Name
+		}
+	case *syntax.DotExpr:
+		if x, ok := fn.X.(*syntax.Ident); ok && isPredeclared(x) {
+			return x.Name + "." + fn.Name.Name
+		}
+	}
+	return ""
+}
+
+func isPredeclared(id *syntax.Ident) bool {
+	b, ok := id.Binding.(*resolve.Binding)
+	return ok && b.Scope == resolve.Predeclared
+}
+
+// call checks one call's arguments against the function's parameters.
+func (c *checker) call(name string, params []Param, call *syntax.CallExpr) {
+	byName := map[string]Param{}
+	var names []string
+	for _, p := range params {
+		byName[p.Name], names = p, append(names, p.Name)
+	}
+	for i, arg := range call.Args {
+		switch a := arg.(type) {
+		case *syntax.UnaryExpr:
+			// *args or **kwargs: what they hold is the run's to check.
+			return
+		case *syntax.BinaryExpr:
+			if kw, ok := a.X.(*syntax.Ident); ok && a.Op == syntax.EQ {
+				p, known := byName[kw.Name]
+				if !known {
+					c.unknownKeyword(name, kw, names)
+					continue
+				}
+				c.argument(name, p, a.Y)
+				continue
+			}
+		}
+		if i >= len(params) {
+			c.add(exprPos(arg), "%s: got %d positional arguments, want at most %d", name, positional(call), len(params))
+			return
+		}
+		c.argument(name, params[i], arg)
+	}
+}
+
+func (c *checker) unknownKeyword(name string, kw *syntax.Ident, names []string) {
+	msg := fmt.Sprintf("%s: unexpected keyword argument %q", name, kw.Name)
+	if near := suggest.Closest(kw.Name, names); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	} else {
+		msg += fmt.Sprintf(" (%s takes %s)", name, strings.Join(names, ", "))
+	}
+	c.add(kw.NamePos, "%s", msg)
+}
+
+// positional counts a call's positional arguments.
+func positional(call *syntax.CallExpr) int {
+	n := 0
+	for _, arg := range call.Args {
+		if b, ok := arg.(*syntax.BinaryExpr); !ok || b.Op != syntax.EQ {
+			n++
+		}
+	}
+	return n
+}
+
+func exprPos(e syntax.Expr) syntax.Position {
+	start, _ := e.Span()
+	return start
+}
+
+// argument checks one argument: a literal's type, a callback's arity.
+func (c *checker) argument(name string, p Param, arg syntax.Expr) {
+	if got, shown := literalType(arg); got != "" && !accepts(p, got) {
+		c.add(exprPos(arg), "%s: %s must be %s, got %s%s", name, p.Name, typeText(p.Type), got, shown)
+		return
+	}
+	if args, ok := callbackArgs(p.Type); ok {
+		if fn := c.functionOf(arg); fn != nil {
+			if why := fn.cannotTake(len(args)); why != "" {
+				c.add(exprPos(arg), "%s: %s is called as f(%s), but %s", name, p.Name, strings.Join(args, ", "), why)
+			}
+		}
+	}
+}
+
+// literalType is the type of a literal argument, as Starlark names it
+// ("string", "int", "list", "function" for a lambda), and how to show its
+// value (` "3"`); "" when the source does not tell.
+func literalType(e syntax.Expr) (string, string) {
+	switch x := e.(type) {
+	case *syntax.Literal:
+		shown := x.Raw
+		if len(shown) > 40 {
+			shown = shown[:37] + "..."
+		}
+		switch x.Token {
+		case syntax.STRING:
+			return "string", " " + shown
+		case syntax.INT:
+			return "int", " " + shown
+		case syntax.FLOAT:
+			return "float", " " + shown
+		}
+	case *syntax.Ident:
+		if isPredeclared(x) || isUniversal(x) {
+			switch x.Name {
+			case "True", "False":
+				return "bool", " " + x.Name
+			case "None":
+				return "NoneType", ""
+			}
+		}
+	case *syntax.ListExpr, *syntax.Comprehension:
+		if comp, ok := x.(*syntax.Comprehension); ok && comp.Curly {
+			return "dict", ""
+		}
+		return "list", ""
+	case *syntax.DictExpr:
+		return "dict", ""
+	case *syntax.TupleExpr:
+		return "tuple", ""
+	case *syntax.LambdaExpr:
+		return "function", ""
+	}
+	return "", ""
+}
+
+func isUniversal(id *syntax.Ident) bool {
+	b, ok := id.Binding.(*resolve.Binding)
+	return ok && b.Scope == resolve.Universal
+}
+
+// accepts says whether a value of type got may be given for p. The
+// documented types are words ("int | float | str", "list of str"); a type
+// that names no literal ("procedure", "agent") takes none but None.
+func accepts(p Param, got string) bool {
+	if got == "NoneType" {
+		// A default is what None means; a required parameter has none.
+		return p.Optional
+	}
+	for _, t := range strings.Split(p.Type, "|") {
+		word, _, _ := strings.Cut(strings.TrimSpace(t), " ")
+		word, _, _ = strings.Cut(word, "(")
+		switch {
+		case word == "any",
+			word == "str" && got == "string",
+			word == "float" && got == "int",
+			word == got:
+			return true
+		}
+	}
+	return false
+}
+
+// typeText is a documented type as a message says it: "an int", "an
+// int, a float or a str".
+func typeText(t string) string {
+	var words []string
+	for _, alt := range strings.Split(t, "|") {
+		alt = strings.TrimSpace(alt)
+		article := "a "
+		if strings.ContainsRune("aeiou", rune(alt[0])) {
+			article = "an "
+		}
+		words = append(words, article+alt)
+	}
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// callbackArgs are the arguments a parameter's callback is called with:
+// ["it"] for "function(it)"; ok is false when the type names no callback.
+func callbackArgs(t string) ([]string, bool) {
+	for _, alt := range strings.Split(t, "|") {
+		alt = strings.TrimSpace(alt)
+		if inner, ok := strings.CutPrefix(alt, "function("); ok {
+			inner = strings.TrimSuffix(inner, ")")
+			if inner == "" {
+				return nil, true
+			}
+			return strings.Split(inner, ", "), true
+		}
+	}
+	return nil, false
+}
+
+// function is a function the source defines: a lambda or a def.
+type function struct {
+	name   string // "the lambda", "def two(a, b)"
+	params []syntax.Expr
+}
+
+// functionOf is the function an argument is, when the source says: a
+// lambda, or the name of a def of the module.
+func (c *checker) functionOf(e syntax.Expr) *function {
+	switch x := e.(type) {
+	case *syntax.LambdaExpr:
+		return &function{"the lambda", x.Params}
+	case *syntax.Ident:
+		b, ok := x.Binding.(*resolve.Binding)
+		if !ok || b.First == nil {
+			return nil
+		}
+		if def, ok := c.defs[b.First]; ok {
+			return &function{"def " + def.Name.Name, def.Params}
+		}
+	}
+	return nil
+}
+
+// cannotTake says why the function cannot be called with n positional
+// arguments, or "" when it can.
+func (f *function) cannotTake(n int) string {
+	required, most, variadic := 0, 0, false
+	var keywordOnly []string
+	star := false
+	for _, p := range f.params {
+		switch x := p.(type) {
+		case *syntax.Ident:
+			if star {
+				keywordOnly = append(keywordOnly, x.Name)
+				continue
+			}
+			required++
+			most++
+		case *syntax.BinaryExpr:
+			if !star {
+				most++
+			}
+		case *syntax.UnaryExpr:
+			if x.Op == syntax.STAR {
+				star = true
+				variadic = variadic || x.X != nil
+			}
+		}
+	}
+	switch {
+	case len(keywordOnly) > 0:
+		return fmt.Sprintf("%s also needs %s by name", f.name, strings.Join(keywordOnly, ", "))
+	case required > n:
+		return fmt.Sprintf("%s needs %s", f.name, arguments(required))
+	case most < n && !variadic:
+		if most == 0 {
+			return fmt.Sprintf("%s takes no arguments", f.name)
+		}
+		return fmt.Sprintf("%s takes at most %s", f.name, arguments(most))
+	}
+	return ""
+}
+
+func arguments(n int) string {
+	if n == 1 {
+		return "1 argument"
+	}
+	return fmt.Sprintf("%d arguments", n)
+}

@@ -141,7 +141,8 @@ func (c *checker) argument(name string, p Param, arg syntax.Expr) {
 
 // literalType is the type of a literal argument, as Starlark names it
 // ("string", "int", "list", "function" for a lambda), and how to show its
-// value (` "3"`); "" when the source does not tell.
+// value (` "3"`); "" when the source does not tell. A tuple is not told:
+// where the documented type says "list", some builtins take any sequence.
 func literalType(e syntax.Expr) (string, string) {
 	switch x := e.(type) {
 	case *syntax.Literal:
@@ -173,8 +174,6 @@ func literalType(e syntax.Expr) (string, string) {
 		return "list", ""
 	case *syntax.DictExpr:
 		return "dict", ""
-	case *syntax.TupleExpr:
-		return "tuple", ""
 	case *syntax.LambdaExpr:
 		return "function", ""
 	}

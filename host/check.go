@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,44 +60,50 @@ func (r *Runtime) Check(paths ...string) ([]string, error) {
 }
 
 // starFiles are the scripts paths name: a file as it is, a directory as
-// the .star files below it (not in hidden directories), each once.
+// the .star files below it; a directory without one is a mistake.
 func starFiles(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		found, err := scriptsUnder([]string{p}, ".star")
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("no .star files in %s", p)
+		}
+		files = append(files, found...)
+	}
+	slices.Sort(files)
+	return slices.Compact(files), nil
+}
+
+// scriptsUnder lists the files paths name, sorted, each once: a file as
+// it is, a directory as the files below it whose names end in suffix,
+// not in hidden directories.
+func scriptsUnder(paths []string, suffix string) ([]string, error) {
 	seen := map[string]bool{}
 	var files []string
 	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("cannot check %s: %v", p, errors.Unwrap(err))
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("cannot read %s: %v", p, errors.Unwrap(err))
 		}
-		if !info.IsDir() {
-			if !seen[p] {
-				seen[p] = true
-				files = append(files, p)
-			}
-			continue
-		}
-		var below []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			switch {
 			case err != nil:
 				return err
 			case d.IsDir() && path != p && strings.HasPrefix(d.Name(), "."):
 				return filepath.SkipDir
-			case !d.IsDir() && strings.HasSuffix(path, ".star") && !seen[path]:
+			case !d.IsDir() && (path == p || strings.HasSuffix(path, suffix)) && !seen[path]:
 				seen[path] = true
-				below = append(below, path)
+				files = append(files, path)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		if len(below) == 0 {
-			return nil, fmt.Errorf("no .star files in %s", p)
-		}
-		sort.Strings(below)
-		files = append(files, below...)
 	}
+	sort.Strings(files)
 	return files, nil
 }
 

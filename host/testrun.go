@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -83,28 +82,7 @@ func RunTests(ctx context.Context, paths []string, opts TestOptions) (TestSummar
 
 // testFiles lists the test files under paths, sorted, each once.
 func testFiles(paths []string) ([]string, error) {
-	seen := map[string]bool{}
-	var files []string
-	for _, p := range paths {
-		err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() && (path == p || strings.HasSuffix(path, "_test.star")) && !seen[path] {
-				seen[path] = true
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Strings(files)
-	return files, nil
+	return scriptsUnder(paths, "_test.star")
 }
 
 // runTestFile runs the tests of one file.

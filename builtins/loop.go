@@ -175,10 +175,17 @@ func judge(thread *starlark.Thread, fn starlark.Callable) func(*loop.Iteration) 
 	}
 }
 
-var verdicts = map[string]loop.Outcome{"continue": loop.Continued, "success": loop.Done, "failure": loop.Failed, "abort": loop.Abort}
+// verdicts are what on_iteration may return: the loop's outcomes, named
+// as everywhere else, but for interrupted, which only an interrupt gives.
+var verdicts = map[string]loop.Outcome{}
 
-// outcomeNames are the loop's verdicts as a script names them.
-var outcomeNames = map[loop.Outcome]string{loop.Continued: "continue", loop.Done: "success", loop.Failed: "failure", loop.Abort: "abort", loop.Stopped: "interrupted"}
+func init() {
+	for _, o := range loop.Outcomes {
+		if o != loop.Stopped {
+			verdicts[string(o)] = o
+		}
+	}
+}
 
 // iterationValue is what on_iteration sees: a frozen struct.
 func iterationValue(it *loop.Iteration) starlark.Value {
@@ -201,7 +208,7 @@ func iterationValue(it *loop.Iteration) starlark.Value {
 		"duration":             starlark.Float(it.Duration.Seconds()),
 		"output":               starlark.String(it.Result.Output),
 		"consecutive_failures": starlark.MakeInt(it.ConsecutiveFailures),
-		"outcome":              starlark.String(outcomeNames[it.Outcome]),
+		"outcome":              starlark.String(it.Outcome),
 	})
 }
 

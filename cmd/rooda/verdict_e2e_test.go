@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// verdictRow is one row of the README's verdict table, run through the
+// real binary: a script whose on_iteration gives the same verdict every
+// iteration (None keeps the agent's outcome), with a minimum and a
+// threshold.
+type verdictRow struct {
+	name    string
+	agent   step   // the fake agent, every iteration
+	verdict string // what on_iteration returns, as Starlark
+	min     int    // min_iterations; 0 gives none
+	// agentOutcome is the outcome on_iteration sees in iteration 1: the
+	// agent's, before the procedure's verdict and the minimum.
+	agentOutcome string
+	// What the run shows: the outcome of each iteration, in order, the
+	// loop's status and exit code, and lines the log must have and lack.
+	outcomes []string
+	status   string
+	code     int
+	log      []string
+	notLog   []string
+}
+
+// verdictRows are the README's verdict table, row by row, with
+// max_iterations=3 and failure_threshold=2.
+var verdictRows = []verdictRow{
+	{name: "exit0_none", agentOutcome: "continue", agent: step{"output": "work\n"}, verdict: "None",
+		outcomes: []string{"continue", "continue", "continue"}, status: "max-iters", code: 2,
+		log: []string{"(continue)\n"}},
+	{name: "success_signal", agentOutcome: "success", agent: step{"output": successSignal, "exit": 1}, verdict: "None",
+		outcomes: []string{"success"}, status: "success", code: 0,
+		log: []string{"(success)\n", "Success: the agent signaled SUCCESS in iteration 1/3"}},
+	{name: "success_signal_before_minimum", agentOutcome: "success", agent: step{"output": successSignal}, verdict: "None", min: 2,
+		outcomes: []string{"continue", "success"}, status: "success", code: 0,
+		log: []string{"Iteration 1/3: the agent signaled SUCCESS before the minimum of 2 iterations; going on", "(continue)"}},
+	{name: "failure_signal", agentOutcome: "failure", agent: step{"output": successSignal + failureSignal}, verdict: "None",
+		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
+		log: []string{"WARN: Iteration 1/3: the agent signaled FAILURE", "(failure, consecutive: 2/2)", "Aborting after 2 consecutive failures"}},
+	{name: "nonzero_exit", agentOutcome: "failure", agent: step{"exit": 3}, verdict: "None",
+		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
+		log: []string{"WARN: Iteration 1/3: the agent failed (exit code 3)"}},
+	{name: "procedure_continue", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"continue"`,
+		outcomes: []string{"continue", "continue", "continue"}, status: "max-iters", code: 2,
+		log:    []string{"Iteration 1/3: the procedure's on_iteration declared continue; the agent's outcome was success"},
+		notLog: []string{"Success:"}},
+	{name: "procedure_success", agentOutcome: "failure", agent: step{"exit": 1}, verdict: `"success"`,
+		outcomes: []string{"success"}, status: "success", code: 0,
+		log:    []string{"Iteration 1/3: the procedure's on_iteration declared success; the agent's outcome was failure", "Success: the procedure ended the loop in iteration 1/3"},
+		notLog: []string{"the agent failed"}},
+	{name: "procedure_success_before_minimum", agentOutcome: "continue", agent: step{}, verdict: `"success"`, min: 3,
+		outcomes: []string{"continue", "continue", "success"}, status: "success", code: 0,
+		log: []string{
+			"Iteration 1/3: the procedure's on_iteration declared success before the minimum of 3 iterations; going on",
+			"Iteration 2/3: the procedure's on_iteration declared success before the minimum of 3 iterations; going on",
+			"Success: the procedure ended the loop in iteration 3/3"}},
+	{name: "procedure_failure", agentOutcome: "continue", agent: step{}, verdict: `"failure"`,
+		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
+		log:    []string{"WARN: Iteration 1/3: the procedure's on_iteration declared failure; the agent's outcome was continue", "(failure, consecutive: 2/2)"},
+		notLog: []string{"the agent failed"}},
+	{name: "procedure_abort", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"abort"`,
+		outcomes: []string{"abort"}, status: "aborted", code: 1,
+		log: []string{"WARN: Iteration 1/3: the procedure's on_iteration declared abort; the agent's outcome was success", "Aborting: the procedure said abort"}},
+}
+
+// TestVerdictTable runs every row of the verdict table and checks each
+// place that names an iteration's outcome: it.outcome as on_iteration
+// and the loop result see it, the progress log, the JSON events,
+// meta.json and runs show.
+func TestVerdictTable(t *testing.T) {
+	for _, row := range verdictRows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t, row.agent)
+			w.write("main.star", verdictScript(row))
+			o := w.runScript("main.star", "--ai-cmd", w.aiCmd())
+			o.expect(t, row.code, row.log...)
+			for _, l := range row.notLog {
+				if strings.Contains(o.logLines(), l) {
+					t.Errorf("log has %q:\n%s", l, o.stderr)
+				}
+			}
+			want := fmt.Sprintf("saw %s last %s status %s\n", row.agentOutcome, row.outcomes[len(row.outcomes)-1], row.status)
+			if !strings.Contains(o.stderr, want) {
+				t.Errorf("script printed no %q:\n%s", want, o.stderr)
+			}
+			if got := strings.Join(recordedOutcomes(t, w), ","); got != strings.Join(row.outcomes, ",") {
+				t.Errorf("meta.json outcomes %s, want %s", got, strings.Join(row.outcomes, ","))
+			}
+			last := len(row.outcomes)
+			show := w.rooda("runs", "show", "last", "--iteration", fmt.Sprint(last))
+			if !strings.Contains(show.stdout, "Outcome: "+row.outcomes[last-1]+"\n") {
+				t.Errorf("runs show --iteration %d:\n%s%s", last, show.stdout, show.stderr)
+			}
+		})
+	}
+}
+
+// verdictScript is the row's script: it prints the outcome on_iteration
+// saw in iteration 1 (the agent's), the last iteration's outcome as
+// iterate() returns it, and the loop's status.
+func verdictScript(row verdictRow) string {
+	min := "None"
+	if row.min > 0 {
+		min = fmt.Sprint(row.min)
+	}
+	return fmt.Sprintf(`
+seen = []
+
+def verdict(it):
+    seen.append(it.outcome)
+    return %s
+
+r = iterate(compose("v", act = [fragment(content = "Work.")]), max_iterations = 3, failure_threshold = 2,
+            min_iterations = %s, on_iteration = verdict)
+print("saw %%s last %%s status %%s" %% (seen[0], r.last.outcome, r.status))
+`, row.verdict, min)
+}
+
+// recordedOutcomes reads the outcome of every iteration of the last run
+// from its meta.json files, as written.
+func recordedOutcomes(t *testing.T, w *workspace) []string {
+	t.Helper()
+	metas, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "iterations", "*", "meta.json"))
+	var out []string
+	for _, path := range metas {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct{ Outcome string }
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m.Outcome)
+	}
+	return out
+}

@@ -18,6 +18,7 @@ type verdictRow struct {
 	agent   step   // the fake agent, every iteration
 	verdict string // what on_iteration returns, as Starlark
 	min     int    // min_iterations; 0 gives none
+	max     int    // max_iterations; 0 gives 3
 	// agentOutcome is the outcome on_iteration sees in iteration 1: the
 	// agent's, before the procedure's verdict and the minimum.
 	agentOutcome string
@@ -31,7 +32,7 @@ type verdictRow struct {
 }
 
 // verdictRows are the README's verdict table, row by row, with
-// max_iterations=3 and failure_threshold=2.
+// failure_threshold=2 and, unless the row says, max_iterations=3.
 var verdictRows = []verdictRow{
 	{name: "exit0_none", agentOutcome: "continue", agent: step{"output": "work\n"}, verdict: "None",
 		outcomes: []string{"continue", "continue", "continue"}, status: "max-iters", code: 2,
@@ -66,6 +67,13 @@ var verdictRows = []verdictRow{
 		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
 		log:    []string{"WARN: Iteration 1/3: the procedure's on_iteration declared failure; the agent's outcome was continue", "(failure, consecutive: 2/2)"},
 		notLog: []string{"the agent failed"}},
+	{name: "threshold_on_the_last_iteration", agentOutcome: "continue", agent: step{}, verdict: `"failure"`, max: 2,
+		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
+		log: []string{"(failure, consecutive: 2/2)", "Aborting after 2 consecutive failures"}, notLog: []string{"Reached max iterations"}},
+	{name: "until_command_before_minimum", agentOutcome: "continue", agent: step{}, verdict: `until_command("true")(it)`, min: 3,
+		outcomes: []string{"continue", "continue", "success"}, status: "success", code: 0,
+		log: []string{"Iteration 2/3: the procedure's on_iteration declared success before the minimum of 3 iterations; going on",
+			"Success: the procedure ended the loop in iteration 3/3"}},
 	{name: "procedure_abort", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"abort"`,
 		outcomes: []string{"abort"}, status: "aborted", code: 1,
 		log: []string{"WARN: Iteration 1/3: the procedure's on_iteration declared abort; the agent's outcome was success", "Aborting: the procedure said abort"}},
@@ -108,21 +116,26 @@ func TestVerdictTable(t *testing.T) {
 // saw in iteration 1 (the agent's), the last iteration's outcome as
 // iterate() returns it, and the loop's status.
 func verdictScript(row verdictRow) string {
-	min := "None"
+	min, max := "None", 3
 	if row.min > 0 {
 		min = fmt.Sprint(row.min)
 	}
+	if row.max > 0 {
+		max = row.max
+	}
 	return fmt.Sprintf(`
+load("@rooda//termination.star", "until_command")
+
 seen = []
 
 def verdict(it):
     seen.append(it.outcome)
     return %s
 
-r = iterate(compose("v", act = [fragment(content = "Work.")]), max_iterations = 3, failure_threshold = 2,
+r = iterate(compose("v", act = [fragment(content = "Work.")]), max_iterations = %d, failure_threshold = 2,
             min_iterations = %s, on_iteration = verdict)
 print("saw %%s last %%s status %%s" %% (seen[0], r.last.outcome, r.status))
-`, row.verdict, min)
+`, row.verdict, max, min)
 }
 
 // recordedOutcomes reads the outcome of every iteration of the last run
@@ -143,4 +156,53 @@ func recordedOutcomes(t *testing.T, w *workspace) []string {
 		out = append(out, m.Outcome)
 	}
 	return out
+}
+
+// TestOutcomesInJSONEvents: the JSON events name outcomes in the same
+// words: an exit 0 without a signal is continue, SUCCESS is success.
+func TestOutcomesInJSONEvents(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "hi\n"}, step{"output": successSignal})
+	o := w.run("build", "--log-format", "json", "-n", "3")
+	var outcomes []string
+	for _, line := range strings.Split(strings.TrimSpace(o.stderr), "\n") {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		if e["event"] == "iteration_finished" {
+			outcomes = append(outcomes, fmt.Sprint(e["outcome"]))
+		}
+	}
+	if got := strings.Join(outcomes, " "); o.code != 0 || got != "continue success" {
+		t.Errorf("exit %d, outcomes %q, want \"continue success\"\n%s", o.code, got, o.stderr)
+	}
+}
+
+// TestOldRecordsInTodaysWords: a meta.json written before the one
+// vocabulary ("success" for continue, "SUCCESS" for success, no
+// outcome_names) is shown by runs show, as text and JSON, in today's
+// words; a record written today keeps its words.
+func TestOldRecordsInTodaysWords(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "hi\n"}, step{"output": successSignal})
+	w.run("build", "-n", "3").expect(t, 0)
+	metas, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "iterations", "*", "meta.json"))
+	if len(metas) != 2 {
+		t.Fatalf("meta.json files: %v", metas)
+	}
+	for i, old := range []string{"success", "SUCCESS"} {
+		w.write(metas[i][len(w.dir)+1:], fmt.Sprintf(`{"record": %d, "loop": 1, "iteration": %d, "outcome": %q, "exit_code": 0}`, i+1, i+1, old))
+	}
+	for n, want := range []string{"continue", "success"} {
+		text := w.rooda("runs", "show", "last", "--iteration", fmt.Sprint(n+1))
+		if !strings.Contains(text.stdout, "Outcome: "+want+"\n") {
+			t.Errorf("runs show --iteration %d:\n%s%s", n+1, text.stdout, text.stderr)
+		}
+		asJSON := w.rooda("runs", "show", "last", "--iteration", fmt.Sprint(n+1), "--json")
+		var m struct{ Outcome string }
+		if err := json.Unmarshal([]byte(asJSON.stdout), &m); err != nil || m.Outcome != want {
+			t.Errorf("runs show --iteration %d --json: %v\n%s", n+1, err, asJSON.stdout)
+		}
+	}
 }

@@ -14,7 +14,10 @@ import (
 // iteration (None keeps the agent's outcome), with a minimum and a
 // threshold.
 type verdictRow struct {
-	name    string
+	name string
+	// table is the row's first five cells in the README's table.
+	table   string
+	timeout string // iterate()'s timeout; "" gives none
 	agent   step   // the fake agent, every iteration
 	verdict string // what on_iteration returns, as Starlark
 	min     int    // min_iterations; 0 gives none
@@ -34,47 +37,51 @@ type verdictRow struct {
 // verdictRows are the README's verdict table, row by row, with
 // failure_threshold=2 and, unless the row says, max_iterations=3.
 var verdictRows = []verdictRow{
-	{name: "exit0_none", agentOutcome: "continue", agent: step{"output": "work\n"}, verdict: "None",
+	{name: "exit0_none", table: `none | 0 | None | any | continue`, agentOutcome: "continue", agent: step{"output": "work\n"}, verdict: "None",
 		outcomes: []string{"continue", "continue", "continue"}, status: "max-iters", code: 2,
 		log: []string{"(continue)\n"}},
-	{name: "success_signal", agentOutcome: "success", agent: step{"output": successSignal, "exit": 1}, verdict: "None",
+	{name: "success_signal", table: `SUCCESS only | any | None | no | success`, agentOutcome: "success", agent: step{"output": successSignal, "exit": 1}, verdict: "None",
 		outcomes: []string{"success"}, status: "success", code: 0,
 		log: []string{"(success)\n", "Success: the agent signaled SUCCESS in iteration 1/3"}},
-	{name: "success_signal_before_minimum", agentOutcome: "success", agent: step{"output": successSignal}, verdict: "None", min: 2,
+	{name: "success_signal_before_minimum", table: `SUCCESS only | any | None | yes | continue`, agentOutcome: "success", agent: step{"output": successSignal}, verdict: "None", min: 2,
 		outcomes: []string{"continue", "success"}, status: "success", code: 0,
 		log: []string{"Iteration 1/3: the agent signaled SUCCESS before the minimum of 2 iterations; going on", "(continue)"}},
-	{name: "failure_signal", agentOutcome: "failure", agent: step{"output": successSignal + failureSignal}, verdict: "None",
+	{name: "failure_signal", table: `FAILURE (with or without SUCCESS) | any | None | any | failure`, agentOutcome: "failure", agent: step{"output": successSignal + failureSignal}, verdict: "None",
 		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
 		log: []string{"WARN: Iteration 1/3: the agent signaled FAILURE", "(failure, consecutive: 2/2)", "Aborting after 2 consecutive failures"}},
-	{name: "nonzero_exit", agentOutcome: "failure", agent: step{"exit": 3}, verdict: "None",
+	{name: "nonzero_exit", table: `none | non-zero | None | any | failure`, agentOutcome: "failure", agent: step{"exit": 3}, verdict: "None",
 		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
 		log: []string{"WARN: Iteration 1/3: the agent failed (exit code 3)"}},
-	{name: "procedure_continue", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"continue"`,
+	{name: "timed_out", table: "timed out, or could not start | any | None | any | failure", agentOutcome: "failure",
+		agent: step{"output": successSignal, "delay": "30s"}, verdict: "None", timeout: "1", max: 1,
+		outcomes: []string{"failure"}, status: "max-iters", code: 2,
+		log: []string{"WARN: Iteration 1/1: timed out after 1s", "(failure, consecutive: 1/2)"}},
+	{name: "procedure_continue", table: "any | any | `\"continue\"` | any | continue", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"continue"`,
 		outcomes: []string{"continue", "continue", "continue"}, status: "max-iters", code: 2,
 		log:    []string{"Iteration 1/3: the procedure's on_iteration declared continue; the agent's outcome was success"},
 		notLog: []string{"Success:"}},
-	{name: "procedure_success", agentOutcome: "failure", agent: step{"exit": 1}, verdict: `"success"`,
+	{name: "procedure_success", table: "any | any | `\"success\"` | no | success", agentOutcome: "failure", agent: step{"exit": 1}, verdict: `"success"`,
 		outcomes: []string{"success"}, status: "success", code: 0,
 		log:    []string{"Iteration 1/3: the procedure's on_iteration declared success; the agent's outcome was failure", "Success: the procedure ended the loop in iteration 1/3"},
 		notLog: []string{"the agent failed"}},
-	{name: "procedure_success_before_minimum", agentOutcome: "continue", agent: step{}, verdict: `"success"`, min: 3,
+	{name: "procedure_success_before_minimum", table: "any | any | `\"success\"` | yes | continue", agentOutcome: "continue", agent: step{}, verdict: `"success"`, min: 3,
 		outcomes: []string{"continue", "continue", "success"}, status: "success", code: 0,
 		log: []string{
 			"Iteration 1/3: the procedure's on_iteration declared success before the minimum of 3 iterations; going on",
 			"Iteration 2/3: the procedure's on_iteration declared success before the minimum of 3 iterations; going on",
 			"Success: the procedure ended the loop in iteration 3/3"}},
-	{name: "procedure_failure", agentOutcome: "continue", agent: step{}, verdict: `"failure"`,
+	{name: "procedure_failure", table: "any | any | `\"failure\"` | any | failure", agentOutcome: "continue", agent: step{}, verdict: `"failure"`,
 		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
 		log:    []string{"WARN: Iteration 1/3: the procedure's on_iteration declared failure; the agent's outcome was continue", "(failure, consecutive: 2/2)"},
 		notLog: []string{"the agent failed"}},
-	{name: "threshold_on_the_last_iteration", agentOutcome: "continue", agent: step{}, verdict: `"failure"`, max: 2,
+	{name: "threshold_on_the_last_iteration", table: "any | any | `\"failure\"` | any | failure", agentOutcome: "continue", agent: step{}, verdict: `"failure"`, max: 2,
 		outcomes: []string{"failure", "failure"}, status: "aborted", code: 1,
 		log: []string{"(failure, consecutive: 2/2)", "Aborting after 2 consecutive failures"}, notLog: []string{"Reached max iterations"}},
-	{name: "until_command_before_minimum", agentOutcome: "continue", agent: step{}, verdict: `until_command("true")(it)`, min: 3,
+	{name: "until_command_before_minimum", table: "any | any | `\"success\"` | yes | continue", agentOutcome: "continue", agent: step{}, verdict: `until_command("true")(it)`, min: 3,
 		outcomes: []string{"continue", "continue", "success"}, status: "success", code: 0,
 		log: []string{"Iteration 2/3: the procedure's on_iteration declared success before the minimum of 3 iterations; going on",
 			"Success: the procedure ended the loop in iteration 3/3"}},
-	{name: "procedure_abort", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"abort"`,
+	{name: "procedure_abort", table: "any | any | `\"abort\"` | any | abort", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"abort"`,
 		outcomes: []string{"abort"}, status: "aborted", code: 1,
 		log: []string{"WARN: Iteration 1/3: the procedure's on_iteration declared abort; the agent's outcome was success", "Aborting: the procedure said abort"}},
 }
@@ -116,7 +123,10 @@ func TestVerdictTable(t *testing.T) {
 // saw in iteration 1 (the agent's), the last iteration's outcome as
 // iterate() returns it, and the loop's status.
 func verdictScript(row verdictRow) string {
-	min, max := "None", 3
+	min, max, timeout := "None", 3, "None"
+	if row.timeout != "" {
+		timeout = row.timeout
+	}
 	if row.min > 0 {
 		min = fmt.Sprint(row.min)
 	}
@@ -133,9 +143,9 @@ def verdict(it):
     return %s
 
 r = iterate(compose("v", act = [fragment(content = "Work.")]), max_iterations = %d, failure_threshold = 2,
-            min_iterations = %s, on_iteration = verdict)
+            min_iterations = %s, timeout = %s, on_iteration = verdict)
 print("saw %%s last %%s status %%s" %% (seen[0], r.last.outcome, r.status))
-`, row.verdict, max, min)
+`, row.verdict, max, min, timeout)
 }
 
 // recordedOutcomes reads the outcome of every iteration of the last run
@@ -203,6 +213,37 @@ func TestOldRecordsInTodaysWords(t *testing.T) {
 		var m struct{ Outcome string }
 		if err := json.Unmarshal([]byte(asJSON.stdout), &m); err != nil || m.Outcome != want {
 			t.Errorf("runs show --iteration %d --json: %v\n%s", n+1, err, asJSON.stdout)
+		}
+	}
+}
+
+// TestVerdictTableIsTheREADMEs: the README's verdict table has exactly
+// the rows TestVerdictTable runs, so the table says what rooda does.
+func TestVerdictTableIsTheREADMEs(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, found := strings.Cut(string(readme), "<!-- verdict table:")
+	if !found {
+		t.Fatal("README.md has no verdict table")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	documented := map[string]bool{}
+	for _, line := range strings.Split(table, "\n")[3:] { // the comment, the header and its rule
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		documented[strings.Join(cells[:5], " | ")] = true
+	}
+	tested := map[string]bool{}
+	for _, row := range verdictRows {
+		tested[row.table] = true
+		if !documented[row.table] {
+			t.Errorf("row %s is not in the README's verdict table: %s", row.name, row.table)
+		}
+	}
+	for row := range documented {
+		if !tested[row] {
+			t.Errorf("the README's verdict table has a row no test runs: %s", row)
 		}
 	}
 }

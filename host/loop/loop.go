@@ -16,8 +16,9 @@ type Config struct {
 	Procedure string
 	// MaxIterations of 0 means unlimited.
 	MaxIterations int
-	// MinIterations: a SUCCESS before this iteration does not end the
-	// loop (seed 004); 0 or 1 means any may.
+	// MinIterations: a success before this iteration, the agent's
+	// SUCCESS or the Judge's verdict, does not end the loop (seed 004);
+	// 0 or 1 means any may.
 	MinIterations    int
 	FailureThreshold int
 	// Timeout and MaxOutput are enforced by Agent; the loop only names

@@ -665,7 +665,7 @@ func TestEchoedPromptNeverSucceeds(t *testing.T) {
 func TestMinIterationsFlag(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal})
-	w.run("build", "--min-iterations", "3").expect(t, 0, "Iteration 1/10: SUCCESS before the minimum of 3 iterations; going on",
+	w.run("build", "--min-iterations", "3").expect(t, 0, "Iteration 1/10: the agent signaled SUCCESS before the minimum of 3 iterations; going on",
 		"Success: the agent signaled SUCCESS in iteration 3/10")
 	if p, _ := w.prompt(2); !strings.Contains(p, "\nIteration: 2 of 10 (minimum 3)\n") {
 		t.Errorf("prompt 2:\n%s", p)

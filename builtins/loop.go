@@ -28,8 +28,8 @@ var iterateBuiltin = Builtin{
 		{"failure_threshold", "int", "None", "abort after this many consecutive failed iterations"},
 		{"max_output_buffer", "int | str", "None", "keep the last this many bytes of the agent's output (10485760, \"10MB\"; >= 1024)"},
 		{"context", "str | list | function(iteration)", "None", "the CONTEXT section: text or file paths, or a function f(iteration) called before each iteration that returns them"},
-		{"on_iteration", "function(it)", "None", "f(it) called after each iteration; returns None to keep the host's verdict, or \"continue\", \"success\", \"failure\", \"abort\""},
-		{"min_iterations", "int", "None", "let no SUCCESS end the loop before this iteration; the preamble says so"},
+		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
+		{"min_iterations", "int", "None", "let no success end the loop before this iteration, whoever declares it (the agent's SUCCESS or on_iteration's \"success\"): it is continue; the preamble says so"},
 		{"digest", "bool", "False", "state the previous iteration's facts (exit code, signal, files changed, checks) in each prompt after the first"},
 	},
 	Returns: "loop_result",
@@ -203,10 +203,17 @@ func shortRepr(v starlark.Value) string {
 	return string(s)
 }
 
-var verdicts = map[string]loop.Outcome{"continue": loop.Continued, "success": loop.Done, "failure": loop.Failed, "abort": loop.Abort}
+// verdicts are what on_iteration may return: the loop's outcomes, named
+// as everywhere else, but for interrupted, which only an interrupt gives.
+var verdicts = map[string]loop.Outcome{}
 
-// outcomeNames are the loop's verdicts as a script names them.
-var outcomeNames = map[loop.Outcome]string{loop.Continued: "continue", loop.Done: "success", loop.Failed: "failure", loop.Abort: "abort", loop.Stopped: "interrupted"}
+func init() {
+	for _, o := range loop.Outcomes {
+		if o != loop.Stopped {
+			verdicts[string(o)] = o
+		}
+	}
+}
 
 // iterationValue is what on_iteration sees: a frozen struct.
 func iterationValue(it *loop.Iteration) starlark.Value {
@@ -229,7 +236,7 @@ func iterationValue(it *loop.Iteration) starlark.Value {
 		"duration":             starlark.Float(it.Duration.Seconds()),
 		"output":               starlark.String(it.Result.Output),
 		"consecutive_failures": starlark.MakeInt(it.ConsecutiveFailures),
-		"outcome":              starlark.String(outcomeNames[it.Outcome]),
+		"outcome":              starlark.String(it.Outcome),
 	})
 }
 

@@ -27,7 +27,7 @@ func runSettingFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "unlimited", Aliases: []string{"u"}, Usage: "no iteration limit: run until SUCCESS, the failure threshold or Ctrl+C", Category: "Loop"},
 		&cli.StringFlag{Name: "iteration-timeout", Usage: "stop an iteration after `DURATION` (seconds, or 90s, 5m)", Category: "Loop"},
 		&cli.StringFlag{Name: "failure-threshold", Usage: "abort after `N` consecutive failed iterations", Category: "Loop"},
-		&cli.StringFlag{Name: "min-iterations", Usage: "let no SUCCESS end the loop before iteration `N`", Category: "Loop"},
+		&cli.StringFlag{Name: "min-iterations", Usage: "let no success end the loop before iteration `N`, whoever declares it", Category: "Loop"},
 		&cli.StringFlag{Name: "max-output-buffer", Usage: "keep the last `SIZE` of the agent's output (bytes, or 10MB)", Category: "Loop"},
 		&cli.StringFlag{Name: "ai-cmd", Usage: "run the agent as `COMMAND` (a command line)", Category: "AI command"},
 		&cli.StringFlag{Name: "ai-cmd-alias", Usage: "run the agent named `ALIAS` (claude, codex, gemini, …)", Category: "AI command"},

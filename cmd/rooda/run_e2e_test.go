@@ -204,7 +204,7 @@ func TestOutcomeMatrix(t *testing.T) {
 		{"exit0_failure", 0, failureSignal + "\n", 2, "(failure, consecutive: 1/2)"},
 		{"exit0_both", 0, successSignal + failureSignal + "\n", 2, "(failure, consecutive: 1/2)"},
 		{"exit1_none", 1, "oops\n", 2, "(failure, consecutive: 1/2)"},
-		{"exit1_success", 1, successSignal + "\n", 0, "(SUCCESS)\n"},
+		{"exit1_success", 1, successSignal + "\n", 0, "(success)\n"},
 		{"exit1_failure", 1, failureSignal + "\n", 2, "WARN: Iteration 1/1: the agent signaled FAILURE (exit code 1)"},
 		{"exit1_both", 1, failureSignal + successSignal + "\n", 2, "(failure, consecutive: 1/2)"},
 	} {
@@ -654,8 +654,8 @@ func TestEchoedPromptNeverSucceeds(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"echo": true})
 	o := w.run("build", "-n", "2")
-	o.expect(t, 2, "Iteration 1/2 completed in", "(success)", "Reached max iterations: 2")
-	if strings.Contains(o.logLines(), "FAILURE") || strings.Contains(o.logLines(), "(SUCCESS)") {
+	o.expect(t, 2, "Iteration 1/2 completed in", "(continue)", "Reached max iterations: 2")
+	if strings.Contains(o.logLines(), "FAILURE") || strings.Contains(o.logLines(), "(success)") {
 		t.Errorf("an echo counted as a signal:\n%s", o.stderr)
 	}
 }
@@ -665,7 +665,7 @@ func TestEchoedPromptNeverSucceeds(t *testing.T) {
 func TestMinIterationsFlag(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal})
-	w.run("build", "--min-iterations", "3").expect(t, 0, "Iteration 1/10: SUCCESS before the minimum of 3 iterations; going on",
+	w.run("build", "--min-iterations", "3").expect(t, 0, "Iteration 1/10: the agent signaled SUCCESS before the minimum of 3 iterations; going on",
 		"Success: the agent signaled SUCCESS in iteration 3/10")
 	if p, _ := w.prompt(2); !strings.Contains(p, "\nIteration: 2 of 10 (minimum 3)\n") {
 		t.Errorf("prompt 2:\n%s", p)

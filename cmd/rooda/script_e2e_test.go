@@ -41,7 +41,7 @@ r = iterate(p, max_iterations = 10, on_iteration = not_before_3)
 print("status", r.status, "iterations", r.iterations, "last", r.last.number)
 `)
 	o := w.runScript("main.star", "--ai-cmd", w.aiCmd())
-	o.expect(t, 0, "Starting procedure: three (max 10 iterations)", "Iteration 1/10: the procedure says continue, where the agent's outcome was success",
+	o.expect(t, 0, "Starting procedure: three (max 10 iterations)", "Iteration 1/10: the procedure's on_iteration declared continue; the agent's outcome was success",
 		"Success: the agent signaled SUCCESS in iteration 3/10", "status success iterations 3 last 3\n")
 	if _, ran := w.prompt(4); ran {
 		t.Error("a fourth iteration ran")
@@ -167,7 +167,7 @@ func TestExamples(t *testing.T) {
 		// SUCCESS in iteration 1 is not enough.
 		w := newWorkspace(t, step{"output": successSignal}, step{"output": "no signal"})
 		o := w.runScript(example("test_gated_build.star"), "--ai-cmd", w.aiCmd(), "--", "sh -c '[ -f prompt-2.txt ]'")
-		o.expect(t, 0, "Iteration 1/10: the procedure says continue", "Success: the procedure ended the loop in iteration 2/10", "build: success after 2 iterations")
+		o.expect(t, 0, "Iteration 1/10: the procedure's on_iteration declared continue; the agent's outcome was success", "Success: the procedure ended the loop in iteration 2/10", "build: success after 2 iterations")
 	})
 	t.Run("rotate_agents", func(t *testing.T) {
 		t.Parallel()

@@ -104,11 +104,11 @@ func tail(out string, n int) string {
 func outcomeText(o loop.Outcome) string {
 	switch o {
 	case loop.Continued:
-		return "success (no signal, exit code 0)"
+		return "continue (exit code 0, no signal)"
 	case loop.Done:
-		return "SUCCESS signaled"
+		return "success"
 	case loop.Abort:
-		return "aborted by the procedure"
+		return "abort (the procedure's verdict)"
 	}
 	return "failure"
 }

@@ -16,8 +16,9 @@ type Config struct {
 	Procedure string
 	// MaxIterations of 0 means unlimited.
 	MaxIterations int
-	// MinIterations: a SUCCESS before this iteration does not end the
-	// loop (seed 004); 0 or 1 means any may.
+	// MinIterations: a success before this iteration, the agent's
+	// SUCCESS or the Judge's verdict, does not end the loop (seed 004);
+	// 0 or 1 means any may.
 	MinIterations    int
 	FailureThreshold int
 	// Timeout and MaxOutput are enforced by Agent; the loop only names
@@ -47,18 +48,25 @@ type Request struct {
 }
 
 // Outcome is what an iteration means for the loop (seed 002's matrix).
+// Its values are the one vocabulary rooda names outcomes with: in the
+// progress log, the JSON events, meta.json, runs show, it.outcome and
+// the verdicts on_iteration returns.
 type Outcome string
 
 const (
-	Continued Outcome = "success" // exit 0, no signal: the failure count resets
-	Done      Outcome = "SUCCESS" // the agent signaled SUCCESS: the run succeeds
-	Failed    Outcome = "failure" // FAILURE, a non-zero exit, a timeout, or no start
+	Continued Outcome = "continue" // exit 0, no signal: the failure count resets
+	Done      Outcome = "success"  // SUCCESS (or the procedure's verdict) from the minimum on: the run succeeds
+	Failed    Outcome = "failure"  // FAILURE, a non-zero exit, a timeout, or no start
 	// Stopped is an iteration an interrupt cut short: it is not counted,
 	// whatever the agent printed.
 	Stopped Outcome = "interrupted"
 	// Abort ends the run as aborted at once; only a Judge gives it.
 	Abort Outcome = "abort"
 )
+
+// Outcomes are the outcomes an iteration can have, in the order the docs
+// list them.
+var Outcomes = []Outcome{Continued, Done, Failed, Abort, Stopped}
 
 // Iteration is one finished iteration, as the loop judged it.
 type Iteration struct {
@@ -178,26 +186,31 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 }
 
 // record judges a finished iteration, counts it, logs it and tells the
-// observers. Its error is the Judge's: the iteration still counts, with
-// the outcome matrix's verdict.
+// observers. The rule, in order: the outcome matrix gives the agent's
+// outcome; a Judge (the procedure) may replace it; a success before
+// MinIterations, whoever declared it, becomes continue. Its error is the
+// Judge's: the iteration still counts, with the agent's outcome.
 func (r *runner) record(it *Iteration) error {
 	it.Signals = Scan(it.Result.Output, it.Prompt)
 	it.Outcome = Judge(it)
-	if it.Outcome == Done && it.Number < r.cfg.MinIterations {
-		r.cfg.Log.Infof("Iteration %s: SUCCESS before the minimum of %d iterations; going on", r.label(it.Number), r.cfg.MinIterations)
-		it.Outcome = Continued
-	}
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)
+	agentOutcome := it.Outcome
 	var judgeErr error
 	if r.cfg.Judge != nil {
-		var override Outcome
-		override, judgeErr = r.cfg.Judge(it)
-		if judgeErr == nil && override != "" && override != it.Outcome {
-			r.cfg.Log.Infof("Iteration %s: the procedure says %s, where the agent's outcome was %s", r.label(it.Number), verdicts[override], verdicts[it.Outcome])
-			it.Outcome, it.Overridden = override, true
-			it.ConsecutiveFailures = r.countAfter(override)
+		var verdict Outcome
+		verdict, judgeErr = r.cfg.Judge(it)
+		if judgeErr == nil && verdict != "" && verdict != it.Outcome {
+			it.Outcome, it.Overridden = verdict, true
 		}
 	}
+	switch {
+	case it.Outcome == Done && it.Number < r.cfg.MinIterations:
+		r.cfg.Log.Infof("Iteration %s: %s before the minimum of %d iterations; going on", r.label(it.Number), r.decider(it), r.cfg.MinIterations)
+		it.Outcome = Continued
+	case it.Overridden:
+		r.logVerdict(it, agentOutcome)
+	}
+	it.ConsecutiveFailures = r.countAfter(it.Outcome)
 	r.failures = it.ConsecutiveFailures
 	r.result.Iterations++
 	r.result.Stats.Add(it.Duration)
@@ -209,8 +222,27 @@ func (r *runner) record(it *Iteration) error {
 	return judgeErr
 }
 
+// decider names who declared an iteration's success.
+func (r *runner) decider(it *Iteration) string {
+	if it.Overridden {
+		return "the procedure's on_iteration declared success"
+	}
+	return "the agent signaled SUCCESS"
+}
+
+// logVerdict says that the procedure, not the agent, decided the
+// iteration: a warning when it declared failure or abort.
+func (r *runner) logVerdict(it *Iteration, agentOutcome Outcome) {
+	log := r.cfg.Log.Infof
+	if it.Outcome == Failed || it.Outcome == Abort {
+		log = r.cfg.Log.Warnf
+	}
+	log("Iteration %s: the procedure's on_iteration declared %s; the agent's outcome was %s", r.label(it.Number), it.Outcome, agentOutcome)
+}
+
 // countAfter is the consecutive failure count after an iteration with
-// outcome o: a failure adds one, a success resets it, SUCCESS keeps it.
+// outcome o: a failure adds one, continue resets it, success and abort
+// keep it.
 func (r *runner) countAfter(o Outcome) int {
 	switch o {
 	case Failed:
@@ -220,9 +252,6 @@ func (r *runner) countAfter(o Outcome) int {
 	}
 	return r.failures
 }
-
-// verdicts name outcomes as a procedure gives them.
-var verdicts = map[Outcome]string{Continued: "continue", Done: "success", Failed: "failure", Abort: "abort"}
 
 // errAbort is the cause of a run a Judge aborted.
 var errAbort = errors.New("the procedure aborted the run")
@@ -305,7 +334,8 @@ func (r *runner) logStop(it *Iteration) {
 func failureReason(it *Iteration, timeout time.Duration) string {
 	res := it.Result
 	switch {
-	case it.Outcome != Failed:
+	case it.Outcome != Failed || it.Overridden:
+		// The procedure's failure is logged as its own (logVerdict).
 		return ""
 	case it.StartErr != nil:
 		return "the agent could not start: " + it.StartErr.Error()

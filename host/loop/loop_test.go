@@ -227,7 +227,7 @@ func TestObserversSeeEveryIteration(t *testing.T) {
 	cfg := s.config(3, 3, &log)
 	cfg.Observers = []Observer{rec}
 	Run(context.Background(), cfg)
-	want := `start 1 "prompt 1 of 3"|finish 1 failure 1|start 2 "prompt 2 of 3"|finish 2 SUCCESS 1`
+	want := `start 1 "prompt 1 of 3"|finish 1 failure 1|start 2 "prompt 2 of 3"|finish 2 success 1`
 	if got := strings.Join(rec.events, "|"); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -262,7 +262,9 @@ func TestTruncationIsWarned(t *testing.T) {
 	}
 }
 
-// TestProgressLines checks the exact log of seed 002's Examples 1 and 2.
+// TestProgressLines checks the exact log of seed 002's Examples 1 and 2,
+// but for the outcome of an exit 0 without a signal, which the seed calls
+// success and rooda's one vocabulary continue.
 func TestProgressLines(t *testing.T) {
 	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 	_, log, _ := run(t, 3, 3, step{took: sec(45.2)}, step{took: sec(38.7)}, step{took: sec(52.1)})
@@ -286,7 +288,7 @@ func TestJudgeOverrides(t *testing.T) {
 		return "", nil
 	}
 	res := Run(context.Background(), cfg)
-	if res.Status != Success || res.Iterations != 3 || !strings.Contains(log.String(), "Iteration 1/10: the procedure says continue, where the agent's outcome was success") {
+	if res.Status != Success || res.Iterations != 3 || !strings.Contains(log.String(), "Iteration 1/10: the procedure's on_iteration declared continue; the agent's outcome was success") {
 		t.Errorf("status %s after %d\n%s", res.Status, res.Iterations, log.String())
 	}
 	cfg.Judge = func(*Iteration) (Outcome, error) { return Abort, nil }
@@ -320,7 +322,7 @@ func TestMinIterations(t *testing.T) {
 	cfg := s.config(10, 3, &log)
 	cfg.MinIterations = 3
 	res := Run(context.Background(), cfg)
-	if res.Status != Success || res.Iterations != 3 || !strings.Contains(log.String(), "Iteration 2/10: SUCCESS before the minimum of 3 iterations; going on") {
+	if res.Status != Success || res.Iterations != 3 || !strings.Contains(log.String(), "Iteration 2/10: the agent signaled SUCCESS before the minimum of 3 iterations; going on") {
 		t.Errorf("status %s after %d\n%s", res.Status, res.Iterations, log.String())
 	}
 	if s.prompts[1] != "prompt 2 of 10 (minimum 3)" {

@@ -20,7 +20,31 @@ func ReadMeta(runDir string, n int) (Meta, error) {
 	if err != nil {
 		return m, err
 	}
-	return m, decodeJSON(path, data, &m)
+	if err := decodeJSON(path, data, &m); err != nil {
+		return m, err
+	}
+	m.modernize()
+	return m, nil
+}
+
+// OutcomeNames2 marks a meta.json whose outcome is one of loop.Outcome's
+// values.
+const OutcomeNames2 = 2
+
+// oldOutcomes are the outcomes records written before OutcomeNames2 gave
+// that are named differently today.
+var oldOutcomes = map[string]string{"success": "continue", "SUCCESS": "success"}
+
+// modernize renames an older record's outcome in today's words, so that
+// runs show names outcomes one way whenever the run was recorded.
+func (m *Meta) modernize() {
+	if m.OutcomeNames >= OutcomeNames2 {
+		return
+	}
+	if today, ok := oldOutcomes[m.Outcome]; ok {
+		m.Outcome = today
+	}
+	m.OutcomeNames = OutcomeNames2
 }
 
 // ReadPrompt reads the prompt of record n of a run whole, as a diff needs

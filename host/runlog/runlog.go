@@ -73,12 +73,17 @@ type Stats struct {
 
 // Meta is an iteration's meta.json.
 type Meta struct {
-	Record        int      `json:"record"`
-	Loop          int      `json:"loop"`
-	Iteration     int      `json:"iteration"`
-	PromptSHA256  string   `json:"prompt_sha256"`
-	PromptBytes   int      `json:"prompt_bytes"`
-	Outcome       string   `json:"outcome"`
+	Record       int    `json:"record"`
+	Loop         int    `json:"loop"`
+	Iteration    int    `json:"iteration"`
+	PromptSHA256 string `json:"prompt_sha256"`
+	PromptBytes  int    `json:"prompt_bytes"`
+	Outcome      string `json:"outcome"`
+	// OutcomeNames is the vocabulary Outcome is written in: OutcomeNames2
+	// (loop.Outcome's values), or 0 in a record made before it, where
+	// "success" meant continue and "SUCCESS" meant success. ReadMeta
+	// gives every record in today's words.
+	OutcomeNames  int      `json:"outcome_names,omitempty"`
 	ExitCode      int      `json:"exit_code"`
 	Signal        string   `json:"signal,omitempty"`
 	KilledBy      string   `json:"killed_by,omitempty"`

@@ -191,9 +191,7 @@ func (c *checker) fragments(f *syntax.File, loc Location) {
 		}
 		switch calledName(call) {
 		case "fragment":
-			if lit := pathArg(call); lit != nil {
-				c.fragment(lit, loc)
-			}
+			c.fragmentCall(call, loc)
 		case "compose", "with_phases":
 			for _, arg := range call.Args {
 				if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
@@ -226,19 +224,77 @@ func calledName(call *syntax.CallExpr) string {
 // pathArg is the literal path of a fragment() call: its first positional
 // argument or path=.
 func pathArg(call *syntax.CallExpr) *syntax.Literal {
-	for i, arg := range call.Args {
-		if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
-			if id, ok := kw.X.(*syntax.Ident); ok && id.Name == "path" {
-				lit, _ := kw.Y.(*syntax.Literal)
-				return lit
-			}
-			continue
-		}
-		if lit, ok := arg.(*syntax.Literal); ok && i == 0 && lit.Token == syntax.STRING {
+	if e := keywordArg(call, "path"); e != nil {
+		lit, _ := e.(*syntax.Literal)
+		return lit
+	}
+	if len(call.Args) > 0 {
+		if lit, ok := call.Args[0].(*syntax.Literal); ok && lit.Token == syntax.STRING {
 			return lit
 		}
 	}
 	return nil
+}
+
+// fragmentCall checks a fragment() call as far as its literal arguments
+// tell: the file its literal path names exists, and, when params is a
+// dict with literal keys, the template prints no name it lacks.
+func (c *checker) fragmentCall(call *syntax.CallExpr, loc Location) {
+	path := pathArg(call)
+	names, ok := literalKeys(keywordArg(call, "params"))
+	if !ok {
+		if path != nil {
+			c.fragment(path, loc)
+		}
+		return
+	}
+	f := prompt.Fragment{Parameters: names}
+	if path != nil {
+		f.Path, _ = path.Value.(string)
+	}
+	if content, ok := keywordArg(call, "content").(*syntax.Literal); ok {
+		f.Content, _ = content.Value.(string)
+	}
+	f, err := c.r.place(loc, f)
+	if err == nil {
+		err = prompt.CheckParameterNames(f)
+	}
+	if err != nil {
+		pos, _ := call.Span()
+		c.add(pos, "%s", strings.Replace(err.Error(), configTip, scriptTip, 1))
+	}
+}
+
+// keywordArg is the expression a call gives as name=…, or nil.
+func keywordArg(call *syntax.CallExpr, name string) syntax.Expr {
+	for _, arg := range call.Args {
+		if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
+			if id, ok := kw.X.(*syntax.Ident); ok && id.Name == name {
+				return kw.Y
+			}
+		}
+	}
+	return nil
+}
+
+// literalKeys are the keys of a dict literal whose keys are all string
+// literals, each with no value: the names a template may print. ok is
+// false for anything else, which only running the script can tell.
+func literalKeys(e syntax.Expr) (names map[string]any, ok bool) {
+	dict, isDict := e.(*syntax.DictExpr)
+	if !isDict {
+		return nil, false
+	}
+	names = map[string]any{}
+	for _, entry := range dict.List {
+		key, isLit := entry.(*syntax.DictEntry).Key.(*syntax.Literal)
+		if !isLit || key.Token != syntax.STRING {
+			return nil, false
+		}
+		name, _ := key.Value.(string)
+		names[name] = nil
+	}
+	return names, true
 }
 
 func (c *checker) fragment(lit *syntax.Literal, loc Location) {

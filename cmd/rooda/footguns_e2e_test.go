@@ -45,7 +45,7 @@ func TestScriptMissingContextFileIsAnError(t *testing.T) {
 		w.write("proc/main.star", "iterate(compose(\"p\", act = [fragment(content = \"Work.\")]), max_iterations = 1,\n        context = "+value+")\n")
 		want := "proc/gone.md"
 		o := w.rooda("script", "check", "proc/main.star")
-		o.expect(t, 1, "Error: ", "proc/main.star:2:", want)
+		o.expect(t, 1, "proc/main.star:2:", want)
 		o = w.runScript("proc/main.star", "--ai-cmd", w.aiCmd(), "--dry-run")
 		o.expect(t, 1, "Error", want)
 		o = w.runScript("proc/main.star", "--ai-cmd", w.aiCmd())
@@ -88,7 +88,7 @@ func TestTemplateParameterTypoInAScript(t *testing.T) {
 		"iterate(compose(\"p\", act = [f]), max_iterations = 1)\n")
 	want := []string{"Taks", "did you mean .Task"}
 	o := w.rooda("script", "check", "main.star")
-	o.expect(t, 1, append(want, "Error: ", "main.star:1:")...)
+	o.expect(t, 1, append(want, "main.star:1:")...)
 	o = w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--dry-run")
 	o.expect(t, 1, want...)
 	o = w.runScript("main.star", "--ai-cmd", w.aiCmd())

@@ -26,7 +26,7 @@ var iterateBuiltin = Builtin{
 		{"timeout", "int | float | str", "None", "stop an iteration after this long: seconds (30, 1.5) or a duration (\"90s\")"},
 		{"failure_threshold", "int", "None", "abort after this many consecutive failed iterations"},
 		{"max_output_buffer", "int | str", "None", "keep the last this many bytes of the agent's output (10485760, \"10MB\"; >= 1024)"},
-		{"context", "str | list | function", "None", "the CONTEXT section: text or file paths, or a function f(iteration) called before each iteration that returns them"},
+		{"context", "str | file | list | function", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function f(iteration) called before each iteration that returns them"},
 		{"on_iteration", "function", "None", "f(it) called after each iteration; returns None to keep the host's verdict, or \"continue\", \"success\", \"failure\", \"abort\""},
 		{"min_iterations", "int", "None", "let no SUCCESS end the loop before this iteration; the preamble says so"},
 		{"digest", "bool", "False", "state the previous iteration's facts (exit code, signal, files changed, checks) in each prompt after the first"},
@@ -136,22 +136,27 @@ func agents(thread *starlark.Thread, v starlark.Value) ([]*host.FakeAgent, []hos
 	return fakes, out, nil
 }
 
-// contextOf converts context=: text or paths, or a function called before
-// each iteration.
+// contextOf converts context=: text or files, or a function called before
+// each iteration that returns them. A plain string is taken as the .star
+// file that gives it means it: iterate()'s caller, or the function's own.
 func contextOf(thread *starlark.Thread, v starlark.Value) ([]string, func(int) ([]string, error), error) {
 	if v == nil {
 		return nil, nil, nil
 	}
+	pos := caller(thread)
 	if fn, ok := v.(starlark.Callable); ok {
+		if f, ok := fn.(*starlark.Function); ok {
+			pos = f.Position()
+		}
 		return nil, func(n int) ([]string, error) {
 			out, err := starlark.Call(thread, fn, starlark.Tuple{starlark.MakeInt(n)}, nil)
 			if err != nil || out == starlark.None {
 				return nil, err
 			}
-			return stringList(out, fn.Name()+"'s result")
+			return contextValues(thread, pos, out, fn.Name()+"'s result")
 		}, nil
 	}
-	values, err := stringList(v, "context")
+	values, err := contextValues(thread, pos, v, "context")
 	return values, nil, err
 }
 

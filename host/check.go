@@ -192,6 +192,12 @@ func (c *checker) fragments(f *syntax.File, loc Location) {
 		switch calledName(call) {
 		case "fragment":
 			c.fragmentCall(call, loc)
+		case "file":
+			if lit := pathArg(call); lit != nil {
+				c.contextLiteral(lit, loc, true)
+			}
+		case "iterate", "render":
+			c.contextStrings(keywordArg(call, "context"), loc)
 		case "compose", "with_phases":
 			for _, arg := range call.Args {
 				if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
@@ -234,6 +240,36 @@ func pathArg(call *syntax.CallExpr) *syntax.Literal {
 		}
 	}
 	return nil
+}
+
+// contextStrings checks the literal strings of a context= argument: a
+// single word that looks like a path must name a file. file() calls in it
+// are checked as every call is.
+func (c *checker) contextStrings(e syntax.Expr, loc Location) {
+	items := []syntax.Expr{e}
+	if list, ok := e.(*syntax.ListExpr); ok {
+		items = list.List
+	}
+	for _, item := range items {
+		if lit, ok := item.(*syntax.Literal); ok && lit.Token == syntax.STRING {
+			c.contextLiteral(lit, loc, false)
+		}
+	}
+}
+
+// contextLiteral checks a context value: the path of file(…), or a plain
+// string.
+func (c *checker) contextLiteral(lit *syntax.Literal, loc Location, isFile bool) {
+	value, _ := lit.Value.(string)
+	var err error
+	if isFile {
+		_, err = c.r.contextFile(loc, value)
+	} else {
+		_, err = c.r.contextString(loc, value)
+	}
+	if err != nil {
+		c.add(lit.TokenPos, "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
 }
 
 // fragmentCall checks a fragment() call as far as its literal arguments

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -27,13 +28,14 @@ var iterateBuiltin = Builtin{
 		{"timeout", "int | float | str", "None", "stop an iteration after this long: seconds (30, 1.5) or a duration (\"90s\")"},
 		{"failure_threshold", "int", "None", "abort after this many consecutive failed iterations"},
 		{"max_output_buffer", "int | str", "None", "keep the last this many bytes of the agent's output (10485760, \"10MB\"; >= 1024)"},
-		{"context", "str | list | function(iteration)", "None", "the CONTEXT section: text or file paths, or a function f(iteration) called before each iteration that returns them"},
+		{"context", "str | file | list | function(iteration)", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function f(iteration) called before each iteration that returns them"},
 		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
 		{"min_iterations", "int", "None", "let no success end the loop before this iteration, whoever declares it (the agent's SUCCESS or on_iteration's \"success\"): it is continue; the preamble says so"},
 		{"digest", "bool", "False", "state the previous iteration's facts (exit code, signal, files changed, checks) in each prompt after the first"},
 	},
 	Returns: "loop_result",
 	Doc: "Runs the loop of seed 002 and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
+		"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
 		"The command line's settings override the script's, and the run's budgets override both. An interrupt ends the script.",
 	Example: `def keep_going_until_3(it):
     if it.number < 3 and it.outcome == "success":
@@ -136,22 +138,27 @@ func agents(thread *starlark.Thread, v starlark.Value) ([]*host.FakeAgent, []hos
 	return fakes, out, nil
 }
 
-// contextOf converts context=: text or paths, or a function called before
-// each iteration.
+// contextOf converts context=: text or files, or a function called before
+// each iteration that returns them. A plain string is taken as the .star
+// file that gives it means it: iterate()'s caller, or the function's own.
 func contextOf(thread *starlark.Thread, v starlark.Value) ([]string, func(int) ([]string, error), error) {
 	if v == nil {
 		return nil, nil, nil
 	}
+	pos := caller(thread)
 	if fn, ok := v.(starlark.Callable); ok {
+		if f, ok := fn.(*starlark.Function); ok {
+			pos = f.Position()
+		}
 		return nil, func(n int) ([]string, error) {
 			out, err := starlark.Call(thread, fn, starlark.Tuple{starlark.MakeInt(n)}, nil)
 			if err != nil || out == starlark.None {
 				return nil, err
 			}
-			return stringList(out, fn.Name()+"'s result")
+			return contextValues(thread, pos, out, fn.Name()+"'s result")
 		}, nil
 	}
-	values, err := stringList(v, "context")
+	values, err := contextValues(thread, pos, v, "context")
 	return values, nil, err
 }
 
@@ -220,6 +227,19 @@ func iterationValue(it *loop.Iteration) starlark.Value {
 	if it == nil {
 		return starlark.None
 	}
+	return frozen("iteration", iterationFields(it))
+}
+
+// dryRunIteration is a dry run's stand-in for the last iteration, which
+// it did not run: number 0, outcome "dry-run", exit code 0, no signal, no
+// output. The code after iterate() runs on it as on a real one.
+func dryRunIteration() starlark.Value {
+	fields := iterationFields(&loop.Iteration{})
+	fields["outcome"] = starlark.String(host.DryRunStatus)
+	return frozen("iteration", fields)
+}
+
+func iterationFields(it *loop.Iteration) starlark.StringDict {
 	signal := starlark.Value(starlark.None)
 	switch {
 	case it.Signals.Failure:
@@ -227,7 +247,7 @@ func iterationValue(it *loop.Iteration) starlark.Value {
 	case it.Signals.Success:
 		signal = starlark.String("SUCCESS")
 	}
-	return frozen("iteration", starlark.StringDict{
+	return starlark.StringDict{
 		"number":               starlark.MakeInt(it.Number),
 		"signal":               signal,
 		"exit_code":            starlark.MakeInt(it.Result.ExitCode),
@@ -237,16 +257,20 @@ func iterationValue(it *loop.Iteration) starlark.Value {
 		"output":               starlark.String(it.Result.Output),
 		"consecutive_failures": starlark.MakeInt(it.ConsecutiveFailures),
 		"outcome":              starlark.String(it.Outcome),
-	})
+	}
 }
 
 // resultValue is what iterate() returns: a frozen struct.
 func resultValue(res loop.Result) starlark.Value {
 	s := res.Stats
+	last := iterationValue(res.Last)
+	if res.Status == host.DryRunStatus {
+		last = dryRunIteration()
+	}
 	return frozen("loop_result", starlark.StringDict{
 		"status":     starlark.String(res.Status),
 		"iterations": starlark.MakeInt(res.Iterations),
-		"last":       iterationValue(res.Last),
+		"last":       last,
 		"dry_run":    starlark.Bool(res.Status == host.DryRunStatus),
 		"stats": frozen("stats", starlark.StringDict{
 			"count":  starlark.MakeInt(s.Count),
@@ -309,27 +333,51 @@ func (d *duration) Unpack(v starlark.Value) error {
 var runBuiltin = Builtin{
 	Name: "run",
 	Params: []Param{
-		{"cmd", "str", "", "a command line, split as a shell would but run without one"},
+		{"cmd", "str | list", "", "a shell command line, run by sh -c as checks: are (pipes, redirections and $VARS work); or a list, the program and its arguments, run as they are without a shell"},
 		{"timeout", "int | float | str", "60", "stop the command and everything it started after this long"},
 	},
 	Returns: "command_result",
-	Doc:     "Runs a bounded command, for checks between iterations (\"go test ./...\"), and returns .exit_code, .output (stdout and stderr, the last 1 MiB), .duration, .timed_out. In a dry run nothing runs: .dry_run is True and .exit_code 0.",
-	Example: `r = run("sh -c 'echo ok'", timeout = 30)
-assert.eq((r.exit_code, r.output), (0, "ok\n"))`,
+	Doc:     "Runs a bounded command, for checks between iterations (\"go test ./... | tail -20\"), and returns .exit_code, .output (stdout and stderr, the last 1 MiB), .duration, .timed_out. A string goes through sh -c; a list, such as [\"git\", \"commit\", \"-m\", message], reaches the program word for word, with nothing for a shell to expand. In a dry run nothing runs: .dry_run is True and .exit_code 0.",
+	Example: `r = run("printf 'a\\nb\\n' | wc -l", timeout = 30)
+assert.eq((r.exit_code, r.output.strip()), (0, "2"))
+r = run(["echo", "$HOME | not a pipe"])
+assert.eq(r.output, "$HOME | not a pipe\n")`,
 	fn: runFn,
 }
 
 func runFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var line string
+	var cmd starlark.Value
 	timeout := duration{d: time.Minute}
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cmd", &line, "timeout?", &timeout); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cmd", &cmd, "timeout?", &timeout); err != nil {
 		return nil, err
 	}
-	res, ran, err := host.FromThread(thread).Command(thread, line, timeout.d)
+	line, argv, err := commandOf(cmd)
+	if err != nil {
+		return nil, err
+	}
+	res, ran, err := host.FromThread(thread).Command(thread, line, argv, timeout.d)
 	if err != nil {
 		return nil, err
 	}
 	return commandValue(res, ran), nil
+}
+
+// commandOf is run()'s cmd: a shell's command line, or a list of words.
+func commandOf(v starlark.Value) (line string, argv []string, err error) {
+	if s, ok := starlark.AsString(v); ok {
+		if strings.TrimSpace(s) == "" {
+			return "", nil, fmt.Errorf("run: cmd is empty")
+		}
+		return s, nil, nil
+	}
+	list, ok := v.(*starlark.List)
+	if !ok {
+		return "", nil, fmt.Errorf("run: cmd must be a command line (str) or a list of words, got %s", v.Type())
+	}
+	if argv, err = stringList(list, "run: cmd"); err == nil && len(argv) == 0 {
+		err = fmt.Errorf("run: cmd is an empty list")
+	}
+	return "", argv, err
 }
 
 func commandValue(res agent.Result, ran bool) starlark.Value {

@@ -122,7 +122,7 @@ var procedureMethods = []Builtin{
 		Params: []Param{
 			{"iteration", "int", "1", "the iteration the preamble shows"},
 			{"max_iterations", "int", "None", "the limit the preamble shows; None shows (unlimited)"},
-			{"context", "str | list", "[]", "the CONTEXT section: text, or files to read"},
+			{"context", "str | file | list", "[]", "the CONTEXT section: text, file(…)s to read, or a list of them, as iterate() takes them"},
 		},
 		Returns: "str",
 		Doc:     "The exact prompt an agent would get in that iteration: the host's preamble, the context, the phases.",
@@ -143,7 +143,7 @@ var procedureMethods = []Builtin{
 }
 
 // renderFn is p.render(iteration=1, max_iterations=None, context=[]).
-func renderFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func renderFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	p := b.Receiver().(*Procedure)
 	iteration, max := 1, 0
 	var context starlark.Value = starlark.NewList(nil)
@@ -153,7 +153,7 @@ func renderFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	if iteration < 1 || max < 0 {
 		return nil, fmt.Errorf("render: iteration must be >= 1 and max_iterations >= 1 (or None), got %d and %d", iteration, max)
 	}
-	values, err := stringList(context, "context")
+	values, err := contextValues(thread, caller(thread), context, "context")
 	if err != nil {
 		return nil, err
 	}

@@ -287,9 +287,13 @@ func (c *checker) fragments(f *syntax.File, loc Location) {
 		}
 		switch calledName(call) {
 		case "fragment":
+			c.fragmentCall(call, loc)
+		case "file":
 			if lit := pathArg(call); lit != nil {
-				c.fragment(lit, loc)
+				c.contextLiteral(lit, loc, true)
 			}
+		case "iterate", "render":
+			c.contextStrings(keywordArg(call, "context"), loc)
 		case "compose", "with_phases":
 			for _, arg := range call.Args {
 				if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
@@ -322,19 +326,107 @@ func calledName(call *syntax.CallExpr) string {
 // pathArg is the literal path of a fragment() call: its first positional
 // argument or path=.
 func pathArg(call *syntax.CallExpr) *syntax.Literal {
-	for i, arg := range call.Args {
-		if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
-			if id, ok := kw.X.(*syntax.Ident); ok && id.Name == "path" {
-				lit, _ := kw.Y.(*syntax.Literal)
-				return lit
-			}
-			continue
-		}
-		if lit, ok := arg.(*syntax.Literal); ok && i == 0 && lit.Token == syntax.STRING {
+	if e := keywordArg(call, "path"); e != nil {
+		lit, _ := e.(*syntax.Literal)
+		return lit
+	}
+	if len(call.Args) > 0 {
+		if lit, ok := call.Args[0].(*syntax.Literal); ok && lit.Token == syntax.STRING {
 			return lit
 		}
 	}
 	return nil
+}
+
+// contextStrings checks the literal strings of a context= argument: a
+// single word that looks like a path must name a file. file() calls in it
+// are checked as every call is.
+func (c *checker) contextStrings(e syntax.Expr, loc Location) {
+	items := []syntax.Expr{e}
+	if list, ok := e.(*syntax.ListExpr); ok {
+		items = list.List
+	}
+	for _, item := range items {
+		if lit, ok := item.(*syntax.Literal); ok && lit.Token == syntax.STRING {
+			c.contextLiteral(lit, loc, false)
+		}
+	}
+}
+
+// contextLiteral checks a context value: the path of file(…), or a plain
+// string.
+func (c *checker) contextLiteral(lit *syntax.Literal, loc Location, isFile bool) {
+	value, _ := lit.Value.(string)
+	var err error
+	if isFile {
+		_, err = c.r.contextFile(loc, value)
+	} else {
+		_, err = c.r.contextString(loc, value)
+	}
+	if err != nil {
+		c.add(lit.TokenPos, "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+}
+
+// fragmentCall checks a fragment() call as far as its literal arguments
+// tell: the file its literal path names exists, and, when params is a
+// dict with literal keys, the template prints no name it lacks.
+func (c *checker) fragmentCall(call *syntax.CallExpr, loc Location) {
+	path := pathArg(call)
+	names, ok := literalKeys(keywordArg(call, "params"))
+	if !ok {
+		if path != nil {
+			c.fragment(path, loc)
+		}
+		return
+	}
+	f := prompt.Fragment{Parameters: names}
+	if path != nil {
+		f.Path, _ = path.Value.(string)
+	}
+	if content, ok := keywordArg(call, "content").(*syntax.Literal); ok {
+		f.Content, _ = content.Value.(string)
+	}
+	f, err := c.r.place(loc, f)
+	if err == nil {
+		err = prompt.CheckParameterNames(f)
+	}
+	if err != nil {
+		pos, _ := call.Span()
+		c.add(pos, "%s", strings.Replace(err.Error(), configTip, scriptTip, 1))
+	}
+}
+
+// keywordArg is the expression a call gives as name=…, or nil.
+func keywordArg(call *syntax.CallExpr, name string) syntax.Expr {
+	for _, arg := range call.Args {
+		if kw, ok := arg.(*syntax.BinaryExpr); ok && kw.Op == syntax.EQ {
+			if id, ok := kw.X.(*syntax.Ident); ok && id.Name == name {
+				return kw.Y
+			}
+		}
+	}
+	return nil
+}
+
+// literalKeys are the keys of a dict literal whose keys are all string
+// literals, each with no value: the names a template may print. ok is
+// false for anything else, which only running the script can tell.
+func literalKeys(e syntax.Expr) (names map[string]any, ok bool) {
+	dict, isDict := e.(*syntax.DictExpr)
+	if !isDict {
+		return nil, false
+	}
+	names = map[string]any{}
+	for _, entry := range dict.List {
+		key, isLit := entry.(*syntax.DictEntry).Key.(*syntax.Literal)
+		if !isLit || key.Token != syntax.STRING {
+			return nil, false
+		}
+		name, _ := key.Value.(string)
+		names[name] = nil
+	}
+	return names, true
 }
 
 func (c *checker) fragment(lit *syntax.Literal, loc Location) {

@@ -14,15 +14,19 @@ const commandOutput = 1 << 20
 
 // Command runs a script's run(): a bounded command, between iterations,
 // through host/agent like any agent, so its whole group is stopped on
-// timeout or interrupt. In a dry run it runs nothing and says so; ran is
-// false then.
-func (r *Runtime) Command(thread *starlark.Thread, line string, timeout time.Duration) (res agent.Result, ran bool, err error) {
-	argv, err := agent.Split(line)
-	if err != nil {
-		return res, false, fmt.Errorf("%q is not a valid command line: %v", line, err)
+// timeout or interrupt. A line is a shell's command line, run by sh -c as
+// checks: are, so pipes and redirections mean what they say; argv, when
+// line is "", runs as it is, without a shell. In a dry run it runs
+// nothing and says so; ran is false then.
+func (r *Runtime) Command(thread *starlark.Thread, line string, argv []string, timeout time.Duration) (res agent.Result, ran bool, err error) {
+	shown := line
+	if line != "" {
+		argv = []string{"sh", "-c", line}
+	} else {
+		shown = agent.Join(argv)
 	}
 	if r.opts.DryRun {
-		fmt.Fprintf(r.opts.Stderr, "[dry-run] not running: %s\n", line)
+		fmt.Fprintf(r.opts.Stderr, "[dry-run] not running: %s\n", shown)
 		return res, false, nil
 	}
 	ctx := Context(thread)

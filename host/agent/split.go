@@ -71,3 +71,21 @@ func doubleQuoted(s string, word *strings.Builder) (int, error) {
 	}
 	return 0, errors.New(`command has an unterminated " quote`)
 }
+
+// Join writes argv as a POSIX shell's command line that Split turns back
+// into argv: a word is quoted when it needs to be.
+func Join(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = quote(a)
+	}
+	return strings.Join(words, " ")
+}
+
+// quote quotes a word for a POSIX shell when it needs it.
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rooda/host/agent"
 	"rooda/host/prompt"
 )
 
@@ -80,17 +81,5 @@ func thousands(n int) string {
 // shellLine writes a command as a user would type it in a POSIX shell,
 // naming the program rooda.
 func shellLine(command []string) string {
-	words := []string{"rooda"}
-	for _, a := range command[min(1, len(command)):] {
-		words = append(words, shellQuote(a))
-	}
-	return strings.Join(words, " ")
-}
-
-// shellQuote quotes a word for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return strings.TrimSpace("rooda " + agent.Join(command[min(1, len(command)):]))
 }

@@ -215,12 +215,12 @@ func TestTemplates(t *testing.T) {
 		want    string
 	}{
 		{"no parameters: text is not a template", "Hello {{.name}}", nil, "Hello {{.name}}\n"},
-		{"empty parameters: text is a template", "Hello {{.name}}", map[string]any{}, "Hello\n"},
-		{"missing parameter reads as nothing", "Hello {{.name}}!", map[string]any{"other": 1}, "Hello !\n"},
+		{"empty parameters: text is a template", "Hello {{\"world\"}}", map[string]any{}, "Hello world\n"},
+		{"missing parameter tested reads as nothing", "Hello {{if .name}}{{.name}}{{end}}!", map[string]any{"other": 1}, "Hello !\n"},
 		{"null parameter reads as nothing", "[{{.name}}]", map[string]any{"name": nil}, "[]\n"},
 		{"missing parameter is false", "{{if .x}}yes{{else}}no{{end}}", map[string]any{}, "no\n"},
 		{"range over a missing parameter runs else", "{{range .x}}{{.}}{{else}}none{{end}}", map[string]any{}, "none\n"},
-		{"$.name at top level", "{{range .xs}}{{.}}{{$.sep}}{{end}}", map[string]any{"xs": []any{"a", "b"}}, "ab\n"},
+		{"$.name at top level", "{{range .xs}}{{.}}{{$.sep}}{{end}}", map[string]any{"xs": []any{"a", "b"}, "sep": ","}, "a,b,\n"},
 		{"inline content with parameters (seed edge case)", "Read {{.file_type}} files: {{range .paths}}{{.}} {{end}}",
 			map[string]any{"file_type": "spec", "paths": []any{"a.md", "b.md"}}, "Read spec files: a.md b.md\n"},
 		{"maps range in key order", "{{range $k, $v := .m}}{{$k}}={{$v}} {{end}}",
@@ -379,6 +379,34 @@ func TestIterationLineWithMinimum(t *testing.T) {
 	} {
 		if got := it.String(); got != want {
 			t.Errorf("%+v: %q, want %q", it, got, want)
+		}
+	}
+}
+
+// TestUnknownParameters: a name a template prints and its parameters lack
+// is a problem, with the name it most likely meant; one it only tests is
+// optional, and inside a with or a range only $.name is a parameter.
+func TestUnknownParameters(t *testing.T) {
+	for _, tc := range []struct {
+		content string
+		params  map[string]any
+		want    string // "" for no problem
+	}{
+		{"Do the {{.Taks}}.", map[string]any{"Task": "tests"}, "{{.Taks}} is not a parameter of this fragment (it gives Task); did you mean .Task?"},
+		{"{{.a}} {{.b}}", map[string]any{}, "{{.a}} is not a parameter of this fragment (it gives none)\ntemplate parameter error: {{.b}}"},
+		{"{{range .xs}}{{$.sep}}{{end}}", map[string]any{"xs": []any{1}}, "{{.sep}} is not a parameter"},
+		{"{{if .extra}}{{.extra}}{{end}}", map[string]any{}, ""},
+		{"{{.extra}}{{with .extra}}{{.}}{{end}}", map[string]any{}, ""},
+		{"{{range .items}}{{.name}}{{end}}", map[string]any{"items": []any{map[string]any{"name": "a"}}}, ""},
+		{"{{with .a}}{{.b}}{{else}}{{.c}}{{end}}", map[string]any{"a": nil}, "{{.c}} is not a parameter"},
+		{"[{{.name}}]", map[string]any{"name": nil}, ""},
+	} {
+		err := Validate(only(Fragment{Content: tc.content, Parameters: tc.params}))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%q: %v", tc.content, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: got %v, want %q", tc.content, err, tc.want)
 		}
 	}
 }

@@ -131,49 +131,119 @@ func withAbsent(t *template.Template, params map[string]any) map[string]any {
 // forEachField calls fn with the first name of every field reference in
 // the tree (.name and $.name); nested fields need no default, since Go
 // reports them against their parent.
-func forEachField(node parse.Node, fn func(string)) {
+func forEachField(node parse.Node, fn func(string)) { eachField(node, true, fn) }
+
+// eachField is forEachField; with dot false, .name is not a parameter
+// (inside a with or a range, where dot is something else) and only
+// $.name counts.
+func eachField(node parse.Node, dot bool, fn func(string)) {
 	switch n := node.(type) {
 	case *parse.ListNode:
 		if n == nil {
 			return
 		}
 		for _, c := range n.Nodes {
-			forEachField(c, fn)
+			eachField(c, dot, fn)
 		}
 	case *parse.ActionNode:
-		forEachField(n.Pipe, fn)
+		eachField(n.Pipe, dot, fn)
 	case *parse.PipeNode:
 		if n == nil {
 			return
 		}
 		for _, c := range n.Cmds {
-			forEachField(c, fn)
+			eachField(c, dot, fn)
 		}
 	case *parse.CommandNode:
 		for _, a := range n.Args {
-			forEachField(a, fn)
+			eachField(a, dot, fn)
 		}
 	case *parse.ChainNode:
-		forEachField(n.Node, fn)
+		eachField(n.Node, dot, fn)
 	case *parse.FieldNode:
-		fn(n.Ident[0])
+		if dot {
+			fn(n.Ident[0])
+		}
 	case *parse.VariableNode:
 		if len(n.Ident) > 1 && n.Ident[0] == "$" {
 			fn(n.Ident[1])
 		}
 	case *parse.IfNode:
-		forEachBranch(&n.BranchNode, fn)
+		eachBranch(&n.BranchNode, dot, fn)
 	case *parse.RangeNode:
-		forEachBranch(&n.BranchNode, fn)
+		eachBranch(&n.BranchNode, dot, fn)
 	case *parse.WithNode:
-		forEachBranch(&n.BranchNode, fn)
+		eachBranch(&n.BranchNode, dot, fn)
 	case *parse.TemplateNode:
-		forEachField(n.Pipe, fn)
+		eachField(n.Pipe, dot, fn)
 	}
 }
 
-func forEachBranch(n *parse.BranchNode, fn func(string)) {
-	forEachField(n.Pipe, fn)
-	forEachField(n.List, fn)
-	forEachField(n.ElseList, fn)
+func eachBranch(n *parse.BranchNode, dot bool, fn func(string)) {
+	eachField(n.Pipe, dot, fn)
+	eachField(n.List, dot, fn)
+	eachField(n.ElseList, dot, fn)
+}
+
+// unknownParameters returns, in the order the text names them, the
+// parameters the template prints but params lack: {{.Taks}} where the
+// fragment gives Task, a typo that would otherwise print nothing. A name
+// the template tests ({{if .extra}}, {{with .extra}}, {{range .extra}}) is
+// optional, as seed 000 allows, and is not reported wherever it appears.
+func unknownParameters(t *template.Template, params map[string]any) []string {
+	printed, tested := map[string]bool{}, map[string]bool{}
+	var order []string
+	for _, tt := range t.Templates() {
+		if tt.Tree == nil {
+			continue
+		}
+		walkTopLevel(tt.Root, func(name string, test bool) {
+			if test {
+				tested[name] = true
+			} else if !printed[name] {
+				printed[name] = true
+				order = append(order, name)
+			}
+		})
+	}
+	var unknown []string
+	for _, name := range order {
+		if _, given := params[name]; !given && !tested[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	return unknown
+}
+
+// walkTopLevel calls fn with every name the tree takes from the
+// parameters, and whether it is the condition of an if, with or range.
+// Inside the body of a with or a range, dot is something else: only
+// $.name names a parameter there.
+func walkTopLevel(node parse.Node, fn func(name string, test bool)) {
+	switch n := node.(type) {
+	case *parse.ListNode:
+		if n != nil {
+			for _, c := range n.Nodes {
+				walkTopLevel(c, fn)
+			}
+		}
+	case *parse.IfNode:
+		forEachField(n.Pipe, func(name string) { fn(name, true) })
+		walkTopLevel(n.List, fn)
+		walkTopLevel(n.ElseList, fn)
+	case *parse.RangeNode:
+		walkRebound(&n.BranchNode, fn)
+	case *parse.WithNode:
+		walkRebound(&n.BranchNode, fn)
+	default:
+		forEachField(node, func(name string) { fn(name, false) })
+	}
+}
+
+// walkRebound walks a with or a range: its condition is a test, its body
+// sees parameters only as $.name, its else branch keeps dot.
+func walkRebound(n *parse.BranchNode, fn func(name string, test bool)) {
+	forEachField(n.Pipe, func(name string) { fn(name, true) })
+	eachField(n.List, false, func(name string) { fn(name, false) })
+	walkTopLevel(n.ElseList, fn)
 }

@@ -2,7 +2,12 @@ package prompt
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"text/template"
+
+	"rooda/host/suggest"
 )
 
 // Validate checks, before anything runs, that every fragment of p can be
@@ -50,18 +55,60 @@ func CheckFragments(p Procedure) []FragmentCheck {
 // before the run starts, so executing here finds at load time what would
 // otherwise fail at the first iteration.
 func (f Fragment) check(ph Phase) error {
-	text, err := f.text(ph)
-	if err != nil || f.Parameters == nil {
+	t, text, err := f.parse(ph)
+	if err != nil || t == nil {
 		return err
-	}
-	t, err := parseTemplate(text)
-	if err != nil {
-		return fmt.Errorf("template parse error: %w%s", err, f.atLine(err))
 	}
 	if _, err := execute(t, text, f.Parameters); err != nil {
 		return fmt.Errorf("template execution error: %w%s", err, f.atLine(err))
 	}
 	return nil
+}
+
+// parse loads the fragment and, when it is a template, parses it and
+// checks that it prints no name its parameters lack; t is nil for plain
+// text.
+func (f Fragment) parse(ph Phase) (t *template.Template, text string, err error) {
+	text, err = f.text(ph)
+	if err != nil || f.Parameters == nil {
+		return nil, text, err
+	}
+	if t, err = parseTemplate(text); err != nil {
+		return nil, text, fmt.Errorf("template parse error: %w%s", err, f.atLine(err))
+	}
+	if unknown := unknownParameters(t, f.Parameters); len(unknown) > 0 {
+		return nil, text, unknownParameterError(unknown, f.Parameters)
+	}
+	return t, text, nil
+}
+
+// CheckParameterNames checks what can be known of f when only the names
+// of its parameters are, not their values (a script's check, which runs
+// nothing): it loads, its template parses, and it prints no name its
+// parameters lack.
+func CheckParameterNames(f Fragment) error {
+	_, _, err := f.parse(f.phase())
+	return err
+}
+
+// unknownParameterError tells each name a template prints that its
+// parameters lack, with the one it most likely meant, and how to say that
+// a parameter is optional.
+func unknownParameterError(unknown []string, params map[string]any) error {
+	given := slices.Sorted(maps.Keys(params))
+	have := "it gives none"
+	if len(given) > 0 {
+		have = "it gives " + strings.Join(given, ", ")
+	}
+	var lines []string
+	for _, name := range unknown {
+		line := fmt.Sprintf("template parameter error: {{.%s}} is not a parameter of this fragment (%s)", name, have)
+		if near := suggest.Closest(name, given); near != "" {
+			line += fmt.Sprintf("; did you mean .%s?", near)
+		}
+		lines = append(lines, line)
+	}
+	return fmt.Errorf("%s\nGive it in the parameters (null or None prints nothing), or test it with {{if .%s}} to make it optional.", strings.Join(lines, "\n"), unknown[0])
 }
 
 // origin returns " (file:line)" for a fragment defined in a file.
@@ -109,10 +156,13 @@ func (ps Problems) Unwrap() []error { return ps }
 
 // CheckFragment checks one fragment as Validate does, before it is used:
 // it loads, and a template parses and executes with its parameters.
-func CheckFragment(f Fragment) error {
-	ph := Observe
+func CheckFragment(f Fragment) error { return f.check(f.phase()) }
+
+// phase is the phase whose embedded library a builtin: reference names,
+// Observe for any other fragment.
+func (f Fragment) phase() Phase {
 	if p, ok := ParsePhase(refPhase(f.Path)); ok {
-		ph = p
+		return p
 	}
-	return f.check(ph)
+	return Observe
 }

@@ -1,0 +1,97 @@
+package host
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"go.starlark.net/syntax"
+)
+
+// ContextFile is what the context value file(path) at pos becomes: the
+// path of a file, relative to the .star file at pos as a fragment's is,
+// told as the working directory sees it. A file that is not there is an
+// error at the call, so its name never reaches a prompt as text.
+func (r *Runtime) ContextFile(pos syntax.Position, path string) (string, error) {
+	return r.contextFile(r.files[pos.Filename()], path)
+}
+
+func (r *Runtime) contextFile(loc Location, path string) (string, error) {
+	if strings.TrimSpace(path) == "" {
+		return "", fmt.Errorf("file: the path is empty")
+	}
+	abs, err := r.contextPath(loc, path)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("context file not found: %s\n%s", r.resolver.display(abs), scriptTip)
+	case info.IsDir():
+		return "", fmt.Errorf("context %s is a directory; give a file", r.resolver.display(abs))
+	}
+	return r.resolver.display(abs), nil
+}
+
+// ContextString is what a plain string a script gives as context at pos
+// becomes. One that names a file, relative to the .star file, is that
+// file, as it has always been; any other is text, except a single word
+// that looks like a path (notes.md, docs/plan): a file that is missing is
+// an error, not its name pasted into the prompt.
+func (r *Runtime) ContextString(pos syntax.Position, s string) (string, error) {
+	return r.contextString(r.files[pos.Filename()], s)
+}
+
+func (r *Runtime) contextString(loc Location, s string) (string, error) {
+	if !singleWord(s) {
+		return s, nil
+	}
+	abs, err := r.contextPath(loc, s)
+	if err != nil {
+		return "", err
+	}
+	if info, err := os.Stat(abs); err == nil && !info.IsDir() {
+		return r.resolver.display(abs), nil
+	}
+	if looksLikePath(s) {
+		return "", fmt.Errorf("context %q names no file: %s is not there\n%s Fix the path; for text rather than a file, write a sentence", s, r.resolver.display(abs), scriptTip)
+	}
+	return s, nil
+}
+
+// contextPath is path as the module at loc means it: relative to its
+// directory; a library's own file.
+func (r *Runtime) contextPath(loc Location, path string) (string, error) {
+	if loc.library != "" {
+		own, err := r.resolver.ownFile(loc, path)
+		if err != nil {
+			return "", err
+		}
+		return own.Path, nil
+	}
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	if loc.Path == "" {
+		return "", fmt.Errorf("context file %s: the embedded library has no files to give as context", path)
+	}
+	return filepath.Join(loc.Dir(), path), nil
+}
+
+func singleWord(s string) bool { return s != "" && !strings.ContainsAny(s, " \t\r\n") }
+
+// fileName is a word with a file's extension: notes.md, go.mod, a.tar.gz.
+var fileName = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,7}$`)
+
+// looksLikePath says whether a single word is surely meant as a path: it
+// has a directory (docs/plan, ./notes) or a file's extension (notes.md).
+// Other words ("v1.2", "TODO", a URL) are text.
+func looksLikePath(s string) bool {
+	if strings.Contains(s, "://") {
+		return false // a URL
+	}
+	return strings.Contains(s, "/") || fileName.MatchString(s)
+}

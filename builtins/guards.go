@@ -1,8 +1,6 @@
 package builtins
 
 import (
-	"fmt"
-
 	"go.starlark.net/lib/json"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -11,52 +9,32 @@ import (
 )
 
 // go.starlark.net's str, repr, print and json walk a value on the Go
-// stack, and json builds its text whole: a value nested millions of
-// levels deep would overflow the stack (a fatal error), and a huge one
-// would be encoded past the memory budget in one step. These versions
-// have the host measure the value first.
+// stack, json builds its text whole, and list, tuple, zip and enumerate
+// make room for every element of a sequence of known length at once.
+// These versions have the host check first (host.CheckWalk,
+// host.CheckLength), then call the language's own.
 
-// guardedUniverse are the universe's builtins that walk their arguments,
-// each refusing one too deep to walk.
+// guardedUniverse are the universe's builtins, guarded.
 func guardedUniverse() starlark.StringDict {
 	d := starlark.StringDict{}
 	for _, name := range []string{"str", "repr", "print"} {
-		d[name] = walking(universe(name), nil)
+		d[name] = walking(universe(name), false)
 	}
-	for _, name := range []string{"list", "tuple"} {
-		d[name] = sized(universe(name))
-	}
+	// What each element costs besides its slot: nothing for list and
+	// tuple; a pair for enumerate; a tuple of one slot per argument for zip.
+	d["list"] = sized(universe("list"), func(args starlark.Tuple) int64 { return 0 })
+	d["tuple"] = sized(universe("tuple"), func(args starlark.Tuple) int64 { return 0 })
+	d["enumerate"] = sized(universe("enumerate"), func(args starlark.Tuple) int64 { return 24 + 2*16 })
+	d["zip"] = sized(universe("zip"), func(args starlark.Tuple) int64 { return 24 + int64(len(args))*16 })
 	return d
 }
 
 func universe(name string) *starlark.Builtin { return starlark.Universe[name].(*starlark.Builtin) }
 
-// sized wraps list or tuple, which make room for all the elements of a
-// sequence whose length is known before filling it: list(range(10**9))
-// asks for 16 GB at once. One the memory budget has no room for is
-// refused first.
-func sized(b *starlark.Builtin) *starlark.Builtin {
-	return starlark.NewBuiltin(b.Name(), func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if len(args) == 1 {
-			if n := starlark.Len(args[0]); n > 0 {
-				if err := host.FromThread(thread).CheckRoom(fmt.Sprintf("%s(): a %s of %d elements", b.Name(), b.Name(), n), int64(n)*elementSize); err != nil {
-					return nil, err
-				}
-			}
-		}
-		return starlark.Call(thread, b, args, kwargs)
-	})
-}
-
-// elementSize is what one element of a list or tuple takes: an interface
-// value, two words.
-const elementSize = 16
-
-// jsonModule is go.starlark.net's json module with the same guards, and
-// an encoding refused when the memory budget has no room for it.
+// jsonModule is go.starlark.net's json module, guarded.
 var jsonModule = &starlarkstruct.Module{Name: "json", Members: starlark.StringDict{
-	"encode":        walking(member("encode"), checkRoom),
-	"encode_indent": walking(member("encode_indent"), checkRoom),
+	"encode":        walking(member("encode"), true),
+	"encode_indent": walking(member("encode_indent"), true),
 	"decode":        parsing(member("decode")),
 	"indent":        parsing(member("indent")),
 }}
@@ -65,40 +43,44 @@ func member(name string) *starlark.Builtin {
 	return json.Module.Members[name].(*starlark.Builtin)
 }
 
-// walking wraps b: each argument is measured before b walks it, and
-// room, when set, checks what that size would take.
-func walking(b *starlark.Builtin, room func(*starlark.Thread, string, int64) error) *starlark.Builtin {
+// guarded wraps b: check runs on b's arguments first.
+func guarded(b *starlark.Builtin, check func(*host.Runtime, starlark.Tuple) error) *starlark.Builtin {
 	return starlark.NewBuiltin(b.Name(), func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		for _, arg := range args {
-			size, err := host.Measure(arg)
-			if err == nil && room != nil {
-				if err := room(thread, b.Name(), size); err != nil {
-					return nil, err
-				}
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", b.Name(), err)
-			}
+		if err := check(host.FromThread(thread), args); err != nil {
+			return nil, err
 		}
 		return starlark.Call(thread, b, args, kwargs)
 	})
 }
 
-func checkRoom(thread *starlark.Thread, name string, size int64) error {
-	return host.FromThread(thread).CheckRoom("json."+name+"(): the JSON text", size)
+// walking guards a builtin that walks its arguments; encoded, one that
+// also builds their text.
+func walking(b *starlark.Builtin, encoded bool) *starlark.Builtin {
+	return guarded(b, func(r *host.Runtime, args starlark.Tuple) error { return r.CheckWalk(b.Name(), args, encoded) })
 }
 
-// parsing wraps b, whose first argument is JSON text: text nested too
-// deep for its recursive decoder is refused first.
-func parsing(b *starlark.Builtin) *starlark.Builtin {
-	return starlark.NewBuiltin(b.Name(), func(thread *starlark.Thread, _ *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if len(args) > 0 {
-			if text, ok := starlark.AsString(args[0]); ok {
-				if err := host.JSONNesting(text); err != nil {
-					return nil, fmt.Errorf("%s: %v", b.Name(), err)
-				}
+// sized guards a builtin that makes a slot for each element of its
+// arguments, the shortest for zip.
+func sized(b *starlark.Builtin, perElement func(starlark.Tuple) int64) *starlark.Builtin {
+	return guarded(b, func(r *host.Runtime, args starlark.Tuple) error {
+		n := -1
+		for _, arg := range args {
+			if l := starlark.Len(arg); n < 0 || l < n {
+				n = l
 			}
 		}
-		return starlark.Call(thread, b, args, kwargs)
+		return r.CheckLength(b.Name(), n, perElement(args))
+	})
+}
+
+// parsing guards a builtin whose first argument is JSON text: text nested
+// too deep for its recursive decoder is refused first.
+func parsing(b *starlark.Builtin) *starlark.Builtin {
+	return guarded(b, func(_ *host.Runtime, args starlark.Tuple) error {
+		if len(args) == 0 {
+			return nil
+		}
+		text, _ := starlark.AsString(args[0])
+		return host.JSONNesting(b.Name(), text)
 	})
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -19,7 +20,9 @@ const MaxNesting = 1000
 
 // Measure walks v without recursion and returns about how many bytes its
 // JSON encoding takes, refusing a value nested deeper than MaxNesting.
-// A container that holds itself is counted once, as str shows it.
+// A container that holds itself is counted once, as str shows it. Only
+// containers wait on the walk's stack; what they hold otherwise is
+// counted as it is met, so a list of millions of numbers costs little.
 func Measure(v starlark.Value) (int64, error) {
 	type visit struct {
 		v     starlark.Value
@@ -32,72 +35,69 @@ func Measure(v starlark.Value) (int64, error) {
 	for len(stack) > 0 {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if top.leave {
+		switch {
+		case top.leave:
 			delete(onPath, top.v)
 			continue
-		}
-		children := elements(top.v)
-		if children == nil {
+		case !container(top.v):
 			size += scalarSize(top.v)
 			continue
-		}
-		if top.depth > MaxNesting {
+		case top.depth > MaxNesting:
 			return size, fmt.Errorf("the value is nested more than %d levels deep, which rooda refuses to walk", MaxNesting)
-		}
-		if mutable(top.v) {
-			if onPath[top.v] {
-				size += 5 // [...]
-				continue
-			}
+		case mutable(top.v) && onPath[top.v]:
+			size += 5 // [...]
+			continue
+		case mutable(top.v):
 			onPath[top.v] = true
 			stack = append(stack, visit{v: top.v, leave: true})
 		}
-		size += 2 + int64(len(children))
-		for _, c := range children {
-			stack = append(stack, visit{v: c, depth: top.depth + 1})
-		}
+		size += 2
+		eachElement(top.v, func(e starlark.Value) {
+			size++ // its comma
+			if container(e) {
+				stack = append(stack, visit{v: e, depth: top.depth + 1})
+			} else {
+				size += scalarSize(e)
+			}
+		})
 	}
 	return size, nil
 }
 
-// elements are what a container holds (a dict's keys and values, a
-// struct's names and fields), or nil for a value that holds nothing. A
-// range is no container: it holds no values until it is iterated.
-func elements(v starlark.Value) []starlark.Value {
-	switch x := v.(type) {
-	case *starlark.List:
-		return collect(x)
-	case starlark.Tuple:
-		return append([]starlark.Value{}, x...)
-	case *starlark.Set:
-		return collect(x)
-	case *starlark.Dict:
-		list := []starlark.Value{}
-		for _, kv := range x.Items() {
-			list = append(list, kv[0], kv[1])
-		}
-		return list
-	case *starlarkstruct.Struct:
-		list := []starlark.Value{}
-		for _, name := range x.AttrNames() {
-			if a, err := x.Attr(name); err == nil && a != nil {
-				list = append(list, starlark.String(name), a)
-			}
-		}
-		return list
+// container reports whether v holds other values: a list, tuple, set,
+// dict or struct. A range holds none until it is iterated.
+func container(v starlark.Value) bool {
+	switch v.(type) {
+	case *starlark.List, starlark.Tuple, *starlark.Set, *starlark.Dict, *starlarkstruct.Struct:
+		return true
 	}
-	return nil
+	return false
 }
 
-func collect(x starlark.Iterable) []starlark.Value {
-	list := []starlark.Value{}
-	iter := x.Iterate()
-	defer iter.Done()
-	var e starlark.Value
-	for iter.Next(&e) {
-		list = append(list, e)
+// eachElement calls f with what a container holds: a dict's keys and
+// values, a struct's names and fields.
+func eachElement(v starlark.Value, f func(starlark.Value)) {
+	switch x := v.(type) {
+	case *starlark.Dict:
+		for _, kv := range x.Items() {
+			f(kv[0])
+			f(kv[1])
+		}
+	case *starlarkstruct.Struct:
+		for _, name := range x.AttrNames() {
+			if a, err := x.Attr(name); err == nil && a != nil {
+				f(starlark.String(name))
+				f(a)
+			}
+		}
+	case starlark.Iterable:
+		iter := x.Iterate()
+		defer iter.Done()
+		var e starlark.Value
+		for iter.Next(&e) {
+			f(e)
+		}
 	}
-	return list
 }
 
 // mutable values can hold themselves; they are compared by identity.
@@ -117,6 +117,11 @@ func scalarSize(v starlark.Value) int64 {
 		return int64(len(x)) + 2
 	case starlark.Float:
 		return 24
+	case starlark.Int:
+		if n, ok := x.Int64(); ok {
+			return int64(len(strconv.FormatInt(n, 10)))
+		}
+		return int64(x.BigInt().BitLen()/3 + 1) // about its decimal digits
 	}
 	return int64(len(v.String()))
 }
@@ -145,7 +150,7 @@ func (r *Runtime) CheckRoom(what string, size int64) error {
 
 // JSONNesting refuses JSON text nested deeper than MaxNesting, before
 // a recursive decoder walks it; brackets inside strings do not count.
-func JSONNesting(text string) error {
+func JSONNesting(name, text string) error {
 	depth, inString, escaped := 0, false, false
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -159,11 +164,43 @@ func JSONNesting(text string) error {
 		case inString:
 		case c == '[' || c == '{':
 			if depth++; depth > MaxNesting {
-				return fmt.Errorf("the JSON is nested more than %d levels deep, which rooda refuses to decode", MaxNesting)
+				return fmt.Errorf("%s: the JSON is nested more than %d levels deep, which rooda refuses to decode", name, MaxNesting)
 			}
 		case c == ']' || c == '}':
 			depth--
 		}
 	}
 	return nil
+}
+
+// CheckWalk refuses, for the builtin name, an argument nested deeper than
+// MaxNesting, which it would walk on the Go stack; with encoded, also one
+// whose text the memory budget has no room for.
+func (r *Runtime) CheckWalk(name string, args starlark.Tuple, encoded bool) error {
+	for _, arg := range args {
+		size, err := Measure(arg)
+		if err != nil {
+			return fmt.Errorf("%s: %v", name, err)
+		}
+		if encoded {
+			if err := r.CheckRoom(name+"(): the text", size); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// elementSize is what one element of a list or tuple takes: an interface
+// value, two words.
+const elementSize = 16
+
+// CheckLength refuses, for the builtin name, n elements of perElement
+// bytes each besides their slot that the memory budget has no room for:
+// list(range(10**9)) asks for 16 GB at once, before it fills a slot.
+func (r *Runtime) CheckLength(name string, n int, perElement int64) error {
+	if n <= 0 {
+		return nil
+	}
+	return r.CheckRoom(fmt.Sprintf("%s(): %d elements", name, n), int64(n)*(elementSize+perElement))
 }

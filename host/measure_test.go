@@ -49,7 +49,7 @@ func TestJSONNesting(t *testing.T) {
 		`["\"` + strings.Repeat("[", 5000) + `"]`:                         true, // after an escaped quote
 		deep: false,
 	} {
-		if err := JSONNesting(text); (err == nil) != ok {
+		if err := JSONNesting("decode", text); (err == nil) != ok {
 			t.Errorf("%.40s…: %v", text, err)
 		}
 	}

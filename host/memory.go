@@ -30,8 +30,8 @@ const overrunGrace = 5 * time.Millisecond
 // memoryWatch is a script's memory budget as it runs.
 type memoryWatch struct {
 	guard *membudget.Guard
-	// over is the memory in use when the budget was passed; 0 before.
-	over atomic.Int64
+	// over is the reading that went over the budget; nil before.
+	over atomic.Pointer[membudget.Over]
 	// stack is where the script was at its latest checkpoint near the
 	// budget, for a stop in the middle of a step.
 	stack atomic.Pointer[starlark.CallStack]
@@ -61,15 +61,19 @@ func (r *Runtime) watchMemory() {
 	}
 	w := &memoryWatch{}
 	r.memory = w
-	w.guard = membudget.Start(r.opts.MaxMemory, func(used int64) {
-		w.over.Store(used)
+	w.guard = membudget.Start(r.opts.MaxMemory, func(o membudget.Over) {
+		w.over.Store(&o)
 		r.thread.Cancel("over the memory budget")
-		time.AfterFunc(overrunGrace, func() {
-			if r.running.Load() && r.opts.Abandon != nil {
-				r.opts.Abandon(r.overrunError(w))
-			}
-		})
+		time.AfterFunc(overrunGrace, func() { r.abandon(r.overrunError(w)) })
 	})
+}
+
+// abandon ends the run at once with err, unless the script ended first:
+// exactly one of the two reports how the run ended (see Run).
+func (r *Runtime) abandon(err error) {
+	if r.opts.Abandon != nil && r.running.CompareAndSwap(true, false) {
+		r.opts.Abandon(err)
+	}
 }
 
 // stopWatchingMemory ends the watch, and gives err the budget's error
@@ -79,22 +83,28 @@ func (r *Runtime) stopWatchingMemory(err error) error {
 	if w == nil {
 		return err
 	}
-	w.guard.Stop()
+	if last, over := w.guard.Stop(); over && w.over.Load() == nil {
+		// The last step went over, sooner than a tick.
+		w.over.Store(&last)
+	}
 	r.memory = nil
-	switch used := w.over.Load(); {
-	case used > 0 && err != nil:
-		return &wrapped{err, r.memoryBudgetError(used)}
-	case used > 0:
-		// The last step went over, and was the script's last.
+	switch o := w.over.Load(); {
+	case o != nil && err != nil:
+		return &wrapped{err, r.memoryBudgetError(*o)}
+	case o != nil:
 		return r.overrunError(w)
 	}
 	return err
 }
 
-func (r *Runtime) memoryBudgetError(used int64) *BudgetError {
+func (r *Runtime) memoryBudgetError(o membudget.Over) *BudgetError {
 	limit := membudget.Human(r.opts.MaxMemory)
-	return &BudgetError{Budget: "--max-memory", Limit: limit,
-		Message: fmt.Sprintf("the run went over its memory budget of %s (--max-memory): the script held %s", limit, membudget.Human(used))}
+	msg := fmt.Sprintf("the run went over its memory budget of %s (--max-memory): the script held %s", limit, membudget.Human(o.Used))
+	if o.Stack() {
+		msg = fmt.Sprintf("the script's stack took %s, over the %s rooda allows it: a value nested too deep to walk (str, %%-formatting, fail)",
+			membudget.Human(o.Stacks), membudget.Human(membudget.StackLimit))
+	}
+	return &BudgetError{Budget: "--max-memory", Limit: limit, Message: msg}
 }
 
 // overrunError is the error of a script stopped in the middle of a step,
@@ -104,11 +114,12 @@ func (r *Runtime) overrunError(w *memoryWatch) error {
 	if s := w.stack.Load(); s != nil {
 		stack = *s
 	}
-	b := r.memoryBudgetError(w.over.Load())
+	b := r.memoryBudgetError(*w.over.Load())
 	if len(stack) == 0 {
-		// Over in one of its first steps, before a checkpoint noted where
-		// it was: the script is all that can be named.
-		b.Message = r.mainDisplay + ": " + b.Message + " in one of its first steps"
+		// Over inside one step taken while memory was plentiful, before a
+		// checkpoint noted where the script was: only the script can be
+		// named.
+		b.Message = r.mainDisplay + ": " + b.Message + " (inside one step; where in the script is not known)"
 	}
 	return newError(&wrapped{&starlark.EvalError{Msg: b.Error(), CallStack: stack}, b}, r.hints())
 }
@@ -125,10 +136,15 @@ func (r *Runtime) abandonIfStuck(ctx context.Context) {
 	if r.opts.Abandon == nil || r.opts.Kill == nil {
 		return
 	}
-	<-r.opts.Kill
-	time.Sleep(stuckGrace)
-	if r.running.Load() {
-		r.opts.Abandon(newError(&wrapped{errors.New("the script did not stop after a second interrupt; rooda ends it"), stopCause(ctx)}, r.hints()))
+	select {
+	case <-r.opts.Kill:
+	case <-r.ended:
+		return
+	}
+	select {
+	case <-time.After(stuckGrace):
+		r.abandon(newError(&wrapped{errors.New("the script did not stop after a second interrupt; rooda ends it"), stopCause(ctx)}, r.hints()))
+	case <-r.ended:
 	}
 }
 

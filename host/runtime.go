@@ -99,8 +99,11 @@ type Runtime struct {
 	mainDisplay string
 	// memory is the memory budget's watch while a script runs.
 	memory *memoryWatch
-	// running is set while Run runs the script.
+	// running is set while Run runs the script; whoever clears it, the
+	// script's end or abandon, reports how the run ended.
 	running atomic.Bool
+	// ended is closed when Run returns.
+	ended chan struct{}
 	// library is what the standard library's modules define, for hints;
 	// made once, by libraryNames.
 	library     map[string]string
@@ -210,10 +213,14 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 	})
 	defer stop()
 	r.main, r.mainDisplay = root.key(), root.Display
+	r.ended = make(chan struct{})
+	defer close(r.ended)
 	r.running.Store(true)
 	r.watchMemory()
 	_, err = r.exec(root)
-	r.running.Store(false)
+	if !r.running.CompareAndSwap(true, false) {
+		select {} // the run was abandoned: Abandon ends the process
+	}
 	err = r.stopWatchingMemory(err)
 	if err == nil {
 		return nil

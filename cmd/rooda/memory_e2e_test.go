@@ -80,28 +80,39 @@ func onlyRun(t *testing.T, w *workspace) recordedRun {
 func TestHostileScripts(t *testing.T) {
 	const budget = 256 << 20
 	deep := "x = []\nfor i in range(100000):\n    x = [x]\n"
+	deeper := "x = ()\nfor i in range(1400000):\n    x = (x,)\n"
 	for _, tc := range []struct {
 		name, script string
 		code         int
 		want         string
+		env          string
 	}{
-		{"doubling string", "s = 'a'\nfor i in range(40):\n    s = s + s\n", 2, "main.star:3:"},
-		{"doubling list", "l = [1]\nfor i in range(40):\n    l = l + l\n", 2, "main.star:3:"},
-		{"huge repetition", "s = 'abc' * (300 * 1000 * 1000)\n", 2, "Error: main.star: the run went over its memory budget of 256 MiB"},
-		{"huge range made a list", "l = list(range(1000 * 1000 * 1000))\n", 2, "list(): a list of 1000000000 elements would take about 14.9 GiB"},
-		{"huge join", "t = ['x' * (20 * 1000 * 1000)] * 20\nu = ''.join(t)\n", 2, "main.star"},
-		{"growing dict", "d = {}\nfor i in range(100 * 1000 * 1000):\n    d[i] = i\n", 2, "main.star:3:"},
-		{"json of a huge value", "t = ['x' * (30 * 1000 * 1000)] * 10\nu = json.encode(t)\n", 2, "json.encode(): the JSON text would take about"},
-		{"deep str", deep + "s = str(x)\n", 1, "nested more than 1000 levels deep"},
-		{"deep print", deep + "print(x)\n", 1, "nested more than 1000 levels deep"},
-		{"deep json.encode", deep + "s = json.encode(x)\n", 1, "nested more than 1000 levels deep"},
-		{"deep json.decode", "v = json.decode('[' * 5000000 + ']' * 5000000)\n", 1, "the JSON is nested more than 1000 levels deep"},
+		{"doubling string", "s = 'a'\nfor i in range(40):\n    s = s + s\n", 2, "main.star:3:", ""},
+		{"doubling list", "l = [1]\nfor i in range(40):\n    l = l + l\n", 2, "main.star:3:", ""},
+		{"huge repetition", "s = 'abc' * (300 * 1000 * 1000)\n", 2, "Error: main.star: the run went over its memory budget of 256 MiB", ""},
+		{"huge range made a list", "l = list(range(1000 * 1000 * 1000))\n", 2, "list(): 1000000000 elements would take about 14.9 GiB", ""},
+		{"huge zip", "z = zip(range(100000000), range(100000000), range(100000000))\n", 2, "zip(): 100000000 elements would take about", ""},
+		{"on one processor", "s = 'a'\nfor i in range(40):\n    s = s + s\n", 2, "over its memory budget of 256 MiB", "GOMAXPROCS=1"},
+		{"live data near the budget", "keep = ['k' * 1000 + str(i) for i in range(150 * 1000)]\nfor i in range(200000):\n    t = str(i) * 20\nprint('done')\n", 0, "done", ""},
+		{"huge join", "t = ['x' * (20 * 1000 * 1000)] * 20\nu = ''.join(t)\n", 2, "main.star", ""},
+		{"growing dict", "d = {}\nfor i in range(100 * 1000 * 1000):\n    d[i] = i\n", 2, "main.star:3:", ""},
+		{"json of a huge value", "t = ['x' * (30 * 1000 * 1000)] * 10\nu = json.encode(t)\n", 2, "json.encode(): the text would take about", ""},
+		{"deep %-formatting", deeper + "s = '%s' % (x,)\n", 2, "the script's stack took", ""},
+		{"deep fail", deeper + "fail(x)\n", 2, "the script's stack took", ""},
+		{"deep str", deep + "s = str(x)\n", 1, "nested more than 1000 levels deep", ""},
+		{"deep print", deep + "print(x)\n", 1, "nested more than 1000 levels deep", ""},
+		{"deep json.encode", deep + "s = json.encode(x)\n", 1, "nested more than 1000 levels deep", ""},
+		{"deep json.decode", "v = json.decode('[' * 5000000 + ']' * 5000000)\n", 1, "the JSON is nested more than 1000 levels deep", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorkspace(t)
+			if tc.env != "" {
+				w.env = append(w.env, tc.env)
+			}
 			w.write("main.star", tc.script)
 			o, peak := w.boundedTo(safetyNetKiB, "script", "run", "main.star", "--max-memory", "256MiB", "--max-steps", "10000000000", "--no-record")
-			if o.code != tc.code || !strings.Contains(o.stderr, tc.want) || !strings.HasPrefix(o.logLines(), "Traceback") && !strings.HasPrefix(o.stderr, "Error: main.star: ") {
+			reported := strings.HasPrefix(o.stderr, "Traceback") || strings.HasPrefix(o.stderr, "Error: main.star: ") || tc.code == 0
+			if o.code != tc.code || !strings.Contains(o.stderr, tc.want) || !reported {
 				t.Errorf("exit %d, want %d and %q\nstderr:\n%s", o.code, tc.code, tc.want, o.stderr)
 			}
 			if strings.Contains(o.stderr, "fatal error") || strings.Contains(o.stderr, "goroutine ") {

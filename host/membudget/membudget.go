@@ -40,10 +40,19 @@ import (
 // time are a few MiB, well within the 64 MiB of slack the budget allows.
 const tick = 2 * time.Millisecond
 
+// StackLimit bounds the interpreter's stacks, whatever the budget: Go
+// stops a goroutine whose stack passes 1 GB with a fatal error, and a
+// value nested millions of levels deep, walked by str() or "%s" % x on
+// the Go stack, gets there.
+const StackLimit = 128 << 20
+
 // due reports whether the heap grew enough since the latest collection
 // left live bytes for the next one: by half, where the runtime's default
-// (GOGC=100) lets it double, which a budget cannot afford near its end.
-func due(heap, live int64) bool { return heap > live+live/2+4<<20 }
+// (GOGC=100) lets it double, which a budget cannot afford near its end;
+// and, in the last eighth of the budget, by any 4 MiB.
+func (g *Guard) due(used, heap int64) bool {
+	return heap > g.live+g.live/2+4<<20 || used > g.limit-g.limit/8 && heap > g.live+4<<20
+}
 
 // Guard watches the process's memory against a budget.
 type Guard struct {
@@ -55,21 +64,42 @@ type Guard struct {
 	done      sync.WaitGroup
 	gcPercent int   // the runtime's settings before Start
 	softLimit int64 // restored by Stop
+	procs     int
+	owner     bool // this Guard changed the runtime's settings
+	sample    *sample
 }
 
-// Start watches the memory until Stop: over is called once, with the
-// memory in use, the first time it goes over limit.
-func Start(limit int64, over func(used int64)) *Guard {
-	g := &Guard{limit: limit, stop: make(chan struct{})}
-	g.gcPercent = debug.SetGCPercent(-1)
-	g.softLimit = debug.SetMemoryLimit(math.MaxInt64)
+// Over is why a Guard stopped: the memory held, and the stacks.
+type Over struct {
+	Used, Stacks int64
+}
+
+// Stack reports whether the stacks, not the heap, went over.
+func (o Over) Stack() bool { return o.Stacks > StackLimit }
+
+// active is set while a Guard owns the runtime's settings: one run's
+// Guard at a time may turn the collector off and give it back.
+var active atomic.Bool
+
+// Start watches the memory until Stop: over is called once, the first
+// time the memory held goes over limit or the stacks over StackLimit.
+// The watch needs a processor of its own while the script's thread is
+// inside one long copy, so Start gives the runtime two at least.
+func Start(limit int64, over func(Over)) *Guard {
+	g := &Guard{limit: limit, stop: make(chan struct{}), sample: newSample()}
+	if g.owner = active.CompareAndSwap(false, true); g.owner {
+		g.gcPercent = debug.SetGCPercent(-1)
+		g.softLimit = debug.SetMemoryLimit(math.MaxInt64)
+		g.procs = runtime.GOMAXPROCS(0)
+		runtime.GOMAXPROCS(max(g.procs, 2))
+	}
 	g.collect()
 	g.done.Add(1)
 	go g.watch(over)
 	return g
 }
 
-func (g *Guard) watch(over func(used int64)) {
+func (g *Guard) watch(over func(Over)) {
 	defer g.done.Done()
 	ticker := time.NewTicker(tick)
 	defer ticker.Stop()
@@ -80,14 +110,20 @@ func (g *Guard) watch(over func(used int64)) {
 			return
 		case <-ticker.C:
 		}
-		used, heap := sample.read()
-		g.used.Store(used)
-		g.heap.Store(heap)
-		if used > g.limit {
-			over(used)
+		if o, ok := g.read(sample); !ok {
+			over(o)
 			return
 		}
 	}
+}
+
+// read takes a sample, and reports whether it is within the budget.
+func (g *Guard) read(s *sample) (Over, bool) {
+	used, heap, stacks := s.read()
+	g.used.Store(used)
+	g.heap.Store(heap)
+	o := Over{Used: used, Stacks: stacks}
+	return o, used <= g.limit && stacks <= StackLimit
 }
 
 // Checkpoint is called by the script's thread between two steps: it
@@ -97,36 +133,41 @@ func (g *Guard) watch(over func(used int64)) {
 // must be seen while it runs), where the caller checks at every step and
 // notes where the script is.
 func (g *Guard) Checkpoint() bool {
-	if due(g.heap.Load(), g.live) {
+	if g.due(g.used.Load(), g.heap.Load()) {
 		g.collect()
 	}
 	return g.used.Load() > g.limit/8
 }
 
-// collect collects the garbage; near the budget it gives the memory
-// freed back to the system, so that what the Guard reads is what the
-// script holds. Start and the script's thread call it, one at a time.
+// collect collects the garbage; past half the budget it gives the
+// memory freed back to the system, so that what the Guard reads is what
+// the script holds (below that, what it frees is used again before more
+// is mapped, and giving it back would cost the time of faulting it in
+// again). Start and the script's thread call it, one at a time.
 func (g *Guard) collect() {
-	if g.used.Load() > g.limit/8 {
+	if g.used.Load() > g.limit/2 {
 		debug.FreeOSMemory()
 	} else {
-		runtime.GC() // what it frees is used again before more is mapped
+		runtime.GC()
 	}
-	used, heap := newSample().read()
-	g.used.Store(used)
-	g.heap.Store(heap)
-	g.live = heap
+	g.read(g.sample)
+	g.live = g.heap.Load()
 }
 
-// Stop ends the watching and gives the runtime back its settings.
-func (g *Guard) Stop() {
-	if g == nil {
-		return
-	}
+// Stop ends the watching and gives the runtime back its settings. It
+// reports the last reading, and whether it is over the budget: a script
+// whose last step went over may end before the next tick.
+func (g *Guard) Stop() (Over, bool) {
 	close(g.stop)
 	g.done.Wait()
-	debug.SetGCPercent(g.gcPercent)
-	debug.SetMemoryLimit(g.softLimit)
+	o, within := g.read(g.sample)
+	if g.owner {
+		debug.SetGCPercent(g.gcPercent)
+		debug.SetMemoryLimit(g.softLimit)
+		runtime.GOMAXPROCS(g.procs)
+		active.Store(false)
+	}
+	return o, !within
 }
 
 // sample reads the memory the Go runtime holds — everything it mapped,
@@ -140,17 +181,19 @@ func newSample() *sample {
 		{Name: "/memory/classes/total:bytes"},
 		{Name: "/memory/classes/heap/released:bytes"},
 		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/stacks:bytes"},
 	}}
 }
 
-func (s *sample) read() (used, heap int64) {
+func (s *sample) read() (used, heap, stacks int64) {
 	metrics.Read(s.s)
-	return int64(s.s[0].Value.Uint64()) - int64(s.s[1].Value.Uint64()), int64(s.s[2].Value.Uint64())
+	value := func(i int) int64 { return int64(s.s[i].Value.Uint64()) }
+	return value(0) - value(1), value(2), value(3)
 }
 
 // Used is the memory the Go runtime holds now.
 func Used() int64 {
-	used, _ := newSample().read()
+	used, _, _ := newSample().read()
 	return used
 }
 

@@ -1,6 +1,9 @@
 package membudget
 
 import (
+	"math"
+	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -18,11 +21,10 @@ func TestHuman(t *testing.T) {
 var held [][]byte
 
 // TestGuardSeesAnAllocationAtOnce: a single allocation past the budget
-// is reported within a few ticks, before its pages are touched, and the
-// collector is off while the Guard watches and back on after.
+// is reported within a few ticks, before its pages are touched.
 func TestGuardSeesAnAllocationAtOnce(t *testing.T) {
 	over := make(chan int64, 1)
-	g := Start(Used()+32<<20, func(used int64) { over <- used })
+	g := Start(Used()+32<<20, func(o Over) { over <- o.Used })
 	defer g.Stop()
 	held = append(held, make([]byte, 64<<20))
 	select {
@@ -39,7 +41,7 @@ func TestGuardSeesAnAllocationAtOnce(t *testing.T) {
 // TestCheckpointCollects: garbage made between checkpoints is collected
 // by them, so the memory held stays near what the script keeps.
 func TestCheckpointCollects(t *testing.T) {
-	g := Start(1<<30, func(int64) {})
+	g := Start(1<<30, func(Over) {})
 	defer g.Stop()
 	var peak int64
 	for i := range 200 {
@@ -53,5 +55,40 @@ func TestCheckpointCollects(t *testing.T) {
 	held = nil
 	if peak > 64<<20 {
 		t.Errorf("the memory held reached %d MiB with 1 MiB live: garbage was not collected", peak>>20)
+	}
+}
+
+// TestGuardOwnsTheRuntimeSettings: while a Guard watches, the collector
+// and the soft memory limit are off and there are two processors at
+// least; Stop gives back what was there, and a second Guard at the same
+// time changes nothing.
+func TestGuardOwnsTheRuntimeSettings(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	before := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(before)
+	g := Start(1<<30, func(Over) {})
+	inner := Start(1<<30, func(Over) {})
+	if p := debug.SetGCPercent(-1); p != -1 || runtime.GOMAXPROCS(0) < 2 || debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		t.Errorf("while watching: GC percent %d, %d processors", p, runtime.GOMAXPROCS(0))
+	}
+	inner.Stop()
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("a second Guard's Stop gave the collector back (%d) while the first watches", p)
+	}
+	g.Stop()
+	if p := debug.SetGCPercent(77); p != 77 || runtime.GOMAXPROCS(0) != 1 {
+		t.Errorf("after Stop: GC percent %d, %d processors; want 77 and 1", p, runtime.GOMAXPROCS(0))
+	}
+}
+
+// TestStopReportsALastStepOver: memory taken just before Stop, sooner
+// than a tick, is still reported.
+func TestStopReportsALastStepOver(t *testing.T) {
+	g := Start(Used()+16<<20, func(Over) {})
+	held = append(held, make([]byte, 64<<20))
+	o, over := g.Stop()
+	held = nil
+	if !over || o.Used < 64<<20 {
+		t.Errorf("Stop: over %t at %d bytes", over, o.Used)
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 
 	"rooda/host"
+	"rooda/host/suggest"
 )
 
 // TestRegistry lists what `rooda script test` adds for *_test.star files.
@@ -29,8 +31,35 @@ func TestPredeclared(args []string) starlark.StringDict {
 	for _, b := range assertFunctions {
 		members[b.Name] = starlark.NewBuiltin("assert."+b.Name, safe("assert."+b.Name, b.fn))
 	}
-	d["assert"] = &starlarkstruct.Module{Name: "assert", Members: members}
+	d["assert"] = assertModule{&starlarkstruct.Module{Name: "assert", Members: members}}
 	return d
+}
+
+// assertModule is the assert module, which answers a member it lacks
+// with the one meant: assert.equal is assert.eq.
+type assertModule struct{ *starlarkstruct.Module }
+
+func (m assertModule) Attr(name string) (starlark.Value, error) {
+	if v, err := m.Module.Attr(name); v != nil || err != nil {
+		return v, err
+	}
+	msg := fmt.Sprintf("assert has no member %s; it has %s", name, strings.Join(m.AttrNames(), ", "))
+	if meant := assertSynonyms[name]; meant != "" {
+		return nil, fmt.Errorf("%s (did you mean assert.%s?)", msg, meant)
+	}
+	if meant := suggest.Closest(name, m.AttrNames()); meant != "" {
+		return nil, fmt.Errorf("%s (did you mean assert.%s?)", msg, meant)
+	}
+	return nil, errors.New(msg)
+}
+
+// assertSynonyms are the names other test libraries give the assertions,
+// which a typo's distance would not find: equal is not a typo of eq.
+var assertSynonyms = map[string]string{
+	"equal": "eq", "equals": "eq", "assert_equal": "eq", "assert_eq": "eq", "eq_": "eq", "ne": "eq",
+	"is_true": "true", "ok": "true", "assert_true": "true", "truthy": "true",
+	"in": "contains", "has": "contains", "includes": "contains", "assert_in": "contains",
+	"raises": "fails", "throws": "fails", "error": "fails", "assert_raises": "fails",
 }
 
 var assertFunctions = []Builtin{
@@ -51,6 +80,11 @@ func assertEq(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		return nil, err
 	}
 	if eq, err := starlark.Equal(got, want); err != nil || !eq {
+		g, gok := starlark.AsString(got)
+		w, wok := starlark.AsString(want)
+		if gok && wok && max(len(g), len(w)) > nearbyWidth {
+			return nil, fmt.Errorf("%sthe texts differ (got %d bytes, want %d); %s", prefix(msg), len(g), len(w), firstDifference(g, w))
+		}
 		return nil, fmt.Errorf("%sgot %s, want %s", prefix(msg), got.String(), want.String())
 	}
 	return starlark.None, nil
@@ -77,10 +111,18 @@ func assertContains(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if err != nil {
 		return nil, err
 	}
-	if !in.Truth() {
-		return nil, fmt.Errorf("%s not in %s", item.String(), shorten(container.String()))
+	if in.Truth() {
+		return starlark.None, nil
 	}
-	return starlark.None, nil
+	text, isText := starlark.AsString(container)
+	needle, ok := starlark.AsString(item)
+	switch {
+	case isText && ok && len(text) > nearbyWidth:
+		return nil, fmt.Errorf("%s not in the text (%d bytes); %s", item.String(), len(text), nearestPart(text, needle))
+	case isText:
+		return nil, fmt.Errorf("%s not in %s", item.String(), container.String())
+	}
+	return nil, fmt.Errorf("%s not in %s", item.String(), shorten(container.String()))
 }
 
 func assertFails(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

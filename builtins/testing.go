@@ -23,7 +23,12 @@ func AssertFunctions() []Builtin { return assertFunctions }
 // TestPredeclared is what a *_test.star file sees: everything a script
 // sees, the assert module, fake_agent() and skip().
 func TestPredeclared(args []string) starlark.StringDict {
-	d := Predeclared(args, false)
+	return WithTestNames(Predeclared(args, false))
+}
+
+// WithTestNames adds to d the names of script tests, the assert module,
+// fake_agent() and skip(), for a REPL to try tests out in; it returns d.
+func WithTestNames(d starlark.StringDict) starlark.StringDict {
 	for _, b := range TestRegistry() {
 		d[b.Name] = starlark.NewBuiltin(b.Name, safe(b.Name, b.fn))
 	}

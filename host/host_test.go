@@ -208,18 +208,22 @@ func TestREPL(t *testing.T) {
 	}
 }
 
-// TestREPLPiped: piped input runs as one script, a blank line inside a
-// def included; an error ends it as a script's would.
+// TestREPLPiped: piped input runs a statement at a time, a blank line
+// inside a def included: expressions' values to out, an error to stderr
+// and on to the next statement, the failures counted at the end.
 func TestREPLPiped(t *testing.T) {
 	f := newFixture(t, nil)
 	var out strings.Builder
-	in := strings.NewReader("def f(n):\n    x = n + 1\n\n    return x * 2\nprint(f(1))\n")
-	if err := f.Runtime().REPL(context.Background(), in, &out, false, nil); err != nil || f.Stderr.String() != "4\n" {
-		t.Errorf("%v, printed %q", err, f.Stderr.String())
-	}
-	err := f.Runtime().REPL(context.Background(), strings.NewReader("x = 1 // 0\n"), &out, false, nil)
-	if err == nil || !strings.Contains(err.Error(), "floored division by zero") {
+	in := strings.NewReader("def f(n):\n    x = n + 1\n\n    return x * 2\nprint(f(1))\nf(2)\nx = 1 // 0\nf(3)\n")
+	err := f.Runtime().REPL(context.Background(), in, &out, false, nil)
+	if err == nil || err.Error() != "1 of the 5 statements of standard input failed" {
 		t.Errorf("error %v", err)
+	}
+	if out.String() != "6\n8\n" {
+		t.Errorf("values %q, want %q", out.String(), "6\n8\n")
+	}
+	if got := f.Stderr.String(); !strings.HasPrefix(got, "4\n") || !strings.Contains(got, "floored division by zero") {
+		t.Errorf("stderr %q", got)
 	}
 }
 

@@ -75,7 +75,9 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	}
 	var callbackErr error
 	plan.ContextFunc, plan.Judge = contextOf(spec.ContextFunc, &callbackErr), judgeOf(spec.Judge, &callbackErr)
-	if r.opts.DryRun {
+	// Fake agents start no process, so a dry run (a REPL's) lets them
+	// answer: trying a test out at the prompt needs their prompts.
+	if r.opts.DryRun && len(spec.Fakes) == 0 {
 		r.last = DryRunStatus
 		if err := plan.DryRun(r.opts.Stdout, r.opts.Command); err != nil {
 			return loop.Result{}, err

@@ -138,42 +138,58 @@ func continuation(next func() ([]byte, error), out io.Writer, prompt bool, eof *
 	}
 }
 
-// evaluateAll runs piped input as one script, printing what print()
-// prints.
+// evaluateAll runs piped input as the session would run it typed: each
+// top-level statement in turn, an expression's value printed to out. The
+// input is parsed whole, so blank lines inside a def are fine. An error
+// goes to stderr and the session goes on; the result says how many
+// statements failed.
 func (r *Runtime) evaluateAll(ctx context.Context, opts *syntax.FileOptions, in io.Reader, globals starlark.StringDict, out io.Writer) error {
 	src, err := files.ReadAll(in, "standard input", files.ScriptLimit)
 	if err != nil {
 		return err
 	}
 	f, err := opts.Parse("<stdin>", src, 0)
-	if err == nil {
-		err = starlark.ExecREPLChunk(f, r.thread, globals)
-	}
-	if ctx.Err() != nil {
-		return stopCause(ctx)
-	}
 	if err != nil {
 		return newError(err, r.hints())
+	}
+	failed := 0
+	for _, stmt := range f.Stmts {
+		if ctx.Err() != nil {
+			return stopCause(ctx)
+		}
+		one := &syntax.File{Path: f.Path, Stmts: []syntax.Stmt{stmt}, Options: f.Options}
+		if err := r.evaluateOne(one, globals, out); err != nil {
+			if ctx.Err() != nil {
+				return stopCause(ctx)
+			}
+			fmt.Fprintln(r.opts.Stderr, format(err, r.hints()))
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of the %d statements of standard input failed", failed, len(f.Stmts))
 	}
 	return nil
 }
 
-// evaluate runs one input: an expression's value is printed, statements
-// change the globals.
+// evaluate runs one typed input, its error printed where the prompt is.
 func (r *Runtime) evaluate(f *syntax.File, globals starlark.StringDict, out io.Writer) {
+	if err := r.evaluateOne(f, globals, out); err != nil {
+		fmt.Fprintln(out, format(err, r.hints()))
+	}
+}
+
+// evaluateOne runs one input: an expression's value is printed, statements
+// change the globals.
+func (r *Runtime) evaluateOne(f *syntax.File, globals starlark.StringDict, out io.Writer) error {
 	if len(f.Stmts) == 1 {
 		if stmt, ok := f.Stmts[0].(*syntax.ExprStmt); ok {
 			v, err := starlark.EvalExprOptions(f.Options, r.thread, stmt.X, globals)
-			switch {
-			case err != nil:
-				fmt.Fprintln(out, format(err, r.hints()))
-			case v != starlark.None:
+			if err == nil && v != starlark.None {
 				fmt.Fprintln(out, v)
 			}
-			return
+			return err
 		}
 	}
-	if err := starlark.ExecREPLChunk(f, r.thread, globals); err != nil {
-		fmt.Fprintln(out, format(err, r.hints()))
-	}
+	return starlark.ExecREPLChunk(f, r.thread, globals)
 }

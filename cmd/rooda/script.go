@@ -117,9 +117,15 @@ Examples:
 			Name:  "repl",
 			Usage: "an interactive Starlark session with rooda's builtins",
 			Description: `Reads Starlark a statement or expression at a time and prints each
-expression's value. Every builtin is there, load() works from the working
-directory, and help() / help("iterate") show the reference. iterate()
-reports what it would run (as --dry-run does) unless --live is given.
+expression's value. Every builtin is there, with the assert module and
+fake_agent() of script tests; load() works from the working directory, and
+help() / help("iterate") show the reference. iterate() reports what it
+would run (as --dry-run does) unless --live is given, or its agent is a
+fake_agent().
+
+Piped input runs a statement at a time too: each expression's value is
+printed to standard output, an error goes to standard error and the input
+goes on; the exit code is 1 if any statement failed.
 
 Examples:
   rooda script repl
@@ -143,7 +149,8 @@ func scriptReplAction(c *cli.Context) error {
 	}
 	ctx, watch := interrupt.Watch(c.Context)
 	defer watch.Stop()
-	rt, err := newRuntime(c, cfg, nil, host.Options{DryRun: !c.Bool("live"), Kill: watch.Kill, Command: []string{"rooda", "script", "run", "FILE"}})
+	dryRun := !c.Bool("live")
+	rt, err := newRuntime(c, cfg, nil, host.Options{DryRun: dryRun, Predeclared: builtins.WithTestNames(builtins.Predeclared(nil, dryRun)), Kill: watch.Kill, Command: []string{"rooda", "script", "run", "FILE"}})
 	if err != nil {
 		return err
 	}
@@ -388,7 +395,9 @@ func newRuntime(c *cli.Context, cfg *config.Config, args []string, opts host.Opt
 
 // runtimeWith makes a runtime with the libraries given.
 func runtimeWith(c *cli.Context, cfg *config.Config, args []string, libs map[string]string, opts host.Options) (*host.Runtime, error) {
-	opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
+	if opts.Predeclared == nil {
+		opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
+	}
 	opts.Libraries, opts.Stdlib, opts.Config = libs, scripts.FS, cfg
 	opts.Stdout, opts.Stderr = c.App.Writer, c.App.ErrWriter
 	return host.New(opts)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,39 @@ def test_equal():
 	} {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, o.stdout)
+		}
+	}
+}
+
+// TestReplPipedGoesOnAfterAnError: piped into rooda script repl, each
+// expression's value goes to stdout, an error to stderr and the input
+// goes on; the exit is 1 at the end. fake_agent() answers iterate() and
+// assert checks what it was asked.
+func TestReplPipedGoesOnAfterAnError(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	cmd := exec.Command(binary(t), "script", "repl")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	cmd.Stdin = strings.NewReader(`x = 20 + 1
+x * 2
+nope
+a = fake_agent(outputs = ["<promise>SUCCESS</promise>"])
+r = iterate(compose("p", act = [fragment(content = "Do it.")]), agent = a)
+r.status
+assert.contains(a.prompts[0], "Do it.")
+assert.eq(a.calls, 2)
+a.calls
+`)
+	o := w.wait(w.start(cmd))
+	if want := "42\n\"success\"\n1\n"; o.stdout != want {
+		t.Errorf("stdout %q, want %q", o.stdout, want)
+	}
+	if o.code != 1 {
+		t.Errorf("exit %d, want 1", o.code)
+	}
+	for _, want := range []string{"Error: <stdin>:3:1: undefined: nope", "Error in assert.eq: got 1, want 2", "Error: 2 of the 9 statements of standard input failed\n"} {
+		if !strings.Contains(o.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
 		}
 	}
 }

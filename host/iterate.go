@@ -79,6 +79,9 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	// answer: trying a test out at the prompt needs their prompts.
 	if r.opts.DryRun && len(spec.Fakes) == 0 {
 		r.last = DryRunStatus
+		if r.opts.Describe != nil {
+			return loop.Result{Status: DryRunStatus}, plan.Describe(r.opts.Describe, spec.Pos)
+		}
 		if err := plan.DryRun(r.opts.Stdout, r.opts.Command); err != nil {
 			return loop.Result{}, err
 		}

@@ -55,6 +55,10 @@ type Options struct {
 	// DryRun swaps the agent for a report: iterate() prints what it would
 	// run, and run() runs nothing.
 	DryRun bool
+	// Describe, in a dry run, takes the place of the dry-run report: each
+	// iterate() writes to it a few lines, its procedure and settings, for
+	// `rooda info`.
+	Describe io.Writer
 	// Command is the command line that started the run, for the dry run's
 	// "Ready to execute".
 	Command []string

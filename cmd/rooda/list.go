@@ -1,7 +1,12 @@
 package main
 
 import (
+	"io"
+
 	"github.com/urfave/cli/v2"
+
+	"rooda/host"
+	"rooda/host/config"
 )
 
 func listCommand() *cli.Command {
@@ -42,6 +47,9 @@ func infoCommand() *cli.Command {
 		Description: `Shows what a procedure does, the fragments of each phase, the settings a run
 would use with the source of each (built-in, global, workspace, env, cli),
 and how to run it. Fails if a fragment is missing or a template is broken.
+For a script: procedure it shows the script's path and docstring, and each
+iterate() with the settings its dry run sees (the script runs as a dry run,
+without arguments, to find them).
 
 Examples:
   rooda info build
@@ -57,7 +65,20 @@ Examples:
 			if err != nil {
 				return err
 			}
-			return cfg.WriteInfo(c.App.Writer, name)
+			return cfg.WriteInfo(c.App.Writer, name, func(w io.Writer, path string) error {
+				return describeScript(c, cfg, path, w)
+			})
 		},
 	}
+}
+
+// describeScript runs a script procedure as a dry run that reports each
+// iterate() to w in a few lines; nothing else it prints is shown.
+func describeScript(c *cli.Context, cfg *config.Config, path string, w io.Writer) error {
+	quiet := host.Options{DryRun: true, Describe: w, Stdout: io.Discard, Stderr: io.Discard}
+	rt, err := newRuntime(c, cfg, nil, quiet)
+	if err != nil {
+		return err
+	}
+	return rt.DescribeScript(c.Context, path, w)
 }

@@ -399,7 +399,9 @@ func runtimeWith(c *cli.Context, cfg *config.Config, args []string, libs map[str
 		opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
 	}
 	opts.Libraries, opts.Stdlib, opts.Config = libs, scripts.FS, cfg
-	opts.Stdout, opts.Stderr = c.App.Writer, c.App.ErrWriter
+	if opts.Stdout == nil {
+		opts.Stdout, opts.Stderr = c.App.Writer, c.App.ErrWriter
+	}
 	return host.New(opts)
 }
 

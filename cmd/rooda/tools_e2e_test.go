@@ -76,3 +76,39 @@ a.calls
 		}
 	}
 }
+
+// TestInfoDescribesAScriptProcedure: rooda info of a script: procedure
+// names the script, shows its docstring and each iterate() with the
+// settings its dry run sees (the script's max_iterations, with their
+// source), not the defaults of a YAML procedure.
+func TestInfoDescribesAScriptProcedure(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.write("rooda-config.yml", "procedures:\n  pair:\n    script: pair.star\n")
+	w.write("pair.star", `"""Builds, then reviews.
+
+The reviewer gets one try."""
+iterate(compose("build", act = [fragment(content = "Build.")]), max_iterations = 3)
+iterate(compose("review", act = [fragment(content = "Review.")]), max_iterations = 1, failure_threshold = 1)
+`)
+	o := w.rooda("info", "pair", "--ai-cmd", w.aiCmd())
+	want := "Description:\n  Builds, then reviews.\n\n  The reviewer gets one try.\n\n" +
+		"Loops (as its dry run sees them, without arguments):\n" +
+		"  iterate() at pair.star:4: procedure build\n" +
+		"    AI Command: " + w.aiCmd() + " (cli: --ai-cmd)\n" +
+		"    Max Iterations: 3 (script: pair.star:4)\n"
+	if o.code != 0 || !strings.Contains(o.stdout, want) {
+		t.Errorf("exit %d, stdout lacks:\n%s\nstdout:\n%s\nstderr:\n%s", o.code, want, o.stdout, o.stderr)
+	}
+	for _, want := range []string{"Script: " + w.dir + "/pair.star", "  iterate() at pair.star:5: procedure review\n", "    Failure Threshold: 1 (script: pair.star:5)\n"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if strings.Contains(o.stdout, "Max Iterations: 5 (built-in)") {
+		t.Errorf("the defaults are shown as the script's settings:\n%s", o.stdout)
+	}
+	if _, ran := w.prompt(1); ran {
+		t.Error("an agent ran")
+	}
+}

@@ -57,7 +57,10 @@ func (c *Config) WriteListJSON(w io.Writer) error {
 // WriteInfo describes a procedure: what it is for, the fragments of each
 // phase, the settings a run would use and where each came from, and how
 // to run it. Problems with its fragments are described after, and returned.
-func (c *Config) WriteInfo(w io.Writer, name string) error {
+// A script procedure is described by script, which writes what the
+// script says of itself and of each loop it runs, in place of settings
+// that the script's own iterate() calls may override.
+func (c *Config) WriteInfo(w io.Writer, name string, script func(w io.Writer, path string) error) error {
 	s, err := c.Resolve(name)
 	if err != nil {
 		return err
@@ -71,20 +74,22 @@ func (c *Config) WriteInfo(w io.Writer, name string) error {
 	if p.Description.V != "" {
 		fmt.Fprintf(b, "\nDescription:\n%s\n", indent(wrap(p.Description.V, 76), "  "))
 	}
+	var scriptErr error
 	if p.Script.Set {
 		fmt.Fprintf(b, "\nScript: %s (%s)\n", p.Script.V, p.Script.Source)
+		scriptErr = script(b, p.Script.V)
 	} else {
 		b.WriteString("\nPhases:\n")
 		for _, ph := range prompt.Phases {
 			writePhase(b, ph, p.Phases[ph])
 		}
-	}
-	b.WriteString("\nSettings:\n")
-	for _, l := range s.Lines() {
-		b.WriteString("  " + l + "\n")
-	}
-	if note := AliasNote(s.AIAlias); note != "" {
-		fmt.Fprintf(b, "  Note: %s\n", note)
+		b.WriteString("\nSettings:\n")
+		for _, l := range s.Lines() {
+			b.WriteString("  " + l + "\n")
+		}
+		if note := AliasNote(s.AIAlias); note != "" {
+			fmt.Fprintf(b, "  Note: %s\n", note)
+		}
 	}
 	b.WriteString("\nRun it:\n")
 	if !s.AICommand.Set {
@@ -95,6 +100,9 @@ func (c *Config) WriteInfo(w io.Writer, name string) error {
 	fmt.Fprintf(b, "  rooda run %s --dry-run              (show the prompt, run nothing)\n", p.Name)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
+	}
+	if scriptErr != nil {
+		return scriptErr
 	}
 	return c.Check(name)
 }

@@ -25,9 +25,7 @@ var rule = strings.Repeat("─", 40)
 func (p *Plan) DryRun(w io.Writer, command []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== Dry-Run: %s ===\n\nConfiguration:\n", p.Procedure.Name)
-	for _, l := range p.Settings.Lines() {
-		b.WriteString("  " + l + "\n")
-	}
+	p.writeSettings(&b, "  ")
 	b.WriteString("\nValidation:\n")
 	for _, c := range p.Checks {
 		mark := "✓"
@@ -57,6 +55,30 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 	fmt.Fprintf(&b, "Dry-run complete. Ready to execute: %s\n", shellLine(command))
 	_, werr := io.WriteString(w, b.String())
 	return werr
+}
+
+// Describe writes the plan in a few lines for `rooda info`: the
+// procedure, where the script asked for it, the settings the dry run
+// would show and the checks that fail, which a run would have to mend.
+func (p *Plan) Describe(w io.Writer, pos string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  iterate() at %s: procedure %s\n", pos, p.Procedure.Name)
+	p.writeSettings(&b, "    ")
+	for _, c := range p.Checks {
+		if !c.OK {
+			fmt.Fprintf(&b, "    ✗ %s\n", c.Text)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeSettings writes the settings a run would use, each with its
+// source, a line each.
+func (p *Plan) writeSettings(b *strings.Builder, prefix string) {
+	for _, l := range p.Settings.Lines() {
+		b.WriteString(prefix + l + "\n")
+	}
 }
 
 func indent(s, prefix string) string {

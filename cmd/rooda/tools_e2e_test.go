@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -111,4 +113,78 @@ iterate(compose("review", act = [fragment(content = "Review.")]), max_iterations
 	if _, ran := w.prompt(1); ran {
 		t.Error("an agent ran")
 	}
+}
+
+// gitIn runs git in dir for a test, failing it if git fails.
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.org"}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestPinnedCommitGoneUpstream: the pinned commit is rewritten away
+// upstream (amended, the tag moved, the old commit collected); a machine
+// with an empty cache is told to run rooda lib update team, not shown a
+// git command line.
+func TestPinnedCommitGoneUpstream(t *testing.T) {
+	t.Parallel()
+	repo, publish := gitRepo(t)
+	first := publish("hello", "v1")
+	w := newLibWorkspace(t, repo, filepath.Join(t.TempDir(), "cache"))
+	if o := w.rooda("lib", "fetch"); o.code != 0 {
+		t.Fatalf("fetch: exit %d\n%s", o.code, o.stderr)
+	}
+	gitIn(t, repo, "commit", "--quiet", "--amend", "-m", "rewritten")
+	gitIn(t, repo, "tag", "--force", "v1")
+	gitIn(t, repo, "reflog", "expire", "--expire=now", "--all")
+	gitIn(t, repo, "gc", "--quiet", "--prune=now")
+
+	w.env = append(w.env, "XDG_CACHE_HOME="+filepath.Join(t.TempDir(), "fresh-cache"))
+	o := w.rooda("script", "run", "main.star")
+	want := "library team: the pinned commit " + first[:12] + " is no longer in file://" + repo + " (its history was rewritten?); run rooda lib update team to pin what v1 gives now"
+	if o.code != 1 || !strings.Contains(o.stderr, want) {
+		t.Errorf("exit %d, want 1 and %q; stderr:\n%s", o.code, want, o.stderr)
+	}
+	if strings.Contains(o.stderr, "git ") || strings.Contains(o.stderr, "--git-dir") {
+		t.Errorf("a git command line is shown:\n%s", o.stderr)
+	}
+}
+
+// TestFetchSaysWhatMoved: rooda lib fetch's mismatch says what moved
+// from the pin: the commit only (an empty commit at the moved tag), the
+// content hash only (rooda.lock edited), or both (new files at the tag).
+func TestFetchSaysWhatMoved(t *testing.T) {
+	t.Parallel()
+	repo, publish := gitRepo(t)
+	first := publish("hello", "v1")
+	w := newLibWorkspace(t, repo, filepath.Join(t.TempDir(), "cache"))
+	if o := w.rooda("lib", "fetch"); o.code != 0 {
+		t.Fatalf("fetch: exit %d\n%s", o.code, o.stderr)
+	}
+	pinned := w.pinnedHash()
+	fetchFails := func(want string) {
+		t.Helper()
+		o := w.rooda("lib", "fetch")
+		if o.code != 1 || !strings.Contains(o.stderr, want) {
+			t.Errorf("exit %d, want 1 and %q; stderr:\n%s", o.code, want, o.stderr)
+		}
+	}
+
+	lock := filepath.Join(w.dir, "rooda.lock")
+	data, _ := os.ReadFile(lock)
+	edited := strings.Repeat("0", 64)
+	os.WriteFile(lock, []byte(strings.Replace(string(data), pinned, edited, 1)), 0o644)
+	fetchFails("library team: hash mismatch: rooda.lock pins file://" + repo + " v1 at commit " + first[:12] + ", which it still gives, but the commit's files hash to sha256 " + pinned + ", not the pinned " + edited)
+	os.WriteFile(lock, data, 0o644)
+
+	gitIn(t, repo, "commit", "--quiet", "--allow-empty", "-m", "nothing")
+	gitIn(t, repo, "tag", "--force", "v1")
+	fetchFails("library team: the ref moved: rooda.lock pins file://" + repo + " v1 at commit " + first[:12] + "; it now gives commit ")
+	fetchFails(", whose files are the same (sha256 " + pinned + "). Run rooda lib update team to pin the new commit")
+
+	third := publish("moved", "v1")
+	fetchFails("library team: hash mismatch: the ref moved and the files changed: rooda.lock pins file://" + repo + " v1 at commit " + first[:12] + ", sha256 " + pinned + "; it now gives commit " + third[:12] + ", sha256 ")
 }

@@ -77,6 +77,14 @@ func commitOf(ctx context.Context, mirror, ref string) (string, error) {
 	return out, nil
 }
 
+// hasCommit reports whether the mirror holds commit. A commit rewritten
+// away upstream (a force-push, then git's collection) is gone from a
+// mirror fetched since.
+func hasCommit(ctx context.Context, mirror, commit string) bool {
+	_, err := git(ctx, "--git-dir", mirror, "cat-file", "-e", commit+"^{commit}")
+	return err == nil
+}
+
 // export writes commit's files into the cache, once, and returns their
 // directory.
 func (m *Manager) export(ctx context.Context, mirror, commit string) (string, error) {

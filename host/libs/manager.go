@@ -81,11 +81,25 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 		if err != nil {
 			return "", err
 		}
+		if !hasCommit(ctx, mirror, pin.Commit) {
+			return "", m.commitGone(name, pin)
+		}
 		if _, err := m.export(ctx, mirror, pin.Commit); err != nil {
 			return "", fmt.Errorf("the pinned commit %s: %v", short(pin.Commit), err)
 		}
 	}
 	return m.dir(pin), m.verify(ctx, name, pin)
+}
+
+// commitGone is the error for a pinned commit the repository no longer
+// has: the pin must move, which is rooda lib update's to do. Offline, the
+// cache's copy may only be older than the commit.
+func (m *Manager) commitGone(name string, pin Pin) error {
+	if m.Offline {
+		return fmt.Errorf("the pinned commit %s is not in the cache's copy of %s, and --offline forbids fetching it; run without --offline", short(pin.Commit), pin.Git)
+	}
+	return fmt.Errorf("the pinned commit %s is no longer in %s (its history was rewritten?); run rooda lib update %s to pin what %s gives now",
+		short(pin.Commit), pin.Git, name, pin.Ref)
 }
 
 // dir is where a pin's library files are in the cache.
@@ -179,9 +193,22 @@ func pinMismatch(name string, pin Pin, fresh, gitSum string) error {
 		pin.SHA256, short(pin.Commit), gitSum, name)
 }
 
+// mismatch is the error for a pin that the ref no longer gives: it says
+// what moved, the commit, the files' content hash or both, since the
+// way out differs (a moved tag is news; the same commit hashing
+// otherwise means rooda.lock was edited).
 func mismatch(name string, pin, now Pin) error {
-	return fmt.Errorf("hash mismatch: rooda.lock pins %s %s at commit %s, sha256 %s; it now gives commit %s, sha256 %s. If the change is wanted, run rooda lib update %s",
-		pin.Git, pin.Ref, short(pin.Commit), pin.SHA256, short(now.Commit), now.SHA256, name)
+	at := fmt.Sprintf("rooda.lock pins %s %s at commit %s", pin.Git, pin.Ref, short(pin.Commit))
+	switch {
+	case pin.Commit == now.Commit:
+		return fmt.Errorf("hash mismatch: %s, which it still gives, but the commit's files hash to sha256 %s, not the pinned %s; if rooda.lock was edited, restore it, or run rooda lib update %s to pin again",
+			at, now.SHA256, pin.SHA256, name)
+	case pin.SHA256 == now.SHA256:
+		return fmt.Errorf("the ref moved: %s; it now gives commit %s, whose files are the same (sha256 %s). Run rooda lib update %s to pin the new commit",
+			at, short(now.Commit), now.SHA256, name)
+	}
+	return fmt.Errorf("hash mismatch: the ref moved and the files changed: %s, sha256 %s; it now gives commit %s, sha256 %s. If the change is wanted, run rooda lib update %s",
+		at, pin.SHA256, short(now.Commit), now.SHA256, name)
 }
 
 // lock keeps other rooda processes out of the cache and the lock files

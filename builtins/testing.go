@@ -69,11 +69,11 @@ var assertSynonyms = map[string]string{
 
 var assertFunctions = []Builtin{
 	{Name: "eq", Params: []Param{{"got", "any", "", "the value the test computed"}, {"want", "any", "", "the value it should be"}, {"msg", "str", "None", "said first when they differ"}},
-		Returns: "None", Doc: "Fails the test, showing both values, unless got == want.", fn: assertEq},
+		Returns: "None", Doc: "Fails the test, showing both values, unless got == want; of two long texts it shows where they part.", fn: assertEq},
 	{Name: "true", Params: []Param{{"cond", "any", "", "a value that must be true"}, {"msg", "str", "None", "said when it is not"}},
 		Returns: "None", Doc: "Fails the test unless cond is true.", fn: assertTrue},
 	{Name: "contains", Params: []Param{{"container", "str | list | dict", "", "where to look"}, {"item", "any", "", "what must be in it"}},
-		Returns: "None", Doc: "Fails the test unless item is in container (a substring, for strings).", fn: assertContains},
+		Returns: "None", Doc: "Fails the test unless item is in container (a substring, for strings); for a long text it shows the part where item came closest, its longest start found.", fn: assertContains},
 	{Name: "fails", Params: []Param{{"fn", "function", "", "a function of no arguments"}, {"pattern", "str", "", "a regular expression its error must match"}},
 		Returns: "None", Doc: "Fails the test unless fn() fails with an error that matches pattern.", fn: assertFails},
 }

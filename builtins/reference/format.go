@@ -26,7 +26,9 @@ func Markdown(entries []Entry) string {
 // and its example.
 func Section(e Entry) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### %s\n\n```python\n%s", e.Name, e.Signature())
+	// The signature is a declaration, not a program: the docs' example
+	// runner (cmd/rooda/docs_e2e_test.go) skips a block marked no-run.
+	fmt.Fprintf(&b, "### %s\n\n```python no-run: a signature\n%s", e.Name, e.Signature())
 	switch {
 	case e.Returns != "":
 		fmt.Fprintf(&b, " -> %s", e.Returns)

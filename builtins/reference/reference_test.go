@@ -81,10 +81,10 @@ func TestExamplesRun(t *testing.T) {
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {
-			f := hosttest.New(t, map[string]string{"main.star": e.Example + "\n"})
+			f := hosttest.New(t, map[string]string{"example_test.star": e.Example + "\n"})
 			f.Test = true
 			f.Flags = nil
-			if err := f.Run("main.star"); err != nil {
+			if err := f.Run("example_test.star"); err != nil {
 				t.Errorf("example of %s:\n%s\n%v", e.Name, e.Example, err)
 			}
 		})
@@ -94,7 +94,7 @@ func TestExamplesRun(t *testing.T) {
 func TestFindAndFormats(t *testing.T) {
 	all := entries(t)
 	e, ok := reference.Find(all, "iterate")
-	if !ok || !strings.HasPrefix(reference.Section(e), "### iterate\n\n```python\niterate(procedure, max_iterations=None, unlimited=False,") {
+	if !ok || !strings.HasPrefix(reference.Section(e), "### iterate\n\n```python no-run: a signature\niterate(procedure, max_iterations=None, unlimited=False,") {
 		t.Errorf("iterate: %v\n%s", ok, reference.Section(e))
 	}
 	if _, ok := reference.Find(all, "min_iterations"); !ok {

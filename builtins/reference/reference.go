@@ -19,13 +19,15 @@ import (
 // Entry is one documented name.
 type Entry struct {
 	Name    string  `json:"name"`
-	Kind    string  `json:"kind"` // function, method, value, test, library
+	Kind    string  `json:"kind"` // function, method, type, value, test, library
 	Section string  `json:"section"`
 	Params  []Param `json:"params,omitempty"`
 	Returns string  `json:"returns,omitempty"`
 	Type    string  `json:"type,omitempty"`
 	Doc     string  `json:"doc"`
 	Example string  `json:"example,omitempty"`
+	// Fields are a type's attributes: a Param each, without a default.
+	Fields []Param `json:"fields,omitempty"`
 }
 
 // Param is one parameter of an entry.
@@ -38,7 +40,7 @@ type Param struct {
 
 // Signature is how a call is written: "iterate(procedure, max_iterations=None)".
 func (e Entry) Signature() string {
-	if e.Kind == "value" {
+	if e.Kind == "value" || e.Kind == "type" {
 		return e.Name
 	}
 	var parts []string
@@ -53,7 +55,7 @@ func (e Entry) Signature() string {
 }
 
 // Entries is the whole reference, in the order it is read: the
-// functions, the methods, the values, what script tests add, and the
+// functions, the methods, the types of the values they give, the values, what script tests add, and the
 // standard library, whose functions are given as loaded modules.
 func Entries(stdlib map[string]starlark.StringDict) []Entry {
 	var out []Entry
@@ -64,6 +66,9 @@ func Entries(stdlib map[string]starlark.StringDict) []Entry {
 		for _, b := range builtins.Methods()[typ] {
 			out = append(out, fromBuiltin(b, typ+".", "method", "Methods of "+typ))
 		}
+	}
+	for _, typ := range builtins.Types() {
+		out = append(out, fromType(typ))
 	}
 	for _, v := range builtins.Values() {
 		out = append(out, Entry{Name: v.Name, Kind: "value", Section: "Values", Type: v.Type, Doc: v.Doc})
@@ -84,6 +89,14 @@ func fromBuiltin(b builtins.Builtin, prefix, kind, section string) Entry {
 	e := Entry{Name: prefix + b.Name, Kind: kind, Section: section, Returns: b.Returns, Doc: b.Doc, Example: b.Example}
 	for _, p := range b.Params {
 		e.Params = append(e.Params, Param(p))
+	}
+	return e
+}
+
+func fromType(typ builtins.Type) Entry {
+	e := Entry{Name: typ.Name, Kind: "type", Section: "Types", Doc: typ.Doc}
+	for _, f := range typ.Fields {
+		e.Fields = append(e.Fields, Param{Name: f.Name, Type: f.Type, Doc: f.Doc})
 	}
 	return e
 }
@@ -162,15 +175,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// Find is the entry named name ("iterate", "procedure.render",
-// "assert.eq", "min_iterations"), with a close name if there is none.
-func Find(entries []Entry, name string) (Entry, bool) {
+// Find is every entry named name ("iterate", "procedure.render",
+// "assert.eq", "min_iterations", "iteration"): two where a function and
+// the type it returns share a name (procedure, fake_agent).
+func Find(entries []Entry, name string) []Entry {
+	var found []Entry
 	for _, e := range entries {
 		if e.Name == name {
-			return e, true
+			found = append(found, e)
 		}
 	}
-	return Entry{}, false
+	return found
+}
+
+// Sections writes entries one after the other, as Section does each.
+func Sections(entries []Entry) string {
+	parts := make([]string, len(entries))
+	for i, e := range entries {
+		parts[i] = Section(e)
+	}
+	return strings.Join(parts, "\n")
 }
 
 // Names are the entries' names, for suggestions.
@@ -195,11 +219,11 @@ func Help(entries []Entry, out io.Writer) *starlark.Builtin {
 			return starlark.None, nil
 		}
 		name := nameOf(what)
-		e, found := Find(entries, name)
-		if !found {
+		found := Find(entries, name)
+		if len(found) == 0 {
 			return nil, fmt.Errorf("no %q in the reference; help() lists every name", name)
 		}
-		fmt.Fprint(out, Section(e))
+		fmt.Fprint(out, Sections(found))
 		return starlark.None, nil
 	})
 }

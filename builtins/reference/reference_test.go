@@ -59,9 +59,9 @@ func TestEverythingIsDocumented(t *testing.T) {
 		if e.Kind == "library" {
 			library++
 		}
-		for _, p := range e.Params {
+		for _, p := range append(e.Params, e.Fields...) {
 			if p.Doc == "" || p.Type == "" {
-				t.Errorf("%s: parameter %s has no description or type", e.Name, p.Name)
+				t.Errorf("%s: %s has no description or type", e.Name, p.Name)
 			}
 		}
 		if e.Kind == "function" && e.Example == "" {
@@ -81,10 +81,10 @@ func TestExamplesRun(t *testing.T) {
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {
-			f := hosttest.New(t, map[string]string{"main.star": e.Example + "\n"})
+			f := hosttest.New(t, map[string]string{"example_test.star": e.Example + "\n"})
 			f.Test = true
 			f.Flags = nil
-			if err := f.Run("main.star"); err != nil {
+			if err := f.Run("example_test.star"); err != nil {
 				t.Errorf("example of %s:\n%s\n%v", e.Name, e.Example, err)
 			}
 		})
@@ -93,18 +93,36 @@ func TestExamplesRun(t *testing.T) {
 
 func TestFindAndFormats(t *testing.T) {
 	all := entries(t)
-	e, ok := reference.Find(all, "iterate")
-	if !ok || !strings.HasPrefix(reference.Section(e), "### iterate\n\n```python\niterate(procedure, max_iterations=None, unlimited=False,") {
-		t.Errorf("iterate: %v\n%s", ok, reference.Section(e))
+	found := reference.Find(all, "iterate")
+	ok := len(found) == 1
+	if !ok || !strings.HasPrefix(reference.Sections(found), "### iterate\n\n```python no-run: a signature\niterate(procedure, max_iterations=None, unlimited=False,") {
+		t.Errorf("iterate: %v\n%s", ok, reference.Sections(found))
 	}
-	if _, ok := reference.Find(all, "min_iterations"); !ok {
+	if len(reference.Find(all, "min_iterations")) == 0 {
 		t.Error("the library's min_iterations is not in the reference")
 	}
+	// A function and the type it returns share a name: both are found.
+	if found := reference.Find(all, "fake_agent"); len(found) != 2 || !strings.Contains(reference.Sections(found), "| `.prompts` | list of str |") {
+		t.Errorf("fake_agent: %d entries\n%s", len(found), reference.Sections(found))
+	}
 	stub := reference.Stub(all)
-	for _, want := range []string{"\ndef fragment(path: str = ..., content: str = ..., params: dict = ...) -> Any:\n", "\nargs: Any\n", "\ndef min_iterations(n: Any) -> Any:\n"} {
+	for _, want := range []string{
+		"\ndef fragment(path: str = ..., content: str = ..., params: dict = ...) -> Fragment:\n",
+		"\nargs: tuple[str, ...]\n",
+		"\nclass Iteration:\n", "\n    outcome: str\n",
+		"\nclass LoopResult:\n", "\n    last: Iteration\n",
+		"\n    def render(self, iteration: int = ...",
+		"\nclass Assert:\n    \"In script tests, the predeclared assert: assert.eq(got, want), …\"\n    @staticmethod\n    def eq(got: Any, want: Any, msg: str = ...) -> None:\n",
+		"on_iteration: Callable[[Iteration], str | None] = ...",
+		"\n#   min_iterations(n): ",
+	} {
 		if !strings.Contains(stub, want) {
 			t.Errorf("stub lacks %q", want)
 		}
+	}
+	// The standard library is loaded, never predeclared.
+	if strings.Contains(stub, "\ndef min_iterations(") {
+		t.Error("the stub declares a library function as a global")
 	}
 	if js, err := reference.JSON(all); err != nil || !strings.Contains(js, `"name": "fake_agent"`) {
 		t.Errorf("json: %v", err)
@@ -163,5 +181,40 @@ func TestHelpOfValues(t *testing.T) {
 		if _, err := starlark.Call(&starlark.Thread{}, help, starlark.Tuple{v}, nil); err != nil {
 			t.Errorf("help(%s): %v", v, err)
 		}
+	}
+}
+
+// TestModule: a user library is documented from its source, running
+// nothing: its docstring, each public function's signature, text and
+// Args.
+func TestModule(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "helpers.star")
+	src := `"""Team helpers."""
+
+fail("never run")
+
+def passes(cmd, timeout = "10m", *rest, **opts):
+    """Ends the loop once cmd passes.
+
+    Args:
+      cmd: a shell command line.
+    """
+    return None
+
+def _private():
+    pass
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, entries, err := reference.Module(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := reference.ModuleMarkdown("helpers.star", doc, entries)
+	want := "# helpers.star\n\nTeam helpers.\n\n### passes\n\n```python no-run: a signature\npasses(cmd, timeout=\"10m\", *rest, **opts)\n```\n\nEnds the loop once cmd passes.\n\n" +
+		"| parameter | type | default | |\n| --- | --- | --- | --- |\n| `cmd` | any | required | a shell command line. |\n| `timeout` | any | \"10m\" |  |\n| `*rest` | any |  |  |\n| `**opts` | any |  |  |\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

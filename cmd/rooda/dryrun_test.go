@@ -142,7 +142,7 @@ func TestScriptDoc(t *testing.T) {
 	}
 	inWorkspace(t, nil)
 	stdout, stderr, code := rooda("script", "doc", "iterate")
-	if code != 0 || !strings.HasPrefix(stdout, "### iterate\n\n```python\niterate(procedure, max_iterations=None") || !strings.Contains(stdout, "| `on_iteration` | function(it) | None |") {
+	if code != 0 || !strings.HasPrefix(stdout, "### iterate\n\n```python no-run: a signature\niterate(procedure, max_iterations=None") || !strings.Contains(stdout, "| `on_iteration` | function(it) | None |") {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 	if stdout, _, code := rooda("script", "doc"); code != 0 || stdout != string(committed) {

@@ -98,17 +98,21 @@ Examples:
 		}, {
 			Name:      "doc",
 			Usage:     "the reference of the Starlark API, or of one name",
-			ArgsUsage: "[SYMBOL]",
-			Description: `Prints the reference of every builtin, method, value, test helper and
-standard library function, or of the one named: its signature, what it
-does, its parameters and an example. --format json gives it to tools;
---format stub writes a .pyi file editors read for completion.
+			ArgsUsage: "[SYMBOL|FILE.star]",
+			Description: `Prints the reference of every builtin, method, type, value, test helper
+and standard library function, or of the one named: its signature, what
+it does, its parameters (a type's fields) and an example. --format json
+gives it to tools; --format stub writes a .pyi file editors read for
+completion, each type a class (it., r.last. complete). Given a .star
+file, it documents that library from its docstrings, running nothing.
 
 Examples:
   rooda script doc iterate
   rooda script doc procedure.render
   rooda script doc min_iterations
-  rooda script doc --format stub > rooda.pyi`,
+  rooda script doc iteration
+  rooda script doc --format stub > rooda.pyi
+  rooda script doc team/helpers.star`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "format", Value: "md", Usage: "`FORMAT`: md, json or stub"},
 			},
@@ -174,6 +178,9 @@ func scriptDocAction(c *cli.Context) error {
 	if len(args) > 1 {
 		return fmt.Errorf("script doc takes at most one SYMBOL, got %d: %s", len(args), strings.Join(args, " "))
 	}
+	if len(args) == 1 && strings.HasSuffix(args[0], ".star") {
+		return moduleDoc(c, args[0])
+	}
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
@@ -189,17 +196,41 @@ func scriptDocAction(c *cli.Context) error {
 	}
 	entries := reference.Entries(stdlib)
 	if len(args) == 1 {
-		e, ok := reference.Find(entries, args[0])
-		if !ok {
+		found := reference.Find(entries, args[0])
+		if len(found) == 0 {
 			msg := fmt.Sprintf("no %q in the reference", args[0])
 			if near := suggest.Closest(args[0], reference.Names(entries)); near != "" {
 				msg += fmt.Sprintf("; did you mean %s?", near)
 			}
 			return errors.New(msg + "\nRun 'rooda script doc' for all of it.")
 		}
-		entries = []reference.Entry{e}
+		entries = found
 	}
 	text, err := formatReference(c.String("format"), entries, len(args) == 1)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(c.App.Writer, text)
+	return err
+}
+
+// moduleDoc is script doc FILE.star: a user library's docstrings.
+func moduleDoc(c *cli.Context, path string) error {
+	doc, entries, err := reference.Module(path)
+	if err != nil {
+		return err
+	}
+	var text string
+	switch format := c.String("format"); format {
+	case "md":
+		text = reference.ModuleMarkdown(path, doc, entries)
+	case "json":
+		text, err = reference.JSON(entries)
+	case "stub":
+		text = reference.ModuleStub(path, doc, entries)
+	default:
+		return fmt.Errorf("--format %q: want md, json or stub", format)
+	}
 	if err != nil {
 		return err
 	}
@@ -211,7 +242,7 @@ func formatReference(format string, entries []reference.Entry, one bool) (string
 	switch format {
 	case "md":
 		if one {
-			return reference.Section(entries[0]), nil
+			return reference.Sections(entries), nil
 		}
 		return reference.Markdown(entries), nil
 	case "json":

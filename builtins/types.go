@@ -1,0 +1,75 @@
+package builtins
+
+// Field is one attribute of a value the API gives a script.
+type Field struct {
+	Name string
+	Type string
+	Doc  string
+}
+
+// Type is a kind of value a script meets: what a builtin returns, what a
+// callback is given. Its fields are what the reference documents and the
+// stub declares, so that an editor completes it. and r.last.; a test
+// holds them to the values' own attributes.
+type Type struct {
+	Name   string
+	Doc    string
+	Fields []Field
+}
+
+// Types lists the API's types, in the order the reference gives them.
+// The methods of a type are in Methods.
+func Types() []Type {
+	return []Type{
+		{"iteration", "One iteration, as on_iteration(it) sees it and as r.last holds it. Frozen. In a dry run r.last is a placeholder: number 0, outcome \"dry-run\".", iterationTypeFields},
+		{"loop_result", "What iterate() returns. Frozen.", []Field{
+			{"status", "str", "how the loop ended: \"success\", \"max-iters\", \"aborted\", or \"dry-run\""},
+			{"iterations", "int", "how many iterations ran"},
+			{"last", "iteration", "the last iteration that ran (in a dry run, a placeholder)"},
+			{"dry_run", "bool", "whether nothing ran (--dry-run)"},
+			{"stats", "stats", "the iterations' durations"},
+		}},
+		{"stats", "The durations of a loop's iterations, in seconds: r.stats.", []Field{
+			{"count", "int", "iterations timed"},
+			{"total", "float", "their sum"},
+			{"min", "float", "the shortest"},
+			{"max", "float", "the longest"},
+			{"mean", "float", "the mean"},
+			{"stddev", "float", "the standard deviation"},
+		}},
+		{"command_result", "What run() returns. Frozen.", []Field{
+			{"exit_code", "int", "the command's exit code (127 when it could not start; 0 in a dry run)"},
+			{"output", "str", "its stdout and stderr, the last 1 MiB"},
+			{"duration", "float", "how long it ran, in seconds"},
+			{"timed_out", "bool", "whether it was stopped at its timeout"},
+			{"dry_run", "bool", "whether it did not run (--dry-run)"},
+		}},
+		{"procedure", "What compose() and procedure() return: a prompt to run with iterate(). Its methods are render and with_phases.", []Field{
+			{"name", "str", "the name the preamble shows (Procedure: NAME)"},
+		}},
+		{"fragment", "What fragment() returns: one piece of a phase.", []Field{
+			{"path", "str | None", "the file it was read from, or None for inline content"},
+			{"content", "str | None", "the inline text, or None for a fragment read from a file"},
+		}},
+		{"file", "What file() returns: a context file.", []Field{
+			{"path", "str", "the file, as the working directory sees it"},
+		}},
+		{"agent", "What agent() returns: an AI command for iterate(agent=…). It has no fields.", nil},
+		{"fake_agent", "In script tests, what fake_agent() returns: an agent that starts no process and records every prompt it receives.", []Field{
+			{"calls", "int", "how many iterations it was given"},
+			{"prompts", "list of str", "the exact prompt of each of those iterations, in order"},
+		}},
+	}
+}
+
+var iterationTypeFields = []Field{
+	{"number", "int", "the iteration's number, from 1"},
+	{"outcome", "str", "\"continue\", \"success\", \"failure\" or \"abort\" (the README's verdict table); in on_iteration, the agent's outcome before the procedure's verdict"},
+	{"signal", "str | None", "the promise the agent signaled: \"SUCCESS\", \"FAILURE\" (when both, FAILURE), or None"},
+	{"exit_code", "int", "the agent's exit code"},
+	{"timed_out", "bool", "whether the agent was stopped at the iteration timeout"},
+	{"truncated", "bool", "whether output was dropped beyond max_output_buffer"},
+	{"duration", "float", "how long the iteration took, in seconds"},
+	{"output", "str", "the agent's kept output, stdout and stderr"},
+	{"consecutive_failures", "int", "failures in a row, this one included"},
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFirstExamplesPass: the examples a team writes first — tests until
+// green, a shared library of helpers — are under scripts/examples/, and
+// their script tests pass in the real binary, as CI runs them.
+func TestFirstExamplesPass(t *testing.T) {
+	cmd := exec.Command(binary(t), "script", "test", "-v", filepath.Join("scripts", "examples"))
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rooda script test scripts/examples: %v\n%s", err, out)
+	}
+	for _, test := range []string{
+		"test_tests_until_green_ends_when_the_tests_pass",
+		"test_tests_until_green_never_trusts_success_alone",
+		"test_shared_library_builds_the_team_procedure",
+	} {
+		if !strings.Contains(string(out), " "+test+"\n") {
+			t.Errorf("%s did not run:\n%s", test, out)
+		}
+	}
+}
+
+// TestSharedHelpersPinnedFromGit: the example's helper module works as
+// its header says, pinned from a git repository with libraries: and
+// loaded as @team//helpers.star.
+func TestSharedHelpersPinnedFromGit(t *testing.T) {
+	t.Parallel()
+	helpers, err := os.ReadFile(filepath.Join("..", "..", "scripts", "examples", "team", "helpers.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, publish := gitRepo(t)
+	writeFile(t, filepath.Join(repo, "star", "helpers.star"), string(helpers))
+	commit := publish("hello", "v1")
+	w := newWorkspace(t, step{"output": "done"})
+	w.env = append(w.env, "XDG_CACHE_HOME="+filepath.Join(w.dir, "cache"))
+	w.write("rooda-config.yml", "libraries:\n  team: {git: file://"+repo+", ref: v1, path: star}\n")
+	w.write("main.star", `load("@team//helpers.star", "passes", "team_procedure")
+r = iterate(team_procedure("team-task", "Fix the flaky test."), max_iterations = 3, on_iteration = passes("true"))
+print(r.status, r.iterations)
+`)
+	cmd := exec.Command(binary(t), "script", "run", "main.star", "--ai-cmd", w.aiCmd())
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	if o.code != 0 || !strings.Contains(o.stderr, "success 1\n") {
+		t.Fatalf("exit %d\n%s", o.code, o.stderr)
+	}
+	if p, _ := w.prompt(1); !strings.Contains(p, "Fix the flaky test.\n\nKeep each commit small") {
+		t.Errorf("the helper's procedure did not reach the agent:\n%s", p)
+	}
+	if lock, err := os.ReadFile(filepath.Join(w.dir, "rooda.lock")); err != nil || !strings.Contains(string(lock), commit) {
+		t.Errorf("rooda.lock does not pin %s: %v\n%s", commit, err, lock)
+	}
+}

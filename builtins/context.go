@@ -15,10 +15,13 @@ var fileBuiltin = Builtin{
 	Returns: "file",
 	Doc: "A file for the CONTEXT section: context = [file(\"notes.md\"), \"inline text\"]. The file must exist at the call, so a typo fails there (and at rooda script check), never reaching the prompt as its name; its content is read before each prompt, under \"Source: PATH\". " +
 		"A plain string is text, or a file when it names one relative to the .star file; a plain single word that looks like a path (notes.md, docs/plan) and names nothing is an error.",
-	Example: `notes = file("example_test.star")  # the file this example is run from
+	Example: `this = file("example_test.star")  # the file this example is run from, relative to it
 assert.fails(lambda: file("no-such-notes.md"), "no-such-notes.md")
 p = compose("p", act = [fragment(content = "Work.")])
-assert.contains(p.render(context = ["Inline text."]), "Inline text.")`,
+prompt = p.render(context = [this, "Inline text."])
+assert.contains(prompt, "Source: ")
+assert.contains(prompt, "this = file(")
+assert.contains(prompt, "Inline text.")`,
 	fn: fileFn,
 }
 

@@ -33,7 +33,20 @@ func (r *Runtime) contextFile(loc Location, path string) (string, error) {
 	case info.IsDir():
 		return "", fmt.Errorf("context %s is a directory; give a file", r.resolver.display(abs))
 	}
-	return r.resolver.display(abs), nil
+	return fromHere(abs), nil
+}
+
+// fromHere is abs as the working directory sees it now, where the prompt
+// reads it: below it, a relative path, so that a prompt holds no path of
+// the machine; elsewhere the absolute one. A script test runs each test
+// in a directory of its own, which is not the run's.
+func fromHere(abs string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
+	}
+	return abs
 }
 
 // ContextString is what a plain string a script gives as context at pos
@@ -54,7 +67,7 @@ func (r *Runtime) contextString(loc Location, s string) (string, error) {
 		return "", err
 	}
 	if info, err := os.Stat(abs); err == nil && !info.IsDir() {
-		return r.resolver.display(abs), nil
+		return fromHere(abs), nil
 	}
 	if looksLikePath(s) {
 		return "", fmt.Errorf("context %q names no file: %s is not there\n%s Fix the path; for text rather than a file, write a sentence", s, r.resolver.display(abs), scriptTip)

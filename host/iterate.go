@@ -73,6 +73,7 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	case err != nil:
 		return loop.Result{}, err
 	}
+	r.capByCommandLine(plan, req)
 	var callbackErr error
 	plan.ContextFunc, plan.Judge = contextOf(spec.ContextFunc, &callbackErr), judgeOf(spec.Judge, &callbackErr)
 	if r.opts.DryRun {
@@ -204,6 +205,23 @@ func judgeOf(fn func(*loop.Iteration) (loop.Outcome, error), keep *error) func(*
 			*keep = err
 		}
 		return o, err
+	}
+}
+
+// capByCommandLine makes --max-iterations a cap on each iterate(), not a
+// replacement: a script's structural max_iterations=1 (a review that must
+// run once) stays 1 under -n 3. The smaller of the command line's count
+// and what the script, its procedure or the configuration give wins.
+func (r *Runtime) capByCommandLine(plan *engine.Plan, req engine.Request) {
+	cli := r.opts.Config.Run.DefaultMaxIterations
+	if !cli.Set || r.opts.Config.Run.IterationMode.Set {
+		return
+	}
+	without := *r.opts.Config
+	without.Run.DefaultMaxIterations = config.Value[int]{}
+	below := without.ResolveWith(plan.Settings.Procedure, req.Script).MaxIterations
+	if below.V > 0 && below.V < cli.V {
+		plan.Settings.MaxIterations = below
 	}
 }
 

@@ -182,9 +182,9 @@ func (p *Plan) checkAgent(aliases []string) {
 	p.pass("AI command binary exists: " + path)
 }
 
-// agentNames names the agent of each turn: the script's, or the
-// configuration's (or the command line's, which replaces them all) in
-// every turn.
+// agentNames names the agent of each turn: the script's, or else the
+// one agent of the configuration or of the command line, which replaces
+// them all.
 func agentNames(s *config.Settings, turns []Turn, overridden bool) []string {
 	if len(turns) > 0 && !overridden {
 		names := make([]string, len(turns))
@@ -193,15 +193,10 @@ func agentNames(s *config.Settings, turns []Turn, overridden bool) []string {
 		}
 		return names
 	}
-	name := s.AIAlias
-	if name == "" {
-		name = s.AICommand.V
+	if s.AIAlias != "" {
+		return []string{s.AIAlias}
 	}
-	names := make([]string, max(len(turns), 1))
-	for i := range names {
-		names[i] = name
-	}
-	return names
+	return []string{s.AICommand.V}
 }
 
 // addRoles gives each turn its prompt when some turn has a role of its

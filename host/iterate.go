@@ -35,11 +35,10 @@ type IterateSpec struct {
 	Digest           bool
 	MaxOutputBuffer  string
 	Context          []string
-	// ContextFunc gives each iteration's context; Judge may change each
-	// iteration's outcome. Both are the script's functions and run on the
-	// thread's goroutine.
-	// ContextFunc is given the previous iteration of this loop, nil
-	// before the first.
+	// ContextFunc gives each iteration's context, given the previous
+	// iteration of this loop (nil before the first); Judge may change
+	// each iteration's outcome. Both are the script's functions and run
+	// on the thread's goroutine.
 	ContextFunc func(iteration int, previous *loop.Iteration) ([]string, error)
 	Judge       func(*loop.Iteration) (loop.Outcome, error)
 	// Fakes, when set, answer instead of agent processes, taking turns: a

@@ -117,10 +117,11 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 		p.checkRotation(req.Turns[1:])
 	}
 	p.Agents = agentNames(s, req.Turns, overridden)
-	if err := p.addRoles(ctx, req); err != nil {
+	roles, err := p.addRoles(ctx, req)
+	if err != nil {
 		return nil, err
 	}
-	p.checkFragments()
+	p.checkFragments(roles)
 	p.checkContext(ctx)
 	p.checkLimits()
 	return p, nil
@@ -200,11 +201,13 @@ func agentNames(s *config.Settings, turns []Turn, overridden bool) []string {
 }
 
 // addRoles gives each turn its prompt when some turn has a role of its
-// own; the command line's phases replace theirs as they do the loop's.
-func (p *Plan) addRoles(ctx context.Context, req Request) error {
+// own, and returns the roles' procedures; the command line's phases
+// replace theirs as they do the loop's.
+func (p *Plan) addRoles(ctx context.Context, req Request) ([]prompt.Procedure, error) {
 	if !slices.ContainsFunc(req.Turns, func(t Turn) bool { return t.Role != nil }) {
-		return nil
+		return nil, nil
 	}
+	var roles []prompt.Procedure
 	for _, t := range req.Turns {
 		if t.Role == nil {
 			p.Roles = append(p.Roles, p.Procedure)
@@ -212,11 +215,12 @@ func (p *Plan) addRoles(ctx context.Context, req Request) error {
 		}
 		phases := t.Role.Prompt()
 		if err := overridePhases(ctx, &phases, req.Phases); err != nil {
-			return err
+			return nil, err
 		}
 		p.Roles = append(p.Roles, phases)
+		roles = append(roles, phases)
 	}
-	return nil
+	return roles, nil
 }
 
 // procedureOf is the procedure whose prompt iteration n is given.
@@ -245,10 +249,13 @@ func (p *Plan) checkRotation(turns []Turn) {
 	}
 }
 
-func (p *Plan) checkFragments() {
+// checkFragments checks the fragments of the loop's procedure and of
+// its roles' procedures, each once: the loop's procedure is often a role
+// too (the builder's).
+func (p *Plan) checkFragments(roles []prompt.Procedure) {
 	procs := []prompt.Procedure{p.Procedure}
-	for _, r := range p.Roles {
-		if r.Name != p.Procedure.Name {
+	for _, r := range roles {
+		if !slices.ContainsFunc(procs, func(q prompt.Procedure) bool { return q.Name == r.Name }) {
 			procs = append(procs, r)
 		}
 	}

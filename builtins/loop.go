@@ -14,6 +14,7 @@ import (
 
 	"rooda/host"
 	"rooda/host/agent"
+	"rooda/host/config"
 	"rooda/host/loop"
 	"rooda/host/suggest"
 )
@@ -24,19 +25,19 @@ var iterateBuiltin = Builtin{
 		{"procedure", "procedure", "", "what to run: compose(…) or procedure(name)"},
 		{"max_iterations", "int", "None", "stop after this many iterations (>= 1); None takes the procedure's or the configuration's"},
 		{"unlimited", "bool", "False", "no iteration limit"},
-		{"agent", "agent | str | list", "None", "the AI command: agent(…), an alias or command line, or a list of them that take turns, one per iteration"},
+		{"agent", "agent | str | list", "None", "the AI command: agent(…), an alias or command line, or a list of them that take turns, one per iteration; an item of the list may be a role, a pair (agent, procedure): that agent is given that procedure's prompt (a builder and a reviewer in one loop, one failure threshold, one record)"},
 		{"timeout", "int | float | str", "None", "stop an iteration after this long: seconds (30, 1.5) or a duration (\"90s\")"},
 		{"failure_threshold", "int", "None", "abort after this many consecutive failed iterations"},
 		{"max_output_buffer", "int | str", "None", "keep the last this many bytes of the agent's output (10485760, \"10MB\"; >= 1024)"},
-		{"context", "str | file | list | function(iteration)", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function f(iteration) called before each iteration that returns them"},
-		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
+		{"context", "str | file | list | function(number) | function(number, previous)", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function called before each iteration that returns them: f(number), or f(number, previous) to be given the previous iteration of this loop (as on_iteration sees it; None before the first)"},
+		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome and it.agent names the agent that ran it; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
 		{"min_iterations", "int", "None", "let no success end the loop before this iteration, whoever declares it (the agent's SUCCESS or on_iteration's \"success\"): it is continue; the preamble says so"},
 		{"digest", "bool", "False", "state the previous iteration's facts (exit code, signal, files changed, checks) in each prompt after the first"},
 	},
 	Returns: "loop_result",
 	Doc: "Runs the loop of seed 002 and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
 		"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
-		"The command line's settings override the script's, and the run's budgets override both. An interrupt ends the script.",
+		"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. An interrupt ends the script.",
 	Example: `def keep_going_until_3(it):
     if it.number < 3 and it.outcome == "success":
         return "continue"
@@ -76,7 +77,7 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if timeout.given {
 		spec.Timeout = &timeout.d
 	}
-	if spec.Fakes, spec.Agents, err = agents(thread, agentV); err != nil {
+	if spec.Fakes, spec.Agents, spec.Roles, err = agents(thread, agentV); err != nil {
 		return nil, err
 	}
 	if spec.Context, spec.ContextFunc, err = contextOf(thread, ctxV); err != nil {
@@ -102,21 +103,28 @@ func optionalInt(v starlark.Value, name string) (*int, error) {
 }
 
 // agents converts agent=: one agent, alias or command line, or a list of
-// them; in a script test, fake agents.
-func agents(thread *starlark.Thread, v starlark.Value) ([]*host.FakeAgent, []host.Agent, error) {
+// them; in a script test, fake agents. An item of the list may be a pair
+// (agent, procedure): a role, that agent's iterations given that
+// procedure's prompt. roles is nil when no item has one.
+func agents(thread *starlark.Thread, v starlark.Value) (fakes []*host.FakeAgent, out []host.Agent, roles []*config.Procedure, err error) {
 	if v == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	items := []starlark.Value{v}
 	if list, ok := v.(*starlark.List); ok {
 		items = slices.Collect(list.Elements())
 		if len(items) == 0 {
-			return nil, nil, fmt.Errorf("agent is an empty list")
+			return nil, nil, nil, fmt.Errorf("agent is an empty list")
 		}
 	}
-	var fakes []*host.FakeAgent
-	var out []host.Agent
-	for _, item := range items {
+	hasRole := false
+	for i, item := range items {
+		var role *config.Procedure
+		if item, role, err = roleOf(item, i); err != nil {
+			return nil, nil, nil, err
+		}
+		hasRole = hasRole || role != nil
+		roles = append(roles, role)
 		switch x := item.(type) {
 		case *FakeAgent:
 			fakes = append(fakes, x.f)
@@ -125,23 +133,43 @@ func agents(thread *starlark.Thread, v starlark.Value) ([]*host.FakeAgent, []hos
 		case starlark.String:
 			a, err := host.FromThread(thread).ResolveAgent(string(x), false)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			out = append(out, a)
 		default:
-			return nil, nil, fmt.Errorf("agent must be an agent(), an alias or a command line, got %s", item.Type())
+			return nil, nil, nil, fmt.Errorf("agent must be an agent(), an alias or a command line, or a pair (agent, procedure), got %s", item.Type())
 		}
 	}
 	if len(fakes) > 0 && len(out) > 0 {
-		return nil, nil, fmt.Errorf("agent: fake agents and real ones cannot take turns")
+		return nil, nil, nil, fmt.Errorf("agent: fake agents and real ones cannot take turns")
 	}
-	return fakes, out, nil
+	if !hasRole {
+		roles = nil
+	}
+	return fakes, out, roles, nil
+}
+
+// roleOf splits an agent= item that is a pair (agent, procedure) into the
+// agent and the procedure of its role.
+func roleOf(item starlark.Value, i int) (starlark.Value, *config.Procedure, error) {
+	pair, ok := item.(starlark.Tuple)
+	if !ok {
+		return item, nil, nil
+	}
+	if len(pair) != 2 {
+		return nil, nil, fmt.Errorf("agent[%d]: a role is a pair (agent, procedure), got a tuple of %d", i, len(pair))
+	}
+	proc, ok := pair[1].(*Procedure)
+	if !ok {
+		return nil, nil, fmt.Errorf("agent[%d]: a role is a pair (agent, procedure), and its second item is a %s, not a compose(…) or procedure(name)", i, pair[1].Type())
+	}
+	return pair[0], proc.asConfig(), nil
 }
 
 // contextOf converts context=: text or files, or a function called before
 // each iteration that returns them. A plain string is taken as the .star
 // file that gives it means it: iterate()'s caller, or the function's own.
-func contextOf(thread *starlark.Thread, v starlark.Value) ([]string, func(int) ([]string, error), error) {
+func contextOf(thread *starlark.Thread, v starlark.Value) ([]string, func(int, *loop.Iteration) ([]string, error), error) {
 	if v == nil {
 		return nil, nil, nil
 	}
@@ -150,8 +178,13 @@ func contextOf(thread *starlark.Thread, v starlark.Value) ([]string, func(int) (
 		if f, ok := fn.(*starlark.Function); ok {
 			pos = f.Position()
 		}
-		return nil, func(n int) ([]string, error) {
-			out, err := starlark.Call(thread, fn, starlark.Tuple{starlark.MakeInt(n)}, nil)
+		withPrevious := takesTwo(fn)
+		return nil, func(n int, previous *loop.Iteration) ([]string, error) {
+			args := starlark.Tuple{starlark.MakeInt(n)}
+			if withPrevious {
+				args = append(args, iterationValue(previous))
+			}
+			out, err := starlark.Call(thread, fn, args, nil)
 			if err != nil || out == starlark.None {
 				return nil, err
 			}
@@ -160,6 +193,14 @@ func contextOf(thread *starlark.Thread, v starlark.Value) ([]string, func(int) (
 	}
 	values, err := contextValues(thread, pos, v, "context")
 	return values, nil, err
+}
+
+// takesTwo says whether a context function wants the previous iteration
+// too: f(number, previous). A function of one parameter, today's
+// f(number), is called as it always was.
+func takesTwo(fn starlark.Callable) bool {
+	f, ok := fn.(*starlark.Function)
+	return ok && f.NumParams() >= 2
 }
 
 // judge turns on_iteration into the loop's Judge.
@@ -256,6 +297,7 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 		"duration":             starlark.Float(it.Duration.Seconds()),
 		"output":               starlark.String(it.Result.Output),
 		"consecutive_failures": starlark.MakeInt(it.ConsecutiveFailures),
+		"agent":                starlark.String(it.Agent),
 		"outcome":              starlark.String(it.Outcome),
 	}
 }

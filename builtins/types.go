@@ -72,4 +72,5 @@ var iterationTypeFields = []Field{
 	{"duration", "float", "how long the iteration took, in seconds"},
 	{"output", "str", "the agent's kept output, stdout and stderr"},
 	{"consecutive_failures", "int", "failures in a row, this one included"},
+	{"agent", "str", "the agent of the iteration: its alias, else its command line (\"\" in a dry run's placeholder)"},
 }

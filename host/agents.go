@@ -14,6 +14,15 @@ type Agent struct {
 	Line  string // the command line
 }
 
+// Name is what the log, the record and it.agent call the agent: its
+// alias, or its command line.
+func (a Agent) Name() string {
+	if a.Alias != "" {
+		return a.Alias
+	}
+	return a.Line
+}
+
 // ResolveAgent reads agent("claude") or agent("my-cli --flag"): a name
 // that is a configured alias is that alias; anything else must be a
 // command line rooda can split. A lone word close to an alias is taken

@@ -130,13 +130,29 @@ func (c *checker) argument(name string, p Param, arg syntax.Expr) {
 		c.add(exprPos(arg), "%s: %s must be %s, got %s%s", name, p.Name, typeText(p.Type), got, shown)
 		return
 	}
-	if args, ok := callbackArgs(p.Type); ok {
+	if calls := callbackArgs(p.Type); len(calls) > 0 {
 		if fn := c.functionOf(arg); fn != nil {
-			if why := fn.cannotTake(len(args)); why != "" {
-				c.add(exprPos(arg), "%s: %s is called as f(%s), but %s", name, p.Name, strings.Join(args, ", "), why)
-			}
+			c.callback(name, p.Name, arg, fn, calls)
 		}
 	}
+}
+
+// callback reports a function that fits none of the ways its parameter
+// calls it: context is called as f(number) or f(number, previous).
+func (c *checker) callback(name, param string, arg syntax.Expr, fn *function, calls [][]string) {
+	var why string
+	var shapes []string
+	for _, args := range calls {
+		w := fn.cannotTake(len(args))
+		if w == "" {
+			return
+		}
+		if why == "" {
+			why = w
+		}
+		shapes = append(shapes, "f("+strings.Join(args, ", ")+")")
+	}
+	c.add(exprPos(arg), "%s: %s is called as %s, but %s", name, param, strings.Join(shapes, " or "), why)
 }
 
 // literalType is the type of a literal argument, as Starlark names it
@@ -225,20 +241,22 @@ func typeText(t string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// callbackArgs are the arguments a parameter's callback is called with:
-// ["it"] for "function(it)"; ok is false when the type names no callback.
-func callbackArgs(t string) ([]string, bool) {
+// callbackArgs are the ways a parameter's callback may be called, each
+// the arguments it is given: [["it"]] for "function(it)"; none when the
+// type names no callback.
+func callbackArgs(t string) [][]string {
+	var calls [][]string
 	for _, alt := range strings.Split(t, "|") {
 		alt = strings.TrimSpace(alt)
 		if inner, ok := strings.CutPrefix(alt, "function("); ok {
-			inner = strings.TrimSuffix(inner, ")")
-			if inner == "" {
-				return nil, true
+			var args []string
+			if inner = strings.TrimSuffix(inner, ")"); inner != "" {
+				args = strings.Split(inner, ", ")
 			}
-			return strings.Split(inner, ", "), true
+			calls = append(calls, args)
 		}
 	}
-	return nil, false
+	return calls
 }
 
 // function is a function the source defines: a lambda or a def.

@@ -35,14 +35,18 @@ type IterateSpec struct {
 	Digest           bool
 	MaxOutputBuffer  string
 	Context          []string
-	// ContextFunc gives each iteration's context; Judge may change each
-	// iteration's outcome. Both are the script's functions and run on the
-	// thread's goroutine.
-	ContextFunc func(iteration int) ([]string, error)
+	// ContextFunc gives each iteration's context, given the previous
+	// iteration of this loop (nil before the first); Judge may change
+	// each iteration's outcome. Both are the script's functions and run
+	// on the thread's goroutine.
+	ContextFunc func(iteration int, previous *loop.Iteration) ([]string, error)
 	Judge       func(*loop.Iteration) (loop.Outcome, error)
 	// Fakes, when set, answer instead of agent processes, taking turns: a
 	// script test's fake_agent()s.
 	Fakes []*FakeAgent
+	// Roles, when set, hold for each agent (of Agents, or of Fakes) the
+	// procedure it is given instead of Procedure; nil keeps Procedure.
+	Roles []*config.Procedure
 }
 
 // Iterate runs one loop a script asked for, through the same engine as a
@@ -73,8 +77,10 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	case err != nil:
 		return loop.Result{}, err
 	}
+	r.capByCommandLine(plan, req)
 	var callbackErr error
-	plan.ContextFunc, plan.Judge = contextOf(spec.ContextFunc, &callbackErr), judgeOf(spec.Judge, &callbackErr)
+	previous := &previousIteration{}
+	plan.ContextFunc, plan.Judge = contextOf(spec.ContextFunc, previous, &callbackErr), judgeOf(spec.Judge, &callbackErr)
 	// Fake agents start no process, so a dry run (a REPL's) lets them
 	// answer: trying a test out at the prompt needs their prompts.
 	if r.opts.DryRun && len(spec.Fakes) == 0 {
@@ -96,7 +102,7 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return loop.Result{}, err
 	}
 	r.iterating = true
-	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now, Record: r.opts.Record}, collector{r})
+	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now, Record: r.opts.Record}, collector{r}, previous)
 	r.iterating = false
 	r.iterations += res.Iterations
 	r.last = res.Status
@@ -154,11 +160,31 @@ func (r *Runtime) request(spec IterateSpec) (engine.Request, error) {
 		if err := req.Script.Set(key, text, src); err != nil {
 			return req, fmt.Errorf("agent %v", err)
 		}
-		for _, a := range spec.Agents {
-			req.Agents = append(req.Agents, a.Line)
+	}
+	req.Turns = turns(spec)
+	return req, nil
+}
+
+// turns are the agents of an iterate() that take turns, with their names
+// and roles.
+func turns(spec IterateSpec) []engine.Turn {
+	var out []engine.Turn
+	for _, a := range spec.Agents {
+		out = append(out, engine.Turn{Name: a.Name(), Line: a.Line})
+	}
+	for i := range spec.Fakes {
+		name := "fake_agent"
+		if len(spec.Fakes) > 1 {
+			name = fmt.Sprintf("fake_agent %d", i+1)
+		}
+		out = append(out, engine.Turn{Name: name})
+	}
+	for i, role := range spec.Roles {
+		if i < len(out) {
+			out[i].Role = role
 		}
 	}
-	return req, nil
+	return out
 }
 
 func intText(n *int) string {
@@ -178,12 +204,12 @@ func durationText(d *time.Duration) string {
 // contextOf wraps a script's context function: it keeps the function's
 // error for the script, and takes an empty result (a command that printed
 // nothing) for no context.
-func contextOf(fn func(int) ([]string, error), keep *error) func(int) ([]string, error) {
+func contextOf(fn func(int, *loop.Iteration) ([]string, error), previous *previousIteration, keep *error) func(int) ([]string, error) {
 	if fn == nil {
 		return nil
 	}
 	return func(n int) ([]string, error) {
-		values, err := fn(n)
+		values, err := fn(n, previous.it)
 		if err != nil {
 			*keep = err
 			return nil, err
@@ -198,6 +224,14 @@ func contextOf(fn func(int) ([]string, error), keep *error) func(int) ([]string,
 	}
 }
 
+// previousIteration keeps the loop's last finished iteration, for the
+// context function: what happened carries into the next prompt without a
+// closure over a mutable dict.
+type previousIteration struct{ it *loop.Iteration }
+
+func (p *previousIteration) IterationStarted(loop.Request)        {}
+func (p *previousIteration) IterationFinished(it *loop.Iteration) { p.it = it }
+
 // judgeOf wraps a script's on_iteration, keeping its error for the script.
 func judgeOf(fn func(*loop.Iteration) (loop.Outcome, error), keep *error) func(*loop.Iteration) (loop.Outcome, error) {
 	if fn == nil {
@@ -209,6 +243,23 @@ func judgeOf(fn func(*loop.Iteration) (loop.Outcome, error), keep *error) func(*
 			*keep = err
 		}
 		return o, err
+	}
+}
+
+// capByCommandLine makes --max-iterations a cap on each iterate(), not a
+// replacement: a script's structural max_iterations=1 (a review that must
+// run once) stays 1 under -n 3. The smaller of the command line's count
+// and what the script, its procedure or the configuration give wins.
+func (r *Runtime) capByCommandLine(plan *engine.Plan, req engine.Request) {
+	cli := r.opts.Config.Run.DefaultMaxIterations
+	if !cli.Set || r.opts.Config.Run.IterationMode.Set {
+		return
+	}
+	without := *r.opts.Config
+	without.Run.DefaultMaxIterations = config.Value[int]{}
+	below := without.ResolveWith(plan.Settings.Procedure, req.Script).MaxIterations
+	if below.V > 0 && below.V < cli.V {
+		plan.Settings.MaxIterations = below
 	}
 }
 

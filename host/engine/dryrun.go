@@ -26,6 +26,7 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== Dry-Run: %s ===\n\nConfiguration:\n", p.Procedure.Name)
 	p.writeSettings(&b, "  ")
+	b.WriteString(p.turnsText())
 	b.WriteString("\nValidation:\n")
 	for _, c := range p.Checks {
 		mark := "✓"
@@ -104,4 +105,21 @@ func thousands(n int) string {
 // naming the program rooda.
 func shellLine(command []string) string {
 	return strings.TrimSpace("rooda " + agent.Join(command[min(1, len(command)):]))
+}
+
+// turnsText names, for a rotation, every agent that takes a turn, and
+// each turn's procedure when they have roles: "Agents: [a, b]".
+func (p *Plan) turnsText() string {
+	var b strings.Builder
+	if len(p.Agents) > 1 {
+		fmt.Fprintf(&b, "  Agents: [%s] (taking turns, one per iteration)\n", strings.Join(p.Agents, ", "))
+	}
+	if len(p.Roles) > 0 {
+		names := make([]string, len(p.Roles))
+		for i, r := range p.Roles {
+			names[i] = r.Name
+		}
+		fmt.Fprintf(&b, "  Roles: [%s] (each agent's procedure, in the same order)\n", strings.Join(names, ", "))
+	}
+	return b.String()
 }

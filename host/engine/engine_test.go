@@ -173,3 +173,35 @@ func TestShellLine(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestRolesTakeTurns: each turn is given its role's prompt, or the
+// loop's, and named; the command line's agent replaces the script's
+// agents but not their roles.
+func TestRolesTakeTurns(t *testing.T) {
+	cfg, _ := load(t, map[string]string{"rooda-config.yml": "loop:\n  ai_cmd: sh\n"})
+	audit, err := cfg.Procedure("audit-impl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := []Turn{{Name: "builder", Line: "sh"}, {Name: "auditor", Line: "cat", Role: audit}}
+	p, err := Prepare(context.Background(), Request{Config: cfg, Name: "build", Turns: turns})
+	if err != nil || p.Err() != nil {
+		t.Fatal(err, p.Err())
+	}
+	if got := strings.Join(p.Agents, " "); got != "builder auditor" {
+		t.Errorf("agents %q", got)
+	}
+	for n, want := range map[int]string{1: "Procedure: build\n", 2: "Procedure: audit-impl\n", 3: "Procedure: build\n"} {
+		if text, err := p.Prompt(prompt.Iteration{Number: n, Max: 3}); err != nil || !strings.Contains(text, want) {
+			t.Errorf("prompt %d lacks %q: %v", n, want, err)
+		}
+	}
+	cfg, _ = load(t, nil, aiCmd("sh"))
+	p, err = Prepare(context.Background(), Request{Config: cfg, Name: "build", Turns: turns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.Agents, " "); got != "sh" || len(p.Rotation) != 0 || len(p.Roles) != 2 {
+		t.Errorf("under --ai-cmd: agents %q, rotation %q, %d roles", got, p.Rotation, len(p.Roles))
+	}
+}

@@ -32,7 +32,9 @@ type Output struct {
 // adds while the run goes on.
 type Record interface {
 	loop.Observer
-	LoopStarted(procedure string, settings, agent []string)
+	// LoopStarted is told the loop's settings, its first agent's argv,
+	// and the names of the agents that take turns.
+	LoopStarted(procedure string, settings, agent, agents []string)
 	LoopFinished(loop.Result)
 	Additions() (blocks, fresh []string, refused []error)
 }
@@ -78,7 +80,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	var rec Record
 	if out.Record != nil {
 		rec = out.Record
-		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv)
+		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv, p.Agents)
 		observers = append(observers, rec)
 	}
 	promptOf := p.sections(rec, dig, log)
@@ -91,6 +93,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		MaxOutput:        s.MaxOutputBuffer.V,
 		Prompt:           promptOf,
 		Agent:            p.runner(cmd),
+		Agents:           p.Agents,
 		Log:              log,
 		Observers:        observers,
 		Judge:            p.Judge,

@@ -23,10 +23,10 @@ type Request struct {
 	// Script holds what a script passed to iterate(): settings above the
 	// configuration, below the command line.
 	Script config.Limits
-	// Agents, when a script gives several, take turns: iteration N runs
-	// Agents[(N-1) % len]. They are command lines; the command line's
-	// --ai-cmd or --ai-cmd-alias replaces them all.
-	Agents []string
+	// Turns, when a script gives several agents, take turns: iteration N
+	// is Turns[(N-1) % len]'s. The command line's --ai-cmd or
+	// --ai-cmd-alias replaces their agents, not their roles.
+	Turns []Turn
 	// Runner, when set, stands in for the agent process (a script test's
 	// fake_agent): nothing is started, and there is no binary to check.
 	Runner func(ctx context.Context, iteration int, cmd agent.Command) (agent.Result, error)
@@ -35,6 +35,18 @@ type Request struct {
 	// Phases holds --observe, --orient, --decide and --act values by
 	// phase; a phase given any replaces the procedure's.
 	Phases [len(prompt.Phases)][]string
+}
+
+// Turn is one of the agents a script's iterate() rotates through.
+type Turn struct {
+	// Name is what the log, the record and the script call the agent:
+	// its alias, or its command line.
+	Name string
+	// Line is its command line ("" for a fake agent).
+	Line string
+	// Role, when set, is the procedure whose prompt this agent is given
+	// instead of the loop's: a builder and a reviewer in one loop.
+	Role *config.Procedure
 }
 
 // Plan is a run worked out and checked, ready to execute or to show.
@@ -46,7 +58,12 @@ type Plan struct {
 	Argv []string
 	// Rotation, when not nil, holds the agents that take turns.
 	Rotation [][]string
-	Checks   []Check
+	// Agents name the agent of each turn (one when there is no rotation).
+	Agents []string
+	// Roles, when not nil, are the prompts of each turn: Procedure, or
+	// the turn's role.
+	Roles  []prompt.Procedure
+	Checks []Check
 	// ContextFunc, when set, gives each iteration's context instead of
 	// Context: a script's context function.
 	ContextFunc func(iteration int) ([]string, error)
@@ -95,10 +112,16 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	} else {
 		p.checkAgent(req.Config.AliasNames())
 	}
-	if len(req.Agents) > 1 && p.Runner == nil && !req.Config.Run.AICmd.Set && !req.Config.Run.AICmdAlias.Set {
-		p.checkRotation(req.Agents[1:])
+	overridden := req.Config.Run.AICmd.Set || req.Config.Run.AICmdAlias.Set
+	if len(req.Turns) > 1 && p.Runner == nil && !overridden {
+		p.checkRotation(req.Turns[1:])
 	}
-	p.checkFragments()
+	p.Agents = agentNames(s, req.Turns, overridden)
+	roles, err := p.addRoles(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	p.checkFragments(roles)
 	p.checkContext(ctx)
 	p.checkLimits()
 	return p, nil
@@ -160,12 +183,60 @@ func (p *Plan) checkAgent(aliases []string) {
 	p.pass("AI command binary exists: " + path)
 }
 
+// agentNames names the agent of each turn: the script's, or else the
+// one agent of the configuration or of the command line, which replaces
+// them all.
+func agentNames(s *config.Settings, turns []Turn, overridden bool) []string {
+	if len(turns) > 0 && !overridden {
+		names := make([]string, len(turns))
+		for i, t := range turns {
+			names[i] = t.Name
+		}
+		return names
+	}
+	if s.AIAlias != "" {
+		return []string{s.AIAlias}
+	}
+	return []string{s.AICommand.V}
+}
+
+// addRoles gives each turn its prompt when some turn has a role of its
+// own, and returns the roles' procedures; the command line's phases
+// replace theirs as they do the loop's.
+func (p *Plan) addRoles(ctx context.Context, req Request) ([]prompt.Procedure, error) {
+	if !slices.ContainsFunc(req.Turns, func(t Turn) bool { return t.Role != nil }) {
+		return nil, nil
+	}
+	var roles []prompt.Procedure
+	for _, t := range req.Turns {
+		if t.Role == nil {
+			p.Roles = append(p.Roles, p.Procedure)
+			continue
+		}
+		phases := t.Role.Prompt()
+		if err := overridePhases(ctx, &phases, req.Phases); err != nil {
+			return nil, err
+		}
+		p.Roles = append(p.Roles, phases)
+		roles = append(roles, phases)
+	}
+	return roles, nil
+}
+
+// procedureOf is the procedure whose prompt iteration n is given.
+func (p *Plan) procedureOf(n int) prompt.Procedure {
+	if len(p.Roles) == 0 {
+		return p.Procedure
+	}
+	return p.Roles[(n-1)%len(p.Roles)]
+}
+
 // checkRotation checks the agents that take turns after the first, which
 // checkAgent has checked.
-func (p *Plan) checkRotation(lines []string) {
+func (p *Plan) checkRotation(turns []Turn) {
 	p.Rotation = [][]string{p.Argv}
-	for _, line := range lines {
-		argv, err := agent.Split(line)
+	for _, t := range turns {
+		argv, err := agent.Split(t.Line)
 		if err == nil {
 			var path string
 			if path, err = agent.Find(argv[0]); err == nil {
@@ -178,9 +249,29 @@ func (p *Plan) checkRotation(lines []string) {
 	}
 }
 
-func (p *Plan) checkFragments() {
-	for _, c := range prompt.CheckFragments(p.Procedure) {
+// checkFragments checks the fragments of the loop's procedure and of
+// its roles' procedures, each once: the loop's procedure is often a role
+// too (the builder's).
+func (p *Plan) checkFragments(roles []prompt.Procedure) {
+	procs := []prompt.Procedure{p.Procedure}
+	for _, r := range roles {
+		if !slices.ContainsFunc(procs, func(q prompt.Procedure) bool { return q.Name == r.Name }) {
+			procs = append(procs, r)
+		}
+	}
+	for _, proc := range procs {
+		p.checkFragmentsOf(proc, len(procs) > 1)
+	}
+}
+
+// checkFragmentsOf checks one procedure's fragments, naming the
+// procedure when there are several (roles).
+func (p *Plan) checkFragmentsOf(proc prompt.Procedure, named bool) {
+	for _, c := range prompt.CheckFragments(proc) {
 		what := fmt.Sprintf("%s fragment %d (%s)", c.Phase, c.Index, c.Label())
+		if named {
+			what = proc.Name + ": " + what
+		}
 		switch {
 		case c.Err != nil:
 			p.fail("", fmt.Errorf("%s: %w", what, c.Err))
@@ -249,5 +340,5 @@ func (p *Plan) compose(it prompt.Iteration, extra prompt.Sections) (string, erro
 		}
 	}
 	extra.Context = context
-	return prompt.ComposeWith(p.Procedure, it, extra)
+	return prompt.ComposeWith(p.procedureOf(it.Number), it, extra)
 }

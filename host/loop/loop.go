@@ -29,7 +29,12 @@ type Config struct {
 	Prompt func(prompt.Iteration) (string, error)
 	// Agent runs one iteration's agent. Its error means the agent could not
 	// start, which counts as a failed iteration.
-	Agent     func(context.Context, Request) (agent.Result, error)
+	Agent func(context.Context, Request) (agent.Result, error)
+	// Agents name the agents that take turns, one per iteration:
+	// iteration N's is Agents[(N-1) % len]. Each iteration carries its
+	// agent's name, so that a script, the record and the log can say who
+	// did it.
+	Agents    []string
 	Log       *logging.Logger
 	Observers []Observer
 	// Judge, when set, sees each iteration after the outcome matrix and
@@ -70,7 +75,9 @@ var Outcomes = []Outcome{Continued, Done, Failed, Abort, Stopped}
 
 // Iteration is one finished iteration, as the loop judged it.
 type Iteration struct {
-	Number        int // 1-based
+	Number int // 1-based
+	// Agent names the agent that ran it (Config.Agents).
+	Agent         string
 	MaxIterations int
 	Prompt        string
 	Result        agent.Result
@@ -167,6 +174,9 @@ type runner struct {
 // prompt that could not be composed, which ends the run.
 func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	it := &Iteration{Number: n, MaxIterations: r.cfg.MaxIterations}
+	if len(r.cfg.Agents) > 0 {
+		it.Agent = r.cfg.Agents[(n-1)%len(r.cfg.Agents)]
+	}
 	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations})
 	if err != nil {
 		return nil, err

@@ -348,3 +348,21 @@ func TestTimeoutSaysWhatWasStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestIterationsNameTheirAgent: each iteration carries the name of the
+// agent whose turn it was.
+func TestIterationsNameTheirAgent(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{}}}
+	cfg := s.config(3, 3, &log)
+	cfg.Agents = []string{"builder", "reviewer"}
+	var names []string
+	cfg.Judge = func(it *Iteration) (Outcome, error) {
+		names = append(names, it.Agent)
+		return "", nil
+	}
+	Run(context.Background(), cfg)
+	if got := strings.Join(names, " "); got != "builder reviewer builder" {
+		t.Errorf("agents %q", got)
+	}
+}

@@ -138,11 +138,16 @@ func (r *Recorder) Err() error {
 	return r.err
 }
 
-// LoopStarted records a loop's settings (with their sources) and agent.
-func (r *Recorder) LoopStarted(procedure string, settings, agent []string) {
+// LoopStarted records a loop's settings (with their sources) and agent,
+// and, when several take turns, the names of them all.
+func (r *Recorder) LoopStarted(procedure string, settings, agent, agents []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.run.Loops = append(r.run.Loops, Loop{Procedure: procedure, Settings: settings, Agent: agent})
+	l := Loop{Procedure: procedure, Settings: settings, Agent: agent}
+	if len(agents) > 1 {
+		l.Agents = agents
+	}
+	r.run.Loops = append(r.run.Loops, l)
 	r.save()
 }
 
@@ -163,7 +168,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 	dir := iterationDir(r.dir, r.records)
 	r.keep(writeFile(filepath.Join(dir, "output.txt"), it.Result.Output))
 	m := Meta{
-		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number,
+		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
 		Outcome: string(it.Outcome), OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,

@@ -57,8 +57,10 @@ type Loop struct {
 	Procedure string   `json:"procedure"`
 	Settings  []string `json:"settings"`
 	Agent     []string `json:"agent"`
-	Status    string   `json:"status,omitempty"`
-	Stats     *Stats   `json:"stats,omitempty"`
+	// Agents name the agents that took turns, when there were several.
+	Agents []string `json:"agents,omitempty"`
+	Status string   `json:"status,omitempty"`
+	Stats  *Stats   `json:"stats,omitempty"`
 }
 
 // Stats are a loop's iteration timings, in seconds.
@@ -73,9 +75,11 @@ type Stats struct {
 
 // Meta is an iteration's meta.json.
 type Meta struct {
-	Record       int    `json:"record"`
-	Loop         int    `json:"loop"`
-	Iteration    int    `json:"iteration"`
+	Record    int `json:"record"`
+	Loop      int `json:"loop"`
+	Iteration int `json:"iteration"`
+	// Agent names the agent that ran the iteration.
+	Agent        string `json:"agent,omitempty"`
 	PromptSHA256 string `json:"prompt_sha256"`
 	PromptBytes  int    `json:"prompt_bytes"`
 	Outcome      string `json:"outcome"`

@@ -75,6 +75,9 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 			status = run.ShownStatus()
 		}
 		fmt.Fprintf(&b, "\nLoop %d: %s (%s)\n  Agent: %s\n", i+1, l.Procedure, status, strings.Join(l.Agent, " "))
+		if len(l.Agents) > 1 {
+			fmt.Fprintf(&b, "  Agents: [%s] (taking turns, one per iteration)\n", strings.Join(l.Agents, ", "))
+		}
 		for _, s := range l.Settings {
 			b.WriteString("  " + s + "\n")
 		}
@@ -103,7 +106,11 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Iteration: %d (loop %d, iteration %d of it)\nOutcome: %s\nExit code: %d\n", m.Record, m.Loop, m.Iteration, m.Outcome, m.ExitCode)
+	fmt.Fprintf(&b, "Iteration: %d (loop %d, iteration %d of it)\n", m.Record, m.Loop, m.Iteration)
+	if m.Agent != "" {
+		fmt.Fprintf(&b, "Agent: %s\n", m.Agent)
+	}
+	fmt.Fprintf(&b, "Outcome: %s\nExit code: %d\n", m.Outcome, m.ExitCode)
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", orNone(m.Signal), m.TimedOut, m.Duration)
 	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
 	if len(m.Escaped) > 0 {

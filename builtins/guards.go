@@ -63,13 +63,7 @@ func walking(b *starlark.Builtin, encoded bool) *starlark.Builtin {
 // arguments, the shortest for zip.
 func sized(b *starlark.Builtin, perElement func(starlark.Tuple) int64) *starlark.Builtin {
 	return guarded(b, func(r *host.Runtime, args starlark.Tuple) error {
-		n := -1
-		for _, arg := range args {
-			if l := starlark.Len(arg); n < 0 || l < n {
-				n = l
-			}
-		}
-		return r.CheckLength(b.Name(), n, perElement(args))
+		return r.CheckLength(b.Name(), args, perElement(args))
 	})
 }
 

@@ -195,10 +195,17 @@ func (r *Runtime) CheckWalk(name string, args starlark.Tuple, encoded bool) erro
 // value, two words.
 const elementSize = 16
 
-// CheckLength refuses, for the builtin name, n elements of perElement
-// bytes each besides their slot that the memory budget has no room for:
-// list(range(10**9)) asks for 16 GB at once, before it fills a slot.
-func (r *Runtime) CheckLength(name string, n int, perElement int64) error {
+// CheckLength refuses, for the builtin name, a slot and perElement bytes
+// for each element of the shortest of args (zip's length) that the
+// memory budget has no room for: list(range(10**9)) asks for 16 GB at
+// once, before it fills a slot. A length not known is no refusal.
+func (r *Runtime) CheckLength(name string, args starlark.Tuple, perElement int64) error {
+	n := -1
+	for _, arg := range args {
+		if l := starlark.Len(arg); n < 0 || l < n {
+			n = l
+		}
+	}
 	if n <= 0 {
 		return nil
 	}

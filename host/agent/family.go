@@ -16,7 +16,8 @@ import (
 // every process an agent orphans — a "setsid sleep 300 &", a daemon's
 // double fork — whatever session or group it moved to. Such a process
 // escaped the agent's process group, so stopping the group does not stop
-// it; it is found instead through /proc, as a descendant of rooda that
+// it; it is found instead in the agent's cgroup (cgroup_linux.go) where
+// rooda can make one, else through /proc, as a descendant of rooda that
 // carries the agent's tag in its environment (TagVariable), and stopped
 // after the group. Orphans that exit become rooda's zombies: the reaper
 // collects every one that os/exec is not waiting for.
@@ -67,8 +68,9 @@ func (f *family) newTag() string {
 	return fmt.Sprintf("%d.%d", os.Getpid(), f.tags)
 }
 
-// KillAll kills at once every process rooda started and everything left
-// below it, for a run that must end now.
+// KillAll kills every process group rooda started, then what is left
+// below rooda with no grace period (SIGTERM and SIGKILL back to back),
+// for a run that must end now.
 func KillAll() {
 	kin.mu.Lock()
 	for pid := range kin.started {

@@ -96,7 +96,7 @@ func ReadContext(ctx context.Context, path string, limit int64) ([]byte, error) 
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
 		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("stopped waiting for its writer: %w", context.Cause(ctx))}
-	case err == nil && len(data) == 0 && isPipe(f):
+	case err == nil && len(data) == 0 && isPipe(f.Stat()):
 		return nil, &fs.PathError{Op: "read", Path: path, Err: ErrEmptyPipe}
 	}
 	return data, err
@@ -133,13 +133,10 @@ func Open(path string) (*os.File, error) {
 // IsPipe reports whether path is a pipe — a named one, or process
 // substitution's /dev/fd/N — whose content is gone once read: what it
 // gives must be kept, not read again.
-func IsPipe(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode()&fs.ModeNamedPipe != 0
-}
+func IsPipe(path string) bool { return isPipe(os.Stat(path)) }
 
-func isPipe(f *os.File) bool {
-	info, err := f.Stat()
+// isPipe reports whether a stat's result is a pipe's.
+func isPipe(info fs.FileInfo, err error) bool {
 	return err == nil && info.Mode()&fs.ModeNamedPipe != 0
 }
 

@@ -54,7 +54,12 @@ func Run(ctx context.Context, c Command) (string, error) {
 
 // Output is Run for a short command whose failure is an answer (not a
 // repository, no commit yet): what git printed, and whether it succeeded.
+// A failed command gives no output: what git printed then is its
+// complaint, never a value (a HEAD, a hash).
 func Output(stdin string, args ...string) (string, bool) {
 	out, err := Run(context.Background(), Command{Args: args, Stdin: stdin, Timeout: 30 * time.Second})
-	return out, err == nil
+	if err != nil {
+		return "", false
+	}
+	return out, true
 }

@@ -94,16 +94,8 @@ func snapshot() (string, map[string]string) {
 }
 
 // gitOut runs a short git command: what it printed, and whether it
-// succeeded. A failed command gives no output: what git printed then is
-// its complaint (no commit yet, not a repository), never a value to
-// record as HEAD or a hash.
-func gitOut(stdin string, args ...string) (string, bool) {
-	out, ok := gitpkg.Output(stdin, args...)
-	if !ok {
-		return "", false
-	}
-	return out, true
-}
+// succeeded (a failed one prints nothing).
+func gitOut(stdin string, args ...string) (string, bool) { return gitpkg.Output(stdin, args...) }
 
 func lines(out string, ok bool) map[string]bool {
 	set := map[string]bool{}

@@ -227,16 +227,16 @@ func safeName(name string) string {
 }
 
 // prune removes the oldest finished runs beyond keep; the one being
-// written, and runs still going, stay. runIDs lists runs only, as their
-// run.json proves them: nothing else in dir is ever removed.
+// written, and runs still going, stay. readRuns reads runs only, as
+// their run.json proves them: nothing else in dir is ever removed.
 func prune(dir string, keep int, current string) {
-	ids, err := runIDs(dir)
-	if err != nil || keep <= 0 || len(ids) <= keep {
+	runs := readRuns(dir)
+	if keep <= 0 || len(runs) <= keep {
 		return
 	}
-	for _, id := range ids[:len(ids)-keep] {
-		if run, err := ReadRun(dir, id); err == nil && id != current && !run.Going() {
-			os.RemoveAll(filepath.Join(dir, id))
+	for _, run := range runs[:len(runs)-keep] {
+		if run.ID != current && !run.Going() {
+			os.RemoveAll(filepath.Join(dir, run.ID))
 		}
 	}
 }

@@ -190,13 +190,17 @@ func IDs(dir string) ([]string, error) {
 	})
 }
 
-// runIDs lists the runs recorded under dir whose run.json reads, oldest
-// first: those alone may be pruned.
-func runIDs(dir string) ([]string, error) {
-	return namesIn(dir, func(e os.DirEntry) bool {
-		_, err := record(dir, e)
-		return err == nil
-	})
+// readRuns reads the runs recorded under dir whose run.json reads,
+// oldest first: those alone may be pruned.
+func readRuns(dir string) []Run {
+	var runs []Run
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if run, err := record(dir, e); err == nil {
+			runs = append(runs, run)
+		}
+	}
+	return runs
 }
 
 // namesIn lists, sorted (as os.ReadDir gives them), the names in dir of the entries keep keeps. A

@@ -52,9 +52,12 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	}
+	// Asked once: the answer rests on a process, which may end meanwhile.
+	status := run.ShownStatus()
+	crashed := status != run.Status
 	var b strings.Builder
-	fmt.Fprintf(&b, "Run: %s\nName: %s\nCommand: %s\nStatus: %s", run.ID, run.Name, strings.Join(run.Command, " "), run.ShownStatus())
-	if run.Crashed() {
+	fmt.Fprintf(&b, "Run: %s\nName: %s\nCommand: %s\nStatus: %s", run.ID, run.Name, strings.Join(run.Command, " "), status)
+	if crashed {
 		fmt.Fprintf(&b, " (recorded as running by rooda pid %d, which is gone)", run.PID)
 	}
 	b.WriteString("\n")
@@ -65,16 +68,16 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	switch {
 	case run.Ended != nil:
 		fmt.Fprintf(&b, "Ended: %s\n", run.Ended.Format("2006-01-02 15:04:05Z"))
-	case run.Crashed():
+	case crashed:
 		b.WriteString("Ended: unknown: rooda was killed or crashed before it could record the end and the exit code\n")
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", run.Iterations)
 	for i, l := range run.Loops {
-		status := l.Status
-		if status == "" { // the loop had not ended
-			status = run.ShownStatus()
+		loopStatus := l.Status
+		if loopStatus == "" { // the loop had not ended
+			loopStatus = status
 		}
-		fmt.Fprintf(&b, "\nLoop %d: %s (%s)\n  Agent: %s\n", i+1, l.Procedure, status, strings.Join(l.Agent, " "))
+		fmt.Fprintf(&b, "\nLoop %d: %s (%s)\n  Agent: %s\n", i+1, l.Procedure, loopStatus, strings.Join(l.Agent, " "))
 		if len(l.Agents) > 1 {
 			fmt.Fprintf(&b, "  Agents: [%s] (taking turns, one per iteration)\n", strings.Join(l.Agents, ", "))
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.starlark.net/syntax"
+
+	"rooda/host/files"
 )
 
 // ContextFile is what the context value file(path) at pos becomes: the
@@ -42,9 +44,7 @@ func (r *Runtime) contextFile(loc Location, path string) (string, error) {
 // in a directory of its own, which is not the run's.
 func fromHere(abs string) string {
 	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return rel
-		}
+		return files.Shown(wd, abs)
 	}
 	return abs
 }

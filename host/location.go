@@ -177,12 +177,7 @@ func (r *resolver) read(ctx context.Context, l Location) ([]byte, error) {
 
 // display names a file as a user in the working directory would: relative
 // when it is below it, absolute otherwise.
-func (r *resolver) display(abs string) string {
-	if rel, err := filepath.Rel(r.workDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return rel
-	}
-	return abs
-}
+func (r *resolver) display(abs string) string { return files.Shown(r.workDir, abs) }
 
 // modules are the standard library's modules, as load() names them: the
 // .star files at its top, less tests ("@rooda//termination.star").

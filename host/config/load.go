@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"rooda/host/files"
 	"rooda/host/prompt"
@@ -149,23 +148,15 @@ func (o Options) home() string {
 // workspace ("./rooda-config.yml"), else to the home directory
 // ("~/.config/rooda/rooda-config.yml"), else absolute.
 func (o Options) display(path string) string {
-	if rel, ok := within(o.WorkDir, path); ok {
-		return "./" + rel
+	if rel, ok := files.Within(o.WorkDir, path); ok {
+		return "./" + filepath.ToSlash(rel)
 	}
 	if home := o.home(); home != "" {
-		if rel, ok := within(home, path); ok {
-			return "~/" + rel
+		if rel, ok := files.Within(home, path); ok {
+			return "~/" + filepath.ToSlash(rel)
 		}
 	}
 	return filepath.ToSlash(path)
-}
-
-func within(dir, path string) (string, bool) {
-	rel, err := filepath.Rel(dir, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
 }
 
 func sameFile(a, b string) bool {

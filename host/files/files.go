@@ -23,6 +23,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -149,4 +151,24 @@ func size(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// Within reports whether path is dir or below it, and how it is named
+// from dir (filepath.Rel's answer): what a library may read, how a file
+// is shown to a user in dir.
+func Within(dir, path string) (string, bool) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return rel, true
+}
+
+// Shown names abs as a user in dir reads it: relative when it is below
+// dir, absolute otherwise.
+func Shown(dir, abs string) string {
+	if rel, ok := Within(dir, abs); ok {
+		return rel
+	}
+	return abs
 }

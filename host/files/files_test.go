@@ -170,3 +170,22 @@ func TestLimitSize(t *testing.T) {
 		}
 	}
 }
+
+func TestWithinAndShown(t *testing.T) {
+	for _, tc := range []struct {
+		dir, path, rel string
+		ok             bool
+	}{
+		{"/a", "/a/b/c", "b/c", true}, {"/a", "/a", ".", true}, {"/a", "/ab", "", false}, {"/a", "/", "", false}, {"/a", "/a/../b", "", false},
+	} {
+		if rel, ok := Within(tc.dir, tc.path); rel != tc.rel || ok != tc.ok {
+			t.Errorf("Within(%q, %q) = %q, %t", tc.dir, tc.path, rel, ok)
+		}
+	}
+	if got := Shown("/a", "/b/c"); got != "/b/c" {
+		t.Errorf("Shown outside: %q", got)
+	}
+	if got := Shown("/a", "/a/c"); got != "c" {
+		t.Errorf("Shown below: %q", got)
+	}
+}

@@ -2,7 +2,8 @@ package libs
 
 import (
 	"path/filepath"
-	"strings"
+
+	"rooda/host/files"
 )
 
 // Outside reports whether path, its symbolic links resolved, leads out of
@@ -20,11 +21,6 @@ func Outside(root, path string) (target string, outside bool) {
 	if err != nil {
 		return target, true
 	}
-	return target, !within(realRoot, target)
-}
-
-// within reports whether path is root or below it; both are clean.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	_, inside := files.Within(realRoot, target)
+	return target, !inside
 }

@@ -52,11 +52,7 @@ func startRecord(c *cli.Context, cfg *config.Config, name string) *runlog.Record
 // runLog logs as the run does, at its level and in its format, for what
 // is said before the loop starts logging.
 func runLog(c *cli.Context, cfg *config.Config) *logging.Logger {
-	log := logging.New(c.App.ErrWriter, logging.ParseLevel(cfg.Loop.LogLevel.V))
-	if cfg.Loop.LogFormat.V == "json" {
-		log.AsJSON()
-	}
-	return log
+	return logging.Configured(c.App.ErrWriter, cfg.Loop.LogLevel.V, cfg.Loop.LogFormat.V)
 }
 
 // stopStragglers stops what the run's agents left running where nothing

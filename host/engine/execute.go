@@ -44,10 +44,7 @@ type Record interface {
 // names the interrupt in the log.
 func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observer) loop.Result {
 	s := p.Settings
-	log := logging.New(out.Stderr, logging.ParseLevel(s.LogLevel.V))
-	if s.LogFormat.V == "json" {
-		log.AsJSON()
-	}
+	log := logging.Configured(out.Stderr, s.LogLevel.V, s.LogFormat.V)
 	if out.Now != nil {
 		log.WithClock(out.Now)
 	}

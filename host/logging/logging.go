@@ -54,6 +54,16 @@ func New(w io.Writer, level Level) *Logger {
 	return &Logger{w: w, level: level, now: time.Now}
 }
 
+// Configured is a logger at a configured level ("debug" …) and format
+// ("text" or "json"), as the loop: settings give them.
+func Configured(w io.Writer, level, format string) *Logger {
+	l := New(w, ParseLevel(level))
+	if format == "json" {
+		l.AsJSON()
+	}
+	return l
+}
+
 // WithClock makes the logger stamp lines with now instead of the wall
 // clock: tests get the same bytes every run.
 func (l *Logger) WithClock(now func() time.Time) *Logger {

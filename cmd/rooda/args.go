@@ -153,28 +153,28 @@ func flagName(a string) string {
 // ownerOf returns the innermost level that defines the flag a. A flag no
 // level defines stays with the innermost, whose parser reports it.
 func ownerOf(levels []*level, a string) *level {
+	if l := definer(levels, a); l != nil {
+		return l
+	}
+	return levels[len(levels)-1]
+}
+
+// definer returns the innermost level that defines the flag a, or nil.
+func definer(levels []*level, a string) *level {
 	name := flagName(a)
 	for i := len(levels) - 1; i >= 0; i-- {
 		if findFlag(levels[i].defined, name) != nil {
 			return levels[i]
 		}
 	}
-	return levels[len(levels)-1]
+	return nil
 }
 
 // isDefinedFlag reports whether a is a flag some level defines: a value
 // flag followed by it was given no value. Anything else that starts with
 // "-" may be a value: "-n -1", or "--ai-cmd -x" (no rooda flag is -x).
 func isDefinedFlag(levels []*level, a string) bool {
-	if !isFlag(a) {
-		return false
-	}
-	for _, l := range levels {
-		if findFlag(l.defined, flagName(a)) != nil {
-			return true
-		}
-	}
-	return false
+	return isFlag(a) && definer(levels, a) != nil
 }
 
 func findFlag(flags []cli.Flag, name string) cli.Flag {

@@ -74,13 +74,14 @@ func moveFlagsFirst(app *cli.App, args []string) ([]string, error) {
 // followed it. It shows the flag as help does, so that it says what to give.
 func missingValue(levels []*level, flag cli.Flag, next []string) error {
 	name := "--" + flag.Names()[0]
+	gotFlag := len(next) > 0 && next[0] != "--"
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "flag %s needs a value", name)
-	if len(next) > 0 && next[0] != "--" {
+	if gotFlag {
 		fmt.Fprintf(&msg, ", got the flag %s", next[0])
 	}
 	fmt.Fprintf(&msg, "\n  %s\n", strings.Replace(flag.String(), "\t", "    ", 1))
-	if len(next) > 0 && next[0] != "--" {
+	if gotFlag {
 		fmt.Fprintf(&msg, "Write %s=VALUE for a value that starts with \"-\". ", name)
 	}
 	fmt.Fprintf(&msg, "Run '%s --help' for usage.", helpName(levels))

@@ -74,13 +74,14 @@ func moveFlagsFirst(app *cli.App, args []string) ([]string, error) {
 // followed it. It shows the flag as help does, so that it says what to give.
 func missingValue(levels []*level, flag cli.Flag, next []string) error {
 	name := "--" + flag.Names()[0]
+	gotFlag := len(next) > 0 && next[0] != "--"
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "flag %s needs a value", name)
-	if len(next) > 0 && next[0] != "--" {
+	if gotFlag {
 		fmt.Fprintf(&msg, ", got the flag %s", next[0])
 	}
 	fmt.Fprintf(&msg, "\n  %s\n", strings.Replace(flag.String(), "\t", "    ", 1))
-	if len(next) > 0 && next[0] != "--" {
+	if gotFlag {
 		fmt.Fprintf(&msg, "Write %s=VALUE for a value that starts with \"-\". ", name)
 	}
 	fmt.Fprintf(&msg, "Run '%s --help' for usage.", helpName(levels))
@@ -153,28 +154,28 @@ func flagName(a string) string {
 // ownerOf returns the innermost level that defines the flag a. A flag no
 // level defines stays with the innermost, whose parser reports it.
 func ownerOf(levels []*level, a string) *level {
+	if l := definer(levels, a); l != nil {
+		return l
+	}
+	return levels[len(levels)-1]
+}
+
+// definer returns the innermost level that defines the flag a, or nil.
+func definer(levels []*level, a string) *level {
 	name := flagName(a)
 	for i := len(levels) - 1; i >= 0; i-- {
 		if findFlag(levels[i].defined, name) != nil {
 			return levels[i]
 		}
 	}
-	return levels[len(levels)-1]
+	return nil
 }
 
 // isDefinedFlag reports whether a is a flag some level defines: a value
 // flag followed by it was given no value. Anything else that starts with
 // "-" may be a value: "-n -1", or "--ai-cmd -x" (no rooda flag is -x).
 func isDefinedFlag(levels []*level, a string) bool {
-	if !isFlag(a) {
-		return false
-	}
-	for _, l := range levels {
-		if findFlag(l.defined, flagName(a)) != nil {
-			return true
-		}
-	}
-	return false
+	return isFlag(a) && definer(levels, a) != nil
 }
 
 func findFlag(flags []cli.Flag, name string) cli.Flag {

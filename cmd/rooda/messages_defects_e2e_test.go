@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,13 +14,10 @@ import (
 // the environment's ROODA_ settings cleared, plus env.
 func roodaIn(t *testing.T, dir string, env []string, args ...string) outcome {
 	t.Helper()
-	w := &workspace{t: t, dir: dir}
-	cmd := exec.Command(binary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ROODA_CONFIG_HOME="+filepath.Join(dir, "no-global"),
-		"ROODA_LOG_LEVEL=", "ROODA_SHOW_AI_OUTPUT=")
-	cmd.Env = append(cmd.Env, env...)
-	return w.wait(w.start(cmd))
+	w := &workspace{t: t, dir: dir, env: append(os.Environ(), "ROODA_CONFIG_HOME="+filepath.Join(dir, "no-global"),
+		"ROODA_LOG_LEVEL=", "ROODA_SHOW_AI_OUTPUT=")}
+	w.env = append(w.env, env...)
+	return w.rooda(args...)
 }
 
 // TestYAMLErrorsNameFileAndPosition: a configuration file YAML cannot read

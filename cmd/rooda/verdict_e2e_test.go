@@ -107,7 +107,7 @@ func TestVerdictTable(t *testing.T) {
 			if !strings.Contains(o.stderr, want) {
 				t.Errorf("script printed no %q:\n%s", want, o.stderr)
 			}
-			if got := strings.Join(recordedOutcomes(t, w), ","); got != strings.Join(row.outcomes, ",") {
+			if got := strings.Join(recordedOutcomes(w), ","); got != strings.Join(row.outcomes, ",") {
 				t.Errorf("meta.json outcomes %s, want %s", got, strings.Join(row.outcomes, ","))
 			}
 			last := len(row.outcomes)
@@ -148,22 +148,14 @@ print("saw %%s last %%s status %%s" %% (seen[0], r.last.outcome, r.status))
 `, row.verdict, max, min, timeout)
 }
 
-// recordedOutcomes reads the outcome of every iteration of the last run
+// recordedOutcomes reads the outcome of every iteration of the only run
 // from its meta.json files, as written.
-func recordedOutcomes(t *testing.T, w *workspace) []string {
-	t.Helper()
+func recordedOutcomes(w *workspace) []string {
+	w.t.Helper()
 	metas, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "iterations", "*", "meta.json"))
-	var out []string
-	for _, path := range metas {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m struct{ Outcome string }
-		if err := json.Unmarshal(data, &m); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m.Outcome)
+	out := make([]string, len(metas))
+	for i := range metas {
+		out[i] = w.meta(i + 1).Outcome
 	}
 	return out
 }

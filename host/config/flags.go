@@ -75,11 +75,14 @@ func (c *Config) applyFlags(flags []Flag) error {
 	return nil
 }
 
-// flagField is the field a flag's key sets: the loop's for loop-wide
-// keys, the run's for the rest.
+// flagField is the field a flag's key sets: the run's for a key a
+// procedure can override, the loop's for a loop-wide one (log level, AI
+// output, memory).
 func (c *Config) flagField(key string) field {
-	if key == "log_level" || key == "show_ai_output" || key == "log_format" || key == "max_memory" {
-		return fieldNamed(c.Loop.fields(), key)
+	for _, f := range c.Run.fields() {
+		if f.key == key {
+			return f
+		}
 	}
-	return fieldNamed(c.Run.fields(), key)
+	return fieldNamed(c.Loop.fields(), key)
 }

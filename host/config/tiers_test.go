@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -87,6 +88,9 @@ func TestUnknownVariableNeedsEnviron(t *testing.T) {
 	s := newSandbox(t)
 	s.env["ROODA_LOOP_MAX_ITERATION"] = "3"
 	opts := s.options()
+	if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), "ROODA_LOOP_MAX_ITERATION is not a rooda setting") {
+		t.Errorf("with Environ: %v, want the unknown variable reported", err)
+	}
 	opts.Environ = nil
 	if _, err := Load(opts); err != nil {
 		t.Error(err)

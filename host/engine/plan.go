@@ -101,10 +101,12 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	if s.Procedure.Script.Set {
 		return nil, fmt.Errorf("procedure %s is a Starlark script (%s): rooda run %s runs it", req.Name, s.Procedure.Script.V, req.Name)
 	}
-	phases := s.Procedure.Prompt()
-	if err := overridePhases(ctx, &phases, req.Phases); err != nil {
+	given, err := phaseFragments(ctx, req.Phases)
+	if err != nil {
 		return nil, err
 	}
+	phases := s.Procedure.Prompt()
+	override(&phases, given)
 	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner}
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}
@@ -117,38 +119,43 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 		p.checkRotation(req.Turns[1:])
 	}
 	p.Agents = agentNames(s, req.Turns, overridden)
-	roles, err := p.addRoles(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	p.checkFragments(roles)
+	p.addRoles(req.Turns, given)
+	p.checkFragments()
 	p.checkContext(ctx)
 	p.checkLimits()
 	return p, nil
 }
 
-// overridePhases puts the command line's fragments in place of the
-// procedure's, phase by phase.
-func overridePhases(ctx context.Context, proc *prompt.Procedure, phases [len(prompt.Phases)][]string) error {
+// phaseFragments reads the command line's fragments, phase by phase. It
+// reads them once for the loop's procedure and every role's: a pipe gives
+// its content once.
+func phaseFragments(ctx context.Context, phases [len(prompt.Phases)][]string) ([len(prompt.Phases)][]prompt.Fragment, error) {
+	var given [len(prompt.Phases)][]prompt.Fragment
 	var problems prompt.Problems
 	for ph, values := range phases {
-		if len(values) == 0 {
-			continue
-		}
-		proc.Phases[ph] = nil
 		for _, v := range values {
 			f, err := prompt.FragmentFromArg(ctx, v)
 			if err != nil {
 				problems.Add(fmt.Errorf("--%s %q: %w", prompt.Phase(ph), v, err))
 				continue
 			}
-			proc.Phases[ph] = append(proc.Phases[ph], f)
+			given[ph] = append(given[ph], f)
 		}
 	}
 	if len(problems) > 0 {
-		return problems
+		return given, problems
 	}
-	return nil
+	return given, nil
+}
+
+// override puts the command line's fragments in place of the
+// procedure's, in each phase that has some.
+func override(proc *prompt.Procedure, given [len(prompt.Phases)][]prompt.Fragment) {
+	for ph, fragments := range given {
+		if len(fragments) > 0 {
+			proc.Phases[ph] = slices.Clone(fragments)
+		}
+	}
 }
 
 func (p *Plan) pass(text string) { p.Checks = append(p.Checks, Check{OK: true, Text: text}) }
@@ -201,26 +208,20 @@ func agentNames(s *config.Settings, turns []Turn, overridden bool) []string {
 }
 
 // addRoles gives each turn its prompt when some turn has a role of its
-// own, and returns the roles' procedures; the command line's phases
-// replace theirs as they do the loop's.
-func (p *Plan) addRoles(ctx context.Context, req Request) ([]prompt.Procedure, error) {
-	if !slices.ContainsFunc(req.Turns, func(t Turn) bool { return t.Role != nil }) {
-		return nil, nil
+// own; the command line's phases replace theirs as they do the loop's.
+func (p *Plan) addRoles(turns []Turn, given [len(prompt.Phases)][]prompt.Fragment) {
+	if !slices.ContainsFunc(turns, func(t Turn) bool { return t.Role != nil }) {
+		return
 	}
-	var roles []prompt.Procedure
-	for _, t := range req.Turns {
+	for _, t := range turns {
 		if t.Role == nil {
 			p.Roles = append(p.Roles, p.Procedure)
 			continue
 		}
 		phases := t.Role.Prompt()
-		if err := overridePhases(ctx, &phases, req.Phases); err != nil {
-			return nil, err
-		}
+		override(&phases, given)
 		p.Roles = append(p.Roles, phases)
-		roles = append(roles, phases)
 	}
-	return roles, nil
 }
 
 // procedureOf is the procedure whose prompt iteration n is given.
@@ -252,9 +253,9 @@ func (p *Plan) checkRotation(turns []Turn) {
 // checkFragments checks the fragments of the loop's procedure and of
 // its roles' procedures, each once: the loop's procedure is often a role
 // too (the builder's).
-func (p *Plan) checkFragments(roles []prompt.Procedure) {
+func (p *Plan) checkFragments() {
 	procs := []prompt.Procedure{p.Procedure}
-	for _, r := range roles {
+	for _, r := range p.Roles {
 		if !slices.ContainsFunc(procs, func(q prompt.Procedure) bool { return q.Name == r.Name }) {
 			procs = append(procs, r)
 		}

@@ -29,11 +29,11 @@ func Closest(word string, candidates []string) string {
 // than half of word.
 func match(word, candidate string) (score int, ok bool) {
 	w, c := strings.ToLower(word), strings.ToLower(candidate)
+	typed := len(letters(w))
 	score = -1 << 30
 	if d := distance(w, c); d <= threshold(w, c) {
-		score, ok = len(letters(w))-d, true
+		score, ok = typed-d, true
 	}
-	typed := len(letters(w))
 	if shared := sharedWords(w, c); 2*shared > typed {
 		score, ok = max(score, shared), true
 	}

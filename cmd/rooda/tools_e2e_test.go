@@ -125,6 +125,17 @@ func gitIn(t *testing.T, dir string, args ...string) {
 	}
 }
 
+// fetchedLibWorkspace is a workspace of the library at repo, with a cache
+// of its own, that has run rooda lib fetch.
+func fetchedLibWorkspace(t *testing.T, repo string) *libWorkspace {
+	t.Helper()
+	w := newLibWorkspace(t, repo, filepath.Join(t.TempDir(), "cache"))
+	if o := w.rooda("lib", "fetch"); o.code != 0 {
+		t.Fatalf("fetch: exit %d\n%s", o.code, o.stderr)
+	}
+	return w
+}
+
 // TestPinnedCommitGoneUpstream: the pinned commit is rewritten away
 // upstream (amended, the tag moved, the old commit collected); a machine
 // with an empty cache is told to run rooda lib update team, not shown a
@@ -133,10 +144,7 @@ func TestPinnedCommitGoneUpstream(t *testing.T) {
 	t.Parallel()
 	repo, publish := gitRepo(t)
 	first := publish("hello", "v1")
-	w := newLibWorkspace(t, repo, filepath.Join(t.TempDir(), "cache"))
-	if o := w.rooda("lib", "fetch"); o.code != 0 {
-		t.Fatalf("fetch: exit %d\n%s", o.code, o.stderr)
-	}
+	w := fetchedLibWorkspace(t, repo)
 	gitIn(t, repo, "commit", "--quiet", "--amend", "-m", "rewritten")
 	gitIn(t, repo, "tag", "--force", "v1")
 	gitIn(t, repo, "reflog", "expire", "--expire=now", "--all")
@@ -160,10 +168,7 @@ func TestFetchSaysWhatMoved(t *testing.T) {
 	t.Parallel()
 	repo, publish := gitRepo(t)
 	first := publish("hello", "v1")
-	w := newLibWorkspace(t, repo, filepath.Join(t.TempDir(), "cache"))
-	if o := w.rooda("lib", "fetch"); o.code != 0 {
-		t.Fatalf("fetch: exit %d\n%s", o.code, o.stderr)
-	}
+	w := fetchedLibWorkspace(t, repo)
 	pinned := w.pinnedHash()
 	fetchFails := func(want string) {
 		t.Helper()

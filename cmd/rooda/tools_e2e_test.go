@@ -32,18 +32,14 @@ def test_equal():
 	if o.code != 1 {
 		t.Errorf("exit %d, want 1\n%s%s", o.code, o.stdout, o.stderr)
 	}
-	for _, want := range []string{
+	stdoutHas(t, o,
 		`Error in assert.contains: "Iteration: 2 of 5" not in the text (`,
 		`its longest start found, "Iteration: ", is at line `,
 		`\nProcedure: p\nIteration: 1 of 5\n`,
 		`Error in assert.eq: the texts differ (got 319 bytes, want 319); they differ from line 2: got …"`,
 		`\nIteration: 1 of 5\n", want …"`,
 		`Error: assert has no member equal; it has contains, eq, fails, true (did you mean assert.eq?)`,
-	} {
-		if !strings.Contains(o.stdout, want) {
-			t.Errorf("the report lacks %q:\n%s", want, o.stdout)
-		}
-	}
+	)
 }
 
 // TestReplPipedGoesOnAfterAnError: piped into rooda script repl, each
@@ -102,11 +98,7 @@ iterate(compose("review", act = [fragment(content = "Review.")]), max_iterations
 	if o.code != 0 || !strings.Contains(o.stdout, want) {
 		t.Errorf("exit %d, stdout lacks:\n%s\nstdout:\n%s\nstderr:\n%s", o.code, want, o.stdout, o.stderr)
 	}
-	for _, want := range []string{"Script: " + w.dir + "/pair.star", "  iterate() at pair.star:5: procedure review\n", "    Failure Threshold: 1 (script: pair.star:5)\n"} {
-		if !strings.Contains(o.stdout, want) {
-			t.Errorf("stdout lacks %q", want)
-		}
-	}
+	stdoutHas(t, o, "Script: "+w.dir+"/pair.star", "  iterate() at pair.star:5: procedure review\n", "    Failure Threshold: 1 (script: pair.star:5)\n")
 	if strings.Contains(o.stdout, "Max Iterations: 5 (built-in)") {
 		t.Errorf("the defaults are shown as the script's settings:\n%s", o.stdout)
 	}

@@ -62,9 +62,14 @@ func predeclaredCallee(call *syntax.CallExpr) string {
 	return ""
 }
 
-func isPredeclared(id *syntax.Ident) bool {
+func isPredeclared(id *syntax.Ident) bool { return hasScope(id, resolve.Predeclared) }
+
+func isUniversal(id *syntax.Ident) bool { return hasScope(id, resolve.Universal) }
+
+// hasScope says whether the resolver bound id in scope.
+func hasScope(id *syntax.Ident, scope resolve.Scope) bool {
 	b, ok := id.Binding.(*resolve.Binding)
-	return ok && b.Scope == resolve.Predeclared
+	return ok && b.Scope == scope
 }
 
 // call checks one call's arguments against the function's parameters.
@@ -194,11 +199,6 @@ func literalType(e syntax.Expr) (string, string) {
 		return "function", ""
 	}
 	return "", ""
-}
-
-func isUniversal(id *syntax.Ident) bool {
-	b, ok := id.Binding.(*resolve.Binding)
-	return ok && b.Scope == resolve.Universal
 }
 
 // accepts says whether a value of type got may be given for p. The

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,15 +190,6 @@ func (c *checker) predeclares(name string) bool {
 	return name == mainName || c.predeclared.Has(name)
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // loads checks a module's load statements and returns the modules they
 // name, to be checked after this one, so that problems are told file by
 // file.
@@ -254,7 +246,7 @@ func (c *checker) loadedNames() {
 			continue
 		}
 		msg := fmt.Sprintf("%s does not define %s", w.module.Display, w.name.Name)
-		if near := suggest.Closest(w.name.Name, sortedKeys(defined)); near != "" {
+		if near := suggest.Closest(w.name.Name, slices.Sorted(maps.Keys(defined))); near != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		c.add(w.name.NamePos, "%s", msg)

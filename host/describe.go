@@ -44,13 +44,20 @@ func Docstring(path string) (string, error) {
 		// A syntax error is the run's to report, with its position.
 		return "", nil
 	}
-	stmt, ok := f.Stmts[0].(*syntax.ExprStmt)
+	return strings.TrimSpace(DocOf(f.Stmts[0])), nil
+}
+
+// DocOf is the string a statement that is only a string literal holds:
+// the docstring of a module or a def, when it is their first; "" for any
+// other statement.
+func DocOf(stmt syntax.Stmt) string {
+	expr, ok := stmt.(*syntax.ExprStmt)
 	if !ok {
-		return "", nil
+		return ""
 	}
-	lit, ok := stmt.X.(*syntax.Literal)
+	lit, ok := expr.X.(*syntax.Literal)
 	if !ok || lit.Token != syntax.STRING {
-		return "", nil
+		return ""
 	}
-	return strings.TrimSpace(lit.Value.(string)), nil
+	return lit.Value.(string)
 }

@@ -55,7 +55,7 @@ var testClock = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // clock: one line per test, the details of each failure, then the
 // closing line.
 func RunTests(ctx context.Context, paths []string, opts TestOptions) (TestSummary, error) {
-	files, err := testFiles(paths)
+	files, err := scriptsUnder(paths, "_test.star")
 	if err != nil {
 		return TestSummary{}, err
 	}
@@ -78,11 +78,6 @@ func RunTests(ctx context.Context, paths []string, opts TestOptions) (TestSummar
 	}
 	fmt.Fprintln(opts.Out, sum)
 	return sum, nil
-}
-
-// testFiles lists the test files under paths, sorted, each once.
-func testFiles(paths []string) ([]string, error) {
-	return scriptsUnder(paths, "_test.star")
 }
 
 // runTestFile runs the tests of one file.

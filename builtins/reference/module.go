@@ -24,7 +24,7 @@ func Module(path string) (doc string, entries []Entry, err error) {
 		return "", nil, err
 	}
 	if len(f.Stmts) > 0 {
-		doc, _ = docOf(f.Stmts[0])
+		doc = host.DocOf(f.Stmts[0])
 	}
 	section := fmt.Sprintf("load(%q, …)", path)
 	for _, stmt := range f.Stmts {
@@ -34,7 +34,7 @@ func Module(path string) (doc string, entries []Entry, err error) {
 		}
 		var raw string
 		if len(def.Body) > 0 {
-			raw, _ = docOf(def.Body[0])
+			raw = host.DocOf(def.Body[0])
 		}
 		text, args := docstring(raw)
 		e := Entry{Name: def.Name.Name, Kind: "library", Section: section, Doc: text}
@@ -46,19 +46,6 @@ func Module(path string) (doc string, entries []Entry, err error) {
 		entries = append(entries, e)
 	}
 	return strings.TrimSpace(doc), entries, nil
-}
-
-// docOf is the string a statement that is only a string literal holds.
-func docOf(stmt syntax.Stmt) (string, bool) {
-	expr, ok := stmt.(*syntax.ExprStmt)
-	if !ok {
-		return "", false
-	}
-	lit, ok := expr.X.(*syntax.Literal)
-	if !ok || lit.Token != syntax.STRING {
-		return "", false
-	}
-	return lit.Value.(string), true
 }
 
 // paramOf is a def's parameter as the reference writes it: name,

@@ -2,19 +2,10 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// checkScripts runs rooda script check in the workspace with args.
-func (w *workspace) checkScripts(args ...string) outcome {
-	w.t.Helper()
-	cmd := exec.Command(binary(w.t), append([]string{"script", "check"}, args...)...)
-	cmd.Dir, cmd.Env = w.dir, w.env
-	return w.wait(w.start(cmd))
-}
 
 // TestScriptCheckPathsAndTestNames: check takes files and directories (a
 // directory: every .star file below it), and a *_test.star file may use
@@ -29,14 +20,14 @@ func TestScriptCheckPathsAndTestNames(t *testing.T) {
 	w.write("lib/deep/helpers_test.star", "load('../helpers.star', 'twice')\n\ndef test_twice():\n    a = fake_agent(outputs = ['x'])\n    assert.eq(twice(2), 4)\n")
 	w.write("lib/notes.md", "not a script\n")
 	w.write("main.star", "p = compose('p', act = [fragment(content = 'Work.')])\n")
-	o := w.checkScripts("lib", "main.star")
+	o := w.rooda("script", "check", "lib", "main.star")
 	want := "lib/deep/helpers_test.star: ok\nlib/helpers.star: ok\nmain.star: ok\n"
 	if o.code != 0 || o.stdout != want || o.stderr != "" {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
 	}
 	// A script that is no test does not know the tests' names.
 	w.write("main.star", "assert.eq(1, 1)\n")
-	o = w.checkScripts("lib", "main.star")
+	o = w.rooda("script", "check", "lib", "main.star")
 	if o.code != 1 || o.stderr != "Error: main.star:1:1: undefined: assert\n" {
 		t.Errorf("exit %d, stderr:\n%s", o.code, o.stderr)
 	}
@@ -68,7 +59,7 @@ iterate(p, max_iterations = n, on_iteration = judge)
 fragment(content = 3)
 compose(None)
 `)
-	o := w.checkScripts("main.star")
+	o := w.rooda("script", "check", "main.star")
 	want := `Error: main.star:2:12: iterate: unexpected keyword argument "max_iteration" (did you mean max_iterations?)
 Error: main.star:3:29: iterate: max_iterations must be an int, got string "3"
 Error: main.star:4:27: iterate: on_iteration is called as f(it), but the lambda takes no arguments
@@ -91,7 +82,7 @@ func TestScriptCheckLoadHints(t *testing.T) {
 load("@rooda//nope.star", "x")
 on_iteration = min_iterations(2)
 `)
-	o := w.checkScripts("main.star")
+	o := w.rooda("script", "check", "main.star")
 	want := `Error: main.star:2:1: cannot load @rooda//nope.star: file not found: @rooda//nope.star (the standard library has @rooda//termination.star)
 Error: main.star:3:16: undefined: min_iterations (@rooda//termination.star defines it: load("@rooda//termination.star", "min_iterations"))
 Error: main.star:1:35: @rooda//termination.star does not define until_comand (did you mean until_command?)

@@ -9,7 +9,7 @@ import (
 )
 
 // TestFirstExamplesPass: the examples a team writes first — tests until
-// green, a shared library of helpers — are under scripts/examples/, and
+// green, a shared library of helpers, a builder and a reviewer — are under scripts/examples/, and
 // their script tests pass in the real binary, as CI runs them.
 func TestFirstExamplesPass(t *testing.T) {
 	cmd := exec.Command(binary(t), "script", "test", "-v", filepath.Join("scripts", "examples"))
@@ -22,6 +22,7 @@ func TestFirstExamplesPass(t *testing.T) {
 		"test_tests_until_green_ends_when_the_tests_pass",
 		"test_tests_until_green_never_trusts_success_alone",
 		"test_shared_library_builds_the_team_procedure",
+		"test_builder_and_reviewer_take_turns_until_the_reviewer_approves",
 	} {
 		if !strings.Contains(string(out), " "+test+"\n") {
 			t.Errorf("%s did not run:\n%s", test, out)
@@ -41,16 +42,12 @@ func TestSharedHelpersPinnedFromGit(t *testing.T) {
 	repo, publish := gitRepo(t)
 	writeFile(t, filepath.Join(repo, "star", "helpers.star"), string(helpers))
 	commit := publish("hello", "v1")
-	w := newWorkspace(t, step{"output": "done"})
-	w.env = append(w.env, "XDG_CACHE_HOME="+filepath.Join(w.dir, "cache"))
-	w.write("rooda-config.yml", "libraries:\n  team: {git: file://"+repo+", ref: v1, path: star}\n")
+	w := newLibWorkspace(t, repo, filepath.Join(t.TempDir(), "cache"))
 	w.write("main.star", `load("@team//helpers.star", "passes", "team_procedure")
 r = iterate(team_procedure("team-task", "Fix the flaky test."), max_iterations = 3, on_iteration = passes("true"))
 print(r.status, r.iterations)
 `)
-	cmd := exec.Command(binary(t), "script", "run", "main.star", "--ai-cmd", w.aiCmd())
-	cmd.Dir, cmd.Env = w.dir, w.env
-	o := w.wait(w.start(cmd))
+	o := w.rooda("script", "run", "main.star", "--ai-cmd", w.aiCmd())
 	if o.code != 0 || !strings.Contains(o.stderr, "success 1\n") {
 		t.Fatalf("exit %d\n%s", o.code, o.stderr)
 	}

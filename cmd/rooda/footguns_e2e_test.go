@@ -40,19 +40,24 @@ iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 1,
 func TestScriptMissingContextFileIsAnError(t *testing.T) {
 	t.Parallel()
 	for _, value := range []string{`file("gone.md")`, `"gone.md"`, `["text", file(path = "gone.md")]`} {
-		w := newWorkspace(t, step{"output": successSignal})
-		os.Mkdir(filepath.Join(w.dir, "proc"), 0o755)
-		w.write("proc/main.star", "iterate(compose(\"p\", act = [fragment(content = \"Work.\")]), max_iterations = 1,\n        context = "+value+")\n")
-		want := "proc/gone.md"
-		o := w.rooda("script", "check", "proc/main.star")
-		o.expect(t, 1, "proc/main.star:2:", want)
-		o = w.runScript("proc/main.star", "--ai-cmd", w.aiCmd(), "--dry-run")
-		o.expect(t, 1, "Error", want)
-		o = w.runScript("proc/main.star", "--ai-cmd", w.aiCmd())
-		o.expect(t, 1, "Error", want)
-		if p, ran := w.prompt(1); ran {
-			t.Errorf("context = %s: an agent ran with the prompt:\n%s", value, p)
-		}
+		t.Run(value, func(t *testing.T) {
+			w := newWorkspace(t, step{"output": successSignal})
+			os.Mkdir(filepath.Join(w.dir, "proc"), 0o755)
+			w.write("proc/main.star", "iterate(compose(\"p\", act = [fragment(content = \"Work.\")]), max_iterations = 1,\n        context = "+value+")\n")
+			w.failsBeforeAnAgent(t, "proc/main.star", "proc/main.star:2:", "Error", "proc/gone.md")
+		})
+	}
+}
+
+// failsBeforeAnAgent: the script at file fails rooda script check, which
+// names where, its dry run and its run, each saying want; no agent starts.
+func (w *workspace) failsBeforeAnAgent(t *testing.T, file, where string, want ...string) {
+	t.Helper()
+	w.rooda("script", "check", file).expect(t, 1, append(want, where)...)
+	w.runScript(file, "--ai-cmd", w.aiCmd(), "--dry-run").expect(t, 1, want...)
+	w.runScript(file, "--ai-cmd", w.aiCmd()).expect(t, 1, want...)
+	if p, ran := w.prompt(1); ran {
+		t.Errorf("%s: an agent ran with the prompt:\n%s", file, p)
 	}
 }
 
@@ -86,16 +91,7 @@ func TestTemplateParameterTypoInAScript(t *testing.T) {
 	w := newWorkspace(t, step{"output": successSignal})
 	w.write("main.star", "f = fragment(content = \""+typoFragment+"\", params = {\"Task\": \"the tests\"})\n"+
 		"iterate(compose(\"p\", act = [f]), max_iterations = 1)\n")
-	want := []string{"Taks", "did you mean .Task"}
-	o := w.rooda("script", "check", "main.star")
-	o.expect(t, 1, append(want, "main.star:1:")...)
-	o = w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--dry-run")
-	o.expect(t, 1, want...)
-	o = w.runScript("main.star", "--ai-cmd", w.aiCmd())
-	o.expect(t, 1, want...)
-	if _, ran := w.prompt(1); ran {
-		t.Error("an agent ran")
-	}
+	w.failsBeforeAnAgent(t, "main.star", "main.star:1:", "Taks", "did you mean .Task")
 }
 
 // TestOptionalTemplateParameterStaysQuiet: a parameter a template only

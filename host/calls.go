@@ -235,10 +235,7 @@ func typeText(t string) string {
 		}
 		words = append(words, article+alt)
 	}
-	if len(words) == 1 {
-		return words[0]
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	return suggest.OneOf(words)
 }
 
 // callbackArgs are the ways a parameter's callback may be called, each

@@ -119,8 +119,5 @@ func orList(keys []string) string {
 	for i, k := range keys {
 		names[i] = EnvName(k)
 	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return suggest.OneOf(names)
 }

@@ -109,3 +109,11 @@ func distance(a, b string) int {
 	}
 	return d[len(a)][len(b)]
 }
+
+// OneOf lists choices as a sentence says them: "a", "a or b", "a, b or c".
+func OneOf(choices []string) string {
+	if len(choices) <= 1 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}

@@ -12,10 +12,10 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"rooda/host"
 	"rooda/host/agent"
 	"rooda/host/config"
 	"rooda/host/loop"
+	"rooda/host/session"
 	"rooda/host/suggest"
 )
 
@@ -62,8 +62,8 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		"max_output_buffer??", &bufferV, "context??", &ctxV, "on_iteration??", &onIteration, "min_iterations??", &minIter, "digest?", &digest); err != nil {
 		return nil, err
 	}
-	spec := host.IterateSpec{Procedure: proc.asConfig(), Pos: where(caller(thread)), Unlimited: unlimited, Digest: digest,
-		MaxOutputBuffer: sizeText(bufferV), Judge: judge(thread, onIteration)}
+	spec := session.IterateSpec{Procedure: proc.asConfig(), Pos: where(caller(thread)), Unlimited: unlimited, Digest: digest,
+		MaxOutputBuffer: sizeText(bufferV), Verdict: verdictOf(thread, onIteration)}
 	var err error
 	if spec.MaxIterations, err = optionalInt(maxIter, "max_iterations"); err != nil {
 		return nil, err
@@ -80,10 +80,10 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if spec.Fakes, spec.Agents, spec.Roles, err = agents(thread, agentV); err != nil {
 		return nil, err
 	}
-	if spec.Context, spec.ContextFunc, err = contextOf(thread, ctxV); err != nil {
+	if spec.Context, spec.ContextFunc, err = contextArg(thread, ctxV); err != nil {
 		return nil, err
 	}
-	res, err := host.FromThread(thread).Iterate(thread, spec)
+	res, err := session.FromThread(thread).Iterate(thread, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func optionalInt(v starlark.Value, name string) (*int, error) {
 // them; in a script test, fake agents. An item of the list may be a pair
 // (agent, procedure): a role, that agent's iterations given that
 // procedure's prompt. roles is nil when no item has one.
-func agents(thread *starlark.Thread, v starlark.Value) (fakes []*host.FakeAgent, out []host.Agent, roles []*config.Procedure, err error) {
+func agents(thread *starlark.Thread, v starlark.Value) (fakes []*session.FakeAgent, out []session.Agent, roles []*config.Procedure, err error) {
 	if v == nil {
 		return nil, nil, nil, nil
 	}
@@ -131,7 +131,7 @@ func agents(thread *starlark.Thread, v starlark.Value) (fakes []*host.FakeAgent,
 		case *Agent:
 			out = append(out, x.a)
 		case starlark.String:
-			a, err := host.FromThread(thread).ResolveAgent(string(x), false)
+			a, err := session.FromThread(thread).ResolveAgent(string(x), false)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -166,10 +166,10 @@ func roleOf(item starlark.Value, i int) (starlark.Value, *config.Procedure, erro
 	return pair[0], proc.asConfig(), nil
 }
 
-// contextOf converts context=: text or files, or a function called before
+// contextArg converts context=: text or files, or a function called before
 // each iteration that returns them. A plain string is taken as the .star
 // file that gives it means it: iterate()'s caller, or the function's own.
-func contextOf(thread *starlark.Thread, v starlark.Value) ([]string, func(int, *loop.Iteration) ([]string, error), error) {
+func contextArg(thread *starlark.Thread, v starlark.Value) ([]string, func(int, *loop.Iteration) ([]string, error), error) {
 	if v == nil {
 		return nil, nil, nil
 	}
@@ -203,8 +203,8 @@ func takesTwo(fn starlark.Callable) bool {
 	return ok && f.NumParams() >= 2
 }
 
-// judge turns on_iteration into the loop's Judge.
-func judge(thread *starlark.Thread, fn starlark.Callable) func(*loop.Iteration) (loop.Outcome, error) {
+// verdictOf turns on_iteration into the loop's Verdict.
+func verdictOf(thread *starlark.Thread, fn starlark.Callable) func(*loop.Iteration) (loop.Outcome, error) {
 	if fn == nil {
 		return nil
 	}
@@ -217,7 +217,7 @@ func judge(thread *starlark.Thread, fn starlark.Callable) func(*loop.Iteration) 
 			return "", nil
 		}
 		s, _ := starlark.AsString(out)
-		if o, ok := verdicts[s]; ok {
+		if o := loop.Outcome(s); slices.Contains(loop.Verdicts, o) {
 			return o, nil
 		}
 		return "", badVerdict(fn, out, s)
@@ -232,7 +232,7 @@ func badVerdict(fn starlark.Callable, out starlark.Value, s string) error {
 	}
 	msg := fmt.Sprintf("%s returned %s, which is no verdict", who, shortRepr(out))
 	if _, ok := out.(starlark.String); ok {
-		if near := suggest.Closest(s, verdictNames); near != "" {
+		if near := suggest.Closest(s, verdictNames()); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 	}
@@ -240,7 +240,13 @@ func badVerdict(fn starlark.Callable, out starlark.Value, s string) error {
 }
 
 // verdictNames are the verdicts' names, for suggestions.
-var verdictNames = []string{"continue", "success", "failure", "abort"}
+func verdictNames() []string {
+	names := make([]string, len(loop.Verdicts))
+	for i, v := range loop.Verdicts {
+		names[i] = string(v)
+	}
+	return names
+}
 
 // shortRepr is a value as a message shows it: its repr, cut to a line.
 func shortRepr(v starlark.Value) string {
@@ -249,18 +255,6 @@ func shortRepr(v starlark.Value) string {
 		return string(s[:57]) + "..."
 	}
 	return string(s)
-}
-
-// verdicts are what on_iteration may return: the loop's outcomes, named
-// as everywhere else, but for interrupted, which only an interrupt gives.
-var verdicts = map[string]loop.Outcome{}
-
-func init() {
-	for _, o := range loop.Outcomes {
-		if o != loop.Stopped {
-			verdicts[string(o)] = o
-		}
-	}
 }
 
 // iterationValue is what on_iteration sees: a frozen struct.
@@ -276,7 +270,7 @@ func iterationValue(it *loop.Iteration) starlark.Value {
 // output. The code after iterate() runs on it as on a real one.
 func dryRunIteration() starlark.Value {
 	fields := iterationFields(&loop.Iteration{})
-	fields["outcome"] = starlark.String(host.DryRunStatus)
+	fields["outcome"] = starlark.String(loop.DryRun)
 	return frozen("iteration", fields)
 }
 
@@ -306,14 +300,14 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 func resultValue(res loop.Result) starlark.Value {
 	s := res.Stats
 	last := iterationValue(res.Last)
-	if res.Status == host.DryRunStatus {
+	if res.Status == loop.DryRun {
 		last = dryRunIteration()
 	}
 	return frozen("loop_result", starlark.StringDict{
 		"status":     starlark.String(res.Status),
 		"iterations": starlark.MakeInt(res.Iterations),
 		"last":       last,
-		"dry_run":    starlark.Bool(res.Status == host.DryRunStatus),
+		"dry_run":    starlark.Bool(res.Status == loop.DryRun),
 		"stats": frozen("stats", starlark.StringDict{
 			"count":  starlark.MakeInt(s.Count),
 			"total":  starlark.Float(s.Total.Seconds()),
@@ -397,7 +391,7 @@ func runFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	if err != nil {
 		return nil, err
 	}
-	res, ran, err := host.FromThread(thread).Command(thread, line, argv, timeout.d)
+	res, ran, err := session.FromThread(thread).Command(thread, line, argv, timeout.d)
 	if err != nil {
 		return nil, err
 	}

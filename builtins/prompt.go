@@ -9,6 +9,7 @@ import (
 
 	"rooda/host"
 	"rooda/host/prompt"
+	"rooda/host/session"
 )
 
 var fragmentBuiltin = Builtin{
@@ -203,7 +204,7 @@ func procedureFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
 		return nil, err
 	}
-	p, err := host.FromThread(thread).Config().Procedure(name)
+	p, err := session.FromThread(thread).Config().Procedure(name)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +238,7 @@ func agentFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if (nameOrCmd == "") == (cmd == "") {
 		return nil, fmt.Errorf("agent: give an alias or a command line, or cmd=…, one of them")
 	}
-	a, err := host.FromThread(thread).ResolveAgent(nameOrCmd+cmd, cmd != "")
+	a, err := session.FromThread(thread).ResolveAgent(nameOrCmd+cmd, cmd != "")
 	if err != nil {
 		return nil, err
 	}

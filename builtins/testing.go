@@ -11,6 +11,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"rooda/host"
+	"rooda/host/session"
 	"rooda/host/suggest"
 )
 
@@ -177,7 +178,7 @@ func fakeAgentFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "outputs?", &outputs, "exit_codes?", &codes); err != nil {
 		return nil, err
 	}
-	f := &host.FakeAgent{}
+	f := &session.FakeAgent{}
 	if outputs != nil {
 		texts, err := stringList(outputs, "outputs")
 		if err != nil {
@@ -198,7 +199,7 @@ func fakeAgentFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 }
 
 // FakeAgent is a fake_agent() value.
-type FakeAgent struct{ f *host.FakeAgent }
+type FakeAgent struct{ f *session.FakeAgent }
 
 var _ starlark.HasAttrs = (*FakeAgent)(nil)
 

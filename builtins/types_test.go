@@ -6,9 +6,9 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"rooda/host"
 	"rooda/host/agent"
 	"rooda/host/loop"
+	"rooda/host/session"
 )
 
 // TestTypesAreTheValues: every documented type's fields are exactly the
@@ -24,7 +24,7 @@ func TestTypesAreTheValues(t *testing.T) {
 		"procedure":      &Procedure{},
 		"fragment":       &Fragment{},
 		"file":           &ContextFile{},
-		"fake_agent":     &FakeAgent{f: &host.FakeAgent{}},
+		"fake_agent":     &FakeAgent{f: &session.FakeAgent{}},
 	}
 	methods := map[string]bool{}
 	for typ, ms := range Methods() {

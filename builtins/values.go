@@ -6,9 +6,9 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"rooda/host"
 	"rooda/host/config"
 	"rooda/host/prompt"
+	"rooda/host/session"
 )
 
 // Fragment is a fragment() value: one piece of a phase, immutable.
@@ -86,7 +86,7 @@ func (p *Procedure) asConfig() *config.Procedure {
 }
 
 // Agent is an agent() value.
-type Agent struct{ a host.Agent }
+type Agent struct{ a session.Agent }
 
 func (x *Agent) String() string {
 	if x.a.Alias != "" {

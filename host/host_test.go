@@ -191,7 +191,7 @@ func TestCheckRunsNothing(t *testing.T) {
 // error reported without ending the session, iterate() a dry run.
 func TestREPL(t *testing.T) {
 	f := newFixture(t, map[string]string{"lib.star": "greeting = 'hello'\n"})
-	f.Opts.DryRun = true
+	f.DryRun = true
 	var out strings.Builder
 	in := strings.NewReader("x = 20 + 1\nx * 2\ndef f(n):\n    return n + 1\n\nf(x)\nload('lib.star', 'greeting')\ngreeting\nnope\nr = iterate(compose('p', act = [fragment(content = 'hi')]), agent = 'true')\nr.status\n")
 	if err := f.Runtime().REPL(context.Background(), in, &out, true, nil); err != nil {

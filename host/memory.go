@@ -143,7 +143,7 @@ func (r *Runtime) abandonIfStuck(ctx context.Context) {
 	}
 	select {
 	case <-time.After(stuckGrace):
-		r.abandon(newError(&wrapped{errors.New("the script did not stop after a second interrupt; rooda ends it"), stopCause(ctx)}, r.hints()))
+		r.abandon(newError(&wrapped{errors.New("the script did not stop after a second interrupt; rooda ends it"), StopCause(ctx)}, r.hints()))
 	case <-r.ended:
 	}
 }
@@ -155,6 +155,10 @@ func (r *Runtime) abandonIfStuck(ctx context.Context) {
 // runs on the script's thread, between two agents, where a collection
 // waits for nothing.
 type collector struct{ r *Runtime }
+
+// Collector is the observer that collects after each iteration of a loop
+// the script runs.
+func (r *Runtime) Collector() loop.Observer { return collector{r} }
 
 func (c collector) IterationStarted(loop.Request) {}
 

@@ -36,9 +36,9 @@ func budget(err error) *BudgetError {
 	return nil
 }
 
-// stopCause is why ctx ended, as an error with the run's exit code: a
+// StopCause is why ctx ended, as an error with the run's exit code: a
 // budget (--max-duration) or an interrupt.
-func stopCause(ctx context.Context) error {
+func StopCause(ctx context.Context) error {
 	cause := context.Cause(ctx)
 	if b := budget(cause); b != nil {
 		return b

@@ -55,7 +55,7 @@ func (r *Runtime) REPL(ctx context.Context, in io.Reader, out io.Writer, prompt 
 		r.evaluate(f, globals, out)
 	}
 	if ctx.Err() != nil {
-		return stopCause(ctx)
+		return StopCause(ctx)
 	}
 	return failed
 }
@@ -155,12 +155,12 @@ func (r *Runtime) evaluateAll(ctx context.Context, opts *syntax.FileOptions, in 
 	failed := 0
 	for _, stmt := range f.Stmts {
 		if ctx.Err() != nil {
-			return stopCause(ctx)
+			return StopCause(ctx)
 		}
 		one := &syntax.File{Path: f.Path, Stmts: []syntax.Stmt{stmt}, Options: f.Options}
 		if err := r.evaluateOne(one, globals, out); err != nil {
 			if ctx.Err() != nil {
-				return stopCause(ctx)
+				return StopCause(ctx)
 			}
 			fmt.Fprintln(r.opts.Stderr, format(err, r.hints()))
 			failed++

@@ -9,15 +9,11 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
-	"rooda/host/config"
-	"rooda/host/engine"
 	"rooda/host/logging"
-	"rooda/host/loop"
 )
 
 // DefaultMaxSteps bounds a script's own computation: generous for any
@@ -45,32 +41,16 @@ type Options struct {
 	// WorkDir is where paths are shown from; "" is the working directory.
 	WorkDir string
 
-	// Config is the merged configuration: procedures, aliases, defaults
-	// and the command line's overrides.
-	Config *config.Config
-	// Stdout receives the agent's streamed output and dry-run reports.
-	Stdout io.Writer
-	// Kill, when closed, ends an agent's grace period at once.
+	// Kill, when closed, is a second interrupt: a script stuck in one
+	// step is abandoned (see Abandon).
 	Kill <-chan struct{}
-	// DryRun swaps the agent for a report: iterate() prints what it would
-	// run, and run() runs nothing.
-	DryRun bool
-	// Describe, in a dry run, takes the place of the dry-run report: each
-	// iterate() writes to it a few lines, its procedure and settings, for
-	// `rooda info`.
-	Describe io.Writer
-	// Command is the command line that started the run, for the dry run's
-	// "Ready to execute".
-	Command []string
-	// MaxTotalIterations bounds the iterations of every iterate() of the
-	// run together; 0 means no bound.
-	MaxTotalIterations int
-	// Now is the loops' clock; nil is the wall clock. Script tests fix it.
-	Now func() time.Time
-	// Test is set in script tests, where only fake agents may run.
-	Test bool
-	// Record, when set, keeps the record of every loop of the run.
-	Record engine.Record
+	// PrintJSON makes print() a "print" event of the JSON log, so that
+	// stderr stays one object per line.
+	PrintJSON bool
+	// Attach, when set, is called with the runtime as New makes it: the
+	// run's session attaches itself there (see Runtime.Attach), and a
+	// script test's runtimes get a session each.
+	Attach func(*Runtime)
 	// MaxMemory is the run's memory budget in bytes; 0 means none.
 	MaxMemory int64
 	// Abandon ends the run at once, with err, when the script cannot be
@@ -92,11 +72,6 @@ type Runtime struct {
 	loading  []Location // the modules being loaded, outermost first
 	files    map[string]Location
 	maxSteps uint64
-	// iterations counts the iterations of every iterate() so far.
-	iterations int
-	last       loop.Status
-	// iterating is set while a loop runs.
-	iterating bool
 	// main is the key of the script Run runs; "" in tests.
 	main string
 	// mainDisplay is how messages name that script.
@@ -140,9 +115,6 @@ func New(opts Options) (*Runtime, error) {
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
-	if opts.Stdout == nil {
-		opts.Stdout = os.Stdout
-	}
 	r := &Runtime{
 		opts:     opts,
 		resolver: resolver{workDir: opts.WorkDir, libraries: opts.Libraries, embedded: opts.Stdlib},
@@ -161,13 +133,25 @@ func New(opts Options) (*Runtime, error) {
 	// Thread locals are set before anything runs, as go.starlark.net
 	// requires: builtins find the runtime there.
 	r.thread.SetLocal(localKey, r)
+	if opts.Attach != nil {
+		opts.Attach(r)
+	}
 	return r, nil
 }
+
+// Attach keeps v for the builtins under key, as starkit's plugins keep
+// their state: they find it with Attached. It must be called before the
+// runtime runs anything.
+func (r *Runtime) Attach(key string, v any) { r.thread.SetLocal(key, v) }
+
+// Attached is what was attached under key to the runtime that runs
+// thread, or nil.
+func Attached(thread *starlark.Thread, key string) any { return thread.Local(key) }
 
 // print is the scripts' print(): a line on stderr, or, when the log is
 // JSON, a "print" event, so that stderr stays one object per line.
 func (r *Runtime) print(thread *starlark.Thread, msg string) {
-	if cfg := r.opts.Config; cfg != nil && cfg.Loop.LogFormat.V == "json" {
+	if r.opts.PrintJSON {
 		pos := callerPosition(thread)
 		logging.New(r.opts.Stderr, logging.Debug).AsJSON().Event(logging.Info, "print", []any{"file", pos.Filename(), "line", pos.Line}, "%s", msg)
 		return
@@ -230,7 +214,7 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 		return nil
 	}
 	if ctx.Err() != nil {
-		err = &wrapped{err, stopCause(ctx)}
+		err = &wrapped{err, StopCause(ctx)}
 	}
 	if r.thread.ExecutionSteps() >= r.maxSteps {
 		err = &wrapped{err, &BudgetError{Budget: "--max-steps", Limit: fmt.Sprint(r.maxSteps), What: "Starlark steps"}}

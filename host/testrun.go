@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"time"
 
 	"go.starlark.net/starlark"
 )
@@ -46,13 +45,10 @@ func (s TestSummary) String() string {
 	return line
 }
 
-// testClock is the fixed time of every script test.
-var testClock = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 // RunTests finds the *_test.star files under paths (files or
 // directories) and runs each top-level test_* function in a runtime of
-// its own, in a temporary working directory of its own, with a fixed
-// clock: one line per test, the details of each failure, then the
+// its own, in a temporary working directory of its own (opts.Run.Attach
+// gives each its session: a fixed clock, fake agents only): one line per test, the details of each failure, then the
 // closing line.
 func RunTests(ctx context.Context, paths []string, opts TestOptions) (TestSummary, error) {
 	files, err := scriptsUnder(paths, "_test.star")
@@ -66,7 +62,6 @@ func RunTests(ctx context.Context, paths []string, opts TestOptions) (TestSummar
 			return TestSummary{}, err
 		}
 	}
-	opts.Run.Test = true
 	var sum TestSummary
 	for _, file := range files {
 		if err := runTestFile(ctx, file, opts, &sum); err != nil {
@@ -98,7 +93,7 @@ func runTestFile(ctx context.Context, file string, opts TestOptions, sum *TestSu
 	}
 	for _, t := range names {
 		if ctx.Err() != nil {
-			return stopCause(ctx)
+			return StopCause(ctx)
 		}
 		if opts.Filter != nil && !opts.Filter.MatchString(t.name) {
 			continue
@@ -157,10 +152,7 @@ func testNames(ctx context.Context, abs string, opts TestOptions) ([]testFunc, e
 
 // loadTestFile runs a test file's top level in a new runtime.
 func loadTestFile(ctx context.Context, abs string, opts Options, out io.Writer) (*Runtime, starlark.StringDict, error) {
-	opts.Stdout, opts.Stderr = out, out
-	if opts.Now == nil {
-		opts.Now = func() time.Time { return testClock }
-	}
+	opts.Stderr = out
 	r, err := New(opts)
 	if err != nil {
 		return nil, nil, err
@@ -184,7 +176,7 @@ func runTest(ctx context.Context, abs string, t testFunc, opts TestOptions, sum 
 	var skip *Skip
 	switch {
 	case ctx.Err() != nil:
-		return stopCause(ctx)
+		return StopCause(ctx)
 	case errors.As(err, &skip):
 		sum.Skipped++
 		fmt.Fprintf(opts.Out, "skip %s %s: %s\n", t.pos, t.name, skip.Reason)

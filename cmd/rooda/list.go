@@ -7,6 +7,7 @@ import (
 
 	"rooda/host"
 	"rooda/host/config"
+	"rooda/host/session"
 )
 
 func listCommand() *cli.Command {
@@ -75,10 +76,10 @@ Examples:
 // describeScript runs a script procedure as a dry run that reports each
 // iterate() to w in a few lines; nothing else it prints is shown.
 func describeScript(c *cli.Context, cfg *config.Config, path string, w io.Writer) error {
-	quiet := host.Options{DryRun: true, Describe: w, Stdout: io.Discard, Stderr: io.Discard}
-	rt, err := newRuntime(c, cfg, nil, quiet)
+	libs, err := libraries(c, cfg)
 	if err != nil {
 		return err
 	}
-	return rt.DescribeScript(c.Context, path, w)
+	s := session.New(c.Context, session.Options{Config: cfg, DryRun: true, Describe: w, Stdout: io.Discard, Stderr: io.Discard})
+	return s.DescribeScript(scriptOptions(s, nil, libs, host.Options{}), path)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,8 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"rooda/host/engine"
-	"rooda/host/interrupt"
 	"rooda/host/prompt"
+	"rooda/host/runlog"
+	"rooda/host/session"
 	"rooda/host/suggest"
 )
 
@@ -88,28 +88,13 @@ func runAction(c *cli.Context) error {
 	for _, ph := range prompt.Phases {
 		req.Phases[ph] = c.StringSlice(ph.String())
 	}
-	// The checks may wait for a pipe's writer: Ctrl+C must end that wait
-	// too, so the signals are caught from here on.
-	ctx, watch := interrupt.Watch(c.Context)
-	defer watch.Stop()
-	plan, err := engine.Prepare(ctx, req)
-	switch {
-	case ctx.Err() != nil:
-		return interrupt.Error{Cause: context.Cause(ctx)}
-	case err != nil:
-		return err
-	}
-	if c.Bool("dry-run") {
-		return plan.DryRun(c.App.Writer, withoutDryRun(c))
-	}
-	if err := plan.Err(); err != nil {
-		return fmt.Errorf("cannot run %s:\n\n%w", name, err)
-	}
-	defer stopStragglers(c, cfg)
-	rec := startRecord(c, cfg, name)
-	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill, Record: asRecord(rec)})
-	finishRecord(c, rec, string(res.Status), res.Status.ExitCode())
-	return exitStatus(res.Status.ExitCode())
+	s := session.Start(c.Context, sessionOptions(c, cfg, name))
+	defer s.Close()
+	return s.RunProcedure(req)
+}
+
+func noRecordFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-record", Usage: "keep no record of the run in " + runlog.DefaultDir, Category: "Output"}
 }
 
 // promptFlags are run's flags that change a YAML procedure's prompt.
@@ -149,13 +134,6 @@ func unknownName(c *cli.Context, name string, procedures []string) error {
 	}
 	return errors.New(msg + "\nRun 'rooda --help' for the commands, 'rooda list' for the procedures.")
 }
-
-// exitStatus ends the program with a code and no message: the loop has
-// already said how the run ended.
-type exitStatus int
-
-func (e exitStatus) Error() string { return "" }
-func (e exitStatus) ExitCode() int { return int(e) }
 
 // withoutDryRun is the command line as the user typed it, less the
 // dry-run flag: what "Ready to execute" shows.

@@ -9,6 +9,7 @@ import (
 
 	"rooda/host/prompt"
 	"rooda/host/runlog"
+	"rooda/host/session"
 )
 
 func runsCommand() *cli.Command {
@@ -32,7 +33,7 @@ run, or given as "last" (the newest).`,
 				if err != nil {
 					return err
 				}
-				return runlog.WriteList(c.App.Writer, runsDir(cfg))
+				return runlog.WriteList(c.App.Writer, session.RunsDir(cfg))
 			},
 		}, {
 			Name:      "show",
@@ -70,19 +71,19 @@ func runsShowAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := runlog.Find(runsDir(cfg), query)
+	id, err := runlog.Find(session.RunsDir(cfg), query)
 	if err != nil {
 		return err
 	}
 	if c.Bool("prompt") && c.Bool("output") {
 		return fmt.Errorf("--prompt and --output cannot be used together: they print one file each")
 	}
-	dir, n := filepath.Join(runsDir(cfg), id), c.Int("iteration")
+	dir, n := filepath.Join(session.RunsDir(cfg), id), c.Int("iteration")
 	if n == 0 {
 		if c.Bool("prompt") || c.Bool("output") {
 			return fmt.Errorf("--prompt and --output need --iteration N")
 		}
-		return runlog.WriteRun(c.App.Writer, runsDir(cfg), id, c.Bool("json"))
+		return runlog.WriteRun(c.App.Writer, session.RunsDir(cfg), id, c.Bool("json"))
 	}
 	for _, file := range []string{"prompt", "output"} {
 		if c.Bool(file) {
@@ -102,7 +103,7 @@ func runsDiffAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := runlog.Find(runsDir(cfg), args[0])
+	id, err := runlog.Find(session.RunsDir(cfg), args[0])
 	if err != nil {
 		return err
 	}
@@ -112,7 +113,7 @@ func runsDiffAction(c *cli.Context) error {
 		if err != nil || n < 1 {
 			return fmt.Errorf("%q is not an iteration number", arg)
 		}
-		data, err := runlog.ReadPrompt(filepath.Join(runsDir(cfg), id), n)
+		data, err := runlog.ReadPrompt(filepath.Join(session.RunsDir(cfg), id), n)
 		if err != nil {
 			return err
 		}
@@ -186,9 +187,9 @@ func targetRun(c *cli.Context) (string, error) {
 	}
 	id := c.String("run")
 	if id == "" {
-		id, err = runlog.Running(runsDir(cfg))
+		id, err = runlog.Running(session.RunsDir(cfg))
 	} else {
-		id, err = runlog.Find(runsDir(cfg), id)
+		id, err = runlog.Find(session.RunsDir(cfg), id)
 	}
-	return filepath.Join(runsDir(cfg), id), err
+	return filepath.Join(session.RunsDir(cfg), id), err
 }

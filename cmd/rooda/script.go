@@ -1,25 +1,21 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"rooda/builtins"
 	"rooda/builtins/reference"
 	"rooda/host"
-	"rooda/host/agent"
 	"rooda/host/config"
-	"rooda/host/interrupt"
 	"rooda/host/libs"
-	"rooda/host/runlog"
+	"rooda/host/session"
 	"rooda/host/suggest"
 	"rooda/scripts"
 )
@@ -151,10 +147,10 @@ func scriptReplAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, watch := interrupt.Watch(c.Context)
-	defer watch.Stop()
 	dryRun := !c.Bool("live")
-	rt, err := newRuntime(c, cfg, nil, host.Options{DryRun: dryRun, Predeclared: builtins.WithTestNames(builtins.Predeclared(nil, dryRun)), Kill: watch.Kill, Command: []string{"rooda", "script", "run", "FILE"}})
+	s := session.Start(c.Context, session.Options{Config: cfg, DryRun: dryRun, NoRecord: true, Command: []string{"rooda", "script", "run", "FILE"}, Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
+	defer s.Close()
+	rt, err := newRuntime(c, s, nil, host.Options{Predeclared: builtins.WithTestNames(builtins.Predeclared(nil, dryRun))})
 	if err != nil {
 		return err
 	}
@@ -163,7 +159,7 @@ func scriptReplAction(c *cli.Context) error {
 		return err
 	}
 	help := reference.Help(reference.Entries(stdlib), c.App.Writer)
-	return rt.REPL(ctx, os.Stdin, c.App.Writer, isTerminal(os.Stdin), help)
+	return rt.REPL(s.Context(), os.Stdin, c.App.Writer, isTerminal(os.Stdin), help)
 }
 
 // isTerminal reports whether f is a terminal, where prompts belong.
@@ -186,7 +182,8 @@ func scriptDocAction(c *cli.Context) error {
 		return err
 	}
 	// The reference needs the standard library only: no library is fetched.
-	rt, err := runtimeWith(c, cfg, nil, nil, host.Options{})
+	s := quietSession(c, cfg)
+	rt, err := s.Runtime(scriptOptions(s, nil, nil, host.Options{}))
 	if err != nil {
 		return err
 	}
@@ -274,14 +271,14 @@ func scriptTestAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, watch := interrupt.Watch(c.Context)
-	defer watch.Stop()
+	s := session.Start(c.Context, session.Options{Config: cfg, NoRecord: true})
+	defer s.Close()
 	libs, err := libraries(c, cfg)
 	if err != nil {
 		return err
 	}
-	sum, err := host.RunTests(ctx, paths, host.TestOptions{
-		Run:     host.Options{Predeclared: builtins.TestPredeclared(nil), Libraries: libs, Stdlib: scripts.FS, Config: cfg, Kill: watch.Kill},
+	sum, err := host.RunTests(s.Context(), paths, host.TestOptions{
+		Run:     host.Options{Predeclared: builtins.TestPredeclared(nil), Libraries: libs, Stdlib: scripts.FS, Kill: s.Kill(), Attach: session.ForTests(s.Context(), cfg, s.Kill())},
 		Filter:  filter,
 		Verbose: c.Bool("verbose"),
 		Out:     c.App.Writer,
@@ -290,7 +287,7 @@ func scriptTestAction(c *cli.Context) error {
 		return err
 	}
 	if sum.Failed > 0 {
-		return exitStatus(1)
+		return session.ExitStatus(1)
 	}
 	return nil
 }
@@ -352,7 +349,7 @@ func scriptCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(c, cfg, nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures()})
+	rt, err := newRuntime(c, quietSession(c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures()})
 	if err != nil {
 		return err
 	}
@@ -366,74 +363,63 @@ func scriptCheckAction(c *cli.Context) error {
 	return nil
 }
 
-// runScript runs a script with the signals and budgets of a run, and
-// turns how it ended into the exit code.
+// runScript runs a script with the signals, record and budgets of a run.
 func runScript(c *cli.Context, cfg *config.Config, file string, args []string) error {
-	ctx, watch := interrupt.Watch(c.Context)
-	defer watch.Stop()
-	defer stopStragglers(c, cfg)
-	if d := c.Duration("max-duration"); d > 0 {
-		var cancel context.CancelFunc
-		budget := &host.BudgetError{Budget: "--max-duration", Limit: d.String(), What: "of run time"}
-		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
-		defer cancel()
-	}
-	var rec *runlog.Recorder
-	if !c.Bool("dry-run") {
-		rec = startRecord(c, cfg, file)
-	}
-	rt, err := newRuntime(c, cfg, args, host.Options{
+	opts := sessionOptions(c, cfg, file)
+	opts.Budgets = session.Budgets{
 		MaxSteps:           c.Uint64("max-steps"),
-		Kill:               watch.Kill,
-		DryRun:             c.Bool("dry-run"),
-		Command:            withoutDryRun(c),
 		MaxTotalIterations: c.Int("max-total-iterations"),
-		Record:             asRecord(rec),
+		MaxDuration:        c.Duration("max-duration"),
 		MaxMemory:          int64(cfg.Loop.MaxMemory.V),
-		Abandon: func(err error) {
-			// The script cannot be stopped at a step: end now.
-			code := report(c.App.ErrWriter, err)
-			finishRecord(c, rec, runlog.FailedStatus(code), code)
-			agent.KillAll()
-			os.Exit(code)
-		},
-	})
+	}
+	s := session.Start(c.Context, opts)
+	defer s.Close()
+	libs, err := libraries(c, cfg)
 	if err != nil {
-		finishRecord(c, rec, "error", 1)
 		return err
 	}
-	if err := rt.Run(ctx, file); err != nil {
-		finishRecord(c, rec, runlog.FailedStatus(exitCode(err)), exitCode(err))
-		return err
-	}
-	status := string(rt.LastStatus())
-	if status == "" {
-		status = "done" // a script that ran no loop
-	}
-	finishRecord(c, rec, status, rt.ExitCode())
-	return exitStatus(rt.ExitCode())
+	return s.RunScript(scriptOptions(s, args, libs, host.Options{}), file)
 }
 
-// newRuntime makes the Starlark runtime of a run: the builtins, the
+// sessionOptions are the options of the run of the procedure or script
+// that c names name.
+func sessionOptions(c *cli.Context, cfg *config.Config, name string) session.Options {
+	return session.Options{
+		Config:   cfg,
+		Name:     name,
+		Command:  withoutDryRun(c),
+		Stdout:   c.App.Writer,
+		Stderr:   c.App.ErrWriter,
+		NoRecord: c.Bool("no-record"),
+		DryRun:   c.Bool("dry-run"),
+		Report:   func(err error) int { return report(c.App.ErrWriter, err) },
+	}
+}
+
+// quietSession is the session of a command that runs no loop and no
+// command: it gives the builtins their configuration.
+func quietSession(c *cli.Context, cfg *config.Config) *session.Session {
+	return session.New(c.Context, session.Options{Config: cfg, DryRun: true, Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
+}
+
+// newRuntime makes a runtime of the session s: the builtins, the
 // standard library, the configured libraries and those of --lib.
-func newRuntime(c *cli.Context, cfg *config.Config, args []string, opts host.Options) (*host.Runtime, error) {
-	libs, err := libraries(c, cfg)
+func newRuntime(c *cli.Context, s *session.Session, args []string, opts host.Options) (*host.Runtime, error) {
+	libs, err := libraries(c, s.Config())
 	if err != nil {
 		return nil, err
 	}
-	return runtimeWith(c, cfg, args, libs, opts)
+	return s.Runtime(scriptOptions(s, args, libs, opts))
 }
 
-// runtimeWith makes a runtime with the libraries given.
-func runtimeWith(c *cli.Context, cfg *config.Config, args []string, libs map[string]string, opts host.Options) (*host.Runtime, error) {
+// scriptOptions complete opts with the builtins (unless given), the
+// standard library and the libraries libs.
+func scriptOptions(s *session.Session, args []string, libs map[string]string, opts host.Options) host.Options {
 	if opts.Predeclared == nil {
-		opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
+		opts.Predeclared = builtins.Predeclared(args, s.DryRun())
 	}
-	opts.Libraries, opts.Stdlib, opts.Config = libs, scripts.FS, cfg
-	if opts.Stdout == nil {
-		opts.Stdout, opts.Stderr = c.App.Writer, c.App.ErrWriter
-	}
-	return host.New(opts)
+	opts.Libraries, opts.Stdlib = libs, scripts.FS
+	return opts
 }
 
 // libraries are the directories of the configuration's libraries, with

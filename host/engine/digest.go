@@ -39,7 +39,7 @@ func newDigest(ctx context.Context, checks []config.Check, kill <-chan struct{})
 func (d *digest) IterationStarted(loop.Request) { d.git.Before() }
 
 func (d *digest) IterationFinished(it *loop.Iteration) {
-	if it.Outcome == loop.Stopped {
+	if it.Outcome == loop.OutcomeInterrupted {
 		return
 	}
 	_, _, changed := d.git.After()
@@ -103,11 +103,11 @@ func tail(out string, n int) string {
 
 func outcomeText(o loop.Outcome) string {
 	switch o {
-	case loop.Continued:
+	case loop.OutcomeContinue:
 		return "continue (exit code 0, no signal)"
-	case loop.Done:
+	case loop.OutcomeSuccess:
 		return "success"
-	case loop.Abort:
+	case loop.OutcomeAbort:
 		return "abort (the procedure's verdict)"
 	}
 	return "failure"

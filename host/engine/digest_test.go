@@ -22,7 +22,7 @@ func TestDigestLayout(t *testing.T) {
 	d.IterationStarted(loop.Request{Iteration: 1})
 	d.IterationFinished(&loop.Iteration{
 		Number:   1,
-		Outcome:  loop.Failed,
+		Outcome:  loop.OutcomeFailure,
 		Signals:  loop.Signals{Failure: true},
 		Result:   agent.Result{ExitCode: 139, Signal: "SIGSEGV"},
 		Duration: 12300 * time.Millisecond,

@@ -93,7 +93,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Agents:           p.Agents,
 		Log:              log,
 		Observers:        observers,
-		Judge:            p.Judge,
+		Verdict:          p.Verdict,
 		Now:              out.Now,
 	})
 	if out.Record != nil {

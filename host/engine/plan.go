@@ -67,9 +67,9 @@ type Plan struct {
 	// ContextFunc, when set, gives each iteration's context instead of
 	// Context: a script's context function.
 	ContextFunc func(iteration int) ([]string, error)
-	// Judge, when set, may change the loop's verdict on an iteration: a
+	// Verdict, when set, may change the loop's verdict on an iteration: a
 	// script's on_iteration.
-	Judge func(*loop.Iteration) (loop.Outcome, error)
+	Verdict func(*loop.Iteration) (loop.Outcome, error)
 	// Runner stands in for the agent process when set (Request.Runner).
 	Runner func(ctx context.Context, iteration int, cmd agent.Command) (agent.Result, error)
 }

@@ -17,7 +17,7 @@ type Config struct {
 	// MaxIterations of 0 means unlimited.
 	MaxIterations int
 	// MinIterations: a success before this iteration, the agent's
-	// SUCCESS or the Judge's verdict, does not end the loop (seed 004);
+	// SUCCESS or the Verdict's verdict, does not end the loop (seed 004);
 	// 0 or 1 means any may.
 	MinIterations    int
 	FailureThreshold int
@@ -37,10 +37,10 @@ type Config struct {
 	Agents    []string
 	Log       *logging.Logger
 	Observers []Observer
-	// Judge, when set, sees each iteration after the outcome matrix and
+	// Verdict, when set, sees each iteration after the outcome matrix and
 	// may change its outcome (a script's on_iteration): "" keeps it. Its
 	// error ends the run as aborted, with the error in the Result.
-	Judge func(*Iteration) (Outcome, error)
+	Verdict func(*Iteration) (Outcome, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -59,19 +59,23 @@ type Request struct {
 type Outcome string
 
 const (
-	Continued Outcome = "continue" // exit 0, no signal: the failure count resets
-	Done      Outcome = "success"  // SUCCESS (or the procedure's verdict) from the minimum on: the run succeeds
-	Failed    Outcome = "failure"  // FAILURE, a non-zero exit, a timeout, or no start
+	OutcomeContinue Outcome = "continue" // exit 0, no signal: the failure count resets
+	OutcomeSuccess  Outcome = "success"  // SUCCESS (or the procedure's verdict) from the minimum on: the run succeeds
+	OutcomeFailure  Outcome = "failure"  // FAILURE, a non-zero exit, a timeout, or no start
 	// Stopped is an iteration an interrupt cut short: it is not counted,
 	// whatever the agent printed.
-	Stopped Outcome = "interrupted"
-	// Abort ends the run as aborted at once; only a Judge gives it.
-	Abort Outcome = "abort"
+	OutcomeInterrupted Outcome = "interrupted"
+	// Abort ends the run as aborted at once; only a Verdict gives it.
+	OutcomeAbort Outcome = "abort"
 )
 
 // Outcomes are the outcomes an iteration can have, in the order the docs
 // list them.
-var Outcomes = []Outcome{Continued, Done, Failed, Abort, Stopped}
+var Outcomes = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, OutcomeAbort, OutcomeInterrupted}
+
+// Verdicts are the outcomes a Verdict may give: all but interrupted,
+// which only an interrupt gives.
+var Verdicts = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, OutcomeAbort}
 
 // Iteration is one finished iteration, as the loop judged it.
 type Iteration struct {
@@ -87,7 +91,7 @@ type Iteration struct {
 	Outcome             Outcome
 	ConsecutiveFailures int
 	Duration            time.Duration
-	// Overridden is set when a Judge changed the outcome.
+	// Overridden is set when a Verdict changed the outcome.
 	Overridden bool
 }
 
@@ -108,7 +112,7 @@ type Result struct {
 	Last       *Iteration
 	Elapsed    time.Duration
 	// Err is what ended an aborted run other than the failure threshold:
-	// a prompt that could not be composed, or a Judge's error.
+	// a prompt that could not be composed, or a Verdict's error.
 	Err error
 }
 
@@ -151,9 +155,9 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Aborted, err)
 		}
 		switch {
-		case it.Outcome == Abort:
+		case it.Outcome == OutcomeAbort:
 			return r.finish(Aborted, errAbort)
-		case it.Outcome == Done:
+		case it.Outcome == OutcomeSuccess:
 			return r.finish(Success, nil)
 		case it.ConsecutiveFailures >= cfg.FailureThreshold:
 			return r.finish(Aborted, nil)
@@ -197,26 +201,26 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 
 // record judges a finished iteration, counts it, logs it and tells the
 // observers. The rule, in order: the outcome matrix gives the agent's
-// outcome; a Judge (the procedure) may replace it; a success before
+// outcome; a Verdict (the procedure's) may replace it; a success before
 // MinIterations, whoever declared it, becomes continue. Its error is the
-// Judge's: the iteration still counts, with the agent's outcome.
+// Verdict's: the iteration still counts, with the agent's outcome.
 func (r *runner) record(it *Iteration) error {
 	it.Signals = Scan(it.Result.Output, it.Prompt)
-	it.Outcome = Judge(it)
+	it.Outcome = MatrixOutcome(it)
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)
 	agentOutcome := it.Outcome
 	var judgeErr error
-	if r.cfg.Judge != nil {
+	if r.cfg.Verdict != nil {
 		var verdict Outcome
-		verdict, judgeErr = r.cfg.Judge(it)
+		verdict, judgeErr = r.cfg.Verdict(it)
 		if judgeErr == nil && verdict != "" && verdict != it.Outcome {
 			it.Outcome, it.Overridden = verdict, true
 		}
 	}
 	switch {
-	case it.Outcome == Done && it.Number < r.cfg.MinIterations:
+	case it.Outcome == OutcomeSuccess && it.Number < r.cfg.MinIterations:
 		r.cfg.Log.Infof("Iteration %s: %s before the minimum of %d iterations; going on", r.label(it.Number), r.decider(it), r.cfg.MinIterations)
-		it.Outcome = Continued
+		it.Outcome = OutcomeContinue
 	case it.Overridden:
 		r.logVerdict(it, agentOutcome)
 	}
@@ -244,7 +248,7 @@ func (r *runner) decider(it *Iteration) string {
 // iteration: a warning when it declared failure or abort.
 func (r *runner) logVerdict(it *Iteration, agentOutcome Outcome) {
 	log := r.cfg.Log.Infof
-	if it.Outcome == Failed || it.Outcome == Abort {
+	if it.Outcome == OutcomeFailure || it.Outcome == OutcomeAbort {
 		log = r.cfg.Log.Warnf
 	}
 	log("Iteration %s: the procedure's on_iteration declared %s; the agent's outcome was %s", r.label(it.Number), it.Outcome, agentOutcome)
@@ -255,41 +259,41 @@ func (r *runner) logVerdict(it *Iteration, agentOutcome Outcome) {
 // keep it.
 func (r *runner) countAfter(o Outcome) int {
 	switch o {
-	case Failed:
+	case OutcomeFailure:
 		return r.failures + 1
-	case Continued:
+	case OutcomeContinue:
 		return 0
 	}
 	return r.failures
 }
 
-// errAbort is the cause of a run a Judge aborted.
+// errAbort is the cause of a run a Verdict aborted.
 var errAbort = errors.New("the procedure aborted the run")
 
 // stopped reports an iteration an interrupt cut short: how its agent was
 // stopped, and to the observers, which saw it start.
 func (r *runner) stopped(it *Iteration) {
-	it.Outcome, it.ConsecutiveFailures = Stopped, r.failures
+	it.Outcome, it.ConsecutiveFailures = OutcomeInterrupted, r.failures
 	r.logStop(it)
 	for _, o := range r.cfg.Observers {
 		o.IterationFinished(it)
 	}
 }
 
-// Judge applies seed 002's outcome matrix: FAILURE wins over SUCCESS,
+// MatrixOutcome applies seed 002's outcome matrix: FAILURE wins over SUCCESS,
 // SUCCESS wins over the exit code, and otherwise the exit code decides. A
 // timeout or an agent that did not start is a failure, whatever it
 // printed.
-func Judge(it *Iteration) Outcome {
+func MatrixOutcome(it *Iteration) Outcome {
 	switch {
 	case it.StartErr != nil || it.Result.TimedOut || it.Signals.Failure:
-		return Failed
+		return OutcomeFailure
 	case it.Signals.Success:
-		return Done
+		return OutcomeSuccess
 	case it.Result.ExitCode == 0:
-		return Continued
+		return OutcomeContinue
 	}
-	return Failed
+	return OutcomeFailure
 }
 
 func (r *runner) logIteration(it *Iteration) {
@@ -308,7 +312,7 @@ func (r *runner) logIteration(it *Iteration) {
 		log.Warnf("Iteration %s: %s", label, why)
 	}
 	outcome := string(it.Outcome)
-	if it.Outcome == Failed {
+	if it.Outcome == OutcomeFailure {
 		outcome = fmt.Sprintf("failure, consecutive: %d/%d", it.ConsecutiveFailures, r.cfg.FailureThreshold)
 	}
 	log.Event(logging.Info, "iteration_finished", []any{
@@ -344,7 +348,7 @@ func (r *runner) logStop(it *Iteration) {
 func failureReason(it *Iteration, timeout time.Duration) string {
 	res := it.Result
 	switch {
-	case it.Outcome != Failed || it.Overridden:
+	case it.Outcome != OutcomeFailure || it.Overridden:
 		// The procedure's failure is logged as its own (logVerdict).
 		return ""
 	case it.StartErr != nil:

@@ -281,9 +281,9 @@ func TestJudgeOverrides(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{out: success}}}
 	cfg := s.config(10, 3, &log)
-	cfg.Judge = func(it *Iteration) (Outcome, error) {
-		if it.Outcome == Done && it.Number < 3 {
-			return Continued, nil
+	cfg.Verdict = func(it *Iteration) (Outcome, error) {
+		if it.Outcome == OutcomeSuccess && it.Number < 3 {
+			return OutcomeContinue, nil
 		}
 		return "", nil
 	}
@@ -291,12 +291,12 @@ func TestJudgeOverrides(t *testing.T) {
 	if res.Status != Success || res.Iterations != 3 || !strings.Contains(log.String(), "Iteration 1/10: the procedure's on_iteration declared continue; the agent's outcome was success") {
 		t.Errorf("status %s after %d\n%s", res.Status, res.Iterations, log.String())
 	}
-	cfg.Judge = func(*Iteration) (Outcome, error) { return Abort, nil }
+	cfg.Verdict = func(*Iteration) (Outcome, error) { return OutcomeAbort, nil }
 	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Iterations != 1 {
 		t.Errorf("abort: %s after %d", res.Status, res.Iterations)
 	}
 	boom := errors.New("boom")
-	cfg.Judge = func(*Iteration) (Outcome, error) { return "", boom }
+	cfg.Verdict = func(*Iteration) (Outcome, error) { return "", boom }
 	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Err != boom || res.Iterations != 1 {
 		t.Errorf("error: %s after %d, %v", res.Status, res.Iterations, res.Err)
 	}
@@ -304,7 +304,7 @@ func TestJudgeOverrides(t *testing.T) {
 	// The Judge sees the count its iteration makes.
 	s.steps = []step{{exit: 1}}
 	var seen []int
-	cfg.Judge = func(it *Iteration) (Outcome, error) {
+	cfg.Verdict = func(it *Iteration) (Outcome, error) {
 		seen = append(seen, it.ConsecutiveFailures)
 		return "", nil
 	}
@@ -342,7 +342,7 @@ func TestTimeoutSaysWhatWasStopped(t *testing.T) {
 		{agent.Result{TimedOut: true, Contained: true, EscapedSurvived: true}, "timed out after 1s; not every process of the agent could be stopped"},
 		{agent.Result{TimedOut: true, Abandoned: true}, "timed out after 1s; not every process of the agent could be stopped"},
 	} {
-		it := &Iteration{Result: tc.res, Outcome: Failed}
+		it := &Iteration{Result: tc.res, Outcome: OutcomeFailure}
 		if got := failureReason(it, time.Second); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.res, got, tc.want)
 		}
@@ -357,7 +357,7 @@ func TestIterationsNameTheirAgent(t *testing.T) {
 	cfg := s.config(3, 3, &log)
 	cfg.Agents = []string{"builder", "reviewer"}
 	var names []string
-	cfg.Judge = func(it *Iteration) (Outcome, error) {
+	cfg.Verdict = func(it *Iteration) (Outcome, error) {
 		names = append(names, it.Agent)
 		return "", nil
 	}

@@ -1,6 +1,9 @@
 package loop
 
-// Status is how a run ended.
+// Status is how a run ended: a loop's, or a whole run's (a script's may
+// end without a loop, or in an error). Its values are the one vocabulary
+// rooda names run endings with: in the progress log, the JSON events,
+// run.json, runs list and show, and a script's result.status.
 type Status string
 
 const (
@@ -9,15 +12,21 @@ const (
 	MaxIters    Status = "max-iters"   // the iteration limit was reached
 	Aborted     Status = "aborted"     // the failure threshold was reached, or the loop could not go on
 	Interrupted Status = "interrupted" // SIGINT or SIGTERM
+	// The endings of a whole run that no loop gives.
+	Errored    Status = "error"   // the run failed: an error in a script, or a loop that could not start
+	OverBudget Status = "budget"  // a run-wide budget (--max-steps, --max-duration …) was reached
+	Finished   Status = "done"    // a script ended without running a loop
+	DryRun     Status = "dry-run" // a loop a dry run reported instead of running
 )
 
-// ExitCode is the process exit code for the status: 0 success, 1 aborted,
-// 2 max-iters, 130 interrupted.
+// ExitCode is the process exit code for the status: 0 success (and a
+// script that ran no loop, or only reported them), 1 aborted or an error,
+// 2 max-iters or a budget, 130 interrupted.
 func (s Status) ExitCode() int {
 	switch s {
-	case Success:
+	case Success, Finished, DryRun:
 		return 0
-	case MaxIters:
+	case MaxIters, OverBudget:
 		return 2
 	case Interrupted:
 		return 130

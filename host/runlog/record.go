@@ -43,7 +43,7 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 		return nil, err
 	}
 	now := time.Now()
-	run := Run{ID: newID(safeName(name), now), Name: name, Command: command, Status: "running", Started: now.UTC()}
+	run := Run{ID: newID(safeName(name), now), Name: name, Command: command, Status: string(loop.Running), Started: now.UTC()}
 	run.PID, run.PIDStart = os.Getpid(), agent.StartTime(os.Getpid())
 	r := newRecorder(filepath.Join(dir, run.ID), run)
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
@@ -179,7 +179,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 	m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = r.git.After()
 	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))
 	r.fresh = nil
-	if it.Outcome != loop.Stopped {
+	if it.Outcome != loop.OutcomeInterrupted {
 		r.run.Iterations++
 	}
 	r.save()
@@ -201,11 +201,12 @@ func (r *Recorder) LoopFinished(res loop.Result) {
 
 // Finish records how the run ended: run.json is complete whatever the
 // ending, an interrupt included.
-func (r *Recorder) Finish(status string, exitCode int) error {
+func (r *Recorder) Finish(status loop.Status) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := time.Now().UTC()
-	r.run.Status, r.run.ExitCode, r.run.Ended = status, &exitCode, &now
+	code := status.ExitCode()
+	r.run.Status, r.run.ExitCode, r.run.Ended = string(status), &code, &now
 	return r.save()
 }
 
@@ -239,18 +240,6 @@ func prune(dir string, keep int, current string) {
 			os.RemoveAll(filepath.Join(dir, run.ID))
 		}
 	}
-}
-
-// FailedStatus is the status recorded for a script that ended in an
-// error with exit code code.
-func FailedStatus(code int) string {
-	switch code {
-	case 130:
-		return "interrupted"
-	case 2:
-		return "budget"
-	}
-	return "error"
 }
 
 // processNames are "pid name" of each process, or nil for none.

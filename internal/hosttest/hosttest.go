@@ -14,6 +14,7 @@ import (
 	"rooda/builtins"
 	"rooda/host"
 	"rooda/host/config"
+	"rooda/host/session"
 	"rooda/scripts"
 )
 
@@ -28,6 +29,8 @@ type Fixture struct {
 	Flags []config.Flag
 	// Test gives scripts what *_test.star files see: assert, fake_agent.
 	Test bool
+	// DryRun makes the run's loops reports, as --dry-run does.
+	DryRun bool
 }
 
 // New writes files into a new workspace and makes it the working
@@ -53,24 +56,38 @@ func (f *Fixture) Write(files map[string]string) {
 	}
 }
 
-// Options are the runtime options for the workspace, with args for the
-// script: the fixture's, completed with the configuration and the
-// builtins.
-func (f *Fixture) Options(args ...string) host.Options {
+// Config is the workspace's configuration: no global file, no ROODA_
+// variables, the fixture's flags.
+func (f *Fixture) Config() *config.Config {
 	f.T.Helper()
 	env := map[string]string{"ROODA_CONFIG_HOME": filepath.Join(f.Dir, "no-global")}
 	cfg, err := config.Load(config.Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }, Flags: f.Flags})
 	if err != nil {
 		f.T.Fatal(err)
 	}
+	return cfg
+}
+
+// Options are the runtime options for the workspace, with args for the
+// script: the fixture's, completed with the builtins and a session of
+// the workspace's configuration (with Test, one for each runtime, as
+// script tests have).
+func (f *Fixture) Options(args ...string) host.Options {
+	f.T.Helper()
 	opts := f.Opts
-	opts.Config = cfg
-	opts.Predeclared = builtins.Predeclared(args, opts.DryRun)
+	opts.Predeclared = builtins.Predeclared(args, f.DryRun)
 	if f.Test {
 		opts.Predeclared = builtins.TestPredeclared(args)
 	}
-	opts.Stdout, opts.Stderr = &f.Stdout, &f.Stderr
-	return opts
+	opts.Stderr = &f.Stderr
+	if f.Test {
+		// As `rooda script test`: a session for each test's runtime.
+		opts.Attach = session.ForTests(context.Background(), f.Config(), nil)
+		return opts
+	}
+	budgets := session.Budgets{MaxSteps: opts.MaxSteps, MaxMemory: opts.MaxMemory}
+	s := session.New(context.Background(), session.Options{Config: f.Config(), DryRun: f.DryRun, Stdout: &f.Stdout, Stderr: &f.Stderr, Budgets: budgets})
+	return s.RuntimeOptions(opts)
 }
 
 // Runtime is a fresh runtime over the workspace, with args for the script.

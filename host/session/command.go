@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"rooda/host"
 	"rooda/host/agent"
 )
 
@@ -18,25 +19,25 @@ const commandOutput = 1 << 20
 // checks: are, so pipes and redirections mean what they say; argv, when
 // line is "", runs as it is, without a shell. In a dry run it runs
 // nothing and says so; ran is false then.
-func (r *Runtime) Command(thread *starlark.Thread, line string, argv []string, timeout time.Duration) (res agent.Result, ran bool, err error) {
+func (s *Session) Command(thread *starlark.Thread, line string, argv []string, timeout time.Duration) (res agent.Result, ran bool, err error) {
 	shown := line
 	if line != "" {
 		argv = []string{"sh", "-c", line}
 	} else {
 		shown = agent.Join(argv)
 	}
-	if r.opts.DryRun {
-		fmt.Fprintf(r.opts.Stderr, "[dry-run] not running: %s\n", shown)
+	if s.opts.DryRun {
+		fmt.Fprintf(s.opts.Stderr, "[dry-run] not running: %s\n", shown)
 		return res, false, nil
 	}
-	ctx := Context(thread)
-	res, err = agent.Run(ctx, agent.Command{Argv: argv, Timeout: timeout, MaxOutput: commandOutput, Kill: r.opts.Kill})
+	ctx := host.Context(thread)
+	res, err = agent.Run(ctx, agent.Command{Argv: argv, Timeout: timeout, MaxOutput: commandOutput, Kill: s.opts.Kill})
 	if err != nil {
 		// A command that cannot start is a result, as in a shell: 127.
 		return agent.Result{ExitCode: 127, Output: []byte("cannot start: " + err.Error() + "\n")}, true, nil
 	}
 	if ctx.Err() != nil {
-		return res, true, stopCause(ctx)
+		return res, true, host.StopCause(ctx)
 	}
 	return res, true, nil
 }

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"context"
@@ -9,15 +9,12 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"rooda/host"
 	"rooda/host/agent"
 	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/loop"
 )
-
-// DryRunStatus is the status of an iterate() a dry run reported instead
-// of running.
-const DryRunStatus = "dry-run"
 
 // IterateSpec is what a script's iterate() asks, in Go's types; a nil
 // pointer or "" is a setting the script did not give.
@@ -36,11 +33,11 @@ type IterateSpec struct {
 	MaxOutputBuffer  string
 	Context          []string
 	// ContextFunc gives each iteration's context, given the previous
-	// iteration of this loop (nil before the first); Judge may change
+	// iteration of this loop (nil before the first); Verdict may change
 	// each iteration's outcome. Both are the script's functions and run
 	// on the thread's goroutine.
 	ContextFunc func(iteration int, previous *loop.Iteration) ([]string, error)
-	Judge       func(*loop.Iteration) (loop.Outcome, error)
+	Verdict     func(*loop.Iteration) (loop.Outcome, error)
 	// Fakes, when set, answer instead of agent processes, taking turns: a
 	// script test's fake_agent()s.
 	Fakes []*FakeAgent
@@ -54,66 +51,66 @@ type IterateSpec struct {
 // settings beat the script's, the run-wide iteration budget caps every
 // loop, an interrupt or the duration budget ends the script, and in a dry
 // run the loop is reported, not run.
-func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Result, error) {
-	if r.iterating {
+func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Result, error) {
+	if s.iterating {
 		// A loop inside a loop's callback would escape the budgets and
 		// interleave two loops' agents.
 		return loop.Result{}, errors.New("iterate() cannot be called while a loop runs (from on_iteration or a context function)")
 	}
-	if r.opts.Test && len(spec.Fakes) == 0 {
+	if s.opts.Test && len(spec.Fakes) == 0 {
 		return loop.Result{}, errors.New("a script test starts no real agent: give iterate() agent=fake_agent(…)")
 	}
-	req, err := r.request(spec)
+	req, err := s.request(spec)
 	if err != nil {
 		return loop.Result{}, err
 	}
-	ctx := Context(thread)
+	ctx := host.Context(thread)
 	plan, err := engine.Prepare(ctx, req)
 	switch {
 	case ctx.Err() != nil:
 		// The checks stopped waiting for a pipe at the interrupt: what
 		// they report is the interrupt's doing.
-		return loop.Result{}, stopCause(ctx)
+		return loop.Result{}, host.StopCause(ctx)
 	case err != nil:
 		return loop.Result{}, err
 	}
-	r.capByCommandLine(plan, req)
+	s.capByCommandLine(plan, req)
 	var callbackErr error
 	previous := &previousIteration{}
-	plan.ContextFunc, plan.Judge = contextOf(spec.ContextFunc, previous, &callbackErr), judgeOf(spec.Judge, &callbackErr)
+	plan.ContextFunc, plan.Verdict = keepingErrors(spec.ContextFunc, previous, &callbackErr), verdictKeepingErrors(spec.Verdict, &callbackErr)
 	// Fake agents start no process, so a dry run (a REPL's) lets them
 	// answer: trying a test out at the prompt needs their prompts.
-	if r.opts.DryRun && len(spec.Fakes) == 0 {
-		r.last = DryRunStatus
-		if r.opts.Describe != nil {
-			return loop.Result{Status: DryRunStatus}, plan.Describe(r.opts.Describe, spec.Pos)
+	if s.opts.DryRun && len(spec.Fakes) == 0 {
+		s.last = loop.DryRun
+		if s.opts.Describe != nil {
+			return loop.Result{Status: loop.DryRun}, plan.Describe(s.opts.Describe, spec.Pos)
 		}
-		if err := plan.DryRun(r.opts.Stdout, r.opts.Command); err != nil {
+		if err := plan.DryRun(s.opts.Stdout, s.opts.Command); err != nil {
 			return loop.Result{}, err
 		}
-		fmt.Fprintln(r.opts.Stdout)
-		return loop.Result{Status: DryRunStatus}, nil
+		fmt.Fprintln(s.opts.Stdout)
+		return loop.Result{Status: loop.DryRun}, nil
 	}
 	if err := plan.Err(); err != nil {
 		return loop.Result{}, fmt.Errorf("cannot run %s:\n%w", plan.Procedure.Name, err)
 	}
-	capped, err := r.capIterations(plan)
+	capped, err := s.capIterations(plan)
 	if err != nil {
 		return loop.Result{}, err
 	}
-	r.iterating = true
-	res := plan.Execute(ctx, engine.Output{Stdout: r.opts.Stdout, Stderr: r.opts.Stderr, Kill: r.opts.Kill, Now: r.opts.Now, Record: r.opts.Record}, collector{r}, previous)
-	r.iterating = false
-	r.iterations += res.Iterations
-	r.last = res.Status
+	s.iterating = true
+	res := plan.Execute(ctx, s.output(), s.rt.Collector(), previous)
+	s.iterating = false
+	s.iterations += res.Iterations
+	s.last = res.Status
 	switch {
 	case ctx.Err() != nil:
-		return res, stopCause(ctx)
+		return res, host.StopCause(ctx)
 	case callbackErr != nil:
 		// The script's own error stops it, with the callback's backtrace.
 		return res, callbackErr
 	case capped && res.Status == loop.MaxIters:
-		return res, r.iterationBudget()
+		return res, s.iterationBudget()
 	}
 	return res, nil
 }
@@ -121,8 +118,8 @@ func (r *Runtime) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 // request turns the script's settings into a tier of their own, between
 // the configuration and the command line, checked by the configuration's
 // rules.
-func (r *Runtime) request(spec IterateSpec) (engine.Request, error) {
-	req := engine.Request{Config: r.opts.Config, Procedure: spec.Procedure, Context: spec.Context}
+func (s *Session) request(spec IterateSpec) (engine.Request, error) {
+	req := engine.Request{Config: s.opts.Config, Procedure: spec.Procedure, Context: spec.Context}
 	if fakes := spec.Fakes; len(fakes) > 0 {
 		req.Runner = func(ctx context.Context, n int, cmd agent.Command) (agent.Result, error) {
 			return fakes[(n-1)%len(fakes)].Run(ctx, cmd)
@@ -201,10 +198,10 @@ func durationText(d *time.Duration) string {
 	return d.String()
 }
 
-// contextOf wraps a script's context function: it keeps the function's
+// keepingErrors wraps a script's context function: it keeps the function's
 // error for the script, and takes an empty result (a command that printed
 // nothing) for no context.
-func contextOf(fn func(int, *loop.Iteration) ([]string, error), previous *previousIteration, keep *error) func(int) ([]string, error) {
+func keepingErrors(fn func(int, *loop.Iteration) ([]string, error), previous *previousIteration, keep *error) func(int) ([]string, error) {
 	if fn == nil {
 		return nil
 	}
@@ -232,8 +229,8 @@ type previousIteration struct{ it *loop.Iteration }
 func (p *previousIteration) IterationStarted(loop.Request)        {}
 func (p *previousIteration) IterationFinished(it *loop.Iteration) { p.it = it }
 
-// judgeOf wraps a script's on_iteration, keeping its error for the script.
-func judgeOf(fn func(*loop.Iteration) (loop.Outcome, error), keep *error) func(*loop.Iteration) (loop.Outcome, error) {
+// verdictKeepingErrors wraps a script's on_iteration, keeping its error for the script.
+func verdictKeepingErrors(fn func(*loop.Iteration) (loop.Outcome, error), keep *error) func(*loop.Iteration) (loop.Outcome, error) {
 	if fn == nil {
 		return nil
 	}
@@ -250,12 +247,12 @@ func judgeOf(fn func(*loop.Iteration) (loop.Outcome, error), keep *error) func(*
 // replacement: a script's structural max_iterations=1 (a review that must
 // run once) stays 1 under -n 3. The smaller of the command line's count
 // and what the script, its procedure or the configuration give wins.
-func (r *Runtime) capByCommandLine(plan *engine.Plan, req engine.Request) {
-	cli := r.opts.Config.Run.DefaultMaxIterations
-	if !cli.Set || r.opts.Config.Run.IterationMode.Set {
+func (s *Session) capByCommandLine(plan *engine.Plan, req engine.Request) {
+	cli := s.opts.Config.Run.DefaultMaxIterations
+	if !cli.Set || s.opts.Config.Run.IterationMode.Set {
 		return
 	}
-	without := *r.opts.Config
+	without := *s.opts.Config
 	without.Run.DefaultMaxIterations = config.Value[int]{}
 	below := without.ResolveWith(plan.Settings.Procedure, req.Script).MaxIterations
 	if below.V > 0 && below.V < cli.V {
@@ -265,14 +262,14 @@ func (r *Runtime) capByCommandLine(plan *engine.Plan, req engine.Request) {
 
 // capIterations lowers the plan's iteration limit to what the run-wide
 // budget has left, and says whether it did.
-func (r *Runtime) capIterations(plan *engine.Plan) (bool, error) {
-	budget := r.opts.MaxTotalIterations
+func (s *Session) capIterations(plan *engine.Plan) (bool, error) {
+	budget := s.opts.Budgets.MaxTotalIterations
 	if budget <= 0 {
 		return false, nil
 	}
-	left := budget - r.iterations
+	left := budget - s.iterations
 	if left <= 0 {
-		return false, r.iterationBudget()
+		return false, s.iterationBudget()
 	}
 	if max := plan.Settings.MaxIterations.V; max == 0 || max > left {
 		plan.Settings.MaxIterations.V = left
@@ -281,22 +278,6 @@ func (r *Runtime) capIterations(plan *engine.Plan) (bool, error) {
 	return false, nil
 }
 
-func (r *Runtime) iterationBudget() error {
-	return &BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(r.opts.MaxTotalIterations), What: "iterations"}
+func (s *Session) iterationBudget() error {
+	return &host.BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(s.opts.Budgets.MaxTotalIterations), What: "iterations"}
 }
-
-// LastStatus is how the script's last iterate() ended, "" if it made
-// none.
-func (r *Runtime) LastStatus() loop.Status { return r.last }
-
-// ExitCode is the exit code of a script that ended without an error: its
-// last iterate()'s, or 0 if it made none or only reported them.
-func (r *Runtime) ExitCode() int {
-	if r.last == "" || r.last == DryRunStatus {
-		return 0
-	}
-	return r.last.ExitCode()
-}
-
-// Config is the run's merged configuration.
-func (r *Runtime) Config() *config.Config { return r.opts.Config }

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"fmt"
@@ -27,14 +27,14 @@ func (a Agent) Name() string {
 // that is a configured alias is that alias; anything else must be a
 // command line rooda can split. A lone word close to an alias is taken
 // for a typo.
-func (r *Runtime) ResolveAgent(nameOrCmd string, isCmd bool) (Agent, error) {
-	aliases := r.opts.Config.Aliases
+func (s *Session) ResolveAgent(nameOrCmd string, isCmd bool) (Agent, error) {
+	aliases := s.opts.Config.Aliases
 	if !isCmd {
 		if cmd, ok := aliases[nameOrCmd]; ok {
 			return Agent{Alias: nameOrCmd, Line: cmd.V}, nil
 		}
 		if !strings.ContainsAny(nameOrCmd, " /") {
-			if near := suggest.Closest(nameOrCmd, r.opts.Config.AliasNames()); near != "" {
+			if near := suggest.Closest(nameOrCmd, s.opts.Config.AliasNames()); near != "" {
 				return Agent{}, fmt.Errorf("unknown alias %q (did you mean %q?); for a command, write agent(cmd=%q)", nameOrCmd, near, nameOrCmd)
 			}
 		}

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"context"

@@ -1,0 +1,37 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"rooda/host/engine"
+	"rooda/host/interrupt"
+)
+
+// RunProcedure runs a YAML procedure, a built-in one or one of the
+// configuration's: its checks, then its dry run or its loop, and returns
+// the run's exit status (nil for 0).
+func (s *Session) RunProcedure(req engine.Request) error {
+	// The checks may wait for a pipe's writer, which an interrupt ends.
+	plan, err := engine.Prepare(s.ctx, req)
+	switch {
+	case s.ctx.Err() != nil:
+		return interrupt.Error{Cause: context.Cause(s.ctx)}
+	case err != nil:
+		return err
+	}
+	if s.opts.DryRun {
+		return plan.DryRun(s.opts.Stdout, s.opts.Command)
+	}
+	if err := plan.Err(); err != nil {
+		return fmt.Errorf("cannot run %s:\n\n%w", req.Name, err)
+	}
+	s.startRecord()
+	res := plan.Execute(s.ctx, s.output())
+	return s.finish(res.Status)
+}
+
+// output is where the engine writes, and what it tells of a loop.
+func (s *Session) output() engine.Output {
+	return engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Record: s.record()}
+}

@@ -1,0 +1,73 @@
+package session
+
+import (
+	"rooda/host/agent"
+	"rooda/host/config"
+	"rooda/host/engine"
+	"rooda/host/loop"
+	"rooda/host/runlog"
+)
+
+// startRecord starts the record of the run, unless it is a dry run or
+// asked not to be recorded; a record that cannot be written is a warning,
+// not the end of the run.
+func (s *Session) startRecord() {
+	if s.opts.DryRun || s.opts.NoRecord {
+		return
+	}
+	rec, err := runlog.Start(RunsDir(s.opts.Config), s.opts.Name, s.opts.Command, keepRuns(s.opts.Config))
+	if err != nil {
+		s.Log().Warnf("no record of this run: %v", err)
+		return
+	}
+	if w := rec.Warning(); w != "" {
+		s.Log().Warnf("%s", w)
+	}
+	s.rec = rec
+}
+
+// RunsDir is where runs are recorded: loop.runs_dir, else .rooda/runs
+// in the workspace.
+func RunsDir(cfg *config.Config) string {
+	if cfg.Loop.RunsDir.Set && cfg.Loop.RunsDir.V != "" {
+		return cfg.Loop.RunsDir.V
+	}
+	return runlog.DefaultDir
+}
+
+// keepRuns is how many records are kept: loop.keep_runs, else 50.
+func keepRuns(cfg *config.Config) int {
+	if cfg.Loop.KeepRuns.Set {
+		return cfg.Loop.KeepRuns.V
+	}
+	return runlog.DefaultKeep
+}
+
+// record is the record as the engine takes it: nil stays nil.
+func (s *Session) record() engine.Record {
+	if s.rec == nil {
+		return nil
+	}
+	return s.rec
+}
+
+// finish writes how the run ended, says if the record is incomplete, and
+// returns the exit status.
+func (s *Session) finish(status loop.Status) error {
+	if s.rec != nil {
+		s.rec.Finish(status)
+		if err := s.rec.Err(); err != nil {
+			s.Log().Warnf("the record of this run in %s is incomplete: %v", s.rec.Dir(), err)
+		}
+	}
+	return exit(status)
+}
+
+// stopStragglers stops what the run's agents left running where nothing
+// told whose it was (no cgroup, its environment cleared), and says so in
+// the run's log.
+func (s *Session) stopStragglers() {
+	if left := agent.StopStragglers(); len(left) > 0 {
+		s.Log().Warnf("stopped %s still running below rooda as the run ended: %s", agent.Count(len(left)), agent.ProcessList(left))
+	}
+}

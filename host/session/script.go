@@ -1,0 +1,102 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"rooda/host"
+	"rooda/host/agent"
+	"rooda/host/interrupt"
+	"rooda/host/loop"
+)
+
+// RunScript runs the script at path with the run's signals, record and
+// budgets, and returns its exit status: its last loop's (0 if it ran
+// none), or its error, which carries its own.
+func (s *Session) RunScript(opts host.Options, path string) error {
+	s.startRecord()
+	rt, err := s.Runtime(opts)
+	if err != nil {
+		s.finish(loop.Errored)
+		return err
+	}
+	if err := rt.Run(s.ctx, path); err != nil {
+		s.finish(statusOf(err))
+		return err
+	}
+	status := s.last
+	if status == "" {
+		status = loop.Finished
+	}
+	return s.finish(status)
+}
+
+// Runtime makes the runtime of a script this session runs (see
+// RuntimeOptions).
+func (s *Session) Runtime(opts host.Options) (*host.Runtime, error) {
+	return host.New(s.RuntimeOptions(opts))
+}
+
+// RuntimeOptions are opts (the builtins, the libraries, the directory)
+// with what the session gives a runtime: its builtins find the session,
+// and it honours the run's interrupt, budgets and log format.
+func (s *Session) RuntimeOptions(opts host.Options) host.Options {
+	opts.Attach = s.Attach
+	opts.Kill = s.opts.Kill
+	opts.Stderr = s.opts.Stderr
+	opts.MaxSteps, opts.MaxMemory = s.opts.Budgets.MaxSteps, s.opts.Budgets.MaxMemory
+	opts.PrintJSON = s.opts.Config != nil && s.opts.Config.Loop.LogFormat.V == "json"
+	if s.opts.Report != nil {
+		opts.Abandon = s.abandon
+	}
+	return opts
+}
+
+// abandon ends the run at once, when the script cannot be stopped at a
+// step: it says why, finishes the record, stops every process and exits.
+func (s *Session) abandon(err error) {
+	code := s.opts.Report(err)
+	s.finish(statusOf(err))
+	agent.KillAll()
+	os.Exit(code)
+}
+
+// statusOf is how a run that ended in err ended.
+func statusOf(err error) loop.Status {
+	var budget *host.BudgetError
+	switch {
+	case errors.As(err, new(interrupt.Error)):
+		return loop.Interrupted
+	case errors.As(err, &budget):
+		return loop.OverBudget
+	}
+	return loop.Errored
+}
+
+// DescribeScript writes what `rooda info` says of a script procedure to
+// the session's Describe writer: the script's docstring, then each
+// iterate() it asks for, with the settings its dry run would use. The
+// session must be a dry run; the script runs, without arguments, to find
+// them, and what else it prints is not shown. An error of the script is
+// returned after what was found before it.
+func (s *Session) DescribeScript(opts host.Options, path string) error {
+	rt, err := s.Runtime(opts)
+	if err != nil {
+		return err
+	}
+	doc, err := host.Docstring(path)
+	if err != nil {
+		return err
+	}
+	w := s.opts.Describe
+	if doc != "" {
+		fmt.Fprint(w, "\nDescription:\n")
+		for _, line := range strings.Split(doc, "\n") {
+			fmt.Fprintln(w, strings.TrimRight("  "+line, " "))
+		}
+	}
+	fmt.Fprintln(w, "\nLoops (as its dry run sees them, without arguments):")
+	return rt.Run(s.ctx, path)
+}

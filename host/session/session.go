@@ -1,0 +1,196 @@
+// Package session owns one run of rooda from its start to its exit
+// status, for a YAML procedure, a built-in one and a script alike: the
+// signals that interrupt it, the record of what it sent, the run-wide
+// budgets, the processes it leaves, how it ended and what it says last.
+//
+// It is also the state a script's builtins reach, as starkit's plugins
+// reach theirs: iterate(), run() and agent() find the session of the
+// runtime that runs them (FromThread) and ask it to run loops and
+// commands under the run's rules. package host is the Starlark runtime
+// alone; the command line only parses and wires.
+package session
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"rooda/host"
+	"rooda/host/config"
+	"rooda/host/interrupt"
+	"rooda/host/logging"
+	"rooda/host/loop"
+	"rooda/host/runlog"
+)
+
+// Options configure a run.
+type Options struct {
+	// Config is the merged configuration: procedures, aliases, defaults
+	// and the command line's overrides.
+	Config *config.Config
+	// Name is what the record calls the run: the procedure's name, or the
+	// script's path.
+	Name string
+	// Command is the command line that started the run, less --dry-run:
+	// the record keeps it, and a dry run's "Ready to execute" shows it.
+	Command []string
+	// Stdout receives the agent's streamed output and dry-run reports;
+	// Stderr the log, print() and the final report.
+	Stdout, Stderr io.Writer
+	// NoRecord keeps no record of the run.
+	NoRecord bool
+	// DryRun swaps the agent for a report: a loop is shown, not run, and
+	// a script's run() runs nothing.
+	DryRun bool
+	// Describe, in a dry run, takes the place of the dry-run report: each
+	// iterate() writes to it a few lines, its procedure and settings, for
+	// `rooda info`.
+	Describe io.Writer
+	Budgets  Budgets
+	// Now is the loops' clock; nil is the wall clock. Script tests fix it.
+	Now func() time.Time
+	// Test is set in script tests, where only fake agents may run.
+	Test bool
+	// Kill, when closed, ends an agent's grace period at once. Start sets
+	// it from its own signal watch.
+	Kill <-chan struct{}
+	// Report writes the final error and returns the exit code: what a
+	// run that must end at once (Abandon) says last.
+	Report func(error) int
+}
+
+// Budgets bound a whole run, every loop of a script together. Each is
+// off at 0. A budget reached ends the run with exit code 2.
+type Budgets struct {
+	// MaxSteps bounds the script's own Starlark computation.
+	MaxSteps uint64
+	// MaxTotalIterations bounds the iterations of every loop together.
+	MaxTotalIterations int
+	// MaxDuration bounds the run's wall time.
+	MaxDuration time.Duration
+	// MaxMemory bounds what a script holds, in bytes.
+	MaxMemory int64
+}
+
+// Session is one run, and the state its builtins share.
+type Session struct {
+	opts Options
+	ctx  context.Context
+	stop func() // ends what Start began: the signal watch, the deadline
+	rec  *runlog.Recorder
+	// rt is the runtime of the script, if the run is one.
+	rt *host.Runtime
+	// iterations counts the iterations of every loop so far.
+	iterations int
+	// last is how the last loop ended, "" before one ends.
+	last loop.Status
+	// iterating is set while a loop runs.
+	iterating bool
+}
+
+// New makes a session without a life of its own: no signals are caught
+// and nothing is recorded. Script tests, the REPL, `rooda info` and
+// `script check` use one per runtime; a run uses Start.
+func New(ctx context.Context, opts Options) *Session {
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = os.Stdout
+	}
+	return &Session{opts: opts, ctx: ctx, stop: func() {}}
+}
+
+// Start begins a run: from here on SIGINT and SIGTERM interrupt it (the
+// first cancels its context, the second kills at once) and its duration
+// budget runs. Close ends what Start began. The record starts when the
+// run does: RunProcedure's once its checks pass, RunScript's at once.
+func Start(parent context.Context, opts Options) *Session {
+	ctx, watch := interrupt.Watch(parent)
+	opts.Kill = watch.Kill
+	cancel := context.CancelFunc(func() {})
+	if d := opts.Budgets.MaxDuration; d > 0 {
+		budget := &host.BudgetError{Budget: "--max-duration", Limit: d.String(), What: "of run time"}
+		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
+	}
+	s := New(ctx, opts)
+	s.stop = func() { cancel(); watch.Stop() }
+	return s
+}
+
+// Close stops catching signals and stops what the run's agents left
+// running where nothing told whose it was, saying so in the run's log.
+func (s *Session) Close() {
+	s.stop()
+	s.stopStragglers()
+}
+
+// Context is the run's context: it ends at an interrupt or at the
+// duration budget, and context.Cause says which.
+func (s *Session) Context() context.Context { return s.ctx }
+
+// Kill is closed by a second interrupt: grace periods end at once.
+func (s *Session) Kill() <-chan struct{} { return s.opts.Kill }
+
+// DryRun reports whether loops are reported rather than run.
+func (s *Session) DryRun() bool { return s.opts.DryRun }
+
+// Config is the run's merged configuration.
+func (s *Session) Config() *config.Config { return s.opts.Config }
+
+// Log logs as the run does, at its level and in its format, for what is
+// said outside the loop's own log.
+func (s *Session) Log() *logging.Logger {
+	cfg := s.opts.Config.Loop
+	return logging.Configured(s.opts.Stderr, cfg.LogLevel.V, cfg.LogFormat.V)
+}
+
+// localKey is the runtime's attachment under which builtins find the
+// session.
+const localKey = "rooda.session"
+
+// FromThread is the session of the runtime that runs thread.
+func FromThread(thread *starlark.Thread) *Session {
+	s, _ := host.Attached(thread, localKey).(*Session)
+	return s
+}
+
+// Attach makes s the session of rt's builtins, as host.Options.Attach.
+func (s *Session) Attach(rt *host.Runtime) {
+	s.rt = rt
+	rt.Attach(localKey, s)
+}
+
+// ExitStatus ends the program with a code and no message: the run has
+// already said how it ended.
+type ExitStatus int
+
+func (e ExitStatus) Error() string { return "" }
+func (e ExitStatus) ExitCode() int { return int(e) }
+
+// exit is the error a run that ended with status returns: none for 0.
+func exit(status loop.Status) error {
+	if code := status.ExitCode(); code != 0 {
+		return ExitStatus(code)
+	}
+	return nil
+}
+
+// TestClock is the fixed time of every script test's loops: their logs
+// read the same every run.
+var TestClock = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// ForTests gives each runtime of a script test a session of its own, as
+// host.Options.Attach: one test's loops count nothing for the next, the
+// clock is fixed, only fake agents run, and everything is written where
+// the test's output is kept.
+func ForTests(ctx context.Context, cfg *config.Config, kill <-chan struct{}) func(*host.Runtime) {
+	return func(rt *host.Runtime) {
+		out := rt.Stderr()
+		s := New(ctx, Options{Config: cfg, Stdout: out, Stderr: out, Now: func() time.Time { return TestClock }, Test: true, Kill: kill})
+		s.Attach(rt)
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"rooda/host/loop"
 	"rooda/host/membudget"
 )
 
@@ -148,22 +147,15 @@ func (r *Runtime) abandonIfStuck(ctx context.Context) {
 	}
 }
 
-// collector collects, as each iteration ends, what it left: iterate() is
-// one step of the script, however many iterations it runs, so no
-// checkpoint comes while it runs, and an agent that prints megabytes
-// would otherwise leave them all uncollected until the loop ends. It
-// runs on the script's thread, between two agents, where a collection
-// waits for nothing.
-type collector struct{ r *Runtime }
-
-// Collector is the observer that collects after each iteration of a loop
-// the script runs.
-func (r *Runtime) Collector() loop.Observer { return collector{r} }
-
-func (c collector) IterationStarted(loop.Request) {}
-
-func (c collector) IterationFinished(*loop.Iteration) {
-	if c.r.memory != nil {
-		c.r.memory.guard.Checkpoint()
+// Collect collects what the script left, at its memory budget's pace,
+// between two steps of the script: iterate() is one step, however many
+// iterations it runs, so no checkpoint comes while it runs, and an agent
+// that prints megabytes would otherwise leave them all uncollected until
+// the loop ends. The session calls it as each iteration ends, on the
+// script's thread, between two agents, where a collection waits for
+// nothing.
+func (r *Runtime) Collect() {
+	if r.memory != nil {
+		r.memory.guard.Checkpoint()
 	}
 }

@@ -99,7 +99,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return loop.Result{}, err
 	}
 	s.iterating = true
-	res := plan.Execute(ctx, s.output(), s.rt.Collector(), previous)
+	res := plan.Execute(ctx, s.output(), collector{s.rt}, previous)
 	s.iterating = false
 	s.iterations += res.Iterations
 	s.last = res.Status
@@ -260,24 +260,9 @@ func (s *Session) capByCommandLine(plan *engine.Plan, req engine.Request) {
 	}
 }
 
-// capIterations lowers the plan's iteration limit to what the run-wide
-// budget has left, and says whether it did.
-func (s *Session) capIterations(plan *engine.Plan) (bool, error) {
-	budget := s.opts.Budgets.MaxTotalIterations
-	if budget <= 0 {
-		return false, nil
-	}
-	left := budget - s.iterations
-	if left <= 0 {
-		return false, s.iterationBudget()
-	}
-	if max := plan.Settings.MaxIterations.V; max == 0 || max > left {
-		plan.Settings.MaxIterations.V = left
-		return true, nil
-	}
-	return false, nil
-}
+// collector lets the runtime collect what each iteration left (see
+// host.Runtime.Collect).
+type collector struct{ rt *host.Runtime }
 
-func (s *Session) iterationBudget() error {
-	return &host.BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(s.opts.Budgets.MaxTotalIterations), What: "iterations"}
-}
+func (c collector) IterationStarted(loop.Request)     {}
+func (c collector) IterationFinished(*loop.Iteration) { c.rt.Collect() }

@@ -1,0 +1,38 @@
+package session
+
+import (
+	"fmt"
+
+	"rooda/host"
+	"rooda/host/engine"
+)
+
+// The run-wide budgets (Budgets) are kept in three places, by what they
+// count: the runtime counts Starlark steps and memory (host.Options), the
+// run's context carries the deadline (Start), and the session counts what
+// the loops spend, here, before and after each loop. A budget of the
+// loops' spending (iterations today; cost and tokens as agents report
+// them) is a field of Budgets, a count in Session, a cap or a check
+// below, and a host.BudgetError naming its flag when reached.
+
+// capIterations lowers the plan's iteration limit to what the run-wide
+// budget has left, and says whether it did.
+func (s *Session) capIterations(plan *engine.Plan) (bool, error) {
+	budget := s.opts.Budgets.MaxTotalIterations
+	if budget <= 0 {
+		return false, nil
+	}
+	left := budget - s.iterations
+	if left <= 0 {
+		return false, s.iterationBudget()
+	}
+	if max := plan.Settings.MaxIterations.V; max == 0 || max > left {
+		plan.Settings.MaxIterations.V = left
+		return true, nil
+	}
+	return false, nil
+}
+
+func (s *Session) iterationBudget() error {
+	return &host.BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(s.opts.Budgets.MaxTotalIterations), What: "iterations"}
+}

@@ -1,0 +1,56 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"rooda/host"
+	"rooda/host/interrupt"
+	"rooda/host/loop"
+)
+
+// TestStatusOfAnError: the status a failed run records is the one whose
+// exit code the process ends with, so run.json's status and exit code
+// agree with what the shell saw.
+func TestStatusOfAnError(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want loop.Status
+	}{
+		{interrupt.Error{Cause: context.Canceled}, loop.Interrupted},
+		{fmt.Errorf("in main.star: %w", interrupt.Error{Cause: context.Canceled}), loop.Interrupted},
+		{&host.BudgetError{Budget: "--max-steps", Limit: "10", What: "Starlark steps"}, loop.OverBudget},
+		{fmt.Errorf("stopped: %w", &host.BudgetError{Message: "over"}), loop.OverBudget},
+		{errors.New("undefined: x"), loop.Errored},
+	} {
+		got := statusOf(tc.err)
+		if got != tc.want {
+			t.Errorf("statusOf(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+		want := 1
+		var coder interface{ ExitCode() int }
+		if errors.As(tc.err, &coder) {
+			want = coder.ExitCode()
+		}
+		if got.ExitCode() != want {
+			t.Errorf("%v: status %q exits %d, the error %d", tc.err, got, got.ExitCode(), want)
+		}
+	}
+}
+
+// TestExitOfAStatus: a run that ended well returns no error; any other
+// ending returns its exit code, with no message of its own.
+func TestExitOfAStatus(t *testing.T) {
+	if err := exit(loop.Success); err != nil {
+		t.Errorf("success: %v", err)
+	}
+	if err := exit(loop.Finished); err != nil {
+		t.Errorf("a script without a loop: %v", err)
+	}
+	var status ExitStatus
+	if err := exit(loop.MaxIters); !errors.As(err, &status) || status.ExitCode() != 2 || err.Error() != "" {
+		t.Errorf("max-iters: %v", err)
+	}
+}

@@ -1,12 +1,12 @@
 package host
 
 import (
-	"fmt"
 	"time"
 
 	"go.starlark.net/starlark"
 
 	"rooda/host/agent"
+	"rooda/host/logging"
 )
 
 // commandOutput is how much of a run() command's output is kept.
@@ -26,7 +26,7 @@ func (r *Runtime) Command(thread *starlark.Thread, line string, argv []string, t
 		shown = agent.Join(argv)
 	}
 	if r.opts.DryRun {
-		fmt.Fprintf(r.opts.Stderr, "[dry-run] not running: %s\n", shown)
+		r.Notes().Line(logging.Info, "dry_run_command", []any{"command", shown}, "[dry-run] not running: %s", shown)
 		return res, false, nil
 	}
 	ctx := Context(thread)

@@ -167,12 +167,26 @@ func New(opts Options) (*Runtime, error) {
 // print is the scripts' print(): a line on stderr, or, when the log is
 // JSON, a "print" event, so that stderr stays one object per line.
 func (r *Runtime) print(thread *starlark.Thread, msg string) {
-	if cfg := r.opts.Config; cfg != nil && cfg.Loop.LogFormat.V == "json" {
+	if r.logFormat() == "json" {
 		pos := callerPosition(thread)
-		logging.New(r.opts.Stderr, logging.Debug).AsJSON().Event(logging.Info, "print", []any{"file", pos.Filename(), "line", pos.Line}, "%s", msg)
+		r.Notes().Event(logging.Info, "print", []any{"file", pos.Filename(), "line", pos.Line}, "%s", msg)
 		return
 	}
 	fmt.Fprintln(r.opts.Stderr, msg)
+}
+
+// logFormat is the run's log format: "json", or text ("text" or "").
+func (r *Runtime) logFormat() string {
+	if r.opts.Config == nil {
+		return ""
+	}
+	return r.opts.Config.Loop.LogFormat.V
+}
+
+// Notes logs the host's own lines on stderr (print(), what a dry run
+// does not run) in the run's log format, whatever its level.
+func (r *Runtime) Notes() *logging.Logger {
+	return logging.Configured(r.opts.Stderr, "debug", r.logFormat())
 }
 
 // callerPosition is where the script called the builtin that is running:

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"rooda/host/logging"
 	"rooda/host/suggest"
 )
 
@@ -17,27 +17,22 @@ import (
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	app.Metadata = map[string]any{"args": args}
-	args, err := moveFlagsFirst(app, withRunShorthand(app, args))
+	parsed, err := moveFlagsFirst(app, withRunShorthand(app, args))
 	if err == nil {
-		err = app.RunContext(ctx, args)
+		err = app.RunContext(ctx, parsed)
 	}
 	if err == nil {
 		return 0
 	}
-	return report(stderr, err)
+	return report(stderr, logFormat(args), err)
 }
 
-// report writes err for the user and returns its exit code.
-func report(stderr io.Writer, err error) int {
-	var formatted interface{ Report() string }
-	if errors.As(err, &formatted) {
-		// A script's error is formatted already: a backtrace, or every
-		// problem with its position.
-		fmt.Fprintln(stderr, formatted.Report())
-	} else if msg := strings.TrimRight(err.Error(), "\n"); msg != "" {
-		fmt.Fprintf(stderr, "Error: %s\n", msg)
-	}
-	return exitCode(err)
+// report writes err for the user in the log format ("text" or "json")
+// and returns its exit code.
+func report(stderr io.Writer, format string, err error) int {
+	code := exitCode(err)
+	logging.Configured(stderr, "error", format).Fail(err, code)
+	return code
 }
 
 // exitCode maps an error to rooda's exit code. Errors that carry their own

@@ -73,13 +73,14 @@ func asRecord(rec *runlog.Recorder) engine.Record {
 }
 
 // finishRecord writes how the run ended, and says if the record is
-// incomplete.
-func finishRecord(c *cli.Context, rec *runlog.Recorder, status string, code int) {
+// incomplete, whatever the log's level.
+func finishRecord(c *cli.Context, cfg *config.Config, rec *runlog.Recorder, status string, code int) {
 	if rec == nil {
 		return
 	}
 	rec.Finish(status, code)
 	if err := rec.Err(); err != nil {
-		c.App.ErrWriter.Write([]byte("WARN: the record of this run in " + rec.Dir() + " is incomplete: " + err.Error() + "\n"))
+		runLog(c, cfg).Line(logging.Warn, "record_incomplete", []any{"dir", rec.Dir(), "error", err.Error()},
+			"the record of this run in %s is incomplete: %v", rec.Dir(), err)
 	}
 }

@@ -108,7 +108,7 @@ func runAction(c *cli.Context) error {
 	defer stopStragglers(c, cfg)
 	rec := startRecord(c, cfg, name)
 	res := plan.Execute(ctx, engine.Output{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, Kill: watch.Kill, Record: asRecord(rec)})
-	finishRecord(c, rec, string(res.Status), res.Status.ExitCode())
+	finishRecord(c, cfg, rec, string(res.Status), res.Status.ExitCode())
 	return exitStatus(res.Status.ExitCode())
 }
 

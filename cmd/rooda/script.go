@@ -392,25 +392,25 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		MaxMemory:          int64(cfg.Loop.MaxMemory.V),
 		Abandon: func(err error) {
 			// The script cannot be stopped at a step: end now.
-			code := report(c.App.ErrWriter, err)
-			finishRecord(c, rec, runlog.FailedStatus(code), code)
+			code := report(c.App.ErrWriter, cfg.Loop.LogFormat.V, err)
+			finishRecord(c, cfg, rec, runlog.FailedStatus(code), code)
 			agent.KillAll()
 			os.Exit(code)
 		},
 	})
 	if err != nil {
-		finishRecord(c, rec, "error", 1)
+		finishRecord(c, cfg, rec, "error", 1)
 		return err
 	}
 	if err := rt.Run(ctx, file); err != nil {
-		finishRecord(c, rec, runlog.FailedStatus(exitCode(err)), exitCode(err))
+		finishRecord(c, cfg, rec, runlog.FailedStatus(exitCode(err)), exitCode(err))
 		return err
 	}
 	status := string(rt.LastStatus())
 	if status == "" {
 		status = "done" // a script that ran no loop
 	}
-	finishRecord(c, rec, status, rt.ExitCode())
+	finishRecord(c, cfg, rec, status, rt.ExitCode())
 	return exitStatus(rt.ExitCode())
 }
 

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"rooda/host/session"
 	"rooda/host/suggest"
 )
 
@@ -17,38 +17,14 @@ import (
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	app.Metadata = map[string]any{"args": args}
-	args, err := moveFlagsFirst(app, withRunShorthand(app, args))
+	parsed, err := moveFlagsFirst(app, withRunShorthand(app, args))
 	if err == nil {
-		err = app.RunContext(ctx, args)
+		err = app.RunContext(ctx, parsed)
 	}
 	if err == nil {
 		return 0
 	}
-	return report(stderr, err)
-}
-
-// report writes err for the user and returns its exit code.
-func report(stderr io.Writer, err error) int {
-	var formatted interface{ Report() string }
-	if errors.As(err, &formatted) {
-		// A script's error is formatted already: a backtrace, or every
-		// problem with its position.
-		fmt.Fprintln(stderr, formatted.Report())
-	} else if msg := strings.TrimRight(err.Error(), "\n"); msg != "" {
-		fmt.Fprintf(stderr, "Error: %s\n", msg)
-	}
-	return exitCode(err)
-}
-
-// exitCode maps an error to rooda's exit code. Errors that carry their own
-// code (a loop's status, an interrupt) say so through an ExitCode method;
-// every other error is a usage, configuration or validation error: 1.
-func exitCode(err error) int {
-	var coder interface{ ExitCode() int }
-	if errors.As(err, &coder) {
-		return coder.ExitCode()
-	}
-	return 1
+	return session.Report(stderr, logFormat(args), err)
 }
 
 // newApp builds the command tree afresh: urfave/cli writes into commands

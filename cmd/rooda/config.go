@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -46,6 +47,37 @@ func loadConfig(c *cli.Context) (*config.Config, error) {
 		}
 	}
 	return config.Load(config.Options{ConfigFile: c.String("config"), Flags: flags})
+}
+
+// logFormat is the log format of rooda's final error, as far as the
+// command line and the configuration's tiers that can be read tell it:
+// the error may be that the command line could not be parsed, or the
+// configuration loaded, so both are read from args, leniently.
+func logFormat(args []string) string {
+	var flags []config.Flag
+	if format, ok := rawFlag(args, "log-format"); ok {
+		flags = append(flags, config.Flag{Name: "log-format", Value: format})
+	}
+	file, _ := rawFlag(args, "config")
+	return config.LogFormat(config.Options{ConfigFile: file, Flags: flags})
+}
+
+// rawFlag is the value of the last flag named name in args ("--name V",
+// "--name=V"), before any "--", read without the flags' definitions.
+func rawFlag(args []string, name string) (value string, found bool) {
+	for i := 1; i < len(args) && args[i] != "--"; i++ {
+		a := args[i]
+		if !isFlag(a) || flagName(a) != name {
+			continue
+		}
+		if _, v, ok := strings.Cut(a, "="); ok {
+			value, found = v, true
+		} else if i+1 < len(args) {
+			value, found = args[i+1], true
+			i++
+		}
+	}
+	return value, found
 }
 
 // isSet reports whether the flag was given on this command or an

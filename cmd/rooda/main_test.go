@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -122,19 +121,3 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-type codedError struct{ code int }
-
-func (e codedError) Error() string { return "coded" }
-func (e codedError) ExitCode() int { return e.code }
-
-func TestExitCode(t *testing.T) {
-	if got := exitCode(errors.New("plain")); got != 1 {
-		t.Errorf("plain error: %d, want 1", got)
-	}
-	if got := exitCode(codedError{130}); got != 130 {
-		t.Errorf("coded error: %d, want 130", got)
-	}
-	if got := exitCode(errors.Join(errors.New("context"), codedError{2})); got != 2 {
-		t.Errorf("wrapped coded error: %d, want 2", got)
-	}
-}

@@ -392,7 +392,6 @@ func sessionOptions(c *cli.Context, cfg *config.Config, name string) session.Opt
 		Stderr:   c.App.ErrWriter,
 		NoRecord: c.Bool("no-record"),
 		DryRun:   c.Bool("dry-run"),
-		Report:   func(err error) int { return report(c.App.ErrWriter, err) },
 	}
 }
 

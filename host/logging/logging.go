@@ -6,6 +6,7 @@ package logging
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -103,11 +104,47 @@ func (l *Logger) Event(level Level, event string, fields []any, format string, a
 		return
 	}
 	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
-	if !l.json {
-		l.write(l.now().Format("[15:04:05] ") + prefixes[level] + msg + "\n")
+	l.emit(level, event, fields, msg, l.now().Format("[15:04:05] ")+prefixes[level]+msg)
+}
+
+// Line logs a named event that stands apart from the log's progress, as
+// the record's and a dry run's notes do: at any level, and in text
+// without a time stamp, as those lines have always read. In JSON it is an
+// event like any other.
+func (l *Logger) Line(level Level, event string, fields []any, format string, args ...any) {
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	l.emit(level, event, fields, msg, prefixes[level]+msg)
+}
+
+// ErrorEvent is the event of the error rooda ends with.
+const ErrorEvent = "error"
+
+// Fail writes the error rooda ends with, at any level, with the exit code
+// it ends with. In text it reads "Error: …", or, for an error that
+// reports itself (a script's backtrace, every problem a check found), as
+// that report stands. In JSON it is one "error" event whose message holds
+// every line of it. An error with no message (the loop has said how the
+// run ended) writes nothing.
+func (l *Logger) Fail(err error, code int) {
+	var reporter interface{ Report() string }
+	if errors.As(err, &reporter) {
+		report := reporter.Report()
+		l.emit(Error, ErrorEvent, []any{"exit_code", code}, strings.TrimRight(report, "\n"), report)
 		return
 	}
-	l.write(jsonEvent(l.now(), level, event, msg, fields))
+	if msg := strings.TrimRight(err.Error(), "\n"); msg != "" {
+		l.emit(Error, ErrorEvent, []any{"exit_code", code}, msg, "Error: "+msg)
+	}
+}
+
+// emit writes one event: text, a line of it, in text; in JSON an object
+// of the event, its message and fields.
+func (l *Logger) emit(level Level, event string, fields []any, msg, text string) {
+	if l.json {
+		l.write(jsonEvent(l.now(), level, event, msg, fields))
+		return
+	}
+	l.write(text + "\n")
 }
 
 // jsonEvent writes one event as a JSON object on one line, its keys in a

@@ -1,6 +1,8 @@
 package logging
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +77,55 @@ func TestFinalEventAtAnyLevel(t *testing.T) {
 	l.Event(Info, "iteration_finished", nil, "hidden")
 	if !strings.Contains(b.String(), `"event":"run_finished"`) || strings.Contains(b.String(), "hidden") {
 		t.Errorf("got %s", b.String())
+	}
+}
+
+// TestLineStandsApart: a line is written at any level, without a time
+// stamp in text, and as an event in JSON.
+func TestLineStandsApart(t *testing.T) {
+	var b strings.Builder
+	clock := func() time.Time { return time.Date(2026, 1, 2, 10, 0, 45, 0, time.UTC) }
+	New(&b, Error).WithClock(clock).Line(Warn, "record_incomplete", []any{"dir", "runs/x"}, "the record in %s is incomplete", "runs/x")
+	New(&b, Error).WithClock(clock).Line(Info, "dry_run_command", nil, "[dry-run] not running: %s\n", "make")
+	if want := "WARN: the record in runs/x is incomplete\n[dry-run] not running: make\n"; b.String() != want {
+		t.Errorf("text: got %q want %q", b.String(), want)
+	}
+	b.Reset()
+	New(&b, Error).WithClock(clock).AsJSON().Line(Warn, "record_incomplete", []any{"dir", "runs/x"}, "the record is incomplete")
+	if want := `{"time":"2026-01-02T10:00:45Z","level":"warn","event":"record_incomplete","message":"the record is incomplete","dir":"runs/x"}` + "\n"; b.String() != want {
+		t.Errorf("JSON: got %s want %s", b.String(), want)
+	}
+}
+
+// report is an error that formats itself, as a script's does.
+type report struct{ text string }
+
+func (r report) Error() string  { return "short" }
+func (r report) Report() string { return r.text }
+
+// TestFail: the final error reads as it always has in text, and is one
+// event with the exit code in JSON, however many lines it has.
+func TestFail(t *testing.T) {
+	backtrace := "Traceback (most recent call last):\n  main.star:4:2: in <toplevel>\nError: broken"
+	clock := func() time.Time { return time.Date(2026, 1, 2, 10, 0, 45, 0, time.UTC) }
+	for _, tc := range []struct {
+		err        error
+		text, json string
+	}{
+		{errors.New("unknown procedure\nRun 'rooda list'.\n"), "Error: unknown procedure\nRun 'rooda list'.\n",
+			`{"time":"2026-01-02T10:00:45Z","level":"error","event":"error","message":"unknown procedure\nRun 'rooda list'.","exit_code":1}` + "\n"},
+		{fmt.Errorf("in a run: %w", report{backtrace}), backtrace + "\n",
+			`{"time":"2026-01-02T10:00:45Z","level":"error","event":"error","message":"Traceback (most recent call last):\n  main.star:4:2: in \u003ctoplevel\u003e\nError: broken","exit_code":1}` + "\n"},
+		{errors.New(""), "", ""},
+	} {
+		var text, js strings.Builder
+		New(&text, Error).Fail(tc.err, 1)
+		New(&js, Error).WithClock(clock).AsJSON().Fail(tc.err, 1)
+		if text.String() != tc.text {
+			t.Errorf("text: got %q want %q", text.String(), tc.text)
+		}
+		if js.String() != tc.json {
+			t.Errorf("JSON: got %s want %s", js.String(), tc.json)
+		}
 	}
 }

@@ -1,13 +1,13 @@
 package session
 
 import (
-	"fmt"
 	"time"
 
 	"go.starlark.net/starlark"
 
 	"rooda/host"
 	"rooda/host/agent"
+	"rooda/host/logging"
 )
 
 // commandOutput is how much of a run() command's output is kept.
@@ -27,7 +27,7 @@ func (s *Session) Command(thread *starlark.Thread, line string, argv []string, t
 		shown = agent.Join(argv)
 	}
 	if s.opts.DryRun {
-		fmt.Fprintf(s.opts.Stderr, "[dry-run] not running: %s\n", shown)
+		s.notes().Line(logging.Info, "dry_run_command", []any{"command", shown}, "[dry-run] not running: %s", shown)
 		return res, false, nil
 	}
 	ctx := host.Context(thread)

@@ -4,6 +4,7 @@ import (
 	"rooda/host/agent"
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/runlog"
 )
@@ -57,7 +58,8 @@ func (s *Session) finish(status loop.Status) error {
 	if s.rec != nil {
 		s.rec.Finish(status)
 		if err := s.rec.Err(); err != nil {
-			s.Log().Warnf("the record of this run in %s is incomplete: %v", s.rec.Dir(), err)
+			s.notes().Line(logging.Warn, "record_incomplete", []any{"dir", s.rec.Dir(), "error", err.Error()},
+				"the record of this run in %s is incomplete: %v", s.rec.Dir(), err)
 		}
 	}
 	return exit(status)

@@ -47,17 +47,15 @@ func (s *Session) RuntimeOptions(opts host.Options) host.Options {
 	opts.Kill = s.opts.Kill
 	opts.Stderr = s.opts.Stderr
 	opts.MaxSteps, opts.MaxMemory = s.opts.Budgets.MaxSteps, s.opts.Budgets.MaxMemory
-	opts.PrintJSON = s.opts.Config != nil && s.opts.Config.Loop.LogFormat.V == "json"
-	if s.opts.Report != nil {
-		opts.Abandon = s.abandon
-	}
+	opts.PrintJSON = s.logFormat() == "json"
+	opts.Abandon = s.abandon
 	return opts
 }
 
 // abandon ends the run at once, when the script cannot be stopped at a
 // step: it says why, finishes the record, stops every process and exits.
 func (s *Session) abandon(err error) {
-	code := s.opts.Report(err)
+	code := Report(s.opts.Stderr, s.logFormat(), err)
 	s.finish(statusOf(err))
 	agent.KillAll()
 	os.Exit(code)

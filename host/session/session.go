@@ -12,6 +12,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"time"
@@ -57,9 +58,6 @@ type Options struct {
 	// Kill, when closed, ends an agent's grace period at once. Start sets
 	// it from its own signal watch.
 	Kill <-chan struct{}
-	// Report writes the final error and returns the exit code: what a
-	// run that must end at once (Abandon) says last.
-	Report func(error) int
 }
 
 // Budgets bound a whole run, every loop of a script together. Each is
@@ -144,8 +142,35 @@ func (s *Session) Config() *config.Config { return s.opts.Config }
 // Log logs as the run does, at its level and in its format, for what is
 // said outside the loop's own log.
 func (s *Session) Log() *logging.Logger {
-	cfg := s.opts.Config.Loop
-	return logging.Configured(s.opts.Stderr, cfg.LogLevel.V, cfg.LogFormat.V)
+	return logging.Configured(s.opts.Stderr, s.opts.Config.Loop.LogLevel.V, s.logFormat())
+}
+
+// notes logs the session's own lines that stand apart from the progress
+// log, written whatever its level: in text without a time stamp.
+func (s *Session) notes() *logging.Logger {
+	return logging.Configured(s.opts.Stderr, "debug", s.logFormat())
+}
+
+// logFormat is the run's log format: "json", or text.
+func (s *Session) logFormat() string {
+	if s.opts.Config == nil {
+		return ""
+	}
+	return s.opts.Config.Loop.LogFormat.V
+}
+
+// Report writes the error a run or a command ends with on stderr, in the
+// log format ("text" or "json", whatever the level), and returns the exit
+// code: the error's own (a loop's status, an interrupt, a budget), or 1
+// for any other error, of usage, configuration or validation.
+func Report(stderr io.Writer, format string, err error) int {
+	code := 1
+	var coder interface{ ExitCode() int }
+	if errors.As(err, &coder) {
+		code = coder.ExitCode()
+	}
+	logging.Configured(stderr, "error", format).Fail(err, code)
+	return code
 }
 
 // localKey is the runtime's attachment under which builtins find the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	"rooda/host"
@@ -52,5 +53,27 @@ func TestExitOfAStatus(t *testing.T) {
 	var status ExitStatus
 	if err := exit(loop.MaxIters); !errors.As(err, &status) || status.ExitCode() != 2 || err.Error() != "" {
 		t.Errorf("max-iters: %v", err)
+	}
+}
+
+type codedError struct{ code int }
+
+func (e codedError) Error() string { return "coded" }
+func (e codedError) ExitCode() int { return e.code }
+
+// TestReportExitCode: an error that carries its exit code, however deep,
+// ends the process with it; any other is 1.
+func TestReportExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{errors.New("plain"), 1},
+		{codedError{130}, 130},
+		{errors.Join(errors.New("context"), codedError{2}), 2},
+	} {
+		if got := Report(io.Discard, "text", tc.err); got != tc.want {
+			t.Errorf("Report(%v) = %d, want %d", tc.err, got, tc.want)
+		}
 	}
 }

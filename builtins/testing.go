@@ -139,7 +139,7 @@ func assertFails(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("pattern %q: %v", pattern, err)
+		return nil, fmt.Errorf("pattern %q: %w", pattern, err)
 	}
 	_, callErr := starlark.Call(thread, fn, nil, nil)
 	var skip *host.Skip

@@ -156,7 +156,7 @@ func dictToGo(d *starlark.Dict) (map[string]any, error) {
 		}
 		v, err := toGo(item[1])
 		if err != nil {
-			return nil, fmt.Errorf("parameter %s: %v", k, err)
+			return nil, fmt.Errorf("parameter %s: %w", k, err)
 		}
 		out[k] = v
 	}

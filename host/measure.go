@@ -180,7 +180,7 @@ func (r *Runtime) CheckWalk(name string, args starlark.Tuple, encoded bool) erro
 	for _, arg := range args {
 		size, err := Measure(arg)
 		if err != nil {
-			return fmt.Errorf("%s: %v", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		if encoded {
 			if err := r.CheckRoom(name+"(): the text", size); err != nil {

@@ -260,7 +260,7 @@ func scriptTestAction(c *cli.Context) error {
 	if expr := c.String("run"); expr != "" {
 		var err error
 		if filter, err = regexp.Compile(expr); err != nil {
-			return fmt.Errorf("-run %q: %v", expr, err)
+			return fmt.Errorf("-run %q: %w", expr, err)
 		}
 	}
 	// Tests see the built-in configuration and the workspace's, never this
@@ -439,7 +439,7 @@ func libraries(c *cli.Context, cfg *config.Config) (map[string]string, error) {
 func libraryManager(c *cli.Context) (*libs.Manager, error) {
 	dir, err := libs.DefaultCacheDir()
 	if err != nil {
-		return nil, fmt.Errorf("cannot find a cache directory for libraries (set XDG_CACHE_HOME): %v", err)
+		return nil, fmt.Errorf("cannot find a cache directory for libraries (set XDG_CACHE_HOME): %w", err)
 	}
 	return &libs.Manager{CacheDir: dir, Offline: c.Bool("offline")}, nil
 }

@@ -178,7 +178,7 @@ func (p *Plan) checkAgent(aliases []string) {
 	}
 	argv, err := agent.Split(line)
 	if err != nil {
-		p.fail("", fmt.Errorf("AI command is not a valid command line: %v", err))
+		p.fail("", fmt.Errorf("AI command is not a valid command line: %w", err))
 		return
 	}
 	path, err := agent.Find(argv[0])

@@ -40,7 +40,7 @@ func Run(ctx context.Context, c Command) (string, error) {
 		MaxOutput: 4 << 20,
 	})
 	if err != nil {
-		return "", fmt.Errorf("cannot run git: %v", err)
+		return "", fmt.Errorf("cannot run git: %w", err)
 	}
 	out := strings.TrimSpace(string(res.Output))
 	switch {

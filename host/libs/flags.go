@@ -22,7 +22,7 @@ func WithFlags(libs map[string]config.Value[config.Library], flags []string) (ma
 			return nil, fmt.Errorf("--lib %q: want NAME=DIR", f)
 		}
 		if err := config.CheckLibraryName(name); err != nil {
-			return nil, fmt.Errorf("--lib %q: %v", f, err)
+			return nil, fmt.Errorf("--lib %q: %w", f, err)
 		}
 		abs, err := filepath.Abs(dir)
 		if err != nil {

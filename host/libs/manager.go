@@ -85,7 +85,7 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 			return "", m.commitGone(name, pin)
 		}
 		if _, err := m.export(ctx, mirror, pin.Commit); err != nil {
-			return "", fmt.Errorf("the pinned commit %s: %v", short(pin.Commit), err)
+			return "", fmt.Errorf("the pinned commit %s: %w", short(pin.Commit), err)
 		}
 	}
 	return m.dir(pin), m.verify(ctx, name, pin)

@@ -252,7 +252,7 @@ func decodeJSON(path string, data []byte, v any) error {
 		offset = typ.Offset
 	}
 	line := 1 + bytes.Count(data[:min(offset, int64(len(data)))], []byte("\n"))
-	return fmt.Errorf("%s:%d: invalid JSON: %v (the record is damaged: mend the file, or remove the run's directory)", path, line, err)
+	return fmt.Errorf("%s:%d: invalid JSON: %w (the record is damaged: mend the file, or remove the run's directory)", path, line, err)
 }
 
 // iterationDir is where record n of a run keeps its files.

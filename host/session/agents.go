@@ -40,7 +40,7 @@ func (s *Session) ResolveAgent(nameOrCmd string, isCmd bool) (Agent, error) {
 		}
 	}
 	if _, err := agent.Split(nameOrCmd); err != nil {
-		return Agent{}, fmt.Errorf("%q is not a valid command line: %v", nameOrCmd, err)
+		return Agent{}, fmt.Errorf("%q is not a valid command line: %w", nameOrCmd, err)
 	}
 	return Agent{Line: nameOrCmd}, nil
 }

@@ -167,7 +167,7 @@ func New(opts Options) (*Runtime, error) {
 // print is the scripts' print(): a line on stderr, or, when the log is
 // JSON, a "print" event, so that stderr stays one object per line.
 func (r *Runtime) print(thread *starlark.Thread, msg string) {
-	if cfg := r.opts.Config; cfg != nil && cfg.Loop.LogFormat.V == "json" {
+	if cfg := r.opts.Config; cfg != nil && config.LogFormat.In(&cfg.Loop).V == "json" {
 		pos := callerPosition(thread)
 		logging.New(r.opts.Stderr, logging.Debug).AsJSON().Event(logging.Info, "print", []any{"file", pos.Filename(), "line", pos.Line}, "%s", msg)
 		return

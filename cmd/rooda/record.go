@@ -17,16 +17,16 @@ func noRecordFlag() cli.Flag {
 // runsDir is where runs are recorded: loop.runs_dir, else .rooda/runs
 // in the workspace.
 func runsDir(cfg *config.Config) string {
-	if cfg.Loop.RunsDir.Set && cfg.Loop.RunsDir.V != "" {
-		return cfg.Loop.RunsDir.V
+	if dir := config.RunsDir.In(&cfg.Loop); dir.Set && dir.V != "" {
+		return dir.V
 	}
 	return runlog.DefaultDir
 }
 
 // keepRuns is how many records are kept: loop.keep_runs, else 50.
 func keepRuns(cfg *config.Config) int {
-	if cfg.Loop.KeepRuns.Set {
-		return cfg.Loop.KeepRuns.V
+	if keep := config.KeepRuns.In(&cfg.Loop); keep.Set {
+		return keep.V
 	}
 	return runlog.DefaultKeep
 }
@@ -52,7 +52,7 @@ func startRecord(c *cli.Context, cfg *config.Config, name string) *runlog.Record
 // runLog logs as the run does, at its level and in its format, for what
 // is said before the loop starts logging.
 func runLog(c *cli.Context, cfg *config.Config) *logging.Logger {
-	return logging.Configured(c.App.ErrWriter, cfg.Loop.LogLevel.V, cfg.Loop.LogFormat.V)
+	return logging.Configured(c.App.ErrWriter, config.LogLevel.In(&cfg.Loop).V, config.LogFormat.In(&cfg.Loop).V)
 }
 
 // stopStragglers stops what the run's agents left running where nothing

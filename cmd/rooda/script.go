@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -307,8 +308,8 @@ func libFlag() cli.Flag {
 }
 
 func scriptRunFlags() []cli.Flag {
-	return append(runSettingFlags(),
-		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(), maxMemoryFlag(),
+	return append(slices.Concat(runSettingFlags(), settingFlags(config.ForScriptRuns)),
+		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(),
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "evaluate the script, report each iterate() instead of running it, run no command", Category: "Output"},
 		noRecordFlag(),
 	)
@@ -320,10 +321,6 @@ func maxStepsFlag() cli.Flag {
 
 func maxTotalIterationsFlag() cli.Flag {
 	return &cli.IntFlag{Name: "max-total-iterations", Usage: "stop the run after `N` iterations across every iterate() (0: no limit)", Category: "Budgets"}
-}
-
-func maxMemoryFlag() cli.Flag {
-	return &cli.StringFlag{Name: "max-memory", Usage: "stop a script that holds more than `SIZE` of memory (1GiB, 512MiB; max_memory, default 1GiB)", Category: "Budgets"}
 }
 
 func maxDurationFlag() cli.Flag {
@@ -389,7 +386,7 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		Command:            withoutDryRun(c),
 		MaxTotalIterations: c.Int("max-total-iterations"),
 		Record:             asRecord(rec),
-		MaxMemory:          int64(cfg.Loop.MaxMemory.V),
+		MaxMemory:          int64(config.MaxMemory.In(&cfg.Loop).V),
 		Abandon: func(err error) {
 			// The script cannot be stopped at a step: end now.
 			code := report(c.App.ErrWriter, err)

@@ -80,8 +80,8 @@ func OneOf(values ...string) Parser[string] {
 // Text is any string, even empty: a display name or a description.
 var Text = Parser[string]{
 	accepts: "any text",
-	parse:  func(s string) (string, error) { return s, nil },
-	format: quote,
+	parse:   func(s string) (string, error) { return s, nil },
+	format:  quote,
 }
 
 // Name is a non-empty word, such as an alias name; Command is an AI

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 

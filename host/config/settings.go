@@ -108,7 +108,7 @@ var (
 	LogFormat = Define(Setting{
 		Key:   "log_format",
 		Scope: LoopWide,
-		Doc:   "text (lines) or json (an object per event)",
+		Doc:   "text (lines, the default) or json (an object per event, for CI and log aggregators)",
 		Flags: []FlagDef{{Name: "log-format", For: ForAll,
 			Usage: "log as `FORMAT`: text (lines) or json (an object per event, for CI and log aggregators)"}},
 		Shown: ShownNever,
@@ -124,7 +124,7 @@ var (
 	KeepRuns = Define(Setting{
 		Key:   "keep_runs",
 		Scope: LoopWide,
-		Doc:   "how many run records are kept; older ones are removed",
+		Doc:   "how many run records are kept (default 50); older ones are removed",
 		Shown: ShownNever,
 	}, AtLeast(1))
 	// MaxMemory is the memory budget of a script's run, in bytes.

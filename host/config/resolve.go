@@ -98,12 +98,12 @@ func (l Limits) yieldTo(loop *Limits) Limits {
 	overridden := map[string]bool{}
 	for key, v := range loop.values {
 		if v.src.Tier > BuiltIn {
-			overridden[rowOf(key).conflictKey()] = true
+			overridden[conflictKeyOf(key)] = true
 		}
 	}
 	var builtIn []string
 	for key, v := range l.values {
-		if v.src.Tier == BuiltIn && overridden[rowOf(key).conflictKey()] {
+		if v.src.Tier == BuiltIn && overridden[conflictKeyOf(key)] {
 			builtIn = append(builtIn, key)
 		}
 	}

@@ -354,12 +354,22 @@ func (s *Setting) flag(name string) *FlagDef {
 	return nil
 }
 
-// conflictKey is what two flags or keywords must not both set.
+// conflictKey is what two flags or keywords must not both set: the
+// setting's group, else its key.
 func (s *Setting) conflictKey() string {
 	if s.Group != "" {
 		return s.Group
 	}
 	return s.Key
+}
+
+// conflictKeyOf is the conflict key of the row of key, or key itself when
+// no row has it any more (a test's setting, undefined).
+func conflictKeyOf(key string) string {
+	if row := rowOf(key); row != nil {
+		return row.conflictKey()
+	}
+	return key
 }
 
 // Label is the setting's name as rooda info shows it: "Failure Threshold".
@@ -375,9 +385,6 @@ func (s *Setting) Label() string {
 	return strings.Join(words, " ")
 }
 
-// Accepts says in words what the setting takes.
-func (s *Setting) Accepts() string { return s.accepts }
-
 // EnvNames are the variables that set the key: ROODA_LOOP_<KEY>, after its
 // seed synonym if it has one.
 func (s *Setting) EnvNames() []string {
@@ -386,9 +393,6 @@ func (s *Setting) EnvNames() []string {
 	}
 	return []string{s.EnvSynonym, EnvName(s.Key)}
 }
-
-// Rows are the table's rows, in the order of their keys.
-func Rows() []*Setting { return slices.Clone(table) }
 
 // Flags are the flags of every setting, in the table's order, each with
 // its setting's key.

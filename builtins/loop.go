@@ -19,26 +19,18 @@ import (
 	"rooda/host/suggest"
 )
 
-var iterateBuiltin = Builtin{
-	Name: "iterate",
-	Params: []Param{
-		{"procedure", "procedure", "", "what to run: compose(…) or procedure(name)"},
-		{"max_iterations", "int", "None", "stop after this many iterations (>= 1); None takes the procedure's or the configuration's"},
-		{"unlimited", "bool", "False", "no iteration limit"},
-		{"agent", "agent | str | list", "None", "the AI command: agent(…), an alias or command line, or a list of them that take turns, one per iteration; an item of the list may be a role, a pair (agent, procedure): that agent is given that procedure's prompt (a builder and a reviewer in one loop, one failure threshold, one record)"},
-		{"timeout", "int | float | str", "None", "stop an iteration after this long: seconds (30, 1.5) or a duration (\"90s\")"},
-		{"failure_threshold", "int", "None", "abort after this many consecutive failed iterations"},
-		{"max_output_buffer", "int | str", "None", "keep the last this many bytes of the agent's output (10485760, \"10MB\"; >= 1024)"},
-		{"context", "str | file | list | function(number) | function(number, previous)", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function called before each iteration that returns them: f(number), or f(number, previous) to be given the previous iteration of this loop (as on_iteration sees it; None before the first)"},
-		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome and it.agent names the agent that ran it; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
-		{"min_iterations", "int", "None", "let no success end the loop before this iteration, whoever declares it (the agent's SUCCESS or on_iteration's \"success\"): it is continue; the preamble says so"},
-		{"digest", "bool", "False", "state the previous iteration's facts (exit code, signal, files changed, checks) in each prompt after the first"},
-	},
-	Returns: "loop_result",
-	Doc: "Runs the loop of seed 002 and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
-		"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
-		"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. An interrupt ends the script.",
-	Example: `def keep_going_until_3(it):
+// iterateBuiltin is iterate(), whose parameters include a keyword for
+// each setting of the table that has one: a setting added to the table
+// is a keyword of iterate() too.
+func iterateBuiltin() Builtin {
+	return Builtin{
+		Name:    "iterate",
+		Params:  iterateParams(),
+		Returns: "loop_result",
+		Doc: "Runs the loop of seed 002 and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
+			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
+			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. An interrupt ends the script.",
+		Example: `def keep_going_until_3(it):
     if it.number < 3 and it.outcome == "success":
         return "continue"
     return None
@@ -46,36 +38,70 @@ var iterateBuiltin = Builtin{
 a = fake_agent(outputs = ["<promise>SUCCESS</promise>"])
 r = iterate(compose("p", act = [fragment(content = "Work.")]), agent = a, on_iteration = keep_going_until_3)
 assert.eq((r.status, r.iterations, r.last.signal), ("success", 3, "SUCCESS"))`,
-	fn: iterateFn,
+		fn: iterateFn,
+	}
+}
+
+// iterateParams are iterate()'s own parameters and the settings'
+// keywords. The keywords named here stand where scripts that pass them by
+// position have always found them; every other keyword follows, in the
+// table's order.
+func iterateParams() []Param {
+	keywords := map[string]Param{}
+	var rest []Param
+	for _, k := range config.Keywords() {
+		p := Param{k.Name, k.Type, k.Default(), k.Doc}
+		keywords[k.Name] = p
+		rest = append(rest, p)
+	}
+	params := []Param{
+		{"procedure", "procedure", "", "what to run: compose(…) or procedure(name)"},
+		keywords["max_iterations"], keywords["unlimited"],
+		{"agent", "agent | str | list", "None", "the AI command: agent(…), an alias or command line, or a list of them that take turns, one per iteration; an item of the list may be a role, a pair (agent, procedure): that agent is given that procedure's prompt (a builder and a reviewer in one loop, one failure threshold, one record)"},
+		keywords["timeout"], keywords["failure_threshold"], keywords["max_output_buffer"],
+		{"context", "str | file | list | function(number) | function(number, previous)", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function called before each iteration that returns them: f(number), or f(number, previous) to be given the previous iteration of this loop (as on_iteration sees it; None before the first)"},
+		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome and it.agent names the agent that ran it; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
+	}
+	for _, p := range rest {
+		if !slices.ContainsFunc(params, func(q Param) bool { return q.Name == p.Name }) {
+			params = append(params, p)
+		}
+	}
+	return params
 }
 
 func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
-		proc                                               *Procedure
-		maxIter, minIter, threshold, agentV, bufferV, ctxV starlark.Value
-		unlimited, digest                                  bool
-		timeout                                            duration
-		onIteration                                        starlark.Callable
+		proc         *Procedure
+		agentV, ctxV starlark.Value
+		onIteration  starlark.Callable
+		own          = map[string]any{"procedure": &proc, "agent": &agentV, "context": &ctxV, "on_iteration": &onIteration}
+		keywords     = map[string]config.Keyword{}
+		pairs        []any
+		settings     []*keywordArg
 	)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "procedure", &proc, "max_iterations??", &maxIter,
-		"unlimited?", &unlimited, "agent??", &agentV, "timeout??", &timeout, "failure_threshold??", &threshold,
-		"max_output_buffer??", &bufferV, "context??", &ctxV, "on_iteration??", &onIteration, "min_iterations??", &minIter, "digest?", &digest); err != nil {
+	for _, k := range config.Keywords() {
+		keywords[k.Name] = k
+	}
+	for _, p := range iterateParams() {
+		if target, ok := own[p.Name]; ok {
+			pairs = append(pairs, unpackName(p), target)
+			continue
+		}
+		arg, err := newKeywordArg(keywords[p.Name])
+		if err != nil {
+			return nil, err
+		}
+		settings = append(settings, arg)
+		pairs = append(pairs, p.Name+arg.kind.optional, arg.target)
+	}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
 		return nil, err
 	}
-	spec := session.IterateSpec{Procedure: proc.asConfig(), Pos: where(caller(thread)), Unlimited: unlimited, Digest: digest,
-		MaxOutputBuffer: sizeText(bufferV), Verdict: verdictOf(thread, onIteration)}
+	spec := session.IterateSpec{Procedure: proc.asConfig(), Pos: where(caller(thread)), Verdict: verdictOf(thread, onIteration)}
 	var err error
-	if spec.MaxIterations, err = optionalInt(maxIter, "max_iterations"); err != nil {
+	if spec.Settings, err = assignments(settings); err != nil {
 		return nil, err
-	}
-	if spec.FailureThreshold, err = optionalInt(threshold, "failure_threshold"); err != nil {
-		return nil, err
-	}
-	if spec.MinIterations, err = optionalInt(minIter, "min_iterations"); err != nil {
-		return nil, err
-	}
-	if timeout.given {
-		spec.Timeout = &timeout.d
 	}
 	if spec.Fakes, spec.Agents, spec.Roles, err = agents(thread, agentV); err != nil {
 		return nil, err
@@ -90,16 +116,13 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	return resultValue(res), nil
 }
 
-// optionalInt converts an int argument that may be absent.
-func optionalInt(v starlark.Value, name string) (*int, error) {
-	if v == nil || v == starlark.None {
-		return nil, nil
+// unpackName is a parameter's name as UnpackArgs takes it: "??" marks an
+// optional one that None leaves unset.
+func unpackName(p Param) string {
+	if p.Default == "" {
+		return p.Name
 	}
-	var n int
-	if err := starlark.AsInt(v, &n); err != nil {
-		return nil, fmt.Errorf("%s must be an int, got %s %s", name, v.Type(), shortRepr(v))
-	}
-	return &n, nil
+	return p.Name + "??"
 }
 
 // agents converts agent=: one agent, alias or command line, or a list of
@@ -323,18 +346,6 @@ func frozen(name string, d starlark.StringDict) starlark.Value {
 	v := starlarkstruct.FromStringDict(starlark.String(name), d)
 	v.Freeze()
 	return v
-}
-
-// sizeText is a max_output_buffer value as text, for the configuration's
-// parser.
-func sizeText(v starlark.Value) string {
-	if v == nil {
-		return ""
-	}
-	if s, ok := starlark.AsString(v); ok {
-		return s
-	}
-	return v.String()
 }
 
 // duration unpacks 30, 1.5 or "30s".

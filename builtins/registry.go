@@ -36,7 +36,7 @@ type Builtin struct {
 func Registry() []Builtin {
 	return []Builtin{
 		fragmentBuiltin, composeBuiltin, procedureBuiltin, agentBuiltin,
-		fileBuiltin, iterateBuiltin, runBuiltin, getenvBuiltin,
+		fileBuiltin, iterateBuiltin(), runBuiltin, getenvBuiltin,
 	}
 }
 

@@ -7,7 +7,8 @@ package reference
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -62,7 +63,7 @@ func Entries(stdlib map[string]starlark.StringDict) []Entry {
 	for _, b := range builtins.Registry() {
 		out = append(out, fromBuiltin(b, "", "function", "Functions"))
 	}
-	for _, typ := range sortedKeys(builtins.Methods()) {
+	for _, typ := range slices.Sorted(maps.Keys(builtins.Methods())) {
 		for _, b := range builtins.Methods()[typ] {
 			out = append(out, fromBuiltin(b, typ+".", "method", "Methods of "+typ))
 		}
@@ -79,7 +80,7 @@ func Entries(stdlib map[string]starlark.StringDict) []Entry {
 	for _, b := range builtins.AssertFunctions() {
 		out = append(out, fromBuiltin(b, "assert.", "test", "In script tests"))
 	}
-	for _, module := range sortedKeys(stdlib) {
+	for _, module := range slices.Sorted(maps.Keys(stdlib)) {
 		out = append(out, library(module, stdlib[module])...)
 	}
 	return out
@@ -105,7 +106,7 @@ func fromType(typ builtins.Type) Entry {
 // docstrings: the first paragraph says what it does.
 func library(module string, globals starlark.StringDict) []Entry {
 	var out []Entry
-	for _, name := range sortedKeys(globals) {
+	for _, name := range slices.Sorted(maps.Keys(globals)) {
 		fn, ok := globals[name].(*starlark.Function)
 		if !ok || strings.HasPrefix(name, "_") {
 			continue
@@ -164,15 +165,6 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Find is every entry named name ("iterate", "procedure.render",

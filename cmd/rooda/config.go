@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -12,27 +14,58 @@ import (
 // configFlags are the app-wide flags that choose and adjust the
 // configuration; every command that loads it honours them.
 func configFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "config", Usage: "read `FILE` instead of ./rooda-config.yml (it must exist)"},
-		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stream the agent's output (show_ai_output: true)"},
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "log warnings and errors only (log_level: warn)"},
-		&cli.StringFlag{Name: "log-level", Usage: "log `LEVEL`: debug, info, warn or error"},
-		&cli.StringFlag{Name: "log-format", Usage: "log as `FORMAT`: text (lines) or json (an object per event, for CI and log aggregators)"},
-	}
+	}, settingFlags(config.ForAll)...)
 }
 
 // runSettingFlags override a procedure's settings for one run.
-func runSettingFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "max-iterations", Aliases: []string{"n"}, Usage: "stop after `N` iterations (N >= 1)", Category: "Loop"},
-		&cli.BoolFlag{Name: "unlimited", Aliases: []string{"u"}, Usage: "no iteration limit: run until SUCCESS, the failure threshold or Ctrl+C", Category: "Loop"},
-		&cli.StringFlag{Name: "iteration-timeout", Usage: "stop an iteration after `DURATION` (seconds, or 90s, 5m)", Category: "Loop"},
-		&cli.StringFlag{Name: "failure-threshold", Usage: "abort after `N` consecutive failed iterations", Category: "Loop"},
-		&cli.StringFlag{Name: "min-iterations", Usage: "let no success end the loop before iteration `N`, whoever declares it", Category: "Loop"},
-		&cli.StringFlag{Name: "max-output-buffer", Usage: "keep the last `SIZE` of the agent's output (bytes, or 10MB)", Category: "Loop"},
-		&cli.StringFlag{Name: "ai-cmd", Usage: "run the agent as `COMMAND` (a command line)", Category: "AI command"},
-		&cli.StringFlag{Name: "ai-cmd-alias", Usage: "run the agent named `ALIAS` (claude, codex, gemini, …)", Category: "AI command"},
+func runSettingFlags() []cli.Flag { return settingFlags(config.ForRuns) }
+
+// globalFlagsFirst are the global options that the help has always
+// listed first; urfave/cli keeps the order of the global options as
+// given, and sorts the others within their category.
+var globalFlagsFirst = []string{"verbose", "quiet"}
+
+// settingFlags are the flags of the table of settings that commands of
+// use take.
+func settingFlags(use config.FlagUse) []cli.Flag {
+	var defs []config.FlagDef
+	for _, f := range config.Flags() {
+		if f.For == use {
+			defs = append(defs, f)
+		}
 	}
+	slices.SortStableFunc(defs, func(a, b config.FlagDef) int {
+		return cmp.Compare(placeFirst(a.Name), placeFirst(b.Name))
+	})
+	out := make([]cli.Flag, len(defs))
+	for i, f := range defs {
+		out[i] = cliFlag(f)
+	}
+	return out
+}
+
+// placeFirst is a flag's place among globalFlagsFirst; after them all for
+// any other.
+func placeFirst(name string) int {
+	if i := slices.Index(globalFlagsFirst, name); i >= 0 {
+		return i
+	}
+	return len(globalFlagsFirst)
+}
+
+// cliFlag is a setting's flag for urfave/cli: a switch, or a flag that
+// takes text for the setting's parser.
+func cliFlag(f config.FlagDef) cli.Flag {
+	var aliases []string
+	if f.Alias != "" {
+		aliases = []string{f.Alias}
+	}
+	if f.Sets != "" {
+		return &cli.BoolFlag{Name: f.Name, Aliases: aliases, Usage: f.Usage, Category: f.Category}
+	}
+	return &cli.StringFlag{Name: f.Name, Aliases: aliases, Usage: f.Usage, Category: f.Category}
 }
 
 // loadConfig loads every tier, with the command line's settings on top.
@@ -59,7 +92,7 @@ func logFormat(args []string) string {
 		flags = append(flags, config.Flag{Name: "log-format", Value: format})
 	}
 	file, _ := rawFlag(args, "config")
-	return config.LogFormat(config.Options{ConfigFile: file, Flags: flags})
+	return config.LogFormatOf(config.Options{ConfigFile: file, Flags: flags})
 }
 
 // rawFlag is the value of the last flag named name in args ("--name V",

@@ -120,4 +120,3 @@ func TestVersion(t *testing.T) {
 		t.Errorf("the linker-set version is not shown: %q", stdout)
 	}
 }
-

@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/prompt"
 	"rooda/host/runlog"
@@ -42,7 +44,7 @@ Examples:
   rooda build -c "focus on the auth module" -c notes.md
   rooda review --act "Write the review to REVIEW.md."
   rooda build --unlimited --iteration-timeout 20m --failure-threshold 5`,
-		Flags: append(append(runSettingFlags(), scriptOnlyFlags()...),
+		Flags: append(slices.Concat(runSettingFlags(), scriptOnlyFlags(), settingFlags(config.ForYAMLRuns)),
 			&cli.StringSliceFlag{Name: "context", Aliases: []string{"c"}, Usage: "add `TEXT` or the content of a file to the prompt's CONTEXT (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "observe", Usage: "replace the observe phase with `FRAGMENT`: a file, builtin:… or inline text (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "orient", Usage: "replace the orient phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
@@ -50,7 +52,6 @@ Examples:
 			&cli.StringSliceFlag{Name: "act", Usage: "replace the act phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "show the settings, the checks and the first prompt; run nothing", Category: "Output"},
 			noRecordFlag(),
-			&cli.BoolFlag{Name: "digest", Usage: "state the previous iteration's facts in each prompt after the first (digest: true)", Category: "Prompt"},
 			&cli.BoolFlag{Name: shorthandFlag, Hidden: true},
 		),
 		Action: runAction,
@@ -103,7 +104,7 @@ func promptFlags() []string { return []string{"context", "observe", "orient", "d
 // scriptOnlyFlags are the flags of a script run that run takes too, for
 // procedures with script:.
 func scriptOnlyFlags() []cli.Flag {
-	return []cli.Flag{libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(), maxMemoryFlag()}
+	return append([]cli.Flag{libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag()}, settingFlags(config.ForScriptRuns)...)
 }
 
 // onlyFor refuses flags that mean nothing for the procedure at hand.

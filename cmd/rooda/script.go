@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -304,8 +305,8 @@ func libFlag() cli.Flag {
 }
 
 func scriptRunFlags() []cli.Flag {
-	return append(runSettingFlags(),
-		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(), maxMemoryFlag(),
+	return append(slices.Concat(runSettingFlags(), settingFlags(config.ForScriptRuns)),
+		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(),
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "evaluate the script, report each iterate() instead of running it, run no command", Category: "Output"},
 		noRecordFlag(),
 	)
@@ -317,10 +318,6 @@ func maxStepsFlag() cli.Flag {
 
 func maxTotalIterationsFlag() cli.Flag {
 	return &cli.IntFlag{Name: "max-total-iterations", Usage: "stop the run after `N` iterations across every iterate() (0: no limit)", Category: "Budgets"}
-}
-
-func maxMemoryFlag() cli.Flag {
-	return &cli.StringFlag{Name: "max-memory", Usage: "stop a script that holds more than `SIZE` of memory (1GiB, 512MiB; max_memory, default 1GiB)", Category: "Budgets"}
 }
 
 func maxDurationFlag() cli.Flag {
@@ -370,7 +367,7 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		MaxSteps:           c.Uint64("max-steps"),
 		MaxTotalIterations: c.Int("max-total-iterations"),
 		MaxDuration:        c.Duration("max-duration"),
-		MaxMemory:          int64(cfg.Loop.MaxMemory.V),
+		MaxMemory:          int64(config.MaxMemory.In(&cfg.Loop).V),
 	}
 	s := session.Start(c.Context, opts)
 	defer s.Close()

@@ -86,7 +86,7 @@ func (d *decoder) document(root *yaml.Node, cfg *Config) {
 		case "libraries":
 			d.libraries(v, cfg.Libraries)
 		case "loop":
-			d.withChecks(v, "loop", cfg.Loop.fields(), &cfg.Loop.Checks)
+			d.withChecks(v, "loop", cfg.Loop.fields(true), &cfg.Loop.Checks)
 		case "ai_cmd_aliases":
 			d.aliases(v, cfg.Aliases)
 		case "procedures":
@@ -162,7 +162,7 @@ func (d *decoder) checks(v *yaml.Node, path string, into *Value[[]Check]) {
 				*map[string]*string{"name": &c.Name, "run": &c.Run}[key] = s
 			}
 		})
-		if _, err := command.parse(c.Run); err != nil || c.Name == "" {
+		if _, err := Command.parse(c.Run); err != nil || c.Name == "" {
 			d.errorf(item, "%s needs a name and a run command that rooda can split", at)
 			continue
 		}
@@ -209,7 +209,7 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[string]) {
 	d.mapping(n, "ai_cmd_aliases", nil, func(alias string, v *yaml.Node) {
 		path := join("ai_cmd_aliases", alias)
 		var cmd Value[string]
-		d.field(v, path, bind(alias, &cmd, command))
+		d.field(v, path, bind(alias, &cmd, Command))
 		if cmd.Set {
 			into[alias] = cmd
 		}

@@ -10,13 +10,6 @@ import (
 	"rooda/host/suggest"
 )
 
-// seedNames are the shorter variables seed 002 names; each is a synonym of
-// its ROODA_LOOP_ form.
-var seedNames = map[string]string{
-	"log_level":      "ROODA_LOG_LEVEL",
-	"show_ai_output": "ROODA_SHOW_AI_OUTPUT",
-}
-
 // EnvName is the environment variable of a loop key: ROODA_LOOP_<KEY>.
 func EnvName(key string) string { return loopPrefix + strings.ToUpper(key) }
 
@@ -24,23 +17,23 @@ func EnvName(key string) string { return loopPrefix + strings.ToUpper(key) }
 const loopPrefix = "ROODA_LOOP_"
 
 // fromEnv reads the environment tier: every loop key from ROODA_LOOP_<KEY>
-// (and the seed's synonyms). An empty variable is unset; a malformed one is
+// (and the table's synonyms from seed 002). An empty variable is unset; a malformed one is
 // an error naming it, never ignored, and so is a ROODA_LOOP_ variable that
 // sets nothing (a typo), when environ can list the variables.
 func fromEnv(lookup func(string) (string, bool), environ func() []string) (*Config, error) {
 	cfg := newConfig()
 	var problems prompt.Problems
 	if environ != nil {
-		problems.Add(unknownLoopVariables(environ(), keysOf(cfg.Loop.fields())))
+		problems.Add(unknownLoopVariables(environ(), keysOf(cfg.Loop.fields(true))))
 	}
-	for _, f := range cfg.Loop.fields() {
-		name, value, err := envValue(lookup, f.key)
+	for _, f := range cfg.Loop.fields(true) {
+		name, value, err := envValue(lookup, rowOf(f.key))
 		switch {
 		case err != nil:
 			problems = append(problems, err)
 		case name != "":
 			if err := f.assign(value, Source{Env, name}, 0); err != nil {
-				problems = append(problems, fmt.Errorf("%s %v", name, err))
+				problems = append(problems, fmt.Errorf("%s %w", name, err))
 			}
 		}
 	}
@@ -50,13 +43,13 @@ func fromEnv(lookup func(string) (string, bool), environ func() []string) (*Conf
 	return cfg, nil
 }
 
-// envValue finds the variable that sets key, if any. When both a seed name
+// envValue finds the variable that sets row, if any. When both a seed name
 // and its ROODA_LOOP_ form are set, they must agree: rooda will not guess
 // which one was meant.
-func envValue(lookup func(string) (string, bool), key string) (name, value string, err error) {
-	for _, n := range []string{seedNames[key], EnvName(key)} {
+func envValue(lookup func(string) (string, bool), row *Setting) (name, value string, err error) {
+	for _, n := range row.EnvNames() {
 		v, ok := lookup(n)
-		if n == "" || !ok || v == "" {
+		if !ok || v == "" {
 			continue
 		}
 		if name != "" && v != value {

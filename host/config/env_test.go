@@ -10,7 +10,7 @@ import (
 // with the key a person meant, whether the typo drops a letter inside a
 // word, doubles one, joins or swaps the words, or leaves a word out.
 func TestLoopVariableTypos(t *testing.T) {
-	keys := keysOf(newConfig().Loop.fields())
+	keys := keysOf(newConfig().Loop.fields(true))
 	for typed, want := range map[string][]string{
 		"MAX_ITERATION":          {"default_max_iterations"},
 		"MAX_ITERATON":           {"default_max_iterations"},

@@ -28,10 +28,10 @@ type setting interface {
 
 type typed[T any] struct {
 	v *Value[T]
-	parser[T]
+	Parser[T]
 }
 
-func bind[T any](key string, v *Value[T], p parser[T]) field {
+func bind[T any](key string, v *Value[T], p Parser[T]) field {
 	return field{key, typed[T]{v, p}}
 }
 
@@ -48,48 +48,75 @@ func (t typed[T]) mergeFrom(other setting) { t.v.override(*other.(typed[T]).v) }
 func (t typed[T]) isSet() bool             { return t.v.Set }
 func (t typed[T]) origin() Source          { return t.v.Source }
 func (t typed[T]) where() string           { return t.v.Where() }
-func (t typed[T]) format() string          { return t.parser.format(t.v.V) }
+func (t typed[T]) format() string          { return t.Parser.format(t.v.V) }
 
-// fields lists the settings a procedure can override; the AI command's
-// two come last (Loop.fields relies on it).
-func (l *Limits) fields() []field {
-	return []field{
-		bind("iteration_mode", &l.IterationMode, oneOf(iterationModes...)),
-		bind("default_max_iterations", &l.DefaultMaxIterations, atLeast(1)),
-		bind("iteration_timeout", &l.IterationTimeout, timeout),
-		bind("max_output_buffer", &l.MaxOutputBuffer, size(1024)),
-		bind("failure_threshold", &l.FailureThreshold, atLeast(1)),
-		bind("min_iterations", &l.MinIterations, atLeast(1)),
-		bind("digest", &l.Digest, boolean),
-		bind("ai_cmd", &l.AICmd, command),
-		bind("ai_cmd_alias", &l.AICmdAlias, name),
+// slot is a row of the table in one tier's Limits.
+type slot struct {
+	l   *Limits
+	row *Setting
+}
+
+func (s slot) assign(text string, src Source, line int) error {
+	v, err := s.row.parse(text)
+	if err != nil {
+		return err
+	}
+	s.l.put(s.row.Key, stored{v, src, line})
+	return nil
+}
+
+func (s slot) mergeFrom(other setting) {
+	if v, ok := other.(slot).stored(); ok {
+		s.l.put(s.row.Key, v)
 	}
 }
 
-func (l *Loop) fields() []field {
-	limits := l.Limits.fields()
-	// The loop's own keys go before the AI command's two, which Limits
-	// lists last, so that files read in the order people write them.
-	n := len(limits) - 2
-	own := []field{
-		bind("log_level", &l.LogLevel, oneOf(logLevels...)),
-		bind("show_ai_output", &l.ShowAIOutput, boolean),
-		bind("log_format", &l.LogFormat, oneOf(logFormats...)),
-		bind("runs_dir", &l.RunsDir, text),
-		bind("keep_runs", &l.KeepRuns, atLeast(1)),
-		bind("max_memory", &l.MaxMemory, size(MinMaxMemory)),
+func (s slot) stored() (stored, bool) {
+	v, ok := s.l.values[s.row.Key]
+	return v, ok
+}
+
+func (s slot) isSet() bool {
+	_, ok := s.stored()
+	return ok
+}
+
+func (s slot) origin() Source {
+	v, _ := s.stored()
+	return v.src
+}
+
+func (s slot) where() string {
+	v, _ := s.stored()
+	return v.value().Where()
+}
+
+func (s slot) format() string {
+	v, _ := s.stored()
+	return s.row.format(v.v)
+}
+
+// fields lists the settings of the table that l may hold: every one for
+// the loop, those a procedure can override for a procedure, iterate() and
+// the command line's run tier.
+func (l *Limits) fields(loop bool) []field {
+	var out []field
+	for _, row := range table {
+		if loop || row.Scope == PerProcedure {
+			out = append(out, field{row.Key, slot{l, row}})
+		}
 	}
-	return append(append(limits[:n:n], own...), limits[n:]...)
+	return out
 }
 
 // fields lists the procedure's plain keys; its phases and script are
 // decoded on their own because they hold paths.
 func (p *Procedure) fields() []field {
 	return append([]field{
-		bind("display", &p.Display, text),
-		bind("summary", &p.Summary, text),
-		bind("description", &p.Description, text),
-	}, p.Limits.fields()...)
+		bind("display", &p.Display, Text),
+		bind("summary", &p.Summary, Text),
+		bind("description", &p.Description, Text),
+	}, p.Limits.fields(false)...)
 }
 
 // mergeFields merges each field of from into the same field of into; both
@@ -100,12 +127,40 @@ func mergeFields(into, from []field) {
 	}
 }
 
+// Assignment is a setting a script gives iterate(): the key, the text its
+// parser reads, and the keyword as the script wrote it, for messages
+// ("max_iterations", "unlimited=True").
+type Assignment struct{ Key, Text, By string }
+
+// Assign sets what a script gave iterate(), with the rules and messages
+// of a configuration file: how a script's arguments become a tier of
+// their own. Two keywords that set one thing (max_iterations and
+// unlimited=True) are an error rather than a silent choice. An alias must
+// still be checked against the known ones (CheckAlias).
+func (l *Limits) Assign(given []Assignment, src Source) error {
+	setBy := map[string]string{}
+	for _, a := range given {
+		row := rowOf(a.Key)
+		if row == nil {
+			return fmt.Errorf("unknown setting %s", a.Key)
+		}
+		if first, dup := setBy[row.conflictKey()]; dup {
+			return fmt.Errorf("%s and %s cannot be used together", first, a.By)
+		}
+		setBy[row.conflictKey()] = a.By
+	}
+	for _, a := range given {
+		if err := l.Set(a.Key, a.Text, src); err != nil {
+			return fmt.Errorf("%s %w", a.By, err)
+		}
+	}
+	return nil
+}
+
 // Set sets the setting named key ("max_output_buffer") from text, with the
-// rules and messages of a configuration file: how a script's iterate()
-// arguments become a tier of their own. An alias must still be checked
-// against the known ones (CheckAlias).
+// rules and messages of a configuration file.
 func (l *Limits) Set(key, text string, src Source) error {
-	for _, f := range l.fields() {
+	for _, f := range l.fields(false) {
 		if f.key == key {
 			return f.assign(text, src, 0)
 		}

@@ -88,13 +88,13 @@ func (s *sandbox) scrub(msg string) string {
 
 // loopField returns the merged loop field named key.
 func loopField(cfg *Config, key string) field {
-	return fieldNamed(cfg.Loop.fields(), key)
+	return fieldNamed(cfg.Loop.fields(true), key)
 }
 
 // effective returns the field a run sees for a loop key: the command
 // line's if it set one, else the loop's.
 func effective(cfg *Config, key string) field {
-	for _, f := range cfg.Run.fields() {
+	for _, f := range cfg.Run.fields(false) {
 		if f.key == key && f.isSet() {
 			return f
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -133,7 +134,7 @@ func fragmentLabel(f prompt.Fragment) string {
 		label = fmt.Sprintf("content: %q", first)
 	}
 	if f.Parameters != nil {
-		label += fmt.Sprintf(" (template; parameters: %s)", strings.Join(sortedKeys(f.Parameters), ", "))
+		label += fmt.Sprintf(" (template; parameters: %s)", strings.Join(slices.Sorted(maps.Keys(f.Parameters)), ", "))
 	}
 	return label
 }

@@ -177,7 +177,7 @@ func (f file) read() (*Config, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("config file not found: %s (given with --config)", f.src.Name)
 	case err != nil:
-		return nil, fmt.Errorf("cannot read %s config %s: %v", f.src.Tier, f.src.Name, unwrapPath(err))
+		return nil, fmt.Errorf("cannot read %s config %s: %w", f.src.Tier, f.src.Name, unwrapPath(err))
 	}
 	cfg, err := Decode(data, f.src, filepath.Dir(f.path))
 	if cfg != nil {

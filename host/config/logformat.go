@@ -8,7 +8,7 @@ import (
 	"rooda/host/files"
 )
 
-// LogFormat is the log format ("text" or "json") for rooda's own
+// LogFormatOf is the log format ("text" or "json") for rooda's own
 // messages when the configuration may not load: the error that ends
 // rooda may be that it does not (a YAML error, a bad value, a flag the
 // command line could not parse). It is the log_format of the highest tier
@@ -17,7 +17,7 @@ import (
 // configuration that loads, that is its loop.log_format. A file counts if
 // its log_format can be read, whatever is wrong elsewhere in it: a
 // program that asked for JSON must not get a line of text for its error.
-func LogFormat(opts Options) string {
+func LogFormatOf(opts Options) string {
 	// Without a working directory the files cannot be found; the flags
 	// and the environment still say what they say.
 	opts, _ = opts.withDefaults()
@@ -32,7 +32,7 @@ func LogFormat(opts Options) string {
 // flagLogFormat is the last valid --log-format given, or "".
 func (o Options) flagLogFormat() string {
 	for _, fl := range slices.Backward(o.Flags) {
-		if flagKeys[fl.Name].key == "log_format" && isLogFormat(fl.Value) {
+		if row, _ := flagOf(fl.Name); row == LogFormat.Setting && isLogFormat(fl.Value) {
 			return fl.Value
 		}
 	}
@@ -41,7 +41,7 @@ func (o Options) flagLogFormat() string {
 
 // envLogFormat is a valid ROODA_LOOP_LOG_FORMAT, or "".
 func (o Options) envLogFormat() string {
-	if _, value, err := envValue(o.LookupEnv, "log_format"); err == nil && isLogFormat(value) {
+	if _, value, err := envValue(o.LookupEnv, LogFormat.Setting); err == nil && isLogFormat(value) {
 		return value
 	}
 	return ""

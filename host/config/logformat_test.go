@@ -38,12 +38,12 @@ func TestLogFormatWithoutLoading(t *testing.T) {
 			if tc.env != "" {
 				s.env[EnvName("log_format")] = tc.env
 			}
-			if got := LogFormat(s.options(tc.flags...)); got != tc.want {
+			if got := LogFormatOf(s.options(tc.flags...)); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 			// Unset, the loaded format is "": text.
-			if cfg, err := s.load(tc.flags...); err == nil && cmp.Or(cfg.Loop.LogFormat.V, "text") != tc.want {
-				t.Errorf("the configuration loads with %q, LogFormat says %q", cfg.Loop.LogFormat.V, tc.want)
+			if cfg, err := s.load(tc.flags...); err == nil && cmp.Or(LogFormat.In(&cfg.Loop).V, "text") != tc.want {
+				t.Errorf("the configuration loads with %q, LogFormatOf says %q", LogFormat.In(&cfg.Loop).V, tc.want)
 			}
 		})
 	}

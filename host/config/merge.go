@@ -6,7 +6,7 @@ import "rooda/host/prompt"
 // A procedure o names merges into the one c has; a phase o gives replaces
 // that whole phase, and a script replaces the phases (and phases a script).
 func (c *Config) merge(o *Config) {
-	mergeFields(c.Loop.fields(), o.Loop.fields())
+	mergeFields(c.Loop.fields(true), o.Loop.fields(true))
 	c.Loop.Checks.override(o.Loop.Checks)
 	for alias, cmd := range o.Aliases {
 		c.Aliases[alias] = cmd

@@ -14,14 +14,24 @@ import (
 	"rooda/host/suggest"
 )
 
-// parser turns the text of a setting into its value, and back.
-type parser[T any] struct {
-	parse  func(string) (T, error)
+// Parser turns the text of a setting into its value, and back. A file,
+// the environment, a flag and iterate() all give text, so that one parser
+// checks a setting however it is given.
+type Parser[T any] struct {
+	parse func(string) (T, error)
+	// format writes the value as rooda-config.yml would.
 	format func(T) string
+	// show writes the value as rooda info and --dry-run show it; nil
+	// means as fmt.Sprint does.
+	show func(T) string
+	// accepts says in words what the parser takes, for docs/settings.md.
+	accepts string
 }
 
-func atLeast(low int) parser[int] {
-	return parser[int]{
+// AtLeast reads an integer of at least low.
+func AtLeast(low int) Parser[int] {
+	return Parser[int]{
+		accepts: fmt.Sprintf("an integer >= %d", low),
 		parse: func(s string) (int, error) {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {
@@ -36,7 +46,9 @@ func atLeast(low int) parser[int] {
 	}
 }
 
-var boolean = parser[bool]{
+// Boolean reads true or false.
+var Boolean = Parser[bool]{
+	accepts: "true or false",
 	parse: func(s string) (bool, error) {
 		b, err := strconv.ParseBool(strings.TrimSpace(s))
 		if err != nil {
@@ -47,8 +59,10 @@ var boolean = parser[bool]{
 	format: strconv.FormatBool,
 }
 
-func oneOf(values ...string) parser[string] {
-	return parser[string]{
+// OneOf reads one of values.
+func OneOf(values ...string) Parser[string] {
+	return Parser[string]{
+		accepts: "one of " + strings.Join(values, ", "),
 		parse: func(s string) (string, error) {
 			if slices.Contains(values, s) {
 				return s, nil
@@ -63,20 +77,22 @@ func oneOf(values ...string) parser[string] {
 	}
 }
 
-// text is any string, even empty: a display name or a description.
-var text = parser[string]{
-	parse:  func(s string) (string, error) { return s, nil },
-	format: quote,
+// Text is any string, even empty: a display name or a description.
+var Text = Parser[string]{
+	accepts: "any text",
+	parse:   func(s string) (string, error) { return s, nil },
+	format:  quote,
 }
 
-// name is a non-empty word, such as an alias name; command is an AI
+// Name is a non-empty word, such as an alias name; Command is an AI
 // command line, whose program is checked before a run.
 var (
-	name    = nonEmpty("must not be empty")
-	command = parser[string]{
+	Name    = nonEmpty("must not be empty")
+	Command = Parser[string]{
+		accepts: "a command line",
 		parse: func(s string) (string, error) {
 			if _, err := agent.Split(s); err != nil {
-				return "", fmt.Errorf("is not a valid command line: %v", err)
+				return "", fmt.Errorf("is not a valid command line: %w", err)
 			}
 			return s, nil
 		},
@@ -84,8 +100,9 @@ var (
 	}
 )
 
-func nonEmpty(complaint string) parser[string] {
-	return parser[string]{
+func nonEmpty(complaint string) Parser[string] {
+	return Parser[string]{
+		accepts: "a name",
 		parse: func(s string) (string, error) {
 			if strings.TrimSpace(s) == "" {
 				return "", errors.New(complaint)
@@ -96,10 +113,12 @@ func nonEmpty(complaint string) parser[string] {
 	}
 }
 
-// timeout is a whole number of seconds ("300"), a Go duration ("5m",
+// Timeout is a whole number of seconds ("300"), a Go duration ("5m",
 // "90s"), or "none" for no timeout, the built-in default. A timeout is at
 // least one second.
-var timeout = parser[time.Duration]{
+var Timeout = Parser[time.Duration]{
+	accepts: "seconds (300), a duration (5m, 90s) or none",
+	show:    FormatTimeout,
 	parse: func(s string) (time.Duration, error) {
 		s = strings.TrimSpace(s)
 		if s == "none" {
@@ -130,10 +149,12 @@ func formatTimeout(d time.Duration) string {
 	return d.String()
 }
 
-// size is a number of bytes, with an optional unit: 10485760, 10MB, 512KiB.
+// Size is a number of bytes, with an optional unit: 10485760, 10MB, 512KiB.
 // K, M and G are powers of 1024, as rooda's 10MB default means 10485760.
-func size(low int) parser[int] {
-	return parser[int]{
+func Size(low int) Parser[int] {
+	return Parser[int]{
+		accepts: fmt.Sprintf("a size in bytes (10485760, 10MB, 512KiB) >= %s", FormatSize(low)),
+		show:    FormatSize,
 		parse: func(s string) (int, error) {
 			n, err := parseSize(s)
 			if err != nil {

@@ -37,7 +37,7 @@ func TestBuiltinProcedures(t *testing.T) {
 		if first := p.Phases[prompt.Observe].V[0].Path; !strings.HasSuffix(first, "/read_agents_md.md") {
 			t.Errorf("%s: observe starts with %s, not read_agents_md", name, first)
 		}
-		n := p.DefaultMaxIterations.V
+		n := DefaultMaxIterations.In(&p.Limits).V
 		switch {
 		case strings.HasPrefix(name, "audit-") && (n < 1 || n > 3):
 			t.Errorf("%s: an audit runs 1-3 iterations, not %d", name, n)

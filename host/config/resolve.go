@@ -4,30 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 )
 
-// Settings are what one run of a procedure uses, each with its provenance.
+// Settings are what one run of a procedure uses, each with its
+// provenance: read a setting of the table with its handle
+// (IterationTimeout.In(settings)).
 type Settings struct {
 	Procedure *Procedure
-	// MaxIterations of 0 means unlimited.
-	MaxIterations    Value[int]
-	IterationTimeout Value[time.Duration]
-	MaxOutputBuffer  Value[int]
-	FailureThreshold Value[int]
-	// MinIterations of 0 means none.
-	MinIterations Value[int]
-	Digest        Value[bool]
-	Checks        Value[[]Check]
-	LogLevel      Value[string]
-	LogFormat     Value[string]
-	ShowAIOutput  Value[bool]
+	// MaxIterations, of the iteration mode and count, is 0 for unlimited.
+	MaxIterations Value[int]
 	// AICommand is the command line of the agent; not Set when nothing
 	// names one (see AI). Its source tells the whole chain, such as
 	// `cli: --ai-cmd-alias "claude" → built-in alias`.
 	AICommand Value[string]
 	// AIAlias is the alias AICommand came from, if any.
 	AIAlias string
+	// Limits hold the value of every setting of the table, and the checks.
+	Limits
 }
 
 // Resolve works out the settings of a run of the named procedure: the
@@ -45,23 +38,25 @@ func (c *Config) Resolve(name string) (*Settings, error) {
 
 // ResolveWith works out the settings of a run of p with a script's
 // settings (what it passed to iterate()) between the command line and the
-// procedure: the command line still wins.
+// procedure: the command line still wins. A loop-wide setting is the
+// loop's.
 func (c *Config) ResolveWith(p *Procedure, script Limits) *Settings {
-	proc := p.Limits.yieldTo(&c.Loop.Limits)
-	levels := []*Limits{&c.Run, &script, &proc, &c.Loop.Limits}
-	s := &Settings{
-		Procedure:        p,
-		MaxIterations:    maxIterations(levels),
-		IterationTimeout: first(levels, func(l *Limits) Value[time.Duration] { return l.IterationTimeout }),
-		MaxOutputBuffer:  first(levels, func(l *Limits) Value[int] { return l.MaxOutputBuffer }),
-		FailureThreshold: first(levels, func(l *Limits) Value[int] { return l.FailureThreshold }),
-		MinIterations:    first(levels, func(l *Limits) Value[int] { return l.MinIterations }),
-		Digest:           first(levels, func(l *Limits) Value[bool] { return l.Digest }),
-		Checks:           first(levels, func(l *Limits) Value[[]Check] { return l.Checks }),
-		LogLevel:         c.Loop.LogLevel,
-		LogFormat:        c.Loop.LogFormat,
-		ShowAIOutput:     c.Loop.ShowAIOutput,
+	proc := p.Limits.yieldTo(&c.Loop)
+	levels := []*Limits{&c.Run, &script, &proc, &c.Loop}
+	s := &Settings{Procedure: p, MaxIterations: maxIterations(levels)}
+	for _, row := range table {
+		from := levels
+		if row.Scope == LoopWide {
+			from = levels[len(levels)-1:]
+		}
+		for _, l := range from {
+			if v, ok := l.values[row.Key]; ok {
+				s.put(row.Key, v)
+				break
+			}
+		}
 	}
+	s.Checks = first(levels, func(l *Limits) Value[[]Check] { return l.Checks })
 	s.AICommand, s.AIAlias = c.aiCommand(levels)
 	return s
 }
@@ -81,14 +76,14 @@ func first[T any](levels []*Limits, get func(*Limits) Value[T]) Value[T] {
 // mode "max-iterations" without a count takes the count from below.
 func maxIterations(levels []*Limits) Value[int] {
 	for i, l := range levels {
-		mode, count := l.IterationMode, l.DefaultMaxIterations
+		mode, count := IterationMode.In(l), DefaultMaxIterations.In(l)
 		switch {
 		case mode.Set && mode.V == ModeUnlimited:
 			return Value[int]{V: 0, Set: true, Source: mode.Source, Line: mode.Line}
 		case count.Set:
 			return count
 		case mode.Set:
-			if below := first(levels[i+1:], func(l *Limits) Value[int] { return l.DefaultMaxIterations }); below.Set {
+			if below := first(levels[i+1:], func(l *Limits) Value[int] { return DefaultMaxIterations.In(l) }); below.Set {
 				return below
 			}
 		}
@@ -97,42 +92,32 @@ func maxIterations(levels []*Limits) Value[int] {
 }
 
 // yieldTo returns a copy of l without the built-in values the user
-// overrode at loop level. The iteration mode and count go together: a user
-// who sets either at loop level means both.
+// overrode at loop level. The settings of a group go together: a user who
+// sets the iteration mode or count at loop level means both.
 func (l Limits) yieldTo(loop *Limits) Limits {
-	if userSet(loop.IterationMode) || userSet(loop.DefaultMaxIterations) {
-		dropBuiltIn(&l.IterationMode)
-		dropBuiltIn(&l.DefaultMaxIterations)
+	overridden := map[string]bool{}
+	for key, v := range loop.values {
+		if v.src.Tier > BuiltIn {
+			overridden[conflictKeyOf(key)] = true
+		}
 	}
-	if userSet(loop.IterationTimeout) {
-		dropBuiltIn(&l.IterationTimeout)
+	var builtIn []string
+	for key, v := range l.values {
+		if v.src.Tier == BuiltIn && overridden[conflictKeyOf(key)] {
+			builtIn = append(builtIn, key)
+		}
 	}
-	if userSet(loop.MaxOutputBuffer) {
-		dropBuiltIn(&l.MaxOutputBuffer)
-	}
-	if userSet(loop.FailureThreshold) {
-		dropBuiltIn(&l.FailureThreshold)
-	}
-	return l
-}
-
-// userSet reports whether a tier above the built-in one set v.
-func userSet[T any](v Value[T]) bool { return v.Set && v.Source.Tier > BuiltIn }
-
-func dropBuiltIn[T any](v *Value[T]) {
-	if v.Set && v.Source.Tier == BuiltIn {
-		*v = Value[T]{}
-	}
+	return l.Without(builtIn...)
 }
 
 // aiCommand follows seed 002's chain: at each level (command line,
 // procedure, loop) a command beats an alias.
 func (c *Config) aiCommand(levels []*Limits) (Value[string], string) {
 	for _, l := range levels {
-		if l.AICmd.Set {
-			return l.AICmd, ""
+		if cmd := AICmd.In(l); cmd.Set {
+			return cmd, ""
 		}
-		if ref := l.AICmdAlias; ref.Set {
+		if ref := AICmdAlias.In(l); ref.Set {
 			alias := c.Aliases[ref.V]
 			from := "built-in alias"
 			if alias.Source.Tier != BuiltIn {

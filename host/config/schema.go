@@ -1,7 +1,7 @@
 package config
 
 import (
-	"time"
+	"maps"
 
 	"rooda/host/prompt"
 )
@@ -9,7 +9,9 @@ import (
 // Config is a whole configuration: one tier as read from a file, or the
 // merge of all tiers.
 type Config struct {
-	Loop       Loop
+	// Loop is the loop: section, the defaults for every procedure, and
+	// the loop-wide settings.
+	Loop       Limits
 	Aliases    map[string]Value[string]
 	Procedures map[string]*Procedure
 	// Libraries maps a Starlark library's name to where it is: scripts
@@ -26,40 +28,32 @@ type Config struct {
 // tens of MiB.
 const MinMaxMemory = 64 << 20
 
-// Limits are the settings a procedure can override for itself.
+// Limits are the values one tier gives the settings of the table, by key
+// (read them with the setting's handle: FailureThreshold.In(&limits)),
+// and its checks.
 type Limits struct {
-	IterationMode        Value[string]
-	DefaultMaxIterations Value[int]
-	// IterationTimeout of 0 means no timeout.
-	IterationTimeout Value[time.Duration]
-	MaxOutputBuffer  Value[int]
-	FailureThreshold Value[int]
-	// MinIterations is how many iterations run before a SUCCESS may end
-	// the loop (seed 004).
-	MinIterations Value[int]
-	// Digest puts the facts of the previous iteration in each prompt
-	// after the first (seed 003).
-	Digest Value[bool]
+	values map[string]stored
 	// Checks are commands run after each iteration, whose results the
 	// digest states.
-	Checks     Value[[]Check]
-	AICmd      Value[string]
-	AICmdAlias Value[string]
+	Checks Value[[]Check]
 }
 
-// Loop is the loop: section, the defaults for every procedure.
-type Loop struct {
-	Limits
-	LogLevel     Value[string]
-	ShowAIOutput Value[bool]
-	// LogFormat is text (the seeds' lines) or json (an object per event).
-	LogFormat Value[string]
-	// RunsDir is where runs are recorded, from the working directory;
-	// KeepRuns how many records are kept.
-	RunsDir  Value[string]
-	KeepRuns Value[int]
-	// MaxMemory is the memory budget of a script's run, in bytes.
-	MaxMemory Value[int]
+func (l *Limits) limits() *Limits { return l }
+
+func (l *Limits) put(key string, s stored) {
+	if l.values == nil {
+		l.values = map[string]stored{}
+	}
+	l.values[key] = s
+}
+
+// Without is a copy of l without the values of keys.
+func (l Limits) Without(keys ...string) Limits {
+	l.values = maps.Clone(l.values)
+	for _, k := range keys {
+		delete(l.values, k)
+	}
+	return l
 }
 
 // Procedure is one entry of procedures:.

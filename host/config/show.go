@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +20,7 @@ func (c *Config) WriteYAML(w io.Writer) error {
 	y := &yamlWriter{w: w}
 	y.comment(0, "rooda configuration, merged from: "+c.tiersRead())
 	y.line(0, "loop:", "")
-	y.fields(1, c.Loop.fields())
+	y.fields(1, c.Loop.fields(true))
 	y.checks(1, c.Loop.Checks)
 	y.line(0, "ai_cmd_aliases:", "")
 	for _, name := range c.AliasNames() {
@@ -27,7 +29,7 @@ func (c *Config) WriteYAML(w io.Writer) error {
 	}
 	if len(c.Libraries) > 0 {
 		y.line(0, "libraries:", "")
-		for _, name := range sortedKeys(c.Libraries) {
+		for _, name := range slices.Sorted(maps.Keys(c.Libraries)) {
 			lib := c.Libraries[name]
 			y.line(1, quote(name)+": "+lib.V.yaml(), lib.Source.String())
 		}
@@ -166,7 +168,9 @@ func FormatMaxIterations(n int) string {
 }
 
 // Lines are the resolved settings as "Name: value (source)" lines, in the
-// order dry-run and info print them.
+// order dry-run and info print them: the agent and the iteration limits,
+// the settings every run shows, those shown only when given, and the
+// checks.
 func (s *Settings) Lines() []string {
 	ai := "none"
 	if s.AICommand.Set {
@@ -175,22 +179,17 @@ func (s *Settings) Lines() []string {
 	lines := []string{
 		settingLine("AI Command", ai, s.AICommand.Source, s.AICommand.Set),
 		settingLine("Max Iterations", FormatMaxIterations(s.MaxIterations.V), s.MaxIterations.Source, true),
-		settingLine("Iteration Timeout", FormatTimeout(s.IterationTimeout.V), s.IterationTimeout.Source, true),
-		settingLine("Max Output Buffer", FormatSize(s.MaxOutputBuffer.V), s.MaxOutputBuffer.Source, true),
-		settingLine("Failure Threshold", strconv.Itoa(s.FailureThreshold.V), s.FailureThreshold.Source, true),
-		settingLine("Log Level", s.LogLevel.V, s.LogLevel.Source, true),
-		settingLine("Show AI Output", strconv.FormatBool(s.ShowAIOutput.V), s.ShowAIOutput.Source, true),
 	}
-	if s.Digest.V {
-		lines = append(lines, settingLine("Digest", "true", s.Digest.Source, true))
+	for _, shown := range []Shown{ShownWithMaxIterations, ShownAlways, ShownWhenGiven} {
+		for _, row := range table {
+			v, ok := s.values[row.Key]
+			if row.Shown == shown && (ok || shown == ShownAlways) && (shown != ShownWhenGiven || !isZero(v.v)) {
+				lines = append(lines, settingLine(row.Label(), row.show(v.v), v.src, true))
+			}
+		}
 	}
 	for _, c := range s.Checks.V {
 		lines = append(lines, settingLine("Check "+c.Name, c.Run, s.Checks.Source, true))
-	}
-	if s.MinIterations.Set {
-		// After Max Iterations, which it qualifies.
-		line := settingLine("Min Iterations", strconv.Itoa(s.MinIterations.V), s.MinIterations.Source, true)
-		lines = append(lines[:2], append([]string{line}, lines[2:]...)...)
 	}
 	return lines
 }

@@ -56,10 +56,10 @@ func TestSeedEnvNames(t *testing.T) {
 	s.env["ROODA_LOG_LEVEL"] = "debug"
 	s.env["ROODA_SHOW_AI_OUTPUT"] = "false"
 	cfg := s.mustLoad()
-	if l := cfg.Loop.LogLevel; l.V != "debug" || l.Source.String() != "env: ROODA_LOG_LEVEL" {
+	if l := LogLevel.In(&cfg.Loop); l.V != "debug" || l.Source.String() != "env: ROODA_LOG_LEVEL" {
 		t.Errorf("log level %q from %s", l.V, l.Source)
 	}
-	if v := cfg.Loop.ShowAIOutput; v.V || v.Source.String() != "env: ROODA_SHOW_AI_OUTPUT" {
+	if v := ShowAIOutput.In(&cfg.Loop); v.V || v.Source.String() != "env: ROODA_SHOW_AI_OUTPUT" {
 		t.Errorf("show_ai_output %v from %s", v.V, v.Source)
 	}
 }
@@ -76,7 +76,7 @@ func TestOtherRoodaVariablesPass(t *testing.T) {
 	} {
 		s.env[k] = v
 	}
-	if v := s.mustLoad().Loop.FailureThreshold.V; v != 4 {
+	if v := FailureThreshold.In(&s.mustLoad().Loop).V; v != 4 {
 		t.Errorf("failure_threshold = %d, want 4 from the environment", v)
 	}
 }
@@ -150,7 +150,7 @@ func TestGlobalDirectory(t *testing.T) {
 				s.env[k] = s.root + v[len("$ROOT"):]
 			}
 			s.write(tc.file, "loop:\n  failure_threshold: 7\n")
-			f := s.mustLoad().Loop.FailureThreshold
+			f := FailureThreshold.In(&s.mustLoad().Loop)
 			if f.V != 7 || s.scrub(f.Source.String()) != tc.want {
 				t.Errorf("failure_threshold %d from %s, want 7 from %s", f.V, s.scrub(f.Source.String()), tc.want)
 			}
@@ -180,7 +180,7 @@ func TestExplicitConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := cfg.Loop.FailureThreshold; f.V != 9 || f.Source.String() != "workspace: ./ci/rooda.yml" {
+	if f := FailureThreshold.In(&cfg.Loop); f.V != 9 || f.Source.String() != "workspace: ./ci/rooda.yml" {
 		t.Errorf("failure_threshold %d from %s: --config must replace ./rooda-config.yml", f.V, f.Source)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -17,11 +18,11 @@ import (
 // run. Values were range-checked as they were read.
 func (c *Config) validate() error {
 	var problems prompt.Problems
-	problems.Add(c.checkAlias(c.Run.AICmdAlias, ""))
-	problems.Add(c.checkAlias(c.Loop.AICmdAlias, "loop.ai_cmd_alias"))
+	problems.Add(c.checkAlias(AICmdAlias.In(&c.Run), ""))
+	problems.Add(c.checkAlias(AICmdAlias.In(&c.Loop), "loop.ai_cmd_alias"))
 	for _, name := range c.ProcedureNames() {
 		p := c.Procedures[name]
-		problems.Add(c.checkAlias(p.AICmdAlias, "procedures."+name+".ai_cmd_alias"))
+		problems.Add(c.checkAlias(AICmdAlias.In(&p.Limits), "procedures."+name+".ai_cmd_alias"))
 		if !p.HasPhases() && !p.Script.Set {
 			problems.Add(fmt.Errorf("%s: procedures.%s has no phases and no script: give it observe, orient, decide and act fragments, or a script",
 				p.firstPlace(), name))
@@ -95,7 +96,7 @@ func checkScript(p *Procedure) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: procedures.%s.script: file not found: %s", p.Script.Where(), p.Name, p.Script.V)
 	case err != nil:
-		return fmt.Errorf("%s: procedures.%s.script: %v", p.Script.Where(), p.Name, unwrapPath(err))
+		return fmt.Errorf("%s: procedures.%s.script: %w", p.Script.Where(), p.Name, unwrapPath(err))
 	case info.IsDir():
 		return fmt.Errorf("%s: procedures.%s.script: %s is a directory, not a .star file", p.Script.Where(), p.Name, p.Script.V)
 	}
@@ -117,19 +118,10 @@ func (c *Config) Procedure(name string) (*Procedure, error) {
 
 // ProcedureNames returns the names of every procedure, sorted.
 func (c *Config) ProcedureNames() []string {
-	return sortedKeys(c.Procedures)
+	return slices.Sorted(maps.Keys(c.Procedures))
 }
 
 // AliasNames returns the names of every AI command alias, sorted.
 func (c *Config) AliasNames() []string {
-	return sortedKeys(c.Aliases)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(c.Aliases))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"rooda/host/agent"
+	"rooda/host/config"
 	"rooda/host/prompt"
 )
 
@@ -41,7 +42,7 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 	err := p.Err()
 	var text string
 	if err == nil {
-		text, err = p.Prompt(prompt.Iteration{Number: 1, Max: p.Settings.MaxIterations.V, Min: p.Settings.MinIterations.V})
+		text, err = p.Prompt(prompt.Iteration{Number: 1, Max: p.Settings.MaxIterations.V, Min: config.MinIterations.In(p.Settings).V})
 		if err != nil {
 			fmt.Fprintf(&b, "  ✗ Prompt assembly failed\n%s\n", indent(err.Error(), "    "))
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rooda/host/agent"
+	"rooda/host/config"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/prompt"
@@ -44,7 +45,7 @@ type Record interface {
 // names the interrupt in the log.
 func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observer) loop.Result {
 	s := p.Settings
-	log := logging.Configured(out.Stderr, s.LogLevel.V, s.LogFormat.V)
+	log := logging.Configured(out.Stderr, config.LogLevel.In(s).V, config.LogFormat.In(s).V)
 	if out.Now != nil {
 		log.WithClock(out.Now)
 	}
@@ -62,15 +63,15 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	})()
 	cmd := agent.Command{
 		Argv:      p.Argv,
-		Timeout:   s.IterationTimeout.V,
-		MaxOutput: s.MaxOutputBuffer.V,
+		Timeout:   config.IterationTimeout.In(s).V,
+		MaxOutput: config.MaxOutputBuffer.In(s).V,
 		Kill:      out.Kill,
 	}
-	if s.ShowAIOutput.V {
+	if config.ShowAIOutput.In(s).V {
 		cmd.Stream = out.Stdout
 	}
 	var dig *digest
-	if s.Digest.V {
+	if config.Digest.In(s).V {
 		dig = newDigest(announced, s.Checks.V, out.Kill)
 		observers = append(observers, dig)
 	}
@@ -84,10 +85,10 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	res := loop.Run(announced, loop.Config{
 		Procedure:        p.Procedure.Name,
 		MaxIterations:    s.MaxIterations.V,
-		MinIterations:    s.MinIterations.V,
-		FailureThreshold: s.FailureThreshold.V,
-		Timeout:          s.IterationTimeout.V,
-		MaxOutput:        s.MaxOutputBuffer.V,
+		MinIterations:    config.MinIterations.In(s).V,
+		FailureThreshold: config.FailureThreshold.In(s).V,
+		Timeout:          config.IterationTimeout.In(s).V,
+		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
 		Agent:            p.runner(cmd),
 		Agents:           p.Agents,

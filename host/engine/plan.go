@@ -114,7 +114,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	} else {
 		p.checkAgent(req.Config.AliasNames())
 	}
-	overridden := req.Config.Run.AICmd.Set || req.Config.Run.AICmdAlias.Set
+	overridden := config.AICmd.In(&req.Config.Run).Set || config.AICmdAlias.In(&req.Config.Run).Set
 	if len(req.Turns) > 1 && p.Runner == nil && !overridden {
 		p.checkRotation(req.Turns[1:])
 	}
@@ -307,7 +307,7 @@ func (p *Plan) checkContext(ctx context.Context) {
 
 // checkLimits refuses a minimum no run could reach.
 func (p *Plan) checkLimits() {
-	min, max := p.Settings.MinIterations, p.Settings.MaxIterations
+	min, max := config.MinIterations.In(p.Settings), p.Settings.MaxIterations
 	if min.Set && max.V > 0 && min.V > max.V {
 		p.fail("", fmt.Errorf("min_iterations %d (%s) is above max_iterations %d (%s): no SUCCESS could end the loop", min.V, min.Source, max.V, max.Source))
 	}

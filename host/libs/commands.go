@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 
 	"rooda/host/config"
 	"rooda/host/suggest"
@@ -21,7 +23,7 @@ func (m *Manager) Fetch(ctx context.Context, libs map[string]config.Value[config
 	defer unlock()
 	var lines []string
 	var problems []error
-	for _, name := range sortedNames(libs) {
+	for _, name := range slices.Sorted(maps.Keys(libs)) {
 		lib := libs[name].V
 		if lib.Git == "" {
 			continue
@@ -76,7 +78,7 @@ func (m *Manager) Update(ctx context.Context, libs map[string]config.Value[confi
 	}
 	defer unlock()
 	if len(names) == 0 {
-		for _, name := range sortedNames(libs) {
+		for _, name := range slices.Sorted(maps.Keys(libs)) {
 			if libs[name].V.Git != "" {
 				names = append(names, name)
 			}
@@ -120,7 +122,7 @@ func (m *Manager) updateOne(ctx context.Context, name string, lib config.Library
 // and whether its files are in the cache.
 func (m *Manager) List(libs map[string]config.Value[config.Library]) ([]string, error) {
 	var lines []string
-	for _, name := range sortedNames(libs) {
+	for _, name := range slices.Sorted(maps.Keys(libs)) {
 		v := libs[name]
 		lib := v.V
 		if lib.Git == "" {

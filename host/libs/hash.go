@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,7 +167,7 @@ func differ(want, have string) (difference, error) {
 	if err != nil {
 		return d, err
 	}
-	for _, rel := range sortedNames(wanted) {
+	for _, rel := range slices.Sorted(maps.Keys(wanted)) {
 		switch sum, ok := had[rel]; {
 		case !ok:
 			d.removed = append(d.removed, rel)
@@ -174,7 +175,7 @@ func differ(want, have string) (difference, error) {
 			d.changed = append(d.changed, rel)
 		}
 	}
-	for _, rel := range sortedNames(had) {
+	for _, rel := range slices.Sorted(maps.Keys(had)) {
 		if _, ok := wanted[rel]; !ok {
 			d.added = append(d.added, rel)
 		}

@@ -3,9 +3,10 @@ package libs
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"rooda/host/config"
 )
@@ -36,7 +37,7 @@ func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.
 	}
 	defer unlock()
 	dirs := map[string]string{}
-	for _, name := range sortedNames(libs) {
+	for _, name := range slices.Sorted(maps.Keys(libs)) {
 		lib := libs[name].V
 		if lib.Git == "" {
 			dirs[name] = lib.Dir
@@ -230,12 +231,3 @@ func (m *Manager) lock() (func(), error) {
 }
 
 func short(commit string) string { return commit[:min(len(commit), 12)] }
-
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"time"
 
 	"go.starlark.net/starlark"
 
@@ -16,22 +14,17 @@ import (
 	"rooda/host/loop"
 )
 
-// IterateSpec is what a script's iterate() asks, in Go's types; a nil
-// pointer or "" is a setting the script did not give.
+// IterateSpec is what a script's iterate() asks, in Go's types.
 type IterateSpec struct {
 	Procedure *config.Procedure
 	// Pos is where iterate() was called ("main.star:12"): the source of
 	// the script's settings.
-	Pos              string
-	MaxIterations    *int
-	Unlimited        bool
-	Agents           []Agent
-	Timeout          *time.Duration
-	FailureThreshold *int
-	MinIterations    *int
-	Digest           bool
-	MaxOutputBuffer  string
-	Context          []string
+	Pos string
+	// Settings are the settings of the table the script gave, as text
+	// for their parsers, in the order of iterate()'s parameters.
+	Settings []config.Assignment
+	Agents   []Agent
+	Context  []string
 	// ContextFunc gives each iteration's context, given the previous
 	// iteration of this loop (nil before the first); Verdict may change
 	// each iteration's outcome. Both are the script's functions and run
@@ -125,28 +118,9 @@ func (s *Session) request(spec IterateSpec) (engine.Request, error) {
 			return fakes[(n-1)%len(fakes)].Run(ctx, cmd)
 		}
 	}
-	if spec.MaxIterations != nil && spec.Unlimited {
-		return req, errors.New("max_iterations and unlimited=True cannot be used together")
-	}
 	src := config.Source{Tier: config.Script, Name: spec.Pos}
-	for _, s := range []struct {
-		key, param, text string
-		given            bool
-	}{
-		{"default_max_iterations", "max_iterations", intText(spec.MaxIterations), spec.MaxIterations != nil},
-		{"iteration_mode", "unlimited", config.ModeUnlimited, spec.Unlimited},
-		{"iteration_timeout", "timeout", durationText(spec.Timeout), spec.Timeout != nil},
-		{"failure_threshold", "failure_threshold", intText(spec.FailureThreshold), spec.FailureThreshold != nil},
-		{"min_iterations", "min_iterations", intText(spec.MinIterations), spec.MinIterations != nil},
-		{"digest", "digest", "true", spec.Digest},
-		{"max_output_buffer", "max_output_buffer", spec.MaxOutputBuffer, spec.MaxOutputBuffer != ""},
-	} {
-		if !s.given {
-			continue
-		}
-		if err := req.Script.Set(s.key, s.text, src); err != nil {
-			return req, fmt.Errorf("%s %v", s.param, err)
-		}
+	if err := req.Script.Assign(spec.Settings, src); err != nil {
+		return req, err
 	}
 	if len(spec.Agents) > 0 {
 		first := spec.Agents[0]
@@ -155,7 +129,7 @@ func (s *Session) request(spec IterateSpec) (engine.Request, error) {
 			key, text = "ai_cmd_alias", first.Alias
 		}
 		if err := req.Script.Set(key, text, src); err != nil {
-			return req, fmt.Errorf("agent %v", err)
+			return req, fmt.Errorf("agent %w", err)
 		}
 	}
 	req.Turns = turns(spec)
@@ -182,20 +156,6 @@ func turns(spec IterateSpec) []engine.Turn {
 		}
 	}
 	return out
-}
-
-func intText(n *int) string {
-	if n == nil {
-		return ""
-	}
-	return strconv.Itoa(*n)
-}
-
-func durationText(d *time.Duration) string {
-	if d == nil {
-		return ""
-	}
-	return d.String()
 }
 
 // keepingErrors wraps a script's context function: it keeps the function's
@@ -248,12 +208,12 @@ func verdictKeepingErrors(fn func(*loop.Iteration) (loop.Outcome, error), keep *
 // run once) stays 1 under -n 3. The smaller of the command line's count
 // and what the script, its procedure or the configuration give wins.
 func (s *Session) capByCommandLine(plan *engine.Plan, req engine.Request) {
-	cli := s.opts.Config.Run.DefaultMaxIterations
-	if !cli.Set || s.opts.Config.Run.IterationMode.Set {
+	cli := config.DefaultMaxIterations.In(&s.opts.Config.Run)
+	if !cli.Set || config.IterationMode.In(&s.opts.Config.Run).Set {
 		return
 	}
 	without := *s.opts.Config
-	without.Run.DefaultMaxIterations = config.Value[int]{}
+	without.Run = without.Run.Without(config.DefaultMaxIterations.Key)
 	below := without.ResolveWith(plan.Settings.Procedure, req.Script).MaxIterations
 	if below.V > 0 && below.V < cli.V {
 		plan.Settings.MaxIterations = below

@@ -30,16 +30,16 @@ func (s *Session) startRecord() {
 // RunsDir is where runs are recorded: loop.runs_dir, else .rooda/runs
 // in the workspace.
 func RunsDir(cfg *config.Config) string {
-	if cfg.Loop.RunsDir.Set && cfg.Loop.RunsDir.V != "" {
-		return cfg.Loop.RunsDir.V
+	if dir := config.RunsDir.In(&cfg.Loop); dir.Set && dir.V != "" {
+		return dir.V
 	}
 	return runlog.DefaultDir
 }
 
 // keepRuns is how many records are kept: loop.keep_runs, else 50.
 func keepRuns(cfg *config.Config) int {
-	if cfg.Loop.KeepRuns.Set {
-		return cfg.Loop.KeepRuns.V
+	if keep := config.KeepRuns.In(&cfg.Loop); keep.Set {
+		return keep.V
 	}
 	return runlog.DefaultKeep
 }

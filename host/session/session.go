@@ -142,7 +142,7 @@ func (s *Session) Config() *config.Config { return s.opts.Config }
 // Log logs as the run does, at its level and in its format, for what is
 // said outside the loop's own log.
 func (s *Session) Log() *logging.Logger {
-	return logging.Configured(s.opts.Stderr, s.opts.Config.Loop.LogLevel.V, s.logFormat())
+	return logging.Configured(s.opts.Stderr, config.LogLevel.In(&s.opts.Config.Loop).V, s.logFormat())
 }
 
 // notes logs the session's own lines that stand apart from the progress
@@ -156,7 +156,7 @@ func (s *Session) logFormat() string {
 	if s.opts.Config == nil {
 		return ""
 	}
-	return s.opts.Config.Loop.LogFormat.V
+	return config.LogFormat.In(&s.opts.Config.Loop).V
 }
 
 // Report writes the error a run or a command ends with on stderr, in the

@@ -1,0 +1,434 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// The table of settings. Each row says everything rooda knows of one
+// setting: its key in rooda-config.yml, what it accepts, where it may be
+// given, its environment variables, its flags, its iterate() keyword and
+// its doc. The configuration's keys, the environment mapping, the flags,
+// iterate()'s parameters, rooda info and docs/settings.md are all derived
+// from it: adding a setting is adding a row, using its value, and a test.
+//
+// The rows are in the order of the keys in rooda-config.yml, as
+// rooda config show writes them.
+var (
+	IterationMode = Define(Setting{
+		Key:   "iteration_mode",
+		Doc:   "max-iterations stops after default_max_iterations; unlimited runs until SUCCESS, the failure threshold or an interrupt",
+		Group: iterationsGroup,
+		Flags: []FlagDef{{Name: "unlimited", Alias: "u", Sets: ModeUnlimited, Category: "Loop",
+			Usage: "no iteration limit: run until SUCCESS, the failure threshold or Ctrl+C"}},
+		Keyword: &Keyword{Name: "unlimited", Type: "bool", Sets: ModeUnlimited, Doc: "no iteration limit"},
+		Shown:   ShownNever, // in Max Iterations
+	}, OneOf(iterationModes...))
+	DefaultMaxIterations = Define(Setting{
+		Key:   "default_max_iterations",
+		Doc:   "how many iterations a loop runs at most, when iteration_mode is max-iterations",
+		Group: iterationsGroup,
+		Flags: []FlagDef{{Name: "max-iterations", Alias: "n", Category: "Loop",
+			Usage: "stop after `N` iterations (N >= 1)"}},
+		Keyword: &Keyword{Name: "max_iterations", Type: "int",
+			Doc: "stop after this many iterations (>= 1); None takes the procedure's or the configuration's"},
+		Shown: ShownNever, // in Max Iterations
+	}, AtLeast(1))
+	IterationTimeout = Define(Setting{
+		Key: "iteration_timeout",
+		Doc: "how long one iteration's agent may run before it is stopped; none for no limit",
+		Flags: []FlagDef{{Name: "iteration-timeout", Category: "Loop",
+			Usage: "stop an iteration after `DURATION` (seconds, or 90s, 5m)"}},
+		Keyword: &Keyword{Name: "timeout", Type: "int | float | str",
+			Doc: `stop an iteration after this long: seconds (30, 1.5) or a duration ("90s")`},
+		Shown: ShownAlways,
+	}, Timeout)
+	MaxOutputBuffer = Define(Setting{
+		Key: "max_output_buffer",
+		Doc: "how much of the agent's output rooda keeps: the last bytes, where the promise is",
+		Flags: []FlagDef{{Name: "max-output-buffer", Category: "Loop",
+			Usage: "keep the last `SIZE` of the agent's output (bytes, or 10MB)"}},
+		Keyword: &Keyword{Name: "max_output_buffer", Type: "int | str",
+			Doc: `keep the last this many bytes of the agent's output (10485760, "10MB"; >= 1024)`},
+		Shown: ShownAlways,
+	}, Size(1024))
+	FailureThreshold = Define(Setting{
+		Key: "failure_threshold",
+		Doc: "how many failed iterations in a row abort the loop",
+		Flags: []FlagDef{{Name: "failure-threshold", Category: "Loop",
+			Usage: "abort after `N` consecutive failed iterations"}},
+		Keyword: &Keyword{Name: "failure_threshold", Type: "int",
+			Doc: "abort after this many consecutive failed iterations"},
+		Shown: ShownAlways,
+	}, AtLeast(1))
+	// MinIterations is how many iterations run before a SUCCESS may end
+	// the loop (seed 004).
+	MinIterations = Define(Setting{
+		Key: "min_iterations",
+		Doc: "the first iteration whose success may end the loop; before it, a success is continue",
+		Flags: []FlagDef{{Name: "min-iterations", Category: "Loop",
+			Usage: "let no success end the loop before iteration `N`, whoever declares it"}},
+		Keyword: &Keyword{Name: "min_iterations", Type: "int",
+			Doc: `let no success end the loop before this iteration, whoever declares it (the agent's SUCCESS or on_iteration's "success"): it is continue; the preamble says so`},
+		Shown: ShownWithMaxIterations,
+	}, AtLeast(1))
+	// Digest puts the facts of the previous iteration in each prompt
+	// after the first (seed 003).
+	Digest = Define(Setting{
+		Key: "digest",
+		Doc: "whether each prompt after the first states the previous iteration's facts",
+		Flags: []FlagDef{{Name: "digest", Sets: "true", Category: "Prompt", For: ForYAMLRuns,
+			Usage: "state the previous iteration's facts in each prompt after the first (digest: true)"}},
+		Keyword: &Keyword{Name: "digest", Type: "bool", Sets: "true",
+			Doc: "state the previous iteration's facts (exit code, signal, files changed, checks) in each prompt after the first"},
+	}, Boolean)
+	LogLevel = Define(Setting{
+		Key:        "log_level",
+		Scope:      LoopWide,
+		Doc:        "the least important messages rooda logs",
+		EnvSynonym: "ROODA_LOG_LEVEL",
+		Flags: []FlagDef{
+			{Name: "log-level", For: ForAll, Usage: "log `LEVEL`: debug, info, warn or error"},
+			{Name: "quiet", Alias: "q", Sets: "warn", For: ForAll, Usage: "log warnings and errors only (log_level: warn)"},
+		},
+		Shown: ShownAlways,
+	}, OneOf(logLevels...))
+	ShowAIOutput = Define(Setting{
+		Key:        "show_ai_output",
+		Scope:      LoopWide,
+		Doc:        "whether the agent's output streams to stdout",
+		EnvSynonym: "ROODA_SHOW_AI_OUTPUT",
+		Flags: []FlagDef{{Name: "verbose", Alias: "v", Sets: "true", For: ForAll,
+			Usage: "stream the agent's output (show_ai_output: true)"}},
+		Shown: ShownAlways,
+	}, Boolean)
+	// LogFormat is text (the seeds' lines) or json (an object per event).
+	LogFormat = Define(Setting{
+		Key:   "log_format",
+		Scope: LoopWide,
+		Doc:   "text (lines, the default) or json (an object per event, for CI and log aggregators)",
+		Flags: []FlagDef{{Name: "log-format", For: ForAll,
+			Usage: "log as `FORMAT`: text (lines) or json (an object per event, for CI and log aggregators)"}},
+		Shown: ShownNever,
+	}, OneOf(logFormats...))
+	// RunsDir is where runs are recorded, from the working directory.
+	RunsDir = Define(Setting{
+		Key:   "runs_dir",
+		Scope: LoopWide,
+		Doc:   "where runs are recorded, from the working directory (default .rooda/runs)",
+		Shown: ShownNever,
+	}, Text)
+	// KeepRuns is how many records are kept.
+	KeepRuns = Define(Setting{
+		Key:   "keep_runs",
+		Scope: LoopWide,
+		Doc:   "how many run records are kept (default 50); older ones are removed",
+		Shown: ShownNever,
+	}, AtLeast(1))
+	// MaxMemory is the memory budget of a script's run, in bytes.
+	MaxMemory = Define(Setting{
+		Key:   "max_memory",
+		Scope: LoopWide,
+		Doc:   "the memory a script's run may hold before it is stopped",
+		Flags: []FlagDef{{Name: "max-memory", Category: "Budgets", For: ForScriptRuns,
+			Usage: "stop a script that holds more than `SIZE` of memory (1GiB, 512MiB; max_memory, default 1GiB)"}},
+		Shown: ShownNever,
+	}, Size(MinMaxMemory))
+	AICmd = Define(Setting{
+		Key:   "ai_cmd",
+		Doc:   "the agent's command line; it beats ai_cmd_alias at the same level",
+		Flags: []FlagDef{{Name: "ai-cmd", Category: "AI command", Usage: "run the agent as `COMMAND` (a command line)"}},
+		Shown: ShownNever, // in AI Command
+	}, Command)
+	AICmdAlias = Define(Setting{
+		Key:   "ai_cmd_alias",
+		Doc:   "the agent, by the name of an alias of ai_cmd_aliases",
+		Flags: []FlagDef{{Name: "ai-cmd-alias", Category: "AI command", Usage: "run the agent named `ALIAS` (claude, codex, gemini, …)"}},
+		Shown: ShownNever, // in AI Command
+	}, Name)
+)
+
+// iterationsGroup holds the iteration mode and count, which say one thing.
+const iterationsGroup = "max iterations"
+
+// Setting is one row of the table of settings.
+type Setting struct {
+	// Key is the key in rooda-config.yml; ROODA_LOOP_<KEY> sets it too.
+	Key   string
+	Scope Scope
+	// Doc says what the setting does, for docs/settings.md.
+	Doc string
+	// Group names settings that say one thing together, as the iteration
+	// mode and count do: two flags of one group cannot be given together,
+	// and a user who sets one at loop level overrides the built-in
+	// procedures' values of both.
+	Group string
+	// EnvSynonym is a second variable that sets the key, from seed 002
+	// (ROODA_LOG_LEVEL); "" for none.
+	EnvSynonym string
+	// Flags are the command line's flags that set it.
+	Flags []FlagDef
+	// Keyword is iterate()'s parameter that sets it; nil for none.
+	Keyword *Keyword
+	// Shown says when rooda info and --dry-run list it.
+	Shown Shown
+
+	accepts string
+	parse   func(string) (any, error)
+	format  func(any) string
+	show    func(any) string
+}
+
+// Scope says where a setting may be given.
+type Scope int
+
+const (
+	// PerProcedure settings may be given for the loop, for a procedure,
+	// to iterate() and on the command line, which beats them all.
+	PerProcedure Scope = iota
+	// LoopWide settings hold for the whole run: loop:, the environment
+	// and the command line.
+	LoopWide
+)
+
+// FlagDef is a command-line flag of a setting.
+type FlagDef struct {
+	Name  string // without dashes: "max-iterations"
+	Alias string // a one-letter alias, "" for none
+	// Sets is what a switch (a flag that takes no value) sets the setting
+	// to: --unlimited sets iteration_mode to unlimited. "" for a flag that
+	// takes a value.
+	Sets string
+	// Usage is the help's text; a `WORD` in it names the value.
+	Usage string
+	// Category is the help's heading; "" for the global options.
+	Category string
+	For      FlagUse
+	// Key is the setting's key; Flags fills it in.
+	Key string
+}
+
+// FlagUse says which commands take a flag.
+type FlagUse int
+
+const (
+	// ForRuns: every command that works out a procedure's settings (run,
+	// info, script run).
+	ForRuns FlagUse = iota
+	// ForAll: every command that loads the configuration (a global option).
+	ForAll
+	// ForYAMLRuns: a run of a YAML procedure.
+	ForYAMLRuns
+	// ForScriptRuns: a run of a script.
+	ForScriptRuns
+)
+
+// Keyword is iterate()'s parameter for a setting.
+type Keyword struct {
+	Name string
+	// Type is the Starlark type it takes, as the reference writes it: the
+	// builtins convert a value to text by it ("int", "bool", "int | str",
+	// "int | float | str").
+	Type string
+	Doc  string
+	// Sets is what True sets a "bool" keyword's setting to (False sets
+	// nothing).
+	Sets string
+	// Key is the setting's key; Keywords fills it in.
+	Key string
+}
+
+// Default is the keyword's default as the reference writes it.
+func (k Keyword) Default() string {
+	if k.Type == "bool" {
+		return "False"
+	}
+	return "None"
+}
+
+// Shown says when rooda info and --dry-run list a setting.
+type Shown int
+
+const (
+	// ShownWhenGiven lists a setting that is set to anything but its
+	// type's zero value: digest: true, not digest: false.
+	ShownWhenGiven Shown = iota
+	// ShownAlways lists it every time.
+	ShownAlways
+	// ShownWithMaxIterations lists it, when set, after Max Iterations,
+	// which it qualifies.
+	ShownWithMaxIterations
+	// ShownNever lists it not at all, or as part of another line.
+	ShownNever
+)
+
+// Def is a row of the table with its type: a setting's handle, through
+// which its values are read.
+type Def[T any] struct{ *Setting }
+
+// table holds the rows, in the order of their keys.
+var table []*Setting
+
+// Define adds a row to the table, parsed by p, and returns its handle.
+// The keys, the flags' and the keywords' names must be new. Define is
+// meant for package variables; a test may define a setting of its own
+// and Undefine it after.
+func Define[T any](s Setting, p Parser[T]) *Def[T] {
+	row := &s
+	row.accepts = p.accepts
+	row.parse = func(text string) (any, error) {
+		v, err := p.parse(text)
+		return v, err
+	}
+	// An unset value (nil) is the type's zero.
+	row.format = func(v any) string {
+		t, _ := v.(T)
+		return p.format(t)
+	}
+	row.show = func(v any) string {
+		t, _ := v.(T)
+		if p.show != nil {
+			return p.show(t)
+		}
+		return fmt.Sprint(t)
+	}
+	if err := clashes(row); err != nil {
+		panic("config: " + err.Error())
+	}
+	table = append(table, row)
+	return &Def[T]{row}
+}
+
+// clashes reports a row whose key, flag or keyword another row has.
+func clashes(row *Setting) error {
+	for _, other := range table {
+		switch {
+		case other.Key == row.Key:
+			return fmt.Errorf("two settings have the key %s", row.Key)
+		case row.Keyword != nil && other.Keyword != nil && row.Keyword.Name == other.Keyword.Name:
+			return fmt.Errorf("two settings have the keyword %s", row.Keyword.Name)
+		}
+		for _, f := range row.Flags {
+			if other.flag(f.Name) != nil {
+				return fmt.Errorf("two settings have the flag --%s", f.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// Undefine removes the row of key: the end of a test's own setting.
+func Undefine(key string) {
+	table = slices.DeleteFunc(table, func(s *Setting) bool { return s.Key == key })
+}
+
+// In is the setting's value in l: a tier's, or the resolved Settings'.
+func (d *Def[T]) In(h holder) Value[T] {
+	s, ok := h.limits().values[d.Key]
+	if !ok {
+		return Value[T]{}
+	}
+	return Value[T]{V: s.v.(T), Set: true, Source: s.src, Line: s.line}
+}
+
+// holder is what holds values of settings: Limits, and Settings.
+type holder interface{ limits() *Limits }
+
+// rowOf is the row of key, or nil.
+func rowOf(key string) *Setting {
+	i := slices.IndexFunc(table, func(s *Setting) bool { return s.Key == key })
+	if i < 0 {
+		return nil
+	}
+	return table[i]
+}
+
+func (s *Setting) flag(name string) *FlagDef {
+	for i := range s.Flags {
+		if s.Flags[i].Name == name {
+			return &s.Flags[i]
+		}
+	}
+	return nil
+}
+
+// conflictKey is what two flags or keywords must not both set: the
+// setting's group, else its key.
+func (s *Setting) conflictKey() string {
+	if s.Group != "" {
+		return s.Group
+	}
+	return s.Key
+}
+
+// conflictKeyOf is the conflict key of the row of key, or key itself when
+// no row has it any more (a test's setting, undefined).
+func conflictKeyOf(key string) string {
+	if row := rowOf(key); row != nil {
+		return row.conflictKey()
+	}
+	return key
+}
+
+// Label is the setting's name as rooda info shows it: "Failure Threshold".
+func (s *Setting) Label() string {
+	words := strings.Split(s.Key, "_")
+	for i, w := range words {
+		if w == "ai" {
+			words[i] = "AI"
+		} else {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// EnvNames are the variables that set the key: ROODA_LOOP_<KEY>, after its
+// seed synonym if it has one.
+func (s *Setting) EnvNames() []string {
+	if s.EnvSynonym == "" {
+		return []string{EnvName(s.Key)}
+	}
+	return []string{s.EnvSynonym, EnvName(s.Key)}
+}
+
+// Flags are the flags of every setting, in the table's order, each with
+// its setting's key.
+func Flags() []FlagDef {
+	var out []FlagDef
+	for _, s := range table {
+		for _, f := range s.Flags {
+			f.Key = s.Key
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Keywords are iterate()'s keywords of every setting that has one, in the
+// table's order, each with its setting's key.
+func Keywords() []Keyword {
+	var out []Keyword
+	for _, s := range table {
+		if s.Keyword != nil {
+			k := *s.Keyword
+			k.Key = s.Key
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// stored is the value of a setting in one tier, its type erased.
+type stored struct {
+	v    any
+	src  Source
+	line int
+}
+
+func (s stored) value() Value[any] { return Value[any]{V: s.v, Set: true, Source: s.src, Line: s.line} }
+
+// isZero reports whether a value is its type's zero: digest: false.
+func isZero(v any) bool { return reflect.ValueOf(v).IsZero() }

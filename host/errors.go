@@ -3,8 +3,9 @@ package host
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"go.starlark.net/resolve"
@@ -168,14 +169,8 @@ func (h hints) add(text string) string {
 // names are the names every script knows: the predeclared ones and the
 // universe's.
 func names(predeclared starlark.StringDict) []string {
-	var out []string
-	for n := range predeclared {
-		out = append(out, n)
-	}
-	for n := range starlark.Universe {
-		out = append(out, n)
-	}
-	sort.Strings(out)
+	out := slices.AppendSeq(slices.Collect(maps.Keys(predeclared)), maps.Keys(starlark.Universe))
+	slices.Sort(out)
 	return out
 }
 

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"rooda/host/files"
@@ -140,11 +141,8 @@ func (r *resolver) inLibrary(name, rel string) (Location, error) {
 }
 
 func (r *resolver) unknownLibrary(name string) error {
-	names := []string{stdlib}
-	for n := range r.libraries {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := append(slices.Collect(maps.Keys(r.libraries)), stdlib)
+	slices.Sort(names)
 	msg := fmt.Sprintf("unknown library @%s (libraries: @%s); name it in rooda-config.yml (libraries: {%s: path}) or with --lib %s=DIR",
 		name, strings.Join(names, ", @"), name, name)
 	if near := suggest.Closest(name, names); near != "" {

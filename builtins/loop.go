@@ -12,7 +12,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/loop"
 	"rooda/host/session"
@@ -427,7 +427,7 @@ func commandOf(v starlark.Value) (line string, argv []string, err error) {
 	return "", argv, err
 }
 
-func commandValue(res agent.Result, ran bool) starlark.Value {
+func commandValue(res process.Result, ran bool) starlark.Value {
 	return frozen("command_result", starlark.StringDict{
 		"exit_code": starlark.MakeInt(res.ExitCode),
 		"output":    starlark.String(res.Output),

@@ -6,7 +6,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/loop"
 	"rooda/host/session"
 )
@@ -20,7 +20,7 @@ func TestTypesAreTheValues(t *testing.T) {
 		"iteration":      iterationValue(it).(starlark.HasAttrs),
 		"loop_result":    resultValue(loop.Result{Last: it}).(starlark.HasAttrs),
 		"stats":          attr(t, resultValue(loop.Result{Last: it}), "stats"),
-		"command_result": commandValue(agent.Result{}, true).(starlark.HasAttrs),
+		"command_result": commandValue(process.Result{}, true).(starlark.HasAttrs),
 		"procedure":      &Procedure{},
 		"fragment":       &Fragment{},
 		"file":           &ContextFile{},

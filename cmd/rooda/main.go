@@ -7,16 +7,16 @@ import (
 	"context"
 	"os"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 )
 
 func main() {
-	// rooda starts every process through host/agent, so it may reap
+	// rooda starts every process through host/process, so it may reap
 	// every orphan its agents leave.
-	agent.AdoptOrphans()
+	process.AdoptOrphans()
 	code := run(context.Background(), os.Args, os.Stdout, os.Stderr)
 	// A run says what it stopped; whatever else a command's processes
 	// left below rooda dies with it, not after it.
-	agent.StopStragglers()
+	process.StopStragglers()
 	os.Exit(code)
 }

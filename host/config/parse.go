@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/suggest"
 )
 
@@ -91,7 +91,7 @@ var (
 	Command = Parser[string]{
 		accepts: "a command line",
 		parse: func(s string) (string, error) {
-			if _, err := agent.Split(s); err != nil {
+			if _, err := process.Split(s); err != nil {
 				return "", fmt.Errorf("is not a valid command line: %w", err)
 			}
 			return s, nil

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/logging"
 	"rooda/host/loop"
@@ -77,7 +77,7 @@ func (d *digest) text(log *logging.Logger) string {
 // "go test ./... && go vet ./..."), bounded, and states its result with
 // the end of its output.
 func (d *digest) run(c config.Check) string {
-	res, err := agent.Run(d.ctx, agent.Command{Argv: []string{"sh", "-c", c.Run}, Timeout: checkTimeout, MaxOutput: checkOutput, Kill: d.kill})
+	res, err := process.Run(d.ctx, process.Command{Argv: []string{"sh", "-c", c.Run}, Timeout: checkTimeout, MaxOutput: checkOutput, Kill: d.kill})
 	switch {
 	case res.Interrupted:
 		return fmt.Sprintf("- %s: interrupted (%s)\n", c.Name, c.Run)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/logging"
 	"rooda/host/loop"
@@ -24,7 +24,7 @@ func TestDigestLayout(t *testing.T) {
 		Number:   1,
 		Outcome:  loop.OutcomeFailure,
 		Signals:  loop.Signals{Failure: true},
-		Result:   agent.Result{ExitCode: 139, Signal: "SIGSEGV"},
+		Result:   process.Result{ExitCode: 139, Signal: "SIGSEGV"},
 		Duration: 12300 * time.Millisecond,
 	})
 	var log strings.Builder

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/prompt"
 )
@@ -105,7 +105,7 @@ func thousands(n int) string {
 // shellLine writes a command as a user would type it in a POSIX shell,
 // naming the program rooda.
 func shellLine(command []string) string {
-	return strings.TrimSpace("rooda " + agent.Join(command[min(1, len(command)):]))
+	return strings.TrimSpace("rooda " + process.Join(command[min(1, len(command)):]))
 }
 
 // turnsText names, for a rotation, every agent that takes a turn, and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/logging"
 	"rooda/host/loop"
@@ -61,7 +61,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		announce(log, ctx)
 		cancel(context.Cause(ctx))
 	})()
-	cmd := agent.Command{
+	cmd := process.Command{
 		Argv:      p.Argv,
 		Timeout:   config.IterationTimeout.In(s).V,
 		MaxOutput: config.MaxOutputBuffer.In(s).V,
@@ -132,13 +132,13 @@ func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(promp
 // next: the loop's summary comes only when the agent has stopped.
 func announce(log *logging.Logger, ctx context.Context) {
 	log.Warnf("Received %v: stopping the agent and its processes (SIGTERM, SIGKILL after %s; again to kill now)",
-		context.Cause(ctx), agent.DefaultGrace)
+		context.Cause(ctx), process.DefaultGrace)
 }
 
 // runner runs the agent for one iteration, telling it where it is through
 // ROODA_ITERATION, ROODA_MAX_ITERATIONS and ROODA_PROCEDURE.
-func (p *Plan) runner(base agent.Command) func(context.Context, loop.Request) (agent.Result, error) {
-	return func(ctx context.Context, req loop.Request) (agent.Result, error) {
+func (p *Plan) runner(base process.Command) func(context.Context, loop.Request) (process.Result, error) {
+	return func(ctx context.Context, req loop.Request) (process.Result, error) {
 		cmd := base
 		if len(p.Rotation) > 0 {
 			cmd.Argv = p.Rotation[(req.Iteration-1)%len(p.Rotation)]
@@ -152,7 +152,7 @@ func (p *Plan) runner(base agent.Command) func(context.Context, loop.Request) (a
 		if p.Runner != nil {
 			return p.Runner(ctx, req.Iteration, cmd)
 		}
-		return agent.Run(ctx, cmd)
+		return process.Run(ctx, cmd)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/files"
 	"rooda/host/loop"
@@ -29,7 +29,7 @@ type Request struct {
 	Turns []Turn
 	// Runner, when set, stands in for the agent process (a script test's
 	// fake_agent): nothing is started, and there is no binary to check.
-	Runner func(ctx context.Context, iteration int, cmd agent.Command) (agent.Result, error)
+	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
 	// Context holds the --context values, in order.
 	Context []string
 	// Phases holds --observe, --orient, --decide and --act values by
@@ -71,7 +71,7 @@ type Plan struct {
 	// script's on_iteration.
 	Verdict func(*loop.Iteration) (loop.Outcome, error)
 	// Runner stands in for the agent process when set (Request.Runner).
-	Runner func(ctx context.Context, iteration int, cmd agent.Command) (agent.Result, error)
+	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
 }
 
 // Check is one thing verified before a run: a ✓ or ✗ line of the dry run.
@@ -176,12 +176,12 @@ func (p *Plan) checkAgent(aliases []string) {
 		p.fail("No AI command configured", fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "no AI command configured\n\n")))
 		return
 	}
-	argv, err := agent.Split(line)
+	argv, err := process.Split(line)
 	if err != nil {
 		p.fail("", fmt.Errorf("AI command is not a valid command line: %w", err))
 		return
 	}
-	path, err := agent.Find(argv[0])
+	path, err := process.Find(argv[0])
 	if err != nil {
 		p.fail("", err)
 		return
@@ -237,10 +237,10 @@ func (p *Plan) procedureOf(n int) prompt.Procedure {
 func (p *Plan) checkRotation(turns []Turn) {
 	p.Rotation = [][]string{p.Argv}
 	for _, t := range turns {
-		argv, err := agent.Split(t.Line)
+		argv, err := process.Split(t.Line)
 		if err == nil {
 			var path string
-			if path, err = agent.Find(argv[0]); err == nil {
+			if path, err = process.Find(argv[0]); err == nil {
 				p.Rotation = append(p.Rotation, argv)
 				p.pass("AI command binary exists: " + path)
 				continue

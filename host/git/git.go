@@ -1,5 +1,5 @@
 // Package git runs the git program for the host — fetching libraries,
-// reading a workspace's state — through host/agent, like every process
+// reading a workspace's state — through host/process, like every process
 // rooda starts: bounded in time and output, its whole group stopped.
 package git
 
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 )
 
 // Command is one git command.
@@ -31,7 +31,7 @@ func Run(ctx context.Context, c Command) (string, error) {
 	if timeout == 0 {
 		timeout = defaultTimeout
 	}
-	res, err := agent.Run(ctx, agent.Command{
+	res, err := process.Run(ctx, process.Command{
 		Argv:      append([]string{"git"}, c.Args...),
 		Env:       append([]string{"GIT_TERMINAL_PROMPT=0"}, c.Env...),
 		Prompt:    c.Stdin,

@@ -1,6 +1,6 @@
 // Package libs makes the Starlark libraries a configuration names
 // loadable: a directory is used as it is; a git source is fetched (with
-// the git program, through host/agent like every process rooda starts)
+// the git program, through host/process like every process rooda starts)
 // into the user's cache, its ref resolved to a commit, and the commit and
 // a SHA-256 of the library's files pinned in rooda.lock beside the
 // configuration. The hash is of a fresh checkout from git, never of the

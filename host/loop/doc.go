@@ -6,5 +6,5 @@
 // each iteration to its Observers; it knows nothing of what they do.
 //
 // The loop starts no process itself: Config.Agent does, and the host
-// passes host/agent's Run there (or a recorder, in a dry run).
+// passes host/process's Run there (or a recorder, in a dry run).
 package loop

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/logging"
 	"rooda/host/prompt"
 )
@@ -29,7 +29,7 @@ type Config struct {
 	Prompt func(prompt.Iteration) (string, error)
 	// Agent runs one iteration's agent. Its error means the agent could not
 	// start, which counts as a failed iteration.
-	Agent func(context.Context, Request) (agent.Result, error)
+	Agent func(context.Context, Request) (process.Result, error)
 	// Agents name the agents that take turns, one per iteration:
 	// iteration N's is Agents[(N-1) % len]. Each iteration carries its
 	// agent's name, so that a script, the record and the log can say who
@@ -84,7 +84,7 @@ type Iteration struct {
 	Agent         string
 	MaxIterations int
 	Prompt        string
-	Result        agent.Result
+	Result        process.Result
 	// StartErr is why the agent could not start, if it could not.
 	StartErr            error
 	Signals             Signals
@@ -340,7 +340,7 @@ func (r *runner) logStop(it *Iteration) {
 			what = "stopped it"
 		}
 		r.cfg.Log.Warnf("Iteration %s: the agent left %s running outside its process group (%s); %s",
-			label, agent.Count(len(escaped)), agent.ProcessList(escaped), what)
+			label, process.Count(len(escaped)), process.List(escaped), what)
 	}
 }
 
@@ -367,7 +367,7 @@ func failureReason(it *Iteration, timeout time.Duration) string {
 	return "the agent failed" + exitText(res)
 }
 
-func exitText(res agent.Result) string {
+func exitText(res process.Result) string {
 	switch {
 	case res.Signal != "":
 		return fmt.Sprintf(" (killed by %s, exit code %d)", res.Signal, res.ExitCode)

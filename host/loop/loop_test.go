@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/logging"
 	"rooda/host/prompt"
 	"rooda/internal/golden"
@@ -34,15 +34,15 @@ type script struct {
 
 func (s *script) now() time.Time { return s.clock }
 
-func (s *script) agent(_ context.Context, req Request) (agent.Result, error) {
+func (s *script) agent(_ context.Context, req Request) (process.Result, error) {
 	st := s.steps[min(s.calls, len(s.steps)-1)]
 	s.calls++
 	s.prompts = append(s.prompts, req.Prompt)
 	s.clock = s.clock.Add(st.took)
 	if st.noStart {
-		return agent.Result{}, errors.New("exec: \"nope\": executable file not found in $PATH")
+		return process.Result{}, errors.New("exec: \"nope\": executable file not found in $PATH")
 	}
-	return agent.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout}, nil
+	return process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout}, nil
 }
 
 func (s *script) config(max, threshold int, log *strings.Builder) Config {
@@ -192,7 +192,7 @@ func TestInterrupt(t *testing.T) {
 	cfg := s.config(5, 3, &log)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	inner := cfg.Agent
-	cfg.Agent = func(c context.Context, r Request) (agent.Result, error) {
+	cfg.Agent = func(c context.Context, r Request) (process.Result, error) {
 		if r.Iteration == 2 {
 			cancel(errors.New("SIGINT"))
 		}
@@ -237,7 +237,7 @@ func TestObserversSeeEveryIteration(t *testing.T) {
 	rec = &recorder{}
 	cfg.Observers = []Observer{rec}
 	inner := cfg.Agent
-	cfg.Agent = func(c context.Context, r Request) (agent.Result, error) {
+	cfg.Agent = func(c context.Context, r Request) (process.Result, error) {
 		cancel()
 		return inner(c, r)
 	}
@@ -252,8 +252,8 @@ func TestTruncationIsWarned(t *testing.T) {
 	s := &script{steps: []step{{}}}
 	cfg := s.config(1, 3, &log)
 	cfg.MaxOutput = 1024
-	cfg.Agent = func(context.Context, Request) (agent.Result, error) {
-		return agent.Result{Output: make([]byte, 1024), Total: 5000, Dropped: 3976}, nil
+	cfg.Agent = func(context.Context, Request) (process.Result, error) {
+		return process.Result{Output: make([]byte, 1024), Total: 5000, Dropped: 3976}, nil
 	}
 	Run(context.Background(), cfg)
 	want := "WARN: Iteration 1/1: the agent printed 5000 bytes; kept the last 1024 (max_output_buffer 1024), dropped 3976\n"
@@ -334,13 +334,13 @@ func TestMinIterations(t *testing.T) {
 // knows it stopped, and no more.
 func TestTimeoutSaysWhatWasStopped(t *testing.T) {
 	for _, tc := range []struct {
-		res  agent.Result
+		res  process.Result
 		want string
 	}{
-		{agent.Result{TimedOut: true, Contained: true}, "timed out after 1s; the agent and everything it started were stopped"},
-		{agent.Result{TimedOut: true}, "timed out after 1s; the agent's process group was stopped"},
-		{agent.Result{TimedOut: true, Contained: true, EscapedSurvived: true}, "timed out after 1s; not every process of the agent could be stopped"},
-		{agent.Result{TimedOut: true, Abandoned: true}, "timed out after 1s; not every process of the agent could be stopped"},
+		{process.Result{TimedOut: true, Contained: true}, "timed out after 1s; the agent and everything it started were stopped"},
+		{process.Result{TimedOut: true}, "timed out after 1s; the agent's process group was stopped"},
+		{process.Result{TimedOut: true, Contained: true, EscapedSurvived: true}, "timed out after 1s; not every process of the agent could be stopped"},
+		{process.Result{TimedOut: true, Abandoned: true}, "timed out after 1s; not every process of the agent could be stopped"},
 	} {
 		it := &Iteration{Result: tc.res, Outcome: OutcomeFailure}
 		if got := failureReason(it, time.Second); got != tc.want {

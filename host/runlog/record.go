@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/loop"
 )
 
@@ -44,7 +44,7 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	}
 	now := time.Now()
 	run := Run{ID: newID(safeName(name), now), Name: name, Command: command, Status: string(loop.Running), Started: now.UTC()}
-	run.PID, run.PIDStart = os.Getpid(), agent.StartTime(os.Getpid())
+	run.PID, run.PIDStart = os.Getpid(), process.StartTime(os.Getpid())
 	r := newRecorder(filepath.Join(dir, run.ID), run)
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, err
@@ -243,7 +243,7 @@ func prune(dir string, keep int, current string) {
 }
 
 // processNames are "pid name" of each process, or nil for none.
-func processNames(list []agent.Process) []string {
+func processNames(list []process.Found) []string {
 	var names []string
 	for _, p := range list {
 		names = append(names, p.String())

@@ -22,7 +22,7 @@ import (
 	"syscall"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/files"
 )
 
@@ -274,7 +274,7 @@ func alive(pid int, start uint64) bool {
 	if syscall.Kill(pid, 0) == syscall.ESRCH {
 		return false
 	}
-	now := agent.StartTime(pid)
+	now := process.StartTime(pid)
 	return start == 0 || now == 0 || now == start
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 )
 
 // mkRun writes a finished run named id under dir.
@@ -63,7 +63,7 @@ func TestPruneRemovesOnlyProvenRuns(t *testing.T) {
 	kept := []string{"20240101T000000Z-empty-abcd", "20240101T000001Z-damaged-abcd", "20240101T000002Z-going-abcd", "20990101T000000Z-new-abcd"}
 	writeRun(t, dir, kept[0], Run{})
 	writeFile(filepath.Join(dir, kept[1], "run.json"), []byte("{garbage"))
-	writeRun(t, dir, kept[2], Run{ID: kept[2], Status: "running", PID: os.Getpid(), PIDStart: agent.StartTime(os.Getpid()), Started: time.Now()})
+	writeRun(t, dir, kept[2], Run{ID: kept[2], Status: "running", PID: os.Getpid(), PIDStart: process.StartTime(os.Getpid()), Started: time.Now()})
 	mkRun(t, dir, "20240101T000003Z-old-abcd")
 	mkRun(t, dir, kept[3])
 	prune(dir, 1, "")
@@ -137,13 +137,13 @@ func TestCrashed(t *testing.T) {
 	}{
 		{Run{Status: "running", PID: gone.Process.Pid}, "crashed"},
 		{Run{Status: "running", PID: os.Getpid()}, "running"}, // no start time: the pid alone
-		{Run{Status: "running", PID: os.Getpid(), PIDStart: agent.StartTime(os.Getpid())}, "running"},
+		{Run{Status: "running", PID: os.Getpid(), PIDStart: process.StartTime(os.Getpid())}, "running"},
 		{Run{Status: "success", PID: gone.Process.Pid}, "success"},
 	} {
 		if runtime.GOOS == "linux" && tc.run.PID == os.Getpid() {
 			// The pid, reused: the process that has it started at another time.
 			reused := tc.run
-			reused.PIDStart = agent.StartTime(os.Getpid()) + 1
+			reused.PIDStart = process.StartTime(os.Getpid()) + 1
 			if got := reused.ShownStatus(); got != "crashed" {
 				t.Errorf("%+v shows %q, want crashed", reused, got)
 			}

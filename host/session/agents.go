@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/suggest"
 )
 
@@ -39,7 +39,7 @@ func (s *Session) ResolveAgent(nameOrCmd string, isCmd bool) (Agent, error) {
 			}
 		}
 	}
-	if _, err := agent.Split(nameOrCmd); err != nil {
+	if _, err := process.Split(nameOrCmd); err != nil {
 		return Agent{}, fmt.Errorf("%q is not a valid command line: %w", nameOrCmd, err)
 	}
 	return Agent{Line: nameOrCmd}, nil

@@ -3,7 +3,7 @@ package session
 import (
 	"context"
 
-	"rooda/host/agent"
+	"rooda/host/process"
 )
 
 // FakeAgent stands in for an AI CLI in script tests: it answers each
@@ -18,16 +18,16 @@ type FakeAgent struct {
 }
 
 // Run answers one iteration.
-func (f *FakeAgent) Run(ctx context.Context, cmd agent.Command) (agent.Result, error) {
+func (f *FakeAgent) Run(ctx context.Context, cmd process.Command) (process.Result, error) {
 	n := len(f.Prompts)
 	f.Prompts = append(f.Prompts, cmd.Prompt)
-	ring := agent.NewRing(cmd.MaxOutput)
+	ring := process.NewRing(cmd.MaxOutput)
 	out := []byte(pick(f.Outputs, n, ""))
 	ring.Write(out)
 	if cmd.Stream != nil {
 		cmd.Stream.Write(out)
 	}
-	return agent.Result{
+	return process.Result{
 		Output:      ring.Bytes(),
 		Total:       ring.Total(),
 		Dropped:     ring.Dropped(),

@@ -8,7 +8,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"rooda/host"
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/loop"
@@ -114,7 +114,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 func (s *Session) request(spec IterateSpec) (engine.Request, error) {
 	req := engine.Request{Config: s.opts.Config, Procedure: spec.Procedure, Context: spec.Context}
 	if fakes := spec.Fakes; len(fakes) > 0 {
-		req.Runner = func(ctx context.Context, n int, cmd agent.Command) (agent.Result, error) {
+		req.Runner = func(ctx context.Context, n int, cmd process.Command) (process.Result, error) {
 			return fakes[(n-1)%len(fakes)].Run(ctx, cmd)
 		}
 	}

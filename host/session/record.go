@@ -1,7 +1,7 @@
 package session
 
 import (
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/logging"
@@ -69,7 +69,7 @@ func (s *Session) finish(status loop.Status) error {
 // told whose it was (no cgroup, its environment cleared), and says so in
 // the run's log.
 func (s *Session) stopStragglers() {
-	if left := agent.StopStragglers(); len(left) > 0 {
-		s.Log().Warnf("stopped %s still running below rooda as the run ended: %s", agent.Count(len(left)), agent.ProcessList(left))
+	if left := process.StopStragglers(); len(left) > 0 {
+		s.Log().Warnf("stopped %s still running below rooda as the run ended: %s", process.Count(len(left)), process.List(left))
 	}
 }

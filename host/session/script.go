@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"rooda/host"
-	"rooda/host/agent"
+	"rooda/host/process"
 	"rooda/host/interrupt"
 	"rooda/host/loop"
 )
@@ -57,7 +57,7 @@ func (s *Session) RuntimeOptions(opts host.Options) host.Options {
 func (s *Session) abandon(err error) {
 	code := Report(s.opts.Stderr, s.logFormat(), err)
 	s.finish(statusOf(err))
-	agent.KillAll()
+	process.KillAll()
 	os.Exit(code)
 }
 

@@ -1,4 +1,4 @@
-package agent
+package process
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // way a shell would, in the same run (bench/run.sh does the same with the
 // real binary; the README has the figures):
 //
-//	go test ./host/agent -run '^$' -bench . -benchtime 5x
+//	go test ./host/process -run '^$' -bench . -benchtime 5x
 //
 // BenchmarkFlood: an agent prints ROODA_BENCH_BYTES (default 1 GiB) and a
 // signal; rooda keeps the last 10 MiB, the baseline pipes it to /dev/null.

@@ -1,4 +1,4 @@
-package agent
+package process
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func withoutCgroups(t *testing.T) {
 }
 
 // dead fails the test for each process still alive, and kills it.
-func dead(t *testing.T, list ...Process) {
+func dead(t *testing.T, list ...Found) {
 	t.Helper()
 	for _, p := range list {
 		if syscall.Kill(p.PID, 0) == nil && state(p.PID) != 'Z' {
@@ -74,7 +74,7 @@ func TestEscapedChildStopped(t *testing.T) {
 		if len(res.Escaped) != 1 || res.Escaped[0].PID != pid || res.Escaped[0].Name != "sleep" || res.EscapedSurvived {
 			t.Errorf("escaped %v (survived %t), want [%d sleep]", res.Escaped, res.EscapedSurvived, pid)
 		}
-		dead(t, Process{PID: pid})
+		dead(t, Found{PID: pid})
 	})
 }
 
@@ -123,7 +123,7 @@ func TestStragglersStopped(t *testing.T) {
 	if len(left) != 1 || left[0].PID != pid {
 		t.Errorf("stragglers %v, want [%d sleep]", left, pid)
 	}
-	dead(t, Process{PID: pid})
+	dead(t, Found{PID: pid})
 }
 
 // TestReaperLeavesStartedChildren: the reaper takes an exited orphan, but
@@ -131,7 +131,7 @@ func TestStragglersStopped(t *testing.T) {
 // lost.
 func TestReaperLeavesStartedChildren(t *testing.T) {
 	adopt(t)
-	p := &process{cmd: exec.Command("sh", "-c", "exit 3")}
+	p := &started{cmd: exec.Command("sh", "-c", "exit 3")}
 	if err := kin.startTracked(p); err != nil {
 		t.Fatal(err)
 	}

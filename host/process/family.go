@@ -1,4 +1,4 @@
-package agent
+package process
 
 import (
 	"fmt"
@@ -31,15 +31,15 @@ const TagVariable = "ROODA_PROCESS_TAG"
 // reaper leaves them alone: reaping one would steal its exit status.
 type family struct {
 	mu      sync.Mutex
-	started map[int]*process
+	started map[int]*started
 	tags    int
 }
 
-var kin = family{started: map[int]*process{}}
+var kin = family{started: map[int]*started{}}
 
 // startTracked starts p's command as a child os/exec will wait for. The
 // lock keeps the reaper from seeing the new child before it is known.
-func (f *family) startTracked(p *process) error {
+func (f *family) startTracked(p *started) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := p.cmd.Start(); err != nil {
@@ -51,7 +51,7 @@ func (f *family) startTracked(p *process) error {
 
 // forget is called once os/exec has waited for p: its pid is free again,
 // and may already belong to a newer child, which stays known.
-func (f *family) forget(p *process) {
+func (f *family) forget(p *started) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.started[p.cmd.Process.Pid] == p {
@@ -81,13 +81,13 @@ func KillAll() {
 	removeBaseCgroup()
 }
 
-// Process is one process rooda found and stopped.
-type Process struct {
+// Found is one process rooda found and stopped.
+type Found struct {
 	PID  int
 	Name string // the command's name, as the kernel keeps it
 }
 
-func (p Process) String() string { return fmt.Sprintf("%d %s", p.PID, p.Name) }
+func (p Found) String() string { return fmt.Sprintf("%d %s", p.PID, p.Name) }
 
 // Count says how many processes: "1 process", "2 processes".
 func Count(n int) string {
@@ -97,8 +97,8 @@ func Count(n int) string {
 	return fmt.Sprintf("%d processes", n)
 }
 
-// ProcessList names processes as "pid name, …".
-func ProcessList(list []Process) string {
+// List names processes as "pid name, …".
+func List(list []Found) string {
 	names := make([]string, len(list))
 	for i, p := range list {
 		names[i] = p.String()
@@ -110,7 +110,7 @@ func ProcessList(list []Process) string {
 // that escaped an agent's group and cleared its environment, so no tag
 // tells whose it is — and returns them. rooda calls it as it exits: none
 // of its processes outlives it.
-func StopStragglers() []Process {
+func StopStragglers() []Found {
 	found, _, _ := stopLeft(byTag(""), DefaultGrace, nil)
 	removeBaseCgroup()
 	return found
@@ -134,7 +134,7 @@ func (t byTag) killAll()     {}
 // stopped: SIGTERM (once each), then SIGKILL after grace, or at once
 // when kill is closed. It returns every process it found, whether
 // SIGKILL was needed, and whether some survived even that.
-func stopLeft(left leftovers, grace time.Duration, kill <-chan struct{}) (found []Process, killed, survived bool) {
+func stopLeft(left leftovers, grace time.Duration, kill <-chan struct{}) (found []Found, killed, survived bool) {
 	seen := map[int]bool{}
 	// sweep signals what is left and reports whether nothing is.
 	sweep := func(always syscall.Signal) bool {
@@ -143,7 +143,7 @@ func stopLeft(left leftovers, grace time.Duration, kill <-chan struct{}) (found 
 		for _, p := range list {
 			if !seen[p.pid] {
 				seen[p.pid] = true
-				found = append(found, Process{PID: p.pid, Name: p.name})
+				found = append(found, Found{PID: p.pid, Name: p.name})
 				syscall.Kill(p.pid, syscall.SIGTERM)
 				syscall.Kill(p.pid, syscall.SIGCONT)
 			}
@@ -156,7 +156,7 @@ func stopLeft(left leftovers, grace time.Duration, kill <-chan struct{}) (found 
 		}
 		return len(list) == 0
 	}
-	defer func() { slices.SortFunc(found, func(a, b Process) int { return a.PID - b.PID }) }()
+	defer func() { slices.SortFunc(found, func(a, b Found) int { return a.PID - b.PID }) }()
 	if sweep(0) {
 		return nil, false, false
 	}

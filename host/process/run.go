@@ -1,4 +1,4 @@
-package agent
+package process
 
 import (
 	"context"
@@ -61,7 +61,7 @@ type Result struct {
 	// Escaped are the processes the agent started that had left its
 	// process group (setsid, a daemon's double fork) and were still
 	// running when the group was gone; rooda stopped them too.
-	Escaped []Process
+	Escaped []Found
 	// EscapedSurvived is set when some of them did not end even after
 	// SIGKILL.
 	EscapedSurvived bool
@@ -92,8 +92,8 @@ func Run(ctx context.Context, c Command) (Result, error) {
 	return res, nil
 }
 
-// process is one started agent and the goroutines that serve it.
-type process struct {
+// started is one started process and the goroutines that serve it.
+type started struct {
 	cmd    *exec.Cmd
 	out    *drainReader
 	ring   *Ring
@@ -106,7 +106,7 @@ type process struct {
 
 // start starts the agent in a process group of its own, with the prompt
 // on its stdin and its stdout and stderr on one pipe that rooda reads.
-func start(c Command) (*process, error) {
+func start(c Command) (*started, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func start(c Command) (*process, error) {
 		outW.Close()
 		return nil, err
 	}
-	p := &process{tag: kin.newTag(), cgroup: newCgroup()}
+	p := &started{tag: kin.newTag(), cgroup: newCgroup()}
 	becomeSubreaper()
 	p.began = time.Now()
 	err = p.start(c, inR, outW)
@@ -145,7 +145,7 @@ func start(c Command) (*process, error) {
 // kernel that refuses to start it there (no clone3, no write access to
 // the cgroup's parent) gets it started without, and rooda does without
 // cgroups from then on.
-func (p *process) start(c Command, stdin, stdout *os.File) error {
+func (p *started) start(c Command, stdin, stdout *os.File) error {
 	p.cmd = command(c, p.tag, p.cgroup, stdin, stdout)
 	err := kin.startTracked(p)
 	if err != nil && p.cgroup != nil && p.cmd.Err == nil {
@@ -162,7 +162,7 @@ func (p *process) start(c Command, stdin, stdout *os.File) error {
 	return err
 }
 
-func (p *process) dropCgroup() {
+func (p *started) dropCgroup() {
 	p.cgroup.remove()
 	p.cgroup = nil
 }
@@ -179,7 +179,7 @@ func command(c Command, tag string, g *cgroup, stdin, stdout *os.File) *exec.Cmd
 
 // wait waits for the agent to exit, or stops its group on timeout or when
 // ctx ends, then stops whatever it left running.
-func (p *process) wait(ctx context.Context, c Command) Result {
+func (p *started) wait(ctx context.Context, c Command) Result {
 	res := Result{PID: p.cmd.Process.Pid}
 	ended := true
 	select {
@@ -202,7 +202,7 @@ func (p *process) wait(ctx context.Context, c Command) Result {
 // stopEscaped stops what the agent started outside its group, once the
 // group is gone: rooda promises that nothing an iteration started
 // outlives it, and says so only when it is true.
-func (p *process) stopEscaped(res *Result, c Command) {
+func (p *started) stopEscaped(res *Result, c Command) {
 	var killed bool
 	res.Escaped, killed, res.EscapedSurvived = stopLeft(p.leftovers(), grace(c), c.Kill)
 	res.Killed = res.Killed || killed
@@ -214,7 +214,7 @@ func (p *process) stopEscaped(res *Result, c Command) {
 
 // leftovers finds what the agent left once its group is gone: by its
 // cgroup, which holds them all, else by its tag.
-func (p *process) leftovers() leftovers {
+func (p *started) leftovers() leftovers {
 	if p.cgroup != nil {
 		return p.cgroup
 	}
@@ -222,7 +222,7 @@ func (p *process) leftovers() leftovers {
 }
 
 // collect reads the rest of the output and fills in how the agent ended.
-func (p *process) collect(res *Result, c Command) {
+func (p *started) collect(res *Result, c Command) {
 	p.out.drain(grace(c))
 	<-p.read
 	p.out.f.Close()
@@ -234,7 +234,7 @@ func (p *process) collect(res *Result, c Command) {
 	res.ExitCode, res.Signal = status(p.cmd.ProcessState)
 }
 
-func (p *process) capture(stream io.Writer) {
+func (p *started) capture(stream io.Writer) {
 	defer close(p.read)
 	p.ring.fill(p.out, stream)
 }

@@ -1,7 +1,0 @@
-// Package agent runs one AI CLI process: the prompt on its stdin, its
-// stdout and stderr captured together in a bounded buffer, in a process
-// group of its own so that a timeout, an interrupt or its own exit stops
-// every process it started. What leaves the group (setsid, a daemon) is
-// found in the agent's cgroup, or by the tag in its environment, and
-// stopped as well; adopted orphans are reaped. Nothing else in rooda starts a process.
-package agent

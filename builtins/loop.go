@@ -12,9 +12,9 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/loop"
+	"rooda/host/process"
 	"rooda/host/session"
 	"rooda/host/suggest"
 )

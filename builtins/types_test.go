@@ -6,8 +6,8 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"rooda/host/process"
 	"rooda/host/loop"
+	"rooda/host/process"
 	"rooda/host/session"
 )
 

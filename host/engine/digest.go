@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/logging"
 	"rooda/host/loop"
+	"rooda/host/process"
 	"rooda/host/runlog"
 )
 

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/logging"
 	"rooda/host/loop"
+	"rooda/host/process"
 	"rooda/internal/golden"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"rooda/host/process"
 	"rooda/host/config"
+	"rooda/host/process"
 	"rooda/host/prompt"
 )
 

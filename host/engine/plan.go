@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/files"
 	"rooda/host/loop"
+	"rooda/host/process"
 	"rooda/host/prompt"
 )
 

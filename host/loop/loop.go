@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"rooda/host/process"
 	"rooda/host/logging"
+	"rooda/host/process"
 	"rooda/host/prompt"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"rooda/host/process"
 	"rooda/host/logging"
+	"rooda/host/process"
 	"rooda/host/prompt"
 	"rooda/internal/golden"
 )

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"rooda/host/process"
 	"rooda/host/loop"
+	"rooda/host/process"
 )
 
 // Recorder writes one run's record as it goes. It is a loop.Observer; the

@@ -22,8 +22,8 @@ import (
 	"syscall"
 	"time"
 
-	"rooda/host/process"
 	"rooda/host/files"
+	"rooda/host/process"
 )
 
 // DefaultDir is where runs are recorded, from the workspace.

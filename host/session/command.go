@@ -6,8 +6,8 @@ import (
 	"go.starlark.net/starlark"
 
 	"rooda/host"
-	"rooda/host/process"
 	"rooda/host/logging"
+	"rooda/host/process"
 )
 
 // commandOutput is how much of a run() command's output is kept.

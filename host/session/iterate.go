@@ -8,10 +8,10 @@ import (
 	"go.starlark.net/starlark"
 
 	"rooda/host"
-	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/loop"
+	"rooda/host/process"
 )
 
 // IterateSpec is what a script's iterate() asks, in Go's types.

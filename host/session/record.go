@@ -1,11 +1,11 @@
 package session
 
 import (
-	"rooda/host/process"
 	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/logging"
 	"rooda/host/loop"
+	"rooda/host/process"
 	"rooda/host/runlog"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"rooda/host"
-	"rooda/host/process"
 	"rooda/host/interrupt"
 	"rooda/host/loop"
+	"rooda/host/process"
 )
 
 // RunScript runs the script at path with the run's signals, record and

@@ -19,6 +19,10 @@ const (
 	DryRun     Status = "dry-run" // a loop a dry run reported instead of running
 )
 
+// Statuses are the endings of a run, in the order the README's table of
+// them lists them.
+var Statuses = []Status{Success, MaxIters, Aborted, Interrupted, OverBudget, Errored, Finished, DryRun}
+
 // ExitCode is the process exit code for the status: 0 success (and a
 // script that ran no loop, or only reported them), 1 aborted or an error,
 // 2 max-iters or a budget, 130 interrupted.

@@ -40,6 +40,15 @@ type Flag struct{ Name, Value string }
 //go:embed builtin.yml
 var builtinYAML []byte
 
+// builtIn is the built-in tier, rooda's defaults.
+func builtIn() (*Config, error) {
+	cfg, err := Decode(builtinYAML, Source{Tier: BuiltIn}, "")
+	if err != nil {
+		return nil, fmt.Errorf("the built-in configuration is broken: %w", err)
+	}
+	return cfg, nil
+}
+
 // Load reads every tier and merges them: built-in < global < workspace <
 // environment < flags. It reports every problem it finds in any tier,
 // each with its file and line, and returns no configuration if there is one.
@@ -48,9 +57,9 @@ func Load(opts Options) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := Decode(builtinYAML, Source{Tier: BuiltIn}, "")
+	cfg, err := builtIn()
 	if err != nil {
-		return nil, fmt.Errorf("the built-in configuration is broken: %w", err)
+		return nil, err
 	}
 	var problems prompt.Problems
 	files, err := opts.files()

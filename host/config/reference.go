@@ -41,9 +41,9 @@ for the whole run. The README's Configuration section says which tier wins.
 // builtInDefaults are the built-in tier's loop values, as rooda-config.yml
 // writes them; "none" for a key it does not set.
 func builtInDefaults() map[string]string {
-	cfg, err := Decode(builtinYAML, Source{Tier: BuiltIn}, "")
+	cfg, err := builtIn()
 	if err != nil {
-		panic("config: the built-in configuration is broken: " + err.Error())
+		panic("config: " + err.Error())
 	}
 	out := map[string]string{}
 	for _, f := range cfg.Loop.fields(true) {

@@ -56,6 +56,10 @@ func (c *Config) ResolveWith(p *Procedure, script Limits) *Settings {
 			}
 		}
 	}
+	// Each pair resolves as one, into MaxIterations and AICommand: the
+	// first value of each of its rows alone would disagree with it (a
+	// count below --unlimited), so Settings holds only the pair's result.
+	s.Limits = s.Without(IterationMode.Key, DefaultMaxIterations.Key, AICmd.Key, AICmdAlias.Key)
 	s.Checks = first(levels, func(l *Limits) Value[[]Check] { return l.Checks })
 	s.AICommand, s.AIAlias = c.aiCommand(levels)
 	return s

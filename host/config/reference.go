@@ -74,7 +74,7 @@ func (s *Setting) flagsText() string {
 		}
 		flags = append(flags, text)
 	}
-	return orDash(strings.Join(flags, "; "))
+	return or(strings.Join(flags, "; "), "—")
 }
 
 func (s *Setting) keywordText() string {
@@ -91,5 +91,3 @@ func (s *Setting) keywordText() string {
 func codes(names []string) string {
 	return "`" + strings.Join(names, "`, `") + "`"
 }
-
-func orDash(s string) string { return or(s, "—") }

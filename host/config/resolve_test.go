@@ -43,6 +43,11 @@ func TestMaxIterations(t *testing.T) {
 			if got := FormatMaxIterations(st.MaxIterations.V) + " (" + st.MaxIterations.Source.String() + ")"; got != tc.want {
 				t.Errorf("max iterations %s, want %s", got, tc.want)
 			}
+			// MaxIterations is the only way to read it: the rows of the
+			// mode and count, alone, could say otherwise.
+			if mode, count := IterationMode.In(st), DefaultMaxIterations.In(st); mode.Set || count.Set {
+				t.Errorf("the resolved settings also hold iteration_mode %v and default_max_iterations %v", mode, count)
+			}
 		})
 	}
 }

@@ -48,8 +48,8 @@ func (s TestSummary) String() string {
 // RunTests finds the *_test.star files under paths (files or
 // directories) and runs each top-level test_* function in a runtime of
 // its own, in a temporary working directory of its own (opts.Run.Attach
-// gives each its session: a fixed clock, fake agents only): one line per test, the details of each failure, then the
-// closing line.
+// gives each its session: a fixed clock, fake agents only): one line
+// per test, the details of each failure, then the closing line.
 func RunTests(ctx context.Context, paths []string, opts TestOptions) (TestSummary, error) {
 	files, err := scriptsUnder(paths, "_test.star")
 	if err != nil {

@@ -371,11 +371,10 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 	}
 	s := session.Start(c.Context, opts)
 	defer s.Close()
-	libs, err := libraries(c, cfg)
-	if err != nil {
-		return err
-	}
-	return s.RunScript(scriptOptions(s, args, libs, host.Options{}), file)
+	return s.RunScript(file, func() (host.Options, error) {
+		libs, err := libraries(c, cfg)
+		return scriptOptions(s, args, libs, host.Options{}), err
+	})
 }
 
 // sessionOptions are the options of the run of the procedure or script

@@ -26,6 +26,8 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	if err := plan.Err(); err != nil {
 		return fmt.Errorf("cannot run %s:\n\n%w", req.Name, err)
 	}
+	// While the signals are still caught, after the record is finished.
+	defer s.stopStragglers()
 	s.startRecord()
 	res := plan.Execute(s.ctx, s.output())
 	return s.finish(res.Status)

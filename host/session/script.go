@@ -14,10 +14,18 @@ import (
 
 // RunScript runs the script at path with the run's signals, record and
 // budgets, and returns its exit status: its last loop's (0 if it ran
-// none), or its error, which carries its own.
-func (s *Session) RunScript(opts host.Options, path string) error {
+// none), or its error, which carries its own. options gives the
+// runtime's options once the record has started, so that what it does
+// (fetching libraries) is part of the run, and its failure recorded.
+func (s *Session) RunScript(path string, options func() (host.Options, error)) error {
+	// While the signals are still caught, after the record is finished.
+	defer s.stopStragglers()
 	s.startRecord()
-	rt, err := s.Runtime(opts)
+	opts, err := options()
+	var rt *host.Runtime
+	if err == nil {
+		rt, err = s.Runtime(opts)
+	}
 	if err != nil {
 		s.finish(loop.Errored)
 		return err

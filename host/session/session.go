@@ -119,12 +119,8 @@ func Start(parent context.Context, opts Options) *Session {
 	return s
 }
 
-// Close stops catching signals and stops what the run's agents left
-// running where nothing told whose it was, saying so in the run's log.
-func (s *Session) Close() {
-	s.stop()
-	s.stopStragglers()
-}
+// Close stops catching signals and ends the duration budget.
+func (s *Session) Close() { s.stop() }
 
 // Context is the run's context: it ends at an interrupt or at the
 // duration budget, and context.Cause says which.

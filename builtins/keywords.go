@@ -25,6 +25,7 @@ type keywordKind struct {
 var keywordKinds = map[string]keywordKind{
 	"int":               {"??", newValue, intText},
 	"int | str":         {"??", newValue, intOrStringText},
+	"int | float":       {"??", newValue, numberText},
 	"int | float | str": {"??", func() any { return new(duration) }, durationText},
 	"bool":              {"?", func() any { return new(bool) }, switchText},
 }
@@ -54,6 +55,18 @@ func intOrStringText(_ config.Keyword, target any) (string, bool, error) {
 		return s, true, nil
 	}
 	return v.String(), true, nil
+}
+
+// numberText takes an int or a float as it is written.
+func numberText(k config.Keyword, target any) (string, bool, error) {
+	v := *target.(*starlark.Value)
+	switch v.(type) {
+	case nil:
+		return "", false, nil
+	case starlark.Int, starlark.Float:
+		return v.String(), true, nil
+	}
+	return "", false, fmt.Errorf("%s must be a number, got %s %s", k.Name, v.Type(), shortRepr(v))
 }
 
 func durationText(_ config.Keyword, target any) (string, bool, error) {

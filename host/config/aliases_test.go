@@ -18,7 +18,7 @@ func TestAliasesDocumented(t *testing.T) {
 		if AliasNote(name) == "" {
 			t.Errorf("alias %s has no note", name)
 		}
-		row := "| `" + name + "` | `" + cfg.Aliases[name].V + "` |"
+		row := "| `" + name + "` | `" + cfg.Aliases[name].V.Line + "` |"
 		if !strings.Contains(string(readme), row) {
 			t.Errorf("README lacks the row %s", row)
 		}

@@ -205,13 +205,28 @@ func (d *decoder) scalar(v *yaml.Node, path string) (string, bool) {
 	return v.Value, true
 }
 
-func (d *decoder) aliases(n *yaml.Node, into map[string]Value[string]) {
-	d.mapping(n, "ai_cmd_aliases", nil, func(alias string, v *yaml.Node) {
-		path := join("ai_cmd_aliases", alias)
-		var cmd Value[string]
-		d.field(v, path, bind(alias, &cmd, Command))
+func (d *decoder) aliases(n *yaml.Node, into map[string]Value[Alias]) {
+	d.mapping(n, "ai_cmd_aliases", nil, func(name string, v *yaml.Node) {
+		path := join("ai_cmd_aliases", name)
+		var cmd, output Value[string]
+		if deref(v).Kind == yaml.MappingNode {
+			given := false
+			d.mapping(v, path, []string{"cmd", "output"}, func(key string, x *yaml.Node) {
+				if key == "cmd" {
+					given = true
+					d.field(x, join(path, key), bind(key, &cmd, Command))
+				} else {
+					d.field(x, join(path, key), bind(key, &output, OneOf(OutputFormats...)))
+				}
+			})
+			if !given {
+				d.errorf(v, "%s needs cmd: the command line", path)
+			}
+		} else {
+			d.field(v, path, bind(name, &cmd, Command))
+		}
 		if cmd.Set {
-			into[alias] = cmd
+			into[name] = Value[Alias]{V: Alias{Line: cmd.V, Output: output.V}, Set: true, Source: cmd.Source, Line: cmd.Line}
 		}
 	})
 }

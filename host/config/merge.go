@@ -41,5 +41,5 @@ func (p *Procedure) merge(o *Procedure) {
 }
 
 func newConfig() *Config {
-	return &Config{Aliases: map[string]Value[string]{}, Procedures: map[string]*Procedure{}, Libraries: map[string]Value[Library]{}}
+	return &Config{Aliases: map[string]Value[Alias]{}, Procedures: map[string]*Procedure{}, Libraries: map[string]Value[Library]{}}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +45,23 @@ func AtLeast(low int) Parser[int] {
 		},
 		format: strconv.Itoa,
 	}
+}
+
+// Dollars reads an amount of US dollars greater than 0: 5, 2.50.
+var Dollars = Parser[float64]{
+	accepts: "an amount of dollars > 0 (5, 2.50)",
+	parse: func(s string) (float64, error) {
+		x, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(s), "$"), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("must be an amount of dollars (2.50), got %q", s)
+		}
+		if x <= 0 {
+			return 0, fmt.Errorf("must be > 0, got %s", strings.TrimSpace(s))
+		}
+		return x, nil
+	},
+	format: func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
+	show:   func(x float64) string { return "$" + strconv.FormatFloat(x, 'f', -1, 64) },
 }
 
 // Boolean reads true or false.

@@ -19,6 +19,9 @@ type Settings struct {
 	AICommand Value[string]
 	// AIAlias is the alias AICommand came from, if any.
 	AIAlias string
+	// AIOutput is the format of what the agent prints: its alias's, or
+	// "" (text) for a command given as it is.
+	AIOutput string
 	// Limits hold the value of every setting of the table, and the checks.
 	Limits
 }
@@ -62,6 +65,7 @@ func (c *Config) ResolveWith(p *Procedure, script Limits) *Settings {
 	s.Limits = s.Without(IterationMode.Key, DefaultMaxIterations.Key, AICmd.Key, AICmdAlias.Key)
 	s.Checks = first(levels, func(l *Limits) Value[[]Check] { return l.Checks })
 	s.AICommand, s.AIAlias = c.aiCommand(levels)
+	s.AIOutput = c.Aliases[s.AIAlias].V.Output
 	return s
 }
 
@@ -129,7 +133,7 @@ func (c *Config) aiCommand(levels []*Limits) (Value[string], string) {
 			}
 			src := ref.Source
 			src.Name = strings.TrimSpace(fmt.Sprintf("%s %q → %s", src.Name, ref.V, from))
-			return Value[string]{V: alias.V, Set: true, Source: src, Line: ref.Line}, ref.V
+			return Value[string]{V: alias.V.Line, Set: true, Source: src, Line: ref.Line}, ref.V
 		}
 	}
 	return Value[string]{}, ""

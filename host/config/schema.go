@@ -12,7 +12,7 @@ type Config struct {
 	// Loop is the loop: section, the defaults for every procedure, and
 	// the loop-wide settings.
 	Loop       Limits
-	Aliases    map[string]Value[string]
+	Aliases    map[string]Value[Alias]
 	Procedures map[string]*Procedure
 	// Libraries maps a Starlark library's name to where it is: scripts
 	// load its files as @name//path.
@@ -71,6 +71,15 @@ type Procedure struct {
 	Limits
 }
 
+// Alias is an AI command with a name: ai_cmd_aliases: {name: command} or
+// {name: {cmd: command, output: format}}.
+type Alias struct {
+	Line string // the command line
+	// Output is the format of what the command prints: "" (text, read as
+	// it is) or the name of a CLI's JSON stream, which the host decodes.
+	Output string
+}
+
 // Check is a command run after each iteration: checks: [{name, run}].
 type Check struct {
 	Name string
@@ -99,6 +108,9 @@ var (
 	iterationModes = []string{ModeMaxIterations, ModeUnlimited}
 	logLevels      = []string{"debug", "info", "warn", "error"}
 	logFormats     = []string{"text", "json"}
+	// OutputFormats are what an alias's output may be: text, read as it
+	// is, or a CLI's JSON stream, decoded.
+	OutputFormats = []string{"text", "claude-stream-json", "codex-json", "gemini-stream-json", "opencode-json"}
 )
 
 // Prompt is the procedure in the form host/prompt composes.

@@ -74,6 +74,42 @@ var (
 			Doc: `let no success end the loop before this iteration, whoever declares it (the agent's SUCCESS or on_iteration's "success"): it is continue; the preamble says so`},
 		Shown: ShownWithMaxIterations,
 	}, AtLeast(1))
+	// MaxCostUSD and MaxTokens are budgets of what the agents spend: the
+	// run ends, status budget, once what it has spent so far reaches them.
+	MaxCostUSD = Define(Setting{
+		Key: "max_cost_usd",
+		Doc: "the dollars the run's agents may spend, as their CLIs report it or the model_prices table prices it; the run ends with status budget once it has spent this much",
+		Flags: []FlagDef{{Name: "max-cost-usd", Category: "Budgets",
+			Usage: "end the run once its agents have spent `DOLLARS` (2.50)"}},
+		Keyword: &Keyword{Name: "max_cost_usd", Type: "int | float",
+			Doc: "end the run once its agents have spent this many dollars, counting every loop of the run so far"},
+	}, Dollars)
+	MaxTokens = Define(Setting{
+		Key: "max_tokens",
+		Doc: "the tokens (input, output and cached) the run's agents may use; the run ends with status budget once they have used this many",
+		Flags: []FlagDef{{Name: "max-tokens", Category: "Budgets",
+			Usage: "end the run once its agents have used `N` tokens"}},
+		Keyword: &Keyword{Name: "max_tokens", Type: "int",
+			Doc: "end the run once its agents have used this many tokens, counting every loop of the run so far"},
+	}, AtLeast(1))
+	// StallIterations stops a loop that goes round without changing
+	// anything.
+	StallIterations = Define(Setting{
+		Key: "stall_iterations",
+		Doc: "end the loop, status stalled, after this many iterations in a row that changed nothing (the same HEAD and working tree) and signaled nothing",
+		Flags: []FlagDef{{Name: "stall-iterations", Category: "Loop",
+			Usage: "end the loop after `N` iterations in a row that changed no file and signaled nothing"}},
+		Keyword: &Keyword{Name: "stall_iterations", Type: "int",
+			Doc: "end the loop, status stalled, after this many iterations in a row that changed nothing and signaled nothing (it.changed says whether one did)"},
+	}, AtLeast(1))
+	// MaxLimitWait bounds how long rooda waits for an agent's usage limit
+	// to reset before it runs the same iteration again.
+	MaxLimitWait = Define(Setting{
+		Key: "max_limit_wait",
+		Doc: "how long rooda waits for an agent's usage or rate limit to reset, then runs the same iteration again; a limit that resets later, or none, is a failure (cause rate_limited)",
+		Flags: []FlagDef{{Name: "max-limit-wait", Category: "Loop",
+			Usage: "wait up to `DURATION` for an agent's usage limit to reset (6h; none: never wait)"}},
+	}, Timeout)
 	// Digest puts the facts of the previous iteration in each prompt
 	// after the first (seed 003).
 	Digest = Define(Setting{

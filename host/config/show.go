@@ -25,7 +25,7 @@ func (c *Config) WriteYAML(w io.Writer) error {
 	y.line(0, "ai_cmd_aliases:", "")
 	for _, name := range c.AliasNames() {
 		a := c.Aliases[name]
-		y.line(1, quote(name)+": "+quote(a.V), a.Source.String())
+		y.line(1, quote(name)+": "+a.V.yaml(), a.Source.String())
 	}
 	if len(c.Libraries) > 0 {
 		y.line(0, "libraries:", "")
@@ -218,6 +218,15 @@ func (y *yamlWriter) checks(depth int, v Value[[]Check]) {
 
 // yaml writes a library as rooda-config.yml would: its directory, or its
 // git source as a flow mapping.
+// yaml is the alias as ai_cmd_aliases: writes it: its command, or
+// {cmd, output} when it declares an output format.
+func (a Alias) yaml() string {
+	if a.Output == "" {
+		return quote(a.Line)
+	}
+	return "{cmd: " + quote(a.Line) + ", output: " + quote(a.Output) + "}"
+}
+
 func (l Library) yaml() string {
 	if l.Git == "" {
 		return quote(l.Dir)

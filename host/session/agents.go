@@ -12,6 +12,8 @@ import (
 type Agent struct {
 	Alias string // the alias it was named by, if any
 	Line  string // the command line
+	// Output is the format of what it prints (config.Alias.Output).
+	Output string
 }
 
 // Name is what the log, the record and it.agent call the agent: its
@@ -31,7 +33,7 @@ func (s *Session) ResolveAgent(nameOrCmd string, isCmd bool) (Agent, error) {
 	aliases := s.opts.Config.Aliases
 	if !isCmd {
 		if cmd, ok := aliases[nameOrCmd]; ok {
-			return Agent{Alias: nameOrCmd, Line: cmd.V}, nil
+			return Agent{Alias: nameOrCmd, Line: cmd.V.Line, Output: cmd.V.Output}, nil
 		}
 		if !strings.ContainsAny(nameOrCmd, " /") {
 			if near := suggest.Closest(nameOrCmd, s.opts.Config.AliasNames()); near != "" {

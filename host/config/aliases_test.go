@@ -24,3 +24,61 @@ func TestAliasesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasOutput: an alias may say what its command prints; the run
+// that uses it knows the format, and config show writes it back.
+func TestAliasOutput(t *testing.T) {
+	s := newSandbox(t)
+	s.workspace(`ai_cmd_aliases:
+  structured: {cmd: "claude -p --output-format stream-json --verbose", output: claude-stream-json}
+  plain: my-agent --fast
+loop:
+  ai_cmd_alias: structured
+`)
+	cfg := s.mustLoad()
+	if got := cfg.Aliases["structured"].V; got != (Alias{Line: "claude -p --output-format stream-json --verbose", Output: "claude-stream-json"}) {
+		t.Errorf("structured alias: %+v", got)
+	}
+	if got := cfg.Aliases["plain"].V; got != (Alias{Line: "my-agent --fast"}) {
+		t.Errorf("plain alias: %+v", got)
+	}
+	settings, err := cfg.Resolve("build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if settings.AIOutput != "claude-stream-json" || settings.AICommand.V != "claude -p --output-format stream-json --verbose" {
+		t.Errorf("resolved: %q, output %q", settings.AICommand.V, settings.AIOutput)
+	}
+	var out strings.Builder
+	if err := cfg.WriteYAML(&out); err != nil {
+		t.Fatal(err)
+	}
+	again := newSandbox(t)
+	again.workspace(out.String())
+	if got := again.mustLoad().Aliases["structured"].V; got != cfg.Aliases["structured"].V {
+		t.Errorf("config show's alias reads back as %+v:\n%s", got, out.String())
+	}
+}
+
+// TestAliasOutputErrors: a format rooda does not know, and a mapping
+// without its command, are errors at their line.
+func TestAliasOutputErrors(t *testing.T) {
+	s := newSandbox(t)
+	s.workspace(`ai_cmd_aliases:
+  a: {cmd: x, output: claude-stream-jsn}
+  b: {output: text}
+`)
+	_, err := s.load()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`rooda-config.yml:2:23: ai_cmd_aliases.a.output must be one of text, claude-stream-json`,
+		`(did you mean "claude-stream-json"?)`,
+		`rooda-config.yml:3:6: ai_cmd_aliases.b needs cmd: the command line`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}

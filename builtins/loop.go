@@ -13,6 +13,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"rooda/host/config"
+	"rooda/host/git"
 	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/session"
@@ -316,7 +317,32 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 		"consecutive_failures": starlark.MakeInt(it.ConsecutiveFailures),
 		"agent":                starlark.String(it.Agent),
 		"outcome":              starlark.String(it.Outcome),
+		"changed":              changedValue(it.Changes),
+		"files_changed":        filesChanged(it.Changes),
 	}
+}
+
+// changedValue is it.changed: whether the iteration changed the git
+// workspace, or None where rooda cannot tell (not a git repository).
+func changedValue(c *git.Changes) starlark.Value {
+	if c == nil || !c.InRepo {
+		return starlark.None
+	}
+	return starlark.Bool(c.Changed())
+}
+
+// filesChanged is it.files_changed: the files the iteration changed, a
+// frozen list, empty where rooda cannot tell.
+func filesChanged(c *git.Changes) starlark.Value {
+	var files []starlark.Value
+	if c != nil {
+		for _, f := range c.Files {
+			files = append(files, starlark.String(f))
+		}
+	}
+	list := starlark.NewList(files)
+	list.Freeze()
+	return list
 }
 
 // resultValue is what iterate() returns: a frozen struct.

@@ -23,7 +23,7 @@ func Types() []Type {
 	return []Type{
 		{"iteration", "One iteration, as on_iteration(it) sees it and as r.last holds it. Frozen. In a dry run r.last is a placeholder: number 0, outcome \"dry-run\".", iterationTypeFields},
 		{"loop_result", "What iterate() returns. Frozen.", []Field{
-			{"status", "str", "how the loop ended: \"success\", \"max-iters\", \"aborted\", or \"dry-run\""},
+			{"status", "str", "how the loop ended: \"success\", \"max-iters\", \"aborted\", \"stalled\", or \"dry-run\" (the README's table of statuses)"},
 			{"iterations", "int", "how many iterations ran"},
 			{"last", "iteration", "the last iteration that ran (in a dry run, a placeholder)"},
 			{"dry_run", "bool", "whether nothing ran (--dry-run)"},
@@ -73,4 +73,6 @@ var iterationTypeFields = []Field{
 	{"output", "str", "the agent's kept output, stdout and stderr"},
 	{"consecutive_failures", "int", "failures in a row, this one included"},
 	{"agent", "str", "the agent of the iteration: its alias, else its command line (\"\" in a dry run's placeholder)"},
+	{"changed", "bool | None", "whether the iteration changed the git workspace (a file's content, or HEAD); None outside a git repository, where rooda cannot tell. stall_iterations counts iterations that changed nothing and signaled nothing"},
+	{"files_changed", "list", "the files the iteration changed, tracked or not, committed or not (rooda's own records left out); empty outside a git repository"},
 }

@@ -128,19 +128,9 @@ func TestContextAddedWhileRunning(t *testing.T) {
 // of the checks; iteration 1's has no such section.
 func TestDigest(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	w := newWorkspace(t, step{"write": "made.txt", "exit": 3}, step{})
-	w.write(".gitignore", "prompt-*.txt\nenv-*.txt\npids\nscript.json\nno-global/\n")
 	w.write("rooda-config.yml", "procedures:\n  build:\n    checks:\n      - {name: made, run: \"test -f made.txt\"}\n      - {name: absent, run: \"test -f absent.txt\"}\n")
-	for _, args := range [][]string{{"init", "--quiet"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "--quiet", "-m", "start"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = w.dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	w.gitInit()
 	w.run("build", "-n", "2", "--digest").expect(t, 2)
 	first, _ := w.prompt(1)
 	second, _ := w.prompt(2)

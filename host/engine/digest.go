@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"rooda/host/config"
+	"rooda/host/git"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
-	"rooda/host/runlog"
 )
 
 // checkTimeout and checkOutput bound a check: it runs after every
@@ -27,22 +27,20 @@ const (
 type digest struct {
 	ctx    context.Context
 	checks []config.Check
-	git    *runlog.Git
 	kill   <-chan struct{}
 	facts  string // of the last iteration; "" before the first ends
 }
 
 func newDigest(ctx context.Context, checks []config.Check, kill <-chan struct{}) *digest {
-	return &digest{ctx: ctx, checks: checks, git: runlog.NewGit(), kill: kill}
+	return &digest{ctx: ctx, checks: checks, kill: kill}
 }
 
-func (d *digest) IterationStarted(loop.Request) { d.git.Before() }
+func (d *digest) IterationStarted(loop.Request) {}
 
 func (d *digest) IterationFinished(it *loop.Iteration) {
 	if it.Outcome == loop.OutcomeInterrupted {
 		return
 	}
-	_, _, changed := d.git.After()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Iteration: %d\n", it.Number)
 	fmt.Fprintf(&b, "Outcome: %s\n", outcomeText(it.Outcome))
@@ -53,7 +51,7 @@ func (d *digest) IterationFinished(it *loop.Iteration) {
 	fmt.Fprintf(&b, "Timed out: %s\n", yesNo(it.Result.TimedOut))
 	fmt.Fprintf(&b, "Duration: %s\n", logging.Duration(it.Duration))
 	fmt.Fprintf(&b, "Signal: %s\n", it.Signals.String())
-	fmt.Fprintf(&b, "Files changed: %s\n", filesText(d.git.InRepo(), changed))
+	fmt.Fprintf(&b, "Files changed: %s\n", filesText(it.Changes))
 	d.facts = b.String()
 }
 
@@ -113,14 +111,14 @@ func outcomeText(o loop.Outcome) string {
 	return "failure"
 }
 
-func filesText(inRepo bool, files []string) string {
+func filesText(c *git.Changes) string {
 	switch {
-	case !inRepo:
+	case c == nil || !c.InRepo:
 		return "unknown (not a git repository)"
-	case len(files) == 0:
+	case len(c.Files) == 0:
 		return "none"
 	}
-	return strings.Join(files, ", ")
+	return strings.Join(c.Files, ", ")
 }
 
 func yesNo(b bool) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rooda/host/config"
+	"rooda/host/git"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -82,7 +83,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		observers = append(observers, rec)
 	}
 	promptOf := p.sections(rec, dig, log)
-	res := loop.Run(announced, loop.Config{
+	cfg := loop.Config{
 		Procedure:        p.Procedure.Name,
 		MaxIterations:    s.MaxIterations.V,
 		MinIterations:    config.MinIterations.In(s).V,
@@ -96,7 +97,12 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Observers:        observers,
 		Verdict:          p.Verdict,
 		Now:              out.Now,
-	})
+		StallIterations:  config.StallIterations.In(s).V,
+		// What an iteration changed is looked at once, for the record,
+		// the digest, the stall rule and the script alike.
+		Workspace: git.NewWorkspace(),
+	}
+	res := loop.Run(announced, cfg)
 	if out.Record != nil {
 		out.Record.LoopFinished(res)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"rooda/host/git"
 	"rooda/host/logging"
 	"rooda/host/process"
 	"rooda/host/prompt"
@@ -43,6 +44,20 @@ type Config struct {
 	Verdict func(*Iteration) (Outcome, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Workspace, when set, is looked at around each iteration's agent:
+	// what it changed is the iteration's Changes, which the record, the
+	// digest, the stall rule and a script read.
+	Workspace Workspace
+	// StallIterations, when not 0, ends the loop (Stalled) after that
+	// many iterations in a row that changed nothing and signaled nothing.
+	StallIterations int
+}
+
+// Workspace takes the workspace's state before an iteration's agent runs
+// and says what it changed after (git.Workspace).
+type Workspace interface {
+	Before()
+	After() git.Changes
 }
 
 // Request is what the agent is asked in one iteration.
@@ -93,6 +108,9 @@ type Iteration struct {
 	Duration            time.Duration
 	// Overridden is set when a Verdict changed the outcome.
 	Overridden bool
+	// Changes are what the iteration changed in the workspace; nil when
+	// the loop does not look (Config.Workspace).
+	Changes *git.Changes
 }
 
 // Observer is told of every iteration; later parts of rooda (run records,
@@ -161,6 +179,8 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Success, nil)
 		case it.ConsecutiveFailures >= cfg.FailureThreshold:
 			return r.finish(Aborted, nil)
+		case r.stalled(it):
+			return r.finish(Stalled, nil)
 		case cfg.MaxIterations > 0 && n >= cfg.MaxIterations:
 			return r.finish(MaxIters, nil)
 		}
@@ -171,7 +191,22 @@ type runner struct {
 	cfg      Config
 	start    time.Time
 	failures int
-	result   Result
+	// idle counts the iterations in a row that changed nothing and
+	// signaled nothing.
+	idle   int
+	result Result
+}
+
+// stalled counts it towards the stall rule and reports whether the loop
+// has stalled: StallIterations iterations in a row, in a git workspace,
+// changed no file, moved no HEAD and signaled nothing.
+func (r *runner) stalled(it *Iteration) bool {
+	if it.Changes == nil || !it.Changes.InRepo || it.Changes.Changed() || it.Signals.Success || it.Signals.Failure {
+		r.idle = 0
+		return false
+	}
+	r.idle++
+	return r.cfg.StallIterations > 0 && r.idle >= r.cfg.StallIterations
 }
 
 // iterate composes the prompt and runs the agent once. Its error is a
@@ -193,9 +228,16 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	for _, o := range r.cfg.Observers {
 		o.IterationStarted(req)
 	}
+	if r.cfg.Workspace != nil {
+		r.cfg.Workspace.Before()
+	}
 	began := r.cfg.Now()
 	it.Result, it.StartErr = r.cfg.Agent(ctx, req)
 	it.Duration = r.cfg.Now().Sub(began)
+	if r.cfg.Workspace != nil {
+		changes := r.cfg.Workspace.After()
+		it.Changes = &changes
+	}
 	return it, nil
 }
 
@@ -412,6 +454,8 @@ func (r *runner) summary(status Status, cause error) (logging.Level, string) {
 		return logging.Info, fmt.Sprintf("Reached max iterations: %d (total: %s)", r.cfg.MaxIterations, total)
 	case Interrupted:
 		return logging.Warn, fmt.Sprintf("Interrupted%s (%s completed, total: %s)", causeText(cause), done, total)
+	case Stalled:
+		return logging.Warn, fmt.Sprintf("Stalled: the last %s changed no file and signaled nothing (%s completed, total: %s)", plural(r.idle, "iteration"), done, total)
 	}
 	switch {
 	case cause == nil:

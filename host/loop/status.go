@@ -12,6 +12,7 @@ const (
 	MaxIters    Status = "max-iters"   // the iteration limit was reached
 	Aborted     Status = "aborted"     // the failure threshold was reached, or the loop could not go on
 	Interrupted Status = "interrupted" // SIGINT or SIGTERM
+	Stalled     Status = "stalled"     // stall_iterations iterations in a row changed nothing
 	// The endings of a whole run that no loop gives.
 	Errored    Status = "error"   // the run failed: an error in a script, or a loop that could not start
 	OverBudget Status = "budget"  // a run-wide budget (--max-steps, --max-duration …) was reached
@@ -21,16 +22,17 @@ const (
 
 // Statuses are the endings of a run, in the order the README's table of
 // them lists them.
-var Statuses = []Status{Success, MaxIters, Aborted, Interrupted, OverBudget, Errored, Finished, DryRun}
+var Statuses = []Status{Success, MaxIters, Aborted, Interrupted, Stalled, OverBudget, Errored, Finished, DryRun}
 
 // ExitCode is the process exit code for the status: 0 success (and a
 // script that ran no loop, or only reported them), 1 aborted or an error,
-// 2 max-iters or a budget, 130 interrupted.
+// 2 max-iters, stalled or a budget: rooda's rules stopped a loop the agent
+// had not failed; 130 interrupted.
 func (s Status) ExitCode() int {
 	switch s {
 	case Success, Finished, DryRun:
 		return 0
-	case MaxIters, OverBudget:
+	case MaxIters, Stalled, OverBudget:
 		return 2
 	case Interrupted:
 		return 130

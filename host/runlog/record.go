@@ -26,7 +26,6 @@ type Recorder struct {
 	dir     string // the run's directory
 	run     Run
 	records int
-	git     *Git
 	seen    map[string]bool // context additions already given to an agent
 	refused map[string]bool // context additions that could not be read, said so
 	fresh   []string        // additions first given in the current iteration
@@ -57,7 +56,6 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	if err := r.save(); err != nil {
 		return nil, err
 	}
-	r.git = NewGit()
 	prune(dir, keep, r.run.ID)
 	return r, nil
 }
@@ -151,14 +149,12 @@ func (r *Recorder) LoopStarted(procedure string, settings, agent, agents []strin
 	r.save()
 }
 
-// IterationStarted keeps the exact prompt the agent is given, and the
-// workspace's state before it.
+// IterationStarted keeps the exact prompt the agent is given.
 func (r *Recorder) IterationStarted(req loop.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.records++
 	r.keep(writeFile(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), []byte(req.Prompt)))
-	r.git.Before()
 }
 
 // IterationFinished keeps what the agent printed and the iteration's facts.
@@ -176,7 +172,9 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),
 		EscapedSurvived: it.Result.EscapedSurvived,
 	}
-	m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = r.git.After()
+	if c := it.Changes; c != nil {
+		m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = c.HeadBefore, c.HeadAfter, c.Files
+	}
 	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))
 	r.fresh = nil
 	if it.Outcome != loop.OutcomeInterrupted {

@@ -1,4 +1,4 @@
-package runlog
+package git
 
 import (
 	"os"
@@ -25,20 +25,35 @@ func TestFilesChanged(t *testing.T) {
 	}
 	t.Chdir(t.TempDir())
 	gitRun(t, "init", "--quiet")
-	g := NewGit()
+	g := NewWorkspace()
 	g.Before()
 	os.WriteFile("f1.txt", []byte("one"), 0o644)
 	gitRun(t, "add", "f1.txt")
 	gitRun(t, "commit", "--quiet", "-m", "first")
-	if before, now, changed := g.After(); before != "" || len(now) != 40 || strings.Join(changed, ",") != "f1.txt" {
-		t.Errorf("first commit: HEAD %q → %q, changed %v", before, now, changed)
+	if c := g.After(); c.HeadBefore != "" || len(c.HeadAfter) != 40 || strings.Join(c.Files, ",") != "f1.txt" || !c.Changed() {
+		t.Errorf("first commit: %+v", c)
 	}
 	os.WriteFile("f1.txt", []byte("edited before"), 0o644)
 	os.WriteFile("new.txt", []byte("untracked"), 0o644)
 	g.Before()
 	os.WriteFile("f2.txt", []byte("two"), 0o644)
 	os.WriteFile("new.txt", []byte("untracked, edited"), 0o644)
-	if _, _, changed := g.After(); strings.Join(changed, ",") != "f2.txt,new.txt" {
-		t.Errorf("second iteration: %v", changed)
+	if c := g.After(); strings.Join(c.Files, ",") != "f2.txt,new.txt" || !c.Changed() {
+		t.Errorf("second iteration: %+v", c)
+	}
+	g.Before()
+	if c := g.After(); c.Changed() || len(c.Files) != 0 || c.HeadBefore != c.HeadAfter {
+		t.Errorf("an iteration that changed nothing: %+v", c)
+	}
+}
+
+// TestOutsideARepository: nothing is known, so nothing changed.
+func TestOutsideARepository(t *testing.T) {
+	t.Chdir(t.TempDir())
+	g := NewWorkspace()
+	g.Before()
+	os.WriteFile("f.txt", []byte("x"), 0o644)
+	if c := g.After(); c.InRepo || c.Changed() {
+		t.Errorf("outside a repository: %+v", c)
 	}
 }

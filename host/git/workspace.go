@@ -1,0 +1,123 @@
+package git
+
+import (
+	"slices"
+	"strings"
+)
+
+// emptyTree is git's tree with nothing in it: what a repository with no
+// commit is compared from.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// Workspace takes the facts of a git workspace around each iteration:
+// HEAD, and the files the iteration changed — not those changed before
+// it. The loop takes them once an iteration, for the record, the digest
+// and the stall rule alike.
+type Workspace struct {
+	inRepo    bool
+	head      string
+	tree      string            // the working tree's tracked files before
+	untracked map[string]string // untracked files before, and their hashes
+}
+
+// Changes are what an iteration changed in the workspace.
+type Changes struct {
+	// InRepo is false outside a git repository, where nothing is known.
+	InRepo                bool
+	HeadBefore, HeadAfter string
+	// Files are the files whose content changed, tracked or not,
+	// committed or not; rooda's own records are left out.
+	Files []string
+}
+
+// Changed reports whether the iteration changed anything: HEAD moved, or
+// a file changed. Outside a repository it is false: nothing is known.
+func (c Changes) Changed() bool {
+	return c.InRepo && (c.HeadBefore != c.HeadAfter || len(c.Files) > 0)
+}
+
+// NewWorkspace looks whether the working directory is in a git
+// repository.
+func NewWorkspace() *Workspace {
+	out, ok := Output("", "rev-parse", "--is-inside-work-tree")
+	return &Workspace{inRepo: ok && out == "true"}
+}
+
+// Before notes HEAD and the state of the working tree.
+func (g *Workspace) Before() {
+	if !g.inRepo {
+		return
+	}
+	g.head, _ = Output("", "rev-parse", "HEAD")
+	g.tree, g.untracked = snapshot()
+}
+
+// After is what changed since Before: HEAD before and now, and the files
+// whose content changed, tracked ones, committed or not, and untracked
+// ones.
+func (g *Workspace) After() Changes {
+	if !g.inRepo {
+		return Changes{}
+	}
+	now, _ := Output("", "rev-parse", "HEAD")
+	tree, untracked := snapshot()
+	set := lines(Output("", "diff", "--name-only", g.tree, tree))
+	for f, hash := range untracked {
+		if g.untracked[f] != hash {
+			set[f] = true
+		}
+	}
+	for f := range g.untracked {
+		if _, still := untracked[f]; !still {
+			set[f] = true
+		}
+	}
+	var changed []string
+	for f := range set {
+		if !strings.HasPrefix(f, ".rooda/") { // rooda's own records
+			changed = append(changed, f)
+		}
+	}
+	slices.Sort(changed)
+	return Changes{InRepo: true, HeadBefore: g.head, HeadAfter: now, Files: changed}
+}
+
+// snapshot is a tree of the working tree's tracked files (a stash commit
+// that touches nothing, else HEAD, else the empty tree) and the untracked
+// files with the hashes of their content.
+func snapshot() (string, map[string]string) {
+	tree, ok := Output("", "stash", "create")
+	if !ok || tree == "" {
+		if tree, ok = Output("", "rev-parse", "HEAD"); !ok {
+			tree = emptyTree
+		}
+	}
+	var files []string
+	for f := range lines(Output("", "ls-files", "--others", "--exclude-standard")) {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	hashes := map[string]string{}
+	if len(files) > 0 {
+		out, _ := Output(strings.Join(files, "\n")+"\n", "hash-object", "--stdin-paths")
+		for i, h := range strings.Split(out, "\n") {
+			if i < len(files) {
+				hashes[files[i]] = h
+			}
+		}
+	}
+	return tree, hashes
+}
+
+func lines(out string, ok bool) map[string]bool {
+	set := map[string]bool{}
+	if !ok {
+		return set
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" {
+			set[l] = true
+		}
+	}
+	return set
+}

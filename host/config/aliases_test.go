@@ -82,3 +82,38 @@ func TestAliasOutputErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestModelPrices: model_prices: prices a model's tokens in dollars per
+// million; an unpriced model has no price; config show reads back.
+func TestModelPrices(t *testing.T) {
+	s := newSandbox(t)
+	s.workspace(`model_prices:
+  local-model: {input: 3, output: 15, cache_read: 0.3}
+`)
+	cfg := s.mustLoad()
+	p, ok := cfg.PriceOf("local-model")
+	if !ok || p != (Price{Input: 3, Output: 15, CacheRead: 0.3}) {
+		t.Fatalf("price: %+v %v", p, ok)
+	}
+	if got := p.Cost(1_000_000, 100_000, 1_000_000, 0); got < 4.79 || got > 4.81 {
+		t.Errorf("cost of 1M in, 100k out, 1M cached: %v, want 4.80", got)
+	}
+	if _, ok := cfg.PriceOf("unknown-model"); ok {
+		t.Error("an unpriced model has a price")
+	}
+	var out strings.Builder
+	cfg.WriteYAML(&out)
+	again := newSandbox(t)
+	again.workspace(out.String())
+	if got, _ := again.mustLoad().PriceOf("local-model"); got != p {
+		t.Errorf("config show reads back as %+v:\n%s", got, out.String())
+	}
+	bad := newSandbox(t)
+	bad.workspace("model_prices:\n  m: {input: x, output: 1}\n  n: {output: 1}\n")
+	_, err := bad.load()
+	for _, want := range []string{"2:14: model_prices.m.input must be dollars per million tokens", "3:6: model_prices.n needs input and output"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+}

@@ -81,8 +81,10 @@ func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
 }
 
 func (d *decoder) document(root *yaml.Node, cfg *Config) {
-	d.mapping(root, "", []string{"loop", "ai_cmd_aliases", "procedures", "libraries"}, func(key string, v *yaml.Node) {
+	d.mapping(root, "", []string{"loop", "ai_cmd_aliases", "model_prices", "procedures", "libraries"}, func(key string, v *yaml.Node) {
 		switch key {
+		case "model_prices":
+			d.prices(v, cfg.Prices)
 		case "libraries":
 			d.libraries(v, cfg.Libraries)
 		case "loop":

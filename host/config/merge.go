@@ -14,6 +14,9 @@ func (c *Config) merge(o *Config) {
 	for name, dir := range o.Libraries {
 		c.Libraries[name] = dir
 	}
+	for model, price := range o.Prices {
+		c.Prices[model] = price
+	}
 	for name, op := range o.Procedures {
 		p := c.Procedures[name]
 		if p == nil {
@@ -41,5 +44,5 @@ func (p *Procedure) merge(o *Procedure) {
 }
 
 func newConfig() *Config {
-	return &Config{Aliases: map[string]Value[Alias]{}, Procedures: map[string]*Procedure{}, Libraries: map[string]Value[Library]{}}
+	return &Config{Aliases: map[string]Value[Alias]{}, Procedures: map[string]*Procedure{}, Libraries: map[string]Value[Library]{}, Prices: map[string]Value[Price]{}}
 }

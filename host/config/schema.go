@@ -17,6 +17,8 @@ type Config struct {
 	// Libraries maps a Starlark library's name to where it is: scripts
 	// load its files as @name//path.
 	Libraries map[string]Value[Library]
+	// Prices are what models' tokens cost: model_prices:.
+	Prices map[string]Value[Price]
 	// Run holds the command line's overrides for one run (--max-iterations,
 	// --ai-cmd …): they beat even a procedure's own settings.
 	Run Limits

@@ -27,6 +27,13 @@ func (c *Config) WriteYAML(w io.Writer) error {
 		a := c.Aliases[name]
 		y.line(1, quote(name)+": "+a.V.yaml(), a.Source.String())
 	}
+	if len(c.Prices) > 0 {
+		y.line(0, "model_prices:", "")
+		for _, model := range slices.Sorted(maps.Keys(c.Prices)) {
+			p := c.Prices[model]
+			y.line(1, quote(model)+": "+p.V.yaml(), p.Source.String())
+		}
+	}
 	if len(c.Libraries) > 0 {
 		y.line(0, "libraries:", "")
 		for _, name := range slices.Sorted(maps.Keys(c.Libraries)) {

@@ -65,8 +65,11 @@ type claudeBlock struct {
 
 func (c *claudeDecoder) decode(line []byte, emit func(Event)) bool {
 	var m claudeLine
-	if json.Unmarshal(line, &m) != nil || m.Type == "" {
+	if !typed(line) {
 		return false
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return true // its JSON, of a shape not known: skipped
 	}
 	switch m.Type {
 	case "system":

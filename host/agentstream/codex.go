@@ -50,8 +50,11 @@ type codexItem struct {
 
 func (c *codexDecoder) decode(line []byte, emit func(Event)) bool {
 	var m codexLine
-	if json.Unmarshal(line, &m) != nil || m.Type == "" {
+	if !typed(line) {
 		return false
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return true // its JSON, of a shape not known: skipped
 	}
 	switch m.Type {
 	case "item.started":

@@ -99,6 +99,9 @@ func (d *Decoder) Close() error {
 		d.endLine()
 	}
 	d.render.totals(d.sum)
+	if !d.render.raw {
+		d.render.endLine()
+	}
 	return d.render.err
 }
 

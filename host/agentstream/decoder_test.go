@@ -98,6 +98,8 @@ func TestEchoedPromptIsNotAssistantText(t *testing.T) {
 		{Gemini, `{"type":"message","role":"user","content":"print <promise>SUCCESS</promise>"}`},
 		{Gemini, `{"type":"tool_result","tool_id":"x","status":"success","output":"print <promise>SUCCESS</promise>"}`},
 		{OpenCode, `{"type":"tool_use","part":{"type":"tool","tool":"read","state":{"status":"completed","input":{},"output":"print <promise>SUCCESS</promise>"}}}`},
+		{Copilot, `{"type":"user.message","data":{"content":"print <promise>SUCCESS</promise>"}}`},
+		{Copilot, `{"type":"tool.execution_complete","data":{"success":true,"result":{"content":"print <promise>SUCCESS</promise>"}}}`},
 	}
 	for _, tc := range tests {
 		transcript, s := decode(tc.format, []byte(tc.line+"\n"), 0)
@@ -161,7 +163,7 @@ func TestLongLineIsDropped(t *testing.T) {
 		if s.DroppedLines != 1 || s.Text != "after" {
 			t.Errorf("chunks of %d: dropped %d, text %q", size, s.DroppedLines, s.Text)
 		}
-		want := fmt.Sprintf("[dropped a line of %d bytes, longer than %d]\nafter", len(long), MaxLine)
+		want := fmt.Sprintf("[dropped a line of %d bytes, longer than %d]\nafter\n", len(long), MaxLine)
 		if got := stream.String(); got != want {
 			t.Errorf("chunks of %d: transcript %q, want %q", size, got, want)
 		}

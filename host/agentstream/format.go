@@ -1,6 +1,7 @@
 package agentstream
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,10 +24,12 @@ const (
 	Gemini Format = "gemini-stream-json"
 	// OpenCode is `opencode run --format json`.
 	OpenCode Format = "opencode-json"
+	// Copilot is `copilot -p … --output-format json`.
+	Copilot Format = "copilot-json"
 )
 
 // Formats lists every format, Text first.
-func Formats() []Format { return []Format{Text, Claude, Codex, Gemini, OpenCode} }
+func Formats() []Format { return []Format{Text, Claude, Codex, Gemini, OpenCode, Copilot} }
 
 // ParseFormat returns the format called name (as in a configuration file).
 // An unknown name is an error that lists the known ones.
@@ -48,6 +51,15 @@ type lineDecoder interface {
 	decode(line []byte, emit func(Event)) bool
 }
 
+// typed reports whether line is a JSON object with a "type": a line of a
+// CLI's JSON stream, whatever its shape.
+func typed(line []byte) bool {
+	var head struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(line, &head) == nil && head.Type != ""
+}
+
 // newLineDecoder returns the decoder of a structured format, nil for Text.
 func newLineDecoder(f Format) lineDecoder {
 	switch f {
@@ -59,6 +71,8 @@ func newLineDecoder(f Format) lineDecoder {
 		return &geminiDecoder{}
 	case OpenCode:
 		return &opencodeDecoder{}
+	case Copilot:
+		return &copilotDecoder{}
 	}
 	return nil
 }

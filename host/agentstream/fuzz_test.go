@@ -44,3 +44,4 @@ func FuzzDecodeClaude(f *testing.F)   { fuzzDecode(f, Claude) }
 func FuzzDecodeCodex(f *testing.F)    { fuzzDecode(f, Codex) }
 func FuzzDecodeGemini(f *testing.F)   { fuzzDecode(f, Gemini) }
 func FuzzDecodeOpenCode(f *testing.F) { fuzzDecode(f, OpenCode) }
+func FuzzDecodeCopilot(f *testing.F)  { fuzzDecode(f, Copilot) }

@@ -46,8 +46,11 @@ type geminiLine struct {
 
 func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 	var m geminiLine
-	if json.Unmarshal(line, &m) != nil || m.Type == "" {
+	if !typed(line) {
 		return false
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return true // its JSON, of a shape not known: skipped
 	}
 	if m.Type != "message" {
 		g.broken = true

@@ -44,8 +44,11 @@ type opencodeLine struct {
 
 func (o *opencodeDecoder) decode(line []byte, emit func(Event)) bool {
 	var m opencodeLine
-	if json.Unmarshal(line, &m) != nil || m.Type == "" {
+	if !typed(line) {
 		return false
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return true // its JSON, of a shape not known: skipped
 	}
 	switch {
 	case m.Type == "error" && m.Error != nil:

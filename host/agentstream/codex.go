@@ -1,0 +1,187 @@
+package agentstream
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// codexDecoder reads `codex exec --json`: one thread event a line
+// (codex-rs/exec/src/exec_events.rs; the names checked in the binary of
+// @openai/codex 0.169.0). It reports no model and no cost.
+type codexDecoder struct {
+	started map[string]bool // items whose call was emitted at item.started
+}
+
+type codexLine struct {
+	Type  string     `json:"type"`
+	Item  *codexItem `json:"item"`
+	Usage *struct {
+		Input       int64 `json:"input_tokens"`
+		CachedInput int64 `json:"cached_input_tokens"`
+		Output      int64 `json:"output_tokens"`
+	} `json:"usage"`
+	Error   *struct{ Message string } `json:"error"`   // turn.failed
+	Message string                    `json:"message"` // error
+}
+
+// codexItem holds the fields of every item type read.
+type codexItem struct {
+	ID               string     `json:"id"`
+	Type             string     `json:"type"`
+	Text             string     `json:"text"`    // agent_message, reasoning
+	Message          string     `json:"message"` // error
+	Command          string     `json:"command"` // command_execution
+	AggregatedOutput string     `json:"aggregated_output"`
+	ExitCode         *int       `json:"exit_code"`
+	Status           string     `json:"status"`
+	Changes          []struct { // file_change
+		Path string `json:"path"`
+		Kind string `json:"kind"`
+	} `json:"changes"`
+	Server    string                    `json:"server"` // mcp_tool_call
+	Tool      string                    `json:"tool"`
+	Arguments json.RawMessage           `json:"arguments"`
+	Result    json.RawMessage           `json:"result"`
+	Error     *struct{ Message string } `json:"error"`
+	Query     string                    `json:"query"` // web_search
+}
+
+func (c *codexDecoder) decode(line []byte, emit func(Event)) bool {
+	var m codexLine
+	if !typed(line) {
+		return false
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return true // its JSON, of a shape not known: skipped
+	}
+	switch m.Type {
+	case "item.started":
+		if m.Item != nil {
+			c.itemStarted(*m.Item, emit)
+		}
+	case "item.completed":
+		if m.Item != nil {
+			c.itemCompleted(*m.Item, emit)
+		}
+	case "turn.completed":
+		if u := m.Usage; u != nil {
+			// OpenAI counts cached tokens inside input_tokens.
+			emit(Event{Kind: KindUsage, Usage: Usage{Input: u.Input - u.CachedInput, Output: u.Output, CacheRead: u.CachedInput}})
+		}
+	case "turn.failed":
+		if m.Error != nil {
+			emit(Event{Kind: KindError, Text: m.Error.Message, Cause: textCause(m.Error.Message)})
+		}
+	case "error":
+		c.error(m.Message, emit)
+	}
+	return true
+}
+
+// itemStarted emits the call of a tool as it starts, so that -v shows a
+// long command while it runs.
+func (c *codexDecoder) itemStarted(it codexItem, emit func(Event)) {
+	call, ok := codexCall(it)
+	if !ok {
+		return
+	}
+	if c.started == nil || len(c.started) >= maxToolNames {
+		c.started = map[string]bool{}
+	}
+	c.started[it.ID] = true
+	emit(call)
+}
+
+func (c *codexDecoder) itemCompleted(it codexItem, emit func(Event)) {
+	switch it.Type {
+	case "agent_message":
+		emit(Event{Kind: KindAssistant, Text: it.Text})
+		return
+	case "error":
+		emit(Event{Kind: KindNote, Text: "warning: " + it.Message})
+		return
+	}
+	call, ok := codexCall(it)
+	if !ok {
+		return
+	}
+	if !c.started[it.ID] {
+		emit(call)
+	}
+	delete(c.started, it.ID)
+	if result, ok := codexResult(it); ok {
+		emit(result)
+	}
+}
+
+// codexCall is the tool call an item is, if it is one.
+func codexCall(it codexItem) (Event, bool) {
+	call := Event{Kind: KindToolCall}
+	switch it.Type {
+	case "command_execution":
+		call.Tool, call.Args = "shell", oneLine(it.Command, argsWidth)
+	case "file_change":
+		var changes []string
+		for _, ch := range it.Changes {
+			changes = append(changes, ch.Kind+" "+ch.Path)
+		}
+		call.Tool, call.Args = "edit", oneLine(strings.Join(changes, ", "), argsWidth)
+	case "mcp_tool_call":
+		call.Tool, call.Args = it.Server+"."+it.Tool, shortArgs(it.Arguments)
+	case "web_search":
+		call.Tool, call.Args = "web_search", oneLine(it.Query, argsWidth)
+	default:
+		return Event{}, false
+	}
+	return call, true
+}
+
+// codexResult is what a completed tool item returned; file changes and
+// searches return nothing worth a line.
+func codexResult(it codexItem) (Event, bool) {
+	r := Event{Kind: KindToolResult, IsError: it.Status == "failed"}
+	switch it.Type {
+	case "command_execution":
+		r.Tool, r.Text = "shell", shortResult(it.AggregatedOutput)
+		if it.ExitCode != nil && *it.ExitCode != 0 {
+			r.IsError = true
+			r.Text = strings.TrimSpace("exit " + strconv.Itoa(*it.ExitCode) + " " + r.Text)
+		}
+	case "mcp_tool_call":
+		r.Tool = it.Server + "." + it.Tool
+		if it.Error != nil {
+			r.IsError, r.Text = true, shortResult(it.Error.Message)
+		} else {
+			r.Text = shortResult(jsonText(it.Result))
+		}
+	default:
+		return Event{}, false
+	}
+	return r, true
+}
+
+// codexReconnect is how codex reports a request it retries:
+// "Reconnecting... 2/5 (stream disconnected before completion: …)".
+var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+)`)
+
+// error is a top-level error event: a retry when it says it reconnects.
+func (c *codexDecoder) error(msg string, emit func(Event)) {
+	m := codexReconnect.FindStringSubmatch(msg)
+	if m == nil {
+		emit(Event{Kind: KindError, Text: msg, Cause: textCause(msg)})
+		return
+	}
+	attempt, _ := strconv.Atoi(m[1])
+	most, _ := strconv.Atoi(m[2])
+	why := strings.TrimSpace(msg[len(m[0]):])
+	if strings.HasPrefix(why, "(") {
+		why = strings.TrimSuffix(why[1:], ")")
+	}
+	cause := textCause(why)
+	if cause == CauseOther {
+		cause = CauseNetwork // it reconnects: the stream was cut
+	}
+	emit(Event{Kind: KindRetry, Retry: Retry{Attempt: attempt, Max: most, Error: why, Cause: cause}})
+}

@@ -1,0 +1,153 @@
+package agentstream
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// geminiDecoder reads `gemini --output-format stream-json`: one event a
+// line, of the types init, message, tool_use, tool_result, error and
+// result (packages/core/src/output/types.ts and the non-interactive CLI
+// of @google/gemini-cli 0.61.0). It reports no cost.
+type geminiDecoder struct {
+	tools toolNames
+	// broken: an event came since the last assistant text, which the
+	// next delta does not continue.
+	broken bool
+}
+
+type geminiLine struct {
+	Type       string          `json:"type"`
+	Timestamp  string          `json:"timestamp"`
+	Model      string          `json:"model"`   // init
+	Role       string          `json:"role"`    // message: user or assistant
+	Content    string          `json:"content"` // message
+	Delta      bool            `json:"delta"`
+	ToolName   string          `json:"tool_name"` // tool_use
+	ToolID     string          `json:"tool_id"`
+	Parameters json.RawMessage `json:"parameters"`
+	Status     string          `json:"status"` // tool_result, result: success or error
+	Output     json.RawMessage `json:"output"`
+	Error      *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Severity string `json:"severity"` // error: warning or error
+	Message  string `json:"message"`
+	Stats    *struct {
+		InputTokens  int64 `json:"input_tokens"` // the prompt, cached tokens included
+		OutputTokens int64 `json:"output_tokens"`
+		Cached       int64 `json:"cached"`
+		Input        int64 `json:"input"` // the prompt less the cached tokens
+	} `json:"stats"`
+}
+
+func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
+	var m geminiLine
+	if !typed(line) {
+		return false
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return true // its JSON, of a shape not known: skipped
+	}
+	if m.Type != "message" {
+		g.broken = true
+	}
+	switch m.Type {
+	case "init":
+		if m.Model != "" {
+			emit(Event{Kind: KindModel, Text: m.Model})
+		}
+	case "message":
+		// The user's message is the prompt, echoed: never the model's text.
+		if m.Role == "assistant" {
+			emit(Event{Kind: KindAssistant, Text: m.Content, Continues: m.Delta && !g.broken})
+			g.broken = false
+		}
+	case "tool_use":
+		g.tools.add(m.ToolID, m.ToolName)
+		emit(Event{Kind: KindToolCall, Tool: m.ToolName, Args: shortArgs(m.Parameters)})
+	case "tool_result":
+		g.toolResult(m, emit)
+	case "error":
+		if m.Severity == "warning" {
+			emit(Event{Kind: KindNote, Text: "warning: " + m.Message})
+		} else {
+			emit(Event{Kind: KindError, Text: m.Message, Cause: textCause(m.Message)})
+		}
+	case "result":
+		g.result(m, emit)
+	}
+	return true
+}
+
+func (g *geminiDecoder) toolResult(m geminiLine, emit func(Event)) {
+	r := Event{Kind: KindToolResult, Tool: g.tools.take(m.ToolID), Text: shortResult(jsonText(m.Output))}
+	if m.Status == "error" {
+		r.IsError = true
+		if m.Error != nil {
+			r.Text = shortResult(m.Error.Message)
+		}
+	}
+	emit(r)
+}
+
+func (g *geminiDecoder) result(m geminiLine, emit func(Event)) {
+	if s := m.Stats; s != nil {
+		input := s.Input
+		if input == 0 {
+			input = max(s.InputTokens-s.Cached, 0)
+		}
+		emit(Event{Kind: KindUsage, Usage: Usage{Input: input, Output: s.OutputTokens, CacheRead: s.Cached}})
+	}
+	if m.Status != "error" {
+		return
+	}
+	e := Event{Kind: KindError, Text: "gemini failed", Cause: CauseOther}
+	if m.Error != nil {
+		e.Text, e.Cause = m.Error.Message, geminiErrorCause(m.Error.Type, m.Error.Message)
+	}
+	if e.Cause == CauseUsageLimit || e.Cause == CauseRateLimited {
+		e.ResetAt = geminiRetryAt(m.Timestamp, e.Text)
+	}
+	emit(e)
+}
+
+// geminiErrorCause maps the name of the error gemini failed with to a
+// cause, or else its message.
+func geminiErrorCause(name, msg string) Cause {
+	switch name {
+	case "FatalAuthenticationError":
+		return CauseAuth
+	case "TerminalQuotaError":
+		return CauseUsageLimit
+	case "RetryableQuotaError":
+		return CauseRateLimited
+	}
+	return textCause(msg)
+}
+
+// geminiRetryDelay is how the Gemini API says when to come back, in the
+// message gemini passes on: "Please retry in 41.5s".
+var geminiRetryDelay = regexp.MustCompile(`Please retry in ([0-9.]+)(ms|s)\b`)
+
+// geminiRetryAt is when msg says to retry, from the event's time; zero
+// when it does not say.
+func geminiRetryAt(timestamp, msg string) time.Time {
+	at, err := time.Parse(time.RFC3339Nano, timestamp)
+	m := geminiRetryDelay.FindStringSubmatch(msg)
+	if err != nil || m == nil {
+		return time.Time{}
+	}
+	n, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || n < 0 || n > 1e9 {
+		return time.Time{}
+	}
+	unit := time.Second
+	if m[2] == "ms" {
+		unit = time.Millisecond
+	}
+	return at.Add(time.Duration(n * float64(unit)))
+}

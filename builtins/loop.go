@@ -305,6 +305,10 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 	case it.Signals.Success:
 		signal = starlark.String("SUCCESS")
 	}
+	cause := starlark.Value(starlark.None)
+	if it.Cause != "" {
+		cause = starlark.String(it.Cause)
+	}
 	return starlark.StringDict{
 		"number":               starlark.MakeInt(it.Number),
 		"signal":               signal,
@@ -316,6 +320,7 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 		"consecutive_failures": starlark.MakeInt(it.ConsecutiveFailures),
 		"agent":                starlark.String(it.Agent),
 		"outcome":              starlark.String(it.Outcome),
+		"cause":                cause,
 	}
 }
 

@@ -86,9 +86,13 @@ type Iteration struct {
 	Prompt        string
 	Result        process.Result
 	// StartErr is why the agent could not start, if it could not.
-	StartErr            error
-	Signals             Signals
-	Outcome             Outcome
+	StartErr error
+	Signals  Signals
+	Outcome  Outcome
+	// Cause is why a failed iteration failed; "" for any other outcome.
+	// A Verdict sees the agent's cause; the procedure's declared failure
+	// is CauseProcedure.
+	Cause               Cause
 	ConsecutiveFailures int
 	Duration            time.Duration
 	// Overridden is set when a Verdict changed the outcome.
@@ -207,6 +211,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 func (r *runner) record(it *Iteration) error {
 	it.Signals = Scan(it.Result.Output, it.Prompt)
 	it.Outcome = MatrixOutcome(it)
+	it.Cause = agentCause(it)
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)
 	agentOutcome := it.Outcome
 	var judgeErr error
@@ -217,6 +222,7 @@ func (r *runner) record(it *Iteration) error {
 			it.Outcome, it.Overridden = verdict, true
 		}
 	}
+	it.Cause = finalCause(it)
 	switch {
 	case it.Outcome == OutcomeSuccess && it.Number < r.cfg.MinIterations:
 		r.cfg.Log.Infof("Iteration %s: %s before the minimum of %d iterations; going on", r.label(it.Number), r.decider(it), r.cfg.MinIterations)
@@ -251,7 +257,7 @@ func (r *runner) logVerdict(it *Iteration, agentOutcome Outcome) {
 	if it.Outcome == OutcomeFailure || it.Outcome == OutcomeAbort {
 		log = r.cfg.Log.Warnf
 	}
-	log("Iteration %s: the procedure's on_iteration declared %s; the agent's outcome was %s", r.label(it.Number), it.Outcome, agentOutcome)
+	log("Iteration %s: the procedure's on_iteration declared %s; the agent's outcome was %s%s", r.label(it.Number), it.Outcome, agentOutcome, causeTag(it))
 }
 
 // countAfter is the consecutive failure count after an iteration with
@@ -309,14 +315,14 @@ func (r *runner) logIteration(it *Iteration) {
 	}
 	r.logStop(it)
 	if why := failureReason(it, r.cfg.Timeout); why != "" {
-		log.Warnf("Iteration %s: %s", label, why)
+		log.Warnf("Iteration %s: %s%s", label, why, causeTag(it))
 	}
 	outcome := string(it.Outcome)
 	if it.Outcome == OutcomeFailure {
 		outcome = fmt.Sprintf("failure, consecutive: %d/%d", it.ConsecutiveFailures, r.cfg.FailureThreshold)
 	}
 	log.Event(logging.Info, "iteration_finished", []any{
-		"iteration", it.Number, "outcome", string(it.Outcome), "exit_code", res.ExitCode, "signal", it.Signals.String(),
+		"iteration", it.Number, "outcome", string(it.Outcome), "cause", string(it.Cause), "exit_code", res.ExitCode, "signal", it.Signals.String(),
 		"killed_by", res.Signal, "timed_out", res.TimedOut, "duration_seconds", it.Duration.Seconds(),
 		"consecutive_failures", it.ConsecutiveFailures, "output_bytes", res.Total, "dropped_bytes", res.Dropped,
 	}, "Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
@@ -365,6 +371,15 @@ func failureReason(it *Iteration, timeout time.Duration) string {
 		return "the agent signaled FAILURE" + exitText(res)
 	}
 	return "the agent failed" + exitText(res)
+}
+
+// causeTag is a failed iteration's cause as the warnings end with it:
+// " [agent_failed]"; "" for an iteration that did not fail.
+func causeTag(it *Iteration) string {
+	if it.Cause == "" {
+		return ""
+	}
+	return " [" + string(it.Cause) + "]"
 }
 
 func exitText(res process.Result) string {

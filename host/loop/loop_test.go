@@ -21,6 +21,8 @@ type step struct {
 	took    time.Duration
 	timeout bool
 	noStart bool
+	// killedBy is the signal that ended the agent: "SIGSEGV".
+	killedBy string
 }
 
 // script runs the loop against steps, one per iteration (the last repeats),
@@ -42,7 +44,7 @@ func (s *script) agent(_ context.Context, req Request) (process.Result, error) {
 	if st.noStart {
 		return process.Result{}, errors.New("exec: \"nope\": executable file not found in $PATH")
 	}
-	return process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout}, nil
+	return process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout, Signal: st.killedBy}, nil
 }
 
 func (s *script) config(max, threshold int, log *strings.Builder) Config {

@@ -170,7 +170,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 	m := Meta{
 		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
-		Outcome: string(it.Outcome), OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
+		Outcome: string(it.Outcome), Cause: string(it.Cause), OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),

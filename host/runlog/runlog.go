@@ -83,6 +83,8 @@ type Meta struct {
 	PromptSHA256 string `json:"prompt_sha256"`
 	PromptBytes  int    `json:"prompt_bytes"`
 	Outcome      string `json:"outcome"`
+	// Cause is why a failed iteration failed (loop.Cause's values).
+	Cause string `json:"cause,omitempty"`
 	// OutcomeNames is the vocabulary Outcome is written in: OutcomeNames2
 	// (loop.Outcome's values), or 0 in a record made before it, where
 	// "success" meant continue and "SUCCESS" meant success. ReadMeta

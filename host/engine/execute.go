@@ -62,10 +62,11 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		cancel(context.Cause(ctx))
 	})()
 	cmd := process.Command{
-		Argv:      p.Argv,
-		Timeout:   config.IterationTimeout.In(s).V,
-		MaxOutput: config.MaxOutputBuffer.In(s).V,
-		Kill:      out.Kill,
+		Argv:        p.Argv,
+		Timeout:     config.IterationTimeout.In(s).V,
+		IdleTimeout: config.IdleTimeout.In(s).V,
+		MaxOutput:   config.MaxOutputBuffer.In(s).V,
+		Kill:        out.Kill,
 	}
 	if config.ShowAIOutput.In(s).V {
 		cmd.Stream = out.Stdout
@@ -88,6 +89,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		MinIterations:    config.MinIterations.In(s).V,
 		FailureThreshold: config.FailureThreshold.In(s).V,
 		Timeout:          config.IterationTimeout.In(s).V,
+		IdleTimeout:      config.IdleTimeout.In(s).V,
 		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
 		Agent:            p.runner(cmd),

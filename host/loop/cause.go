@@ -44,6 +44,8 @@ func agentCause(it *Iteration) Cause {
 		return it.Cause
 	case it.StartErr != nil:
 		return CauseNoStart
+	case res.Idle:
+		return CauseIdle
 	case res.TimedOut:
 		return CauseTimeout
 	case it.Signals.Failure:

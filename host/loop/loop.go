@@ -23,8 +23,9 @@ type Config struct {
 	FailureThreshold int
 	// Timeout and MaxOutput are enforced by Agent; the loop only names
 	// them in its messages.
-	Timeout   time.Duration
-	MaxOutput int
+	Timeout     time.Duration
+	IdleTimeout time.Duration
+	MaxOutput   int
 	// Prompt composes the exact prompt of an iteration.
 	Prompt func(prompt.Iteration) (string, error)
 	// Agent runs one iteration's agent. Its error means the agent could not
@@ -288,11 +289,11 @@ func (r *runner) stopped(it *Iteration) {
 
 // MatrixOutcome applies seed 002's outcome matrix: FAILURE wins over SUCCESS,
 // SUCCESS wins over the exit code, and otherwise the exit code decides. A
-// timeout or an agent that did not start is a failure, whatever it
-// printed.
+// timeout (idle or not) or an agent that did not start is a failure,
+// whatever it printed.
 func MatrixOutcome(it *Iteration) Outcome {
 	switch {
-	case it.StartErr != nil || it.Result.TimedOut || it.Signals.Failure:
+	case it.StartErr != nil || it.Result.TimedOut || it.Result.Idle || it.Signals.Failure:
 		return OutcomeFailure
 	case it.Signals.Success:
 		return OutcomeSuccess
@@ -314,7 +315,7 @@ func (r *runner) logIteration(it *Iteration) {
 			label, res.PID, res.ExitCode, res.Total, it.Signals.String())
 	}
 	r.logStop(it)
-	if why := failureReason(it, r.cfg.Timeout); why != "" {
+	if why := failureReason(it, r.cfg); why != "" {
 		log.Warnf("Iteration %s: %s%s", label, why, causeTag(it))
 	}
 	outcome := string(it.Outcome)
@@ -351,7 +352,7 @@ func (r *runner) logStop(it *Iteration) {
 }
 
 // failureReason says why an iteration failed, or "".
-func failureReason(it *Iteration, timeout time.Duration) string {
+func failureReason(it *Iteration, cfg Config) string {
 	res := it.Result
 	switch {
 	case it.Outcome != OutcomeFailure || it.Overridden:
@@ -359,14 +360,10 @@ func failureReason(it *Iteration, timeout time.Duration) string {
 		return ""
 	case it.StartErr != nil:
 		return "the agent could not start: " + it.StartErr.Error()
-	case res.TimedOut && (res.Abandoned || res.EscapedSurvived):
-		return fmt.Sprintf("timed out after %s; not every process of the agent could be stopped", timeout)
-	case res.TimedOut && res.Contained:
-		return fmt.Sprintf("timed out after %s; the agent and everything it started were stopped", timeout)
+	case res.Idle:
+		return fmt.Sprintf("no output for %s; %s", cfg.IdleTimeout, stoppedText(res))
 	case res.TimedOut:
-		// Without a cgroup, a process that left the group and cleared its
-		// environment is found only as the run ends.
-		return fmt.Sprintf("timed out after %s; the agent's process group was stopped", timeout)
+		return fmt.Sprintf("timed out after %s; %s", cfg.Timeout, stoppedText(res))
 	case it.Signals.Failure:
 		return "the agent signaled FAILURE" + exitText(res)
 	}
@@ -380,6 +377,20 @@ func causeTag(it *Iteration) string {
 		return ""
 	}
 	return " [" + string(it.Cause) + "]"
+}
+
+// stoppedText says what stopping the agent stopped: only what rooda
+// knows it stopped.
+func stoppedText(res process.Result) string {
+	switch {
+	case res.Abandoned || res.EscapedSurvived:
+		return "not every process of the agent could be stopped"
+	case res.Contained:
+		return "the agent and everything it started were stopped"
+	}
+	// Without a cgroup, a process that left the group and cleared its
+	// environment is found only as the run ends.
+	return "the agent's process group was stopped"
 }
 
 func exitText(res process.Result) string {

@@ -345,7 +345,7 @@ func TestTimeoutSaysWhatWasStopped(t *testing.T) {
 		{process.Result{TimedOut: true, Abandoned: true}, "timed out after 1s; not every process of the agent could be stopped"},
 	} {
 		it := &Iteration{Result: tc.res, Outcome: OutcomeFailure}
-		if got := failureReason(it, time.Second); got != tc.want {
+		if got := failureReason(it, Config{Timeout: time.Second}); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.res, got, tc.want)
 		}
 	}

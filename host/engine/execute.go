@@ -38,6 +38,8 @@ type Record interface {
 	LoopStarted(procedure string, settings, agent, agents []string)
 	LoopFinished(loop.Result)
 	Additions() (blocks, fresh []string, refused []error)
+	// OutputFile is where the iteration going on keeps its whole output.
+	OutputFile() string
 }
 
 // Execute runs the loop with the plan's agent. The plan must have passed
@@ -77,10 +79,12 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		observers = append(observers, dig)
 	}
 	var rec Record
+	var outputFile func() string
 	if out.Record != nil {
 		rec = out.Record
 		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv, p.Agents)
 		observers = append(observers, rec)
+		outputFile = rec.OutputFile
 	}
 	promptOf := p.sections(rec, dig, log)
 	res := loop.Run(announced, loop.Config{
@@ -96,6 +100,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Agents:           p.Agents,
 		Log:              log,
 		Observers:        observers,
+		OutputFile:       outputFile,
 		Verdict:          p.Verdict,
 		Now:              out.Now,
 	})

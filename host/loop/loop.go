@@ -38,6 +38,10 @@ type Config struct {
 	Agents    []string
 	Log       *logging.Logger
 	Observers []Observer
+	// OutputFile, when set, says where the record keeps the whole output
+	// of the iteration being judged ("" when it keeps none), so that a
+	// failure's warning can point there.
+	OutputFile func() string
 	// Verdict, when set, sees each iteration after the outcome matrix and
 	// may change its outcome (a script's on_iteration): "" keeps it. Its
 	// error ends the run as aborted, with the error in the Result.
@@ -316,7 +320,7 @@ func (r *runner) logIteration(it *Iteration) {
 	}
 	r.logStop(it)
 	if why := failureReason(it, r.cfg); why != "" {
-		log.Warnf("Iteration %s: %s%s", label, why, causeTag(it))
+		r.warnFailure(it, why)
 	}
 	outcome := string(it.Outcome)
 	if it.Outcome == OutcomeFailure {
@@ -327,6 +331,26 @@ func (r *runner) logIteration(it *Iteration) {
 		"killed_by", res.Signal, "timed_out", res.TimedOut, "duration_seconds", it.Duration.Seconds(),
 		"consecutive_failures", it.ConsecutiveFailures, "output_bytes", res.Total, "dropped_bytes", res.Dropped,
 	}, "Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
+}
+
+// warnFailure says why an iteration failed, with its cause, then the
+// agent's last lines, indented under it, and where its whole output is;
+// in JSON, the lines and the file are fields of the warning.
+func (r *runner) warnFailure(it *Iteration, why string) {
+	log := r.cfg.Log
+	lines := lastLines(it.Result.Output, lastLineCount, lastLineWidth)
+	file := ""
+	if r.cfg.OutputFile != nil && it.StartErr == nil {
+		file = r.cfg.OutputFile()
+	}
+	log.Event(logging.Warn, "warning", []any{"iteration", it.Number, "cause", string(it.Cause), "last_lines", lines, "output_file", file},
+		"Iteration %s: %s%s", r.label(it.Number), why, causeTag(it))
+	for _, l := range lines {
+		log.Detailf(logging.Warn, "> %s", l)
+	}
+	if file != "" {
+		log.Detailf(logging.Warn, "the whole output: %s", file)
+	}
 }
 
 // logStop warns when stopping the agent took SIGKILL, or did not work.

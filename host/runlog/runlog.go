@@ -258,6 +258,10 @@ func decodeJSON(path string, data []byte, v any) error {
 }
 
 // iterationDir is where record n of a run keeps its files.
+// outputName is the file of an iteration's directory that keeps what
+// the agent printed.
+const outputName = "output.txt"
+
 func iterationDir(runDir string, n int) string {
 	return filepath.Join(runDir, "iterations", fmt.Sprintf("%04d", n))
 }

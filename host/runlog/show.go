@@ -153,7 +153,7 @@ func withoutMeta(runDir string, n int, metaErr error) string {
 	} else {
 		b.WriteString("Prompt: none kept\n")
 	}
-	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), "output.txt")); err == nil {
+	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), outputName)); err == nil {
 		fmt.Fprintf(&b, "Output: %d bytes\n", output.Size())
 	} else {
 		b.WriteString("Output: none kept\n")

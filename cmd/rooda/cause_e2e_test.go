@@ -30,6 +30,9 @@ func TestFailureCauses(t *testing.T) {
 			if m := w.meta(1); m.Cause != tc.cause {
 				t.Errorf("meta.json: cause %q, want %q", m.Cause, tc.cause)
 			}
+			if o := w.rooda("runs", "show", "last", "--iteration", "1"); !strings.Contains(o.stdout, "\nCause: "+tc.cause+"\n") {
+				t.Errorf("runs show lacks the cause:\n%s%s", o.stdout, o.stderr)
+			}
 			events := everyLineJSON(t, w.run(append(args, "--log-format", "json")...).stderr)
 			if !hasField(events, "iteration_finished", "cause", tc.cause) {
 				t.Errorf("no iteration_finished event with cause %q", tc.cause)

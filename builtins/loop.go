@@ -306,6 +306,10 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 	case it.Signals.Success:
 		signal = starlark.String("SUCCESS")
 	}
+	cause := starlark.Value(starlark.None)
+	if it.Cause != "" {
+		cause = starlark.String(it.Cause)
+	}
 	return starlark.StringDict{
 		"number":               starlark.MakeInt(it.Number),
 		"signal":               signal,
@@ -319,6 +323,7 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 		"outcome":              starlark.String(it.Outcome),
 		"changed":              changedValue(it.Changes),
 		"files_changed":        filesChanged(it.Changes),
+		"cause":                cause,
 	}
 }
 

@@ -84,8 +84,8 @@ func TestTimeoutStopsEscapedProcesses(t *testing.T) {
 func (o outcome) expectStopped(t *testing.T, label string) {
 	t.Helper()
 	log := o.logLines()
-	contained := "WARN: Iteration " + label + ": timed out after 1s; the agent and everything it started were stopped\n"
-	group := "WARN: Iteration " + label + ": timed out after 1s; the agent's process group was stopped\n"
+	contained := "WARN: Iteration " + label + ": timed out after 1s; the agent and everything it started were stopped [timeout]\n"
+	group := "WARN: Iteration " + label + ": timed out after 1s; the agent's process group was stopped [timeout]\n"
 	if !strings.Contains(log, contained) && !strings.Contains(log, group) {
 		t.Errorf("log lacks the timeout's warning of iteration %s\nstderr:\n%s", label, o.stderr)
 	}

@@ -8,9 +8,9 @@ package config
 var aliasNotes = map[string]string{
 	"claude":       "claude refuses --dangerously-skip-permissions when run as root (\"cannot be used with root/sudo privileges\") unless IS_SANDBOX=1 is set",
 	"codex":        "codex echoes the prompt into its output, and without credentials it retries the connection indefinitely: set an iteration_timeout",
-	"gemini":       "gemini ignores --yolo in a folder it does not trust (\"Approval mode overridden to default\"); trust the workspace first, and set GEMINI_API_KEY",
+	"gemini":       "gemini needs GEMINI_API_KEY and an auth method chosen in ~/.gemini/settings.json ({\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}}}), else it exits 41; --skip-trust keeps it from exiting 55 in a folder it does not trust",
 	"copilot":      "copilot needs COPILOT_GITHUB_TOKEN, GH_TOKEN or GITHUB_TOKEN, or 'gh auth login'",
-	"opencode":     "opencode's stdin handling was not verified end to end; if it does not take the prompt, use ai_cmd with a wrapper",
+	"opencode":     "opencode run takes the prompt from stdin; it needs a provider in opencode.json (or a login), and without one it fails only after about 70 seconds (\"Cannot connect to API\")",
 	"amp":          "amp without an API key starts a browser login; set AMP_API_KEY first",
 	"kiro-cli":     "kiro-cli's headless mode needs KIRO_API_KEY",
 	"cursor-agent": "cursor-agent (also installed as 'agent') documents the prompt as an argument; reading stdin with -p is what other tools rely on",

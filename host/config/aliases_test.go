@@ -117,3 +117,13 @@ func TestModelPrices(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiAliasTrustsTheWorkspace: gemini exits 55 before any request
+// in a folder it does not trust, which a fresh ~/.gemini trusts none
+// of; the alias must not depend on the user having trusted it.
+func TestGeminiAliasTrustsTheWorkspace(t *testing.T) {
+	cfg := newSandbox(t).mustLoad()
+	if cmd := cfg.Aliases["gemini"].V.Line; !strings.Contains(" "+cmd+" ", " --skip-trust ") {
+		t.Errorf("gemini's alias is %q, without --skip-trust", cmd)
+	}
+}

@@ -181,7 +181,7 @@ func (d *decoder) fields(n *yaml.Node, path string, fs []field) {
 }
 
 func (d *decoder) field(v *yaml.Node, path string, f field) {
-	if isNull(v) && f.key != "iteration_timeout" {
+	if isNull(v) && f.key != IterationTimeout.Key && f.key != IdleTimeout.Key {
 		d.errorf(v, "%s has no value (leave the key out to keep the default)", path)
 		return
 	}
@@ -195,7 +195,7 @@ func (d *decoder) field(v *yaml.Node, path string, f field) {
 }
 
 // scalar returns the text of a scalar node. An explicit null reads as
-// "none", which only iteration_timeout accepts.
+// "none", which only the timeouts accept.
 func (d *decoder) scalar(v *yaml.Node, path string) (string, bool) {
 	switch {
 	case isNull(v):

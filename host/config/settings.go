@@ -45,6 +45,18 @@ var (
 			Doc: `stop an iteration after this long: seconds (30, 1.5) or a duration ("90s")`},
 		Shown: ShownAlways,
 	}, Timeout)
+	// IdleTimeout stops an agent that has printed nothing for that long:
+	// several CLIs wait forever, silent, when the network or their server
+	// is down, and iteration_timeout is none by default.
+	IdleTimeout = Define(Setting{
+		Key: "idle_timeout",
+		Doc: "how long one iteration's agent may write nothing, on stdout or stderr, before it is stopped; none for no limit",
+		Flags: []FlagDef{{Name: "idle-timeout", Category: "Loop",
+			Usage: "stop an iteration whose agent prints nothing for `DURATION` (seconds, or 90s, 15m; none)"}},
+		Keyword: &Keyword{Name: "idle_timeout", Type: "int | float | str",
+			Doc: `stop an iteration whose agent prints nothing for this long: seconds (600) or a duration ("15m"), or "none"`},
+		Shown: ShownAlways,
+	}, Timeout)
 	MaxOutputBuffer = Define(Setting{
 		Key: "max_output_buffer",
 		Doc: "how much of the agent's output rooda keeps: the last bytes, where the promise is",

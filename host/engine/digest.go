@@ -51,6 +51,9 @@ func (d *digest) IterationFinished(it *loop.Iteration) {
 	fmt.Fprintf(&b, "Timed out: %s\n", yesNo(it.Result.TimedOut))
 	fmt.Fprintf(&b, "Duration: %s\n", logging.Duration(it.Duration))
 	fmt.Fprintf(&b, "Signal: %s\n", it.Signals.String())
+	if it.Cause != "" {
+		fmt.Fprintf(&b, "Cause: %s\n", it.Cause)
+	}
 	fmt.Fprintf(&b, "Files changed: %s\n", filesText(it.Changes))
 	d.facts = b.String()
 }

@@ -23,6 +23,7 @@ func TestDigestLayout(t *testing.T) {
 	d.IterationFinished(&loop.Iteration{
 		Number:   1,
 		Outcome:  loop.OutcomeFailure,
+		Cause:    loop.CauseSignalFailure,
 		Signals:  loop.Signals{Failure: true},
 		Result:   process.Result{ExitCode: 139, Signal: "SIGSEGV"},
 		Duration: 12300 * time.Millisecond,

@@ -39,6 +39,8 @@ type Record interface {
 	LoopStarted(procedure string, settings, agent, agents []string)
 	LoopFinished(loop.Result)
 	Additions() (blocks, fresh []string, refused []error)
+	// OutputFile is where the iteration going on keeps its whole output.
+	OutputFile() string
 }
 
 // Execute runs the loop with the plan's agent. The plan must have passed
@@ -63,10 +65,11 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		cancel(context.Cause(ctx))
 	})()
 	cmd := process.Command{
-		Argv:      p.Argv,
-		Timeout:   config.IterationTimeout.In(s).V,
-		MaxOutput: config.MaxOutputBuffer.In(s).V,
-		Kill:      out.Kill,
+		Argv:        p.Argv,
+		Timeout:     config.IterationTimeout.In(s).V,
+		IdleTimeout: config.IdleTimeout.In(s).V,
+		MaxOutput:   config.MaxOutputBuffer.In(s).V,
+		Kill:        out.Kill,
 	}
 	if config.ShowAIOutput.In(s).V {
 		cmd.Stream = out.Stdout
@@ -77,10 +80,12 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		observers = append(observers, dig)
 	}
 	var rec Record
+	var outputFile func() string
 	if out.Record != nil {
 		rec = out.Record
 		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv, p.Agents)
 		observers = append(observers, rec)
+		outputFile = rec.OutputFile
 	}
 	promptOf := p.sections(rec, dig, log)
 	cfg := loop.Config{
@@ -89,12 +94,14 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		MinIterations:    config.MinIterations.In(s).V,
 		FailureThreshold: config.FailureThreshold.In(s).V,
 		Timeout:          config.IterationTimeout.In(s).V,
+		IdleTimeout:      config.IdleTimeout.In(s).V,
 		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
 		Agent:            p.runner(cmd),
 		Agents:           p.Agents,
 		Log:              log,
 		Observers:        observers,
+		OutputFile:       outputFile,
 		Verdict:          p.Verdict,
 		Now:              out.Now,
 		StallIterations:  config.StallIterations.In(s).V,

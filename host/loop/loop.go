@@ -24,8 +24,9 @@ type Config struct {
 	FailureThreshold int
 	// Timeout and MaxOutput are enforced by Agent; the loop only names
 	// them in its messages.
-	Timeout   time.Duration
-	MaxOutput int
+	Timeout     time.Duration
+	IdleTimeout time.Duration
+	MaxOutput   int
 	// Prompt composes the exact prompt of an iteration.
 	Prompt func(prompt.Iteration) (string, error)
 	// Agent runs one iteration's agent. Its error means the agent could not
@@ -38,6 +39,10 @@ type Config struct {
 	Agents    []string
 	Log       *logging.Logger
 	Observers []Observer
+	// OutputFile, when set, says where the record keeps the whole output
+	// of the iteration being judged ("" when it keeps none), so that a
+	// failure's warning can point there.
+	OutputFile func() string
 	// Verdict, when set, sees each iteration after the outcome matrix and
 	// may change its outcome (a script's on_iteration): "" keeps it. Its
 	// error ends the run as aborted, with the error in the Result.
@@ -101,9 +106,13 @@ type Iteration struct {
 	Prompt        string
 	Result        process.Result
 	// StartErr is why the agent could not start, if it could not.
-	StartErr            error
-	Signals             Signals
-	Outcome             Outcome
+	StartErr error
+	Signals  Signals
+	Outcome  Outcome
+	// Cause is why a failed iteration failed; "" for any other outcome.
+	// A Verdict sees the agent's cause; the procedure's declared failure
+	// is CauseProcedure.
+	Cause               Cause
 	ConsecutiveFailures int
 	Duration            time.Duration
 	// Overridden is set when a Verdict changed the outcome.
@@ -249,6 +258,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 func (r *runner) record(it *Iteration) error {
 	it.Signals = Scan(it.Result.Output, it.Prompt)
 	it.Outcome = MatrixOutcome(it)
+	it.Cause = agentCause(it)
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)
 	agentOutcome := it.Outcome
 	var judgeErr error
@@ -259,6 +269,7 @@ func (r *runner) record(it *Iteration) error {
 			it.Outcome, it.Overridden = verdict, true
 		}
 	}
+	it.Cause = finalCause(it)
 	switch {
 	case it.Outcome == OutcomeSuccess && it.Number < r.cfg.MinIterations:
 		r.cfg.Log.Infof("Iteration %s: %s before the minimum of %d iterations; going on", r.label(it.Number), r.decider(it), r.cfg.MinIterations)
@@ -293,7 +304,7 @@ func (r *runner) logVerdict(it *Iteration, agentOutcome Outcome) {
 	if it.Outcome == OutcomeFailure || it.Outcome == OutcomeAbort {
 		log = r.cfg.Log.Warnf
 	}
-	log("Iteration %s: the procedure's on_iteration declared %s; the agent's outcome was %s", r.label(it.Number), it.Outcome, agentOutcome)
+	log("Iteration %s: the procedure's on_iteration declared %s; the agent's outcome was %s%s", r.label(it.Number), it.Outcome, agentOutcome, causeTag(it))
 }
 
 // countAfter is the consecutive failure count after an iteration with
@@ -324,11 +335,11 @@ func (r *runner) stopped(it *Iteration) {
 
 // MatrixOutcome applies seed 002's outcome matrix: FAILURE wins over SUCCESS,
 // SUCCESS wins over the exit code, and otherwise the exit code decides. A
-// timeout or an agent that did not start is a failure, whatever it
-// printed.
+// timeout (idle or not) or an agent that did not start is a failure,
+// whatever it printed.
 func MatrixOutcome(it *Iteration) Outcome {
 	switch {
-	case it.StartErr != nil || it.Result.TimedOut || it.Signals.Failure:
+	case it.StartErr != nil || it.Result.TimedOut || it.Result.Idle || it.Signals.Failure:
 		return OutcomeFailure
 	case it.Signals.Success:
 		return OutcomeSuccess
@@ -350,18 +361,38 @@ func (r *runner) logIteration(it *Iteration) {
 			label, res.PID, res.ExitCode, res.Total, it.Signals.String())
 	}
 	r.logStop(it)
-	if why := failureReason(it, r.cfg.Timeout); why != "" {
-		log.Warnf("Iteration %s: %s", label, why)
+	if why := failureReason(it, r.cfg); why != "" {
+		r.warnFailure(it, why)
 	}
 	outcome := string(it.Outcome)
 	if it.Outcome == OutcomeFailure {
 		outcome = fmt.Sprintf("failure, consecutive: %d/%d", it.ConsecutiveFailures, r.cfg.FailureThreshold)
 	}
 	log.Event(logging.Info, "iteration_finished", []any{
-		"iteration", it.Number, "outcome", string(it.Outcome), "exit_code", res.ExitCode, "signal", it.Signals.String(),
+		"iteration", it.Number, "outcome", string(it.Outcome), "cause", string(it.Cause), "exit_code", res.ExitCode, "signal", it.Signals.String(),
 		"killed_by", res.Signal, "timed_out", res.TimedOut, "duration_seconds", it.Duration.Seconds(),
 		"consecutive_failures", it.ConsecutiveFailures, "output_bytes", res.Total, "dropped_bytes", res.Dropped,
 	}, "Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
+}
+
+// warnFailure says why an iteration failed, with its cause, then the
+// agent's last lines, indented under it, and where its whole output is;
+// in JSON, the lines and the file are fields of the warning.
+func (r *runner) warnFailure(it *Iteration, why string) {
+	log := r.cfg.Log
+	lines := lastLines(it.Result.Output, lastLineCount, lastLineWidth)
+	file := ""
+	if r.cfg.OutputFile != nil && it.StartErr == nil {
+		file = r.cfg.OutputFile()
+	}
+	log.Event(logging.Warn, "warning", []any{"iteration", it.Number, "cause", string(it.Cause), "last_lines", lines, "output_file", file},
+		"Iteration %s: %s%s", r.label(it.Number), why, causeTag(it))
+	for _, l := range lines {
+		log.Detailf(logging.Warn, "> %s", l)
+	}
+	if file != "" {
+		log.Detailf(logging.Warn, "the whole output: %s", file)
+	}
 }
 
 // logStop warns when stopping the agent took SIGKILL, or did not work.
@@ -387,7 +418,7 @@ func (r *runner) logStop(it *Iteration) {
 }
 
 // failureReason says why an iteration failed, or "".
-func failureReason(it *Iteration, timeout time.Duration) string {
+func failureReason(it *Iteration, cfg Config) string {
 	res := it.Result
 	switch {
 	case it.Outcome != OutcomeFailure || it.Overridden:
@@ -395,18 +426,37 @@ func failureReason(it *Iteration, timeout time.Duration) string {
 		return ""
 	case it.StartErr != nil:
 		return "the agent could not start: " + it.StartErr.Error()
-	case res.TimedOut && (res.Abandoned || res.EscapedSurvived):
-		return fmt.Sprintf("timed out after %s; not every process of the agent could be stopped", timeout)
-	case res.TimedOut && res.Contained:
-		return fmt.Sprintf("timed out after %s; the agent and everything it started were stopped", timeout)
+	case res.Idle:
+		return fmt.Sprintf("no output for %s; %s", cfg.IdleTimeout, stoppedText(res))
 	case res.TimedOut:
-		// Without a cgroup, a process that left the group and cleared its
-		// environment is found only as the run ends.
-		return fmt.Sprintf("timed out after %s; the agent's process group was stopped", timeout)
+		return fmt.Sprintf("timed out after %s; %s", cfg.Timeout, stoppedText(res))
 	case it.Signals.Failure:
 		return "the agent signaled FAILURE" + exitText(res)
 	}
 	return "the agent failed" + exitText(res)
+}
+
+// causeTag is a failed iteration's cause as the warnings end with it:
+// " [agent_failed]"; "" for an iteration that did not fail.
+func causeTag(it *Iteration) string {
+	if it.Cause == "" {
+		return ""
+	}
+	return " [" + string(it.Cause) + "]"
+}
+
+// stoppedText says what stopping the agent stopped: only what rooda
+// knows it stopped.
+func stoppedText(res process.Result) string {
+	switch {
+	case res.Abandoned || res.EscapedSurvived:
+		return "not every process of the agent could be stopped"
+	case res.Contained:
+		return "the agent and everything it started were stopped"
+	}
+	// Without a cgroup, a process that left the group and cleared its
+	// environment is found only as the run ends.
+	return "the agent's process group was stopped"
 }
 
 func exitText(res process.Result) string {

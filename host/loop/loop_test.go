@@ -21,6 +21,8 @@ type step struct {
 	took    time.Duration
 	timeout bool
 	noStart bool
+	// killedBy is the signal that ended the agent: "SIGSEGV".
+	killedBy string
 }
 
 // script runs the loop against steps, one per iteration (the last repeats),
@@ -42,7 +44,7 @@ func (s *script) agent(_ context.Context, req Request) (process.Result, error) {
 	if st.noStart {
 		return process.Result{}, errors.New("exec: \"nope\": executable file not found in $PATH")
 	}
-	return process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout}, nil
+	return process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout, Signal: st.killedBy}, nil
 }
 
 func (s *script) config(max, threshold int, log *strings.Builder) Config {
@@ -343,7 +345,7 @@ func TestTimeoutSaysWhatWasStopped(t *testing.T) {
 		{process.Result{TimedOut: true, Abandoned: true}, "timed out after 1s; not every process of the agent could be stopped"},
 	} {
 		it := &Iteration{Result: tc.res, Outcome: OutcomeFailure}
-		if got := failureReason(it, time.Second); got != tc.want {
+		if got := failureReason(it, Config{Timeout: time.Second}); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.res, got, tc.want)
 		}
 	}

@@ -20,6 +20,9 @@ type Command struct {
 	Prompt string   // written to stdin, which is then closed
 	// Timeout of 0 means none.
 	Timeout time.Duration
+	// IdleTimeout stops the agent as Timeout does once it has written
+	// nothing, on stdout or stderr, for that long; 0 means never.
+	IdleTimeout time.Duration
 	// Grace is how long the process group has after SIGTERM before
 	// SIGKILL; 0 means DefaultGrace.
 	Grace time.Duration
@@ -46,6 +49,9 @@ type Result struct {
 	ExitCode int    // 128+N when killed by signal N
 	Signal   string // "SIGSEGV" when a signal ended the agent, else ""
 	TimedOut bool
+	// Idle is set when the agent was stopped after IdleTimeout without
+	// output.
+	Idle bool
 	// Interrupted is set when ctx ended the run.
 	Interrupted bool
 	// Killed is set when the agent or a process it left did not stop on
@@ -100,8 +106,9 @@ type started struct {
 	read   chan struct{} // closed when the output is read to its end
 	exited chan error
 	began  time.Time
-	tag    string  // TagVariable's value in its environment
-	cgroup *cgroup // nil where rooda has no cgroups
+	idle   *watchdog // reset by every read of the output
+	tag    string    // TagVariable's value in its environment
+	cgroup *cgroup   // nil where rooda has no cgroups
 }
 
 // start starts the agent in a process group of its own, with the prompt
@@ -131,6 +138,7 @@ func start(c Command) (*started, error) {
 	}
 	p.out, p.ring = &drainReader{f: outR}, NewRing(c.MaxOutput)
 	p.read, p.exited = make(chan struct{}), make(chan error, 1)
+	p.idle = newWatchdog(c.IdleTimeout)
 	go feed(inW, c.Prompt)
 	go p.capture(c.Stream)
 	go func() {
@@ -187,10 +195,14 @@ func (p *started) wait(ctx context.Context, c Command) Result {
 	case <-after(c.Timeout):
 		res.TimedOut = true
 		res.Killed, ended = stop(res.PID, p.exited, c)
+	case <-p.idle.fired():
+		res.Idle = true
+		res.Killed, ended = stop(res.PID, p.exited, c)
 	case <-ctx.Done():
 		res.Interrupted = true
 		res.Killed, ended = stop(res.PID, p.exited, c)
 	}
+	p.idle.stop()
 	res.Duration = time.Since(p.began)
 	res.Abandoned = !ended
 	if cleanup(res.PID, c) {
@@ -236,7 +248,7 @@ func (p *started) collect(res *Result, c Command) {
 
 func (p *started) capture(stream io.Writer) {
 	defer close(p.read)
-	p.ring.fill(p.out, stream)
+	p.ring.fill(watched{p.out, p.idle}, stream)
 }
 
 // feed writes the prompt and closes stdin, so the agent sees its end. An

@@ -157,16 +157,24 @@ func (r *Recorder) IterationStarted(req loop.Request) {
 	r.keep(writeFile(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), []byte(req.Prompt)))
 }
 
+// OutputFile is where the iteration going on keeps the agent's output,
+// as the run's directory was given: written as the iteration finishes.
+func (r *Recorder) OutputFile() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return filepath.Join(iterationDir(r.dir, r.records), outputName)
+}
+
 // IterationFinished keeps what the agent printed and the iteration's facts.
 func (r *Recorder) IterationFinished(it *loop.Iteration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	dir := iterationDir(r.dir, r.records)
-	r.keep(writeFile(filepath.Join(dir, "output.txt"), it.Result.Output))
+	r.keep(writeFile(filepath.Join(dir, outputName), it.Result.Output))
 	m := Meta{
 		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
-		Outcome: string(it.Outcome), OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
+		Outcome: string(it.Outcome), Cause: string(it.Cause), OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),

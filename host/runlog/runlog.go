@@ -83,6 +83,8 @@ type Meta struct {
 	PromptSHA256 string `json:"prompt_sha256"`
 	PromptBytes  int    `json:"prompt_bytes"`
 	Outcome      string `json:"outcome"`
+	// Cause is why a failed iteration failed (loop.Cause's values).
+	Cause string `json:"cause,omitempty"`
 	// OutcomeNames is the vocabulary Outcome is written in: OutcomeNames2
 	// (loop.Outcome's values), or 0 in a record made before it, where
 	// "success" meant continue and "SUCCESS" meant success. ReadMeta
@@ -256,6 +258,10 @@ func decodeJSON(path string, data []byte, v any) error {
 }
 
 // iterationDir is where record n of a run keeps its files.
+// outputName is the file of an iteration's directory that keeps what
+// the agent printed.
+const outputName = "output.txt"
+
 func iterationDir(runDir string, n int) string {
 	return filepath.Join(runDir, "iterations", fmt.Sprintf("%04d", n))
 }

@@ -113,7 +113,11 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	if m.Agent != "" {
 		fmt.Fprintf(&b, "Agent: %s\n", m.Agent)
 	}
-	fmt.Fprintf(&b, "Outcome: %s\nExit code: %d\n", m.Outcome, m.ExitCode)
+	fmt.Fprintf(&b, "Outcome: %s\n", m.Outcome)
+	if m.Cause != "" {
+		fmt.Fprintf(&b, "Cause: %s\n", m.Cause)
+	}
+	fmt.Fprintf(&b, "Exit code: %d\n", m.ExitCode)
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", orNone(m.Signal), m.TimedOut, m.Duration)
 	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
 	if len(m.Escaped) > 0 {
@@ -149,7 +153,7 @@ func withoutMeta(runDir string, n int, metaErr error) string {
 	} else {
 		b.WriteString("Prompt: none kept\n")
 	}
-	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), "output.txt")); err == nil {
+	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), outputName)); err == nil {
 		fmt.Fprintf(&b, "Output: %d bytes\n", output.Size())
 	} else {
 		b.WriteString("Output: none kept\n")

@@ -21,6 +21,8 @@
 //	 "clean_env": true,   the escaped child and the daemon start with an
 //	                      empty environment
 //	 "ignore_term": true, SIGTERM ignored (the child's too)
+//	 "tick": "300ms",     a line "tick N" printed that often …
+//	 "tick_for": "2s",    … for that long, before the pause
 //	 "delay": "2s",       a pause after printing
 //	 "after": "…",        printed after the pause
 //	 "crash": "SIGSEGV",  the agent kills itself with that signal
@@ -64,6 +66,8 @@ type step struct {
 	Daemon       string `json:"daemon"`
 	CleanEnv     bool   `json:"clean_env"`
 	IgnoreTerm   bool   `json:"ignore_term"`
+	Tick         string `json:"tick"`
+	TickFor      string `json:"tick_for"`
 	Delay        string `json:"delay"`
 	After        string `json:"after"`
 	Crash        string `json:"crash"`
@@ -122,6 +126,7 @@ func act(st step, dir string, prompt []byte) {
 	if st.Daemon != "" {
 		startDaemon(st, dir)
 	}
+	tick(st.Tick, st.TickFor)
 	pause(st.Delay)
 	os.Stdout.WriteString(st.After)
 	if st.Crash != "" {
@@ -223,15 +228,32 @@ func child(d string) {
 	fmt.Println("child done")
 }
 
+// tick prints a line every interval for span: an agent that works
+// slowly but shows it.
+func tick(interval, span string) {
+	if interval == "" {
+		return
+	}
+	end := time.Now().Add(duration(span))
+	for n := 1; time.Now().Before(end); n++ {
+		fmt.Printf("tick %d\n", n)
+		time.Sleep(duration(interval))
+	}
+}
+
 func pause(d string) {
 	if d == "" {
 		return
 	}
+	time.Sleep(duration(d))
+}
+
+func duration(d string) time.Duration {
 	dur, err := time.ParseDuration(d)
 	if err != nil {
 		fail("bad duration %q: %v", d, err)
 	}
-	time.Sleep(dur)
+	return dur
 }
 
 var signals = map[string]syscall.Signal{"SIGSEGV": syscall.SIGSEGV, "SIGKILL": syscall.SIGKILL, "SIGABRT": syscall.SIGABRT, "SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT}

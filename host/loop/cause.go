@@ -1,0 +1,71 @@
+package loop
+
+// Cause is why an iteration failed: a word a user, a script and a
+// program reading the record can act on without parsing a message. Its
+// values are the one vocabulary rooda names causes with: in the failure
+// warning, the iteration_finished event, meta.json, the digest, it.cause
+// and r.last.cause. An iteration that did not fail has none ("").
+type Cause string
+
+const (
+	CauseSignalFailure Cause = "signal_failure" // the agent printed FAILURE
+	CauseAgentFailed   Cause = "agent_failed"   // a non-zero exit, no signal
+	CauseTimeout       Cause = "timeout"        // stopped at iteration_timeout
+	CauseIdle          Cause = "idle"           // stopped after idle_timeout without output
+	CauseCrash         Cause = "crash"          // killed by a signal rooda did not send (SIGSEGV …)
+	CauseNoStart       Cause = "no_start"       // the agent could not be started
+	CauseProcedure     Cause = "procedure"      // a script's on_iteration declared failure
+	// The causes an agent's decoded output gives: what the CLI itself
+	// reported, which the exit code cannot tell apart.
+	CauseRateLimited Cause = "rate_limited" // a rate or usage limit, the CLI's retries spent
+	CauseAuth        Cause = "auth"         // a login or credential failure
+	CauseNetwork     Cause = "network"      // the model's server could not be reached
+)
+
+// Causes are the causes of a failure, in the order the README's table
+// lists them.
+var Causes = []Cause{
+	CauseSignalFailure, CauseAgentFailed, CauseTimeout, CauseIdle, CauseCrash, CauseNoStart,
+	CauseProcedure, CauseRateLimited, CauseAuth, CauseNetwork,
+}
+
+// agentCause is why the agent's own outcome (MatrixOutcome) is a
+// failure, or "" when it is none. A cause already given (by a decoder
+// of the agent's structured output) is kept: the CLI knows better than
+// its exit code. Otherwise the first that holds, in the matrix's order:
+// what rooda did to the agent comes before what the agent said, and what
+// it said before how it ended.
+func agentCause(it *Iteration) Cause {
+	res := it.Result
+	switch {
+	case it.Outcome != OutcomeFailure:
+		return ""
+	case it.Cause != "":
+		return it.Cause
+	case it.StartErr != nil:
+		return CauseNoStart
+	case res.Idle:
+		return CauseIdle
+	case res.TimedOut:
+		return CauseTimeout
+	case it.Signals.Failure:
+		return CauseSignalFailure
+	case res.Signal != "":
+		// rooda signals an agent only on a timeout or an interrupt, and
+		// an interrupted iteration is never judged.
+		return CauseCrash
+	}
+	return CauseAgentFailed
+}
+
+// finalCause is the cause once the procedure has judged: its declared
+// failure is its own; an iteration it turned into anything else has none.
+func finalCause(it *Iteration) Cause {
+	switch {
+	case it.Outcome != OutcomeFailure:
+		return ""
+	case it.Overridden:
+		return CauseProcedure
+	}
+	return it.Cause
+}

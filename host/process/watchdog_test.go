@@ -1,0 +1,26 @@
+package process
+
+import (
+	"testing"
+	"time"
+)
+
+// TestIdleTimeoutStopsASilentAgent: an agent that writes nothing for the
+// idle timeout is stopped, its whole group with it, long before it would
+// have ended on its own.
+func TestIdleTimeoutStopsASilentAgent(t *testing.T) {
+	res := run(t, Command{Argv: sh("echo started; sleep 30 & sleep 30"), IdleTimeout: 300 * time.Millisecond, Grace: time.Second})
+	if !res.Idle || res.TimedOut || res.Duration > hangGuard || string(res.Output) != "started\n" {
+		t.Errorf("idle %t, timed out %t after %s, output %q", res.Idle, res.TimedOut, res.Duration, res.Output)
+	}
+	groupGone(t, res)
+}
+
+// TestIdleTimeoutSparesATalkingAgent: output on stdout or stderr more
+// often than the idle timeout keeps the agent going to its end.
+func TestIdleTimeoutSparesATalkingAgent(t *testing.T) {
+	res := run(t, Command{Argv: sh("for i in 1 2 3 4 5 6; do echo $i; sleep 0.15; echo err >&2; sleep 0.15; done"), IdleTimeout: 500 * time.Millisecond})
+	if res.Idle || res.ExitCode != 0 || res.Duration < 1500*time.Millisecond {
+		t.Errorf("idle %t, exit %d after %s", res.Idle, res.ExitCode, res.Duration)
+	}
+}

@@ -321,10 +321,37 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 		"consecutive_failures": starlark.MakeInt(it.ConsecutiveFailures),
 		"agent":                starlark.String(it.Agent),
 		"outcome":              starlark.String(it.Outcome),
+		"usage":                usageValue(it.Spent),
+		"cost":                 costValue(it.Spent),
 		"changed":              changedValue(it.Changes),
 		"files_changed":        filesChanged(it.Changes),
 		"cause":                cause,
 	}
+}
+
+// usageValue is it.usage: the tokens the agent used, as its CLI
+// reported them, or None for an agent whose output rooda reads as text.
+func usageValue(s loop.Spend) starlark.Value {
+	if s.Tokens.IsZero() {
+		return starlark.None
+	}
+	u := s.Tokens
+	return frozen("usage", starlark.StringDict{
+		"input":       starlark.MakeInt64(u.Input),
+		"output":      starlark.MakeInt64(u.Output),
+		"cache_read":  starlark.MakeInt64(u.CacheRead),
+		"cache_write": starlark.MakeInt64(u.CacheWrite),
+		"total":       starlark.MakeInt64(s.TotalTokens()),
+	})
+}
+
+// costValue is it.cost: the dollars the iteration cost, or None when
+// nobody knows (text output, or a model model_prices does not price).
+func costValue(s loop.Spend) starlark.Value {
+	if !s.Costed {
+		return starlark.None
+	}
+	return starlark.Float(s.CostUSD)
 }
 
 // changedValue is it.changed: whether the iteration changed the git

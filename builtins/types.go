@@ -29,6 +29,13 @@ func Types() []Type {
 			{"dry_run", "bool", "whether nothing ran (--dry-run)"},
 			{"stats", "stats", "the iterations' durations"},
 		}},
+		{"usage", "The tokens an iteration's agent used: it.usage.", []Field{
+			{"input", "int", "input tokens, not counting cached ones"},
+			{"output", "int", "output tokens"},
+			{"cache_read", "int", "input tokens read from the provider's cache"},
+			{"cache_write", "int", "input tokens written to the provider's cache"},
+			{"total", "int", "all of them: what max_tokens counts"},
+		}},
 		{"stats", "The durations of a loop's iterations, in seconds: r.stats.", []Field{
 			{"count", "int", "iterations timed"},
 			{"total", "float", "their sum"},
@@ -74,6 +81,8 @@ var iterationTypeFields = []Field{
 	{"output", "str", "the agent's kept output, stdout and stderr"},
 	{"consecutive_failures", "int", "failures in a row, this one included"},
 	{"agent", "str", "the agent of the iteration: its alias, else its command line (\"\" in a dry run's placeholder)"},
+	{"usage", "usage | None", "the tokens the agent used, as its CLI reported them (an alias with a JSON output); None for an agent rooda reads as text"},
+	{"cost", "float | None", "what the iteration cost in dollars: the CLI's own figure, else its tokens priced by model_prices; None when unknown"},
 	{"changed", "bool | None", "whether the iteration changed the git workspace (a file's content, or HEAD); None outside a git repository, where rooda cannot tell. stall_iterations counts iterations that changed nothing and signaled nothing"},
 	{"files_changed", "list", "the files the iteration changed, tracked or not, committed or not (rooda's own records left out); empty outside a git repository"},
 }

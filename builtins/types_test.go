@@ -6,6 +6,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"rooda/host/agentstream"
 	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/session"
@@ -25,6 +26,7 @@ func TestTypesAreTheValues(t *testing.T) {
 		"fragment":       &Fragment{},
 		"file":           &ContextFile{},
 		"fake_agent":     &FakeAgent{f: &session.FakeAgent{}},
+		"usage":          usageValue(loop.Spend{Tokens: agentstream.Usage{Input: 1}}).(starlark.HasAttrs),
 	}
 	methods := map[string]bool{}
 	for typ, ms := range Methods() {

@@ -218,7 +218,7 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[Alias]) {
 					given = true
 					d.field(x, join(path, key), bind(key, &cmd, Command))
 				} else {
-					d.field(x, join(path, key), bind(key, &output, OneOf(OutputFormats...)))
+					d.field(x, join(path, key), bind(key, &output, OneOf(outputFormats()...)))
 				}
 			})
 			if !given {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"rooda/host/agentstream"
 
 	"rooda/host/prompt"
 )
@@ -110,9 +111,6 @@ var (
 	iterationModes = []string{ModeMaxIterations, ModeUnlimited}
 	logLevels      = []string{"debug", "info", "warn", "error"}
 	logFormats     = []string{"text", "json"}
-	// OutputFormats are what an alias's output may be: text, read as it
-	// is, or a CLI's JSON stream, decoded.
-	OutputFormats = []string{"text", "claude-stream-json", "codex-json", "gemini-stream-json", "opencode-json"}
 )
 
 // Prompt is the procedure in the form host/prompt composes.
@@ -132,4 +130,14 @@ func (p *Procedure) HasPhases() bool {
 		}
 	}
 	return false
+}
+
+// outputFormats are what an alias's output may be: text, read as it is,
+// or a CLI's JSON stream, which host/agentstream decodes.
+func outputFormats() []string {
+	var names []string
+	for _, f := range agentstream.Formats() {
+		names = append(names, string(f))
+	}
+	return names
 }

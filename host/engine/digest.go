@@ -55,6 +55,9 @@ func (d *digest) IterationFinished(it *loop.Iteration) {
 		fmt.Fprintf(&b, "Cause: %s\n", it.Cause)
 	}
 	fmt.Fprintf(&b, "Files changed: %s\n", filesText(it.Changes))
+	if !it.Spent.IsZero() {
+		fmt.Fprintf(&b, "Spent: %s\n", it.Spent)
+	}
 	d.facts = b.String()
 }
 

@@ -27,6 +27,9 @@ type Output struct {
 	// Record, when set, keeps the run's record and gives the context
 	// added while the run goes on.
 	Record Record
+	// Spent is what the run's agents spent before this loop, which its
+	// budgets (max_cost_usd, max_tokens) count too.
+	Spent loop.Spend
 }
 
 // Record keeps a run's record (host/runlog): it sees every iteration, is
@@ -71,9 +74,6 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		MaxOutput:   config.MaxOutputBuffer.In(s).V,
 		Kill:        out.Kill,
 	}
-	if config.ShowAIOutput.In(s).V {
-		cmd.Stream = out.Stdout
-	}
 	var dig *digest
 	if config.Digest.In(s).V {
 		dig = newDigest(announced, s.Checks.V, out.Kill)
@@ -97,7 +97,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		IdleTimeout:      config.IdleTimeout.In(s).V,
 		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
-		Agent:            p.runner(cmd),
+		Agent:            p.runner(cmd, out.Stdout, config.ShowAIOutput.In(s).V, log),
 		Agents:           p.Agents,
 		Log:              log,
 		Observers:        observers,
@@ -105,6 +105,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Verdict:          p.Verdict,
 		Now:              out.Now,
 		StallIterations:  config.StallIterations.In(s).V,
+		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Before: out.Spent},
 		// What an iteration changed is looked at once, for the record,
 		// the digest, the stall rule and the script alike.
 		Workspace: git.NewWorkspace(),
@@ -146,27 +147,6 @@ func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(promp
 func announce(log *logging.Logger, ctx context.Context) {
 	log.Warnf("Received %v: stopping the agent and its processes (SIGTERM, SIGKILL after %s; again to kill now)",
 		context.Cause(ctx), process.DefaultGrace)
-}
-
-// runner runs the agent for one iteration, telling it where it is through
-// ROODA_ITERATION, ROODA_MAX_ITERATIONS and ROODA_PROCEDURE.
-func (p *Plan) runner(base process.Command) func(context.Context, loop.Request) (process.Result, error) {
-	return func(ctx context.Context, req loop.Request) (process.Result, error) {
-		cmd := base
-		if len(p.Rotation) > 0 {
-			cmd.Argv = p.Rotation[(req.Iteration-1)%len(p.Rotation)]
-		}
-		cmd.Prompt = req.Prompt
-		cmd.Env = []string{
-			"ROODA_ITERATION=" + strconv.Itoa(req.Iteration),
-			"ROODA_MAX_ITERATIONS=" + maxText(req.MaxIterations),
-			"ROODA_PROCEDURE=" + p.Procedure.Name,
-		}
-		if p.Runner != nil {
-			return p.Runner(ctx, req.Iteration, cmd)
-		}
-		return process.Run(ctx, cmd)
-	}
 }
 
 func maxText(n int) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"rooda/host/agentstream"
 	"rooda/host/config"
 	"rooda/host/files"
 	"rooda/host/loop"
@@ -44,6 +45,8 @@ type Turn struct {
 	Name string
 	// Line is its command line ("" for a fake agent).
 	Line string
+	// Output is the format of what it prints (config.Alias.Output).
+	Output string
 	// Role, when set, is the procedure whose prompt this agent is given
 	// instead of the loop's: a builder and a reviewer in one loop.
 	Role *config.Procedure
@@ -58,6 +61,11 @@ type Plan struct {
 	Argv []string
 	// Rotation, when not nil, holds the agents that take turns.
 	Rotation [][]string
+	// Formats are the formats of what each turn's agent prints (one when
+	// there is no rotation): text, or a CLI's JSON stream, decoded.
+	Formats []agentstream.Format
+	// PriceOf prices the tokens of a model whose CLI reports no cost.
+	PriceOf func(model string) (config.Price, bool)
 	// Agents name the agent of each turn (one when there is no rotation).
 	Agents []string
 	// Roles, when not nil, are the prompts of each turn: Procedure, or
@@ -107,7 +115,8 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	}
 	phases := s.Procedure.Prompt()
 	override(&phases, given)
-	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner}
+	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner, PriceOf: req.Config.PriceOf}
+	p.Formats = []agentstream.Format{formatNamed(s.AIOutput)}
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}
 		p.pass("Fake agent: no process is started")
@@ -232,6 +241,19 @@ func (p *Plan) procedureOf(n int) prompt.Procedure {
 	return p.Roles[(n-1)%len(p.Roles)]
 }
 
+// formatNamed is the format an alias names: text when it names none.
+func formatNamed(name string) agentstream.Format {
+	if name == "" {
+		return agentstream.Text
+	}
+	return agentstream.Format(name)
+}
+
+// formatOf is the format of what iteration n's agent prints.
+func (p *Plan) formatOf(n int) agentstream.Format {
+	return p.Formats[(n-1)%len(p.Formats)]
+}
+
 // checkRotation checks the agents that take turns after the first, which
 // checkAgent has checked.
 func (p *Plan) checkRotation(turns []Turn) {
@@ -242,6 +264,7 @@ func (p *Plan) checkRotation(turns []Turn) {
 			var path string
 			if path, err = process.Find(argv[0]); err == nil {
 				p.Rotation = append(p.Rotation, argv)
+				p.Formats = append(p.Formats, formatNamed(t.Output))
 				p.pass("AI command binary exists: " + path)
 				continue
 			}

@@ -1,5 +1,11 @@
 package loop
 
+import (
+	"fmt"
+
+	"rooda/host/agentstream"
+)
+
 // Cause is why an iteration failed: a word a user, a script and a
 // program reading the record can act on without parsing a message. Its
 // values are the one vocabulary rooda names causes with: in the failure
@@ -44,6 +50,10 @@ func agentCause(it *Iteration) Cause {
 		return it.Cause
 	case it.StartErr != nil:
 		return CauseNoStart
+	case decodedCause(it.Decoded) != "":
+		// What the CLI said went wrong beats how rooda had to stop it: a
+		// login retried until the idle timeout is a login failure.
+		return decodedCause(it.Decoded)
 	case res.Idle:
 		return CauseIdle
 	case res.TimedOut:
@@ -68,4 +78,30 @@ func finalCause(it *Iteration) Cause {
 		return CauseProcedure
 	}
 	return it.Cause
+}
+
+// decodedCause is the cause a decoded output gives a failure, or "".
+func decodedCause(sum *agentstream.Summary) Cause {
+	if sum == nil {
+		return ""
+	}
+	switch sum.FailureCause() {
+	case agentstream.CauseAuth:
+		return CauseAuth
+	case agentstream.CauseRateLimited, agentstream.CauseUsageLimit, agentstream.CauseOverloaded:
+		return CauseRateLimited
+	case agentstream.CauseNetwork:
+		return CauseNetwork
+	}
+	return ""
+}
+
+// loginError ends a run whose agent cannot log in: no later iteration
+// could, so none starts. It says what the CLI said and how to fix it.
+func loginError(it *Iteration) error {
+	said := "it could not log in"
+	if msg := it.Decoded.Err; msg != "" {
+		said = msg
+	}
+	return fmt.Errorf("the agent cannot log in (%s); no further iteration starts. %s", said, agentstream.LoginFix(it.Decoded.Format))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"rooda/host/agentstream"
 	"rooda/host/git"
 	"rooda/host/logging"
 	"rooda/host/process"
@@ -31,7 +32,7 @@ type Config struct {
 	Prompt func(prompt.Iteration) (string, error)
 	// Agent runs one iteration's agent. Its error means the agent could not
 	// start, which counts as a failed iteration.
-	Agent func(context.Context, Request) (process.Result, error)
+	Agent func(context.Context, Request) (Reply, error)
 	// Agents name the agents that take turns, one per iteration:
 	// iteration N's is Agents[(N-1) % len]. Each iteration carries its
 	// agent's name, so that a script, the record and the log can say who
@@ -56,6 +57,26 @@ type Config struct {
 	// StallIterations, when not 0, ends the loop (Stalled) after that
 	// many iterations in a row that changed nothing and signaled nothing.
 	StallIterations int
+	// Budget ends the loop (OverBudget) once the run's agents have spent
+	// what it allows.
+	Budget Budget
+}
+
+// Reply is what one iteration's agent gave.
+type Reply struct {
+	process.Result
+	// Decoded is what rooda read in the agent's structured output; nil
+	// for an agent whose output is text.
+	Decoded *agentstream.Summary
+	// Transcript is the readable transcript of a decoded output, its
+	// last bytes, for the record.
+	Transcript []byte
+	// Spent is what the agent used, as its CLI reported it or the price
+	// table priced it.
+	Spent Spend
+	// Waited is how long rooda waited for a usage limit to reset before
+	// the agent could run: not the iteration's work.
+	Waited time.Duration
 }
 
 // Workspace takes the workspace's state before an iteration's agent runs
@@ -105,6 +126,11 @@ type Iteration struct {
 	MaxIterations int
 	Prompt        string
 	Result        process.Result
+	// Decoded, Transcript and Spent are what rooda read in a structured
+	// output (Reply): nil, nil and nothing for text.
+	Decoded    *agentstream.Summary
+	Transcript []byte
+	Spent      Spend
 	// StartErr is why the agent could not start, if it could not.
 	StartErr error
 	Signals  Signals
@@ -139,8 +165,21 @@ type Result struct {
 	Last       *Iteration
 	Elapsed    time.Duration
 	// Err is what ended an aborted run other than the failure threshold:
-	// a prompt that could not be composed, or a Verdict's error.
+	// a prompt that could not be composed, or a Verdict's error; or the
+	// budget an OverBudget loop reached (*BudgetError).
 	Err error
+	// Spent is what the loop's agents used.
+	Spent Spend
+}
+
+// said is what the agent said, where its signals are looked for: the
+// assistant text of a decoded output (not its JSON, not a tool's result
+// echoing the prompt), else the output as it is.
+func (it *Iteration) said() []byte {
+	if it.Decoded != nil {
+		return []byte(it.Decoded.Text)
+	}
+	return it.Result.Output
 }
 
 // Run runs the loop until SUCCESS, the failure threshold, the iteration
@@ -182,6 +221,8 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Aborted, err)
 		}
 		switch {
+		case it.Cause == CauseAuth:
+			return r.finish(Aborted, loginError(it))
 		case it.Outcome == OutcomeAbort:
 			return r.finish(Aborted, errAbort)
 		case it.Outcome == OutcomeSuccess:
@@ -190,6 +231,8 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Aborted, nil)
 		case r.stalled(it):
 			return r.finish(Stalled, nil)
+		case cfg.Budget.reached(r.result.Spent) != nil:
+			return r.finish(OverBudget, cfg.Budget.reached(r.result.Spent))
 		case cfg.MaxIterations > 0 && n >= cfg.MaxIterations:
 			return r.finish(MaxIters, nil)
 		}
@@ -241,8 +284,10 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 		r.cfg.Workspace.Before()
 	}
 	began := r.cfg.Now()
-	it.Result, it.StartErr = r.cfg.Agent(ctx, req)
-	it.Duration = r.cfg.Now().Sub(began)
+	reply, err := r.cfg.Agent(ctx, req)
+	it.Duration = r.cfg.Now().Sub(began) - reply.Waited
+	it.Result, it.StartErr = reply.Result, err
+	it.Decoded, it.Transcript, it.Spent = reply.Decoded, reply.Transcript, reply.Spent
 	if r.cfg.Workspace != nil {
 		changes := r.cfg.Workspace.After()
 		it.Changes = &changes
@@ -256,7 +301,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 // MinIterations, whoever declared it, becomes continue. Its error is the
 // Verdict's: the iteration still counts, with the agent's outcome.
 func (r *runner) record(it *Iteration) error {
-	it.Signals = Scan(it.Result.Output, it.Prompt)
+	it.Signals = Scan(it.said(), it.Prompt)
 	it.Outcome = MatrixOutcome(it)
 	it.Cause = agentCause(it)
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)
@@ -281,6 +326,7 @@ func (r *runner) record(it *Iteration) error {
 	r.failures = it.ConsecutiveFailures
 	r.result.Iterations++
 	r.result.Stats.Add(it.Duration)
+	r.result.Spent = r.result.Spent.Add(it.Spent)
 	r.result.Last = it
 	r.logIteration(it)
 	for _, o := range r.cfg.Observers {
@@ -368,11 +414,20 @@ func (r *runner) logIteration(it *Iteration) {
 	if it.Outcome == OutcomeFailure {
 		outcome = fmt.Sprintf("failure, consecutive: %d/%d", it.ConsecutiveFailures, r.cfg.FailureThreshold)
 	}
-	log.Event(logging.Info, "iteration_finished", []any{
+	log.Event(logging.Info, "iteration_finished", append([]any{
 		"iteration", it.Number, "outcome", string(it.Outcome), "cause", string(it.Cause), "exit_code", res.ExitCode, "signal", it.Signals.String(),
 		"killed_by", res.Signal, "timed_out", res.TimedOut, "duration_seconds", it.Duration.Seconds(),
 		"consecutive_failures", it.ConsecutiveFailures, "output_bytes", res.Total, "dropped_bytes", res.Dropped,
-	}, "Iteration %s completed in %s (%s)", label, logging.Duration(it.Duration), outcome)
+	}, it.Spent.Fields()...), "Iteration %s completed in %s (%s)%s", label, logging.Duration(it.Duration), outcome, spentText(it.Spent))
+}
+
+// spentText is what an iteration's agent spent, as the progress line
+// ends with it: " · 1,234 tokens, $0.0123"; "" when nothing is known.
+func spentText(s Spend) string {
+	if s.IsZero() {
+		return ""
+	}
+	return " · " + s.String()
 }
 
 // warnFailure says why an iteration failed, with its cause, then the
@@ -473,19 +528,24 @@ func exitText(res process.Result) string {
 func (r *runner) finish(status Status, cause error) Result {
 	r.result.Status = status
 	r.result.Elapsed = r.cfg.Now().Sub(r.start)
-	if status == Aborted {
+	if status == Aborted || status == OverBudget {
 		r.result.Err = cause
 	}
 	level, msg := r.summary(status, cause)
 	s := r.result.Stats
-	r.cfg.Log.Event(level, logging.FinalEvent, []any{
+	r.cfg.Log.Event(level, logging.FinalEvent, append([]any{
 		"status", string(status), "exit_code", status.ExitCode(), "iterations", r.result.Iterations,
 		"elapsed_seconds", r.result.Elapsed.Seconds(), "min_seconds", s.Min.Seconds(), "max_seconds", s.Max.Seconds(),
 		"mean_seconds", s.Mean().Seconds(), "stddev_seconds", s.StdDev().Seconds(),
-	}, "%s", msg)
+	}, r.result.Spent.Fields()...), "%s", msg)
 	if s.Count > 0 {
 		r.cfg.Log.Detailf(level, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
 			logging.Duration(s.Min), logging.Duration(s.Max), logging.Duration(s.Mean()), logging.Duration(s.StdDev()))
+	}
+	if spent := r.result.Spent; !spent.IsZero() {
+		u := spent.Tokens
+		r.cfg.Log.Detailf(level, "Spent: %s (input %s, output %s, cache read %s, cache write %s)",
+			spent, thousands(u.Input), thousands(u.Output), thousands(u.CacheRead), thousands(u.CacheWrite))
 	}
 	return r.result
 }
@@ -504,6 +564,8 @@ func (r *runner) summary(status Status, cause error) (logging.Level, string) {
 		return logging.Info, fmt.Sprintf("Reached max iterations: %d (total: %s)", r.cfg.MaxIterations, total)
 	case Interrupted:
 		return logging.Warn, fmt.Sprintf("Interrupted%s (%s completed, total: %s)", causeText(cause), done, total)
+	case OverBudget:
+		return logging.Warn, fmt.Sprintf("Budget reached: %v (%s completed, total: %s)", cause, done, total)
 	case Stalled:
 		return logging.Warn, fmt.Sprintf("Stalled: the last %s changed no file and signaled nothing (%s completed, total: %s)", plural(r.idle, "iteration"), done, total)
 	}

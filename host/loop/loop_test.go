@@ -36,15 +36,15 @@ type script struct {
 
 func (s *script) now() time.Time { return s.clock }
 
-func (s *script) agent(_ context.Context, req Request) (process.Result, error) {
+func (s *script) agent(_ context.Context, req Request) (Reply, error) {
 	st := s.steps[min(s.calls, len(s.steps)-1)]
 	s.calls++
 	s.prompts = append(s.prompts, req.Prompt)
 	s.clock = s.clock.Add(st.took)
 	if st.noStart {
-		return process.Result{}, errors.New("exec: \"nope\": executable file not found in $PATH")
+		return Reply{}, errors.New("exec: \"nope\": executable file not found in $PATH")
 	}
-	return process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout, Signal: st.killedBy}, nil
+	return Reply{Result: process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout, Signal: st.killedBy}}, nil
 }
 
 func (s *script) config(max, threshold int, log *strings.Builder) Config {
@@ -194,7 +194,7 @@ func TestInterrupt(t *testing.T) {
 	cfg := s.config(5, 3, &log)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	inner := cfg.Agent
-	cfg.Agent = func(c context.Context, r Request) (process.Result, error) {
+	cfg.Agent = func(c context.Context, r Request) (Reply, error) {
 		if r.Iteration == 2 {
 			cancel(errors.New("SIGINT"))
 		}
@@ -239,7 +239,7 @@ func TestObserversSeeEveryIteration(t *testing.T) {
 	rec = &recorder{}
 	cfg.Observers = []Observer{rec}
 	inner := cfg.Agent
-	cfg.Agent = func(c context.Context, r Request) (process.Result, error) {
+	cfg.Agent = func(c context.Context, r Request) (Reply, error) {
 		cancel()
 		return inner(c, r)
 	}
@@ -254,8 +254,8 @@ func TestTruncationIsWarned(t *testing.T) {
 	s := &script{steps: []step{{}}}
 	cfg := s.config(1, 3, &log)
 	cfg.MaxOutput = 1024
-	cfg.Agent = func(context.Context, Request) (process.Result, error) {
-		return process.Result{Output: make([]byte, 1024), Total: 5000, Dropped: 3976}, nil
+	cfg.Agent = func(context.Context, Request) (Reply, error) {
+		return Reply{Result: process.Result{Output: make([]byte, 1024), Total: 5000, Dropped: 3976}}, nil
 	}
 	Run(context.Background(), cfg)
 	want := "WARN: Iteration 1/1: the agent printed 5000 bytes; kept the last 1024 (max_output_buffer 1024), dropped 3976\n"

@@ -21,6 +21,8 @@ import (
 // engine also tells it when each loop starts and ends.
 type Recorder struct {
 	mu sync.Mutex
+	// spent is what every iteration's agent used so far.
+	spent loop.Spend
 	// err is the first write that failed: the record is incomplete.
 	err     error
 	dir     string // the run's directory
@@ -179,6 +181,15 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),
 		EscapedSurvived: it.Result.EscapedSurvived,
+	}
+	if d := it.Decoded; d != nil {
+		m.Format, m.Model, m.Retries = string(d.Format), d.Model, d.Retries
+		r.keep(writeFile(filepath.Join(dir, transcriptName), it.Transcript))
+	}
+	m.Spent = spentOf(it.Spent)
+	if it.Outcome != loop.OutcomeInterrupted {
+		r.spent = r.spent.Add(it.Spent)
+		r.run.Spent = spentOf(r.spent)
 	}
 	if c := it.Changes; c != nil {
 		m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = c.HeadBefore, c.HeadAfter, c.Files

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"rooda/host/files"
+	"rooda/host/loop"
 	"rooda/host/process"
 )
 
@@ -49,6 +50,43 @@ type Run struct {
 	Ended      *time.Time `json:"ended,omitempty"`
 	Iterations int        `json:"iterations"`
 	Loops      []Loop     `json:"loops"`
+	// Spent is what every iteration's agent used, in total.
+	Spent *Spent `json:"spent,omitempty"`
+}
+
+// Spent is what agents used: tokens as their CLIs reported them, and
+// dollars when known (reported, or priced by model_prices).
+type Spent struct {
+	InputTokens      int64    `json:"input_tokens"`
+	OutputTokens     int64    `json:"output_tokens"`
+	CacheReadTokens  int64    `json:"cache_read_tokens"`
+	CacheWriteTokens int64    `json:"cache_write_tokens"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"`
+}
+
+// String is the spend as runs show shows it: "1,234 tokens (input 1,000,
+// output 234, cache read 0, cache write 0), $0.0123".
+func (s *Spent) String() string {
+	out := fmt.Sprintf("%d tokens (input %d, output %d, cache read %d, cache write %d)",
+		s.InputTokens+s.OutputTokens+s.CacheReadTokens+s.CacheWriteTokens, s.InputTokens, s.OutputTokens, s.CacheReadTokens, s.CacheWriteTokens)
+	if s.CostUSD != nil {
+		out += ", " + loop.Dollars(*s.CostUSD)
+	}
+	return out
+}
+
+// spentOf is s as the record keeps it; nil when nothing is known.
+func spentOf(s loop.Spend) *Spent {
+	if s.IsZero() {
+		return nil
+	}
+	u := s.Tokens
+	out := &Spent{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheWrite}
+	if s.Costed {
+		cost := s.CostUSD
+		out.CostUSD = &cost
+	}
+	return out
 }
 
 // Loop is one loop of a run: a YAML procedure's only one, or one
@@ -107,6 +145,14 @@ type Meta struct {
 	// EscapedSurvived is set when some of them did not end even after
 	// SIGKILL.
 	EscapedSurvived bool `json:"escaped_survived,omitempty"`
+	// For an agent whose output rooda decodes (its alias's output): the
+	// format, the model, what it used, and the readable transcript kept
+	// beside output.txt as transcript.txt.
+	Format string `json:"format,omitempty"`
+	Model  string `json:"model,omitempty"`
+	Spent  *Spent `json:"spent,omitempty"`
+	// Retries counts the retries the CLI reported (429, 529 …).
+	Retries int `json:"retries,omitempty"`
 }
 
 // newID names a run: sortable by time (to the microsecond, so that runs
@@ -257,11 +303,15 @@ func decodeJSON(path string, data []byte, v any) error {
 	return fmt.Errorf("%s:%d: invalid JSON: %w (the record is damaged: mend the file, or remove the run's directory)", path, line, err)
 }
 
-// iterationDir is where record n of a run keeps its files.
 // outputName is the file of an iteration's directory that keeps what
 // the agent printed.
 const outputName = "output.txt"
 
+// transcriptName is the file beside it that keeps a decoded output's
+// readable transcript: what -v shows.
+const transcriptName = "transcript.txt"
+
+// iterationDir is where record n of a run keeps its files.
 func iterationDir(runDir string, n int) string {
 	return filepath.Join(runDir, "iterations", fmt.Sprintf("%04d", n))
 }

@@ -72,6 +72,9 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		b.WriteString("Ended: unknown: rooda was killed or crashed before it could record the end and the exit code\n")
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", run.Iterations)
+	if run.Spent != nil {
+		fmt.Fprintf(&b, "Spent: %s\n", run.Spent)
+	}
 	for i, l := range run.Loops {
 		loopStatus := l.Status
 		if loopStatus == "" { // the loop had not ended
@@ -120,6 +123,12 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	fmt.Fprintf(&b, "Exit code: %d\n", m.ExitCode)
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", orNone(m.Signal), m.TimedOut, m.Duration)
 	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
+	if m.Format != "" {
+		fmt.Fprintf(&b, "Format: %s, model %s, %d retries; transcript: %s\n", m.Format, orNone(m.Model), m.Retries, filepath.Join(iterationDir(runDir, n), transcriptName))
+	}
+	if m.Spent != nil {
+		fmt.Fprintf(&b, "Spent: %s\n", m.Spent)
+	}
 	if len(m.Escaped) > 0 {
 		what := "stopped"
 		if m.EscapedSurvived {

@@ -95,6 +95,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	res := plan.Execute(ctx, s.output(), collector{s.rt}, previous)
 	s.iterating = false
 	s.iterations += res.Iterations
+	s.spent = s.spent.Add(res.Spent)
 	s.last = res.Status
 	switch {
 	case ctx.Err() != nil:
@@ -104,6 +105,9 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return res, callbackErr
 	case capped && res.Status == loop.MaxIters:
 		return res, s.iterationBudget()
+	case res.Status == loop.OverBudget:
+		// Spending budgets are the run's: the script ends with the loop.
+		return res, &host.BudgetError{Message: res.Err.Error()}
 	}
 	return res, nil
 }

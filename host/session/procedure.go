@@ -30,10 +30,11 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	defer s.stopStragglers()
 	s.startRecord()
 	res := plan.Execute(s.ctx, s.output())
+	s.spent = s.spent.Add(res.Spent)
 	return s.finish(res.Status)
 }
 
 // output is where the engine writes, and what it tells of a loop.
 func (s *Session) output() engine.Output {
-	return engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Record: s.record()}
+	return engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Record: s.record(), Spent: s.spent}
 }

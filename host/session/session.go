@@ -81,8 +81,10 @@ type Session struct {
 	rec  *runlog.Recorder
 	// rt is the runtime of the script, if the run is one.
 	rt *host.Runtime
-	// iterations counts the iterations of every loop so far.
+	// iterations counts the iterations of every loop so far, spent what
+	// their agents used.
 	iterations int
+	spent      loop.Spend
 	// last is how the last loop ended, "" before one ends.
 	last loop.Status
 	// iterating is set while a loop runs.

@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"time"
+
+	"rooda/host/agentstream"
+	"rooda/host/config"
+	"rooda/host/logging"
+	"rooda/host/loop"
+	"rooda/host/process"
+)
+
+// runner runs the agent for one iteration, telling it where it is through
+// ROODA_ITERATION, ROODA_MAX_ITERATIONS and ROODA_PROCEDURE. An agent
+// whose output is a CLI's JSON stream is decoded as it prints: its
+// signals are looked for in what it said, -v shows a readable transcript
+// instead of the JSON, and its tokens and cost are counted. A usage limit
+// that resets within max_limit_wait is waited for, and the same
+// iteration runs again: no iteration is spent on it.
+func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log *logging.Logger) func(context.Context, loop.Request) (loop.Reply, error) {
+	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
+		cmd := base
+		if len(p.Rotation) > 0 {
+			cmd.Argv = p.Rotation[(req.Iteration-1)%len(p.Rotation)]
+		}
+		cmd.Prompt = req.Prompt
+		cmd.Env = []string{
+			"ROODA_ITERATION=" + strconv.Itoa(req.Iteration),
+			"ROODA_MAX_ITERATIONS=" + maxText(req.MaxIterations),
+			"ROODA_PROCEDURE=" + p.Procedure.Name,
+		}
+		var waited time.Duration
+		for {
+			reply, err := p.attempt(ctx, req.Iteration, cmd, stdout, verbose)
+			reply.Waited = waited
+			wait, ok := p.limitWait(reply.Decoded, log, req)
+			if !ok || err != nil {
+				return reply, err
+			}
+			select {
+			case <-time.After(wait):
+				waited += wait
+			case <-ctx.Done():
+				return reply, err
+			}
+		}
+	}
+}
+
+// attempt runs the agent once, decoding what it prints when its format
+// is a CLI's JSON stream.
+func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, stdout io.Writer, verbose bool) (loop.Reply, error) {
+	format := p.formatOf(n)
+	if format == agentstream.Text {
+		if verbose {
+			cmd.Stream = stdout
+		}
+		res, err := p.run(ctx, n, cmd)
+		return loop.Reply{Result: res}, err
+	}
+	// The transcript goes to the terminal with -v, and its last bytes to
+	// the record.
+	transcript := process.NewRing(cmd.MaxOutput)
+	var shown io.Writer = transcript
+	if verbose {
+		shown = io.MultiWriter(stdout, transcript)
+	}
+	dec := agentstream.New(format, shown)
+	cmd.Stream = dec
+	res, err := p.run(ctx, n, cmd)
+	dec.Close()
+	sum := dec.Summary()
+	return loop.Reply{Result: res, Decoded: &sum, Transcript: transcript.Bytes(), Spent: p.spent(sum)}, err
+}
+
+// run runs the agent process, or what stands in for it.
+func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Result, error) {
+	if p.Runner != nil {
+		return p.Runner(ctx, n, cmd)
+	}
+	return process.Run(ctx, cmd)
+}
+
+// spent is what a decoded output says the agent used: its CLI's cost,
+// else its tokens priced by model_prices, else its tokens alone.
+func (p *Plan) spent(sum agentstream.Summary) loop.Spend {
+	s := loop.Spend{Tokens: sum.Usage}
+	switch {
+	case sum.CostReported:
+		s.CostUSD, s.Costed = sum.CostUSD, true
+	case p.PriceOf != nil:
+		if price, ok := p.PriceOf(sum.Model); ok {
+			u := sum.Usage
+			s.CostUSD, s.Costed = price.Cost(u.Input, u.Output, u.CacheRead, u.CacheWrite), true
+		}
+	}
+	return s
+}
+
+// limitWait is how long to wait before running the iteration again, when
+// its agent hit a usage or rate limit that resets within max_limit_wait;
+// false when it did not, or the limit resets later (a failure, cause
+// rate_limited), which it says.
+func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop.Request) (time.Duration, bool) {
+	if sum == nil || sum.ResetAt.IsZero() || (sum.Cause != agentstream.CauseUsageLimit && sum.Cause != agentstream.CauseRateLimited) {
+		return 0, false
+	}
+	wait := time.Until(sum.ResetAt)
+	if wait < 0 {
+		wait = 0
+	}
+	n := req.Iteration
+	label, name := strconv.Itoa(n), p.agentOf(n)
+	if req.MaxIterations > 0 {
+		label += "/" + strconv.Itoa(req.MaxIterations)
+	}
+	limit := config.MaxLimitWait.In(p.Settings).V
+	if limit == 0 || wait > limit {
+		log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)", label, name, sum.Cause, sum.ResetAt.Local().Format("15:04"), config.FormatTimeout(limit))
+		return 0, false
+	}
+	log.Event(logging.Warn, "limit_wait", []any{"iteration", n, "agent", name, "cause", string(sum.Cause), "until", sum.ResetAt.UTC().Format(time.RFC3339), "wait_seconds", wait.Seconds()},
+		"Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again", label, name, sum.Cause, sum.ResetAt.Local().Format("15:04:05"), logging.Duration(wait), label)
+	return wait, true
+}
+
+// agentOf names iteration n's agent.
+func (p *Plan) agentOf(n int) string {
+	if len(p.Agents) == 0 {
+		return "the agent"
+	}
+	return p.Agents[(n-1)%len(p.Agents)]
+}

@@ -1,0 +1,108 @@
+package loop
+
+import (
+	"fmt"
+	"strings"
+
+	"rooda/host/agentstream"
+)
+
+// Spend is what agents used: tokens as their CLIs reported them, and
+// dollars, as the CLI reported them or the price table priced them.
+type Spend struct {
+	Tokens agentstream.Usage
+	// CostUSD is known only when Costed: a model nobody priced is
+	// tokens only, never a guessed price.
+	CostUSD float64
+	Costed  bool
+}
+
+// Add is s with t spent too; the cost stays known only if both are.
+func (s Spend) Add(t Spend) Spend {
+	return Spend{Tokens: s.Tokens.Add(t.Tokens), CostUSD: s.CostUSD + t.CostUSD, Costed: (s.Costed || s.IsZero()) && t.Costed}
+}
+
+// IsZero reports whether nothing was spent, or nothing is known of it.
+func (s Spend) IsZero() bool { return s.Tokens.IsZero() && !s.Costed }
+
+// TotalTokens counts every token: input, output, cache read and write.
+func (s Spend) TotalTokens() int64 {
+	u := s.Tokens
+	return u.Input + u.Output + u.CacheRead + u.CacheWrite
+}
+
+// String is the spend as the progress lines show it: "1,234 tokens,
+// $0.0123", or "" when nothing is known.
+func (s Spend) String() string {
+	if s.IsZero() {
+		return ""
+	}
+	parts := []string{thousands(s.TotalTokens()) + " tokens"}
+	if s.Costed {
+		parts = append(parts, Dollars(s.CostUSD))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Fields are the spend as a JSON event's fields.
+func (s Spend) Fields() []any {
+	if s.IsZero() {
+		return nil
+	}
+	u := s.Tokens
+	fields := []any{"input_tokens", u.Input, "output_tokens", u.Output, "cache_read_tokens", u.CacheRead, "cache_write_tokens", u.CacheWrite}
+	if s.Costed {
+		fields = append(fields, "cost_usd", s.CostUSD)
+	}
+	return fields
+}
+
+// Dollars writes an amount of dollars: $2.50, and small amounts to a
+// hundredth of a cent ($0.0123).
+func Dollars(x float64) string {
+	if x != 0 && x < 1 {
+		return fmt.Sprintf("$%.4f", x)
+	}
+	return fmt.Sprintf("$%.2f", x)
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Budget bounds what a run's agents spend: once what was spent before the
+// loop and in it reaches a limit, the loop ends, OverBudget. 0 is no limit.
+type Budget struct {
+	MaxCostUSD float64
+	MaxTokens  int64
+	// Before is what the run spent before this loop: its earlier loops.
+	Before Spend
+}
+
+// BudgetError is the budget a loop reached.
+type BudgetError struct {
+	Setting string // "max_cost_usd"
+	Limit   string // "$2.00"
+	Spent   string // "$2.13"
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("the run's agents spent %s, reaching %s %s", e.Spent, e.Setting, e.Limit)
+}
+
+// reached is the limit that spent total, before and in the loop,
+// reaches, or nil.
+func (b Budget) reached(loop Spend) *BudgetError {
+	total := b.Before.Add(loop)
+	switch {
+	case b.MaxCostUSD > 0 && total.CostUSD >= b.MaxCostUSD:
+		return &BudgetError{Setting: "max_cost_usd", Limit: Dollars(b.MaxCostUSD), Spent: Dollars(total.CostUSD)}
+	case b.MaxTokens > 0 && total.TotalTokens() >= b.MaxTokens:
+		return &BudgetError{Setting: "max_tokens", Limit: thousands(b.MaxTokens) + " tokens", Spent: thousands(total.TotalTokens()) + " tokens"}
+	}
+	return nil
+}

@@ -30,6 +30,8 @@ type workspace struct {
 	dir    string
 	script string
 	env    []string
+	// extraConfig is added to the configuration runAlias writes.
+	extraConfig string
 }
 
 func newWorkspace(t *testing.T, steps ...step) *workspace {

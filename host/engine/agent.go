@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"rooda/host/agentstream"
@@ -73,7 +74,7 @@ func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, stdout i
 	res, err := p.run(ctx, n, cmd)
 	dec.Close()
 	sum := dec.Summary()
-	return loop.Reply{Result: res, Decoded: &sum, Transcript: transcript.Bytes(), Spent: p.spent(sum)}, err
+	return loop.Reply{Result: res, Decoded: &sum, Transcript: transcript.Bytes(), Spent: p.spent(sum, p.agentOf(n))}, err
 }
 
 // run runs the agent process, or what stands in for it.
@@ -85,16 +86,20 @@ func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Res
 }
 
 // spent is what a decoded output says the agent used: its CLI's cost,
-// else its tokens priced by model_prices, else its tokens alone.
-func (p *Plan) spent(sum agentstream.Summary) loop.Spend {
+// else its tokens priced by model_prices — by the model the CLI named,
+// else by the agent's name (codex names no model) — else its tokens
+// alone.
+func (p *Plan) spent(sum agentstream.Summary, agent string) loop.Spend {
 	s := loop.Spend{Tokens: sum.Usage}
-	switch {
-	case sum.CostReported:
+	if sum.CostReported {
 		s.CostUSD, s.Costed = sum.CostUSD, true
-	case p.PriceOf != nil:
-		if price, ok := p.PriceOf(sum.Model); ok {
+		return s
+	}
+	for _, name := range []string{sum.Model, agent} {
+		if price, ok := p.PriceOf(name); ok {
 			u := sum.Usage
 			s.CostUSD, s.Costed = price.Cost(u.Input, u.Output, u.CacheRead, u.CacheWrite), true
+			break
 		}
 	}
 	return s
@@ -118,12 +123,13 @@ func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop
 		label += "/" + strconv.Itoa(req.MaxIterations)
 	}
 	limit := config.MaxLimitWait.In(p.Settings).V
+	what := strings.ReplaceAll(string(sum.Cause), "_", " ")
 	if limit == 0 || wait > limit {
-		log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)", label, name, sum.Cause, sum.ResetAt.Local().Format("15:04"), config.FormatTimeout(limit))
+		log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)", label, name, what, sum.ResetAt.Local().Format("15:04"), config.FormatTimeout(limit))
 		return 0, false
 	}
 	log.Event(logging.Warn, "limit_wait", []any{"iteration", n, "agent", name, "cause", string(sum.Cause), "until", sum.ResetAt.UTC().Format(time.RFC3339), "wait_seconds", wait.Seconds()},
-		"Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again", label, name, sum.Cause, sum.ResetAt.Local().Format("15:04:05"), logging.Duration(wait), label)
+		"Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again", label, name, what, sum.ResetAt.Local().Format("15:04:05"), logging.Duration(wait), label)
 	return wait, true
 }
 

@@ -96,12 +96,22 @@ func decodedCause(sum *agentstream.Summary) Cause {
 	return ""
 }
 
-// loginError ends a run whose agent cannot log in: no later iteration
-// could, so none starts. It says what the CLI said and how to fix it.
+// LoginError ends a run whose agent cannot log in: no later iteration
+// could, so none starts.
+type LoginError struct {
+	Said string             // what the CLI said
+	CLI  agentstream.Format // whose fix to give
+}
+
+func (e *LoginError) Error() string {
+	return fmt.Sprintf("the agent cannot log in (%s); no further iteration starts. %s", e.Said, agentstream.LoginFix(e.CLI))
+}
+
+// loginError is the LoginError of it, with what its CLI said.
 func loginError(it *Iteration) error {
 	said := "it could not log in"
 	if msg := it.Decoded.Err; msg != "" {
 		said = msg
 	}
-	return fmt.Errorf("the agent cannot log in (%s); no further iteration starts. %s", said, agentstream.LoginFix(it.Decoded.Format))
+	return &LoginError{Said: said, CLI: it.Decoded.Format}
 }

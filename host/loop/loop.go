@@ -172,6 +172,20 @@ type Result struct {
 	Spent Spend
 }
 
+// words are where a failure's warning quotes the agent from: its raw
+// output, or, decoded, the error it reported and what it wrote outside
+// its JSON (stderr), else its last assistant text.
+func (it *Iteration) words() []byte {
+	d := it.Decoded
+	switch {
+	case d == nil:
+		return it.Result.Output
+	case d.Err != "" || d.Output != "":
+		return []byte(d.Output + "\n" + d.Err)
+	}
+	return []byte(d.Text)
+}
+
 // said is what the agent said, where its signals are looked for: the
 // assistant text of a decoded output (not its JSON, not a tool's result
 // echoing the prompt), else the output as it is.
@@ -222,7 +236,9 @@ func Run(ctx context.Context, cfg Config) Result {
 		}
 		switch {
 		case it.Cause == CauseAuth:
-			return r.finish(Aborted, loginError(it))
+			err := loginError(it)
+			r.cfg.Log.Errorf("Iteration %s: %v", r.label(it.Number), err)
+			return r.finish(Aborted, err)
 		case it.Outcome == OutcomeAbort:
 			return r.finish(Aborted, errAbort)
 		case it.Outcome == OutcomeSuccess:
@@ -435,7 +451,7 @@ func spentText(s Spend) string {
 // in JSON, the lines and the file are fields of the warning.
 func (r *runner) warnFailure(it *Iteration, why string) {
 	log := r.cfg.Log
-	lines := lastLines(it.Result.Output, lastLineCount, lastLineWidth)
+	lines := lastLines(it.words(), lastLineCount, lastLineWidth)
 	file := ""
 	if r.cfg.OutputFile != nil && it.StartErr == nil {
 		file = r.cfg.OutputFile()
@@ -574,6 +590,8 @@ func (r *runner) summary(status Status, cause error) (logging.Level, string) {
 		return logging.Error, fmt.Sprintf("Aborting after %d consecutive failures (%s completed, total: %s)", r.failures, done, total)
 	case cause == errAbort:
 		return logging.Error, fmt.Sprintf("Aborting: the procedure said abort (%s completed, total: %s)", done, total)
+	case errors.As(cause, new(*LoginError)):
+		return logging.Error, fmt.Sprintf("Aborting: the agent cannot log in (%s completed, total: %s)", done, total)
 	}
 	return logging.Error, fmt.Sprintf("Aborting (%s completed, total: %s)", done, total)
 }

@@ -22,8 +22,9 @@ func (s Spend) Add(t Spend) Spend {
 	return Spend{Tokens: s.Tokens.Add(t.Tokens), CostUSD: s.CostUSD + t.CostUSD, Costed: (s.Costed || s.IsZero()) && t.Costed}
 }
 
-// IsZero reports whether nothing was spent, or nothing is known of it.
-func (s Spend) IsZero() bool { return s.Tokens.IsZero() && !s.Costed }
+// IsZero reports whether nothing was spent, or nothing is known of it:
+// no token, and no cost (a CLI that failed at once reports $0).
+func (s Spend) IsZero() bool { return s.Tokens.IsZero() && s.CostUSD == 0 }
 
 // TotalTokens counts every token: input, output, cache read and write.
 func (s Spend) TotalTokens() int64 {

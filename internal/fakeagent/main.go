@@ -28,7 +28,13 @@
 //	 "crash": "SIGSEGV",  the agent kills itself with that signal
 //	 "signal_parent": "SIGINT", sent to rooda just before exiting
 //	 "write": "name",     a file it writes in the working directory
-//	 "exit": 3}           the exit code
+//	 "exit": 3,           the exit code
+//	 "again": {…}}        the step of a second run of the same iteration
+//	                      (rooda ran it again after a usage limit); needs
+//	                      "record", where the runs are counted
+//
+// In "output", {{unix+N}} is the Unix time N seconds from now: a reset
+// time a few seconds ahead.
 //
 // With "record", each run writes DIR/prompt-N.txt (the exact bytes it
 // read), DIR/env-N.txt (its ROODA_* variables) and appends its pid, and
@@ -44,6 +50,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +81,7 @@ type step struct {
 	SignalParent string `json:"signal_parent"`
 	Write        string `json:"write"`
 	Exit         int    `json:"exit"`
+	Again        *step  `json:"again"`
 }
 
 func main() {
@@ -100,8 +108,28 @@ func main() {
 	}
 	if s.Record != "" {
 		record(s.Record, n, prompt)
+		if st.Again != nil && runs(s.Record, n) > 1 {
+			st = *st.Again
+		}
 	}
+	st.Output = unixTimes.ReplaceAllStringFunc(st.Output, func(m string) string {
+		secs, _ := strconv.Atoi(unixTimes.FindStringSubmatch(m)[1])
+		return strconv.FormatInt(time.Now().Unix()+int64(secs), 10)
+	})
 	act(st, s.Record, prompt)
+}
+
+// unixTimes are the {{unix+N}} of an output.
+var unixTimes = regexp.MustCompile(`\{\{unix\+(\d+)\}\}`)
+
+// runs counts the runs of iteration n, this one included, in dir.
+func runs(dir string, n int) int {
+	path := filepath.Join(dir, fmt.Sprintf("runs-%d", n))
+	data, _ := os.ReadFile(path)
+	count, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	count++
+	write(path, []byte(strconv.Itoa(count)))
+	return count
 }
 
 func act(st step, dir string, prompt []byte) {

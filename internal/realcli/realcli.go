@@ -43,11 +43,16 @@ type Installed struct {
 // not installed already and reports on each. An error means the script
 // itself could not run.
 func Install(names ...string) (map[string]Installed, error) {
+	return install(os.Environ(), names...)
+}
+
+// install runs install.sh in the environment env.
+func install(env []string, names ...string) (map[string]Installed, error) {
 	if len(names) == 0 {
 		names = Names
 	}
 	cmd := exec.Command("bash", append([]string{"-c", installScript, "install.sh"}, names...)...)
-	cmd.Stderr = os.Stderr
+	cmd.Env, cmd.Stderr = env, os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("install.sh: %w", err)

@@ -1,7 +1,10 @@
 package realcli
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +35,58 @@ func TestEveryCLIHasASetup(t *testing.T) {
 		if seen["HOME=/root"] != 0 || seen["KEEP=1"] != 1 || seen["PWD=/ws"] != 1 {
 			t.Errorf("%s: %v", name, env)
 		}
+	}
+}
+
+// fakeNPM is an npm that logs its calls and, told by FAKE_NPM, installs the
+// packages' binaries, fails as without a network, or fails otherwise.
+const fakeNPM = `#!/bin/sh
+echo "$*" >> "$FAKE_NPM_LOG"
+case "$FAKE_NPM" in
+unreachable) echo "npm error code ENOTFOUND" >&2; exit 1 ;;
+broken) echo "npm error code ETARGET" >&2; exit 1 ;;
+esac
+prefix=$3
+mkdir -p "$prefix/node_modules/.bin"
+name=$(basename "$prefix"); name=${name%@*}
+printf '#!/bin/sh\n' > "$prefix/node_modules/.bin/$name"
+chmod +x "$prefix/node_modules/.bin/$name"
+`
+
+func TestInstallScript(t *testing.T) {
+	bin, cache, log := t.TempDir(), t.TempDir(), filepath.Join(t.TempDir(), "npm.log")
+	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(fakeNPM), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := func(mode string) []string {
+		return append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "XDG_CACHE_HOME="+cache,
+			"FAKE_NPM="+mode, "FAKE_NPM_LOG="+log)
+	}
+	calls := func() int {
+		data, _ := os.ReadFile(log)
+		return strings.Count(string(data), "\n")
+	}
+
+	got, err := install(env("unreachable"), "claude")
+	if err != nil || !got["claude"].Unreachable || !strings.Contains(got["claude"].Why, "ENOTFOUND") {
+		t.Errorf("unreachable: %+v, %v", got, err)
+	}
+	got, err = install(env("broken"), "gemini")
+	if c := got["gemini"]; err != nil || c.Unreachable || c.Binary != "" || !strings.Contains(c.Why, "ETARGET") {
+		t.Errorf("broken: %+v, %v", got, err)
+	}
+
+	got, err = install(env("ok"), "claude", "codex", "nothing")
+	want := filepath.Join(cache, "rooda", "clis", "claude@2.1.197", "node_modules", ".bin", "claude")
+	if err != nil || got["claude"].Binary != want || got["codex"].Binary == "" || got["nothing"].Why != "no pinned version of nothing" {
+		t.Errorf("ok: %+v, %v", got, err)
+	}
+	data, _ := os.ReadFile(log)
+	if !strings.Contains(string(data), "@openai/codex@0.169.0 @openai/codex-linux-") {
+		t.Errorf("codex's platform package was not named: %s", data)
+	}
+	before := calls()
+	if got, err = install(env("unreachable"), "claude", "codex"); err != nil || got["claude"].Binary != want || calls() != before {
+		t.Errorf("installed again, or not found in the cache without a network: %+v, %v, %d npm calls", got, err, calls()-before)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"rooda/host/runlog"
 	"rooda/internal/modelserver"
@@ -232,6 +233,15 @@ var realScenarios = []struct {
 		r.promptArrived()
 		if m := r.meta(1); m.Outcome != "failure" || m.ExitCode != 0 {
 			t.Errorf("meta: %+v", m)
+		}
+	}},
+	{"rate_limit_recovers", func(t *testing.T, cli realcli.Installed) {
+		// Every CLI retries a 429 after its retry-after, inside the iteration.
+		r := newRealRun(t, cli, modelserver.RateLimited(time.Second), modelserver.Text("All done. "+successSignal))
+		r.build("-n", "3").expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/3")
+		r.promptArrived()
+		if turns := r.server.Turns(); len(turns) != 2 || turns[0].Status != 429 || turns[1].Status != 200 {
+			t.Errorf("turns: %+v", turns)
 		}
 	}},
 	{"unauthorized_fails_the_iteration", func(t *testing.T, cli realcli.Installed) {

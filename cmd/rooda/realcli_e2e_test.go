@@ -87,6 +87,8 @@ func newRealRun(t *testing.T, cli realcli.Installed, script ...modelserver.Reply
 	r.env = env
 	r.git("init", "-q")
 	r.write("README.md", "A workspace of the real-CLI suite.\n")
+	// A CLI that reports no cost is priced by its alias's name.
+	r.write("rooda-config.yml", "model_prices:\n  "+cli.Name+": {input: 1, output: 10, cache_read: 0.1}\n")
 	r.git("add", ".")
 	r.git("-c", "user.name=suite", "-c", "user.email=suite@example.com", "commit", "-q", "-m", "start")
 	t.Cleanup(r.noSurvivors)
@@ -211,9 +213,11 @@ var realScenarios = []struct {
 		r := newRealRun(t, cli, modelserver.Text("All done. "+successSignal))
 		r.build("-n", "3").expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/3")
 		r.promptArrived()
-		if m := r.meta(1); m.Outcome != "success" || m.ExitCode != 0 {
+		m := r.meta(1)
+		if m.Outcome != "success" || m.ExitCode != 0 || m.Format != cli.Name+formatSuffix[cli.Name] {
 			t.Errorf("meta: %+v", m)
 		}
+		r.spentRecorded(m)
 	}},
 	{"tool_call_changes_a_file", func(t *testing.T, cli realcli.Installed) {
 		r := newRealRun(t, cli, modelserver.Shell("printf 'written by the agent\\n' > made.txt", "I wrote made.txt."))
@@ -244,16 +248,18 @@ var realScenarios = []struct {
 			t.Errorf("turns: %+v", turns)
 		}
 	}},
-	{"unauthorized_fails_the_iteration", func(t *testing.T, cli realcli.Installed) {
-		// Today a 401 is an iteration that fails like any other: by the
-		// CLI's exit code, or by the timeout for a CLI that keeps retrying.
+	{"unauthorized_ends_the_run", func(t *testing.T, cli realcli.Installed) {
+		// A 401 is a login failure, read in the CLI's structured output:
+		// the run ends in iteration 1 whatever the failure threshold,
+		// with the fix, even for a CLI that keeps retrying until the
+		// timeout stops it.
 		r := newRealRun(t, cli, modelserver.Status(401))
-		o := r.build("-n", "2", "--failure-threshold", "1", "--iteration-timeout", "15")
-		o.expect(t, 1, "(failure, consecutive: 1/1)", "ERROR: Aborting after 1 consecutive failures")
+		o := r.build("-n", "3", "--failure-threshold", "3", "--iteration-timeout", "15")
+		o.expect(t, 1, "ERROR: Iteration 1/3: the agent cannot log in (", "; no further iteration starts. ", "ERROR: Aborting: the agent cannot log in (1 iteration completed")
 		r.promptArrived()
 		m := r.meta(1)
 		t.Logf("%s on a 401: exit code %d, timed out %v, %d requests", cli.Name, m.ExitCode, m.TimedOut, len(r.server.Requests()))
-		if m.Outcome != "failure" || m.TimedOut != authTimesOut[cli.Name] {
+		if m.Outcome != "failure" || m.Cause != "auth" || m.TimedOut != authTimesOut[cli.Name] {
 			t.Errorf("meta: %+v", m)
 		}
 	}},
@@ -266,6 +272,31 @@ var realScenarios = []struct {
 			t.Errorf("meta: %+v", m)
 		}
 	}},
+}
+
+// formatSuffix completes a CLI's name into the output format its alias
+// declares.
+var formatSuffix = map[string]string{"claude": "-stream-json", "codex": "-json", "gemini": "-stream-json", "opencode": "-json", "copilot": "-json"}
+
+// reportsNoTokens are the CLIs whose structured output says nothing of
+// tokens or cost (copilot, with a provider of the user's own).
+var reportsNoTokens = map[string]bool{"copilot": true}
+
+// spentRecorded checks that the record has what the CLI said it used,
+// and a cost: the CLI's own, or priced by model_prices.
+func (r *realRun) spentRecorded(m runlog.Meta) {
+	r.t.Helper()
+	if reportsNoTokens[r.cli.Name] {
+		if m.Spent != nil {
+			r.t.Errorf("%s reports no tokens, yet the record has %+v", r.cli.Name, *m.Spent)
+		}
+		return
+	}
+	if m.Spent == nil || m.Spent.InputTokens+m.Spent.OutputTokens+m.Spent.CacheReadTokens == 0 || m.Spent.CostUSD == nil || *m.Spent.CostUSD <= 0 {
+		r.t.Errorf("spent: %+v", m.Spent)
+		return
+	}
+	r.t.Logf("%s spent %s", r.cli.Name, m.Spent)
 }
 
 // authTimesOut tells the CLIs that, refused with a 401, keep retrying until

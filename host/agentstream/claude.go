@@ -25,10 +25,11 @@ type claudeLine struct {
 	} `json:"message"`
 	Error string `json:"error"` // assistant, api_retry, auth_status
 	// system api_retry
-	Attempt      int   `json:"attempt"`
-	MaxRetries   int   `json:"max_retries"`
-	RetryDelayMS int64 `json:"retry_delay_ms"`
-	ErrorStatus  int   `json:"error_status"`
+	Attempt    int `json:"attempt"`
+	MaxRetries int `json:"max_retries"`
+	// RetryDelayMS is fractional in what claude 2.1.197 prints (622.12…).
+	RetryDelayMS float64 `json:"retry_delay_ms"`
+	ErrorStatus  int     `json:"error_status"`
 	// result
 	IsError        bool        `json:"is_error"`
 	Result         string      `json:"result"`
@@ -106,7 +107,7 @@ func (c *claudeDecoder) system(m claudeLine, emit func(Event)) {
 			cause = CauseNetwork
 		}
 		emit(Event{Kind: KindRetry, Retry: Retry{
-			Attempt: m.Attempt, Max: m.MaxRetries, Delay: time.Duration(m.RetryDelayMS) * time.Millisecond,
+			Attempt: m.Attempt, Max: m.MaxRetries, Delay: time.Duration(m.RetryDelayMS * float64(time.Millisecond)),
 			Status: m.ErrorStatus, Error: m.Error, Cause: orOther(cause),
 		}})
 	}

@@ -90,12 +90,12 @@ procedures:
 		want            string
 	}{
 		{"--ai-cmd first", all, []Flag{{"ai-cmd-alias", "codex"}, {"ai-cmd", "flag-cmd"}}, "flag-cmd (cli: --ai-cmd)"},
-		{"then --ai-cmd-alias", all, []Flag{{"ai-cmd-alias", "claude"}}, `claude -p --dangerously-skip-permissions (cli: --ai-cmd-alias "claude" → built-in alias)`},
+		{"then --ai-cmd-alias", all, []Flag{{"ai-cmd-alias", "claude"}}, `claude -p --dangerously-skip-permissions --output-format stream-json --verbose (cli: --ai-cmd-alias "claude" → built-in alias)`},
 		{"then procedure ai_cmd", all, nil, "proc-cmd (workspace: ./rooda-config.yml)"},
 		{"then procedure alias", strings.Replace(all, "ai_cmd: proc-cmd, ", "", 1), nil,
 			`my-agent --fast (workspace: ./rooda-config.yml "mine" → alias in workspace: ./rooda-config.yml)`},
 		{"then loop ai_cmd", "loop: {ai_cmd: loop-cmd, ai_cmd_alias: claude}", nil, "loop-cmd (workspace: ./rooda-config.yml)"},
-		{"then loop alias", "loop: {ai_cmd_alias: claude}", nil, `claude -p --dangerously-skip-permissions (workspace: ./rooda-config.yml "claude" → built-in alias)`},
+		{"then loop alias", "loop: {ai_cmd_alias: claude}", nil, `claude -p --dangerously-skip-permissions --output-format stream-json --verbose (workspace: ./rooda-config.yml "claude" → built-in alias)`},
 		{"an alias can be overridden", "ai_cmd_aliases: {claude: claude -p}\nloop: {ai_cmd_alias: claude}", nil,
 			`claude -p (workspace: ./rooda-config.yml "claude" → alias in workspace: ./rooda-config.yml)`},
 	}

@@ -242,8 +242,13 @@ var realScenarios = []struct {
 	{"rate_limit_recovers", func(t *testing.T, cli realcli.Installed) {
 		// Every CLI retries a 429 after its retry-after, inside the iteration.
 		r := newRealRun(t, cli, modelserver.RateLimited(time.Second), modelserver.Text("All done. "+successSignal))
-		r.build("-n", "3").expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/3")
+		o := r.build("-n", "3", "-v")
+		o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/3")
 		r.promptArrived()
+		// -v shows the CLI's retries, one line each, where it reports them.
+		if m := r.meta(1); (m.Retries > 0) != strings.Contains(o.stdout, "retry 1") || (cli.Name == "claude" && m.Retries == 0) {
+			t.Errorf("%d retries recorded; -v shows:\n%s", m.Retries, o.stdout)
+		}
 		if turns := r.server.Turns(); len(turns) != 2 || turns[0].Status != 429 || turns[1].Status != 200 {
 			t.Errorf("turns: %+v", turns)
 		}

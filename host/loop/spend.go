@@ -17,9 +17,17 @@ type Spend struct {
 	Costed  bool
 }
 
-// Add is s with t spent too; the cost stays known only if both are.
+// Add is s with t spent too; the cost stays known only if both are. A
+// spend of nothing, on either side, changes nothing: an iteration whose
+// agent could not start does not make the run's cost unknown.
 func (s Spend) Add(t Spend) Spend {
-	return Spend{Tokens: s.Tokens.Add(t.Tokens), CostUSD: s.CostUSD + t.CostUSD, Costed: (s.Costed || s.IsZero()) && t.Costed}
+	switch {
+	case t.IsZero():
+		return s
+	case s.IsZero():
+		return t
+	}
+	return Spend{Tokens: s.Tokens.Add(t.Tokens), CostUSD: s.CostUSD + t.CostUSD, Costed: s.Costed && t.Costed}
 }
 
 // IsZero reports whether nothing was spent, or nothing is known of it:

@@ -234,6 +234,7 @@ func Run(ctx context.Context, cfg Config) Result {
 			r.cfg.Log.Errorf("Iteration %s: %v", r.label(it.Number), err)
 			return r.finish(Aborted, err)
 		}
+		over := cfg.Budget.reached(r.result.Spent)
 		switch {
 		case it.Cause == CauseAuth:
 			err := loginError(it)
@@ -247,8 +248,8 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Aborted, nil)
 		case r.stalled(it):
 			return r.finish(Stalled, nil)
-		case cfg.Budget.reached(r.result.Spent) != nil:
-			return r.finish(OverBudget, cfg.Budget.reached(r.result.Spent))
+		case over != nil:
+			return r.finish(OverBudget, over)
 		case cfg.MaxIterations > 0 && n >= cfg.MaxIterations:
 			return r.finish(MaxIters, nil)
 		}

@@ -123,6 +123,17 @@ func TestUsageLimitBeyondTheWait(t *testing.T) {
 	o.expect(t, 1, "beyond max_limit_wait (1h0m0s)", "[rate_limited]", "> You've hit your session limit · resets 3pm (UTC)")
 }
 
+// TestUsageLimitAlreadyReset: a limit whose reset is already past is
+// tried again at once, and, still there, is a failure, cause
+// rate_limited: never a run that tries again without end.
+func TestUsageLimitAlreadyReset(t *testing.T) {
+	t.Parallel()
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "1000000000")
+	w := newWorkspace(t, step{"output": limit, "exit": 1})
+	o := w.runAlias("claude-stream-json", "build", "-n", "1", "--failure-threshold", "1")
+	o.expect(t, 1, ", then running iteration 1/1 again", "fake: usage limit; it was to reset at ", ", and is still there", "[rate_limited]")
+}
+
 // TestCostBudget: max_cost_usd ends the run, status budget, exit 2, once
 // what the agents spent reaches it.
 func TestCostBudget(t *testing.T) {

@@ -76,10 +76,13 @@ func TestDecodedOutput(t *testing.T) {
 }
 
 // TestEchoedPromptInAToolResult: a tool result that holds the prompt's
-// signal lines is not the agent saying them.
+// signal lines is not the agent saying them. They are unescaped here, as
+// JSON allows: the raw line holds both signals, which only decoding
+// keeps from counting.
 func TestEchoedPromptInAToolResult(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")})
+	echo := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(transcript(t, "claude-stream-json", "prompt_echo_in_tool_result"))
+	w := newWorkspace(t, step{"output": echo})
 	w.runAlias("claude-stream-json", "build", "-n", "1").expect(t, 2, "Iteration 1/1 completed in ", "(continue)")
 }
 

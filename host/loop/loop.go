@@ -559,10 +559,8 @@ func (r *runner) finish(status Status, cause error) Result {
 		r.cfg.Log.Detailf(level, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
 			logging.Duration(s.Min), logging.Duration(s.Max), logging.Duration(s.Mean()), logging.Duration(s.StdDev()))
 	}
-	if spent := r.result.Spent; !spent.IsZero() {
-		u := spent.Tokens
-		r.cfg.Log.Detailf(level, "Spent: %s (input %s, output %s, cache read %s, cache write %s)",
-			spent, thousands(u.Input), thousands(u.Output), thousands(u.CacheRead), thousands(u.CacheWrite))
+	if spent := r.result.Spent.Breakdown(); spent != "" {
+		r.cfg.Log.Detailf(level, "Spent: %s", spent)
 	}
 	return r.result
 }

@@ -53,6 +53,18 @@ func (s Spend) String() string {
 	return strings.Join(parts, ", ")
 }
 
+// Breakdown is the spend with its tokens by kind, as the summary and
+// runs show write it: "1,234 tokens, $0.0123 (input 1,000, output 234,
+// cache read 0, cache write 0)"; "" when nothing is known.
+func (s Spend) Breakdown() string {
+	if s.IsZero() {
+		return ""
+	}
+	u := s.Tokens
+	return fmt.Sprintf("%s (input %s, output %s, cache read %s, cache write %s)",
+		s, thousands(u.Input), thousands(u.Output), thousands(u.CacheRead), thousands(u.CacheWrite))
+}
+
 // Fields are the spend as a JSON event's fields.
 func (s Spend) Fields() []any {
 	if s.IsZero() {

@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // transcript is one of host/agentstream's recorded outputs of a CLI.
@@ -23,10 +25,16 @@ func transcript(t *testing.T, format, name string) string {
 // format, as the built-in aliases of the real CLIs are.
 func (w *workspace) runAlias(format string, args ...string) outcome {
 	w.t.Helper()
+	return w.wait(w.startAlias(format, args...))
+}
+
+// startAlias starts what runAlias runs.
+func (w *workspace) startAlias(format string, args ...string) started {
+	w.t.Helper()
 	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: "+format+"}\nloop:\n  ai_cmd_alias: fake\n"+w.extraConfig)
 	cmd := exec.Command(binary(w.t), append([]string{"run"}, args...)...)
 	cmd.Dir, cmd.Env = w.dir, w.env
-	return w.wait(w.start(cmd))
+	return w.start(cmd)
 }
 
 // metaJSON is the meta.json of the run's iteration n, as a map.
@@ -113,6 +121,28 @@ func TestUsageLimitIsWaitedFor(t *testing.T) {
 	o.expect(t, 0, "WARN: Iteration 2/5: fake: usage limit; waiting until ", ", then running iteration 2/5 again", "Iteration 2/5 completed in ", "(success)")
 	if strings.Contains(o.stderr, "failure") {
 		t.Errorf("a failure was counted:\n%s", o.stderr)
+	}
+}
+
+// TestUsageLimitWaitInterrupted: Ctrl+C during a limit's wait (ten
+// minutes) ends the run at once, exit 130.
+func TestUsageLimitWaitInterrupted(t *testing.T) {
+	t.Parallel()
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+600}}")
+	w := newWorkspace(t, step{"output": limit, "exit": 1})
+	s := w.startAlias("claude-stream-json", "build", "-n", "1")
+	deadline := time.Now().Add(hangGuard)
+	for !strings.Contains(s.stderr.String(), ", then running iteration 1/1 again") {
+		if time.Now().After(deadline) {
+			t.Fatalf("rooda never waited for the limit\n%s", s.stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := w.wait(s)
+	o.expect(t, 130, "Interrupted")
+	if o.took > 30*time.Second {
+		t.Errorf("took %s: the wait went on", o.took)
 	}
 }
 

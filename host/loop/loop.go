@@ -268,9 +268,11 @@ type runner struct {
 
 // stalled counts it towards the stall rule and reports whether the loop
 // has stalled: StallIterations iterations in a row, in a git workspace,
-// changed no file, moved no HEAD and signaled nothing.
+// changed no file, moved no HEAD, signaled nothing and did not fail. A
+// failure is the failure threshold's to count: an agent that fails
+// every time ends the loop aborted, not stalled.
 func (r *runner) stalled(it *Iteration) bool {
-	if it.Changes == nil || !it.Changes.InRepo || it.Changes.Changed() || it.Signals.Success || it.Signals.Failure {
+	if it.Changes == nil || !it.Changes.InRepo || it.Changes.Changed() || it.Signals.Success || it.Signals.Failure || it.Outcome == OutcomeFailure {
 		r.idle = 0
 		return false
 	}

@@ -109,11 +109,11 @@ func TestLoginFailureEndsTheRun(t *testing.T) {
 
 // TestUsageLimitIsWaitedFor: a usage limit that resets in a couple of
 // seconds is waited for and the same iteration runs again: the loop
-// succeeds in iteration 2 with no failure counted, and the log says what
-// it waited for.
+// succeeds in iteration 2 with no failure counted, the log says what it
+// waited for, and what the try that hit the limit cost counts.
 func TestUsageLimitIsWaitedFor(t *testing.T) {
 	t.Parallel()
-	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+2}}")
+	limit := strings.NewReplacer("1795446000", "{{unix+2}}", `"total_cost_usd":0,`, `"total_cost_usd":0.001,`).Replace(transcript(t, "claude-stream-json", "usage_limit_reset"))
 	w := newWorkspace(t,
 		step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")},
 		step{"output": limit, "exit": 1, "again": step{"output": transcript(t, "claude-stream-json", "tool_call_success")}})
@@ -121,6 +121,10 @@ func TestUsageLimitIsWaitedFor(t *testing.T) {
 	o.expect(t, 0, "WARN: Iteration 2/5: fake: usage limit; waiting until ", ", then running iteration 2/5 again", "Iteration 2/5 completed in ", "(success)")
 	if strings.Contains(o.stderr, "failure") {
 		t.Errorf("a failure was counted:\n%s", o.stderr)
+	}
+	limitCost, successCost := 0.001, 0.000285
+	if spent, _ := w.metaJSON(2)["spent"].(map[string]any); spent["cost_usd"] != limitCost+successCost {
+		t.Errorf("iteration 2 spent %v, want the limit's $0.001 and the success's $0.000285", spent)
 	}
 }
 

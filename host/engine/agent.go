@@ -20,7 +20,8 @@ import (
 // signals are looked for in what it said, -v shows a readable transcript
 // instead of the JSON, and its tokens and cost are counted. A usage limit
 // that resets within max_limit_wait is waited for, and the same
-// iteration runs again: no iteration is spent on it.
+// iteration runs again: no iteration is spent on it, but what its tries
+// spent counts.
 func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log *logging.Logger) func(context.Context, loop.Request) (loop.Reply, error) {
 	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
 		cmd := base
@@ -34,9 +35,12 @@ func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log 
 			"ROODA_PROCEDURE=" + p.Procedure.Name,
 		}
 		var waited time.Duration
+		var spent loop.Spend // by the tries that hit the limit
 		for again := false; ; again = true {
 			reply, err := p.attempt(ctx, req.Iteration, cmd, stdout, verbose)
 			reply.Waited = waited
+			spent = spent.Add(reply.Spent)
+			reply.Spent = spent
 			wait, ok := p.limitWait(reply.Decoded, log, req, waited, again)
 			if !ok || err != nil {
 				return reply, err

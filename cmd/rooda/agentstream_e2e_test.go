@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // transcript is one of host/agentstream's recorded outputs of a CLI.
@@ -23,10 +25,16 @@ func transcript(t *testing.T, format, name string) string {
 // format, as the built-in aliases of the real CLIs are.
 func (w *workspace) runAlias(format string, args ...string) outcome {
 	w.t.Helper()
+	return w.wait(w.startAlias(format, args...))
+}
+
+// startAlias starts what runAlias runs.
+func (w *workspace) startAlias(format string, args ...string) started {
+	w.t.Helper()
 	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: "+format+"}\nloop:\n  ai_cmd_alias: fake\n"+w.extraConfig)
 	cmd := exec.Command(binary(w.t), append([]string{"run"}, args...)...)
 	cmd.Dir, cmd.Env = w.dir, w.env
-	return w.wait(w.start(cmd))
+	return w.start(cmd)
 }
 
 // metaJSON is the meta.json of the run's iteration n, as a map.
@@ -76,10 +84,13 @@ func TestDecodedOutput(t *testing.T) {
 }
 
 // TestEchoedPromptInAToolResult: a tool result that holds the prompt's
-// signal lines is not the agent saying them.
+// signal lines is not the agent saying them. They are unescaped here, as
+// JSON allows: the raw line holds both signals, which only decoding
+// keeps from counting.
 func TestEchoedPromptInAToolResult(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")})
+	echo := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(transcript(t, "claude-stream-json", "prompt_echo_in_tool_result"))
+	w := newWorkspace(t, step{"output": echo})
 	w.runAlias("claude-stream-json", "build", "-n", "1").expect(t, 2, "Iteration 1/1 completed in ", "(continue)")
 }
 
@@ -98,11 +109,11 @@ func TestLoginFailureEndsTheRun(t *testing.T) {
 
 // TestUsageLimitIsWaitedFor: a usage limit that resets in a couple of
 // seconds is waited for and the same iteration runs again: the loop
-// succeeds in iteration 2 with no failure counted, and the log says what
-// it waited for.
+// succeeds in iteration 2 with no failure counted, the log says what it
+// waited for, and what the try that hit the limit cost counts.
 func TestUsageLimitIsWaitedFor(t *testing.T) {
 	t.Parallel()
-	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+2}}")
+	limit := strings.NewReplacer("1795446000", "{{unix+2}}", `"total_cost_usd":0,`, `"total_cost_usd":0.001,`).Replace(transcript(t, "claude-stream-json", "usage_limit_reset"))
 	w := newWorkspace(t,
 		step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")},
 		step{"output": limit, "exit": 1, "again": step{"output": transcript(t, "claude-stream-json", "tool_call_success")}})
@@ -110,6 +121,32 @@ func TestUsageLimitIsWaitedFor(t *testing.T) {
 	o.expect(t, 0, "WARN: Iteration 2/5: fake: usage limit; waiting until ", ", then running iteration 2/5 again", "Iteration 2/5 completed in ", "(success)")
 	if strings.Contains(o.stderr, "failure") {
 		t.Errorf("a failure was counted:\n%s", o.stderr)
+	}
+	limitCost, successCost := 0.001, 0.000285
+	if spent, _ := w.metaJSON(2)["spent"].(map[string]any); spent["cost_usd"] != limitCost+successCost {
+		t.Errorf("iteration 2 spent %v, want the limit's $0.001 and the success's $0.000285", spent)
+	}
+}
+
+// TestUsageLimitWaitInterrupted: Ctrl+C during a limit's wait (ten
+// minutes) ends the run at once, exit 130.
+func TestUsageLimitWaitInterrupted(t *testing.T) {
+	t.Parallel()
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+600}}")
+	w := newWorkspace(t, step{"output": limit, "exit": 1})
+	s := w.startAlias("claude-stream-json", "build", "-n", "1")
+	deadline := time.Now().Add(hangGuard)
+	for !strings.Contains(s.stderr.String(), ", then running iteration 1/1 again") {
+		if time.Now().After(deadline) {
+			t.Fatalf("rooda never waited for the limit\n%s", s.stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := w.wait(s)
+	o.expect(t, 130, "Interrupted")
+	if o.took > 30*time.Second {
+		t.Errorf("took %s: the wait went on", o.took)
 	}
 }
 
@@ -121,6 +158,17 @@ func TestUsageLimitBeyondTheWait(t *testing.T) {
 	w := newWorkspace(t, step{"output": limit, "exit": 1})
 	o := w.runAlias("claude-stream-json", "build", "-n", "1", "--max-limit-wait", "1h", "--failure-threshold", "1")
 	o.expect(t, 1, "beyond max_limit_wait (1h0m0s)", "[rate_limited]", "> You've hit your session limit · resets 3pm (UTC)")
+}
+
+// TestUsageLimitAlreadyReset: a limit whose reset is already past is
+// tried again at once, and, still there, is a failure, cause
+// rate_limited: never a run that tries again without end.
+func TestUsageLimitAlreadyReset(t *testing.T) {
+	t.Parallel()
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "1000000000")
+	w := newWorkspace(t, step{"output": limit, "exit": 1})
+	o := w.runAlias("claude-stream-json", "build", "-n", "1", "--failure-threshold", "1")
+	o.expect(t, 1, ", then running iteration 1/1 again", "fake: usage limit; it was to reset at ", ", and is still there", "[rate_limited]")
 }
 
 // TestCostBudget: max_cost_usd ends the run, status budget, exit 2, once

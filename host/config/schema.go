@@ -2,8 +2,8 @@ package config
 
 import (
 	"maps"
-	"rooda/host/agentstream"
 
+	"rooda/host/agentstream"
 	"rooda/host/prompt"
 )
 

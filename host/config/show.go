@@ -223,8 +223,6 @@ func (y *yamlWriter) checks(depth int, v Value[[]Check]) {
 	}
 }
 
-// yaml writes a library as rooda-config.yml would: its directory, or its
-// git source as a flow mapping.
 // yaml is the alias as ai_cmd_aliases: writes it: its command, or
 // {cmd, output} when it declares an output format.
 func (a Alias) yaml() string {
@@ -234,6 +232,8 @@ func (a Alias) yaml() string {
 	return "{cmd: " + quote(a.Line) + ", output: " + quote(a.Output) + "}"
 }
 
+// yaml writes a library as rooda-config.yml would: its directory, or its
+// git source as a flow mapping.
 func (l Library) yaml() string {
 	if l.Git == "" {
 		return quote(l.Dir)

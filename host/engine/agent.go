@@ -20,7 +20,8 @@ import (
 // signals are looked for in what it said, -v shows a readable transcript
 // instead of the JSON, and its tokens and cost are counted. A usage limit
 // that resets within max_limit_wait is waited for, and the same
-// iteration runs again: no iteration is spent on it.
+// iteration runs again: no iteration is spent on it, but what its tries
+// spent counts.
 func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log *logging.Logger) func(context.Context, loop.Request) (loop.Reply, error) {
 	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
 		cmd := base
@@ -34,10 +35,13 @@ func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log 
 			"ROODA_PROCEDURE=" + p.Procedure.Name,
 		}
 		var waited time.Duration
-		for {
+		var spent loop.Spend // by the tries that hit the limit
+		for again := false; ; again = true {
 			reply, err := p.attempt(ctx, req.Iteration, cmd, stdout, verbose)
 			reply.Waited = waited
-			wait, ok := p.limitWait(reply.Decoded, log, req)
+			spent = spent.Add(reply.Spent)
+			reply.Spent = spent
+			wait, ok := p.limitWait(reply.Decoded, log, req, waited, again)
 			if !ok || err != nil {
 				return reply, err
 			}
@@ -106,17 +110,16 @@ func (p *Plan) spent(sum agentstream.Summary, agent string) loop.Spend {
 }
 
 // limitWait is how long to wait before running the iteration again, when
-// its agent hit a usage or rate limit that resets within max_limit_wait;
-// false when it did not, or the limit resets later (a failure, cause
-// rate_limited), which it says.
-func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop.Request) (time.Duration, bool) {
+// its agent hit a usage or rate limit that resets within max_limit_wait
+// of the iteration's first try (waited is what it waited so far); false
+// when it did not, or the limit resets later, or a limit that had reset
+// before this try (again) is still there: a failure, cause rate_limited,
+// which it says. A reset already past is tried again at once, once.
+func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop.Request, waited time.Duration, again bool) (time.Duration, bool) {
 	if sum == nil || sum.ResetAt.IsZero() || (sum.Cause != agentstream.CauseUsageLimit && sum.Cause != agentstream.CauseRateLimited) {
 		return 0, false
 	}
-	wait := time.Until(sum.ResetAt)
-	if wait < 0 {
-		wait = 0
-	}
+	wait := max(time.Until(sum.ResetAt), 0)
 	n := req.Iteration
 	label, name := strconv.Itoa(n), p.agentOf(n)
 	if req.MaxIterations > 0 {
@@ -124,7 +127,11 @@ func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop
 	}
 	limit := config.MaxLimitWait.In(p.Settings).V
 	what := strings.ReplaceAll(string(sum.Cause), "_", " ")
-	if limit == 0 || wait > limit {
+	if wait == 0 && again {
+		log.Warnf("Iteration %s: %s: %s; it was to reset at %s, and is still there", label, name, what, sum.ResetAt.Local().Format("15:04:05"))
+		return 0, false
+	}
+	if limit == 0 || waited+wait > limit {
 		log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)", label, name, what, sum.ResetAt.Local().Format("15:04"), config.FormatTimeout(limit))
 		return 0, false
 	}

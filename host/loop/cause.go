@@ -42,7 +42,7 @@ var Causes = []Cause{
 // what rooda did to the agent comes before what the agent said, and what
 // it said before how it ended.
 func agentCause(it *Iteration) Cause {
-	res := it.Result
+	res, decoded := it.Result, decodedCause(it.Decoded)
 	switch {
 	case it.Outcome != OutcomeFailure:
 		return ""
@@ -50,10 +50,10 @@ func agentCause(it *Iteration) Cause {
 		return it.Cause
 	case it.StartErr != nil:
 		return CauseNoStart
-	case decodedCause(it.Decoded) != "":
+	case decoded != "":
 		// What the CLI said went wrong beats how rooda had to stop it: a
 		// login retried until the idle timeout is a login failure.
-		return decodedCause(it.Decoded)
+		return decoded
 	case res.Idle:
 		return CauseIdle
 	case res.TimedOut:
@@ -99,19 +99,19 @@ func decodedCause(sum *agentstream.Summary) Cause {
 // LoginError ends a run whose agent cannot log in: no later iteration
 // could, so none starts.
 type LoginError struct {
-	Said string             // what the CLI said
+	Said string             // what the CLI said, if it said anything
 	CLI  agentstream.Format // whose fix to give
 }
 
 func (e *LoginError) Error() string {
-	return fmt.Sprintf("the agent cannot log in (%s); no further iteration starts. %s", e.Said, agentstream.LoginFix(e.CLI))
+	said := ""
+	if e.Said != "" {
+		said = " (" + e.Said + ")"
+	}
+	return fmt.Sprintf("the agent cannot log in%s; no further iteration starts. %s", said, agentstream.LoginFix(e.CLI))
 }
 
 // loginError is the LoginError of it, with what its CLI said.
 func loginError(it *Iteration) error {
-	said := "it could not log in"
-	if msg := it.Decoded.Err; msg != "" {
-		said = msg
-	}
-	return &LoginError{Said: said, CLI: it.Decoded.Format}
+	return &LoginError{Said: it.Decoded.Err, CLI: it.Decoded.Format}
 }

@@ -97,3 +97,14 @@ func TestCauseTableInTheReadme(t *testing.T) {
 		t.Errorf("the README's table lists %v, want %s", got, want)
 	}
 }
+
+// TestLoginErrorSays: the login failure quotes the CLI when it said
+// something, and never stands in words of its own for it.
+func TestLoginErrorSays(t *testing.T) {
+	said := (&LoginError{Said: "Not logged in", CLI: "claude-stream-json"}).Error()
+	silent := (&LoginError{CLI: "claude-stream-json"}).Error()
+	if !strings.HasPrefix(said, "the agent cannot log in (Not logged in); no further iteration starts. Log claude in") ||
+		!strings.HasPrefix(silent, "the agent cannot log in; no further iteration starts. Log claude in") {
+		t.Errorf("%q\n%q", said, silent)
+	}
+}

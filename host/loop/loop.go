@@ -234,6 +234,7 @@ func Run(ctx context.Context, cfg Config) Result {
 			r.cfg.Log.Errorf("Iteration %s: %v", r.label(it.Number), err)
 			return r.finish(Aborted, err)
 		}
+		over := cfg.Budget.reached(r.result.Spent)
 		switch {
 		case it.Cause == CauseAuth:
 			err := loginError(it)
@@ -247,8 +248,8 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Aborted, nil)
 		case r.stalled(it):
 			return r.finish(Stalled, nil)
-		case cfg.Budget.reached(r.result.Spent) != nil:
-			return r.finish(OverBudget, cfg.Budget.reached(r.result.Spent))
+		case over != nil:
+			return r.finish(OverBudget, over)
 		case cfg.MaxIterations > 0 && n >= cfg.MaxIterations:
 			return r.finish(MaxIters, nil)
 		}
@@ -267,9 +268,11 @@ type runner struct {
 
 // stalled counts it towards the stall rule and reports whether the loop
 // has stalled: StallIterations iterations in a row, in a git workspace,
-// changed no file, moved no HEAD and signaled nothing.
+// changed no file, moved no HEAD, signaled nothing and did not fail. A
+// failure is the failure threshold's to count: an agent that fails
+// every time ends the loop aborted, not stalled.
 func (r *runner) stalled(it *Iteration) bool {
-	if it.Changes == nil || !it.Changes.InRepo || it.Changes.Changed() || it.Signals.Success || it.Signals.Failure {
+	if it.Changes == nil || !it.Changes.InRepo || it.Changes.Changed() || it.Signals.Success || it.Signals.Failure || it.Outcome == OutcomeFailure {
 		r.idle = 0
 		return false
 	}
@@ -558,10 +561,8 @@ func (r *runner) finish(status Status, cause error) Result {
 		r.cfg.Log.Detailf(level, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
 			logging.Duration(s.Min), logging.Duration(s.Max), logging.Duration(s.Mean()), logging.Duration(s.StdDev()))
 	}
-	if spent := r.result.Spent; !spent.IsZero() {
-		u := spent.Tokens
-		r.cfg.Log.Detailf(level, "Spent: %s (input %s, output %s, cache read %s, cache write %s)",
-			spent, thousands(u.Input), thousands(u.Output), thousands(u.CacheRead), thousands(u.CacheWrite))
+	if spent := r.result.Spent.Breakdown(); spent != "" {
+		r.cfg.Log.Detailf(level, "Spent: %s", spent)
 	}
 	return r.result
 }

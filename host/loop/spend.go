@@ -17,9 +17,17 @@ type Spend struct {
 	Costed  bool
 }
 
-// Add is s with t spent too; the cost stays known only if both are.
+// Add is s with t spent too; the cost stays known only if both are. A
+// spend of nothing, on either side, changes nothing: an iteration whose
+// agent could not start does not make the run's cost unknown.
 func (s Spend) Add(t Spend) Spend {
-	return Spend{Tokens: s.Tokens.Add(t.Tokens), CostUSD: s.CostUSD + t.CostUSD, Costed: (s.Costed || s.IsZero()) && t.Costed}
+	switch {
+	case t.IsZero():
+		return s
+	case s.IsZero():
+		return t
+	}
+	return Spend{Tokens: s.Tokens.Add(t.Tokens), CostUSD: s.CostUSD + t.CostUSD, Costed: s.Costed && t.Costed}
 }
 
 // IsZero reports whether nothing was spent, or nothing is known of it:
@@ -43,6 +51,18 @@ func (s Spend) String() string {
 		parts = append(parts, Dollars(s.CostUSD))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Breakdown is the spend with its tokens by kind, as the summary and
+// runs show write it: "1,234 tokens, $0.0123 (input 1,000, output 234,
+// cache read 0, cache write 0)"; "" when nothing is known.
+func (s Spend) Breakdown() string {
+	if s.IsZero() {
+		return ""
+	}
+	u := s.Tokens
+	return fmt.Sprintf("%s (input %s, output %s, cache read %s, cache write %s)",
+		s, thousands(u.Input), thousands(u.Output), thousands(u.CacheRead), thousands(u.CacheWrite))
 }
 
 // Fields are the spend as a JSON event's fields.

@@ -61,8 +61,9 @@ func TestStall(t *testing.T) {
 	}
 }
 
-// TestStallNeedsSilence: an iteration that signals is not idle, even if
-// it changed nothing; without stall_iterations nothing stalls.
+// TestStallNeedsSilence: an iteration that signals, or fails, is not
+// idle, even if it changed nothing; without stall_iterations nothing
+// stalls.
 func TestStallNeedsSilence(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{out: failure}}}
@@ -71,6 +72,13 @@ func TestStallNeedsSilence(t *testing.T) {
 	cfg.StallIterations = 2
 	if res := Run(context.Background(), cfg); res.Status != MaxIters {
 		t.Errorf("FAILURE every time: %s\n%s", res.Status, log.String())
+	}
+	s = &script{steps: []step{{out: "crashed", exit: 1}}}
+	cfg = s.config(4, 3, &log)
+	cfg.Workspace = &workspace{changes: []git.Changes{unchanged}}
+	cfg.StallIterations = 2
+	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Iterations != 3 {
+		t.Errorf("failing every time: %s after %d iterations\n%s", res.Status, res.Iterations, log.String())
 	}
 	s = &script{steps: []step{{out: "working"}}}
 	cfg = s.config(4, 10, &log)

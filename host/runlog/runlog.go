@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"rooda/host/agentstream"
 	"rooda/host/files"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -64,15 +65,15 @@ type Spent struct {
 	CostUSD          *float64 `json:"cost_usd,omitempty"`
 }
 
-// String is the spend as runs show shows it: "1,234 tokens (input 1,000,
-// output 234, cache read 0, cache write 0), $0.0123".
+// String is the spend as runs show shows it, as the run's summary did:
+// "1,234 tokens, $0.0123 (input 1,000, output 234, cache read 0, cache
+// write 0)".
 func (s *Spent) String() string {
-	out := fmt.Sprintf("%d tokens (input %d, output %d, cache read %d, cache write %d)",
-		s.InputTokens+s.OutputTokens+s.CacheReadTokens+s.CacheWriteTokens, s.InputTokens, s.OutputTokens, s.CacheReadTokens, s.CacheWriteTokens)
+	spend := loop.Spend{Tokens: agentstream.Usage{Input: s.InputTokens, Output: s.OutputTokens, CacheRead: s.CacheReadTokens, CacheWrite: s.CacheWriteTokens}}
 	if s.CostUSD != nil {
-		out += ", " + loop.Dollars(*s.CostUSD)
+		spend.CostUSD, spend.Costed = *s.CostUSD, true
 	}
-	return out
+	return spend.Breakdown()
 }
 
 // spentOf is s as the record keeps it; nil when nothing is known.

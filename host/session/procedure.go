@@ -30,7 +30,6 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	defer s.stopStragglers()
 	s.startRecord()
 	res := plan.Execute(s.ctx, s.output())
-	s.spent = s.spent.Add(res.Spent)
 	return s.finish(res.Status)
 }
 

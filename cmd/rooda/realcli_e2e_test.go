@@ -269,8 +269,11 @@ var realScenarios = []struct {
 		}
 	}},
 	{"hang_ends_at_the_timeout", func(t *testing.T, cli realcli.Installed) {
+		// Long enough for the slowest CLI to start and ask on a busy
+		// 2-core machine (opencode took over 10 s there), so that what
+		// the timeout ends is the hang, not the start.
 		r := newRealRun(t, cli, modelserver.Hang())
-		r.build("-n", "2", "--failure-threshold", "1", "--iteration-timeout", "10").expect(t, 1,
+		r.build("-n", "2", "--failure-threshold", "1", "--iteration-timeout", "25").expect(t, 1,
 			"(failure, consecutive: 1/1)", "ERROR: Aborting after 1 consecutive failures")
 		r.promptArrived()
 		if m := r.meta(1); !m.TimedOut || m.Outcome != "failure" {

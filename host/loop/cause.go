@@ -111,7 +111,13 @@ func (e *LoginError) Error() string {
 	return fmt.Sprintf("the agent cannot log in%s; no further iteration starts. %s", said, agentstream.LoginFix(e.CLI))
 }
 
-// loginError is the LoginError of it, with what its CLI said.
+// loginError is the LoginError of it, with what its CLI said: its error,
+// else the refusal it kept retrying (claude retries a 401 until stopped).
 func loginError(it *Iteration) error {
-	return &LoginError{Said: it.Decoded.Err, CLI: it.Decoded.Format}
+	d := it.Decoded
+	said := d.Err
+	if r := d.LastRetry; said == "" && r.Status != 0 {
+		said = fmt.Sprintf("HTTP %d %s, retried %d times", r.Status, r.Error, d.Retries)
+	}
+	return &LoginError{Said: said, CLI: d.Format}
 }

@@ -253,6 +253,22 @@ var realScenarios = []struct {
 			t.Errorf("turns: %+v", turns)
 		}
 	}},
+	{"usage_limit_resets", func(t *testing.T, cli realcli.Installed) {
+		// A usage limit that resets in a few seconds costs no iteration
+		// and no failure: the CLI waits for it itself (claude, gemini,
+		// opencode, copilot retry), or it gives up and says when to come
+		// back (codex: "try again at 3:05 PM"), and rooda waits.
+		r := newRealRun(t, cli, modelserver.UsageLimit(time.Now().Add(3*time.Second)), modelserver.Text("All done. "+successSignal))
+		o := r.build("-n", "3", "--failure-threshold", "1")
+		o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/3")
+		if strings.Contains(o.stderr, "(failure") {
+			t.Errorf("a failure was counted:\n%s", o.stderr)
+		}
+		if waits := strings.Contains(o.stderr, "usage limit; waiting until"); waits != roodaWaitsForLimits[cli.Name] {
+			t.Errorf("rooda waited: %v, want %v:\n%s", waits, roodaWaitsForLimits[cli.Name], o.stderr)
+		}
+		r.promptArrived()
+	}},
 	{"unauthorized_ends_the_run", func(t *testing.T, cli realcli.Installed) {
 		// A 401 is a login failure, read in the CLI's structured output:
 		// the run ends in iteration 1 whatever the failure threshold,
@@ -281,6 +297,10 @@ var realScenarios = []struct {
 		}
 	}},
 }
+
+// roodaWaitsForLimits are the CLIs that give up at a usage limit and say
+// when it resets, so that rooda waits; the others retry it themselves.
+var roodaWaitsForLimits = map[string]bool{"codex": true}
 
 // formatSuffix completes a CLI's name into the output format its alias
 // declares.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // codexDecoder reads `codex exec --json`: one thread event a line
@@ -72,7 +73,7 @@ func (c *codexDecoder) decode(line []byte, emit func(Event)) bool {
 		}
 	case "turn.failed":
 		if m.Error != nil {
-			emit(Event{Kind: KindError, Text: m.Error.Message, Cause: textCause(m.Error.Message)})
+			emit(codexError(m.Error.Message))
 		}
 	case "error":
 		c.error(m.Message, emit)
@@ -170,7 +171,7 @@ var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+)`)
 func (c *codexDecoder) error(msg string, emit func(Event)) {
 	m := codexReconnect.FindStringSubmatch(msg)
 	if m == nil {
-		emit(Event{Kind: KindError, Text: msg, Cause: textCause(msg)})
+		emit(codexError(msg))
 		return
 	}
 	attempt, _ := strconv.Atoi(m[1])
@@ -184,4 +185,42 @@ func (c *codexDecoder) error(msg string, emit func(Event)) {
 		cause = CauseNetwork // it reconnects: the stream was cut
 	}
 	emit(Event{Kind: KindRetry, Retry: Retry{Attempt: attempt, Max: most, Error: why, Cause: cause}})
+}
+
+// codexError is an error codex reported, with when its limit resets if
+// it says: "You've hit your usage limit. … try again at 3:05 PM."
+func codexError(msg string) Event {
+	e := Event{Kind: KindError, Text: msg, Cause: textCause(msg)}
+	if e.Cause == CauseUsageLimit || e.Cause == CauseRateLimited {
+		e.ResetAt = codexTryAgainAt(msg, clock())
+	}
+	return e
+}
+
+// codexTryAgain is the clock time codex says to come back at.
+var codexTryAgain = regexp.MustCompile(`try again at (\d{1,2}):(\d{2})\s*([AP]M)`)
+
+// codexTryAgainAt is when the limit msg names is surely over, on the
+// local clock codex prints it in: the end of the minute it names (codex
+// prints the reset to the minute, so the limit may last into it), the
+// next time the clock shows it after now; zero when msg names none.
+func codexTryAgainAt(msg string, now time.Time) time.Time {
+	m := codexTryAgain.FindStringSubmatch(msg)
+	if m == nil {
+		return time.Time{}
+	}
+	hour, _ := strconv.Atoi(m[1])
+	minute, _ := strconv.Atoi(m[2])
+	if hour < 1 || hour > 12 || minute > 59 {
+		return time.Time{}
+	}
+	hour %= 12
+	if m[3] == "PM" {
+		hour += 12
+	}
+	at := time.Date(now.Year(), now.Month(), now.Day(), hour, minute, 0, 0, now.Location())
+	if at.Before(now.Add(-5 * time.Minute)) {
+		at = at.AddDate(0, 0, 1)
+	}
+	return at.Add(time.Minute)
 }

@@ -40,6 +40,10 @@ type Decoder struct {
 	output   tail
 }
 
+// clock is the time a decoded line arrived at, for a reset a CLI names by
+// the clock alone ("try again at 3:05 PM"); tests fix it.
+var clock = time.Now
+
 // New returns a Decoder of format that writes the readable transcript to
 // stream (nil: none) as events arrive. In the Text format the transcript is
 // the output itself.

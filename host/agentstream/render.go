@@ -42,10 +42,10 @@ func (r *renderer) event(e Event) {
 		// The totals come once, at the end.
 	case KindError:
 		// A CLI may say the same error twice (a message, then its result).
-		if e.Text != r.lastError || !e.ResetAt.IsZero() {
-			r.line(describe(e))
+		if line := describe(e); line != r.lastError {
+			r.line(line)
+			r.lastError = line
 		}
-		r.lastError = e.Text
 	default:
 		r.line(describe(e))
 	}

@@ -1,6 +1,7 @@
 package agentstream
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -64,9 +65,20 @@ type claudeBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
+// claudeRootRefusal is what claude prints on stderr, and exits 1, when
+// run as root with --dangerously-skip-permissions and without
+// IS_SANDBOX=1 (2.1.197).
+var claudeRootRefusal = []byte("--dangerously-skip-permissions cannot be used with root/sudo privileges")
+
 func (c *claudeDecoder) decode(line []byte, emit func(Event)) bool {
 	var m claudeLine
 	if !typed(line) {
+		if bytes.Contains(line, claudeRootRefusal) {
+			// Not a login, but as fatal: no run as root starts without
+			// IS_SANDBOX=1, which the login fix names.
+			emit(Event{Kind: KindError, Text: string(bytes.TrimSpace(line)), Cause: CauseAuth})
+			return true
+		}
 		return false
 	}
 	if json.Unmarshal(line, &m) != nil {

@@ -235,6 +235,7 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Aborted, err)
 		}
 		over := cfg.Budget.reached(r.result.Spent)
+		r.warnUncounted(it)
 		switch {
 		case it.Cause == CauseAuth:
 			err := loginError(it)
@@ -262,8 +263,31 @@ type runner struct {
 	failures int
 	// idle counts the iterations in a row that changed nothing and
 	// signaled nothing.
-	idle   int
-	result Result
+	idle int
+	// uncounted is set once the log said that max_cost_usd cannot count
+	// what the agent spends.
+	uncounted bool
+	result    Result
+}
+
+// warnUncounted says, once, that max_cost_usd cannot stop a loop whose
+// agent used tokens nobody priced: a budget the user relies on to stop an
+// unattended run must not be silently void.
+func (r *runner) warnUncounted(it *Iteration) {
+	if r.uncounted || r.cfg.Budget.MaxCostUSD == 0 || it.Spent.Tokens.IsZero() || it.Spent.Costed {
+		return
+	}
+	r.uncounted = true
+	r.cfg.Log.Warnf("Iteration %s: max_cost_usd (%s) cannot count what %s spends: its CLI reports tokens but no cost, and model_prices prices neither its model nor its name; max_tokens still counts",
+		r.label(it.Number), Dollars(r.cfg.Budget.MaxCostUSD), agentName(it))
+}
+
+// agentName names an iteration's agent in a message.
+func agentName(it *Iteration) string {
+	if it.Agent == "" {
+		return "the agent"
+	}
+	return it.Agent
 }
 
 // stalled counts it towards the stall rule and reports whether the loop

@@ -111,6 +111,8 @@ var (
 	iterationModes = []string{ModeMaxIterations, ModeUnlimited}
 	logLevels      = []string{"debug", "info", "warn", "error"}
 	logFormats     = []string{"text", "json"}
+	// timestampFormats are the upstream Go rooda's, spelled as it does.
+	timestampFormats = []string{"time", "time-ms", "relative", "iso", "none"}
 )
 
 // Prompt is the procedure in the form host/prompt composes.

@@ -161,6 +161,25 @@ var (
 			Usage: "log as `FORMAT`: text (lines) or json (an object per event, for CI and log aggregators)"}},
 		Shown: ShownNever,
 	}, OneOf(logFormats...))
+	// LogTimestampFormat is how a text line's time reads; the upstream
+	// Go rooda's values and spellings, so that its configurations load.
+	LogTimestampFormat = Define(Setting{
+		Key:   "log_timestamp_format",
+		Scope: LoopWide,
+		Doc:   "how a text log line's time stamp reads: time ([15:04:05], the default), time-ms ([15:04:05.000]), relative (since the run started, [+1m02s]), iso (RFC 3339 with milliseconds) or none; JSON events keep their time",
+		Flags: []FlagDef{{Name: "log-timestamp-format", For: ForAll,
+			Usage: "stamp log lines as `FORMAT`: time, time-ms, relative, iso or none"}},
+		Shown: ShownNever,
+	}, OneOf(timestampFormats...))
+	// Notify is a command told of a run's events (its end, a limit wait,
+	// a login failure), one JSON object on its stdin: one program serves
+	// a desktop notice, a chat or mail.
+	Notify = Define(Setting{
+		Key:   "notify",
+		Scope: LoopWide,
+		Doc:   "a command run when the run ends (run_finished), waits for a usage limit (limit_wait) or stops because its agent cannot log in (login_failed), with the event as one JSON object on stdin; its failure is a warning",
+		Shown: ShownNever,
+	}, Command)
 	// RunsDir is where runs are recorded, from the working directory.
 	RunsDir = Define(Setting{
 		Key:   "runs_dir",

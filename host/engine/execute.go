@@ -24,12 +24,28 @@ type Output struct {
 	Kill <-chan struct{}
 	// Now is the log's clock; nil is the wall clock.
 	Now func() time.Time
+	// Started is when the run started, which relative time stamps
+	// (log_timestamp_format: relative) count from; zero is the loop's
+	// start.
+	Started time.Time
 	// Record, when set, keeps the run's record and gives the context
 	// added while the run goes on.
 	Record Record
 	// Spent is what the run's agents spent before this loop, which its
 	// budgets (max_cost_usd, max_tokens) count too.
 	Spent loop.Spend
+}
+
+// started is when the run started: Started, else now by the log's
+// clock.
+func (o Output) started() time.Time {
+	switch {
+	case !o.Started.IsZero():
+		return o.Started
+	case o.Now != nil:
+		return o.Now()
+	}
+	return time.Now()
 }
 
 // Record keeps a run's record (host/runlog): it sees every iteration, is
@@ -55,6 +71,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	if out.Now != nil {
 		log.WithClock(out.Now)
 	}
+	log.WithTimestamps(config.LogTimestampFormat.In(s).V, out.started())
 	for _, l := range s.Lines() {
 		log.Debugf("Setting %s", l)
 	}

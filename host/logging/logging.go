@@ -47,6 +47,10 @@ type Logger struct {
 	level Level
 	now   func() time.Time
 	json  bool
+	// stampFormat is loop.log_timestamp_format ("" is time), and start
+	// the moment a relative stamp counts from.
+	stampFormat string
+	start       time.Time
 }
 
 // New returns a Logger writing lines at level and above to w, stamped with
@@ -70,6 +74,47 @@ func Configured(w io.Writer, level, format string) *Logger {
 func (l *Logger) WithClock(now func() time.Time) *Logger {
 	l.now = now
 	return l
+}
+
+// WithTimestamps makes text lines stamped as loop.log_timestamp_format
+// says: "time" ([15:04:05], the default), "time-ms" ([15:04:05.000]),
+// "relative" (since start: [+1m02s]), "iso" (RFC 3339 with milliseconds)
+// or "none". JSON events keep their own "time".
+func (l *Logger) WithTimestamps(format string, start time.Time) *Logger {
+	l.stampFormat, l.start = format, start
+	return l
+}
+
+// stamp is the time stamp that starts a text line, with its space.
+func (l *Logger) stamp() string {
+	now := l.now()
+	switch l.stampFormat {
+	case "none":
+		return ""
+	case "time-ms":
+		return now.Format("[15:04:05.000] ")
+	case "iso":
+		return now.Format("[2006-01-02T15:04:05.000Z07:00] ")
+	case "relative":
+		return "[+" + sinceStart(now.Sub(l.start)) + "] "
+	}
+	return now.Format("[15:04:05] ")
+}
+
+// sinceStart writes the time since the run started in whole seconds,
+// cut, not rounded, so that a line never reads later than it happened:
+// "0s", "45s", "1m02s", "1h02m03s". The minutes and seconds keep two
+// digits once a larger unit leads, so that the stamps line up.
+func sinceStart(d time.Duration) string {
+	secs := int64(max(d, 0) / time.Second)
+	h, m, sec := secs/3600, secs/60%60, secs%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh%02dm%02ds", h, m, sec)
+	case m > 0:
+		return fmt.Sprintf("%dm%02ds", m, sec)
+	}
+	return fmt.Sprintf("%ds", sec)
 }
 
 // AsJSON makes the logger write one JSON object per event instead of a
@@ -104,7 +149,7 @@ func (l *Logger) Event(level Level, event string, fields []any, format string, a
 		return
 	}
 	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
-	l.emit(level, event, fields, msg, l.now().Format("[15:04:05] ")+prefixes[level]+msg)
+	l.emit(level, event, fields, msg, l.stamp()+prefixes[level]+msg)
 }
 
 // Line logs a named event that stands apart from the log's progress, as

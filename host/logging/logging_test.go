@@ -129,3 +129,42 @@ func TestFail(t *testing.T) {
 		}
 	}
 }
+
+// TestTimestampFormats: each loop.log_timestamp_format stamps a text line
+// as it says, relative ones from the run's start; JSON keeps its time.
+func TestTimestampFormats(t *testing.T) {
+	zone := time.FixedZone("CET", 3600)
+	start := time.Date(2026, 1, 2, 10, 0, 0, 0, zone)
+	now := start.Add(62*time.Second + 345*time.Millisecond)
+	clock := func() time.Time { return now }
+	for format, want := range map[string]string{
+		"":         "[10:01:02] hello\n",
+		"time":     "[10:01:02] hello\n",
+		"time-ms":  "[10:01:02.345] hello\n",
+		"relative": "[+1m02s] hello\n",
+		"iso":      "[2026-01-02T10:01:02.345+01:00] hello\n",
+		"none":     "hello\n",
+	} {
+		var b strings.Builder
+		New(&b, Info).WithClock(clock).WithTimestamps(format, start).Infof("hello")
+		if b.String() != want {
+			t.Errorf("%q: got %q want %q", format, b.String(), want)
+		}
+	}
+	var b strings.Builder
+	New(&b, Info).WithClock(clock).WithTimestamps("none", start).AsJSON().Infof("hello")
+	if want := `{"time":"2026-01-02T09:01:02.345Z","level":"info","event":"log","message":"hello"}` + "\n"; b.String() != want {
+		t.Errorf("JSON: got %s want %s", b.String(), want)
+	}
+}
+
+func TestSinceStart(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", -time.Second: "0s", 999 * time.Millisecond: "0s", 45 * time.Second: "45s",
+		62 * time.Second: "1m02s", 3723 * time.Second: "1h02m03s", 26 * time.Hour: "26h00m00s",
+	} {
+		if got := sinceStart(d); got != want {
+			t.Errorf("%v: got %q want %q", d, got, want)
+		}
+	}
+}

@@ -35,5 +35,5 @@ func (s *Session) RunProcedure(req engine.Request) error {
 
 // output is where the engine writes, and what it tells of a loop.
 func (s *Session) output() engine.Output {
-	return engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Record: s.record(), Spent: s.spent}
+	return engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: s.spent}
 }

@@ -89,6 +89,9 @@ type Session struct {
 	last loop.Status
 	// iterating is set while a loop runs.
 	iterating bool
+	// started is when the run started, which relative time stamps count
+	// from.
+	started time.Time
 }
 
 // New makes a session without a life of its own: no signals are caught
@@ -101,7 +104,7 @@ func New(ctx context.Context, opts Options) *Session {
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
-	return &Session{opts: opts, ctx: ctx, stop: func() {}}
+	return &Session{opts: opts, ctx: ctx, stop: func() {}, started: opts.now()}
 }
 
 // Start begins a run: from here on SIGINT and SIGTERM interrupt it (the
@@ -140,7 +143,16 @@ func (s *Session) Config() *config.Config { return s.opts.Config }
 // Log logs as the run does, at its level and in its format, for what is
 // said outside the loop's own log.
 func (s *Session) Log() *logging.Logger {
-	return logging.Configured(s.opts.Stderr, config.LogLevel.In(&s.opts.Config.Loop).V, s.logFormat())
+	log := logging.Configured(s.opts.Stderr, config.LogLevel.In(&s.opts.Config.Loop).V, s.logFormat())
+	return log.WithTimestamps(config.LogTimestampFormat.In(&s.opts.Config.Loop).V, s.started)
+}
+
+// now is the run's clock: Now, else the wall clock.
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
 }
 
 // notes logs the session's own lines that stand apart from the progress

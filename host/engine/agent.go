@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ import (
 // that resets within max_limit_wait is waited for, and the same
 // iteration runs again: no iteration is spent on it, but what its tries
 // spent counts.
-func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log *logging.Logger) func(context.Context, loop.Request) (loop.Reply, error) {
+func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log *logging.Logger, waiting func(LimitWait)) func(context.Context, loop.Request) (loop.Reply, error) {
 	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
 		cmd := base
 		if len(p.Rotation) > 0 {
@@ -45,9 +46,12 @@ func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log 
 			if !ok || err != nil {
 				return reply, err
 			}
+			if waiting != nil {
+				waiting(wait)
+			}
 			select {
-			case <-time.After(wait):
-				waited += wait
+			case <-time.After(wait.Wait):
+				waited += wait.Wait
 			case <-ctx.Done():
 				return reply, err
 			}
@@ -115,9 +119,9 @@ func (p *Plan) spent(sum agentstream.Summary, agent string) loop.Spend {
 // when it did not, or the limit resets later, or a limit that had reset
 // before this try (again) is still there: a failure, cause rate_limited,
 // which it says. A reset already past is tried again at once, once.
-func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop.Request, waited time.Duration, again bool) (time.Duration, bool) {
+func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop.Request, waited time.Duration, again bool) (LimitWait, bool) {
 	if sum == nil || sum.ResetAt.IsZero() || (sum.Cause != agentstream.CauseUsageLimit && sum.Cause != agentstream.CauseRateLimited) {
-		return 0, false
+		return LimitWait{}, false
 	}
 	wait := max(time.Until(sum.ResetAt), 0)
 	n := req.Iteration
@@ -129,15 +133,28 @@ func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop
 	what := strings.ReplaceAll(string(sum.Cause), "_", " ")
 	if wait == 0 && again {
 		log.Warnf("Iteration %s: %s: %s; it was to reset at %s, and is still there", label, name, what, sum.ResetAt.Local().Format("15:04:05"))
-		return 0, false
+		return LimitWait{}, false
 	}
 	if limit == 0 || waited+wait > limit {
 		log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)", label, name, what, sum.ResetAt.Local().Format("15:04"), config.FormatTimeout(limit))
-		return 0, false
+		return LimitWait{}, false
 	}
-	log.Event(logging.Warn, "limit_wait", []any{"iteration", n, "agent", name, "cause", string(sum.Cause), "until", sum.ResetAt.UTC().Format(time.RFC3339), "wait_seconds", wait.Seconds()},
-		"Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again", label, name, what, sum.ResetAt.Local().Format("15:04:05"), logging.Duration(wait), label)
-	return wait, true
+	w := LimitWait{Iteration: n, Agent: name, Cause: string(sum.Cause), Until: sum.ResetAt, Wait: wait,
+		Message: fmt.Sprintf("Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again", label, name, what, sum.ResetAt.Local().Format("15:04:05"), logging.Duration(wait), label)}
+	log.Event(logging.Warn, "limit_wait", []any{"iteration", n, "agent", name, "cause", w.Cause, "until", sum.ResetAt.UTC().Format(time.RFC3339), "wait_seconds", wait.Seconds()}, "%s", w.Message)
+	return w, true
+}
+
+// LimitWait is a wait for an agent's usage or rate limit to reset, as it
+// begins: the iteration runs again at Until.
+type LimitWait struct {
+	Iteration int
+	Agent     string
+	Cause     string
+	Until     time.Time
+	Wait      time.Duration
+	// Message is the log's line of it.
+	Message string
 }
 
 // agentOf names iteration n's agent.

@@ -34,6 +34,9 @@ type Output struct {
 	// Spent is what the run's agents spent before this loop, which its
 	// budgets (max_cost_usd, max_tokens) count too.
 	Spent loop.Spend
+	// LimitWaiting, when set, is told of each wait for a usage limit as
+	// it begins (loop.notify's limit_wait).
+	LimitWaiting func(LimitWait)
 }
 
 // started is when the run started: Started, else now by the log's
@@ -114,7 +117,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		IdleTimeout:      config.IdleTimeout.In(s).V,
 		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
-		Agent:            p.runner(cmd, out.Stdout, config.ShowAIOutput.In(s).V, log),
+		Agent:            p.runner(cmd, out.Stdout, config.ShowAIOutput.In(s).V, log, out.LimitWaiting),
 		Agents:           p.Agents,
 		Log:              log,
 		Observers:        observers,

@@ -170,6 +170,9 @@ type Result struct {
 	Err error
 	// Spent is what the loop's agents used.
 	Spent Spend
+	// Message is the log's line of how the loop ended ("Reached max
+	// iterations: 3 (total: 2m16s)"), for those told of it elsewhere.
+	Message string
 }
 
 // words are where a failure's warning quotes the agent from: its raw
@@ -575,6 +578,7 @@ func (r *runner) finish(status Status, cause error) Result {
 		r.result.Err = cause
 	}
 	level, msg := r.summary(status, cause)
+	r.result.Message = msg
 	s := r.result.Stats
 	r.cfg.Log.Event(level, logging.FinalEvent, append([]any{
 		"status", string(status), "exit_code", status.ExitCode(), "iterations", r.result.Iterations,

@@ -94,9 +94,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	s.iterating = true
 	res := plan.Execute(ctx, s.output(), collector{s.rt}, previous)
 	s.iterating = false
-	s.iterations += res.Iterations
-	s.spent = s.spent.Add(res.Spent)
-	s.last = res.Status
+	s.count(res)
 	switch {
 	case ctx.Err() != nil:
 		return res, host.StopCause(ctx)

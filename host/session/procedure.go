@@ -6,6 +6,7 @@ import (
 
 	"rooda/host/engine"
 	"rooda/host/interrupt"
+	"rooda/host/loop"
 )
 
 // RunProcedure runs a YAML procedure, a built-in one or one of the
@@ -30,10 +31,21 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	defer s.stopStragglers()
 	s.startRecord()
 	res := plan.Execute(s.ctx, s.output())
-	return s.finish(res.Status)
+	s.count(res)
+	return s.finish(res.Status, res.Message)
+}
+
+// count adds a loop that ended to the run: its iterations, what its
+// agents spent, how it ended; a loop whose agent cannot log in is told
+// to loop.notify's command.
+func (s *Session) count(res loop.Result) {
+	s.iterations += res.Iterations
+	s.spent = s.spent.Add(res.Spent)
+	s.last, s.message = res.Status, res.Message
+	s.notifyLoginFailed(res)
 }
 
 // output is where the engine writes, and what it tells of a loop.
 func (s *Session) output() engine.Output {
-	return engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: s.spent}
+	return engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: s.spent, LimitWaiting: s.notifyLimitWait}
 }

@@ -52,9 +52,11 @@ func (s *Session) record() engine.Record {
 	return s.rec
 }
 
-// finish writes how the run ended, says if the record is incomplete, and
-// returns the exit status.
-func (s *Session) finish(status loop.Status) error {
+// finish writes how the run ended, says if the record is incomplete,
+// tells loop.notify's command (message says how it ended), and returns
+// the exit status.
+func (s *Session) finish(status loop.Status, message string) error {
+	defer s.notifyFinished(status, message)
 	if s.rec != nil {
 		s.rec.Finish(status)
 		if err := s.rec.Err(); err != nil {

@@ -27,18 +27,18 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 		rt, err = s.Runtime(opts)
 	}
 	if err != nil {
-		s.finish(loop.Errored)
+		s.finish(loop.Errored, err.Error())
 		return err
 	}
 	if err := rt.Run(s.ctx, path); err != nil {
-		s.finish(statusOf(err))
+		s.finish(statusOf(err), err.Error())
 		return err
 	}
-	status := s.last
+	status, message := s.last, s.message
 	if status == "" {
-		status = loop.Finished
+		status, message = loop.Finished, "the script ended without running a loop"
 	}
-	return s.finish(status)
+	return s.finish(status, message)
 }
 
 // Runtime makes the runtime of a script this session runs (see
@@ -64,7 +64,7 @@ func (s *Session) RuntimeOptions(opts host.Options) host.Options {
 // step: it says why, finishes the record, stops every process and exits.
 func (s *Session) abandon(err error) {
 	code := Report(s.opts.Stderr, s.logFormat(), err)
-	s.finish(statusOf(err))
+	s.finish(statusOf(err), err.Error())
 	process.KillAll()
 	os.Exit(code)
 }

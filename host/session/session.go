@@ -85,8 +85,10 @@ type Session struct {
 	// their agents used.
 	iterations int
 	spent      loop.Spend
-	// last is how the last loop ended, "" before one ends.
-	last loop.Status
+	// last is how the last loop ended, "" before one ends, and message
+	// the log's line of it.
+	last    loop.Status
+	message string
 	// iterating is set while a loop runs.
 	iterating bool
 	// started is when the run started, which relative time stamps count

@@ -1,0 +1,143 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"rooda/host/config"
+	"rooda/host/engine"
+	"rooda/host/logging"
+	"rooda/host/loop"
+	"rooda/host/process"
+)
+
+// The events loop.notify's command is told of.
+const (
+	NotifyRunFinished = "run_finished"
+	NotifyLimitWait   = "limit_wait"
+	NotifyLoginFailed = "login_failed"
+)
+
+// A notifier is a user's script: it gets a short time and little room,
+// so that a hung or chatty one cannot hold the run's end.
+const (
+	notifyTimeout = 30 * time.Second
+	notifyOutput  = 16 << 10
+)
+
+// Notice is what loop.notify's command reads on stdin, one JSON object:
+// the event, the run it is of, and what is known of it so far.
+type Notice struct {
+	Event     string `json:"event"`
+	RunID     string `json:"run_id"`
+	Procedure string `json:"procedure"`
+	// Status is how the run ended, or "waiting" for a limit wait.
+	Status string `json:"status"`
+	// ExitCode is rooda's exit code, once the run or its loop has ended.
+	ExitCode   *int `json:"exit_code,omitempty"`
+	Iterations int  `json:"iterations"`
+	// A limit wait's iteration, agent, cause, its end and its length.
+	Iteration   int     `json:"iteration,omitempty"`
+	Agent       string  `json:"agent,omitempty"`
+	Cause       string  `json:"cause,omitempty"`
+	Until       string  `json:"until,omitempty"`
+	WaitSeconds float64 `json:"wait_seconds,omitempty"`
+	// CostUSD and Tokens are what the run's agents spent, when known.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	Tokens  *int64   `json:"tokens,omitempty"`
+	Message string   `json:"message"`
+}
+
+// notifyFinished tells the notifier how the run ended.
+func (s *Session) notifyFinished(status loop.Status, message string) {
+	code := status.ExitCode()
+	s.notify(Notice{Event: NotifyRunFinished, Status: string(status), ExitCode: &code, Message: message})
+}
+
+// notifyLoginFailed tells the notifier that a loop stopped because its
+// agent cannot log in: nothing will go on until someone logs it in.
+func (s *Session) notifyLoginFailed(res loop.Result) {
+	if !errors.As(res.Err, new(*loop.LoginError)) {
+		return
+	}
+	code := res.Status.ExitCode()
+	s.notify(Notice{Event: NotifyLoginFailed, Status: string(res.Status), ExitCode: &code, Message: res.Err.Error()})
+}
+
+// notifyLimitWait tells the notifier that the run waits for an agent's
+// usage limit to reset; the engine calls it as the wait begins.
+func (s *Session) notifyLimitWait(w engine.LimitWait) {
+	s.notify(Notice{Event: NotifyLimitWait, Status: "waiting", Iteration: w.Iteration, Agent: w.Agent, Cause: w.Cause,
+		Until: w.Until.UTC().Format(time.RFC3339), WaitSeconds: w.Wait.Seconds(), Message: w.Message})
+}
+
+// notify runs loop.notify's command, if there is one, with n on stdin.
+// Its failure is a warning: a notice lost must not fail the run.
+func (s *Session) notify(n Notice) {
+	line := config.Notify.In(&s.opts.Config.Loop).V
+	if line == "" || s.opts.DryRun || s.opts.Test {
+		return
+	}
+	n.RunID, n.Procedure, n.Iterations = s.runID(), s.opts.Name, s.iterations
+	n.CostUSD, n.Tokens = spendOf(s.spent)
+	if err := runNotifier(context.WithoutCancel(s.ctx), line, n, s.opts.Kill); err != nil {
+		s.Log().Event(logging.Warn, "notify_failed", []any{"notice", n.Event, "error", err.Error()}, "notify (%s): %v", n.Event, err)
+	}
+}
+
+// runNotifier runs the command line with the notice on stdin, and says
+// why it failed: it could not start, timed out, or exited non-zero.
+func runNotifier(ctx context.Context, line string, n Notice, kill <-chan struct{}) error {
+	argv, err := process.Split(line)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(n)
+	if err != nil {
+		return err
+	}
+	res, err := process.Run(ctx, process.Command{Argv: argv, Prompt: string(data) + "\n", Timeout: notifyTimeout, MaxOutput: notifyOutput, Kill: kill})
+	switch {
+	case err != nil:
+		return err
+	case res.TimedOut:
+		return fmt.Errorf("timed out after %s", notifyTimeout)
+	case res.ExitCode != 0:
+		return fmt.Errorf("exit code %d%s", res.ExitCode, said(res.Output))
+	}
+	return nil
+}
+
+// said is the last line the notifier wrote, quoted, or "".
+func said(output []byte) string {
+	text := strings.TrimSpace(string(output))
+	if text == "" {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	return ": " + lines[len(lines)-1]
+}
+
+// spendOf is what a notice says of a spend: the cost when known, the
+// tokens when any were counted.
+func spendOf(s loop.Spend) (cost *float64, tokens *int64) {
+	if s.Costed {
+		cost = &s.CostUSD
+	}
+	if total := s.TotalTokens(); total > 0 {
+		tokens = &total
+	}
+	return cost, tokens
+}
+
+// runID is the record's id, "" when the run is not recorded.
+func (s *Session) runID() string {
+	if s.rec == nil {
+		return ""
+	}
+	return s.rec.ID()
+}

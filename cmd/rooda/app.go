@@ -17,6 +17,10 @@ import (
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	app.Metadata = map[string]any{"args": args}
+	if isCompletion(args) {
+		complete(ctx, app, args)
+		return 0
+	}
 	parsed, err := moveFlagsFirst(app, withRunShorthand(app, args))
 	if err == nil {
 		err = app.RunContext(ctx, parsed)
@@ -53,14 +57,18 @@ Examples:
   rooda config show               the merged configuration, with each value's source
   rooda fragments                 list every embedded fragment
   rooda fragments observe -l      list the observe fragments with their titles
-  rooda version                   show the version`,
-		Commands:             []*cli.Command{runCommand(), scriptCommand(), libCommand(), runsCommand(), contextCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand()},
-		Flags:                configFlags(),
+  rooda version                   show the version (or: rooda --version)
+  source <(rooda completion bash) complete commands, procedures and run ids`,
+		Commands: []*cli.Command{runCommand(), scriptCommand(), libCommand(), runsCommand(), contextCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand(), completionCommand(), manCommand()},
+		// --version is placed here, not only by urfave/cli as it starts, so that
+		// moveFlagsFirst knows it: "rooda build --version".
+		Flags:                append(configFlags(), cli.VersionFlag),
 		Writer:               stdout,
 		ErrWriter:            stderr,
 		Suggest:              true,
-		HideVersion:          true,
 		EnableBashCompletion: true,
+		BashComplete:         completeTopLevel,
+		Version:              versionOnly(),
 		// --context "a, b" is one value: text is not a list.
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},

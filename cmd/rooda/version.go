@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
@@ -18,11 +19,30 @@ func versionCommand() *cli.Command {
 		Description: `Examples:
   rooda version`,
 		Action: func(c *cli.Context) error {
-			v, cm, b := buildInfo()
-			fmt.Fprintf(c.App.Writer, "Version: %s\nCommit:  %s\nBuilt:   %s\n", v, cm, b)
+			writeVersion(c.App.Writer)
 			return nil
 		},
 	}
+}
+
+// urfave/cli's own --version (its default alias -v is rooda's --verbose)
+// prints what "rooda version" prints. Set once, before any app runs: they
+// are urfave/cli's package variables.
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Aliases: []string{"V"}, Usage: "show the version, as 'rooda version' does"}
+	cli.VersionPrinter = func(c *cli.Context) { writeVersion(c.App.Writer) }
+}
+
+func writeVersion(w io.Writer) {
+	v, cm, b := buildInfo()
+	fmt.Fprintf(w, "Version: %s\nCommit:  %s\nBuilt:   %s\n", v, cm, b)
+}
+
+// versionOnly is the version alone. urfave/cli offers --version only to an
+// app that has one.
+func versionOnly() string {
+	v, _, _ := buildInfo()
+	return v
 }
 
 // buildInfo returns the version, commit and build time, from the linker

@@ -135,13 +135,7 @@ func TestUsageLimitWaitInterrupted(t *testing.T) {
 	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+600}}")
 	w := newWorkspace(t, step{"output": limit, "exit": 1})
 	s := w.startAlias("claude-stream-json", "build", "-n", "1")
-	deadline := time.Now().Add(hangGuard)
-	for !strings.Contains(s.stderr.String(), ", then running iteration 1/1 again") {
-		if time.Now().After(deadline) {
-			t.Fatalf("rooda never waited for the limit\n%s", s.stderr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	w.waitForLog(s, ", then running iteration 1/1 again", "rooda never waited for the limit")
 	s.cmd.Process.Signal(syscall.SIGINT)
 	o := w.wait(s)
 	o.expect(t, 130, "Interrupted")

@@ -161,13 +161,7 @@ func TestSecondInterruptEndsAStuckScript(t *testing.T) {
 	w.write("main.star", "x = []\nfor i in range(600000):\n    x = [x]\nprint('built')\ns = '%s' % x\n")
 	cmd := w.limitedTo(safetyNetKiB, "script", "run", "main.star", "--max-steps", "10000000000", "--no-record")
 	s := w.start(cmd)
-	deadline := time.Now().Add(hangGuard)
-	for !strings.Contains(s.stderr.String(), "built") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the script never got to its slow step\n%s", s.stderr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	w.waitForLog(s, "built", "the script never got to its slow step")
 	s.cmd.Process.Signal(syscall.SIGINT)
 	time.Sleep(200 * time.Millisecond)
 	s.cmd.Process.Signal(syscall.SIGINT)

@@ -97,6 +97,19 @@ func (w *workspace) start(cmd *exec.Cmd) started {
 	return s
 }
 
+// waitForLog waits until what rooda wrote on stderr holds text, and
+// fails the test, saying why, if it never does.
+func (w *workspace) waitForLog(s started, text, why string) {
+	w.t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for !strings.Contains(s.stderr.String(), text) {
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s\n%s", why, s.stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (w *workspace) wait(s started) outcome {
 	w.t.Helper()
 	done := make(chan error, 1)

@@ -125,10 +125,7 @@ func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop
 	}
 	wait := max(time.Until(sum.ResetAt), 0)
 	n := req.Iteration
-	label, name := strconv.Itoa(n), p.agentOf(n)
-	if req.MaxIterations > 0 {
-		label += "/" + strconv.Itoa(req.MaxIterations)
-	}
+	label, name := loop.Label(n, req.MaxIterations), p.agentOf(n)
 	limit := config.MaxLimitWait.In(p.Settings).V
 	what := strings.ReplaceAll(string(sum.Cause), "_", " ")
 	if wait == 0 && again {

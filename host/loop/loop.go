@@ -481,7 +481,7 @@ func spentText(s Spend) string {
 // in JSON, the lines and the file are fields of the warning.
 func (r *runner) warnFailure(it *Iteration, why string) {
 	log := r.cfg.Log
-	lines := lastLines(it.words(), lastLineCount, lastLineWidth)
+	lines := LastLines(it.words(), lastLineCount, lastLineWidth)
 	file := ""
 	if r.cfg.OutputFile != nil && it.StartErr == nil {
 		file = r.cfg.OutputFile()
@@ -634,11 +634,15 @@ func causeText(cause error) string {
 
 // label is an iteration as the progress lines show it: "2/5", or "2" when
 // unlimited.
-func (r *runner) label(n int) string {
-	if r.cfg.MaxIterations <= 0 {
+func (r *runner) label(n int) string { return Label(n, r.cfg.MaxIterations) }
+
+// Label is iteration n of at most max (0: unlimited) as the log names it:
+// "2/5", or "2".
+func Label(n, max int) string {
+	if max <= 0 {
 		return fmt.Sprint(n)
 	}
-	return fmt.Sprintf("%d/%d", n, r.cfg.MaxIterations)
+	return fmt.Sprintf("%d/%d", n, max)
 }
 
 func limitText(max int) string {

@@ -22,9 +22,9 @@ const (
 // with even when it is a pipe (opencode).
 var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
 
-// lastLines are the last n non-blank lines of out, oldest first, each
+// LastLines are the last n non-blank lines of out, oldest first, each
 // cleaned of terminal escapes and cut to width characters.
-func lastLines(out []byte, n, width int) []string {
+func LastLines(out []byte, n, width int) []string {
 	rest := string(out[max(0, len(out)-lastLineScan):])
 	var lines []string
 	for len(lines) < n && rest != "" {

@@ -23,7 +23,7 @@ func TestLastLines(t *testing.T) {
 		{long + "\n", []string{strings.Repeat("é", 200) + "…"}},
 		{"bad \xff byte\n", []string{"bad \uFFFD byte"}},
 	} {
-		if got := lastLines([]byte(tc.out), 3, 200); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+		if got := LastLines([]byte(tc.out), 3, 200); fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("%q: %q, want %q", tc.out, got, tc.want)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"rooda/host/config"
@@ -112,14 +111,13 @@ func runNotifier(ctx context.Context, line string, n Notice, kill <-chan struct{
 	return nil
 }
 
-// said is the last line the notifier wrote, quoted, or "".
+// said is the last line the notifier wrote, as a failure's warning
+// quotes an agent (loop.LastLines), after ": "; "" when it wrote none.
 func said(output []byte) string {
-	text := strings.TrimSpace(string(output))
-	if text == "" {
-		return ""
+	if last := loop.LastLines(output, 1, 200); len(last) > 0 {
+		return ": " + last[0]
 	}
-	lines := strings.Split(text, "\n")
-	return ": " + lines[len(lines)-1]
+	return ""
 }
 
 // spendOf is what a notice says of a spend: the cost when known, the

@@ -5,14 +5,16 @@
 # answers "rooda … --generate-bash-completion" with the words that may come next.
 
 _rooda_zsh_complete() {
-  local -a opts
-  local cur
-  cur=${words[-1]}
+  local -a opts asked
+  local cur=${words[CURRENT]}
+  # The words before the cursor, unquoted as the shell would pass them:
+  # urfave/cli's script took the line's last word, so a word completed in
+  # the middle of the line was completed as if it were the last one.
+  asked=("${(@Q)words[1,CURRENT-1]}")
   if [[ "$cur" == "-"* ]]; then
-    opts=("${(@f)$(${words[@]:0:#words[@]-1} ${cur} --generate-bash-completion 2>/dev/null)}")
-  else
-    opts=("${(@f)$(${words[@]:0:#words[@]-1} --generate-bash-completion 2>/dev/null)}")
+    asked+=("$cur")
   fi
+  opts=("${(@f)$("${asked[@]}" --generate-bash-completion 2>/dev/null)}")
 
   if [[ "${opts[1]}" != "" ]]; then
     _describe 'values' opts

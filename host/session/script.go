@@ -66,6 +66,7 @@ func (s *Session) abandon(err error) {
 	code := Report(s.opts.Stderr, s.logFormat(), err)
 	s.finish(statusOf(err), err.Error())
 	process.KillAll()
+	s.closeStatus()
 	os.Exit(code)
 }
 

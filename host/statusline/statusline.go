@@ -283,22 +283,20 @@ func (l *Line) draw() {
 	l.shown = true
 }
 
-// text is what the status line says at now, before it is cut:
-// "build · iteration 1/3 · 42s (run 3m05s) · 1,234 tokens, $0.01 · Reading main.go".
+// text is what the status line says at now, before it is cut, its most
+// telling facts first, so that a narrow terminal still shows them:
+// "build 2/3 · 42s (run 3m05s) · 1,234 tokens, $0.01 · Reading main.go".
 func (l *Line) text(now time.Time) string {
-	parts := []string{}
-	if l.procedure != "" {
-		parts = append(parts, l.procedure)
-	}
-	label := "iteration " + loop.Label(l.iteration, l.max)
+	label := strings.TrimSpace(l.procedure + " " + loop.Label(l.iteration, l.max))
 	run := "run " + Elapsed(now.Sub(l.runStart))
+	parts := []string{label}
 	switch {
 	case now.Before(l.waitUntil):
-		parts = append(parts, label, fmt.Sprintf("waiting for %s, %s left (%s)", l.waitCause, Elapsed(l.waitUntil.Sub(now)), run))
+		parts = append(parts, fmt.Sprintf("waiting for %s, %s left (%s)", l.waitCause, Elapsed(l.waitUntil.Sub(now)), run))
 	case l.running:
-		parts = append(parts, label, fmt.Sprintf("%s (%s)", Elapsed(now.Sub(l.iterStart)), run))
+		parts = append(parts, fmt.Sprintf("%s (%s)", Elapsed(now.Sub(l.iterStart)), run))
 	default:
-		parts = append(parts, label+" took "+Elapsed(l.iterTook), run)
+		parts = append(parts, "took "+Elapsed(l.iterTook), run)
 	}
 	if spent := l.spent.String(); spent != "" {
 		parts = append(parts, spent)

@@ -22,7 +22,7 @@ func OnTerminal(stderr io.Writer) *Line {
 	}
 	resized := make(chan os.Signal, 1)
 	signal.Notify(resized, unix.SIGWINCH)
-	_, noColor := os.LookupEnv("NO_COLOR")
+	noColor := os.Getenv("NO_COLOR") != "" // no-color.org: set and not empty
 	l := New(f, Options{Width: func() int { return width(f) }, Color: !noColor, Tick: time.Second, Redraw: resized})
 	l.onClose = func() { signal.Stop(resized) }
 	return l

@@ -129,6 +129,25 @@ func TestStatusLineOnATerminal(t *testing.T) {
 			t.Errorf("a status line of %d runes on a terminal of 20 columns: %q", n, s)
 		}
 	}
+	log := wholeLines(t, logText)
+	for _, want := range []string{"] Iteration 1/2 completed in ", "] Iteration 2/2 completed in "} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+	if !strings.Contains(screen, clearLine+"[") {
+		t.Errorf("the log's lines are not written after the status line is cleared:\n%q", screen)
+	}
+	if end := screen[strings.LastIndex(screen, clearLine)+len(clearLine):]; !strings.HasSuffix(screen, clearLine) && !strings.HasSuffix(end, "\n") {
+		t.Errorf("the run does not end on a clean line: %q", end)
+	}
+}
+
+// wholeLines is the log, the screen's text but the status lines; it
+// fails the test if a line of it is torn: not whole, or with a piece of
+// the status line in it.
+func wholeLines(t *testing.T, logText []string) string {
+	t.Helper()
 	log := strings.Join(logText, "")
 	if !strings.HasSuffix(log, "\n") {
 		t.Errorf("the log does not end with a whole line:\n%q", log)
@@ -141,16 +160,21 @@ func TestStatusLineOnATerminal(t *testing.T) {
 			t.Errorf("a log line torn by the status line: %q", line)
 		}
 	}
-	for _, want := range []string{"] Iteration 1/2 completed in ", "] Iteration 2/2 completed in "} {
-		if !strings.Contains(log, want) {
-			t.Errorf("the log lacks %q:\n%s", want, log)
-		}
+	return log
+}
+
+// TestStatusLineUnderAIOutput: with -v the agent's output goes to the
+// same terminal, through the status line too: its lines are whole above
+// it.
+func TestStatusLineUnderAIOutput(t *testing.T) {
+	w := slowFirstIteration(t)
+	pty, cmd := onTerminal(t, w, 120, nil, "-v")
+	statuses, logText := splitScreen(endOf(t, pty, cmd), 0)
+	if len(statuses) == 0 {
+		t.Errorf("no status line with -v")
 	}
-	if !strings.Contains(screen, clearLine+"[") {
-		t.Errorf("the log's lines are not written after the status line is cleared:\n%q", screen)
-	}
-	if end := screen[strings.LastIndex(screen, clearLine)+len(clearLine):]; !strings.HasSuffix(screen, clearLine) && !strings.HasSuffix(end, "\n") {
-		t.Errorf("the run does not end on a clean line: %q", end)
+	if log := wholeLines(t, logText); !strings.Contains(log, "\nreading the plan\n") {
+		t.Errorf("the agent's output is not shown whole:\n%q", log)
 	}
 }
 

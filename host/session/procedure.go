@@ -29,6 +29,7 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	}
 	// While the signals are still caught, after the record is finished.
 	defer s.stopStragglers()
+	s.showStatus()
 	s.startRecord()
 	res := plan.Execute(s.ctx, s.output(plan))
 	s.count(res)

@@ -125,7 +125,6 @@ func Start(parent context.Context, opts Options) *Session {
 		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
 	}
 	s := New(ctx, opts)
-	s.showStatus()
 	s.stop = func() { cancel(); watch.Stop(); s.closeStatus() }
 	return s
 }

@@ -8,7 +8,8 @@ import (
 	"rooda/host/statusline"
 )
 
-// showStatus puts a status line under the run's log when stderr is a
+// showStatus puts a status line under the log of a run (a procedure's
+// or a script's; not a REPL's, which the user types into) when stderr is a
 // terminal that can draw one and the log is text at info or debug:
 // -q, --log-format json, a pipe and TERM=dumb have none. Every write to
 // stderr (the log, print(), the final report) then goes through it, and

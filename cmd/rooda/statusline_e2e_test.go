@@ -179,7 +179,8 @@ func TestStatusLineUnderAIOutput(t *testing.T) {
 }
 
 // TestStatusLineOnlyOnATerminalThatWantsIt: a pipe, --log-format json,
-// -q and TERM=dumb have no trace of the status line; NO_COLOR has it
+// -q, TERM=dumb and loop.status_line: off have no trace of the status
+// line; NO_COLOR has it
 // without colour.
 func TestStatusLineOnlyOnATerminalThatWantsIt(t *testing.T) {
 	t.Run("pipe", func(t *testing.T) {
@@ -194,6 +195,7 @@ func TestStatusLineOnlyOnATerminalThatWantsIt(t *testing.T) {
 		"json":  {args: []string{"--log-format", "json"}},
 		"quiet": {args: []string{"-q"}},
 		"dumb":  {env: []string{"TERM=dumb"}},
+		"off":   {env: []string{"ROODA_LOOP_STATUS_LINE=off"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

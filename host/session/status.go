@@ -11,12 +11,13 @@ import (
 // showStatus puts a status line under the log of a run (a procedure's
 // or a script's; not a REPL's, which the user types into) when stderr is a
 // terminal that can draw one and the log is text at info or debug:
-// -q, --log-format json, a pipe and TERM=dumb have none. Every write to
+// -q, --log-format json, a pipe, TERM=dumb and loop.status_line: off have
+// none. Every write to
 // stderr (the log, print(), the final report) then goes through it, and
 // the agent's output too when -v streams it to a terminal, so that none
 // tears the line.
 func (s *Session) showStatus() {
-	if s.opts.DryRun || s.opts.Config == nil || s.logFormat() == "json" {
+	if s.opts.DryRun || s.opts.Config == nil || s.logFormat() == "json" || config.StatusLine.In(&s.opts.Config.Loop).V == "off" {
 		return
 	}
 	switch config.LogLevel.In(&s.opts.Config.Loop).V {

@@ -61,7 +61,7 @@ type Line struct {
 	iterStart   time.Time
 	iterTook    time.Duration
 	spent       loop.Spend
-	last        string
+	said        lastSaid
 	waitCause   string
 	waitUntil   time.Time
 	shown       bool // a status line is on the screen
@@ -159,7 +159,7 @@ func (l *Line) Loop(procedure string) {
 func (l *Line) IterationStarted(req loop.Request) {
 	l.update(func() {
 		l.iteration, l.max, l.running = req.Iteration, req.MaxIterations, true
-		l.iterStart, l.last = l.now(), ""
+		l.iterStart, l.said = l.now(), lastSaid{}
 	})
 }
 
@@ -195,25 +195,44 @@ type agentTap struct{ l *Line }
 func (t agentTap) Write(p []byte) (int, error) {
 	t.l.mu.Lock()
 	defer t.l.mu.Unlock()
-	t.l.last = lastLine(t.l.last, p)
+	t.l.said.write(p)
 	return len(p), nil
 }
 
-// lastLine is the last line that is not blank of what was kept and p
-// together, its end kept if it is long.
-func lastLine(kept string, p []byte) string {
-	p = bytes.TrimRight(p, " \t\r\n")
-	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
-		kept, p = "", p[i+1:]
+// lastSaid keeps the last line that is not blank of what the agent says,
+// and the line it is writing now, each cut to its last maxLast bytes.
+type lastSaid struct {
+	done, current string
+}
+
+func (s *lastSaid) write(p []byte) {
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			s.current = keepEnd(s.current + string(p))
+			return
+		}
+		if line := strings.TrimSpace(keepEnd(s.current + string(p[:i]))); line != "" {
+			s.done = line
+		}
+		s.current, p = "", p[i+1:]
 	}
-	if len(p) == 0 {
-		return kept
+}
+
+// line is the line being written, else the last one written.
+func (s *lastSaid) line() string {
+	if line := strings.TrimSpace(s.current); line != "" {
+		return line
 	}
-	s := kept + string(p)
-	if len(s) > maxLast {
-		s = strings.ToValidUTF8(s[len(s)-maxLast:], "")
+	return s.done
+}
+
+// keepEnd is s cut to its last maxLast bytes, whole runes only.
+func keepEnd(s string) string {
+	if len(s) <= maxLast {
+		return s
 	}
-	return s
+	return strings.ToValidUTF8(s[len(s)-maxLast:], "")
 }
 
 // Writer is w with the status line kept below what it writes: each whole
@@ -301,8 +320,8 @@ func (l *Line) text(now time.Time) string {
 	if spent := l.spent.String(); spent != "" {
 		parts = append(parts, spent)
 	}
-	if l.running && l.last != "" {
-		parts = append(parts, l.last)
+	if said := l.said.line(); l.running && said != "" {
+		parts = append(parts, said)
 	}
 	return strings.Join(parts, " · ")
 }

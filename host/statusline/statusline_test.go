@@ -218,11 +218,29 @@ func TestLastLineIsBounded(t *testing.T) {
 	for range 1000 {
 		tap.Write([]byte(strings.Repeat("é", 100)))
 	}
-	if n := len(l.last); n > maxLast {
+	if n := len(l.said.line()); n > maxLast {
 		t.Errorf("kept %d bytes of the last line", n)
 	}
-	if !utf8.ValidString(l.last) {
+	if !utf8.ValidString(l.said.line()) {
 		t.Errorf("the last line kept is not valid UTF-8")
+	}
+}
+
+// TestLastLineAcrossWrites: the agent's output arrives in pieces that
+// cut lines anywhere; the line shown is the last one, whole.
+func TestLastLineAcrossWrites(t *testing.T) {
+	var s lastSaid
+	for _, tc := range []struct{ write, want string }{
+		{"first line\nsec", "sec"},
+		{"ond line\n", "second line"},
+		{"\n  \n", "second line"},
+		{"third", "third"},
+		{"\n", "third"},
+	} {
+		s.write([]byte(tc.write))
+		if got := s.line(); got != tc.want {
+			t.Errorf("after %q: %q, want %q", tc.write, got, tc.want)
+		}
 	}
 }
 

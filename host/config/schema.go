@@ -113,6 +113,7 @@ var (
 	logFormats     = []string{"text", "json"}
 	// timestampFormats are the upstream Go rooda's, spelled as it does.
 	timestampFormats = []string{"time", "time-ms", "relative", "iso", "none"}
+	statusLineModes  = []string{"auto", "off"}
 )
 
 // Prompt is the procedure in the form host/prompt composes.

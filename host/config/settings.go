@@ -171,6 +171,14 @@ var (
 			Usage: "stamp log lines as `FORMAT`: time, time-ms, relative, iso or none"}},
 		Shown: ShownNever,
 	}, OneOf(timestampFormats...))
+	// StatusLine turns the status line under the log off where it would
+	// be drawn (a terminal, a text log at info or below).
+	StatusLine = Define(Setting{
+		Key:   "status_line",
+		Scope: LoopWide,
+		Doc:   "auto draws a status line under the log while a run goes on when stderr is a terminal (not for a pipe, TERM=dumb, -q or a JSON log); off never does",
+		Shown: ShownNever,
+	}, OneOf(statusLineModes...))
 	// Notify is a command told of a run's events (its end, a limit wait,
 	// a login failure), one JSON object on its stdin: one program serves
 	// a desktop notice, a chat or mail.

@@ -23,7 +23,7 @@ import (
 // that resets within max_limit_wait is waited for, and the same
 // iteration runs again: no iteration is spent on it, but what its tries
 // spent counts.
-func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log *logging.Logger, waiting func(LimitWait)) func(context.Context, loop.Request) (loop.Reply, error) {
+func (p *Plan) runner(base process.Command, shown io.Writer, log *logging.Logger, waiting func(LimitWait)) func(context.Context, loop.Request) (loop.Reply, error) {
 	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
 		cmd := base
 		if len(p.Rotation) > 0 {
@@ -38,7 +38,7 @@ func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log 
 		var waited time.Duration
 		var spent loop.Spend // by the tries that hit the limit
 		for again := false; ; again = true {
-			reply, err := p.attempt(ctx, req.Iteration, cmd, stdout, verbose)
+			reply, err := p.attempt(ctx, req.Iteration, cmd, shown)
 			reply.Waited = waited
 			spent = spent.Add(reply.Spent)
 			reply.Spent = spent
@@ -60,24 +60,22 @@ func (p *Plan) runner(base process.Command, stdout io.Writer, verbose bool, log 
 }
 
 // attempt runs the agent once, decoding what it prints when its format
-// is a CLI's JSON stream.
-func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, stdout io.Writer, verbose bool) (loop.Reply, error) {
+// is a CLI's JSON stream. What it says is shown (shownTo) as it arrives:
+// its text, or the readable transcript of its JSON.
+func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, shown io.Writer) (loop.Reply, error) {
 	format := p.formatOf(n)
 	if format == agentstream.Text {
-		if verbose {
-			cmd.Stream = stdout
-		}
+		cmd.Stream = shown
 		res, err := p.run(ctx, n, cmd)
 		return loop.Reply{Result: res}, err
 	}
-	// The transcript goes to the terminal with -v, and its last bytes to
-	// the record.
+	// The transcript is shown, and its last bytes go to the record.
 	transcript := process.NewRing(cmd.MaxOutput)
-	var shown io.Writer = transcript
-	if verbose {
-		shown = io.MultiWriter(stdout, transcript)
+	var decoded io.Writer = transcript
+	if shown != nil {
+		decoded = io.MultiWriter(shown, transcript)
 	}
-	dec := agentstream.New(format, shown)
+	dec := agentstream.New(format, decoded)
 	cmd.Stream = dec
 	res, err := p.run(ctx, n, cmd)
 	dec.Close()

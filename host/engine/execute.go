@@ -37,6 +37,12 @@ type Output struct {
 	// LimitWaiting, when set, is told of each wait for a usage limit as
 	// it begins (loop.notify's limit_wait).
 	LimitWaiting func(LimitWait)
+	// Observers are told of every iteration too (the status line).
+	Observers []loop.Observer
+	// Tap, when set, also receives what the agent says as it says it: its
+	// text, or the readable transcript of a CLI's JSON, with or without
+	// show_ai_output (the status line shows its last line).
+	Tap io.Writer
 }
 
 // started is when the run started: Started, else now by the log's
@@ -94,6 +100,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		MaxOutput:   config.MaxOutputBuffer.In(s).V,
 		Kill:        out.Kill,
 	}
+	observers = append(observers, out.Observers...)
 	var dig *digest
 	if config.Digest.In(s).V {
 		dig = newDigest(announced, s.Checks.V, out.Kill)
@@ -117,7 +124,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		IdleTimeout:      config.IdleTimeout.In(s).V,
 		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
-		Agent:            p.runner(cmd, out.Stdout, config.ShowAIOutput.In(s).V, log, out.LimitWaiting),
+		Agent:            p.runner(cmd, shownTo(out, config.ShowAIOutput.In(s).V), log, out.LimitWaiting),
 		Agents:           p.Agents,
 		Log:              log,
 		Observers:        observers,
@@ -135,6 +142,25 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		out.Record.LoopFinished(res)
 	}
 	return res
+}
+
+// shownTo is where the agent's output is shown as it arrives: stdout
+// with show_ai_output, and the tap; nil for nowhere.
+func shownTo(out Output, verbose bool) io.Writer {
+	var to []io.Writer
+	if verbose {
+		to = append(to, out.Stdout)
+	}
+	if out.Tap != nil {
+		to = append(to, out.Tap)
+	}
+	switch len(to) {
+	case 0:
+		return nil
+	case 1:
+		return to[0]
+	}
+	return io.MultiWriter(to...)
 }
 
 // sections composes each prompt with what the run adds to the

@@ -29,8 +29,9 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	}
 	// While the signals are still caught, after the record is finished.
 	defer s.stopStragglers()
+	s.showStatus()
 	s.startRecord()
-	res := plan.Execute(s.ctx, s.output())
+	res := plan.Execute(s.ctx, s.output(plan))
 	s.count(res)
 	return s.finish(res.Status, res.Message)
 }
@@ -45,7 +46,9 @@ func (s *Session) count(res loop.Result) {
 	s.notifyLoginFailed(res)
 }
 
-// output is where the engine writes, and what it tells of a loop.
-func (s *Session) output() engine.Output {
-	return engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: s.spent, LimitWaiting: s.notifyLimitWait}
+// output is where the engine writes, and what it tells of a loop of
+// plan.
+func (s *Session) output(plan *engine.Plan) engine.Output {
+	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: s.spent, LimitWaiting: s.notifyLimitWait}
+	return s.statusOutput(out, plan.Procedure.Name)
 }

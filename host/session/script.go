@@ -20,6 +20,7 @@ import (
 func (s *Session) RunScript(path string, options func() (host.Options, error)) error {
 	// While the signals are still caught, after the record is finished.
 	defer s.stopStragglers()
+	s.showStatus()
 	s.startRecord()
 	opts, err := options()
 	var rt *host.Runtime
@@ -66,6 +67,7 @@ func (s *Session) abandon(err error) {
 	code := Report(s.opts.Stderr, s.logFormat(), err)
 	s.finish(statusOf(err), err.Error())
 	process.KillAll()
+	s.closeStatus()
 	os.Exit(code)
 }
 

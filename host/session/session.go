@@ -25,6 +25,7 @@ import (
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/runlog"
+	"rooda/host/statusline"
 )
 
 // Options configure a run.
@@ -94,6 +95,8 @@ type Session struct {
 	// started is when the run started, which relative time stamps count
 	// from.
 	started time.Time
+	// status is the status line under the log, nil when there is none.
+	status *statusline.Line
 }
 
 // New makes a session without a life of its own: no signals are caught
@@ -122,11 +125,12 @@ func Start(parent context.Context, opts Options) *Session {
 		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
 	}
 	s := New(ctx, opts)
-	s.stop = func() { cancel(); watch.Stop() }
+	s.stop = func() { cancel(); watch.Stop(); s.closeStatus() }
 	return s
 }
 
-// Close stops catching signals and ends the duration budget.
+// Close stops catching signals, ends the duration budget and clears the
+// status line.
 func (s *Session) Close() { s.stop() }
 
 // Context is the run's context: it ends at an interrupt or at the

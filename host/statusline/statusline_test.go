@@ -1,0 +1,253 @@
+package statusline
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"rooda/host/agentstream"
+	"rooda/host/engine"
+	"rooda/host/loop"
+)
+
+// screen is a terminal's bytes as a test reads them.
+type screen struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// testLine is a line on a screen of width columns, its clock at t0 plus
+// what *at says.
+func testLine(width int, at *time.Duration) (*Line, *screen) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	s := &screen{}
+	l := New(s, Options{Width: func() int { return width }, Now: func() time.Time { return t0.Add(*at) }})
+	return l, s
+}
+
+// lastDrawn is the last status line drawn on the screen.
+func lastDrawn(t *testing.T, screen string) string {
+	t.Helper()
+	i := strings.LastIndex(screen, clear)
+	if i < 0 {
+		t.Fatalf("no status line drawn in %q", screen)
+	}
+	return screen[i+len(clear):]
+}
+
+func TestRendersIterationTimesSpendAndLastLine(t *testing.T) {
+	var at time.Duration
+	l, s := testLine(200, &at)
+	defer l.Close()
+	l.Loop("build")
+	at = 5 * time.Second
+	l.IterationStarted(loop.Request{Iteration: 1, MaxIterations: 3})
+	l.Agent().Write([]byte("reading main.go\nrunning the tests"))
+	at = 47 * time.Second
+	l.IterationFinished(&loop.Iteration{Spent: loop.Spend{Tokens: agentstream.Usage{Input: 1000, Output: 234}, CostUSD: 0.0123, Costed: true}})
+	at = 50 * time.Second
+	l.IterationStarted(loop.Request{Iteration: 2, MaxIterations: 3})
+	l.Agent().Write([]byte("→ Bash: go test ./...\n"))
+	at = 3*time.Minute + 5*time.Second
+	l.Loop("build") // draws again at the new time
+	want := "build 2/3 · 2m15s (run 3m05s) · 1,234 tokens, $0.0123 · → Bash: go test ./..."
+	if got := lastDrawn(t, s.String()); got != want {
+		t.Errorf("status line:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestDrawsNothingBeforeAnIteration(t *testing.T) {
+	var at time.Duration
+	l, s := testLine(80, &at)
+	l.Loop("build")
+	l.Writer(s).Write([]byte("[10:00:00] Starting\n"))
+	l.Close()
+	if got := s.String(); got != "[10:00:00] Starting\n" {
+		t.Errorf("screen = %q, want the log line alone", got)
+	}
+}
+
+func TestLimitWaitCountsDown(t *testing.T) {
+	var at time.Duration
+	l, s := testLine(200, &at)
+	defer l.Close()
+	l.IterationStarted(loop.Request{Iteration: 2})
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	l.LimitWaiting(engine.LimitWait{Cause: "usage_limit", Until: t0.Add(5 * time.Minute)})
+	at = 48 * time.Second
+	l.Loop("build")
+	want := "build 2 · waiting for usage_limit, 4m12s left (run 48s)"
+	if got := lastDrawn(t, s.String()); got != want {
+		t.Errorf("status line:\n got %q\nwant %q", got, want)
+	}
+	at = 6 * time.Minute
+	l.Loop("build")
+	if got := lastDrawn(t, s.String()); strings.Contains(got, "waiting") {
+		t.Errorf("the wait is over, yet: %q", got)
+	}
+}
+
+// TestCutsToWidthInRunes: a line of multi-byte runes is cut by runes,
+// one column short of the width (a character in the last column leaves
+// some terminals about to wrap), and never splits a rune.
+func TestCutsToWidthInRunes(t *testing.T) {
+	var at time.Duration
+	for _, width := range []int{20, 7, 2, 1} {
+		l, s := testLine(width, &at)
+		l.Loop("größe")
+		l.IterationStarted(loop.Request{Iteration: 1, MaxIterations: 2})
+		l.Agent().Write([]byte("ünïcödé ünïcödé ünïcödé"))
+		got := lastDrawn(t, s.String())
+		l.Close()
+		if !utf8.ValidString(got) {
+			t.Errorf("width %d: invalid UTF-8 %q", width, got)
+		}
+		if n := utf8.RuneCountInString(got); n > width-1 {
+			t.Errorf("width %d: %d runes in %q", width, n, got)
+		}
+		if width == 20 && got != "größe 1/2 · 0s (ru…" {
+			t.Errorf("width 20: %q", got)
+		}
+	}
+}
+
+func TestCutMakesControlCharactersSpaces(t *testing.T) {
+	if got := Cut("a\x1b[31mb\tc", 80); got != "a [31mb c" {
+		t.Errorf("Cut = %q", got)
+	}
+	if got := Cut("abcdef", 6); got != "abcdef" {
+		t.Errorf("a text of the width is cut: %q", got)
+	}
+	if got := Cut("abcdefg", 6); got != "abcde…" {
+		t.Errorf("Cut = %q", got)
+	}
+}
+
+// TestLogLinesAboveTheLine: a log line clears the status line, is
+// written whole, and the status line is drawn again under it.
+func TestLogLinesAboveTheLine(t *testing.T) {
+	var at time.Duration
+	l, s := testLine(80, &at)
+	l.IterationStarted(loop.Request{Iteration: 1, MaxIterations: 2})
+	log := l.Writer(s)
+	log.Write([]byte("[10:00:01] first\n"))
+	l.Close()
+	want := clear + "1/2 · 0s (run 0s)" +
+		clear + "[10:00:01] first\n" + clear + "1/2 · 0s (run 0s)" +
+		clear
+	if got := s.String(); got != want {
+		t.Errorf("screen:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestPartialLinesWaitForTheirNewline: pieces of a line are written
+// together once the line is whole; a piece left at Close is written
+// then.
+func TestPartialLinesWaitForTheirNewline(t *testing.T) {
+	var at time.Duration
+	l, s := testLine(80, &at)
+	l.IterationStarted(loop.Request{Iteration: 1})
+	log := l.Writer(s)
+	log.Write([]byte("[10:00:01] fir"))
+	if strings.Contains(s.String(), "fir") {
+		t.Fatalf("a partial line was written: %q", s.String())
+	}
+	log.Write([]byte("st\nsecond line, "))
+	log.Write([]byte("and more\nthird"))
+	l.Close()
+	got := s.String()
+	for _, line := range []string{clear + "[10:00:01] first\n", "second line, and more\n" + clear} {
+		if !strings.Contains(got, line) {
+			t.Errorf("screen lacks %q:\n%q", line, got)
+		}
+	}
+	if !strings.HasSuffix(got, clear+"third") {
+		t.Errorf("the partial line left is not written at Close, after the line is cleared: %q", got)
+	}
+}
+
+func TestNoColorAndColor(t *testing.T) {
+	s := &screen{}
+	l := New(s, Options{Color: true})
+	l.IterationStarted(loop.Request{Iteration: 1})
+	l.Close()
+	if !strings.Contains(s.String(), dim) {
+		t.Errorf("no colour with Color: %q", s.String())
+	}
+	s = &screen{}
+	l = New(s, Options{})
+	l.IterationStarted(loop.Request{Iteration: 1})
+	l.Close()
+	if strings.Contains(s.String(), "\x1b[2m") || strings.Contains(s.String(), "\x1b[0m") {
+		t.Errorf("colour without Color: %q", s.String())
+	}
+}
+
+// TestTicks: the line is drawn again while nothing is written, so that
+// its times move.
+func TestTicks(t *testing.T) {
+	s := &screen{}
+	l := New(s, Options{Tick: 10 * time.Millisecond})
+	l.IterationStarted(loop.Request{Iteration: 1})
+	time.Sleep(100 * time.Millisecond)
+	l.Close()
+	if n := strings.Count(s.String(), "(run "); n < 3 {
+		t.Errorf("drawn %d times in 100ms at a 10ms tick", n)
+	}
+}
+
+func TestLastLineIsBounded(t *testing.T) {
+	l := New(&screen{}, Options{})
+	defer l.Close()
+	tap := l.Agent()
+	for range 1000 {
+		tap.Write([]byte(strings.Repeat("é", 100)))
+	}
+	if n := len(l.said.line()); n > maxLast {
+		t.Errorf("kept %d bytes of the last line", n)
+	}
+	if !utf8.ValidString(l.said.line()) {
+		t.Errorf("the last line kept is not valid UTF-8")
+	}
+}
+
+// TestLastLineAcrossWrites: the agent's output arrives in pieces that
+// cut lines anywhere; the line shown is the last one, whole.
+func TestLastLineAcrossWrites(t *testing.T) {
+	var s lastSaid
+	for _, tc := range []struct{ write, want string }{
+		{"first line\nsec", "sec"},
+		{"ond line\n", "second line"},
+		{"\n  \n", "second line"},
+		{"third", "third"},
+		{"\n", "third"},
+	} {
+		s.write([]byte(tc.write))
+		if got := s.line(); got != tc.want {
+			t.Errorf("after %q: %q, want %q", tc.write, got, tc.want)
+		}
+	}
+}
+
+func TestElapsed(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0s", 42*time.Second + 900*time.Millisecond: "42s", 252 * time.Second: "4m12s", 3723 * time.Second: "1h02m03s", -time.Second: "0s"} {
+		if got := Elapsed(d); got != want {
+			t.Errorf("Elapsed(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

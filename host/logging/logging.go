@@ -96,16 +96,17 @@ func (l *Logger) stamp() string {
 	case "iso":
 		return now.Format("[2006-01-02T15:04:05.000Z07:00] ")
 	case "relative":
-		return "[+" + sinceStart(now.Sub(l.start)) + "] "
+		return "[+" + Elapsed(now.Sub(l.start)) + "] "
 	}
 	return now.Format("[15:04:05] ")
 }
 
-// sinceStart writes the time since the run started in whole seconds,
-// cut, not rounded, so that a line never reads later than it happened:
-// "0s", "45s", "1m02s", "1h02m03s". The minutes and seconds keep two
-// digits once a larger unit leads, so that the stamps line up.
-func sinceStart(d time.Duration) string {
+// Elapsed writes a time elapsed (since the run started, for relative
+// stamps and the status line) in whole seconds, cut, not rounded, so that
+// it never reads later than it is: "0s", "45s", "1m02s", "1h02m03s". The
+// minutes and seconds keep two digits once a larger unit leads, so that
+// the stamps line up.
+func Elapsed(d time.Duration) string {
 	secs := int64(max(d, 0) / time.Second)
 	h, m, sec := secs/3600, secs/60%60, secs%60
 	switch {

@@ -158,12 +158,12 @@ func TestTimestampFormats(t *testing.T) {
 	}
 }
 
-func TestSinceStart(t *testing.T) {
+func TestElapsed(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		0: "0s", -time.Second: "0s", 999 * time.Millisecond: "0s", 45 * time.Second: "45s",
 		62 * time.Second: "1m02s", 3723 * time.Second: "1h02m03s", 26 * time.Hour: "26h00m00s",
 	} {
-		if got := sinceStart(d); got != want {
+		if got := Elapsed(d); got != want {
 			t.Errorf("%v: got %q want %q", d, got, want)
 		}
 	}

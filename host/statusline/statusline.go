@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"rooda/host/engine"
+	"rooda/host/logging"
 	"rooda/host/loop"
 )
 
@@ -307,15 +308,15 @@ func (l *Line) draw() {
 // "build 2/3 · 42s (run 3m05s) · 1,234 tokens, $0.01 · Reading main.go".
 func (l *Line) text(now time.Time) string {
 	label := strings.TrimSpace(l.procedure + " " + loop.Label(l.iteration, l.max))
-	run := "run " + Elapsed(now.Sub(l.runStart))
+	run := "run " + logging.Elapsed(now.Sub(l.runStart))
 	parts := []string{label}
 	switch {
 	case now.Before(l.waitUntil):
-		parts = append(parts, fmt.Sprintf("waiting for %s, %s left (%s)", l.waitCause, Elapsed(l.waitUntil.Sub(now)), run))
+		parts = append(parts, fmt.Sprintf("waiting for %s, %s left (%s)", l.waitCause, logging.Elapsed(l.waitUntil.Sub(now)), run))
 	case l.running:
-		parts = append(parts, fmt.Sprintf("%s (%s)", Elapsed(now.Sub(l.iterStart)), run))
+		parts = append(parts, fmt.Sprintf("%s (%s)", logging.Elapsed(now.Sub(l.iterStart)), run))
 	default:
-		parts = append(parts, "took "+Elapsed(l.iterTook), run)
+		parts = append(parts, "took "+logging.Elapsed(l.iterTook), run)
 	}
 	if spent := l.spent.String(); spent != "" {
 		parts = append(parts, spent)
@@ -324,20 +325,6 @@ func (l *Line) text(now time.Time) string {
 		parts = append(parts, said)
 	}
 	return strings.Join(parts, " · ")
-}
-
-// Elapsed writes a duration in whole seconds, as a clock that is read at
-// a glance: "0s", "42s", "4m12s", "1h02m03s".
-func Elapsed(d time.Duration) string {
-	secs := int64(max(d, 0) / time.Second)
-	h, m, s := secs/3600, secs/60%60, secs%60
-	switch {
-	case h > 0:
-		return fmt.Sprintf("%dh%02dm%02ds", h, m, s)
-	case m > 0:
-		return fmt.Sprintf("%dm%02ds", m, s)
-	}
-	return fmt.Sprintf("%ds", s)
 }
 
 // Cut is text made safe for one line of a terminal: each control

@@ -243,11 +243,3 @@ func TestLastLineAcrossWrites(t *testing.T) {
 		}
 	}
 }
-
-func TestElapsed(t *testing.T) {
-	for d, want := range map[time.Duration]string{0: "0s", 42*time.Second + 900*time.Millisecond: "42s", 252 * time.Second: "4m12s", 3723 * time.Second: "1h02m03s", -time.Second: "0s"} {
-		if got := Elapsed(d); got != want {
-			t.Errorf("Elapsed(%v) = %q, want %q", d, got, want)
-		}
-	}
-}

@@ -37,8 +37,6 @@ type Output struct {
 	// LimitWaiting, when set, is told of each wait for a usage limit as
 	// it begins (loop.notify's limit_wait).
 	LimitWaiting func(LimitWait)
-	// Observers are told of every iteration too (the status line).
-	Observers []loop.Observer
 	// Tap, when set, also receives what the agent says as it says it: its
 	// text, or the readable transcript of a CLI's JSON, with or without
 	// show_ai_output (the status line shows its last line).
@@ -100,7 +98,6 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		MaxOutput:   config.MaxOutputBuffer.In(s).V,
 		Kill:        out.Kill,
 	}
-	observers = append(observers, out.Observers...)
 	var dig *digest
 	if config.Digest.In(s).V {
 		dig = newDigest(announced, s.Checks.V, out.Kill)

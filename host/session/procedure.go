@@ -31,7 +31,7 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	defer s.stopStragglers()
 	s.showStatus()
 	s.startRecord()
-	res := plan.Execute(s.ctx, s.output(plan))
+	res := plan.Execute(s.ctx, s.output(plan), s.observers()...)
 	s.count(res)
 	return s.finish(res.Status, res.Message)
 }

@@ -5,6 +5,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/loop"
 	"rooda/host/statusline"
 )
 
@@ -36,14 +37,13 @@ func (s *Session) showStatus() {
 }
 
 // statusOutput adds the status line to where a loop of procedure
-// writes: it sees the iterations, the agent's output and the limit
-// waits.
+// writes: it sees the agent's output and the limit waits (and the
+// iterations, as one of observers).
 func (s *Session) statusOutput(out engine.Output, procedure string) engine.Output {
 	if s.status == nil {
 		return out
 	}
 	s.status.Loop(procedure)
-	out.Observers = append(out.Observers, s.status)
 	out.Tap = s.status.Agent()
 	notify := out.LimitWaiting
 	out.LimitWaiting = func(w engine.LimitWait) {
@@ -53,6 +53,15 @@ func (s *Session) statusOutput(out engine.Output, procedure string) engine.Outpu
 		}
 	}
 	return out
+}
+
+// observers are a loop's observers: more, and the status line if there
+// is one.
+func (s *Session) observers(more ...loop.Observer) []loop.Observer {
+	if s.status != nil {
+		more = append(more, s.status)
+	}
+	return more
 }
 
 // closeStatus clears the status line for good: what follows starts on a

@@ -56,8 +56,8 @@ type archive struct {
 }
 
 // runInstall runs install.sh with a PATH of the fake apt-get, the fake
-// sudo and the few programs the script needs, and returns its output, its exit code and
-// the calls of apt-get.
+// sudo and the few programs the script needs, and returns its output, its
+// exit code and the calls of apt-get.
 func runInstall(t *testing.T, a archive) (string, int, []string) {
 	t.Helper()
 	state, bin := t.TempDir(), t.TempDir()

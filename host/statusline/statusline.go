@@ -54,15 +54,17 @@ type Line struct {
 	now   func() time.Time
 	color bool
 
-	procedure   string
-	iteration   int
-	max         int
-	running     bool
-	runStart    time.Time
-	iterStart   time.Time
-	iterTook    time.Duration
-	spent       loop.Spend
-	said        lastSaid
+	procedure string
+	iteration int
+	max       int
+	running   bool
+	runStart  time.Time
+	iterStart time.Time
+	iterTook  time.Duration
+	spent     loop.Spend
+	// said has a lock of its own, so that the agent's output is never
+	// held up by a terminal that blocks (a paused terminal, a slow ssh).
+	said        *lastSaid
 	waitCause   string
 	waitUntil   time.Time
 	shown       bool // a status line is on the screen
@@ -94,7 +96,7 @@ type Options struct {
 
 // New starts a status line drawn on term.
 func New(term io.Writer, opts Options) *Line {
-	l := &Line{term: term, width: opts.Width, now: opts.Now, color: opts.Color, stopTicking: make(chan struct{}), ticked: make(chan struct{})}
+	l := &Line{said: &lastSaid{}, term: term, width: opts.Width, now: opts.Now, color: opts.Color, stopTicking: make(chan struct{}), ticked: make(chan struct{})}
 	if l.now == nil {
 		l.now = time.Now
 	}
@@ -160,7 +162,8 @@ func (l *Line) Loop(procedure string) {
 func (l *Line) IterationStarted(req loop.Request) {
 	l.update(func() {
 		l.iteration, l.max, l.running = req.Iteration, req.MaxIterations, true
-		l.iterStart, l.said = l.now(), lastSaid{}
+		l.iterStart = l.now()
+		l.said.reset()
 	})
 }
 
@@ -194,8 +197,6 @@ func (l *Line) Agent() io.Writer { return agentTap{l} }
 type agentTap struct{ l *Line }
 
 func (t agentTap) Write(p []byte) (int, error) {
-	t.l.mu.Lock()
-	defer t.l.mu.Unlock()
 	t.l.said.write(p)
 	return len(p), nil
 }
@@ -203,10 +204,19 @@ func (t agentTap) Write(p []byte) (int, error) {
 // lastSaid keeps the last line that is not blank of what the agent says,
 // and the line it is writing now, each cut to its last maxLast bytes.
 type lastSaid struct {
+	mu            sync.Mutex
 	done, current string
 }
 
+func (s *lastSaid) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done, s.current = "", ""
+}
+
 func (s *lastSaid) write(p []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
@@ -222,6 +232,8 @@ func (s *lastSaid) write(p []byte) {
 
 // line is the line being written, else the last one written.
 func (s *lastSaid) line() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if line := strings.TrimSpace(s.current); line != "" {
 		return line
 	}

@@ -243,3 +243,36 @@ func TestLastLineAcrossWrites(t *testing.T) {
 		}
 	}
 }
+
+// blockedTerminal is a terminal whose writes wait until it is released,
+// as a paused (Ctrl+S) terminal's do.
+type blockedTerminal struct{ released chan struct{} }
+
+func (b blockedTerminal) Write(p []byte) (int, error) {
+	<-b.released
+	return len(p), nil
+}
+
+// TestAPausedTerminalDoesNotHoldUpTheAgent: while a log line waits on a
+// terminal that does not take it, the agent's output is still taken at
+// once: the agent is never held up by the screen.
+func TestAPausedTerminalDoesNotHoldUpTheAgent(t *testing.T) {
+	term := blockedTerminal{released: make(chan struct{})}
+	l := New(term, Options{})
+	l.Loop("build")
+	go l.IterationStarted(loop.Request{Iteration: 1, MaxIterations: 3}) // blocks drawing
+	go l.Writer(term).Write([]byte("a log line\n"))
+	time.Sleep(50 * time.Millisecond) // let the writes above take the line's lock
+	took := make(chan struct{})
+	go func() {
+		l.Agent().Write([]byte("the agent goes on\n"))
+		close(took)
+	}()
+	select {
+	case <-took:
+	case <-time.After(10 * time.Second): // a guard against a hang
+		t.Error("the agent's output waited for the paused terminal")
+	}
+	close(term.released)
+	l.Close()
+}

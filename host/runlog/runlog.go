@@ -128,14 +128,17 @@ type Meta struct {
 	// (loop.Outcome's values), or 0 in a record made before it, where
 	// "success" meant continue and "SUCCESS" meant success. ReadMeta
 	// gives every record in today's words.
-	OutcomeNames  int      `json:"outcome_names,omitempty"`
-	ExitCode      int      `json:"exit_code"`
-	Signal        string   `json:"signal,omitempty"`
-	KilledBy      string   `json:"killed_by,omitempty"`
-	TimedOut      bool     `json:"timed_out"`
-	OutputBytes   int64    `json:"output_bytes"`
-	DroppedBytes  int64    `json:"dropped_bytes"`
-	Duration      float64  `json:"duration"`
+	OutcomeNames int     `json:"outcome_names,omitempty"`
+	ExitCode     int     `json:"exit_code"`
+	Signal       string  `json:"signal,omitempty"`
+	KilledBy     string  `json:"killed_by,omitempty"`
+	TimedOut     bool    `json:"timed_out"`
+	OutputBytes  int64   `json:"output_bytes"`
+	DroppedBytes int64   `json:"dropped_bytes"`
+	Duration     float64 `json:"duration"`
+	// Waited is how long, in seconds, the iteration waited for a usage
+	// limit to reset before its agent ran: not part of Duration.
+	Waited        float64  `json:"waited,omitempty"`
 	ContextAdded  []string `json:"context_added,omitempty"`
 	GitHeadBefore string   `json:"git_head_before,omitempty"`
 	GitHeadAfter  string   `json:"git_head_after,omitempty"`

@@ -68,12 +68,19 @@ type Spent struct {
 // String is the spend as runs show shows it, as the run's summary did:
 // "1,234 tokens, $0.0123 (input 1,000, output 234, cache read 0, cache
 // write 0)".
-func (s *Spent) String() string {
+func (s *Spent) String() string { return s.Spend().Breakdown() }
+
+// Spend is the recorded spend as the loop counts it; a nil Spent is
+// nothing spent.
+func (s *Spent) Spend() loop.Spend {
+	if s == nil {
+		return loop.Spend{}
+	}
 	spend := loop.Spend{Tokens: agentstream.Usage{Input: s.InputTokens, Output: s.OutputTokens, CacheRead: s.CacheReadTokens, CacheWrite: s.CacheWriteTokens}}
 	if s.CostUSD != nil {
 		spend.CostUSD, spend.Costed = *s.CostUSD, true
 	}
-	return spend.Breakdown()
+	return spend
 }
 
 // spentOf is s as the record keeps it; nil when nothing is known.

@@ -83,12 +83,13 @@ func costText(s loop.Spend) string {
 	return "unknown"
 }
 
-// tokensText is the tokens spent, with their kinds.
+// tokensText is the tokens spent, with their kinds (and the cost, as
+// runs show gives it).
 func tokensText(s loop.Spend) string {
 	if s.IsZero() {
 		return "none reported"
 	}
-	return strings.TrimPrefix(s.Breakdown(), s.String()+" ")
+	return s.Breakdown()
 }
 
 // runView is everything the run page shows.

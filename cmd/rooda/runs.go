@@ -7,8 +7,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"rooda/host/interrupt"
 	"rooda/host/prompt"
 	"rooda/host/runlog"
+	"rooda/host/runpage"
 	"rooda/host/session"
 )
 
@@ -59,8 +61,71 @@ run, or given as "last" (the newest).`,
 			Description: `Examples:
   rooda runs diff last 1 2`,
 			Action: runsDiffAction,
+		}, {
+			Name:  "serve",
+			Usage: "the run records as web pages, on this machine, until interrupted",
+			Description: `Serves the list of runs and each run's page: a timeline with a bar per
+iteration (its length the duration, its colour the outcome, a limit wait before
+it), a chart of the tokens and cost spent, each iteration's prompt, transcript,
+output, facts, files changed and prompt diff. The page of a run going on
+reloads by itself when its record changes. Nothing is fetched from elsewhere
+and nothing in the records is ever changed. The first line on stdout is the
+address to open; Ctrl-C stops the server.
+
+Examples:
+  rooda runs serve
+  rooda runs serve --addr 127.0.0.1:8080`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "addr", Value: runpage.DefaultAddr, Usage: "listen on `HOST:PORT` (port 0: any free port); another host than 127.0.0.1 lets others read the records"},
+			},
+			Action: func(c *cli.Context) error {
+				if err := noArguments(c); err != nil {
+					return err
+				}
+				cfg, err := loadConfig(c)
+				if err != nil {
+					return err
+				}
+				ctx, watch := interrupt.Watch(c.Context)
+				defer watch.Stop()
+				return runpage.Serve(ctx, c.String("addr"), session.RunsDir(cfg), c.App.Writer)
+			},
+		}, {
+			Name:      "report",
+			Usage:     "a run's page as one self-contained HTML file",
+			ArgsUsage: "ID",
+			Description: `Writes the page runs serve shows for a run as a single file that needs no
+server and fetches nothing (a CI artifact): its style inline, no script.
+
+Examples:
+  rooda runs report last -o run.html
+  rooda runs report 20261123T101500Z-build > run.html`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write the page to `FILE` (- is stdout)"},
+			},
+			Action:       runsReportAction,
+			BashComplete: completeRunIDs,
 		}},
 	}
+}
+
+func runsReportAction(c *cli.Context) error {
+	query, err := oneArgument(c, "run ID")
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	id, err := runlog.Find(session.RunsDir(cfg), query)
+	if err != nil {
+		return err
+	}
+	if c.String("output") == "-" {
+		return runpage.WriteReport(c.App.Writer, session.RunsDir(cfg), id)
+	}
+	return runpage.WriteReportFile(c.String("output"), session.RunsDir(cfg), id)
 }
 
 func runsShowAction(c *cli.Context) error {
@@ -108,19 +173,19 @@ func runsDiffAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var prompts [2]string
+	var numbers [2]int
 	for i, arg := range args[1:] {
 		n, err := strconv.Atoi(arg)
 		if err != nil || n < 1 {
 			return fmt.Errorf("%q is not an iteration number", arg)
 		}
-		data, err := runlog.ReadPrompt(filepath.Join(session.RunsDir(cfg), id), n)
-		if err != nil {
-			return err
-		}
-		prompts[i] = string(data)
+		numbers[i] = n
 	}
-	_, err = fmt.Fprint(c.App.Writer, runlog.Diff(prompts[0], prompts[1]))
+	diff, err := runlog.DiffPrompts(filepath.Join(session.RunsDir(cfg), id), numbers[0], numbers[1])
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(c.App.Writer, diff)
 	return err
 }
 

@@ -141,6 +141,9 @@ type Iteration struct {
 	Cause               Cause
 	ConsecutiveFailures int
 	Duration            time.Duration
+	// Waited is how long the iteration waited for a usage limit to reset
+	// before its agent ran (Reply.Waited): not part of Duration.
+	Waited time.Duration
 	// Overridden is set when a Verdict changed the outcome.
 	Overridden bool
 	// Changes are what the iteration changed in the workspace; nil when
@@ -331,7 +334,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	}
 	began := r.cfg.Now()
 	reply, err := r.cfg.Agent(ctx, req)
-	it.Duration = r.cfg.Now().Sub(began) - reply.Waited
+	it.Duration, it.Waited = r.cfg.Now().Sub(began)-reply.Waited, reply.Waited
 	it.Result, it.StartErr = reply.Result, err
 	it.Decoded, it.Transcript, it.Spent = reply.Decoded, reply.Transcript, reply.Spent
 	if r.cfg.Workspace != nil {

@@ -23,6 +23,8 @@ type step struct {
 	noStart bool
 	// killedBy is the signal that ended the agent: "SIGSEGV".
 	killedBy string
+	// waited is how much of took went to waiting for a usage limit.
+	waited time.Duration
 }
 
 // script runs the loop against steps, one per iteration (the last repeats),
@@ -44,7 +46,7 @@ func (s *script) agent(_ context.Context, req Request) (Reply, error) {
 	if st.noStart {
 		return Reply{}, errors.New("exec: \"nope\": executable file not found in $PATH")
 	}
-	return Reply{Result: process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout, Signal: st.killedBy}}, nil
+	return Reply{Result: process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout, Signal: st.killedBy}, Waited: st.waited}, nil
 }
 
 func (s *script) config(max, threshold int, log *strings.Builder) Config {
@@ -109,6 +111,15 @@ func TestSuccessEndsTheRunEarly(t *testing.T) {
 	res, _, s := run(t, 10, 3, step{exit: 0}, step{out: "x " + success + " y", exit: 3})
 	if res.Status != Success || res.Iterations != 2 || s.calls != 2 || res.Status.ExitCode() != 0 {
 		t.Errorf("status %s after %d iterations (%d calls)", res.Status, res.Iterations, s.calls)
+	}
+}
+
+// TestLimitWaitIsNotTheIterationsDuration: the time an agent waited for
+// a usage limit is the iteration's Waited, and its Duration is the rest.
+func TestLimitWaitIsNotTheIterationsDuration(t *testing.T) {
+	res, _, _ := run(t, 1, 3, step{took: 70 * time.Second, waited: 60 * time.Second})
+	if res.Last.Duration != 10*time.Second || res.Last.Waited != 60*time.Second {
+		t.Errorf("duration %s, waited %s; want 10s, 1m0s", res.Last.Duration, res.Last.Waited)
 	}
 }
 

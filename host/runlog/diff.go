@@ -26,6 +26,19 @@ func Diff(a, b string) string {
 	return out.String()
 }
 
+// DiffPrompts is the Diff of the prompts of records a and b of a run.
+func DiffPrompts(runDir string, a, b int) (string, error) {
+	var prompts [2]string
+	for i, n := range []int{a, b} {
+		data, err := ReadPrompt(runDir, n)
+		if err != nil {
+			return "", err
+		}
+		prompts[i] = string(data)
+	}
+	return Diff(prompts[0], prompts[1]), nil
+}
+
 type edit struct {
 	kind byte // ' ', '-', '+'
 	text string

@@ -72,6 +72,21 @@ func CopyFile(w io.Writer, runDir string, n int, name string) error {
 	return err
 }
 
+// Records lists the numbers of a run's iteration records, in order: an
+// iteration going on, or one its run ended before it finished, has a
+// record without meta.json.
+func Records(runDir string) ([]int, error) {
+	names, err := namesIn(filepath.Join(runDir, "iterations"), func(e os.DirEntry) bool { return e.IsDir() })
+	var records []int
+	for _, name := range names {
+		var n int
+		if _, err := fmt.Sscanf(name, "%04d", &n); err == nil && n > 0 && name == fmt.Sprintf("%04d", n) {
+			records = append(records, n)
+		}
+	}
+	return records, err
+}
+
 // Find resolves what a user typed for a run: its id, a unique prefix or
 // part of it, or "last".
 func Find(dir, query string) (string, error) {

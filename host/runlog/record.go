@@ -179,6 +179,7 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 		Outcome: string(it.Outcome), Cause: string(it.Cause), OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
+		Waited:       it.Waited.Seconds(),
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),
 		EscapedSurvived: it.Result.EscapedSurvived,
 	}

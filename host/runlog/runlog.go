@@ -68,12 +68,19 @@ type Spent struct {
 // String is the spend as runs show shows it, as the run's summary did:
 // "1,234 tokens, $0.0123 (input 1,000, output 234, cache read 0, cache
 // write 0)".
-func (s *Spent) String() string {
+func (s *Spent) String() string { return s.Spend().Breakdown() }
+
+// Spend is the recorded spend as the loop counts it; a nil Spent is
+// nothing spent.
+func (s *Spent) Spend() loop.Spend {
+	if s == nil {
+		return loop.Spend{}
+	}
 	spend := loop.Spend{Tokens: agentstream.Usage{Input: s.InputTokens, Output: s.OutputTokens, CacheRead: s.CacheReadTokens, CacheWrite: s.CacheWriteTokens}}
 	if s.CostUSD != nil {
 		spend.CostUSD, spend.Costed = *s.CostUSD, true
 	}
-	return spend.Breakdown()
+	return spend
 }
 
 // spentOf is s as the record keeps it; nil when nothing is known.
@@ -128,14 +135,17 @@ type Meta struct {
 	// (loop.Outcome's values), or 0 in a record made before it, where
 	// "success" meant continue and "SUCCESS" meant success. ReadMeta
 	// gives every record in today's words.
-	OutcomeNames  int      `json:"outcome_names,omitempty"`
-	ExitCode      int      `json:"exit_code"`
-	Signal        string   `json:"signal,omitempty"`
-	KilledBy      string   `json:"killed_by,omitempty"`
-	TimedOut      bool     `json:"timed_out"`
-	OutputBytes   int64    `json:"output_bytes"`
-	DroppedBytes  int64    `json:"dropped_bytes"`
-	Duration      float64  `json:"duration"`
+	OutcomeNames int     `json:"outcome_names,omitempty"`
+	ExitCode     int     `json:"exit_code"`
+	Signal       string  `json:"signal,omitempty"`
+	KilledBy     string  `json:"killed_by,omitempty"`
+	TimedOut     bool    `json:"timed_out"`
+	OutputBytes  int64   `json:"output_bytes"`
+	DroppedBytes int64   `json:"dropped_bytes"`
+	Duration     float64 `json:"duration"`
+	// Waited is how long, in seconds, the iteration waited for a usage
+	// limit to reset before its agent ran: not part of Duration.
+	Waited        float64  `json:"waited,omitempty"`
 	ContextAdded  []string `json:"context_added,omitempty"`
 	GitHeadBefore string   `json:"git_head_before,omitempty"`
 	GitHeadAfter  string   `json:"git_head_after,omitempty"`

@@ -122,6 +122,9 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	}
 	fmt.Fprintf(&b, "Exit code: %d\n", m.ExitCode)
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", orNone(m.Signal), m.TimedOut, m.Duration)
+	if m.Waited > 0 {
+		fmt.Fprintf(&b, "Waited for a usage limit: %.3fs\n", m.Waited)
+	}
 	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
 	if m.Format != "" {
 		fmt.Fprintf(&b, "Format: %s, model %s, %d retries; transcript: %s\n", m.Format, orNone(m.Model), m.Retries, filepath.Join(iterationDir(runDir, n), transcriptName))

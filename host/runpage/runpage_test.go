@@ -1,0 +1,264 @@
+package runpage
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"rooda/host/agentstream"
+	"rooda/host/git"
+	"rooda/host/loop"
+	"rooda/host/process"
+	"rooda/host/runlog"
+)
+
+// step is one iteration of a recorded run.
+type step struct {
+	prompt, output, transcript string
+	outcome                    loop.Outcome
+	cause                      loop.Cause
+	took, waited               time.Duration
+	files                      []string
+	spent                      loop.Spend
+}
+
+// record writes a finished run named name under dir, as the recorder
+// of a real run does, and returns its id.
+func record(t *testing.T, dir, name, procedure string, steps ...step) string {
+	t.Helper()
+	r, err := runlog.Start(dir, name, []string{"rooda", "run", name}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.LoopStarted(procedure, nil, []string{"fake-agent"}, nil)
+	for i, s := range steps {
+		r.IterationStarted(loop.Request{Iteration: i + 1, Prompt: s.prompt})
+		it := &loop.Iteration{
+			Number: i + 1, Prompt: s.prompt, Outcome: s.outcome, Cause: s.cause, Duration: s.took, Waited: s.waited,
+			Result: process.Result{Output: []byte(s.output), Total: int64(len(s.output))}, Spent: s.spent, Changes: &git.Changes{InRepo: true, Files: s.files},
+		}
+		if s.transcript != "" {
+			it.Decoded, it.Transcript = &agentstream.Summary{Format: "claude"}, []byte(s.transcript)
+		}
+		r.IterationFinished(it)
+	}
+	if err := r.Finish(loop.Success); err != nil {
+		t.Fatal(err)
+	}
+	return r.ID()
+}
+
+// threeIterations is the run the issue asks the browser to see: a
+// failure, an iteration after a limit wait, and a success.
+func threeIterations(t *testing.T, dir string) string {
+	return record(t, dir, "build", "build",
+		step{prompt: "line one\nline two\n", output: "crashed", outcome: loop.OutcomeFailure, cause: loop.Cause("rate_limit"), took: 2 * time.Second},
+		step{prompt: "line one\nline 2\n", output: "did it", outcome: loop.OutcomeContinue, took: 4 * time.Second, waited: 30 * time.Second, files: []string{"main.go"},
+			spent: loop.Spend{Tokens: agentstream.Usage{Input: 1000, Output: 200}, CostUSD: 0.01, Costed: true}},
+		step{prompt: "line one\nline 2\nline three\n", output: "<promise>SUCCESS</promise>", outcome: loop.OutcomeSuccess, took: 6 * time.Second,
+			spent: loop.Spend{Tokens: agentstream.Usage{Input: 500, Output: 100}, CostUSD: 0.005, Costed: true}},
+	)
+}
+
+// get asks the handler of dir for path.
+func get(t *testing.T, dir, path string) (*http.Response, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	Handler(dir).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	res := rec.Result()
+	body, _ := io.ReadAll(res.Body)
+	return res, string(body)
+}
+
+// mustContain fails for each of want that page lacks.
+func mustContain(t *testing.T, what, page string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("%s lacks %q", what, w)
+		}
+	}
+}
+
+func count(page, pattern string) int { return len(regexp.MustCompile(pattern).FindAllString(page, -1)) }
+
+// TestListPage: the list reads every run, newest first, with its status,
+// procedure, iterations, duration and cost, and a relative link to it.
+func TestListPage(t *testing.T) {
+	dir := t.TempDir()
+	older := record(t, dir, "plan", "plan", step{prompt: "p", outcome: loop.OutcomeSuccess})
+	newer := threeIterations(t, dir)
+	res, page := get(t, dir, "/")
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("status %d, %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	mustContain(t, "the list", page, "<!doctype html>", `<html lang="en">`, `<link rel="icon" href="data:,">`, `<table id="runs">`,
+		`<tr class="run" data-id="`+newer+`" data-status="success">`, `<a class="run-link" href="runs/`+newer+`">`+newer+`</a>`,
+		`<td class="name">build</td>`, `<td class="iterations">3</td>`, `<td class="cost">$0.0150</td>`)
+	if strings.Index(page, newer) > strings.Index(page, older) || count(page, `<tr class="run"`) != 2 {
+		t.Errorf("want two runs, newest first:\n%s", page)
+	}
+}
+
+// TestRunPage: the run page has its summary, a bar per iteration with its
+// hover, the wait before the second, the spend chart, and per iteration
+// a hidden section with its prompt, output, facts, files and prompt diff.
+func TestRunPage(t *testing.T) {
+	dir := t.TempDir()
+	id := threeIterations(t, dir)
+	res, page := get(t, dir, "/runs/"+id)
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d: %s", res.StatusCode, page)
+	}
+	mustContain(t, "the run page", page, "<!doctype html>", `<html lang="en">`, `<link rel="icon" href="data:,">`,
+		"<h1>Run <code>"+id+"</code></h1>", `<div id="summary">`, `<svg id="timeline"`, `<svg id="spend"`, `<nav id="iterations"`,
+		`<a href="#it-1"><rect class="bar" data-iteration="1" data-outcome="failure"`,
+		`<title>Iteration 1: failure, cause rate_limit, 2.0s</title>`,
+		`<title>Iteration 2: continue, 4.0s, waited 30.0s for a limit</title>`,
+		`<rect class="wait" data-iteration="2"`,
+		`data-outcome="success"`, `<polyline class="spent"`, "$0.0150",
+		`<section class="iteration" id="it-3" data-iteration="3">`,
+		`<pre class="prompt">line one`+"\n"+`line 2`+"\n"+`line three`+"\n</pre>",
+		`<pre class="output">&lt;promise&gt;SUCCESS&lt;/promise&gt;</pre>`,
+		`<dl class="facts">`, `<ul class="files"><li><code>main.go</code></li></ul>`,
+		`<span class="del">- line two</span>`, `<span class="add">&#43; line 2</span>`,
+		`<form class="diff-form" method="get" action="`+id+`/diff">`, `name="from"`, `name="to"`)
+	if n := count(page, `<rect class="bar"`); n != 3 {
+		t.Errorf("%d bars, want 3", n)
+	}
+	if n := count(page, `<rect class="wait"`); n != 1 {
+		t.Errorf("%d waits, want 1", n)
+	}
+	if n := count(page, `<pre class="diff">`); n != 2 {
+		t.Errorf("%d prompt diffs, want 2 (none for the first iteration)", n)
+	}
+	if strings.Contains(page, "<script") {
+		t.Errorf("a finished run's page has a script: it would reload")
+	}
+}
+
+// TestSpendChartEmpty: a run that reported nothing spent says so.
+func TestSpendChartEmpty(t *testing.T) {
+	dir := t.TempDir()
+	id := record(t, dir, "build", "build", step{prompt: "p", outcome: loop.OutcomeContinue})
+	_, page := get(t, dir, "/runs/"+id)
+	mustContain(t, "the run page", page, `<text class="empty"`)
+	if strings.Contains(page, "<polyline") {
+		t.Errorf("a chart of nothing spent")
+	}
+}
+
+// TestDiffPage: the diff of two prompts, and a clear 400 for numbers
+// that are not iterations, a 404 for one the run does not have.
+func TestDiffPage(t *testing.T) {
+	dir := t.TempDir()
+	id := threeIterations(t, dir)
+	res, page := get(t, dir, "/runs/"+id+"/diff?from=1&to=3")
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d: %s", res.StatusCode, page)
+	}
+	mustContain(t, "the diff page", page, `<pre class="diff">`, `<span class="del">- line two</span>`, `<span class="add">&#43; line three</span>`)
+	for query, want := range map[string]int{"from=x&to=2": 400, "from=0&to=2": 400, "to=2": 400, "from=1&to=9": 404} {
+		res, page := get(t, dir, "/runs/"+id+"/diff?"+query)
+		if res.StatusCode != want || !strings.Contains(page, "<!doctype html>") {
+			t.Errorf("%s: status %d, want %d", query, res.StatusCode, want)
+		}
+		if want == 400 && !strings.Contains(page, "is not an iteration number") {
+			t.Errorf("%s: no clear message: %s", query, page)
+		}
+	}
+}
+
+// TestUnknownRunsAre404: only a recorded run's exact id is served; a
+// path of dots or a part of an id never reaches the file system.
+func TestUnknownRunsAre404(t *testing.T) {
+	dir := t.TempDir()
+	id := threeIterations(t, dir)
+	os.WriteFile(filepath.Join(filepath.Dir(dir), "secret.json"), []byte("TOP-SECRET-CONTENT"), 0o644)
+	for _, path := range []string{"/runs/nope", "/runs/..%2F..%2Fetc", "/runs/%2E%2E", "/runs/..%2Fsecret.json/version", "/runs/" + id[:10], "/runs/nope/diff?from=1&to=2", "/runs/nope/version", "/favicon.ico", "/elsewhere"} {
+		res, page := get(t, dir, path)
+		if res.StatusCode != 404 || strings.Contains(page, "TOP-SECRET-CONTENT") {
+			t.Errorf("%s: status %d, want 404", path, res.StatusCode)
+		}
+	}
+}
+
+// TestHeaders: every response says what the page may do: nothing but its
+// own style and script, by their hashes, and the type as given.
+func TestHeaders(t *testing.T) {
+	dir := t.TempDir()
+	id := threeIterations(t, dir)
+	for _, path := range []string{"/", "/runs/" + id, "/runs/nope"} {
+		res, _ := get(t, dir, path)
+		csp := res.Header.Get("Content-Security-Policy")
+		if !strings.HasPrefix(csp, "default-src 'none';") || strings.Contains(csp, "unsafe") || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: CSP %q, nosniff %q", path, csp, res.Header.Get("X-Content-Type-Options"))
+		}
+	}
+}
+
+// TestInlineStyleAndScriptMatchTheirHashes: the CSP allows the inline
+// style and the live script by their hashes, which must be those of the
+// bytes in the page, or the browser refuses them.
+func TestInlineStyleAndScriptMatchTheirHashes(t *testing.T) {
+	dir := t.TempDir()
+	id := going(t, dir).ID()
+	res, page := get(t, dir, "/runs/"+id)
+	csp := res.Header.Get("Content-Security-Policy")
+	for _, element := range []string{"style", "script"} {
+		m := regexp.MustCompile(`(?s)<` + element + `>(.*?)</` + element + `>`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("no <%s> in the page of a run going on", element)
+		}
+		sum := sha256.Sum256([]byte(m[1]))
+		if h := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(csp, element+"-src "+h) {
+			t.Errorf("the <%s>'s hash %s is not what the CSP allows: %s", element, h, csp)
+		}
+	}
+}
+
+// going records a run that is going on: this test's process is its
+// rooda, alive.
+func going(t *testing.T, dir string) *runlog.Recorder {
+	t.Helper()
+	r, err := runlog.Start(dir, "build", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.LoopStarted("build", nil, nil, nil)
+	r.IterationStarted(loop.Request{Iteration: 1, Prompt: "p"})
+	return r
+}
+
+// TestGoingRunReloads: the page of a run going on checks its version and
+// reloads when it changes; the version changes as an iteration starts
+// and as the run ends, and then the page has no script.
+func TestGoingRunReloads(t *testing.T) {
+	dir := t.TempDir()
+	r := going(t, dir)
+	id := r.ID()
+	_, page := get(t, dir, "/runs/"+id)
+	_, before := get(t, dir, "/runs/"+id+"/version")
+	mustContain(t, "the page of a run going on", page, `<body data-version="`+before+`">`, "<script>", "/version", "location.reload()",
+		`<rect class="bar" data-iteration="1" data-outcome="running"`)
+	r.IterationStarted(loop.Request{Iteration: 2, Prompt: "p"})
+	_, started := get(t, dir, "/runs/"+id+"/version")
+	if started == before {
+		t.Errorf("the version %q did not change as an iteration started", started)
+	}
+	r.Finish(loop.Success)
+	if _, ended := get(t, dir, "/runs/"+id+"/version"); ended == started {
+		t.Errorf("the version %q did not change as the run ended", ended)
+	}
+	if _, page := get(t, dir, "/runs/"+id); strings.Contains(page, "<script") || strings.Contains(page, "data-version") {
+		t.Errorf("the page of a run that ended still reloads")
+	}
+}

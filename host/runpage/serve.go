@@ -1,0 +1,51 @@
+package runpage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
+
+// DefaultAddr is where Serve listens unless told: this machine only, on
+// any free port.
+const DefaultAddr = "127.0.0.1:0"
+
+// Serve serves the records under dir on addr until ctx ends, then stops
+// cleanly (a nil error). Once listening, it writes the page's URL to out
+// as one line, "Serving the run records of DIR at http://HOST:PORT/",
+// for a person to open and a program to read.
+func Serve(ctx context.Context, addr, dir string, out io.Writer) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("runs serve: %w", err)
+	}
+	srv := &http.Server{Handler: Handler(dir), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(out, "Serving the run records of %s at http://%s/\n", dir, l.Addr())
+	if !loopback(l.Addr()) {
+		fmt.Fprintf(out, "Warning: %s is not this machine's loopback address: whoever can reach it can read the records, prompts and outputs included\n", l.Addr())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdown)
+	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	return err
+}
+
+// loopback reports whether addr can be reached from this machine only.
+func loopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}

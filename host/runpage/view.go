@@ -1,0 +1,224 @@
+package runpage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"rooda/host/logging"
+	"rooda/host/loop"
+	"rooda/host/runlog"
+)
+
+// listRow is one run of the list page: what run.json says, and nothing
+// of its iterations, so that a long history lists fast.
+type listRow struct {
+	ID, Status, Name string
+	Iterations       int
+	Duration, Cost   string
+}
+
+// listRows reads every run's run.json, newest first. A run.json that
+// cannot be read is listed as unreadable, as runs list does.
+func listRows(dir string, now time.Time) ([]listRow, error) {
+	ids, err := runlog.IDs(dir)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]listRow, 0, len(ids))
+	for _, id := range slices.Backward(ids) {
+		run, err := runlog.ReadRun(dir, id)
+		if err != nil {
+			rows = append(rows, listRow{ID: id, Status: "unreadable", Name: err.Error()})
+			continue
+		}
+		rows = append(rows, listRow{
+			ID: id, Status: run.ShownStatus(), Name: procedures(run), Iterations: run.Iterations,
+			Duration: runDuration(run, now), Cost: costText(run.Spent.Spend()),
+		})
+	}
+	return rows, nil
+}
+
+// procedures names what a run ran: its loops' procedures, or its name
+// (a script's) when it has none yet.
+func procedures(run runlog.Run) string {
+	var names []string
+	for _, l := range run.Loops {
+		if !slices.Contains(names, l.Procedure) {
+			names = append(names, l.Procedure)
+		}
+	}
+	if len(names) == 0 {
+		return run.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// runDuration is how long the run took, or has taken so far; a crashed
+// run's end is unknown.
+func runDuration(run runlog.Run, now time.Time) string {
+	switch {
+	case run.Ended != nil:
+		return logging.Duration(run.Ended.Sub(run.Started))
+	case run.Going():
+		return logging.Duration(now.Sub(run.Started)) + " so far"
+	}
+	return "unknown"
+}
+
+// costText is the dollars spent, or why there are none to show.
+func costText(s loop.Spend) string {
+	switch {
+	case s.Costed:
+		return loop.Dollars(s.CostUSD)
+	case s.IsZero():
+		return "none reported"
+	}
+	return "unknown"
+}
+
+// tokensText is the tokens spent, with their kinds (and the cost, as
+// runs show gives it).
+func tokensText(s loop.Spend) string {
+	if s.IsZero() {
+		return "none reported"
+	}
+	return s.Breakdown()
+}
+
+// runView is everything the run page shows.
+type runView struct {
+	ID, Status, Name     string
+	Going                bool
+	Iterations           int
+	Duration             string
+	Tokens, Cost         string
+	Records              []iterationView
+	Timeline             timeline
+	Spend                spendChart
+	Version              string
+	LastRecord           int
+	Loops                []runlog.Loop
+	Started, Ended, Exit string
+}
+
+// iterationView is one iteration record: its meta and its files.
+type iterationView struct {
+	N          int
+	Meta       runlog.Meta
+	HasMeta    bool
+	MetaError  string
+	Outcome    string
+	Duration   time.Duration
+	Waited     time.Duration
+	Spend      loop.Spend
+	Prompt     string
+	Transcript string
+	Output     string
+	// Diff is the prompt's diff against the previous record's, when
+	// HasDiff.
+	Diff     []diffLine
+	HasDiff  bool
+	Previous int
+}
+
+// readRun reads a run's record for its page: run.json and every
+// iteration's meta and files.
+func readRun(dir, id string, now time.Time) (runView, error) {
+	run, err := runlog.ReadRun(dir, id)
+	if err != nil {
+		return runView{}, err
+	}
+	runDir := filepath.Join(dir, id)
+	numbers, err := runlog.Records(runDir)
+	if err != nil {
+		return runView{}, err
+	}
+	v := runView{
+		ID: id, Status: run.ShownStatus(), Name: procedures(run), Going: run.Going(), Iterations: run.Iterations,
+		Duration: runDuration(run, now), Tokens: tokensText(run.Spent.Spend()), Cost: costText(run.Spent.Spend()),
+		Loops: run.Loops, Started: run.Started.Format(time.RFC3339),
+	}
+	if run.Ended != nil {
+		v.Ended = run.Ended.Format(time.RFC3339)
+	}
+	if run.ExitCode != nil {
+		v.Exit = fmt.Sprint(*run.ExitCode)
+	}
+	for i, n := range numbers {
+		it := readIteration(runDir, n, v.Going)
+		if i > 0 {
+			previous := v.Records[i-1]
+			it.Diff, it.HasDiff, it.Previous = diffLines(runlog.Diff(previous.Prompt, it.Prompt)), true, previous.N
+		}
+		v.Records = append(v.Records, it)
+	}
+	if len(numbers) > 0 {
+		v.LastRecord = numbers[len(numbers)-1]
+	}
+	v.Timeline = drawTimeline(v.Records)
+	v.Spend = drawSpend(v.Records)
+	v.Version, err = version(dir, id)
+	return v, err
+}
+
+// readIteration reads record n. What cannot be read is said on the page
+// rather than failing it: one damaged file hides nothing else.
+func readIteration(runDir string, n int, going bool) iterationView {
+	it := iterationView{N: n, Outcome: "unfinished"}
+	if going {
+		it.Outcome = "running"
+	}
+	m, err := runlog.ReadMeta(runDir, n)
+	switch {
+	case err == nil:
+		it.Meta, it.HasMeta, it.Outcome = m, true, m.Outcome
+		it.Duration, it.Waited = seconds(m.Duration), seconds(m.Waited)
+		it.Spend = m.Spent.Spend()
+	case errors.Is(err, os.ErrNotExist):
+		it.MetaError = "meta.json is not written yet: the iteration is going on, or its run ended before it finished"
+	default:
+		it.MetaError = err.Error()
+	}
+	it.Prompt = readText(runDir, n, "prompt.txt")
+	it.Output = readText(runDir, n, "output.txt")
+	if it.Meta.Format != "" {
+		it.Transcript = readText(runDir, n, "transcript.txt")
+	}
+	return it
+}
+
+// readText is a file of record n as text, or why it cannot be shown.
+func readText(runDir string, n int, name string) string {
+	var b bytes.Buffer
+	if err := runlog.CopyFile(&b, runDir, n, name); err != nil {
+		return fmt.Sprintf("(%s cannot be read: %v)", name, err)
+	}
+	return b.String()
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// version is a token that changes whenever the record of a run does:
+// its status, its run.json's time and size (saved as each iteration
+// finishes), and how many iteration records it has (one more as each
+// starts). The page of a run going on asks for it every
+// two seconds and reloads when it changes.
+func version(dir, id string) (string, error) {
+	run, err := runlog.ReadRun(dir, id)
+	if err != nil {
+		return "", err
+	}
+	info, err := os.Stat(filepath.Join(dir, id, "run.json"))
+	if err != nil {
+		return "", err
+	}
+	numbers, err := runlog.Records(filepath.Join(dir, id))
+	return fmt.Sprintf("%s-%d-%d-%d-%d", run.ShownStatus(), run.Iterations, info.ModTime().UnixNano(), info.Size(), len(numbers)), err
+}

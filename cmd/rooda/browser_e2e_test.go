@@ -29,7 +29,7 @@ func recordThreeIterations(t *testing.T) *workspace {
 		step{"output": failure},
 		step{"output": limit, "exit": 1, "again": step{"output": progress}},
 		step{"output": success})
-	w.runAlias("claude-stream-json", "build", "-n", "3").expect(t, 0, "waiting until ", "(failure)", "(success)")
+	w.runAlias("claude-stream-json", "build", "-n", "3").expect(t, 0, "waiting until ", "(failure, consecutive: 1/3)", "(success)")
 	return w
 }
 

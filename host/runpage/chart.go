@@ -16,7 +16,7 @@ const (
 	chartPad   = 10.0
 	// minBar keeps an iteration of no measurable time visible and
 	// clickable.
-	minBar = 3.0
+	minBar = 8.0
 )
 
 // timeline is the run's iterations side by side, each bar as long as

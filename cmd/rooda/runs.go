@@ -109,23 +109,31 @@ Examples:
 	}
 }
 
+// findRun loads the configuration and resolves query to a recorded run:
+// the runs directory and the run's id.
+func findRun(c *cli.Context, query string) (runsDir, id string, err error) {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return "", "", err
+	}
+	runsDir = session.RunsDir(cfg)
+	id, err = runlog.Find(runsDir, query)
+	return runsDir, id, err
+}
+
 func runsReportAction(c *cli.Context) error {
 	query, err := oneArgument(c, "run ID")
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(c)
-	if err != nil {
-		return err
-	}
-	id, err := runlog.Find(session.RunsDir(cfg), query)
+	runsDir, id, err := findRun(c, query)
 	if err != nil {
 		return err
 	}
 	if c.String("output") == "-" {
-		return runpage.WriteReport(c.App.Writer, session.RunsDir(cfg), id)
+		return runpage.WriteReport(c.App.Writer, runsDir, id)
 	}
-	return runpage.WriteReportFile(c.String("output"), session.RunsDir(cfg), id)
+	return runpage.WriteReportFile(c.String("output"), runsDir, id)
 }
 
 func runsShowAction(c *cli.Context) error {
@@ -133,23 +141,19 @@ func runsShowAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(c)
-	if err != nil {
-		return err
-	}
-	id, err := runlog.Find(session.RunsDir(cfg), query)
+	runsDir, id, err := findRun(c, query)
 	if err != nil {
 		return err
 	}
 	if c.Bool("prompt") && c.Bool("output") {
 		return fmt.Errorf("--prompt and --output cannot be used together: they print one file each")
 	}
-	dir, n := filepath.Join(session.RunsDir(cfg), id), c.Int("iteration")
+	dir, n := filepath.Join(runsDir, id), c.Int("iteration")
 	if n == 0 {
 		if c.Bool("prompt") || c.Bool("output") {
 			return fmt.Errorf("--prompt and --output need --iteration N")
 		}
-		return runlog.WriteRun(c.App.Writer, session.RunsDir(cfg), id, c.Bool("json"))
+		return runlog.WriteRun(c.App.Writer, runsDir, id, c.Bool("json"))
 	}
 	for _, file := range []string{"prompt", "output"} {
 		if c.Bool(file) {
@@ -165,11 +169,7 @@ func runsDiffAction(c *cli.Context) error {
 	if len(args) != 3 {
 		return fmt.Errorf("runs diff takes ID N M, got %d arguments", len(args))
 	}
-	cfg, err := loadConfig(c)
-	if err != nil {
-		return err
-	}
-	id, err := runlog.Find(session.RunsDir(cfg), args[0])
+	runsDir, id, err := findRun(c, args[0])
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func runsDiffAction(c *cli.Context) error {
 		}
 		numbers[i] = n
 	}
-	diff, err := runlog.DiffPrompts(filepath.Join(session.RunsDir(cfg), id), numbers[0], numbers[1])
+	diff, err := runlog.DiffPrompts(filepath.Join(runsDir, id), numbers[0], numbers[1])
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -34,7 +35,7 @@ func recordThreeIterations(t *testing.T) *workspace {
 }
 
 // serveRuns starts "rooda runs serve" in w and returns the address it
-// prints. When the test ends, an interrupt must end the server with exit
+// prints as its first line, after the runs directory. When the test ends, an interrupt must end the server with exit
 // status 0.
 func (w *workspace) serveRuns() string {
 	w.t.Helper()
@@ -63,11 +64,11 @@ func (w *workspace) serveRuns() string {
 		}
 	})
 	line, err := bufio.NewReader(stdout).ReadString('\n')
-	address := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
-	if err != nil || address == "" || !strings.HasPrefix(line, "Serving the run records of ") {
+	m := regexp.MustCompile(`^Serving the run records of (.+) at (http://127\.0\.0\.1:\d+/)\n$`).FindStringSubmatch(line)
+	if err != nil || m == nil || !strings.HasSuffix(m[1], filepath.Join(".rooda", "runs")) {
 		w.t.Fatalf("rooda runs serve printed %q (%v), not its address", line, err)
 	}
-	return address
+	return m[2]
 }
 
 // TestRunPagesInABrowser: in a real Chromium, the list of runs shows the

@@ -1,52 +1,28 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestRunsServe: the real rooda runs serve, on a run the fake agent
 // recorded, prints its URL as its first line, serves the list and the
-// run's page, and ends with exit code 0 on SIGINT.
+// run's page, and ends with exit code 0 on SIGINT (serveRuns).
 func TestRunsServe(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "oops\n", "exit": 1}, step{"output": "working\n"}, step{"output": successSignal})
 	w.run("build", "-n", "3").expect(t, 0)
-	id := strings.TrimSpace(w.rooda("runs", "list").stdout)
-	id = id[:strings.IndexByte(id, '\t')]
-
-	cmd := exec.Command(binary(t), "runs", "serve")
-	cmd.Dir, cmd.Env = w.dir, w.env
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no first line: %v", err)
-	}
-	m := regexp.MustCompile(`^Serving the run records of (.+) at (http://127\.0\.0\.1:\d+/)\n$`).FindStringSubmatch(line)
-	if m == nil || !strings.HasSuffix(m[1], filepath.Join(".rooda", "runs")) {
-		t.Fatalf("first line %q", line)
-	}
-	list := fetch(t, m[2])
+	id := w.lastRunID()
+	address := w.serveRuns()
+	list := fetch(t, address)
 	if !strings.Contains(list, `<a class="run-link" href="runs/`+id+`">`) || !strings.Contains(list, `data-status="success"`) {
 		t.Errorf("the list lacks the run:\n%s", list)
 	}
-	page := fetch(t, m[2]+"runs/"+id)
+	page := fetch(t, address+"runs/"+id)
 	if n := strings.Count(page, `<rect class="bar"`); n != 3 {
 		t.Errorf("%d bars, want 3", n)
 	}
@@ -54,17 +30,6 @@ func TestRunsServe(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the run page lacks %s", want)
 		}
-	}
-	cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { io.Copy(io.Discard, stdout); done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("runs serve did not end cleanly on SIGINT: %v", err)
-		}
-	case <-time.After(hangGuard):
-		t.Fatalf("runs serve did not end on SIGINT")
 	}
 }
 

@@ -26,6 +26,7 @@ type step struct {
 	outcome                    loop.Outcome
 	cause                      loop.Cause
 	took, waited               time.Duration
+	dropped                    int64
 	files                      []string
 	spent                      loop.Spend
 }
@@ -43,7 +44,7 @@ func record(t *testing.T, dir, name, procedure string, steps ...step) string {
 		r.IterationStarted(loop.Request{Iteration: i + 1, Prompt: s.prompt})
 		it := &loop.Iteration{
 			Number: i + 1, Prompt: s.prompt, Outcome: s.outcome, Cause: s.cause, Duration: s.took, Waited: s.waited,
-			Result: process.Result{Output: []byte(s.output), Total: int64(len(s.output))}, Spent: s.spent, Changes: &git.Changes{InRepo: true, Files: s.files},
+			Result: process.Result{Output: []byte(s.output), Total: int64(len(s.output)) + s.dropped, Dropped: s.dropped}, Spent: s.spent, Changes: &git.Changes{InRepo: true, Files: s.files},
 		}
 		if s.transcript != "" {
 			it.Decoded, it.Transcript = &agentstream.Summary{Format: "claude"}, []byte(s.transcript)
@@ -60,7 +61,7 @@ func record(t *testing.T, dir, name, procedure string, steps ...step) string {
 // failure, an iteration after a limit wait, and a success.
 func threeIterations(t *testing.T, dir string) string {
 	return record(t, dir, "build", "build",
-		step{prompt: "line one\nline two\n", output: "crashed", outcome: loop.OutcomeFailure, cause: loop.Cause("rate_limit"), took: 2 * time.Second},
+		step{prompt: "line one\nline two\n", output: "crashed", outcome: loop.OutcomeFailure, cause: loop.Cause("rate_limit"), took: 2 * time.Second, dropped: 100},
 		step{prompt: "line one\nline 2\n", output: "did it", outcome: loop.OutcomeContinue, took: 4 * time.Second, waited: 30 * time.Second, files: []string{"main.go"},
 			spent: loop.Spend{Tokens: agentstream.Usage{Input: 1000, Output: 200}, CostUSD: 0.01, Costed: true}},
 		step{prompt: "line one\nline 2\nline three\n", output: "<promise>SUCCESS</promise>", outcome: loop.OutcomeSuccess, took: 6 * time.Second,
@@ -110,7 +111,8 @@ func TestListPage(t *testing.T) {
 
 // TestRunPage: the run page has its summary, a bar per iteration with its
 // hover, the wait before the second, the spend chart, and per iteration
-// a hidden section with its prompt, output, facts, files and prompt diff.
+// a hidden section with its prompt, output, facts (what of the output was
+// dropped included), files and prompt diff.
 func TestRunPage(t *testing.T) {
 	dir := t.TempDir()
 	id := threeIterations(t, dir)
@@ -128,7 +130,7 @@ func TestRunPage(t *testing.T) {
 		`<section class="iteration" id="it-3" data-iteration="3">`,
 		`<pre class="prompt">line one`+"\n"+`line 2`+"\n"+`line three`+"\n</pre>",
 		`<pre class="output">&lt;promise&gt;SUCCESS&lt;/promise&gt;</pre>`,
-		`<dl class="facts">`, `<ul class="files"><li><code>main.go</code></li></ul>`,
+		`<dl class="facts">`, `<dt>Output</dt><dd>107 bytes, 100 dropped</dd>`, `<ul class="files"><li><code>main.go</code></li></ul>`,
 		`<span class="del">- line two</span>`, `<span class="add">&#43; line 2</span>`,
 		`<form class="diff-form" method="get" action="`+id+`/diff">`, `name="from"`, `name="to"`)
 	if n := count(page, `<rect class="bar"`); n != 3 {

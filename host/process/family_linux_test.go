@@ -13,9 +13,10 @@ import (
 )
 
 // waitEscaped waits until the background job $! is in a session of its
-// own: an agent that exits before its child called setsid has it stopped
-// with its group, which is not what these tests are about.
-const waitEscaped = ` pid=$!; until [ "$(cut -d' ' -f6 /proc/$pid/stat)" = "$pid" ]; do sleep 0.01; done`
+// own and has become sleep: an agent that exits before its child called
+// setsid has it stopped with its group, which is not what these tests are
+// about, and one found between setsid and its exec is named setsid.
+const waitEscaped = ` pid=$!; until [ "$(cut -d' ' -f6 /proc/$pid/stat)" = "$pid" ] && [ "$(cat /proc/$pid/comm)" = sleep ]; do sleep 0.01; done`
 
 // eachWay runs test with the agents in cgroups, where the machine has
 // them, and with tags alone.

@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"rooda/host/process"
 )
 
 const deployDir = "../../deploy"
@@ -126,50 +128,6 @@ func contextValues(args []string) []string {
 	return values
 }
 
-// shellWords splits a command line as a POSIX shell does words, with
-// single and double quotes and backslashes; it knows no expansion, which
-// the caller has done.
-func shellWords(line string) ([]string, error) {
-	var words []string
-	var word strings.Builder
-	inWord := false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == ' ' || c == '\t':
-			if inWord {
-				words, inWord = append(words, word.String()), false
-				word.Reset()
-			}
-			continue
-		case c == '\'':
-			end := strings.IndexByte(line[i+1:], '\'')
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated ' in %q", line)
-			}
-			word.WriteString(line[i+1 : i+1+end])
-			i += end + 1
-		case c == '"':
-			end := strings.IndexByte(line[i+1:], '"')
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated \" in %q", line)
-			}
-			word.WriteString(line[i+1 : i+1+end])
-			i += end + 1
-		case c == '\\' && i+1 < len(line):
-			i++
-			word.WriteByte(line[i])
-		default:
-			word.WriteByte(c)
-		}
-		inWord = true
-	}
-	if inWord {
-		words = append(words, word.String())
-	}
-	return words, nil
-}
-
 // roodaLines are the rooda command lines of a shell script, each split
 // into words without the leading "rooda": lines continued with a
 // backslash are one; comments are skipped.
@@ -177,10 +135,10 @@ func roodaLines(script string) ([][]string, error) {
 	var commands [][]string
 	for _, line := range strings.Split(strings.ReplaceAll(script, "\\\n", " "), "\n") {
 		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "#") {
+		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		words, err := shellWords(line)
+		words, err := process.Split(line)
 		if err != nil {
 			return nil, err
 		}
@@ -429,7 +387,7 @@ func checkDockerRunExamples(w *workspace, text string, final []dockerInstruction
 	}
 	var problems []error
 	for _, m := range examples {
-		args, err := shellWords(m[2])
+		args, err := process.Split(m[2])
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -450,10 +408,7 @@ func checkDockerRunExamples(w *workspace, text string, final []dockerInstruction
 // example in its comments are rooda command lines rooda accepts, running
 // that AGENT's CLI.
 func TestDeployDockerfile(t *testing.T) {
-	t.Parallel()
-	if err := checkDockerfile(t, readRepoFile(t, "deploy/Dockerfile")); err != nil {
-		t.Error(err)
-	}
+	checkRecipe(t, "deploy/Dockerfile")
 }
 
 // --- deploy/github-actions/rooda.yml ---
@@ -602,7 +557,7 @@ func checkReports(w *workspace, steps []workflowStep, reports []string) error {
 		problems = append(problems, fmt.Errorf("step %q uploads %q, not .rooda/runs", upload.Name, paths))
 	}
 	for _, report := range reports {
-		args, _ := shellWords(report)
+		args, _ := process.Split(report)
 		o := slices.Index(args, "-o")
 		if o < 0 || o+1 == len(args) {
 			problems = append(problems, fmt.Errorf("rooda %s: no -o FILE, the page an upload takes", report))
@@ -628,10 +583,7 @@ func checkReports(w *workspace, steps []workflowStep, reports []string) error {
 // file; the runs report line works against a recorded run; and the page
 // and .rooda/runs are uploaded whatever the loop's end.
 func TestDeployWorkflow(t *testing.T) {
-	t.Parallel()
-	if err := checkWorkflow(t, readRepoFile(t, "deploy/github-actions/rooda.yml")); err != nil {
-		t.Error(err)
-	}
+	checkRecipe(t, "deploy/github-actions/rooda.yml")
 }
 
 // --- deploy/kubernetes/indexed-job.yaml ---
@@ -852,8 +804,20 @@ func configMapOf(objects []k8sObject, volume string) map[string]string {
 // on a volume; and its command line, for every index, is one rooda
 // accepts, reading that index's task file from the ConfigMap.
 func TestDeployIndexedJob(t *testing.T) {
+	checkRecipe(t, "deploy/kubernetes/indexed-job.yaml")
+}
+
+// recipeChecks is the check of each recipe, by its path in the repository.
+var recipeChecks = map[string]func(*testing.T, string) error{
+	"deploy/Dockerfile":                  checkDockerfile,
+	"deploy/github-actions/rooda.yml":    checkWorkflow,
+	"deploy/kubernetes/indexed-job.yaml": checkIndexedJob,
+}
+
+// checkRecipe runs the check of the recipe at path on the file as it is.
+func checkRecipe(t *testing.T, path string) {
 	t.Parallel()
-	if err := checkIndexedJob(t, readRepoFile(t, "deploy/kubernetes/indexed-job.yaml")); err != nil {
+	if err := recipeChecks[path](t, readRepoFile(t, path)); err != nil {
 		t.Error(err)
 	}
 }
@@ -863,11 +827,6 @@ func TestDeployIndexedJob(t *testing.T) {
 // file says.
 func TestDeployChecksCatchBreakage(t *testing.T) {
 	t.Parallel()
-	checks := map[string]func(*testing.T, string) error{
-		"deploy/Dockerfile":                  checkDockerfile,
-		"deploy/github-actions/rooda.yml":    checkWorkflow,
-		"deploy/kubernetes/indexed-job.yaml": checkIndexedJob,
-	}
 	for _, c := range []struct{ file, old, new string }{
 		{"deploy/Dockerfile", `"--max-iterations"`, `"--max-iteratons"`},
 		{"deploy/Dockerfile", "USER node", "USER root"},
@@ -895,7 +854,7 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 			if !strings.Contains(text, c.old) {
 				t.Fatalf("%s holds no %q to break", c.file, c.old)
 			}
-			if err := checks[c.file](t, strings.Replace(text, c.old, c.new, 1)); err == nil {
+			if err := recipeChecks[c.file](t, strings.Replace(text, c.old, c.new, 1)); err == nil {
 				t.Errorf("with %q for %q, the check of %s passes", c.new, c.old, c.file)
 			} else {
 				t.Log(err)

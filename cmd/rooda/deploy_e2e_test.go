@@ -1,0 +1,864 @@
+package main
+
+// The recipes under deploy/ run rooda on engines that cannot run here (a
+// Docker engine, GitHub's runners, a Kubernetes cluster). Each is checked as
+// far as this machine can: it parses, it has the shape its engine needs, and
+// every rooda command line in it is one the real binary accepts — run with
+// --dry-run in a workspace holding the task files it names, or, for
+// `runs report`, run for real against a run the fake agent recorded.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	goversion "go/version"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"rooda/host/process"
+)
+
+const deployDir = "../../deploy"
+
+// readRepoFile is a file of the repository, from this package's directory.
+func readRepoFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("../..", path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// pinnedCLIs is internal/realcli/install.sh's table of the agent CLIs, each
+// name to its npm package@version: the versions the real-CLI suite checks,
+// and so the only ones a recipe may install.
+func pinnedCLIs(t *testing.T) map[string]string {
+	t.Helper()
+	pins := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*\[(\w+)\]="([^"]+)"`).FindAllStringSubmatch(readRepoFile(t, "internal/realcli/install.sh"), -1) {
+		pins[m[1]] = m[2]
+	}
+	if len(pins) == 0 {
+		t.Fatal("no pinned CLI found in internal/realcli/install.sh")
+	}
+	return pins
+}
+
+// newRecipeWorkspace is a workspace where a recipe's commands run: a fake
+// agent that succeeds at once (for a run to record), and on PATH a stand-in
+// executable for every pinned CLI, so that a dry run's check of the
+// agent's executable passes whichever alias a recipe chooses.
+func newRecipeWorkspace(t *testing.T) *workspace {
+	t.Helper()
+	w := newWorkspace(t, step{"output": successSignal})
+	bin := filepath.Join(w.dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name := range pinnedCLIs(t) {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.env = append(w.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return w
+}
+
+// writeTask writes a task file the recipe's commands name, at path
+// relative to the workspace or absolute.
+func (w *workspace) writeTask(path, content string) {
+	w.t.Helper()
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(w.dir, path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+const sampleTask = "A task for the agent.\n"
+
+// dryRun runs args, a rooda command line without its leading "rooda",
+// with --dry-run and env added to the workspace's, and returns its
+// output. It is an error when rooda refuses it, or when a --context
+// value that is meant as a file (every task the recipes name is one) is
+// taken as text: a misspelled path would give the agent its name as the
+// task.
+func (w *workspace) dryRun(env []string, args []string) (string, error) {
+	w.t.Helper()
+	saved := w.env
+	w.env = append(slices.Clone(w.env), env...)
+	defer func() { w.env = saved }()
+	o := w.rooda(append(slices.Clone(args), "--dry-run")...)
+	output := o.stdout + o.stderr
+	if o.code != 0 {
+		return output, fmt.Errorf("rooda %s --dry-run: exit %d\n%s", strings.Join(args, " "), o.code, output)
+	}
+	if n := len(contextValues(args)); strings.Count(output, "✓ Context file exists: ") != n {
+		contexts := regexp.MustCompile(`. Context .*`).FindAllString(output, -1)
+		return output, fmt.Errorf("rooda %s --dry-run: not every one of the %d --context values is a file that exists: %q", strings.Join(args, " "), n, contexts)
+	}
+	return output, nil
+}
+
+// contextValues are the values of args' --context and -c flags.
+func contextValues(args []string) []string {
+	var values []string
+	for i, arg := range args {
+		switch {
+		case (arg == "--context" || arg == "-c") && i+1 < len(args):
+			values = append(values, args[i+1])
+		case strings.HasPrefix(arg, "--context="):
+			values = append(values, strings.TrimPrefix(arg, "--context="))
+		}
+	}
+	return values
+}
+
+// roodaLines are the rooda command lines of a shell script, each split
+// into words without the leading "rooda": lines continued with a
+// backslash are one; comments are skipped.
+func roodaLines(script string) ([][]string, error) {
+	var commands [][]string
+	for _, line := range strings.Split(strings.ReplaceAll(script, "\\\n", " "), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words, err := process.Split(line)
+		if err != nil {
+			return nil, err
+		}
+		if len(words) > 0 && words[0] == "rooda" {
+			commands = append(commands, words[1:])
+		}
+	}
+	return commands, nil
+}
+
+// --- deploy/Dockerfile ---
+
+// dockerInstruction is one instruction of a Dockerfile: its keyword,
+// upper-case, and its arguments, the lines it continues with a backslash
+// joined.
+type dockerInstruction struct {
+	keyword, args string
+	line          int
+}
+
+var dockerKeywords = []string{"ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK",
+	"LABEL", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR"}
+
+// parseDockerfile reads a Dockerfile's instructions as the builder does:
+// comment and blank lines are skipped, inside a continuation too, and a
+// line ending in a backslash goes on in the next. A keyword the builder
+// does not know is an error.
+func parseDockerfile(text string) ([]dockerInstruction, error) {
+	var instructions []dockerInstruction
+	var current *dockerInstruction
+	for i, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		continued := strings.HasSuffix(trimmed, "\\")
+		trimmed = strings.TrimSuffix(trimmed, "\\")
+		if current != nil {
+			current.args += " " + strings.TrimSpace(trimmed)
+		} else {
+			keyword, args, _ := strings.Cut(trimmed, " ")
+			keyword = strings.ToUpper(keyword)
+			if !slices.Contains(dockerKeywords, keyword) {
+				return nil, fmt.Errorf("line %d: unknown instruction %s", i+1, keyword)
+			}
+			instructions = append(instructions, dockerInstruction{keyword: keyword, args: strings.TrimSpace(args), line: i + 1})
+			current = &instructions[len(instructions)-1]
+		}
+		if !continued {
+			current = nil
+		}
+	}
+	if current != nil {
+		return nil, fmt.Errorf("line %d: %s ends inside a line continuation", current.line, current.keyword)
+	}
+	return instructions, nil
+}
+
+// dockerStages splits instructions at each FROM.
+func dockerStages(instructions []dockerInstruction) [][]dockerInstruction {
+	var stages [][]dockerInstruction
+	for _, in := range instructions {
+		if in.keyword == "FROM" {
+			stages = append(stages, nil)
+		}
+		if len(stages) > 0 {
+			stages[len(stages)-1] = append(stages[len(stages)-1], in)
+		}
+	}
+	return stages
+}
+
+// last is the arguments of a stage's last instruction with keyword, and
+// whether it has one.
+func last(stage []dockerInstruction, keyword string) (string, bool) {
+	for _, in := range slices.Backward(stage) {
+		if in.keyword == keyword {
+			return in.args, true
+		}
+	}
+	return "", false
+}
+
+var pinnedImage = regexp.MustCompile(`^[\w./-]+(:(\d+\.\d+\.\d+)[\w.-]*|@sha256:[0-9a-f]{64})$`)
+
+// checkFroms: every image is an earlier stage or pinned to a version (not
+// latest, not a major version that moves), and the Go image builds the
+// version go.mod asks for.
+func checkFroms(stages [][]dockerInstruction, goMod string) []error {
+	var problems []error
+	var earlier []string
+	wantGo := "go" + regexp.MustCompile(`(?m)^go (\S+)`).FindStringSubmatch(goMod)[1]
+	for _, stage := range stages {
+		fields := strings.Fields(stage[0].args)
+		image := fields[0]
+		isStage := slices.Contains(earlier, image)
+		if len(fields) == 3 && strings.EqualFold(fields[1], "AS") {
+			earlier = append(earlier, fields[2])
+		}
+		if isStage {
+			continue
+		}
+		m := pinnedImage.FindStringSubmatch(image)
+		if m == nil {
+			problems = append(problems, fmt.Errorf("line %d: FROM %s is not pinned to a version", stage[0].line, image))
+			continue
+		}
+		if strings.HasPrefix(image, "golang:") && goversion.Compare("go"+m[2], wantGo) < 0 {
+			problems = append(problems, fmt.Errorf("line %d: FROM %s is older than go.mod's %s", stage[0].line, image, wantGo))
+		}
+	}
+	return problems
+}
+
+var agentChoice = regexp.MustCompile(`(\w+)\) package="([^"]+)"`)
+
+// checkAgentChoices: the final stage's ARG AGENT chooses among exactly the
+// pinned CLIs, each installed at its pinned version, and its default is
+// one of them. It returns the choices.
+func checkAgentChoices(final []dockerInstruction, pins map[string]string) ([]string, []error) {
+	arg, ok := last(final, "ARG")
+	name, def, _ := strings.Cut(arg, "=")
+	if !ok || name != "AGENT" {
+		return nil, []error{errors.New("the final stage has no ARG AGENT=… to choose the agent CLI")}
+	}
+	install := map[string]string{}
+	for _, in := range final {
+		if in.keyword == "RUN" && strings.Contains(in.args, "npm install") {
+			for _, m := range agentChoice.FindAllStringSubmatch(in.args, -1) {
+				install[m[1]] = m[2]
+			}
+		}
+	}
+	var problems []error
+	for cli, spec := range pins {
+		if install[cli] != spec {
+			problems = append(problems, fmt.Errorf("AGENT=%s installs %q, not %q as internal/realcli/install.sh pins", cli, install[cli], spec))
+		}
+	}
+	for cli := range install {
+		if pins[cli] == "" {
+			problems = append(problems, fmt.Errorf("AGENT=%s is no CLI internal/realcli/install.sh pins", cli))
+		}
+	}
+	if pins[def] == "" {
+		problems = append(problems, fmt.Errorf("ARG AGENT's default %q is no pinned CLI", def))
+	}
+	return slices.Sorted(maps.Keys(install)), problems
+}
+
+// imageEnv is the final stage's ENV as the image's environment, $AGENT
+// replaced by agent.
+func imageEnv(final []dockerInstruction, agent string) []string {
+	var env []string
+	for _, in := range final {
+		if in.keyword == "ENV" {
+			value := strings.NewReplacer("${AGENT}", agent, "$AGENT", agent).Replace(in.args)
+			env = append(env, value)
+		}
+	}
+	return env
+}
+
+// execForm decodes an ENTRYPOINT or CMD written as a JSON array.
+func execForm(stage []dockerInstruction, keyword string) ([]string, error) {
+	args, ok := last(stage, keyword)
+	if !ok {
+		return nil, fmt.Errorf("the final stage has no %s", keyword)
+	}
+	var words []string
+	if err := json.Unmarshal([]byte(args), &words); err != nil {
+		return nil, fmt.Errorf("%s %s: not the exec form (a JSON array): %w", keyword, args, err)
+	}
+	return words, nil
+}
+
+// checkDockerfile checks deploy/Dockerfile's text: see TestDeployDockerfile.
+func checkDockerfile(t *testing.T, text string) error {
+	instructions, err := parseDockerfile(text)
+	if err != nil {
+		return err
+	}
+	stages := dockerStages(instructions)
+	if len(stages) < 2 {
+		return errors.New("not a multi-stage build: rooda is built in a stage of its own")
+	}
+	problems := checkFroms(stages, readRepoFile(t, "go.mod"))
+	final := stages[len(stages)-1]
+	if user, ok := last(final, "USER"); !ok || slices.Contains([]string{"root", "0"}, strings.SplitN(user, ":", 2)[0]) {
+		problems = append(problems, fmt.Errorf("the final stage runs as %q: it needs a USER that is not root", user))
+	}
+	if dir, _ := last(final, "WORKDIR"); dir != "/work" {
+		problems = append(problems, fmt.Errorf("the final stage's WORKDIR is %q, not /work", dir))
+	}
+	if !slices.ContainsFunc(final, func(in dockerInstruction) bool {
+		return in.keyword == "COPY" && strings.HasSuffix(in.args, " /usr/local/bin/rooda")
+	}) {
+		problems = append(problems, errors.New("the final stage copies no rooda to /usr/local/bin/rooda"))
+	}
+	agents, errs := checkAgentChoices(final, pinnedCLIs(t))
+	problems = append(problems, errs...)
+	entrypoint, err := execForm(final, "ENTRYPOINT")
+	if err != nil {
+		return errors.Join(append(problems, err)...)
+	}
+	cmd, err := execForm(final, "CMD")
+	if err != nil {
+		return errors.Join(append(problems, err)...)
+	}
+	if len(entrypoint) == 0 || entrypoint[0] != "rooda" {
+		return errors.Join(append(problems, fmt.Errorf("ENTRYPOINT %q does not run rooda", entrypoint))...)
+	}
+	w := newRecipeWorkspace(t)
+	for _, agent := range agents {
+		env := imageEnv(final, agent)
+		if agent == "claude" && !slices.Contains(env, "IS_SANDBOX=1") {
+			problems = append(problems, errors.New("no ENV IS_SANDBOX=1: claude refuses --dangerously-skip-permissions as root without it"))
+		}
+		problems = append(problems, checkImageRun(w, env, agent, append(entrypoint[1:], cmd...)))
+	}
+	return errors.Join(append(problems, checkDockerRunExamples(w, text, final))...)
+}
+
+// checkImageRun dry-runs args in an image of agent and checks that the
+// image's environment chose agent.
+func checkImageRun(w *workspace, env []string, agent string, args []string) error {
+	output, err := w.dryRun(env, args)
+	if err != nil {
+		return fmt.Errorf("AGENT=%s: %w", agent, err)
+	}
+	if line := regexp.MustCompile(`AI Command: .*`).FindString(output); !strings.HasPrefix(line, "AI Command: "+agent+" ") {
+		return fmt.Errorf("AGENT=%s: the image runs another agent: %s", agent, line)
+	}
+	return nil
+}
+
+var dockerRunExample = regexp.MustCompile(`(?m)^#\s+docker run .* rooda:(\w+) (.*)$`)
+
+// checkDockerRunExamples dry-runs the rooda command lines of the
+// Dockerfile's `docker run … rooda:AGENT ARGS` examples, with the task
+// files they name.
+func checkDockerRunExamples(w *workspace, text string, final []dockerInstruction) error {
+	examples := dockerRunExample.FindAllStringSubmatch(text, -1)
+	if len(examples) == 0 {
+		return errors.New("no example of docker run … rooda:AGENT ARGS in the comments")
+	}
+	var problems []error
+	for _, m := range examples {
+		args, err := process.Split(m[2])
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		for _, task := range contextValues(args) {
+			w.writeTask(task, sampleTask)
+		}
+		problems = append(problems, checkImageRun(w, imageEnv(final, m[1]), m[1], args))
+	}
+	return errors.Join(problems...)
+}
+
+// TestDeployDockerfile: deploy/Dockerfile parses; every FROM is pinned, the
+// Go image new enough for go.mod; the final stage runs as a user that is
+// not root in /work, has rooda on PATH and IS_SANDBOX=1 for claude; ARG
+// AGENT installs each CLI at internal/realcli/install.sh's version; and
+// ENTRYPOINT plus CMD, under each AGENT's environment, and the docker run
+// example in its comments are rooda command lines rooda accepts, running
+// that AGENT's CLI.
+func TestDeployDockerfile(t *testing.T) {
+	checkRecipe(t, "deploy/Dockerfile")
+}
+
+// --- deploy/github-actions/rooda.yml ---
+
+type workflowStep struct {
+	Name string            `yaml:"name"`
+	Uses string            `yaml:"uses"`
+	If   string            `yaml:"if"`
+	Run  string            `yaml:"run"`
+	With map[string]any    `yaml:"with"`
+	Env  map[string]string `yaml:"env"`
+}
+
+type workflow struct {
+	Jobs map[string]struct {
+		Strategy struct {
+			FailFast *bool               `yaml:"fail-fast"`
+			Matrix   map[string][]string `yaml:"matrix"`
+		} `yaml:"strategy"`
+		Steps []workflowStep `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+var matrixExpression = regexp.MustCompile(`\$\{\{\s*matrix\.task\s*\}\}`)
+
+// checkWorkflow checks deploy/github-actions/rooda.yml's text: see
+// TestDeployWorkflow.
+func checkWorkflow(t *testing.T, text string) error {
+	var flow workflow
+	if err := yaml.Unmarshal([]byte(text), &flow); err != nil {
+		return err
+	}
+	if len(flow.Jobs) != 1 {
+		return fmt.Errorf("%d jobs; the recipe is one job, run once per task", len(flow.Jobs))
+	}
+	var problems []error
+	for name, job := range flow.Jobs {
+		tasks := job.Strategy.Matrix["task"]
+		if len(tasks) == 0 {
+			problems = append(problems, fmt.Errorf("job %s: no matrix of tasks", name))
+		}
+		if job.Strategy.FailFast == nil || *job.Strategy.FailFast {
+			problems = append(problems, fmt.Errorf("job %s: fail-fast is not false: one task's failure would cancel the others", name))
+		}
+		problems = append(problems, checkWorkflowSteps(t, job.Steps, tasks))
+	}
+	return errors.Join(problems...)
+}
+
+// checkWorkflowSteps: a step installs a pinned CLI; each rooda run step
+// uses a pinned CLI with its key from a secret and dry-runs for every task
+// of the matrix; the report is written and uploaded with the records
+// whatever the loop's end.
+func checkWorkflowSteps(t *testing.T, steps []workflowStep, tasks []string) error {
+	pins := pinnedCLIs(t)
+	var problems []error
+	installed := map[string]bool{}
+	for _, step := range steps {
+		if strings.Contains(step.Run, "npm install") {
+			for _, word := range strings.Fields(step.Run) {
+				installed[word] = true
+			}
+		}
+	}
+	w := newRecipeWorkspace(t)
+	for _, task := range tasks {
+		w.writeTask("tasks/"+task+".md", sampleTask)
+	}
+	var reports []string
+	runs := 0
+	for _, step := range steps {
+		commands, err := roodaLines(step.Run)
+		if err != nil {
+			problems = append(problems, err)
+		}
+		for _, args := range commands {
+			switch {
+			case len(args) >= 2 && args[0] == "runs" && args[1] == "report":
+				if step.If != "always()" {
+					problems = append(problems, fmt.Errorf("step %q: no `if: always()`: a failed loop would have no page", step.Name))
+				}
+				reports = append(reports, strings.Join(args, " "))
+			case len(args) >= 1 && args[0] == "run":
+				runs++
+				problems = append(problems, checkWorkflowRun(w, step, args, tasks, pins, installed))
+			default:
+				problems = append(problems, fmt.Errorf("step %q: rooda %s: this test knows no way to check it", step.Name, strings.Join(args, " ")))
+			}
+		}
+	}
+	if runs == 0 {
+		problems = append(problems, errors.New("no step runs rooda run"))
+	}
+	return errors.Join(append(problems, checkReports(w, steps, reports))...)
+}
+
+// checkWorkflowRun dry-runs a rooda run step once per task.
+func checkWorkflowRun(w *workspace, step workflowStep, args, tasks []string, pins map[string]string, installed map[string]bool) error {
+	var problems []error
+	alias := ""
+	if i := slices.Index(args, "--ai-cmd-alias"); i >= 0 && i+1 < len(args) {
+		alias = args[i+1]
+	}
+	if pins[alias] == "" || !installed[pins[alias]] {
+		problems = append(problems, fmt.Errorf("step %q: --ai-cmd-alias %q is not a CLI a step installs at its pinned version (npm install %s)", step.Name, alias, pins[alias]))
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Values(step.Env)), func(v string) bool { return strings.Contains(v, "secrets.") }) {
+		problems = append(problems, fmt.Errorf("step %q: the agent's key comes from no secret", step.Name))
+	}
+	for _, task := range tasks {
+		var concrete []string
+		for _, arg := range args {
+			concrete = append(concrete, matrixExpression.ReplaceAllString(arg, task))
+		}
+		if _, err := w.dryRun(nil, concrete); err != nil {
+			problems = append(problems, fmt.Errorf("step %q, task %s: %w", step.Name, task, err))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// checkReports runs each runs report line against a run the fake agent
+// recorded, and checks that an upload step with `if: always()` takes the
+// page it writes and .rooda/runs, hidden files included.
+func checkReports(w *workspace, steps []workflowStep, reports []string) error {
+	if len(reports) == 0 {
+		return errors.New("no step writes the run's page with rooda runs report")
+	}
+	if o := w.run("build", "-n", "1"); o.code != 0 {
+		w.t.Fatalf("recording a run: exit %d\n%s", o.code, o.stderr)
+	}
+	i := slices.IndexFunc(steps, func(s workflowStep) bool { return strings.HasPrefix(s.Uses, "actions/upload-artifact@") })
+	if i < 0 {
+		return errors.New("no step uploads an artifact")
+	}
+	upload := steps[i]
+	paths := strings.Fields(fmt.Sprint(upload.With["path"]))
+	var problems []error
+	if upload.If != "always()" {
+		problems = append(problems, fmt.Errorf("step %q: no `if: always()`: a failed loop would leave no record", upload.Name))
+	}
+	if upload.With["include-hidden-files"] != true {
+		problems = append(problems, fmt.Errorf("step %q: without include-hidden-files: true, .rooda/runs is left out", upload.Name))
+	}
+	if !slices.Contains(paths, ".rooda/runs") {
+		problems = append(problems, fmt.Errorf("step %q uploads %q, not .rooda/runs", upload.Name, paths))
+	}
+	for _, report := range reports {
+		args, _ := process.Split(report)
+		o := slices.Index(args, "-o")
+		if o < 0 || o+1 == len(args) {
+			problems = append(problems, fmt.Errorf("rooda %s: no -o FILE, the page an upload takes", report))
+			continue
+		}
+		page := args[o+1]
+		if o := w.rooda(args...); o.code != 0 {
+			problems = append(problems, fmt.Errorf("rooda %s: exit %d\n%s", report, o.code, o.stderr))
+		} else if data, err := os.ReadFile(filepath.Join(w.dir, page)); err != nil || !strings.Contains(string(data), "<html") {
+			problems = append(problems, fmt.Errorf("rooda %s wrote no page to %s: %v", report, page, err))
+		}
+		if !slices.Contains(paths, page) {
+			problems = append(problems, fmt.Errorf("step %q uploads %q, not the page %s", upload.Name, paths, page))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// TestDeployWorkflow: deploy/github-actions/rooda.yml parses as one job
+// with a matrix of tasks that do not cancel each other; the CLI its rooda
+// run uses is installed at the pinned version and its key is a secret;
+// that rooda run, for every task, is one rooda accepts, reading the task's
+// file; the runs report line works against a recorded run; and the page
+// and .rooda/runs are uploaded whatever the loop's end.
+func TestDeployWorkflow(t *testing.T) {
+	checkRecipe(t, "deploy/github-actions/rooda.yml")
+}
+
+// --- deploy/kubernetes/indexed-job.yaml ---
+
+type k8sContainer struct {
+	Name       string   `yaml:"name"`
+	Image      string   `yaml:"image"`
+	WorkingDir string   `yaml:"workingDir"`
+	Command    []string `yaml:"command"`
+	Args       []string `yaml:"args"`
+	Env        []struct {
+		Name      string `yaml:"name"`
+		Value     string `yaml:"value"`
+		ValueFrom *struct {
+			SecretKeyRef *struct{ Name, Key string } `yaml:"secretKeyRef"`
+		} `yaml:"valueFrom"`
+	} `yaml:"env"`
+	SecurityContext k8sSecurityContext `yaml:"securityContext"`
+	Resources       struct {
+		Limits map[string]string `yaml:"limits"`
+	} `yaml:"resources"`
+	VolumeMounts []k8sVolumeMount `yaml:"volumeMounts"`
+}
+
+type k8sVolumeMount struct {
+	Name        string `yaml:"name"`
+	MountPath   string `yaml:"mountPath"`
+	SubPathExpr string `yaml:"subPathExpr"`
+}
+
+type k8sSecurityContext struct {
+	RunAsNonRoot             *bool  `yaml:"runAsNonRoot"`
+	RunAsUser                *int64 `yaml:"runAsUser"`
+	AllowPrivilegeEscalation *bool  `yaml:"allowPrivilegeEscalation"`
+}
+
+type k8sObject struct {
+	Kind     string `yaml:"kind"`
+	Metadata struct {
+		Name string `yaml:"name"`
+	} `yaml:"metadata"`
+	Data map[string]string `yaml:"data"`
+	Spec struct {
+		CompletionMode        string `yaml:"completionMode"`
+		Completions           int    `yaml:"completions"`
+		Parallelism           int    `yaml:"parallelism"`
+		BackoffLimit          *int   `yaml:"backoffLimit"`
+		ActiveDeadlineSeconds int    `yaml:"activeDeadlineSeconds"`
+		Template              struct {
+			Spec struct {
+				SecurityContext k8sSecurityContext `yaml:"securityContext"`
+				InitContainers  []k8sContainer     `yaml:"initContainers"`
+				Containers      []k8sContainer     `yaml:"containers"`
+				Volumes         []struct {
+					Name      string `yaml:"name"`
+					ConfigMap *struct {
+						Name string `yaml:"name"`
+					} `yaml:"configMap"`
+					PersistentVolumeClaim *struct {
+						ClaimName string `yaml:"claimName"`
+					} `yaml:"persistentVolumeClaim"`
+				} `yaml:"volumes"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+// parseK8s decodes every document of a manifest.
+func parseK8s(text string) ([]k8sObject, error) {
+	var objects []k8sObject
+	decoder := yaml.NewDecoder(strings.NewReader(text))
+	for {
+		var object k8sObject
+		err := decoder.Decode(&object)
+		if errors.Is(err, io.EOF) {
+			return objects, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		objects = append(objects, object)
+	}
+}
+
+const indexVariable = "$(JOB_COMPLETION_INDEX)"
+
+// checkIndexedJob checks deploy/kubernetes/indexed-job.yaml's text: see
+// TestDeployIndexedJob.
+func checkIndexedJob(t *testing.T, text string) error {
+	objects, err := parseK8s(text)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(objects, func(o k8sObject) bool { return o.Kind == "Job" })
+	if i < 0 {
+		return errors.New("no Job")
+	}
+	job := objects[i]
+	spec, pod := job.Spec, job.Spec.Template.Spec
+	var problems []error
+	if spec.CompletionMode != "Indexed" {
+		problems = append(problems, fmt.Errorf("completionMode is %q, not Indexed", spec.CompletionMode))
+	}
+	if spec.Completions < 1 || spec.Parallelism < 1 || spec.Parallelism > spec.Completions {
+		problems = append(problems, fmt.Errorf("completions %d, parallelism %d: want 1 <= parallelism <= completions", spec.Completions, spec.Parallelism))
+	}
+	if spec.BackoffLimit == nil || spec.ActiveDeadlineSeconds <= 0 {
+		problems = append(problems, errors.New("no backoffLimit or activeDeadlineSeconds: a loop could be retried or run without end"))
+	}
+	if sc := pod.SecurityContext; sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser == 0 {
+		problems = append(problems, errors.New("the pod's securityContext does not run as a user that is not root (runAsNonRoot, runAsUser)"))
+	}
+	for _, c := range append(slices.Clone(pod.InitContainers), pod.Containers...) {
+		if c.Resources.Limits["cpu"] == "" || c.Resources.Limits["memory"] == "" {
+			problems = append(problems, fmt.Errorf("container %s: no cpu and memory limits", c.Name))
+		}
+		if c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
+			problems = append(problems, fmt.Errorf("container %s: allowPrivilegeEscalation is not false", c.Name))
+		}
+	}
+	i = slices.IndexFunc(pod.Containers, func(c k8sContainer) bool { return slices.Equal(c.Command, []string{"rooda"}) })
+	if i < 0 {
+		return errors.Join(append(problems, errors.New("no container's command is rooda"))...)
+	}
+	return errors.Join(append(problems, checkLoopContainer(t, pod.Containers[i], objects, spec.Completions))...)
+}
+
+// checkLoopContainer: the container that runs rooda chooses its task by
+// its index, has the agent's key from a Secret, sends traces to a
+// collector, keeps .rooda/runs on a claim, and its command line, for every
+// index, is one rooda accepts, reading that index's task from the
+// ConfigMap.
+func checkLoopContainer(t *testing.T, c k8sContainer, objects []k8sObject, completions int) error {
+	var problems []error
+	if !slices.ContainsFunc(c.Args, func(a string) bool { return strings.Contains(a, indexVariable) }) {
+		problems = append(problems, fmt.Errorf("container %s: its args do not use %s: every index would run the same task", c.Name, indexVariable))
+	}
+	var env []string
+	secret, otel := false, false
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
+			secret = true
+			env = append(env, e.Name+"=sample")
+		case e.Name == "OTEL_EXPORTER_OTLP_ENDPOINT":
+			// The collector's address resolves in the cluster only: the dry run
+			// goes without it.
+			otel = strings.HasPrefix(e.Value, "http://") || strings.HasPrefix(e.Value, "https://")
+		case !strings.HasPrefix(e.Name, "OTEL_"):
+			env = append(env, e.Name+"="+e.Value)
+		}
+	}
+	if !secret {
+		problems = append(problems, fmt.Errorf("container %s: the agent's key comes from no Secret", c.Name))
+	}
+	if !otel {
+		problems = append(problems, fmt.Errorf("container %s: no OTEL_EXPORTER_OTLP_ENDPOINT URL for the collector", c.Name))
+	}
+	if !slices.ContainsFunc(c.VolumeMounts, func(m k8sVolumeMount) bool { return m.MountPath == c.WorkingDir+"/.rooda/runs" }) {
+		problems = append(problems, fmt.Errorf("container %s: .rooda/runs (below workingDir %s) is on no volume", c.Name, c.WorkingDir))
+	}
+	return errors.Join(append(problems, dryRunEveryIndex(t, c, objects, env, completions))...)
+}
+
+// dryRunEveryIndex dry-runs the container's args for each index, its
+// ConfigMap volumes written out below the workspace and their mount paths
+// in the args moved there.
+func dryRunEveryIndex(t *testing.T, c k8sContainer, objects []k8sObject, env []string, completions int) error {
+	w := newRecipeWorkspace(t)
+	var mounts []string
+	for _, m := range c.VolumeMounts {
+		data := configMapOf(objects, m.Name)
+		if data == nil {
+			continue
+		}
+		mounts = append(mounts, m.MountPath, filepath.Join(w.dir, "mounts", m.MountPath))
+		for name, content := range data {
+			w.writeTask(filepath.Join(w.dir, "mounts", m.MountPath, name), content)
+		}
+	}
+	var problems []error
+	for index := range completions {
+		replacer := strings.NewReplacer(append([]string{indexVariable, strconv.Itoa(index)}, mounts...)...)
+		var args []string
+		for _, arg := range c.Args {
+			args = append(args, replacer.Replace(arg))
+		}
+		if _, err := w.dryRun(env, args); err != nil {
+			problems = append(problems, fmt.Errorf("index %d: %w", index, err))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// configMapOf is the data of the ConfigMap the pod's volume named volume
+// mounts, or nil.
+func configMapOf(objects []k8sObject, volume string) map[string]string {
+	for _, job := range objects {
+		for _, v := range job.Spec.Template.Spec.Volumes {
+			if v.Name != volume || v.ConfigMap == nil {
+				continue
+			}
+			for _, o := range objects {
+				if o.Kind == "ConfigMap" && o.Metadata.Name == v.ConfigMap.Name {
+					return o.Data
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// TestDeployIndexedJob: deploy/kubernetes/indexed-job.yaml parses; its
+// Job is Indexed, with parallelism at most its completions, a backoff
+// limit and a deadline; its pod runs as a user that is not root, every
+// container limited; the rooda container takes its task by its index,
+// its key from a Secret, sends traces to a collector and keeps .rooda/runs
+// on a volume; and its command line, for every index, is one rooda
+// accepts, reading that index's task file from the ConfigMap.
+func TestDeployIndexedJob(t *testing.T) {
+	checkRecipe(t, "deploy/kubernetes/indexed-job.yaml")
+}
+
+// recipeChecks is the check of each recipe, by its path in the repository.
+var recipeChecks = map[string]func(*testing.T, string) error{
+	"deploy/Dockerfile":                  checkDockerfile,
+	"deploy/github-actions/rooda.yml":    checkWorkflow,
+	"deploy/kubernetes/indexed-job.yaml": checkIndexedJob,
+}
+
+// checkRecipe runs the check of the recipe at path on the file as it is.
+func checkRecipe(t *testing.T, path string) {
+	t.Parallel()
+	if err := recipeChecks[path](t, readRepoFile(t, path)); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestDeployChecksCatchBreakage: each recipe's check fails on a copy of
+// the recipe broken in one way, so that none of them passes whatever the
+// file says.
+func TestDeployChecksCatchBreakage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ file, old, new string }{
+		{"deploy/Dockerfile", `"--max-iterations"`, `"--max-iteratons"`},
+		{"deploy/Dockerfile", "USER node", "USER root"},
+		{"deploy/Dockerfile", "FROM node:24.11.1-trixie-slim", "FROM node:latest"},
+		{"deploy/Dockerfile", "claude-code@2.1.197", "claude-code@2.1.0"},
+		{"deploy/Dockerfile", "ENV ROODA_LOOP_AI_CMD_ALIAS=$AGENT", "ENV ROODA_LOOP_AI_CMD_ALIAS=claude"},
+		{"deploy/Dockerfile", "--context tasks/fix-login.md", "--contxt tasks/fix-login.md"},
+		{"deploy/Dockerfile", "/var/lib/apt/lists/* \\\n", "/var/lib/apt/lists/*\n"},
+		{"deploy/github-actions/rooda.yml", "--max-iterations 5", "--max-iteration 5"},
+		{"deploy/github-actions/rooda.yml", `"tasks/${{ matrix.task }}.md"`, `"task/${{ matrix.task }}.md"`},
+		{"deploy/github-actions/rooda.yml", "runs report last -o run.html", "runs report last --out run.html"},
+		{"deploy/github-actions/rooda.yml", "if: always()\n        uses: actions/upload-artifact", "uses: actions/upload-artifact"},
+		{"deploy/github-actions/rooda.yml", "include-hidden-files: true", "include-hidden-files: false"},
+		{"deploy/github-actions/rooda.yml", "claude-code@2.1.197", "claude-code"},
+		{"deploy/kubernetes/indexed-job.yaml", "- --max-iterations", "- --max-iteratons"},
+		{"deploy/kubernetes/indexed-job.yaml", "completionMode: Indexed", "completionMode: NonIndexed"},
+		{"deploy/kubernetes/indexed-job.yaml", "runAsNonRoot: true", "runAsNonRoot: false"},
+		{"deploy/kubernetes/indexed-job.yaml", "task-$(JOB_COMPLETION_INDEX).md", "task-0.md"},
+		{"deploy/kubernetes/indexed-job.yaml", "completions: 3", "completions: 4"},
+		{"deploy/kubernetes/indexed-job.yaml", "mountPath: /work/repo/.rooda/runs", "mountPath: /runs"},
+	} {
+		t.Run(c.file+": "+c.new, func(t *testing.T) {
+			t.Parallel()
+			text := readRepoFile(t, c.file)
+			if !strings.Contains(text, c.old) {
+				t.Fatalf("%s holds no %q to break", c.file, c.old)
+			}
+			if err := recipeChecks[c.file](t, strings.Replace(text, c.old, c.new, 1)); err == nil {
+				t.Errorf("with %q for %q, the check of %s passes", c.new, c.old, c.file)
+			} else {
+				t.Log(err)
+			}
+		})
+	}
+}

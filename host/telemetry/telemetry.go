@@ -111,8 +111,14 @@ func Start(name string, warn func(format string, args ...any)) *Run {
 		once.Warnf("trace resource: %v", err)
 	}
 	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
-	r := &Run{provider: provider, tracer: provider.Tracer(scope), warn: once}
-	r.ctx, r.root = r.tracer.Start(parentFromEnv(ctx), name)
+	return start(provider, name, once)
+}
+
+// start begins the run's root span with provider, under the span
+// rooda's environment names, if any.
+func start(provider *sdktrace.TracerProvider, name string, warn *warnOnce) *Run {
+	r := &Run{provider: provider, tracer: provider.Tracer(scope), warn: warn}
+	r.ctx, r.root = r.tracer.Start(parentFromEnv(context.Background()), name)
 	return r
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/hex"
 	"io"
 	"net"
@@ -18,6 +19,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -278,5 +280,48 @@ func TestCollectorThatNeverAnswers(t *testing.T) {
 	}
 	if n := strings.Count(o.stderr, "traces not exported"); n != 1 {
 		t.Errorf("want one warning of the export, got %d:\n%s", n, o.stderr)
+	}
+}
+
+// grpcCollector is an OTLP/gRPC endpoint: it counts the spans it is
+// sent.
+type grpcCollector struct {
+	coltracepb.UnimplementedTraceServiceServer
+	mu    sync.Mutex
+	spans []*tracepb.Span
+}
+
+func (c *grpcCollector) Export(_ context.Context, req *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			c.spans = append(c.spans, ss.Spans...)
+		}
+	}
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+// TestTraceOverGRPC: OTEL_EXPORTER_OTLP_PROTOCOL=grpc sends the same
+// spans to a gRPC collector.
+func TestTraceOverGRPC(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := grpc.NewServer()
+	c := &grpcCollector{}
+	coltracepb.RegisterTraceServiceServer(server, c)
+	go server.Serve(l)
+	defer server.Stop()
+	w := newWorkspace(t, step{})
+	w.env = append(withoutTracing(w.env), "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+l.Addr().String(), "OTEL_EXPORTER_OTLP_PROTOCOL=grpc")
+	w.run("build", "-n", "2").expect(t, 2)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	onlySpan(t, spanTree(c.spans)[""], "rooda run build")
+	if len(c.spans) != 4 {
+		t.Errorf("want 4 spans, got %d", len(c.spans))
 	}
 }

@@ -1,8 +1,8 @@
 // Package telemetry exports a run as an OpenTelemetry trace: a span for
 // the run, a child for each loop, and a child of the loop for each
-// iteration, sent over OTLP/HTTP by the official Go SDK. Each agent is
-// given its iteration's span as TRACEPARENT, so that a CLI that emits
-// telemetry of its own joins the same trace.
+// iteration, sent over OTLP (http/protobuf, or grpc) by the official Go
+// SDK. Each agent is given its iteration's span as TRACEPARENT, so that
+// a CLI that emits telemetry of its own joins the same trace.
 //
 // Tracing is on only when OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, and neither
@@ -14,6 +14,7 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -22,6 +23,8 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -88,14 +91,8 @@ func Start(name string, warn func(format string, args ...any)) *Run {
 		return nil
 	}
 	once := &warnOnce{warn: warn}
-	if p := protocol(os.Getenv); p != "http/protobuf" {
-		// Only the HTTP exporter is linked: gRPC's would double the
-		// binary for a protocol every collector also serves over HTTP.
-		once.Warnf("no traces exported: OTLP protocol %q is not supported; use http/protobuf", p)
-		return nil
-	}
 	ctx := context.Background()
-	exporter, err := otlptracehttp.New(ctx)
+	exporter, err := newExporter(ctx, protocol(os.Getenv))
 	if err != nil {
 		once.Warnf("no traces exported: %v", err)
 		return nil
@@ -120,6 +117,19 @@ func start(provider *sdktrace.TracerProvider, name string, warn *warnOnce) *Run 
 	r := &Run{provider: provider, tracer: provider.Tracer(scope), warn: warn}
 	r.ctx, r.root = r.tracer.Start(parentFromEnv(context.Background()), name)
 	return r
+}
+
+// newExporter is the OTLP exporter of protocol, which reads its
+// endpoint, headers, timeout and compression from the environment.
+// http/json is refused: the Go SDK has no exporter for it.
+func newExporter(ctx context.Context, protocol string) (*otlptrace.Exporter, error) {
+	switch protocol {
+	case "http/protobuf":
+		return otlptracehttp.New(ctx)
+	case "grpc":
+		return otlptracegrpc.New(ctx)
+	}
+	return nil, fmt.Errorf("OTLP protocol %q is not supported; use http/protobuf or grpc", protocol)
 }
 
 // parentFromEnv is ctx with the span that TRACEPARENT and TRACESTATE in

@@ -68,16 +68,18 @@ func TestOffMakesNothing(t *testing.T) {
 	}
 }
 
-// TestGRPCIsRefused: a grpc protocol warns once and exports nothing.
-func TestGRPCIsRefused(t *testing.T) {
+// TestHTTPJSONIsRefused: a protocol the SDK cannot speak warns once
+// and exports nothing.
+func TestHTTPJSONIsRefused(t *testing.T) {
 	unsetTracing(t)
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
-	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc")
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json")
 	var warned []string
 	if r := Start("rooda run build", func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }); r != nil {
 		t.Error("a run was started")
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0], `"grpc" is not supported`) {
+	if len(warned) != 1 || !strings.Contains(warned[0], `"http/json" is not supported`) {
 		t.Errorf("warned %q", warned)
 	}
 }

@@ -182,14 +182,14 @@ func TestTraceOfARun(t *testing.T) {
 		t.Errorf("loop span: %v", loop.Attributes)
 	}
 	want := map[int64]struct {
-		outcome string
-		code    int64
-		status  tracepb.Status_StatusCode
-	}{1: {"continue", 0, tracepb.Status_STATUS_CODE_UNSET}, 2: {"failure", 3, tracepb.Status_STATUS_CODE_ERROR}}
+		outcome, cause string
+		code           int64
+		status         tracepb.Status_StatusCode
+	}{1: {"continue", "", 0, tracepb.Status_STATUS_CODE_UNSET}, 2: {"failure", "agent_failed", 3, tracepb.Status_STATUS_CODE_ERROR}}
 	for _, it := range iterations {
 		n := intAttr(it, "rooda.iteration")
 		a := attrs(it.Attributes)
-		if w := want[n]; a["rooda.outcome"].GetStringValue() != w.outcome || intAttr(it, "process.exit.code") != w.code || it.Status.GetCode() != w.status {
+		if w := want[n]; a["rooda.outcome"].GetStringValue() != w.outcome || a["rooda.cause"].GetStringValue() != w.cause || intAttr(it, "process.exit.code") != w.code || it.Status.GetCode() != w.status {
 			t.Errorf("iteration %d: %v %v", n, it.Attributes, it.Status)
 		}
 		if intAttr(it, "gen_ai.usage.input_tokens") != 143 || intAttr(it, "gen_ai.usage.output_tokens") != 35 ||
@@ -323,5 +323,36 @@ func TestTraceOverGRPC(t *testing.T) {
 	onlySpan(t, spanTree(c.spans)[""], "rooda run build")
 	if len(c.spans) != 4 {
 		t.Errorf("want 4 spans, got %d", len(c.spans))
+	}
+}
+
+// TestLimitWaitIsAnEvent: a wait for a usage limit is an event of the
+// iteration's span, with its end and its length; the try after it is
+// the same iteration, under the same span.
+func TestLimitWaitIsAnEvent(t *testing.T) {
+	t.Parallel()
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+1}}")
+	w := newWorkspace(t, step{"output": limit, "exit": 1, "again": step{"output": transcript(t, "claude-stream-json", "tool_call_success")}})
+	c := newOTLPCollector(t)
+	w.traced(c)
+	w.runAlias("claude-stream-json", "build", "-n", "1").expect(t, 0)
+	spans, _ := c.received()
+	trace := oneTrace(t, spans)
+	var it *tracepb.Span
+	for _, s := range spans {
+		if s.Name == "iteration 1" {
+			it = s
+		}
+	}
+	if it == nil || len(it.Events) != 1 || it.Events[0].Name != "rooda.limit_wait" {
+		t.Fatalf("iteration 1: %v", it)
+	}
+	event := attrs(it.Events[0].Attributes)
+	if event["rooda.limit.until"].GetStringValue() == "" || event["rooda.limit.wait_seconds"].GetDoubleValue() > 1 || event["rooda.cause"].GetStringValue() != "usage_limit" {
+		t.Errorf("event: %v", it.Events[0].Attributes)
+	}
+	env, _ := os.ReadFile(filepath.Join(w.dir, "env-1.txt"))
+	if !strings.Contains(string(env), "TRACEPARENT=00-"+trace+"-"+hex.EncodeToString(it.SpanId)+"-01\n") {
+		t.Errorf("the try after the wait saw:\n%s", env)
 	}
 }

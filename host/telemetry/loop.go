@@ -59,12 +59,13 @@ func (l *Loop) IterationFinished(it *loop.Iteration) {
 		return
 	}
 	res := it.Result
+	l.iteration.SetAttributes(nonEmpty(
+		attribute.String("rooda.cause", string(it.Cause)),
+		attribute.String("rooda.signal", res.Signal))...)
 	l.iteration.SetAttributes(
 		attribute.String("rooda.agent", it.Agent),
 		attribute.String("rooda.outcome", string(it.Outcome)),
-		attribute.String("rooda.cause", string(it.Cause)),
 		attribute.Int("process.exit.code", res.ExitCode),
-		attribute.String("rooda.signal", res.Signal),
 		attribute.Int64("rooda.output_bytes", res.Total),
 		attribute.Int64("rooda.dropped_bytes", res.Dropped),
 		attribute.Float64("rooda.duration_seconds", it.Duration.Seconds()),
@@ -73,6 +74,18 @@ func (l *Loop) IterationFinished(it *loop.Iteration) {
 	failed := it.Outcome == loop.OutcomeFailure || it.Outcome == loop.OutcomeInterrupted
 	setStatus(l.iteration, failed, failure(it))
 	l.endIteration()
+}
+
+// nonEmpty are the attributes of kvs that say something: a cause only
+// when the iteration failed, a signal only when one ended the agent.
+func nonEmpty(kvs ...attribute.KeyValue) []attribute.KeyValue {
+	var kept []attribute.KeyValue
+	for _, kv := range kvs {
+		if kv.Value.AsString() != "" {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
 }
 
 // failure says why a failed iteration failed: its cause, else its

@@ -176,14 +176,6 @@ func (r *Run) End(end RunEnd) {
 	})
 }
 
-// TraceID is the run's trace id, in hex.
-func (r *Run) TraceID() string {
-	if r == nil {
-		return ""
-	}
-	return r.root.SpanContext().TraceID().String()
-}
-
 // setStatus marks span failed, saying why, or leaves it unset.
 func setStatus(span trace.Span, failed bool, why string) {
 	if failed {

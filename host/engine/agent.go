@@ -22,8 +22,9 @@ import (
 // instead of the JSON, and its tokens and cost are counted. A usage limit
 // that resets within max_limit_wait is waited for, and the same
 // iteration runs again: no iteration is spent on it, but what its tries
-// spent counts.
-func (p *Plan) runner(base process.Command, shown io.Writer, log *logging.Logger, waiting func(LimitWait)) func(context.Context, loop.Request) (loop.Reply, error) {
+// spent counts. env, when set, adds to the agent's environment
+// (TRACEPARENT).
+func (p *Plan) runner(base process.Command, shown io.Writer, log *logging.Logger, waiting func(LimitWait), env func() []string) func(context.Context, loop.Request) (loop.Reply, error) {
 	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
 		cmd := base
 		if len(p.Rotation) > 0 {
@@ -34,6 +35,9 @@ func (p *Plan) runner(base process.Command, shown io.Writer, log *logging.Logger
 			"ROODA_ITERATION=" + strconv.Itoa(req.Iteration),
 			"ROODA_MAX_ITERATIONS=" + maxText(req.MaxIterations),
 			"ROODA_PROCEDURE=" + p.Procedure.Name,
+		}
+		if env != nil {
+			cmd.Env = append(cmd.Env, env()...)
 		}
 		var waited time.Duration
 		var spent loop.Spend // by the tries that hit the limit

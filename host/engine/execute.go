@@ -41,6 +41,10 @@ type Output struct {
 	// text, or the readable transcript of a CLI's JSON, with or without
 	// show_ai_output (the status line shows its last line).
 	Tap io.Writer
+	// AgentEnv, when set, gives more of each iteration's agent's
+	// environment as it starts, after the observers were told the
+	// iteration started: TRACEPARENT for its span.
+	AgentEnv func() []string
 }
 
 // started is when the run started: Started, else now by the log's
@@ -121,7 +125,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		IdleTimeout:      config.IdleTimeout.In(s).V,
 		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
-		Agent:            p.runner(cmd, shownTo(out, config.ShowAIOutput.In(s).V), log, out.LimitWaiting),
+		Agent:            p.runner(cmd, shownTo(out, config.ShowAIOutput.In(s).V), log, out.LimitWaiting, out.AgentEnv),
 		Agents:           p.Agents,
 		Log:              log,
 		Observers:        observers,

@@ -92,7 +92,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return loop.Result{}, err
 	}
 	s.iterating = true
-	res := plan.Execute(ctx, s.output(plan), s.observers(collector{s.rt}, previous)...)
+	res := s.execute(ctx, plan, collector{s.rt}, previous)
 	s.iterating = false
 	s.count(res)
 	switch {

@@ -31,7 +31,8 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	defer s.stopStragglers()
 	s.showStatus()
 	s.startRecord()
-	res := plan.Execute(s.ctx, s.output(plan), s.observers()...)
+	s.startTrace("rooda run " + req.Name)
+	res := s.execute(s.ctx, plan)
 	s.count(res)
 	return s.finish(res.Status, res.Message)
 }

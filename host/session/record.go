@@ -57,6 +57,7 @@ func (s *Session) record() engine.Record {
 // the exit status.
 func (s *Session) finish(status loop.Status, message string) error {
 	defer s.notifyFinished(status, message)
+	defer s.endTrace(status, message)
 	if s.rec != nil {
 		s.rec.Finish(status)
 		if err := s.rec.Err(); err != nil {

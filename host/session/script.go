@@ -22,6 +22,7 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 	defer s.stopStragglers()
 	s.showStatus()
 	s.startRecord()
+	s.startTrace("rooda script run " + path)
 	opts, err := options()
 	var rt *host.Runtime
 	if err == nil {

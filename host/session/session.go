@@ -26,6 +26,7 @@ import (
 	"rooda/host/loop"
 	"rooda/host/runlog"
 	"rooda/host/statusline"
+	"rooda/host/telemetry"
 )
 
 // Options configure a run.
@@ -97,6 +98,8 @@ type Session struct {
 	started time.Time
 	// status is the status line under the log, nil when there is none.
 	status *statusline.Line
+	// trace is the run's OpenTelemetry trace, nil when it exports none.
+	trace *telemetry.Run
 }
 
 // New makes a session without a life of its own: no signals are caught

@@ -37,7 +37,7 @@
 // time a few seconds ahead.
 //
 // With "record", each run writes DIR/prompt-N.txt (the exact bytes it
-// read), DIR/env-N.txt (its ROODA_* variables) and appends its pid, and
+// read), DIR/env-N.txt (its ROODA_* and TRACE* variables) and appends its pid, and
 // its child's, to DIR/pids, so tests can check that none survives.
 package main
 
@@ -319,13 +319,13 @@ func load(path string) script {
 	return s
 }
 
-// record keeps what rooda gave this run: the prompt bytes and the ROODA_*
-// variables.
+// record keeps what rooda gave this run: the prompt bytes, the ROODA_*
+// variables and the trace context (TRACEPARENT, TRACESTATE).
 func record(dir string, n int, prompt []byte) {
 	write(filepath.Join(dir, fmt.Sprintf("prompt-%d.txt", n)), prompt)
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "ROODA_") {
+		if strings.HasPrefix(kv, "ROODA_") || strings.HasPrefix(kv, "TRACE") {
 			env = append(env, kv)
 		}
 	}

@@ -1,0 +1,45 @@
+package session
+
+import (
+	"context"
+
+	"rooda/host/engine"
+	"rooda/host/loop"
+	"rooda/host/telemetry"
+)
+
+// startTrace starts the run's trace, named name ("rooda run build"),
+// when the OTEL_* variables ask for one; a dry run has nothing to trace.
+func (s *Session) startTrace(name string) {
+	if s.opts.DryRun {
+		return
+	}
+	s.trace = telemetry.Start(name, s.Log().Warnf)
+}
+
+// execute runs a loop of plan with the run's output and observers, in a
+// span of the run's trace when there is one: its agent is given the
+// iteration's span as TRACEPARENT, its limit waits are events.
+func (s *Session) execute(ctx context.Context, plan *engine.Plan, observers ...loop.Observer) loop.Result {
+	out := s.output(plan)
+	span := s.trace.Loop(plan.Procedure.Name, plan.Agents)
+	if span != nil {
+		out.AgentEnv = span.Env
+		observers = append(observers, span)
+		notify := out.LimitWaiting
+		out.LimitWaiting = func(w engine.LimitWait) {
+			span.LimitWaiting(w.Agent, w.Cause, w.Until, w.Wait)
+			if notify != nil {
+				notify(w)
+			}
+		}
+	}
+	res := plan.Execute(ctx, out, s.observers(observers...)...)
+	span.End(res)
+	return res
+}
+
+// endTrace ends the run's trace with how the run ended, and exports it.
+func (s *Session) endTrace(status loop.Status, message string) {
+	s.trace.End(telemetry.RunEnd{RunID: s.runID(), Command: s.opts.Command, Status: status, Message: message, Iterations: s.iterations, Spent: s.spent})
+}

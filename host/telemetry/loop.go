@@ -1,0 +1,153 @@
+package telemetry
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"rooda/host/loop"
+)
+
+// Loop is the span of one loop of a run, and of its iteration going on.
+// It is a loop.Observer: the loop tells it of each iteration before the
+// agent starts, so that Env names the iteration's span. A loop's
+// iterations run one after another, on its goroutine; a nil *Loop does
+// nothing.
+type Loop struct {
+	tracer    trace.Tracer
+	ctx       context.Context // the loop span's
+	span      trace.Span
+	procedure string
+	// iteration is the span of the iteration going on, nil between
+	// iterations.
+	iteration trace.Span
+}
+
+// Loop starts the span of a loop of procedure whose agents take turns
+// (their names), under the run's span.
+func (r *Run) Loop(procedure string, agents []string) *Loop {
+	if r == nil {
+		return nil
+	}
+	ctx, span := r.tracer.Start(r.ctx, "loop "+procedure, trace.WithAttributes(
+		attribute.String("rooda.procedure", procedure),
+		attribute.StringSlice("rooda.agents", agents)))
+	return &Loop{tracer: r.tracer, ctx: ctx, span: span, procedure: procedure}
+}
+
+// IterationStarted starts the iteration's span.
+func (l *Loop) IterationStarted(req loop.Request) {
+	if l == nil {
+		return
+	}
+	l.endIteration() // one the loop never finished
+	_, l.iteration = l.tracer.Start(l.ctx, "iteration "+strconv.Itoa(req.Iteration), trace.WithAttributes(
+		attribute.Int("rooda.iteration", req.Iteration),
+		attribute.Int("rooda.max_iterations", req.MaxIterations),
+		attribute.String("rooda.procedure", l.procedure)))
+}
+
+// IterationFinished ends the iteration's span with what came of it. A
+// failed or interrupted iteration's span is an error.
+func (l *Loop) IterationFinished(it *loop.Iteration) {
+	if l == nil || l.iteration == nil {
+		return
+	}
+	res := it.Result
+	l.iteration.SetAttributes(nonEmpty(
+		attribute.String("rooda.cause", string(it.Cause)),
+		attribute.String("rooda.signal", res.Signal))...)
+	l.iteration.SetAttributes(
+		attribute.String("rooda.agent", it.Agent),
+		attribute.String("rooda.outcome", string(it.Outcome)),
+		attribute.Int("process.exit.code", res.ExitCode),
+		attribute.Int64("rooda.output_bytes", res.Total),
+		attribute.Int64("rooda.dropped_bytes", res.Dropped),
+		attribute.Float64("rooda.duration_seconds", it.Duration.Seconds()),
+		attribute.Float64("rooda.waited_seconds", it.Waited.Seconds()))
+	l.iteration.SetAttributes(spendAttributes(it.Spent)...)
+	failed := it.Outcome == loop.OutcomeFailure || it.Outcome == loop.OutcomeInterrupted
+	setStatus(l.iteration, failed, failure(it))
+	l.endIteration()
+}
+
+// nonEmpty are the attributes of kvs that say something: a cause only
+// when the iteration failed, a signal only when one ended the agent.
+func nonEmpty(kvs ...attribute.KeyValue) []attribute.KeyValue {
+	var kept []attribute.KeyValue
+	for _, kv := range kvs {
+		if kv.Value.AsString() != "" {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}
+
+// failure says why a failed iteration failed: its cause, else its
+// outcome.
+func failure(it *loop.Iteration) string {
+	if it.Cause != "" {
+		return string(it.Cause)
+	}
+	return string(it.Outcome)
+}
+
+// LimitWaiting adds a wait for an agent's usage limit to the iteration's
+// span, as an event: the iteration runs again at until.
+func (l *Loop) LimitWaiting(agent, cause string, until time.Time, wait time.Duration) {
+	if l == nil || l.iteration == nil {
+		return
+	}
+	l.iteration.AddEvent("rooda.limit_wait", trace.WithAttributes(
+		attribute.String("rooda.agent", agent),
+		attribute.String("rooda.cause", cause),
+		attribute.String("rooda.limit.until", until.UTC().Format(time.RFC3339)),
+		attribute.Float64("rooda.limit.wait_seconds", wait.Seconds())))
+}
+
+// Env is what the iteration's agent is given of the trace: TRACEPARENT
+// (W3C, 00-<trace>-<span>-<flags>) naming the iteration's span, and
+// TRACESTATE when there is one.
+func (l *Loop) Env() []string {
+	if l == nil || l.iteration == nil {
+		return nil
+	}
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(trace.ContextWithSpan(context.Background(), l.iteration), carrier)
+	var env []string
+	for _, key := range []string{"traceparent", "tracestate"} {
+		if v := carrier.Get(key); v != "" {
+			env = append(env, strings.ToUpper(key)+"="+v)
+		}
+	}
+	return env
+}
+
+// End ends the loop's span (and an iteration's it never finished) with
+// how the loop ended.
+func (l *Loop) End(res loop.Result) {
+	if l == nil {
+		return
+	}
+	l.endIteration()
+	code := res.Status.ExitCode()
+	l.span.SetAttributes(
+		attribute.String("rooda.status", string(res.Status)),
+		attribute.Int("process.exit.code", code),
+		attribute.Int("rooda.iterations", res.Iterations))
+	l.span.SetAttributes(spendAttributes(res.Spent)...)
+	setStatus(l.span, code != 0, res.Message)
+	l.span.End()
+}
+
+func (l *Loop) endIteration() {
+	if l.iteration != nil {
+		l.iteration.End()
+		l.iteration = nil
+	}
+}

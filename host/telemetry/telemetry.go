@@ -1,0 +1,215 @@
+// Package telemetry exports a run as an OpenTelemetry trace: a span for
+// the run, a child for each loop, and a child of the loop for each
+// iteration, sent over OTLP (http/protobuf, or grpc) by the official Go
+// SDK. Each agent is given its iteration's span as TRACEPARENT, so that
+// a CLI that emits telemetry of its own joins the same trace.
+//
+// Tracing is on only when OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, and neither
+// OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none turns it off.
+// Otherwise Start returns nil, and a nil *Run or *Loop does nothing: no
+// provider, no exporter, no goroutine. The SDK reads the other OTEL_*
+// variables itself (headers, timeout, compression, sampler, resource).
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"rooda/host/loop"
+)
+
+// ShutdownTimeout bounds the export at the end of a run: a collector
+// that is down or never answers costs the run at most this, then a
+// warning.
+const ShutdownTimeout = 3 * time.Second
+
+// defaultServiceName is service.name unless OTEL_SERVICE_NAME or
+// OTEL_RESOURCE_ATTRIBUTES name another.
+const defaultServiceName = "rooda"
+
+// scope names the instrumentation in every span it makes.
+const scope = "rooda"
+
+// Run is the trace of one run: its root span and the SDK that exports it.
+// Its methods may be called from several goroutines (loops that run at
+// once); a nil *Run is tracing turned off.
+type Run struct {
+	provider *sdktrace.TracerProvider
+	tracer   trace.Tracer
+	ctx      context.Context // the root span's
+	root     trace.Span
+	warn     *warnOnce
+	ended    sync.Once
+}
+
+// Enabled reports whether the environment (getenv, as os.Getenv) asks
+// for traces.
+func Enabled(getenv func(string) string) bool {
+	if getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+		return false
+	}
+	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
+		return false
+	}
+	return strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER")) != "none"
+}
+
+// protocol is the OTLP protocol the environment asks for traces: the
+// traces' own variable beats the general one; http/protobuf by default.
+func protocol(getenv func(string) string) string {
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p := strings.TrimSpace(getenv(name)); p != "" {
+			return p
+		}
+	}
+	return "http/protobuf"
+}
+
+// Start begins the trace of a run named name (its root span's name, as
+// "rooda run build"), or returns nil when tracing is off. warn says what
+// went wrong with the export; it is called at most once per run, since a
+// collector that is down fails every export alike. A TRACEPARENT in
+// rooda's own environment (a CI job's span) is the run's parent.
+func Start(name string, warn func(format string, args ...any)) *Run {
+	if !Enabled(os.Getenv) {
+		return nil
+	}
+	once := &warnOnce{warn: warn}
+	ctx := context.Background()
+	exporter, err := newExporter(ctx, protocol(os.Getenv))
+	if err != nil {
+		once.Warnf("no traces exported: %v", err)
+		return nil
+	}
+	// The SDK reports failed exports through the global handler, whose
+	// default prints to stderr past rooda's log.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { once.Warnf("traces not exported: %v", err) }))
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", defaultServiceName)),
+		resource.WithTelemetrySDK(),
+		resource.WithFromEnv())
+	if err != nil {
+		once.Warnf("trace resource: %v", err)
+	}
+	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
+	return start(provider, name, once)
+}
+
+// start begins the run's root span with provider, under the span
+// rooda's environment names, if any.
+func start(provider *sdktrace.TracerProvider, name string, warn *warnOnce) *Run {
+	r := &Run{provider: provider, tracer: provider.Tracer(scope), warn: warn}
+	r.ctx, r.root = r.tracer.Start(parentFromEnv(context.Background()), name)
+	return r
+}
+
+// newExporter is the OTLP exporter of protocol, which reads its
+// endpoint, headers, timeout and compression from the environment.
+// http/json is refused: the Go SDK has no exporter for it.
+func newExporter(ctx context.Context, protocol string) (*otlptrace.Exporter, error) {
+	switch protocol {
+	case "http/protobuf":
+		return otlptracehttp.New(ctx)
+	case "grpc":
+		return otlptracegrpc.New(ctx)
+	}
+	return nil, fmt.Errorf("OTLP protocol %q is not supported; use http/protobuf or grpc", protocol)
+}
+
+// parentFromEnv is ctx with the span that TRACEPARENT and TRACESTATE in
+// rooda's environment name, if any.
+func parentFromEnv(ctx context.Context) context.Context {
+	carrier := propagation.MapCarrier{"traceparent": os.Getenv("TRACEPARENT"), "tracestate": os.Getenv("TRACESTATE")}
+	return propagation.TraceContext{}.Extract(ctx, carrier)
+}
+
+// RunEnd is what the root span says of how the run ended.
+type RunEnd struct {
+	RunID   string
+	Command []string
+	Status  loop.Status
+	Message string
+	// Iterations counts the iterations of every loop; Spent is what
+	// their agents used.
+	Iterations int
+	Spent      loop.Spend
+}
+
+// End ends the run's span with how the run ended and exports what is
+// left, within ShutdownTimeout. Only its first call counts.
+func (r *Run) End(end RunEnd) {
+	if r == nil {
+		return
+	}
+	r.ended.Do(func() {
+		code := end.Status.ExitCode()
+		r.root.SetAttributes(
+			attribute.String("rooda.run.id", end.RunID),
+			attribute.String("rooda.command", strings.Join(end.Command, " ")),
+			attribute.String("rooda.status", string(end.Status)),
+			attribute.Int("process.exit.code", code),
+			attribute.Int("rooda.iterations", end.Iterations))
+		r.root.SetAttributes(spendAttributes(end.Spent)...)
+		setStatus(r.root, code != 0, end.Message)
+		r.root.End()
+		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+		defer cancel()
+		if err := r.provider.Shutdown(ctx); err != nil {
+			r.warn.Warnf("traces not exported within %s: %v", ShutdownTimeout, err)
+		}
+	})
+}
+
+// setStatus marks span failed, saying why, or leaves it unset.
+func setStatus(span trace.Span, failed bool, why string) {
+	if failed {
+		span.SetStatus(codes.Error, why)
+	}
+}
+
+// spendAttributes are the tokens and cost of a spend: the cost only when
+// known, never a guess.
+func spendAttributes(s loop.Spend) []attribute.KeyValue {
+	u := s.Tokens
+	attrs := []attribute.KeyValue{
+		attribute.Int64("gen_ai.usage.input_tokens", u.Input),
+		attribute.Int64("gen_ai.usage.output_tokens", u.Output),
+		attribute.Int64("rooda.tokens.cache_read", u.CacheRead),
+		attribute.Int64("rooda.tokens.cache_write", u.CacheWrite),
+		attribute.Int64("rooda.tokens.total", s.TotalTokens()),
+	}
+	if s.Costed {
+		attrs = append(attrs, attribute.Float64("rooda.cost_usd", s.CostUSD))
+	}
+	return attrs
+}
+
+// warnOnce passes on the first warning of a run and drops the others.
+type warnOnce struct {
+	once sync.Once
+	warn func(format string, args ...any)
+}
+
+func (w *warnOnce) Warnf(format string, args ...any) {
+	w.once.Do(func() {
+		if w.warn != nil {
+			w.warn(format, args...)
+		}
+	})
+}

@@ -1,0 +1,184 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"rooda/host/agentstream"
+	"rooda/host/loop"
+	"rooda/host/process"
+)
+
+func TestEnabled(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{nil, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, true},
+		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4318/v1/traces"}, true},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_SDK_DISABLED": "TRUE"}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_SDK_DISABLED": "false"}, true},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_TRACES_EXPORTER": "none"}, false},
+		{map[string]string{"OTEL_SERVICE_NAME": "x"}, false},
+	} {
+		if got := Enabled(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("Enabled(%v) = %v", tc.env, got)
+		}
+	}
+}
+
+// unsetTracing clears the variables that turn tracing on, for one test.
+func unsetTracing(t *testing.T) {
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER",
+		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "TRACEPARENT", "TRACESTATE"} {
+		t.Setenv(k, "")
+	}
+}
+
+// TestOffMakesNothing: without an endpoint no provider is made, no
+// goroutine started, and the nil run and loop do nothing.
+func TestOffMakesNothing(t *testing.T) {
+	unsetTracing(t)
+	before := runtime.NumGoroutine()
+	r := Start("rooda run build", func(string, ...any) { t.Error("warned") })
+	if r != nil {
+		t.Fatalf("Start made a run: %v", r)
+	}
+	l := r.Loop("build", nil)
+	l.IterationStarted(loop.Request{Iteration: 1})
+	if env := l.Env(); env != nil {
+		t.Errorf("Env = %q", env)
+	}
+	l.LimitWaiting("claude", "usage_limit", time.Now(), time.Second)
+	l.IterationFinished(&loop.Iteration{Number: 1})
+	l.End(loop.Result{})
+	r.End(RunEnd{})
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines before, %d after", before, after)
+	}
+}
+
+// TestHTTPJSONIsRefused: a protocol the SDK cannot speak warns once
+// and exports nothing.
+func TestHTTPJSONIsRefused(t *testing.T) {
+	unsetTracing(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json")
+	var warned []string
+	if r := Start("rooda run build", func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }); r != nil {
+		t.Error("a run was started")
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], `"http/json" is not supported`) {
+		t.Errorf("warned %q", warned)
+	}
+}
+
+// recorded runs a run of one loop of two iterations, the second failed
+// after a limit wait, in memory, and returns its spans by name and the
+// TRACEPARENT of each iteration's agent.
+func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
+	unsetTracing(t)
+	exporter := keeping{tracetest.NewInMemoryExporter()}
+	r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "rooda run build", &warnOnce{})
+	l := r.Loop("build", []string{"claude"})
+	var parents []string
+	spent := loop.Spend{Tokens: agentstream.Usage{Input: 10, Output: 5, CacheRead: 2}, CostUSD: 0.5, Costed: true}
+	for n, outcome := range []loop.Outcome{loop.OutcomeContinue, loop.OutcomeFailure} {
+		l.IterationStarted(loop.Request{Iteration: n + 1, MaxIterations: 2})
+		parents = append(parents, l.Env()...)
+		if outcome == loop.OutcomeFailure {
+			l.LimitWaiting("claude", "usage_limit", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 5*time.Second)
+		}
+		l.IterationFinished(&loop.Iteration{Number: n + 1, Agent: "claude", Outcome: outcome, Cause: causeOf(outcome), Spent: spent,
+			Result: process.Result{ExitCode: len(parents) - 1, Total: 100, Dropped: 1, Signal: ""}})
+	}
+	l.End(loop.Result{Status: loop.Aborted, Iterations: 2, Message: "aborted"})
+	r.End(RunEnd{RunID: "id", Command: []string{"rooda", "run", "build"}, Status: loop.Aborted, Message: "aborted", Iterations: 2, Spent: spent.Add(spent)})
+	spans := map[string]tracetest.SpanStub{}
+	for _, s := range exporter.GetSpans() {
+		spans[s.Name] = s
+	}
+	return spans, parents
+}
+
+// keeping is an in-memory exporter that keeps its spans past the
+// shutdown that Run.End does.
+type keeping struct{ *tracetest.InMemoryExporter }
+
+func (keeping) Shutdown(context.Context) error { return nil }
+
+func causeOf(o loop.Outcome) loop.Cause {
+	if o == loop.OutcomeFailure {
+		return loop.Cause("agent_failed")
+	}
+	return ""
+}
+
+func attr(s tracetest.SpanStub, key string) attribute.Value {
+	for _, kv := range s.Attributes {
+		if string(kv.Key) == key {
+			return kv.Value
+		}
+	}
+	return attribute.Value{}
+}
+
+// TestSpans: the iterations are children of the loop, the loop of the
+// run, in one trace; each agent's TRACEPARENT names its iteration; the
+// failed iteration and run are errors; the limit wait is an event.
+func TestSpans(t *testing.T) {
+	spans, parents := recorded(t)
+	run, lp, first, second := spans["rooda run build"], spans["loop build"], spans["iteration 1"], spans["iteration 2"]
+	if len(spans) != 4 {
+		t.Fatalf("spans: %v", spans)
+	}
+	trace := run.SpanContext.TraceID()
+	if lp.Parent.SpanID() != run.SpanContext.SpanID() || first.Parent.SpanID() != lp.SpanContext.SpanID() || second.Parent.SpanID() != lp.SpanContext.SpanID() || second.SpanContext.TraceID() != trace {
+		t.Errorf("not a tree run → loop → iterations")
+	}
+	for i, it := range []tracetest.SpanStub{first, second} {
+		want := fmt.Sprintf("TRACEPARENT=00-%s-%s-01", trace, it.SpanContext.SpanID())
+		if i >= len(parents) || parents[i] != want {
+			t.Errorf("iteration %d's agent was given %q, want %q", i+1, parents, want)
+		}
+	}
+	if first.Status.Code != codes.Unset || second.Status.Code != codes.Error || second.Status.Description != "agent_failed" || run.Status.Code != codes.Error {
+		t.Errorf("statuses: %v %v %v", first.Status, second.Status, run.Status)
+	}
+	if attr(second, "rooda.outcome").AsString() != "failure" || attr(second, "process.exit.code").AsInt64() != 1 || attr(second, "gen_ai.usage.input_tokens").AsInt64() != 10 ||
+		attr(second, "rooda.cost_usd").AsFloat64() != 0.5 || attr(second, "rooda.dropped_bytes").AsInt64() != 1 || attr(second, "rooda.agent").AsString() != "claude" {
+		t.Errorf("iteration 2: %v", second.Attributes)
+	}
+	if len(second.Events) != 1 || second.Events[0].Name != "rooda.limit_wait" || len(first.Events) != 0 {
+		t.Errorf("events: %v %v", first.Events, second.Events)
+	}
+	if attr(run, "rooda.tokens.total").AsInt64() != 34 || attr(run, "rooda.cost_usd").AsFloat64() != 1 || attr(run, "process.exit.code").AsInt64() != 1 || attr(lp, "rooda.iterations").AsInt64() != 2 {
+		t.Errorf("run %v\nloop %v", run.Attributes, lp.Attributes)
+	}
+}
+
+// TestParentFromEnvironment: a TRACEPARENT given to rooda (a CI job's
+// span) is the parent of the run's span.
+func TestParentFromEnvironment(t *testing.T) {
+	unsetTracing(t)
+	const parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	t.Setenv("TRACEPARENT", parent)
+	exporter := keeping{tracetest.NewInMemoryExporter()}
+	r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "rooda run build", &warnOnce{})
+	r.End(RunEnd{Status: loop.Success})
+	spans := exporter.GetSpans()
+	if len(spans) != 1 || spans[0].Parent.SpanID().String() != "b7ad6b7169203331" || spans[0].SpanContext.TraceID().String() != "0af7651916cd43dd8448eb211c80319c" {
+		t.Errorf("spans: %v", spans)
+	}
+}

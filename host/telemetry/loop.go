@@ -135,14 +135,7 @@ func (l *Loop) End(res loop.Result) {
 		return
 	}
 	l.endIteration()
-	code := res.Status.ExitCode()
-	l.span.SetAttributes(
-		attribute.String("rooda.status", string(res.Status)),
-		attribute.Int("process.exit.code", code),
-		attribute.Int("rooda.iterations", res.Iterations))
-	l.span.SetAttributes(spendAttributes(res.Spent)...)
-	setStatus(l.span, code != 0, res.Message)
-	l.span.End()
+	endSpan(l.span, res.Status, res.Message, res.Iterations, res.Spent)
 }
 
 func (l *Loop) endIteration() {

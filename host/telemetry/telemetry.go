@@ -158,22 +158,30 @@ func (r *Run) End(end RunEnd) {
 		return
 	}
 	r.ended.Do(func() {
-		code := end.Status.ExitCode()
 		r.root.SetAttributes(
 			attribute.String("rooda.run.id", end.RunID),
-			attribute.String("rooda.command", strings.Join(end.Command, " ")),
-			attribute.String("rooda.status", string(end.Status)),
-			attribute.Int("process.exit.code", code),
-			attribute.Int("rooda.iterations", end.Iterations))
-		r.root.SetAttributes(spendAttributes(end.Spent)...)
-		setStatus(r.root, code != 0, end.Message)
-		r.root.End()
+			attribute.String("rooda.command", strings.Join(end.Command, " ")))
+		endSpan(r.root, end.Status, end.Message, end.Iterations, end.Spent)
 		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 		defer cancel()
 		if err := r.provider.Shutdown(ctx); err != nil {
 			r.warn.Warnf("traces not exported within %s: %v", ShutdownTimeout, err)
 		}
 	})
+}
+
+// endSpan ends the span of a run or a loop with how it ended: its status
+// and exit code, its iterations and their spend; one that did not exit 0
+// is an error, saying message.
+func endSpan(span trace.Span, status loop.Status, message string, iterations int, spent loop.Spend) {
+	code := status.ExitCode()
+	span.SetAttributes(
+		attribute.String("rooda.status", string(status)),
+		attribute.Int("process.exit.code", code),
+		attribute.Int("rooda.iterations", iterations))
+	span.SetAttributes(spendAttributes(spent)...)
+	setStatus(span, code != 0, message)
+	span.End()
 }
 
 // setStatus marks span failed, saying why, or leaves it unset.

@@ -85,7 +85,7 @@ func TestHTTPJSONIsRefused(t *testing.T) {
 }
 
 // recorded runs a run of one loop of two iterations, the second failed
-// after a limit wait, in memory, and returns its spans by name and the
+// after a limit wait and ended by a signal, in memory, and returns its spans by name and the
 // TRACEPARENT of each iteration's agent.
 func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
 	unsetTracing(t)
@@ -97,11 +97,12 @@ func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
 	for n, outcome := range []loop.Outcome{loop.OutcomeContinue, loop.OutcomeFailure} {
 		l.IterationStarted(loop.Request{Iteration: n + 1, MaxIterations: 2})
 		parents = append(parents, l.Env()...)
+		res := process.Result{ExitCode: n, Total: 100, Dropped: 1}
 		if outcome == loop.OutcomeFailure {
 			l.LimitWaiting("claude", "usage_limit", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 5*time.Second)
+			res.Signal = "SIGKILL"
 		}
-		l.IterationFinished(&loop.Iteration{Number: n + 1, Agent: "claude", Outcome: outcome, Cause: causeOf(outcome), Spent: spent,
-			Result: process.Result{ExitCode: len(parents) - 1, Total: 100, Dropped: 1, Signal: ""}})
+		l.IterationFinished(&loop.Iteration{Number: n + 1, Agent: "claude", Outcome: outcome, Cause: causeOf(outcome), Spent: spent, Result: res})
 	}
 	l.End(loop.Result{Status: loop.Aborted, Iterations: 2, Message: "aborted"})
 	r.End(RunEnd{RunID: "id", Command: []string{"rooda", "run", "build"}, Status: loop.Aborted, Message: "aborted", Iterations: 2, Spent: spent.Add(spent)})
@@ -159,6 +160,10 @@ func TestSpans(t *testing.T) {
 	if attr(second, "rooda.outcome").AsString() != "failure" || attr(second, "process.exit.code").AsInt64() != 1 || attr(second, "gen_ai.usage.input_tokens").AsInt64() != 10 ||
 		attr(second, "rooda.cost_usd").AsFloat64() != 0.5 || attr(second, "rooda.dropped_bytes").AsInt64() != 1 || attr(second, "rooda.agent").AsString() != "claude" {
 		t.Errorf("iteration 2: %v", second.Attributes)
+	}
+	if attr(second, "rooda.cause").AsString() != "agent_failed" || attr(second, "rooda.signal").AsString() != "SIGKILL" ||
+		attr(first, "rooda.cause").Type() != attribute.INVALID || attr(first, "rooda.signal").Type() != attribute.INVALID {
+		t.Errorf("cause and signal, only when there is one: %v\n%v", first.Attributes, second.Attributes)
 	}
 	if len(second.Events) != 1 || second.Events[0].Name != "rooda.limit_wait" || len(first.Events) != 0 {
 		t.Errorf("events: %v %v", first.Events, second.Events)

@@ -27,8 +27,6 @@ import (
 	"rooda/host/process"
 )
 
-const deployDir = "../../deploy"
-
 // readRepoFile is a file of the repository, from this package's directory.
 func readRepoFile(t *testing.T, path string) string {
 	t.Helper()
@@ -590,7 +588,6 @@ func TestDeployWorkflow(t *testing.T) {
 
 type k8sContainer struct {
 	Name       string   `yaml:"name"`
-	Image      string   `yaml:"image"`
 	WorkingDir string   `yaml:"workingDir"`
 	Command    []string `yaml:"command"`
 	Args       []string `yaml:"args"`
@@ -620,6 +617,16 @@ type k8sSecurityContext struct {
 	AllowPrivilegeEscalation *bool  `yaml:"allowPrivilegeEscalation"`
 }
 
+type k8sVolume struct {
+	Name      string `yaml:"name"`
+	ConfigMap *struct {
+		Name string `yaml:"name"`
+	} `yaml:"configMap"`
+	PersistentVolumeClaim *struct {
+		ClaimName string `yaml:"claimName"`
+	} `yaml:"persistentVolumeClaim"`
+}
+
 type k8sObject struct {
 	Kind     string `yaml:"kind"`
 	Metadata struct {
@@ -637,15 +644,7 @@ type k8sObject struct {
 				SecurityContext k8sSecurityContext `yaml:"securityContext"`
 				InitContainers  []k8sContainer     `yaml:"initContainers"`
 				Containers      []k8sContainer     `yaml:"containers"`
-				Volumes         []struct {
-					Name      string `yaml:"name"`
-					ConfigMap *struct {
-						Name string `yaml:"name"`
-					} `yaml:"configMap"`
-					PersistentVolumeClaim *struct {
-						ClaimName string `yaml:"claimName"`
-					} `yaml:"persistentVolumeClaim"`
-				} `yaml:"volumes"`
+				Volumes         []k8sVolume        `yaml:"volumes"`
 			} `yaml:"spec"`
 		} `yaml:"template"`
 	} `yaml:"spec"`
@@ -742,8 +741,10 @@ func checkLoopContainer(t *testing.T, c k8sContainer, objects []k8sObject, compl
 	if !otel {
 		problems = append(problems, fmt.Errorf("container %s: no OTEL_EXPORTER_OTLP_ENDPOINT URL for the collector", c.Name))
 	}
-	if !slices.ContainsFunc(c.VolumeMounts, func(m k8sVolumeMount) bool { return m.MountPath == c.WorkingDir+"/.rooda/runs" }) {
+	if i := slices.IndexFunc(c.VolumeMounts, func(m k8sVolumeMount) bool { return m.MountPath == c.WorkingDir+"/.rooda/runs" }); i < 0 {
 		problems = append(problems, fmt.Errorf("container %s: .rooda/runs (below workingDir %s) is on no volume", c.Name, c.WorkingDir))
+	} else if m := c.VolumeMounts[i]; podVolume(objects, m.Name).PersistentVolumeClaim == nil || !strings.Contains(m.SubPathExpr, indexVariable) {
+		problems = append(problems, fmt.Errorf("container %s: .rooda/runs is not on a claim in a directory of each index's (subPathExpr with %s): the records would not outlive the pod, or would mix", c.Name, indexVariable))
 	}
 	return errors.Join(append(problems, dryRunEveryIndex(t, c, objects, env, completions))...)
 }
@@ -778,19 +779,28 @@ func dryRunEveryIndex(t *testing.T, c k8sContainer, objects []k8sObject, env []s
 	return errors.Join(problems...)
 }
 
+// podVolume is the pod's volume named name, or none.
+func podVolume(objects []k8sObject, name string) k8sVolume {
+	for _, job := range objects {
+		for _, v := range job.Spec.Template.Spec.Volumes {
+			if v.Name == name {
+				return v
+			}
+		}
+	}
+	return k8sVolume{}
+}
+
 // configMapOf is the data of the ConfigMap the pod's volume named volume
 // mounts, or nil.
 func configMapOf(objects []k8sObject, volume string) map[string]string {
-	for _, job := range objects {
-		for _, v := range job.Spec.Template.Spec.Volumes {
-			if v.Name != volume || v.ConfigMap == nil {
-				continue
-			}
-			for _, o := range objects {
-				if o.Kind == "ConfigMap" && o.Metadata.Name == v.ConfigMap.Name {
-					return o.Data
-				}
-			}
+	v := podVolume(objects, volume)
+	if v.ConfigMap == nil {
+		return nil
+	}
+	for _, o := range objects {
+		if o.Kind == "ConfigMap" && o.Metadata.Name == v.ConfigMap.Name {
+			return o.Data
 		}
 	}
 	return nil
@@ -801,7 +811,7 @@ func configMapOf(objects []k8sObject, volume string) map[string]string {
 // limit and a deadline; its pod runs as a user that is not root, every
 // container limited; the rooda container takes its task by its index,
 // its key from a Secret, sends traces to a collector and keeps .rooda/runs
-// on a volume; and its command line, for every index, is one rooda
+// on a claim, in a directory of each index's; and its command line, for every index, is one rooda
 // accepts, reading that index's task file from the ConfigMap.
 func TestDeployIndexedJob(t *testing.T) {
 	checkRecipe(t, "deploy/kubernetes/indexed-job.yaml")
@@ -847,6 +857,8 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 		{"deploy/kubernetes/indexed-job.yaml", "task-$(JOB_COMPLETION_INDEX).md", "task-0.md"},
 		{"deploy/kubernetes/indexed-job.yaml", "completions: 3", "completions: 4"},
 		{"deploy/kubernetes/indexed-job.yaml", "mountPath: /work/repo/.rooda/runs", "mountPath: /runs"},
+		{"deploy/kubernetes/indexed-job.yaml", "persistentVolumeClaim:\n            claimName: rooda-runs", "emptyDir: {}"},
+		{"deploy/kubernetes/indexed-job.yaml", "subPathExpr: task-$(JOB_COMPLETION_INDEX)", "subPathExpr: tasks"},
 	} {
 		t.Run(c.file+": "+c.new, func(t *testing.T) {
 			t.Parallel()

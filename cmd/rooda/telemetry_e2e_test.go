@@ -205,7 +205,7 @@ func TestTraceOfARun(t *testing.T) {
 
 // TestNoTraceWhenUnset: without the OTEL_* variables nothing is sent and
 // the agent is given no TRACEPARENT; OTEL_SDK_DISABLED=true turns an
-// endpoint off.
+// endpoint off; a dry run, of a procedure or a script, sends nothing.
 func TestNoTraceWhenUnset(t *testing.T) {
 	t.Parallel()
 	c := newOTLPCollector(t)
@@ -217,6 +217,11 @@ func TestNoTraceWhenUnset(t *testing.T) {
 			t.Errorf("with %q the agent saw:\n%s", extra, env)
 		}
 	}
+	w := newWorkspace(t, step{})
+	w.traced(c)
+	w.write("main.star", `iterate(compose("p", act = [fragment(content = "Act.")]), max_iterations = 1)`+"\n")
+	w.run("build", "-n", "1", "--dry-run").expect(t, 0)
+	w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--dry-run").expect(t, 0)
 	if _, requests := c.received(); requests != 0 {
 		t.Errorf("the collector received %d exports", requests)
 	}

@@ -92,9 +92,10 @@ func withoutTracing(env []string) []string {
 	return kept
 }
 
-// traced points the workspace's runs at the collector.
-func (w *workspace) traced(c *otlpCollector) {
-	w.env = append(withoutTracing(w.env), "OTEL_EXPORTER_OTLP_ENDPOINT="+c.URL)
+// traced points the workspace's runs at the collector at endpoint, with
+// more OTEL_* variables.
+func (w *workspace) traced(endpoint string, more ...string) {
+	w.env = append(append(withoutTracing(w.env), "OTEL_EXPORTER_OTLP_ENDPOINT="+endpoint), more...)
 }
 
 // attrs are a span's attributes by key.
@@ -159,7 +160,7 @@ func TestTraceOfARun(t *testing.T) {
 	quiet := strings.ReplaceAll(transcript(t, "claude-stream-json", "tool_call_success"), `\u003cpromise\u003eSUCCESS\u003c/promise\u003e`, "")
 	w := newWorkspace(t, step{"output": quiet}, step{"output": quiet, "exit": 3})
 	c := newOTLPCollector(t)
-	w.traced(c)
+	w.traced(c.URL)
 	w.runAlias("claude-stream-json", "build", "-n", "2").expect(t, 2)
 	spans, _ := c.received()
 	trace := oneTrace(t, spans)
@@ -218,7 +219,7 @@ func TestNoTraceWhenUnset(t *testing.T) {
 		}
 	}
 	w := newWorkspace(t, step{})
-	w.traced(c)
+	w.traced(c.URL)
 	w.write("main.star", `iterate(compose("p", act = [fragment(content = "Act.")]), max_iterations = 1)`+"\n")
 	w.run("build", "-n", "1", "--dry-run").expect(t, 0)
 	w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--dry-run").expect(t, 0)
@@ -238,7 +239,7 @@ iterate(p, max_iterations = 1)
 iterate(p, max_iterations = 2)
 `)
 	c := newOTLPCollector(t)
-	w.traced(c)
+	w.traced(c.URL)
 	w.env = append(w.env, "ROODA_LOOP_AI_CMD="+w.aiCmd())
 	w.runScript("main.star").expect(t, 2)
 	spans, _ := c.received()
@@ -277,7 +278,7 @@ func TestCollectorThatNeverAnswers(t *testing.T) {
 		}
 	}()
 	w := newWorkspace(t, step{})
-	w.env = append(withoutTracing(w.env), "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+l.Addr().String())
+	w.traced("http://" + l.Addr().String())
 	o := w.run("build", "-n", "1")
 	o.expect(t, 2)
 	if o.took > 8*time.Second {
@@ -321,7 +322,7 @@ func TestTraceOverGRPC(t *testing.T) {
 	go server.Serve(l)
 	defer server.Stop()
 	w := newWorkspace(t, step{})
-	w.env = append(withoutTracing(w.env), "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+l.Addr().String(), "OTEL_EXPORTER_OTLP_PROTOCOL=grpc")
+	w.traced("http://"+l.Addr().String(), "OTEL_EXPORTER_OTLP_PROTOCOL=grpc")
 	w.run("build", "-n", "2").expect(t, 2)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -339,7 +340,7 @@ func TestLimitWaitIsAnEvent(t *testing.T) {
 	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+1}}")
 	w := newWorkspace(t, step{"output": limit, "exit": 1, "again": step{"output": transcript(t, "claude-stream-json", "tool_call_success")}})
 	c := newOTLPCollector(t)
-	w.traced(c)
+	w.traced(c.URL)
 	w.runAlias("claude-stream-json", "build", "-n", "1").expect(t, 0)
 	spans, _ := c.received()
 	trace := oneTrace(t, spans)

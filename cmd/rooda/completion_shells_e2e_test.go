@@ -27,12 +27,13 @@ const (
 // and completion system. $1 is a file the interactive shell sources to
 // load the completion; every further argument is typed as keys, and the
 // line the shell then holds is printed, one per argument. Every wait for
-// the terminal gives up after 5 s and prints what the terminal showed, so
+// the terminal gives up after 30 s (a guard against a hang on a busy
+// machine, not a measure) and prints what the terminal showed, so
 // a broken script fails the test instead of hanging it.
 const zshDriver = `zmodload zsh/zpty zsh/zselect || exit 2
 # await PATTERN reads the terminal into $got until the whole matches PATTERN.
 await() {
-  local chunk deadline=$((SECONDS + 5))
+  local chunk deadline=$((SECONDS + 30))
   got=''
   while (( SECONDS < deadline )); do
     if zpty -rt shell chunk; then
@@ -118,10 +119,10 @@ func zshComplete(t *testing.T, w *workspace, load string, keys ...string) []stri
 // shellOutput runs shell with args in w's directory, with home as HOME
 // (and zsh's ZDOTDIR, fish's XDG_CONFIG_HOME) so that no configuration of
 // the machine's user is read, and the built rooda first on PATH. A shell
-// that hangs is killed after 20 s.
+// that hangs is killed after 90 s.
 func shellOutput(t *testing.T, w *workspace, home, shell string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, shell, args...)
 	cmd.Dir = w.dir

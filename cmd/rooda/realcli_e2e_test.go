@@ -273,9 +273,11 @@ var realScenarios = []struct {
 		// A 401 is a login failure, read in the CLI's structured output:
 		// the run ends in iteration 1 whatever the failure threshold,
 		// with the fix, even for a CLI that keeps retrying until the
-		// timeout stops it.
+		// timeout stops it. The timeout is the hang case's, long enough
+		// for a CLI to start and give up on a busy machine (copilot,
+		// gemini and opencode took over 15 s there).
 		r := newRealRun(t, cli, modelserver.Status(401))
-		o := r.build("-n", "3", "--failure-threshold", "3", "--iteration-timeout", "15")
+		o := r.build("-n", "3", "--failure-threshold", "3", "--iteration-timeout", "25")
 		o.expect(t, 1, "ERROR: Iteration 1/3: the agent cannot log in (", "; no further iteration starts. ", "ERROR: Aborting: the agent cannot log in (1 iteration completed")
 		r.promptArrived()
 		m := r.meta(1)

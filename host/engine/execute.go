@@ -41,6 +41,13 @@ type Output struct {
 	// text, or the readable transcript of a CLI's JSON, with or without
 	// show_ai_output (the status line shows its last line).
 	Tap io.Writer
+	// Dir, when set, is the agent's working directory (a worktree of
+	// parallel()), whose git state each iteration's changes are read
+	// from; "" is rooda's.
+	Dir string
+	// Loop, when set, names the loop on each line of its log: several
+	// loops run at once.
+	Loop string
 }
 
 // started is when the run started: Started, else now by the log's
@@ -79,6 +86,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		log.WithClock(out.Now)
 	}
 	log.WithTimestamps(config.LogTimestampFormat.In(s).V, out.started())
+	log.WithLoop(out.Loop)
 	for _, l := range s.Lines() {
 		log.Debugf("Setting %s", l)
 	}
@@ -97,6 +105,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		IdleTimeout: config.IdleTimeout.In(s).V,
 		MaxOutput:   config.MaxOutputBuffer.In(s).V,
 		Kill:        out.Kill,
+		Dir:         out.Dir,
 	}
 	var dig *digest
 	if config.Digest.In(s).V {
@@ -132,7 +141,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Before: out.Spent},
 		// What an iteration changed is looked at once, for the record,
 		// the digest, the stall rule and the script alike.
-		Workspace: git.NewWorkspace(),
+		Workspace: git.NewWorkspaceIn(out.Dir),
 	}
 	res := loop.Run(announced, cfg)
 	if out.Record != nil {

@@ -63,6 +63,7 @@ func (r *Runtime) watchMemory() {
 	w.guard = membudget.Start(r.opts.MaxMemory, func(o membudget.Over) {
 		w.over.Store(&o)
 		r.thread.Cancel("over the memory budget")
+		r.cancelForks("over the memory budget")
 		time.AfterFunc(overrunGrace, func() { r.abandon(r.overrunError(w)) })
 	})
 }

@@ -16,21 +16,26 @@ import (
 // below, and a host.BudgetError naming its flag when reached.
 
 // capIterations lowers the plan's iteration limit to what the run-wide
-// budget has left, and says whether it did.
-func (s *Session) capIterations(plan *engine.Plan) (bool, error) {
+// budget has left, and says whether it did. The loop reserves its limit
+// until it ends (count): loops that run at once (parallel()) share the
+// budget without going over it together, the earlier ones first.
+func (s *Session) capIterations(plan *engine.Plan) (capped bool, reserved int, err error) {
 	budget := s.opts.Budgets.MaxTotalIterations
 	if budget <= 0 {
-		return false, nil
+		return false, 0, nil
 	}
-	left := budget - s.iterations
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	left := budget - s.iterations - s.reserved
 	if left <= 0 {
-		return false, s.iterationBudget()
+		return false, 0, s.iterationBudget()
 	}
 	if max := plan.Settings.MaxIterations.V; max == 0 || max > left {
 		plan.Settings.MaxIterations.V = left
-		return true, nil
+		capped = true
 	}
-	return false, nil
+	s.reserved += plan.Settings.MaxIterations.V
+	return capped, plan.Settings.MaxIterations.V, nil
 }
 
 func (s *Session) iterationBudget() error {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -26,6 +27,7 @@ import (
 	"rooda/host/loop"
 	"rooda/host/runlog"
 	"rooda/host/statusline"
+	"rooda/host/worktree"
 )
 
 // Options configure a run.
@@ -82,16 +84,23 @@ type Session struct {
 	rec  *runlog.Recorder
 	// rt is the runtime of the script, if the run is one.
 	rt *host.Runtime
+	// mu guards what loops that run at once (parallel()) count: the
+	// fields below it, up to worktrees.
+	mu sync.Mutex
 	// iterations counts the iterations of every loop so far, spent what
-	// their agents used.
+	// their agents used; reserved the iterations that loops running now
+	// may still take of the run's budget.
 	iterations int
+	reserved   int
 	spent      loop.Spend
 	// last is how the last loop ended, "" before one ends, and message
 	// the log's line of it.
 	last    loop.Status
 	message string
-	// iterating is set while a loop runs.
-	iterating bool
+	// worktrees are the run's git worktrees, nil before the first.
+	worktrees *worktree.Set
+	// noRecordID names the worktrees of a run that keeps no record.
+	noRecordID string
 	// started is when the run started, which relative time stamps count
 	// from.
 	started time.Time

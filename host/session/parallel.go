@@ -73,7 +73,7 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 	var failed []error
 	for i, err := range errs {
 		if err != nil {
-			failed = append(failed, fmt.Errorf("parallel(): function %d (%s) failed: %w", i+1, callName(calls[i]), err))
+			failed = append(failed, &host.ParallelError{Index: i + 1, Name: callName(calls[i]), Err: err})
 		}
 	}
 	if err := host.StopCause(ctx); ctx.Err() != nil {

@@ -100,6 +100,10 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		out.Dir = spec.Worktree.Path
 	}
 	out.Loop, _ = thread.Local(loopKey).(string)
+	if s.status != nil && out.Loop != "" {
+		// Loops at once share the line: it names the loop that started last.
+		s.status.Loop(out.Loop)
+	}
 	thread.SetLocal(iteratingKey, true)
 	res := plan.Execute(ctx, out, s.observers(collector{s.rt}, previous)...)
 	thread.SetLocal(iteratingKey, nil)

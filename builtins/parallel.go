@@ -156,6 +156,10 @@ func gitMergeFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if err != nil {
 		return nil, err
 	}
+	return mergeValue(res, ran), nil
+}
+
+func mergeValue(res worktree.MergeResult, ran bool) starlark.Value {
 	conflicts := make([]starlark.Value, len(res.Conflicts))
 	for i, f := range res.Conflicts {
 		conflicts[i] = starlark.String(f)
@@ -165,7 +169,7 @@ func gitMergeFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		"conflicts": starlark.NewList(conflicts),
 		"output":    starlark.String(res.Output),
 		"dry_run":   starlark.Bool(!ran),
-	}), nil
+	})
 }
 
 // worktreeArg is a worktree given where a directory may be, as iterate()

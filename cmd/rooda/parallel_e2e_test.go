@@ -289,3 +289,34 @@ print(parallel([(work, 1), (work, 2)]))
 	o := w.wait(w.start(cmd))
 	o.expect(t, 1, "parallel(): function 1 (work) failed", "main.star:4:16: in work", "cannot append to frozen list")
 }
+
+// TestParallelCostBudgetShared: loops that run at once spend one budget:
+// max_cost_usd counts what the others spend as they go, so the run ends
+// near the limit (each loop alone would take six iterations to reach it,
+// eighteen together), exit 2.
+func TestParallelCostBudgetShared(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result"), "delay": "150ms"})
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\nloop:\n  ai_cmd_alias: fake\n")
+	w.write("main.star", `def work():
+    return iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 10).iterations
+
+print(parallel([work, work, work]))
+`)
+	cmd := exec.Command(binary(t), "script", "run", "main.star", "--max-cost-usd", "0.00045")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 2, "reaching max_cost_usd $0.0004")
+	var run struct{ Iterations int }
+	found, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "run.json"))
+	if len(found) != 1 {
+		t.Fatalf("run.json: %v", found)
+	}
+	data, _ := os.ReadFile(found[0])
+	json.Unmarshal(data, &run)
+	// About 6 iterations reach the limit; loops that finish an iteration
+	// at the same moment may each take one more.
+	if run.Iterations < 5 || run.Iterations > 9 {
+		t.Errorf("the run took %d iterations, want 5 to 9 under the shared budget\n%s", run.Iterations, o.stderr)
+	}
+}

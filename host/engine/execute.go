@@ -34,6 +34,9 @@ type Output struct {
 	// Spent is what the run's agents spent before this loop, which its
 	// budgets (max_cost_usd, max_tokens) count too.
 	Spent loop.Spend
+	// SpentElsewhere, when set, stands for Spent: what the run's other
+	// loops have spent by now, those running at once included.
+	SpentElsewhere func() loop.Spend
 	// LimitWaiting, when set, is told of each wait for a usage limit as
 	// it begins (loop.notify's limit_wait).
 	LimitWaiting func(LimitWait)
@@ -138,7 +141,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Verdict:          p.Verdict,
 		Now:              out.Now,
 		StallIterations:  config.StallIterations.In(s).V,
-		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Before: out.Spent},
+		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Before: out.Spent, Others: out.SpentElsewhere},
 		// What an iteration changed is looked at once, for the record,
 		// the digest, the stall rule and the script alike.
 		Workspace: git.NewWorkspaceIn(out.Dir),

@@ -3,6 +3,8 @@ package session
 import (
 	"fmt"
 
+	"rooda/host/loop"
+
 	"rooda/host"
 	"rooda/host/engine"
 )
@@ -40,4 +42,46 @@ func (s *Session) capIterations(plan *engine.Plan) (capped bool, reserved int, e
 
 func (s *Session) iterationBudget() error {
 	return &host.BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(s.opts.Budgets.MaxTotalIterations), What: "iterations"}
+}
+
+// loopSpend is what one running loop's agents have spent so far: the
+// cost and token budgets count it for the loops that run beside it.
+type loopSpend struct {
+	s     *Session
+	spent loop.Spend
+}
+
+// startSpending registers a loop about to run, whose spending the others
+// see as it goes.
+func (s *Session) startSpending() *loopSpend {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := &loopSpend{s: s}
+	if s.running == nil {
+		s.running = map[*loopSpend]bool{}
+	}
+	s.running[l] = true
+	return l
+}
+
+// elsewhere is what the run spent but in this loop: loops that ended, and
+// what those running beside it have spent by now.
+func (l *loopSpend) elsewhere() loop.Spend {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	total := l.s.spent
+	for other := range l.s.running {
+		if other != l {
+			total = total.Add(other.spent)
+		}
+	}
+	return total
+}
+
+func (l *loopSpend) IterationStarted(loop.Request) {}
+
+func (l *loopSpend) IterationFinished(it *loop.Iteration) {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	l.spent = l.spent.Add(it.Spent)
 }

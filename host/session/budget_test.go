@@ -27,7 +27,7 @@ func TestIterationBudgetShared(t *testing.T) {
 	if _, _, err := s.capIterations(c); err == nil {
 		t.Fatal("c started with nothing left of the budget")
 	}
-	s.count(loop.Result{Iterations: 1}, 4) // a took 1 of its 4
+	s.count(loop.Result{Iterations: 1}, 4, nil) // a took 1 of its 4
 	if capped, reserved, err := s.capIterations(c); capped || reserved != 3 || err != nil {
 		t.Fatalf("c after a: %v %d %v; want the 3 it asks", capped, reserved, err)
 	}

@@ -104,10 +104,12 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		// Loops at once share the line: it names the loop that started last.
 		s.status.Loop(out.Loop)
 	}
+	spending := s.startSpending()
+	out.SpentElsewhere = spending.elsewhere
 	thread.SetLocal(iteratingKey, true)
-	res := plan.Execute(ctx, out, s.observers(collector{s.rt}, previous)...)
+	res := plan.Execute(ctx, out, s.observers(collector{s.rt}, previous, spending)...)
 	thread.SetLocal(iteratingKey, nil)
-	s.count(res, reserved)
+	s.count(res, reserved, spending)
 	switch {
 	case ctx.Err() != nil:
 		return res, host.StopCause(ctx)

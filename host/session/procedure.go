@@ -32,17 +32,19 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	s.showStatus()
 	s.startRecord()
 	res := plan.Execute(s.ctx, s.output(plan), s.observers()...)
-	s.count(res, 0)
+	s.count(res, 0, nil)
 	return s.finish(res.Status, res.Message)
 }
 
 // count adds a loop that ended to the run: its iterations (in place of
-// the reserved ones its start held), what its agents spent, how it ended;
+// the reserved ones its start held), what its agents spent (no longer
+// counted as a running loop's), how it ended;
 // a loop whose agent cannot log in is told to loop.notify's command.
-func (s *Session) count(res loop.Result, reserved int) {
+func (s *Session) count(res loop.Result, reserved int, spending *loopSpend) {
 	s.mu.Lock()
 	s.iterations += res.Iterations
 	s.reserved -= reserved
+	delete(s.running, spending)
 	s.spent = s.spent.Add(res.Spent)
 	s.mu.Unlock()
 	s.ended(res)

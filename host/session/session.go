@@ -97,6 +97,8 @@ type Session struct {
 	// the log's line of it.
 	last    loop.Status
 	message string
+	// running are what the loops running now have spent so far.
+	running map[*loopSpend]bool
 	// worktrees are the run's git worktrees, nil before the first.
 	worktrees *worktree.Set
 	// noRecordID names the worktrees of a run that keeps no record.

@@ -61,10 +61,12 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 	slots := make(chan struct{}, max)
 	var wg sync.WaitGroup
 	for i, c := range calls {
+		// Taken before the goroutine starts, so that the functions start
+		// in their order: one by one, they run in it.
+		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			slots <- struct{}{}
 			defer func() { <-slots }()
 			results[i], errs[i] = s.call(ctx, rt, c, i, max > 1)
 		}()

@@ -19,15 +19,17 @@ import (
 // one prunes what dead runs left. In a dry run nothing is made: the
 // worktree is only named.
 func (s *Session) Worktree(thread *starlark.Thread, name, branch, base string, keep bool) (*worktree.Worktree, error) {
-	ctx := host.Context(thread)
+	if s.opts.DryRun {
+		// Nothing is made, and nothing asked of git: a dry run (rooda
+		// info) may run where there is no repository.
+		wd, _ := os.Getwd()
+		return &worktree.Worktree{Name: name, Path: filepath.Join(wd, worktree.Root, "<run-id>", name), Branch: branch, Base: base, Keep: keep}, nil
+	}
 	set, err := s.worktreeSet(thread)
 	if err != nil {
 		return nil, err
 	}
-	if s.opts.DryRun {
-		return &worktree.Worktree{Name: name, Path: filepath.Join(set.Repo(), worktree.Root, s.worktreeRunID(), name), Branch: branch, Base: base, Keep: keep}, nil
-	}
-	return set.Add(ctx, name, branch, base, keep)
+	return set.Add(host.Context(thread), name, branch, base, keep)
 }
 
 // worktreeSet is the run's worktrees, made at the first call.

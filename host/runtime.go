@@ -161,8 +161,10 @@ func (r *Runtime) Attach(key string, v any) {
 // builtins' attachments, and ctx, whose end cancels it. Every value it
 // can reach must be frozen (go.starlark.net's rule for values shared by
 // threads). It cannot load modules: they load at the top of a file, on
-// the script's thread. done releases it.
-func (r *Runtime) Fork(ctx context.Context, name string) (thread *starlark.Thread, done func()) {
+// the script's thread. done releases it, and gives err, the error the
+// thread's function ended with, the step budget's error when it ran out
+// of steps.
+func (r *Runtime) Fork(ctx context.Context, name string) (thread *starlark.Thread, done func(err error) error) {
 	th := &starlark.Thread{Name: name, Print: r.print, OnMaxSteps: r.checkpoint}
 	th.Load = func(*starlark.Thread, string) (starlark.StringDict, error) {
 		return nil, fmt.Errorf("load() cannot run in a function that parallel() runs")
@@ -180,11 +182,15 @@ func (r *Runtime) Fork(ctx context.Context, name string) (thread *starlark.Threa
 	r.forks[th] = true
 	r.forksMu.Unlock()
 	stop := context.AfterFunc(ctx, func() { th.Cancel("interrupted") })
-	return th, func() {
+	return th, func(err error) error {
 		stop()
 		r.forksMu.Lock()
 		delete(r.forks, th)
 		r.forksMu.Unlock()
+		if err != nil && th.ExecutionSteps() >= r.maxSteps {
+			err = &wrapped{err, r.stepsBudget()}
+		}
+		return err
 	}
 }
 
@@ -270,9 +276,14 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 		err = &wrapped{err, StopCause(ctx)}
 	}
 	if r.thread.ExecutionSteps() >= r.maxSteps {
-		err = &wrapped{err, &BudgetError{Budget: "--max-steps", Limit: fmt.Sprint(r.maxSteps), What: "Starlark steps"}}
+		err = &wrapped{err, r.stepsBudget()}
 	}
 	return newError(err, r.hints())
+}
+
+// stepsBudget is the error of a thread that ran out of steps.
+func (r *Runtime) stepsBudget() *BudgetError {
+	return &BudgetError{Budget: "--max-steps", Limit: fmt.Sprint(r.maxSteps), What: "Starlark steps"}
 }
 
 // load is the thread's load(): module as written in the file that is

@@ -320,3 +320,26 @@ print(parallel([work, work, work]))
 		t.Errorf("the run took %d iterations, want 5 to 9 under the shared budget\n%s", run.Iterations, o.stderr)
 	}
 }
+
+// TestParallelStepBudget: each function of parallel() has its own step
+// budget, --max-steps, and one that runs out of it ends the run as the
+// budget does, exit 2.
+func TestParallelStepBudget(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.write("main.star", `def spin():
+    n = 0
+    for i in range(100000):
+        n += i
+    return n
+
+def short():
+    return 1
+
+print(parallel([spin, short]))
+`)
+	cmd := exec.Command(binary(t), "script", "run", "main.star", "--max-steps", "50000")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 2, "parallel(): function 1 (spin) failed:", "main.star:3:5: in spin", "the run reached its budget of 50000 Starlark steps (--max-steps)")
+}

@@ -91,12 +91,11 @@ func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, nam
 		return nil, host.StopCause(ctx)
 	}
 	th, done := rt.Fork(ctx, fmt.Sprintf("parallel %d", i+1))
-	defer done()
 	if named {
 		th.SetLocal(loopKey, loopName(c, i))
 	}
 	v, err := starlark.Call(th, c.Fn, c.Args, nil)
-	if err != nil {
+	if err = done(err); err != nil {
 		return nil, err
 	}
 	v.Freeze()

@@ -169,6 +169,7 @@ func TestParallelExample(t *testing.T) {
 		t.Errorf("main's history:\n%s", log)
 	}
 	w.noWorktreesLeft()
+	w.oneRecordOfThreeLoops()
 	if st := w.git("status", "--porcelain"); st != "" {
 		t.Errorf("the main checkout is not clean:\n%s", st)
 	}
@@ -342,4 +343,41 @@ print(parallel([spin, short]))
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
 	o.expect(t, 2, "parallel(): function 1 (spin) failed:", "main.star:3:5: in spin", "the run reached its budget of 50000 Starlark steps (--max-steps)")
+}
+
+// oneRecordOfThreeLoops checks the run's one record: three loops, each
+// ended with success, and three iterations numbered 1 to 3 across them,
+// each naming its own loop.
+func (w *repoWorkspace) oneRecordOfThreeLoops() {
+	w.t.Helper()
+	runs, _ := filepath.Glob(filepath.Join(w.repo, ".rooda", "runs", "*", "run.json"))
+	if len(runs) != 1 {
+		w.t.Fatalf("records: %v", runs)
+	}
+	var run struct {
+		Iterations int
+		Loops      []struct{ Status string }
+	}
+	data, _ := os.ReadFile(runs[0])
+	json.Unmarshal(data, &run)
+	if run.Iterations != 3 || len(run.Loops) != 3 {
+		w.t.Fatalf("run.json: %d iterations, %d loops\n%s", run.Iterations, len(run.Loops), data)
+	}
+	loops := map[float64]bool{}
+	for n := 1; n <= 3; n++ {
+		var meta map[string]any
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(runs[0]), "iterations", "000"+strconv.Itoa(n), "meta.json"))
+		if err != nil || json.Unmarshal(data, &meta) != nil {
+			w.t.Fatalf("meta.json of record %d: %v", n, err)
+		}
+		loops[meta["loop"].(float64)] = true
+	}
+	if len(loops) != 3 {
+		w.t.Errorf("the three iterations name loops %v, want three loops", loops)
+	}
+	for i, l := range run.Loops {
+		if l.Status != "success" {
+			w.t.Errorf("loop %d: %q", i+1, l.Status)
+		}
+	}
 }

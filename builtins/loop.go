@@ -62,6 +62,7 @@ func iterateParams() []Param {
 		keywords["timeout"], keywords["failure_threshold"], keywords["max_output_buffer"],
 		{"context", "str | file | list | function(number) | function(number, previous)", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function called before each iteration that returns them: f(number), or f(number, previous) to be given the previous iteration of this loop (as on_iteration sees it; None before the first)"},
 		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome and it.agent names the agent that ran it; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
+		{"worktree", "worktree", "None", "a worktree(…) of the run: the agent works there (its working directory, whose changes the record shows), as a loop of parallel() does"},
 	}
 	for _, p := range rest {
 		if !slices.ContainsFunc(params, func(q Param) bool { return q.Name == p.Name }) {
@@ -75,8 +76,9 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	var (
 		proc         *Procedure
 		agentV, ctxV starlark.Value
+		worktreeV    starlark.Value
 		onIteration  starlark.Callable
-		own          = map[string]any{"procedure": &proc, "agent": &agentV, "context": &ctxV, "on_iteration": &onIteration}
+		own          = map[string]any{"procedure": &proc, "agent": &agentV, "context": &ctxV, "on_iteration": &onIteration, "worktree": &worktreeV}
 		keywords     = map[string]config.Keyword{}
 		pairs        []any
 		settings     []*keywordArg
@@ -108,6 +110,9 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		return nil, err
 	}
 	if spec.Context, spec.ContextFunc, err = contextArg(thread, ctxV); err != nil {
+		return nil, err
+	}
+	if spec.Worktree, err = worktreeArg(worktreeV, "iterate: worktree"); err != nil {
 		return nil, err
 	}
 	res, err := session.FromThread(thread).Iterate(thread, spec)
@@ -440,6 +445,7 @@ var runBuiltin = Builtin{
 	Params: []Param{
 		{"cmd", "str | list", "", "a shell command line, run by sh -c as checks: are (pipes, redirections and $VARS work); or a list, the program and its arguments, run as they are without a shell"},
 		{"timeout", "int | float | str", "60", "stop the command and everything it started after this long"},
+		{"dir", "worktree", "None", "run it in this worktree(…); None is the working directory"},
 	},
 	Returns: "command_result",
 	Doc:     "Runs a bounded command, for checks between iterations (\"go test ./... | tail -20\"), and returns .exit_code, .output (stdout and stderr, the last 1 MiB), .duration, .timed_out. A string goes through sh -c; a list, such as [\"git\", \"commit\", \"-m\", message], reaches the program word for word, with nothing for a shell to expand. In a dry run nothing runs: .dry_run is True and .exit_code 0.",
@@ -451,16 +457,24 @@ assert.eq(r.output, "$HOME | not a pipe\n")`,
 }
 
 func runFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var cmd starlark.Value
+	var cmd, dirV starlark.Value
 	timeout := duration{d: time.Minute}
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cmd", &cmd, "timeout?", &timeout); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cmd", &cmd, "timeout?", &timeout, "dir??", &dirV); err != nil {
 		return nil, err
 	}
 	line, argv, err := commandOf(cmd)
 	if err != nil {
 		return nil, err
 	}
-	res, ran, err := session.FromThread(thread).Command(thread, line, argv, timeout.d)
+	wt, err := worktreeArg(dirV, "run: dir")
+	if err != nil {
+		return nil, err
+	}
+	dir := ""
+	if wt != nil {
+		dir = wt.Path
+	}
+	res, ran, err := session.FromThread(thread).Command(thread, line, argv, timeout.d, dir)
 	if err != nil {
 		return nil, err
 	}

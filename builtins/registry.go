@@ -37,6 +37,7 @@ func Registry() []Builtin {
 	return []Builtin{
 		fragmentBuiltin, composeBuiltin, procedureBuiltin, agentBuiltin,
 		fileBuiltin, iterateBuiltin(), runBuiltin, getenvBuiltin,
+		worktreeBuiltin, parallelBuiltin, gitMergeBuiltin,
 	}
 }
 

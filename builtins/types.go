@@ -51,6 +51,18 @@ func Types() []Type {
 			{"timed_out", "bool", "whether it was stopped at its timeout"},
 			{"dry_run", "bool", "whether it did not run (--dry-run)"},
 		}},
+		{"worktree", "What worktree() returns: a git worktree of the run, for iterate(worktree=…), run(dir=…) and git_merge(). Frozen.", []Field{
+			{"name", "str", "its name, unique in the run"},
+			{"path", "str", "its directory: .rooda/worktrees/<run-id>/<name> below the main checkout"},
+			{"branch", "str", "its branch: rooda/<run-id>/<name>, or the one given"},
+			{"keep", "bool", "whether it and its branch stay when the run ends"},
+		}},
+		{"merge_result", "What git_merge() returns. Frozen.", []Field{
+			{"merged", "bool", "whether the branch was merged"},
+			{"conflicts", "list of str", "the files in conflict (the merge was aborted); empty when merged"},
+			{"output", "str", "what git merge said"},
+			{"dry_run", "bool", "whether nothing was merged (--dry-run)"},
+		}},
 		{"procedure", "What compose() and procedure() return: a prompt to run with iterate(). Its methods are render and with_phases.", []Field{
 			{"name", "str", "the name the preamble shows (Procedure: NAME)"},
 		}},

@@ -10,6 +10,7 @@ import (
 	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/session"
+	"rooda/host/worktree"
 )
 
 // TestTypesAreTheValues: every documented type's fields are exactly the
@@ -26,6 +27,8 @@ func TestTypesAreTheValues(t *testing.T) {
 		"fragment":       &Fragment{},
 		"file":           &ContextFile{},
 		"fake_agent":     &FakeAgent{f: &session.FakeAgent{}},
+		"worktree":       worktreeValue{&worktree.Worktree{}},
+		"merge_result":   mergeValue(worktree.MergeResult{}, true).(starlark.HasAttrs),
 		"usage":          usageValue(loop.Spend{Tokens: agentstream.Usage{Input: 1}}).(starlark.HasAttrs),
 	}
 	methods := map[string]bool{}

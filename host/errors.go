@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -33,23 +34,45 @@ func newError(err error, h hints) *Error {
 	return &Error{text: format(err, h), err: err}
 }
 
+// ParallelError is the error of one function of parallel(), which ran on
+// a thread of its own: its traceback starts in the function, so the
+// message says which it was.
+type ParallelError struct {
+	Index int // from 1
+	Name  string
+	Err   error
+}
+
+func (e *ParallelError) Error() string {
+	return fmt.Sprintf("parallel(): function %d (%s) failed: %v", e.Index, e.Name, e.Err)
+}
+func (e *ParallelError) Unwrap() error { return e.Err }
+
 // format writes err for the user.
 func format(err error, h hints) string {
 	var lines []string
+	var inParallel *ParallelError
+	if errors.As(err, &inParallel) {
+		lines = append(lines, fmt.Sprintf("parallel(): function %d (%s) failed:", inParallel.Index, inParallel.Name))
+	}
 	if ev := deepest(err); ev != nil {
 		bt := strings.TrimRight(ev.Backtrace(), "\n")
-		lines = strings.Split(collapseName(bt), "\n")
+		lines = append(lines, strings.Split(collapseName(bt), "\n")...)
 	}
 	for _, e := range static(err) {
 		lines = append(lines, "Error: "+e)
 	}
-	if len(lines) == 0 {
-		lines = []string{"Error: " + err.Error()}
+	if len(lines) == 0 || (inParallel != nil && len(lines) == 1) {
+		lines = append(lines, "Error: "+err.Error())
 	}
 	if b := budget(err); b != nil {
 		lines[len(lines)-1] = "Error: " + b.Error()
 	}
-	return h.add(strings.Join(lines, "\n"))
+	text := h.add(strings.Join(lines, "\n"))
+	if inParallel != nil && frozenValue.MatchString(text) {
+		text += "\nA function parallel() runs shares every value it can reach with the others, frozen: return what it makes, and collect from parallel()'s results."
+	}
+	return text
 }
 
 // deepest is the innermost *starlark.EvalError in err's chain: for an

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,6 +35,16 @@ type memoryWatch struct {
 	// stack is where the script was at its latest checkpoint near the
 	// budget, for a stop in the middle of a step.
 	stack atomic.Pointer[starlark.CallStack]
+	// mu keeps the guard's checkpoints one at a time: the threads of
+	// parallel() reach them too.
+	mu sync.Mutex
+}
+
+// checkpoint is the guard's Checkpoint, for any thread of the script.
+func (w *memoryWatch) checkpoint() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.guard.Checkpoint()
 }
 
 // checkpoint runs on the script's thread every few steps (OnMaxSteps):
@@ -45,7 +56,7 @@ func (r *Runtime) checkpoint(thread *starlark.Thread) {
 		return
 	}
 	every := uint64(checkEvery)
-	if r.memory != nil && r.memory.guard.Checkpoint() {
+	if r.memory != nil && r.memory.checkpoint() {
 		stack := thread.CallStack()
 		r.memory.stack.Store(&stack)
 		every = 1
@@ -63,6 +74,7 @@ func (r *Runtime) watchMemory() {
 	w.guard = membudget.Start(r.opts.MaxMemory, func(o membudget.Over) {
 		w.over.Store(&o)
 		r.thread.Cancel("over the memory budget")
+		r.cancelForks("over the memory budget")
 		time.AfterFunc(overrunGrace, func() { r.abandon(r.overrunError(w)) })
 	})
 }
@@ -156,6 +168,6 @@ func (r *Runtime) abandonIfStuck(ctx context.Context) {
 // nothing.
 func (r *Runtime) Collect() {
 	if r.memory != nil {
-		r.memory.guard.Checkpoint()
+		r.memory.checkpoint()
 	}
 }

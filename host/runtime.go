@@ -87,6 +87,12 @@ type Runtime struct {
 	// made once, by libraryNames.
 	library     map[string]string
 	libraryOnce sync.Once
+	// attached are the values Attach kept, which Fork's threads get too.
+	attached map[string]any
+	// forks are the threads Fork made that still run, which the memory
+	// budget cancels with the script's.
+	forksMu sync.Mutex
+	forks   map[*starlark.Thread]bool
 }
 
 // module is a loaded module, or why it could not load; both are cached.
@@ -142,7 +148,60 @@ func New(opts Options) (*Runtime, error) {
 // Attach keeps v for the builtins under key, as starkit's plugins keep
 // their state: they find it with Attached. It must be called before the
 // runtime runs anything.
-func (r *Runtime) Attach(key string, v any) { r.thread.SetLocal(key, v) }
+func (r *Runtime) Attach(key string, v any) {
+	r.thread.SetLocal(key, v)
+	if r.attached == nil {
+		r.attached = map[string]any{}
+	}
+	r.attached[key] = v
+}
+
+// Fork makes a thread for a function that runs beside the script's own
+// thread (parallel()): its own step budget, as large as the script's, the
+// builtins' attachments, and ctx, whose end cancels it. Every value it
+// can reach must be frozen (go.starlark.net's rule for values shared by
+// threads). It cannot load modules: they load at the top of a file, on
+// the script's thread. done releases it, and gives err, the error the
+// thread's function ended with, the step budget's error when it ran out
+// of steps.
+func (r *Runtime) Fork(ctx context.Context, name string) (thread *starlark.Thread, done func(err error) error) {
+	th := &starlark.Thread{Name: name, Print: r.print, OnMaxSteps: r.checkpoint}
+	th.Load = func(*starlark.Thread, string) (starlark.StringDict, error) {
+		return nil, fmt.Errorf("load() cannot run in a function that parallel() runs")
+	}
+	th.SetMaxExecutionSteps(min(checkEvery, r.maxSteps))
+	th.SetLocal(localKey, r)
+	th.SetLocal(contextKey, ctx)
+	for k, v := range r.attached {
+		th.SetLocal(k, v)
+	}
+	r.forksMu.Lock()
+	if r.forks == nil {
+		r.forks = map[*starlark.Thread]bool{}
+	}
+	r.forks[th] = true
+	r.forksMu.Unlock()
+	stop := context.AfterFunc(ctx, func() { th.Cancel("interrupted") })
+	return th, func(err error) error {
+		stop()
+		r.forksMu.Lock()
+		delete(r.forks, th)
+		r.forksMu.Unlock()
+		if err != nil && th.ExecutionSteps() >= r.maxSteps {
+			err = &wrapped{err, r.stepsBudget()}
+		}
+		return err
+	}
+}
+
+// cancelForks cancels every thread Fork made that still runs.
+func (r *Runtime) cancelForks(reason string) {
+	r.forksMu.Lock()
+	defer r.forksMu.Unlock()
+	for th := range r.forks {
+		th.Cancel(reason)
+	}
+}
 
 // Attached is what was attached under key to the runtime that runs
 // thread, or nil.
@@ -217,9 +276,14 @@ func (r *Runtime) Run(ctx context.Context, path string) error {
 		err = &wrapped{err, StopCause(ctx)}
 	}
 	if r.thread.ExecutionSteps() >= r.maxSteps {
-		err = &wrapped{err, &BudgetError{Budget: "--max-steps", Limit: fmt.Sprint(r.maxSteps), What: "Starlark steps"}}
+		err = &wrapped{err, r.stepsBudget()}
 	}
 	return newError(err, r.hints())
+}
+
+// stepsBudget is the error of a thread that ran out of steps.
+func (r *Runtime) stepsBudget() *BudgetError {
+	return &BudgetError{Budget: "--max-steps", Limit: fmt.Sprint(r.maxSteps), What: "Starlark steps"}
 }
 
 // load is the thread's load(): module as written in the file that is

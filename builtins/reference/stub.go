@@ -122,6 +122,7 @@ func className(typ string) string {
 var apiTypes = map[string]bool{
 	"iteration": true, "loop_result": true, "stats": true, "command_result": true, "procedure": true,
 	"fragment": true, "file": true, "agent": true, "fake_agent": true,
+	"worktree": true, "merge_result": true,
 }
 
 // pyType maps a documented type to Python's: "str | None" stays a union,

@@ -34,6 +34,9 @@ type Output struct {
 	// Spent is what the run's agents spent before this loop, which its
 	// budgets (max_cost_usd, max_tokens) count too.
 	Spent loop.Spend
+	// SpentElsewhere, when set, stands for Spent: what the run's other
+	// loops have spent by now, those running at once included.
+	SpentElsewhere func() loop.Spend
 	// LimitWaiting, when set, is told of each wait for a usage limit as
 	// it begins (loop.notify's limit_wait).
 	LimitWaiting func(LimitWait)
@@ -45,6 +48,13 @@ type Output struct {
 	// environment as it starts, after the observers were told the
 	// iteration started: TRACEPARENT for its span.
 	AgentEnv func() []string
+	// Dir, when set, is the agent's working directory (a worktree of
+	// parallel()), whose git state each iteration's changes are read
+	// from; "" is rooda's.
+	Dir string
+	// Loop, when set, names the loop on each line of its log: several
+	// loops run at once.
+	Loop string
 }
 
 // started is when the run started: Started, else now by the log's
@@ -83,6 +93,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		log.WithClock(out.Now)
 	}
 	log.WithTimestamps(config.LogTimestampFormat.In(s).V, out.started())
+	log.WithLoop(out.Loop)
 	for _, l := range s.Lines() {
 		log.Debugf("Setting %s", l)
 	}
@@ -101,6 +112,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		IdleTimeout: config.IdleTimeout.In(s).V,
 		MaxOutput:   config.MaxOutputBuffer.In(s).V,
 		Kill:        out.Kill,
+		Dir:         out.Dir,
 	}
 	var dig *digest
 	if config.Digest.In(s).V {
@@ -133,10 +145,10 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Verdict:          p.Verdict,
 		Now:              out.Now,
 		StallIterations:  config.StallIterations.In(s).V,
-		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Before: out.Spent},
+		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Before: out.Spent, Others: out.SpentElsewhere},
 		// What an iteration changed is looked at once, for the record,
 		// the digest, the stall rule and the script alike.
-		Workspace: git.NewWorkspace(),
+		Workspace: git.NewWorkspaceIn(out.Dir),
 	}
 	res := loop.Run(announced, cfg)
 	if out.Record != nil {

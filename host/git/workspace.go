@@ -14,6 +14,8 @@ const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 // it. The loop takes them once an iteration, for the record, the digest
 // and the stall rule alike.
 type Workspace struct {
+	// dir is the workspace's directory; "" is the working directory.
+	dir       string
 	inRepo    bool
 	head      string
 	tree      string            // the working tree's tracked files before
@@ -38,9 +40,23 @@ func (c Changes) Changed() bool {
 
 // NewWorkspace looks whether the working directory is in a git
 // repository.
-func NewWorkspace() *Workspace {
-	out, ok := Output("", "rev-parse", "--is-inside-work-tree")
-	return &Workspace{inRepo: ok && out == "true"}
+func NewWorkspace() *Workspace { return NewWorkspaceIn("") }
+
+// NewWorkspaceIn looks whether dir ("" is the working directory) is in a
+// git repository: a parallel loop's worktree is its own workspace.
+func NewWorkspaceIn(dir string) *Workspace {
+	g := &Workspace{dir: dir}
+	out, ok := g.output("", "rev-parse", "--is-inside-work-tree")
+	g.inRepo = ok && out == "true"
+	return g
+}
+
+// output is Output in the workspace's directory.
+func (g *Workspace) output(stdin string, args ...string) (string, bool) {
+	if g.dir != "" {
+		args = append([]string{"-C", g.dir}, args...)
+	}
+	return Output(stdin, args...)
 }
 
 // Before notes HEAD and the state of the working tree.
@@ -48,8 +64,8 @@ func (g *Workspace) Before() {
 	if !g.inRepo {
 		return
 	}
-	g.head, _ = Output("", "rev-parse", "HEAD")
-	g.tree, g.untracked = snapshot()
+	g.head, _ = g.output("", "rev-parse", "HEAD")
+	g.tree, g.untracked = g.snapshot()
 }
 
 // After is what changed since Before: HEAD before and now, and the files
@@ -59,9 +75,9 @@ func (g *Workspace) After() Changes {
 	if !g.inRepo {
 		return Changes{}
 	}
-	now, _ := Output("", "rev-parse", "HEAD")
-	tree, untracked := snapshot()
-	set := lines(Output("", "diff", "--name-only", g.tree, tree))
+	now, _ := g.output("", "rev-parse", "HEAD")
+	tree, untracked := g.snapshot()
+	set := lines(g.output("", "diff", "--name-only", g.tree, tree))
 	for f, hash := range untracked {
 		if g.untracked[f] != hash {
 			set[f] = true
@@ -85,21 +101,21 @@ func (g *Workspace) After() Changes {
 // snapshot is a tree of the working tree's tracked files (a stash commit
 // that touches nothing, else HEAD, else the empty tree) and the untracked
 // files with the hashes of their content.
-func snapshot() (string, map[string]string) {
-	tree, ok := Output("", "stash", "create")
+func (g *Workspace) snapshot() (string, map[string]string) {
+	tree, ok := g.output("", "stash", "create")
 	if !ok || tree == "" {
-		if tree, ok = Output("", "rev-parse", "HEAD"); !ok {
+		if tree, ok = g.output("", "rev-parse", "HEAD"); !ok {
 			tree = emptyTree
 		}
 	}
 	var files []string
-	for f := range lines(Output("", "ls-files", "--others", "--exclude-standard")) {
+	for f := range lines(g.output("", "ls-files", "--others", "--exclude-standard")) {
 		files = append(files, f)
 	}
 	slices.Sort(files)
 	hashes := map[string]string{}
 	if len(files) > 0 {
-		out, _ := Output(strings.Join(files, "\n")+"\n", "hash-object", "--stdin-paths")
+		out, _ := g.output(strings.Join(files, "\n")+"\n", "hash-object", "--stdin-paths")
 		for i, h := range strings.Split(out, "\n") {
 			if i < len(files) {
 				hashes[files[i]] = h

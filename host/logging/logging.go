@@ -51,6 +51,9 @@ type Logger struct {
 	// the moment a relative stamp counts from.
 	stampFormat string
 	start       time.Time
+	// loop names the loop of every line when several run at once: in
+	// text after the time stamp, in JSON as the "loop" field.
+	loop string
 }
 
 // New returns a Logger writing lines at level and above to w, stamped with
@@ -85,8 +88,23 @@ func (l *Logger) WithTimestamps(format string, start time.Time) *Logger {
 	return l
 }
 
-// stamp is the time stamp that starts a text line, with its space.
+// WithLoop names the loop of every line the logger writes, for a run
+// whose loops run at once (parallel()): "[10:00:01] [task-a] Iteration 1/3".
+func (l *Logger) WithLoop(name string) *Logger {
+	l.loop = name
+	return l
+}
+
+// stamp is the time stamp that starts a text line, with its space, and
+// the loop's name when the logger has one.
 func (l *Logger) stamp() string {
+	if l.loop != "" {
+		return l.timeStamp() + "[" + l.loop + "] "
+	}
+	return l.timeStamp()
+}
+
+func (l *Logger) timeStamp() string {
 	now := l.now()
 	switch l.stampFormat {
 	case "none":
@@ -187,6 +205,9 @@ func (l *Logger) Fail(err error, code int) {
 // of the event, its message and fields.
 func (l *Logger) emit(level Level, event string, fields []any, msg, text string) {
 	if l.json {
+		if l.loop != "" {
+			fields = append([]any{"loop", l.loop}, fields...)
+		}
 		l.write(jsonEvent(l.now(), level, event, msg, fields))
 		return
 	}

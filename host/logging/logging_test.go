@@ -168,3 +168,18 @@ func TestElapsed(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopNamed: a logger of one of several loops that run at once names
+// the loop after the time stamp, and in JSON as the "loop" field.
+func TestLoopNamed(t *testing.T) {
+	clock := func() time.Time { return time.Date(2026, 1, 2, 10, 0, 1, 0, time.UTC) }
+	var text, js strings.Builder
+	New(&text, Info).WithClock(clock).WithLoop("task-a").Infof("Iteration 1/3 starting...")
+	New(&js, Info).WithClock(clock).WithLoop("task-a").AsJSON().Event(Info, "iteration_started", []any{"iteration", 1}, "Iteration 1/3 starting...")
+	if want := "[10:00:01] [task-a] Iteration 1/3 starting...\n"; text.String() != want {
+		t.Errorf("text: %q, want %q", text.String(), want)
+	}
+	if want := `{"time":"2026-01-02T10:00:01Z","level":"info","event":"iteration_started","message":"Iteration 1/3 starting...","loop":"task-a","iteration":1}` + "\n"; js.String() != want {
+		t.Errorf("json: %s\nwant: %s", js.String(), want)
+	}
+}

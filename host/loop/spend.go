@@ -102,6 +102,10 @@ type Budget struct {
 	MaxTokens  int64
 	// Before is what the run spent before this loop: its earlier loops.
 	Before Spend
+	// Others, when set, stands for Before: what the run's other loops have
+	// spent by now, those that ended and those that run at once with this
+	// one (parallel()), so that together they stay under the limits.
+	Others func() Spend
 }
 
 // BudgetError is the budget a loop reached.
@@ -118,7 +122,11 @@ func (e *BudgetError) Error() string {
 // reached is the limit that spent total, before and in the loop,
 // reaches, or nil.
 func (b Budget) reached(loop Spend) *BudgetError {
-	total := b.Before.Add(loop)
+	before := b.Before
+	if b.Others != nil {
+		before = b.Others()
+	}
+	total := before.Add(loop)
 	switch {
 	case b.MaxCostUSD > 0 && total.CostUSD >= b.MaxCostUSD:
 		return &BudgetError{Setting: "max_cost_usd", Limit: Dollars(b.MaxCostUSD), Spent: Dollars(total.CostUSD)}

@@ -32,6 +32,8 @@ type Recorder struct {
 	refused map[string]bool // context additions that could not be read, said so
 	fresh   []string        // additions first given in the current iteration
 	warning string
+	// current is the loop the Recorder's own loop methods record.
+	current *LoopRecord
 }
 
 // Start creates the record of a run named name (the procedure or
@@ -138,43 +140,65 @@ func (r *Recorder) Err() error {
 	return r.err
 }
 
+// LoopRecord records one loop of a run: its settings, its iterations and
+// how it ended. Loops that run at once (parallel()) each have one, so
+// that each iteration lands in its own loop; the iterations of every
+// loop are numbered in one sequence, the run's, without collisions.
+type LoopRecord struct {
+	r *Recorder
+	// index is the loop's in Run.Loops, -1 before LoopStarted; record is
+	// the record number of its iteration going on.
+	index  int
+	record int
+}
+
+// NewLoop is the record of a loop of the run that is about to start.
+func (r *Recorder) NewLoop() *LoopRecord { return &LoopRecord{r: r, index: -1} }
+
 // LoopStarted records a loop's settings (with their sources) and agent,
 // and, when several take turns, the names of them all.
-func (r *Recorder) LoopStarted(procedure string, settings, agent, agents []string) {
+func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []string) {
+	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	l := Loop{Procedure: procedure, Settings: settings, Agent: agent}
+	loop := Loop{Procedure: procedure, Settings: settings, Agent: agent}
 	if len(agents) > 1 {
-		l.Agents = agents
+		loop.Agents = agents
 	}
-	r.run.Loops = append(r.run.Loops, l)
+	r.run.Loops = append(r.run.Loops, loop)
+	l.index = len(r.run.Loops) - 1
 	r.save()
 }
 
 // IterationStarted keeps the exact prompt the agent is given.
-func (r *Recorder) IterationStarted(req loop.Request) {
+func (l *LoopRecord) IterationStarted(req loop.Request) {
+	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.records++
-	r.keep(writeFile(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), []byte(req.Prompt)))
+	l.record = r.records
+	r.keep(writeFile(filepath.Join(iterationDir(r.dir, l.record), "prompt.txt"), []byte(req.Prompt)))
 }
 
 // OutputFile is where the iteration going on keeps the agent's output,
 // as the run's directory was given: written as the iteration finishes.
-func (r *Recorder) OutputFile() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return filepath.Join(iterationDir(r.dir, r.records), outputName)
+func (l *LoopRecord) OutputFile() string {
+	return filepath.Join(iterationDir(l.r.dir, l.record), outputName)
 }
 
+// Additions are the context added while the run goes on (see
+// Recorder.Additions).
+func (l *LoopRecord) Additions() (blocks, fresh []string, refused []error) { return l.r.Additions() }
+
 // IterationFinished keeps what the agent printed and the iteration's facts.
-func (r *Recorder) IterationFinished(it *loop.Iteration) {
+func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
+	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	dir := iterationDir(r.dir, r.records)
+	dir := iterationDir(r.dir, l.record)
 	r.keep(writeFile(filepath.Join(dir, outputName), it.Result.Output))
 	m := Meta{
-		Record: r.records, Loop: len(r.run.Loops), Iteration: it.Number, Agent: it.Agent,
+		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
 		Outcome: string(it.Outcome), Cause: string(it.Cause), OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
@@ -204,18 +228,46 @@ func (r *Recorder) IterationFinished(it *loop.Iteration) {
 }
 
 // LoopFinished records how a loop ended and its timings.
-func (r *Recorder) LoopFinished(res loop.Result) {
+func (l *LoopRecord) LoopFinished(res loop.Result) {
+	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.run.Loops) == 0 {
+	if l.index < 0 {
 		return
 	}
-	l := &r.run.Loops[len(r.run.Loops)-1]
-	l.Status = string(res.Status)
+	loop := &r.run.Loops[l.index]
+	loop.Status = string(res.Status)
 	s := res.Stats
-	l.Stats = &Stats{Count: s.Count, Min: s.Min.Seconds(), Max: s.Max.Seconds(), Mean: s.Mean().Seconds(), StdDev: s.StdDev().Seconds(), Total: s.Total.Seconds()}
+	loop.Stats = &Stats{Count: s.Count, Min: s.Min.Seconds(), Max: s.Max.Seconds(), Mean: s.Mean().Seconds(), StdDev: s.StdDev().Seconds(), Total: s.Total.Seconds()}
 	r.save()
 }
+
+// The Recorder records one loop at a time itself, its latest: the loop
+// of a procedure, or of a script's iterate() outside parallel().
+
+// LoopStarted starts the record of the run's next loop.
+func (r *Recorder) LoopStarted(procedure string, settings, agent, agents []string) {
+	l := r.NewLoop()
+	l.LoopStarted(procedure, settings, agent, agents)
+	r.mu.Lock()
+	r.current = l
+	r.mu.Unlock()
+}
+
+// latest is the loop LoopStarted started last.
+func (r *Recorder) latest() *LoopRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.current == nil {
+		r.current = r.NewLoop()
+	}
+	return r.current
+}
+
+func (r *Recorder) IterationStarted(req loop.Request)    { r.latest().IterationStarted(req) }
+func (r *Recorder) OutputFile() string                   { return r.latest().OutputFile() }
+func (r *Recorder) IterationFinished(it *loop.Iteration) { r.latest().IterationFinished(it) }
+func (r *Recorder) LoopFinished(res loop.Result)         { r.latest().LoopFinished(res) }
 
 // Finish records how the run ended: run.json is complete whatever the
 // ending, an interrupt included.

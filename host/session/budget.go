@@ -3,6 +3,8 @@ package session
 import (
 	"fmt"
 
+	"rooda/host/loop"
+
 	"rooda/host"
 	"rooda/host/engine"
 )
@@ -16,23 +18,70 @@ import (
 // below, and a host.BudgetError naming its flag when reached.
 
 // capIterations lowers the plan's iteration limit to what the run-wide
-// budget has left, and says whether it did.
-func (s *Session) capIterations(plan *engine.Plan) (bool, error) {
+// budget has left, and says whether it did. The loop reserves its limit
+// until it ends (count): loops that run at once (parallel()) share the
+// budget without going over it together, the earlier ones first.
+func (s *Session) capIterations(plan *engine.Plan) (capped bool, reserved int, err error) {
 	budget := s.opts.Budgets.MaxTotalIterations
 	if budget <= 0 {
-		return false, nil
+		return false, 0, nil
 	}
-	left := budget - s.iterations
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	left := budget - s.iterations - s.reserved
 	if left <= 0 {
-		return false, s.iterationBudget()
+		return false, 0, s.iterationBudget()
 	}
 	if max := plan.Settings.MaxIterations.V; max == 0 || max > left {
 		plan.Settings.MaxIterations.V = left
-		return true, nil
+		capped = true
 	}
-	return false, nil
+	s.reserved += plan.Settings.MaxIterations.V
+	return capped, plan.Settings.MaxIterations.V, nil
 }
 
 func (s *Session) iterationBudget() error {
 	return &host.BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(s.opts.Budgets.MaxTotalIterations), What: "iterations"}
+}
+
+// loopSpend is what one running loop's agents have spent so far: the
+// cost and token budgets count it for the loops that run beside it.
+type loopSpend struct {
+	s     *Session
+	spent loop.Spend
+}
+
+// startSpending registers a loop about to run, whose spending the others
+// see as it goes.
+func (s *Session) startSpending() *loopSpend {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := &loopSpend{s: s}
+	if s.running == nil {
+		s.running = map[*loopSpend]bool{}
+	}
+	s.running[l] = true
+	return l
+}
+
+// elsewhere is what the run spent but in this loop: loops that ended, and
+// what those running beside it have spent by now.
+func (l *loopSpend) elsewhere() loop.Spend {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	total := l.s.spent
+	for other := range l.s.running {
+		if other != l {
+			total = total.Add(other.spent)
+		}
+	}
+	return total
+}
+
+func (l *loopSpend) IterationStarted(loop.Request) {}
+
+func (l *loopSpend) IterationFinished(it *loop.Iteration) {
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	l.spent = l.spent.Add(it.Spent)
 }

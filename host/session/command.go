@@ -18,8 +18,9 @@ const commandOutput = 1 << 20
 // timeout or interrupt. A line is a shell's command line, run by sh -c as
 // checks: are, so pipes and redirections mean what they say; argv, when
 // line is "", runs as it is, without a shell. In a dry run it runs
-// nothing and says so; ran is false then.
-func (s *Session) Command(thread *starlark.Thread, line string, argv []string, timeout time.Duration) (res process.Result, ran bool, err error) {
+// nothing and says so; ran is false then. dir, when not "", is where it
+// runs (a worktree).
+func (s *Session) Command(thread *starlark.Thread, line string, argv []string, timeout time.Duration, dir string) (res process.Result, ran bool, err error) {
 	shown := line
 	if line != "" {
 		argv = []string{"sh", "-c", line}
@@ -31,7 +32,7 @@ func (s *Session) Command(thread *starlark.Thread, line string, argv []string, t
 		return res, false, nil
 	}
 	ctx := host.Context(thread)
-	res, err = process.Run(ctx, process.Command{Argv: argv, Timeout: timeout, MaxOutput: commandOutput, Kill: s.opts.Kill})
+	res, err = process.Run(ctx, process.Command{Argv: argv, Dir: dir, Timeout: timeout, MaxOutput: commandOutput, Kill: s.opts.Kill})
 	if err != nil {
 		// A command that cannot start is a result, as in a shell: 127.
 		return process.Result{ExitCode: 127, Output: []byte("cannot start: " + err.Error() + "\n")}, true, nil

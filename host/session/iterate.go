@@ -12,6 +12,7 @@ import (
 	"rooda/host/engine"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/worktree"
 )
 
 // IterateSpec is what a script's iterate() asks, in Go's types.
@@ -37,6 +38,9 @@ type IterateSpec struct {
 	// Roles, when set, hold for each agent (of Agents, or of Fakes) the
 	// procedure it is given instead of Procedure; nil keeps Procedure.
 	Roles []*config.Procedure
+	// Worktree, when set, is where the loop's agent works: a worktree of
+	// the run (iterate(worktree=…)).
+	Worktree *worktree.Worktree
 }
 
 // Iterate runs one loop a script asked for, through the same engine as a
@@ -45,7 +49,7 @@ type IterateSpec struct {
 // loop, an interrupt or the duration budget ends the script, and in a dry
 // run the loop is reported, not run.
 func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Result, error) {
-	if s.iterating {
+	if thread.Local(iteratingKey) != nil {
 		// A loop inside a loop's callback would escape the budgets and
 		// interleave two loops' agents.
 		return loop.Result{}, errors.New("iterate() cannot be called while a loop runs (from on_iteration or a context function)")
@@ -74,7 +78,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	// Fake agents start no process, so a dry run (a REPL's) lets them
 	// answer: trying a test out at the prompt needs their prompts.
 	if s.opts.DryRun && len(spec.Fakes) == 0 {
-		s.last = loop.DryRun
+		s.ended(loop.Result{Status: loop.DryRun})
 		if s.opts.Describe != nil {
 			return loop.Result{Status: loop.DryRun}, plan.Describe(s.opts.Describe, spec.Pos)
 		}
@@ -87,14 +91,25 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	if err := plan.Err(); err != nil {
 		return loop.Result{}, fmt.Errorf("cannot run %s:\n%w", plan.Procedure.Name, err)
 	}
-	capped, err := s.capIterations(plan)
+	capped, reserved, err := s.capIterations(plan)
 	if err != nil {
 		return loop.Result{}, err
 	}
-	s.iterating = true
-	res := s.execute(ctx, plan, collector{s.rt}, previous)
-	s.iterating = false
-	s.count(res)
+	out := s.output(plan)
+	if spec.Worktree != nil {
+		out.Dir = spec.Worktree.Path
+	}
+	out.Loop, _ = thread.Local(loopKey).(string)
+	if s.status != nil && out.Loop != "" {
+		// Loops at once share the line: it names the loop that started last.
+		s.status.Loop(out.Loop)
+	}
+	spending := s.startSpending()
+	out.SpentElsewhere = spending.elsewhere
+	thread.SetLocal(iteratingKey, true)
+	res := s.execute(ctx, plan, out, collector{s.rt}, previous, spending)
+	thread.SetLocal(iteratingKey, nil)
+	s.count(res, reserved, spending)
 	switch {
 	case ctx.Err() != nil:
 		return res, host.StopCause(ctx)

@@ -81,8 +81,10 @@ func (s *Session) notify(n Notice) {
 	if line == "" || s.opts.DryRun || s.opts.Test {
 		return
 	}
+	s.mu.Lock()
 	n.RunID, n.Procedure, n.Iterations = s.runID(), s.opts.Name, s.iterations
 	n.CostUSD, n.Tokens = spendOf(s.spent)
+	s.mu.Unlock()
 	if err := runNotifier(context.WithoutCancel(s.ctx), line, n, s.opts.Kill); err != nil {
 		s.Log().Event(logging.Warn, "notify_failed", []any{"notice", n.Event, "error", err.Error()}, "notify (%s): %v", n.Event, err)
 	}

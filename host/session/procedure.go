@@ -32,24 +32,39 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	s.showStatus()
 	s.startRecord()
 	s.startTrace("rooda run " + req.Name)
-	res := s.execute(s.ctx, plan)
-	s.count(res)
+	res := s.execute(s.ctx, plan, s.output(plan))
+	s.count(res, 0, nil)
 	return s.finish(res.Status, res.Message)
 }
 
-// count adds a loop that ended to the run: its iterations, what its
-// agents spent, how it ended; a loop whose agent cannot log in is told
-// to loop.notify's command.
-func (s *Session) count(res loop.Result) {
+// count adds a loop that ended to the run: its iterations (in place of
+// the reserved ones its start held), what its agents spent (no longer
+// counted as a running loop's), how it ended;
+// a loop whose agent cannot log in is told to loop.notify's command.
+func (s *Session) count(res loop.Result, reserved int, spending *loopSpend) {
+	s.mu.Lock()
 	s.iterations += res.Iterations
+	s.reserved -= reserved
+	delete(s.running, spending)
 	s.spent = s.spent.Add(res.Spent)
-	s.last, s.message = res.Status, res.Message
+	s.mu.Unlock()
+	s.ended(res)
 	s.notifyLoginFailed(res)
+}
+
+// ended keeps how the latest loop to end ended: the run's status.
+func (s *Session) ended(res loop.Result) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last, s.message = res.Status, res.Message
 }
 
 // output is where the engine writes, and what it tells of a loop of
 // plan.
 func (s *Session) output(plan *engine.Plan) engine.Output {
-	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: s.spent, LimitWaiting: s.notifyLimitWait}
+	s.mu.Lock()
+	spent := s.spent
+	s.mu.Unlock()
+	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: spent, LimitWaiting: s.notifyLimitWait}
 	return s.statusOutput(out, plan.Procedure.Name)
 }

@@ -44,12 +44,14 @@ func keepRuns(cfg *config.Config) int {
 	return runlog.DefaultKeep
 }
 
-// record is the record as the engine takes it: nil stays nil.
+// record is the record of a loop about to start, as the engine takes
+// it: nil when the run keeps none. Each loop has its own, so that loops
+// that run at once each record their own iterations.
 func (s *Session) record() engine.Record {
 	if s.rec == nil {
 		return nil
 	}
-	return s.rec
+	return s.rec.NewLoop()
 }
 
 // finish writes how the run ended, says if the record is incomplete,

@@ -20,9 +20,12 @@ import (
 func (s *Session) RunScript(path string, options func() (host.Options, error)) error {
 	// While the signals are still caught, after the record is finished.
 	defer s.stopStragglers()
+	// Once its loops have ended, however the run ends.
+	defer s.closeWorktrees()
 	s.showStatus()
 	s.startRecord()
 	s.startTrace("rooda script run " + path)
+	s.pruneDeadWorktrees()
 	opts, err := options()
 	var rt *host.Runtime
 	if err == nil {

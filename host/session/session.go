@@ -15,6 +15,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -27,6 +28,7 @@ import (
 	"rooda/host/runlog"
 	"rooda/host/statusline"
 	"rooda/host/telemetry"
+	"rooda/host/worktree"
 )
 
 // Options configure a run.
@@ -83,16 +85,25 @@ type Session struct {
 	rec  *runlog.Recorder
 	// rt is the runtime of the script, if the run is one.
 	rt *host.Runtime
+	// mu guards what loops that run at once (parallel()) count: the
+	// fields below it, up to worktrees.
+	mu sync.Mutex
 	// iterations counts the iterations of every loop so far, spent what
-	// their agents used.
+	// their agents used; reserved the iterations that loops running now
+	// may still take of the run's budget.
 	iterations int
+	reserved   int
 	spent      loop.Spend
 	// last is how the last loop ended, "" before one ends, and message
 	// the log's line of it.
 	last    loop.Status
 	message string
-	// iterating is set while a loop runs.
-	iterating bool
+	// running are what the loops running now have spent so far.
+	running map[*loopSpend]bool
+	// worktrees are the run's git worktrees, nil before the first.
+	worktrees *worktree.Set
+	// noRecordID names the worktrees of a run that keeps no record.
+	noRecordID string
 	// started is when the run started, which relative time stamps count
 	// from.
 	started time.Time

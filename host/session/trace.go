@@ -17,11 +17,10 @@ func (s *Session) startTrace(name string) {
 	s.trace = telemetry.Start(name, s.Log().Warnf)
 }
 
-// execute runs a loop of plan with the run's output and observers, in a
+// execute runs a loop of plan with out and the run's observers, in a
 // span of the run's trace when there is one: its agent is given the
 // iteration's span as TRACEPARENT, its limit waits are events.
-func (s *Session) execute(ctx context.Context, plan *engine.Plan, observers ...loop.Observer) loop.Result {
-	out := s.output(plan)
+func (s *Session) execute(ctx context.Context, plan *engine.Plan, out engine.Output, observers ...loop.Observer) loop.Result {
 	span := s.trace.Loop(plan.Procedure.Name, plan.Agents)
 	if span != nil {
 		out.AgentEnv = span.Env

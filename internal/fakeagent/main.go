@@ -28,6 +28,9 @@
 //	 "crash": "SIGSEGV",  the agent kills itself with that signal
 //	 "signal_parent": "SIGINT", sent to rooda just before exiting
 //	 "write": "name",     a file it writes in the working directory
+//	 "times": "FILE",     a line appended to FILE as it exits: when it
+//	                      started and ends (Unix nanoseconds) and its
+//	                      working directory, to tell overlapping runs
 //	 "exit": 3,           the exit code
 //	 "again": {…}}        the step of a second run of the same iteration
 //	                      (rooda ran it again after a usage limit); needs
@@ -80,6 +83,7 @@ type step struct {
 	Crash        string `json:"crash"`
 	SignalParent string `json:"signal_parent"`
 	Write        string `json:"write"`
+	Times        string `json:"times"`
 	Exit         int    `json:"exit"`
 	Again        *step  `json:"again"`
 }
@@ -133,6 +137,7 @@ func runs(dir string, n int) int {
 }
 
 func act(st step, dir string, prompt []byte) {
+	start := time.Now()
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	out.WriteString(st.Output)
 	out.Flush()
@@ -163,7 +168,22 @@ func act(st step, dir string, prompt []byte) {
 	if st.SignalParent != "" {
 		syscall.Kill(os.Getppid(), lookup(st.SignalParent))
 	}
+	if st.Times != "" {
+		appendTimes(st.Times, start)
+	}
 	os.Exit(st.Exit)
+}
+
+// appendTimes appends to path when this run started, now, and where it
+// ran, in one write, so that agents running at once do not mix lines.
+func appendTimes(path string, start time.Time) {
+	wd, _ := os.Getwd()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fail("times: %v", err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%d %d %s\n", start.UnixNano(), time.Now().UnixNano(), wd)
 }
 
 // flood prints n bytes of "x" without holding them in memory.

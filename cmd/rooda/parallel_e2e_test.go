@@ -1,0 +1,383 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// repoWorkspace is a workspace whose rooda runs in a git repository (the
+// "repo" directory) with one commit, and whose fake agents follow a
+// script per task: the agent line runs DIR/<procedure>.json, so that each
+// loop of parallel() (its procedure named after its task) gets its own.
+type repoWorkspace struct {
+	*workspace
+	repo string
+}
+
+func newRepoWorkspace(t *testing.T) *repoWorkspace {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	w := &repoWorkspace{workspace: newWorkspace(t, step{})}
+	w.repo = filepath.Join(w.dir, "repo")
+	w.env = append(w.env, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
+	os.Mkdir(w.repo, 0o755)
+	w.git("init", "--quiet", "-b", "main")
+	w.git("commit", "--quiet", "--allow-empty", "-m", "first")
+	return w
+}
+
+// git runs git in the repository and returns what it printed.
+func (w *repoWorkspace) git(args ...string) string {
+	w.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = w.repo, w.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// task writes the fake agent's script of a task: it records its pid and
+// its running interval, writes file in its working directory and signals
+// SUCCESS after delay.
+func (w *repoWorkspace) task(name, file, delay string) {
+	w.t.Helper()
+	data, _ := json.Marshal(map[string]any{"record": w.dir, "steps": []step{{
+		"output": "<promise>SUCCESS</promise>\n", "delay": delay, "write": file, "times": w.timesFile(),
+	}}})
+	w.write(name+".json", string(data))
+}
+
+func (w *repoWorkspace) timesFile() string { return filepath.Join(w.dir, "times") }
+
+// agentLine runs the fake agent with the script of the loop's procedure.
+func (w *repoWorkspace) agentLine() string {
+	return "sh -c 'exec " + filepath.Join(binaries(w.t), "fakeagent") + " " + w.dir + "/$ROODA_PROCEDURE.json'"
+}
+
+// example starts the parallel example with the fake agents; the tests
+// pass where no broken.txt was written.
+func (w *repoWorkspace) example(maxParallel string) started {
+	w.t.Helper()
+	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "examples", "parallel_tasks.star"))
+	cmd := exec.Command(binary(w.t), "script", "run", script, "--", w.agentLine(), "test ! -e broken.txt", maxParallel)
+	cmd.Dir, cmd.Env = w.repo, w.env
+	return w.start(cmd)
+}
+
+// interval is when one agent ran, and where.
+type interval struct {
+	start, end int64
+	dir        string
+}
+
+func (w *repoWorkspace) intervals() []interval {
+	w.t.Helper()
+	data, err := os.ReadFile(w.timesFile())
+	if err != nil {
+		w.t.Fatalf("no agent recorded its times: %v", err)
+	}
+	var out []interval
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		start, _ := strconv.ParseInt(f[0], 10, 64)
+		end, _ := strconv.ParseInt(f[1], 10, 64)
+		out = append(out, interval{start, end, f[2]})
+	}
+	return out
+}
+
+// overlapAll reports whether every agent was running at one moment: the
+// latest start comes before the earliest end.
+func overlapAll(in []interval) bool {
+	latestStart, earliestEnd := in[0].start, in[0].end
+	for _, i := range in {
+		latestStart, earliestEnd = max(latestStart, i.start), min(earliestEnd, i.end)
+	}
+	return latestStart < earliestEnd
+}
+
+// anyOverlap reports whether two agents ever ran at once.
+func anyOverlap(in []interval) bool {
+	for i := range in {
+		for j := range in {
+			if i != j && in[i].start < in[j].end && in[j].start < in[i].end {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noWorktreesLeft fails the test if a worktree of a run or a rooda/
+// branch is left in the repository.
+func (w *repoWorkspace) noWorktreesLeft() {
+	w.t.Helper()
+	if list := w.git("worktree", "list"); strings.Count(list, "\n") > 0 {
+		w.t.Errorf("worktrees left:\n%s", list)
+	}
+	if branches := w.git("branch", "--list", "rooda/*"); branches != "" {
+		w.t.Errorf("branches left:\n%s", branches)
+	}
+	entries, _ := os.ReadDir(filepath.Join(w.repo, ".rooda", "worktrees"))
+	for _, e := range entries {
+		if e.IsDir() {
+			w.t.Errorf("a run's worktree directory is left: %s", e.Name())
+		}
+	}
+}
+
+// TestParallelExample: the example runs three loops at once in worktrees
+// of a repository — the three agents' running times overlap — merges the
+// two whose tests pass, reports the third, and leaves no worktree and no
+// branch.
+func TestParallelExample(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.task("task-a", "a.txt", "1s")
+	w.task("task-b", "b.txt", "1s")
+	w.task("task-c", "broken.txt", "1s")
+	o := w.wait(w.example("0"))
+	o.expect(t, 0, "merged: task-a\n", "merged: task-b\n", "not merged: task-c: its tests failed", "merged 2 of 3 tasks\n",
+		"[task-a] Iteration 1/5 starting", "[task-c] Success: the agent signaled SUCCESS")
+	in := w.intervals()
+	if len(in) != 3 || !overlapAll(in) {
+		t.Errorf("the three agents did not run at once: %+v", in)
+	}
+	for _, i := range in {
+		if !strings.Contains(i.dir, filepath.Join(".rooda", "worktrees")) {
+			t.Errorf("an agent ran in %s, not in a worktree", i.dir)
+		}
+	}
+	for file, want := range map[string]bool{"a.txt": true, "b.txt": true, "broken.txt": false} {
+		if _, err := os.Stat(filepath.Join(w.repo, file)); (err == nil) != want {
+			t.Errorf("%s on the main branch: %v, want %v", file, err == nil, want)
+		}
+	}
+	if log := w.git("log", "--oneline", "main"); !strings.Contains(log, "task-a:") || !strings.Contains(log, "task-b:") || strings.Contains(log, "task-c:") {
+		t.Errorf("main's history:\n%s", log)
+	}
+	w.noWorktreesLeft()
+	w.oneRecordOfThreeLoops()
+	if st := w.git("status", "--porcelain"); st != "" {
+		t.Errorf("the main checkout is not clean:\n%s", st)
+	}
+}
+
+// TestParallelOneAtATime: with max_parallel = 1 the loops run one after
+// another.
+func TestParallelOneAtATime(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.task("task-a", "a.txt", "300ms")
+	w.task("task-b", "b.txt", "300ms")
+	w.task("task-c", "c.txt", "300ms")
+	o := w.wait(w.example("1"))
+	o.expect(t, 0, "merged 3 of 3 tasks\n")
+	if in := w.intervals(); len(in) != 3 || anyOverlap(in) {
+		t.Errorf("the agents overlapped under max_parallel = 1: %+v", in)
+	}
+	if strings.Contains(o.stderr, "] [task-a] ") {
+		t.Errorf("a loop that runs alone is named on its lines:\n%s", o.stderr)
+	}
+	w.noWorktreesLeft()
+}
+
+// TestParallelInterrupt: Ctrl+C while the three agents work stops every
+// loop and every agent, exit 130, and leaves no worktree.
+func TestParallelInterrupt(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	for _, name := range []string{"task-a", "task-b", "task-c"} {
+		w.task(name, name+".txt", "30s")
+	}
+	s := w.example("0")
+	w.waitForPids(3)
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := w.wait(s)
+	if o.code != 130 {
+		t.Errorf("exit code %d, want 130\n%s", o.code, o.stderr)
+	}
+	if o.took > 20*time.Second {
+		t.Errorf("rooda took %s to stop", o.took)
+	}
+	w.noSurvivors()
+	w.noWorktreesLeft()
+}
+
+// TestParallelAfterKill: rooda killed (-9) in the middle leaves its
+// worktrees; the next run removes them and runs, and touches nothing else
+// below .rooda/worktrees nor another branch.
+func TestParallelAfterKill(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	for _, name := range []string{"task-a", "task-b", "task-c"} {
+		w.task(name, name+".txt", "30s")
+	}
+	s := w.example("0")
+	w.waitForPids(3)
+	s.cmd.Process.Kill()
+	w.wait(s)
+	// The agents, in process groups of their own, outlive a rooda killed
+	// with SIGKILL: nothing could stop them. The test does.
+	w.noSurvivorsQuietly()
+	runs, _ := os.ReadDir(filepath.Join(w.repo, ".rooda", "worktrees"))
+	var dead string
+	for _, e := range runs {
+		if e.IsDir() {
+			dead = e.Name()
+		}
+	}
+	if dead == "" {
+		t.Fatal("the killed run left no worktrees: nothing to prune")
+	}
+	mine := filepath.Join(w.repo, ".rooda", "worktrees", "notes.txt")
+	os.WriteFile(mine, []byte("mine\n"), 0o644)
+	w.git("branch", "mine")
+
+	os.Remove(filepath.Join(w.dir, "pids"))
+	for _, name := range []string{"task-a", "task-b", "task-c"} {
+		w.task(name, name+".txt", "10ms")
+	}
+	o := w.wait(w.example("0"))
+	o.expect(t, 0, "removed the worktrees of 1 run(s) that ended without removing them: ["+dead+"]", "merged 3 of 3 tasks\n")
+	w.noWorktreesLeft()
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a file beside the dead run's directory is gone: %v", err)
+	}
+	if !slices.Contains(strings.Fields(w.git("branch", "--list")), "mine") {
+		t.Error("a branch not the dead run's is gone")
+	}
+}
+
+// noSurvivorsQuietly kills what the fake agents left, without failing.
+func (w *repoWorkspace) noSurvivorsQuietly() {
+	data, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
+	for _, field := range strings.Fields(string(data)) {
+		if pid, _ := strconv.Atoi(field); alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// TestParallelFrozenValues: a function parallel() runs cannot change a
+// list the script shares with it: a clear Starlark error at the line, not
+// a race.
+func TestParallelFrozenValues(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.write("main.star", `seen = []
+
+def work(n):
+    seen.append(n)
+    return n
+
+print(parallel([(work, 1), (work, 2)]))
+`)
+	cmd := exec.Command(binary(t), "script", "run", "main.star")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 1, "parallel(): function 1 (work) failed", "main.star:4:16: in work", "cannot append to frozen list")
+}
+
+// TestParallelCostBudgetShared: loops that run at once spend one budget:
+// max_cost_usd counts what the others spend as they go, so the run ends
+// near the limit (each loop alone would take six iterations to reach it,
+// eighteen together), exit 2.
+func TestParallelCostBudgetShared(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result"), "delay": "150ms"})
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\nloop:\n  ai_cmd_alias: fake\n")
+	w.write("main.star", `def work():
+    return iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 10).iterations
+
+print(parallel([work, work, work]))
+`)
+	cmd := exec.Command(binary(t), "script", "run", "main.star", "--max-cost-usd", "0.00045")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 2, "reaching max_cost_usd $0.0004")
+	var run struct{ Iterations int }
+	found, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "run.json"))
+	if len(found) != 1 {
+		t.Fatalf("run.json: %v", found)
+	}
+	data, _ := os.ReadFile(found[0])
+	json.Unmarshal(data, &run)
+	// About 6 iterations reach the limit; loops that finish an iteration
+	// at the same moment may each take one more.
+	if run.Iterations < 5 || run.Iterations > 9 {
+		t.Errorf("the run took %d iterations, want 5 to 9 under the shared budget\n%s", run.Iterations, o.stderr)
+	}
+}
+
+// TestParallelStepBudget: each function of parallel() has its own step
+// budget, --max-steps, and one that runs out of it ends the run as the
+// budget does, exit 2.
+func TestParallelStepBudget(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.write("main.star", `def spin():
+    n = 0
+    for i in range(100000):
+        n += i
+    return n
+
+def short():
+    return 1
+
+print(parallel([spin, short]))
+`)
+	cmd := exec.Command(binary(t), "script", "run", "main.star", "--max-steps", "50000")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 2, "parallel(): function 1 (spin) failed:", "main.star:3:5: in spin", "the run reached its budget of 50000 Starlark steps (--max-steps)")
+}
+
+// oneRecordOfThreeLoops checks the run's one record: three loops, each
+// ended with success, and three iterations numbered 1 to 3 across them,
+// each naming its own loop.
+func (w *repoWorkspace) oneRecordOfThreeLoops() {
+	w.t.Helper()
+	runs, _ := filepath.Glob(filepath.Join(w.repo, ".rooda", "runs", "*", "run.json"))
+	if len(runs) != 1 {
+		w.t.Fatalf("records: %v", runs)
+	}
+	var run struct {
+		Iterations int
+		Loops      []struct{ Status string }
+	}
+	data, _ := os.ReadFile(runs[0])
+	json.Unmarshal(data, &run)
+	if run.Iterations != 3 || len(run.Loops) != 3 {
+		w.t.Fatalf("run.json: %d iterations, %d loops\n%s", run.Iterations, len(run.Loops), data)
+	}
+	loops := map[float64]bool{}
+	for n := 1; n <= 3; n++ {
+		var meta map[string]any
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(runs[0]), "iterations", "000"+strconv.Itoa(n), "meta.json"))
+		if err != nil || json.Unmarshal(data, &meta) != nil {
+			w.t.Fatalf("meta.json of record %d: %v", n, err)
+		}
+		loops[meta["loop"].(float64)] = true
+	}
+	if len(loops) != 3 {
+		w.t.Errorf("the three iterations name loops %v, want three loops", loops)
+	}
+	for i, l := range run.Loops {
+		if l.Status != "success" {
+			w.t.Errorf("loop %d: %q", i+1, l.Status)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package runlog
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"rooda/host/loop"
+)
+
+// TestLoopsAtOnce: loops that run at once each record their own
+// iterations: one sequence of record numbers without collisions, each
+// meta.json naming its own loop, and each loop's status in run.json.
+func TestLoopsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Start(dir, "parallel", nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const loops, iterations = 3, 4
+	var wg sync.WaitGroup
+	for i := range loops {
+		l := r.NewLoop()
+		l.LoopStarted("task", nil, []string{"agent"}, nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 1; n <= iterations; n++ {
+				l.IterationStarted(loop.Request{Prompt: "p"})
+				l.IterationFinished(&loop.Iteration{Number: n, Outcome: loop.OutcomeContinue, Agent: string(rune('a' + i))})
+			}
+			l.LoopFinished(loop.Result{Status: loop.MaxIters})
+		}()
+	}
+	wg.Wait()
+	byLoop := map[int]map[string]int{}
+	for record := 1; record <= loops*iterations; record++ {
+		data, err := os.ReadFile(filepath.Join(iterationDir(r.Dir(), record), "meta.json"))
+		if err != nil {
+			t.Fatalf("record %d: %v", record, err)
+		}
+		var m Meta
+		json.Unmarshal(data, &m)
+		if m.Record != record {
+			t.Errorf("record %d says it is %d", record, m.Record)
+		}
+		if byLoop[m.Loop] == nil {
+			byLoop[m.Loop] = map[string]int{}
+		}
+		byLoop[m.Loop][m.Agent]++
+	}
+	for l := 1; l <= loops; l++ {
+		if len(byLoop[l]) != 1 || func() int {
+			for _, n := range byLoop[l] {
+				return n
+			}
+			return 0
+		}() != iterations {
+			t.Errorf("loop %d recorded %v, want %d iterations of one agent", l, byLoop[l], iterations)
+		}
+	}
+	run, err := ReadRun(dir, r.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Iterations != loops*iterations || len(run.Loops) != loops {
+		t.Fatalf("run.json: %d iterations, %d loops", run.Iterations, len(run.Loops))
+	}
+	for i, l := range run.Loops {
+		if l.Status != string(loop.MaxIters) {
+			t.Errorf("loop %d: status %q", i+1, l.Status)
+		}
+	}
+}

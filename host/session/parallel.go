@@ -1,0 +1,129 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.starlark.net/starlark"
+
+	"rooda/host"
+	"rooda/host/worktree"
+)
+
+// Call is one function parallel() runs: Fn called with Args, on a thread
+// of its own.
+type Call struct {
+	Fn   starlark.Callable
+	Args starlark.Tuple
+}
+
+// The thread-local keys of a loop's thread: loopKey names the loop of a
+// function parallel() runs when several run at once; iteratingKey is set
+// while an iterate() of the thread runs.
+const (
+	loopKey      = "rooda.loop"
+	iteratingKey = "rooda.iterating"
+)
+
+// Parallel runs each call on a thread of its own, at most max at once (0
+// is all of them), and returns their results, frozen, in order. Each
+// thread has its own step budget; the run's interrupt, duration and
+// iteration budgets cover them all. Every value the functions can reach —
+// their arguments, their closures and their modules' globals — is frozen
+// first, as go.starlark.net requires of values that threads share: a
+// function that would change a shared list fails instead of racing.
+// An error of one function does not stop the others: Parallel waits for
+// every one, then fails with the errors of those that failed. In a dry
+// run they run one after another, so that their reports do not
+// interleave.
+func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]starlark.Value, error) {
+	if thread.Local(iteratingKey) != nil {
+		return nil, errors.New("parallel() cannot be called while a loop runs (from on_iteration or a context function)")
+	}
+	rt := host.FromThread(thread)
+	if rt == nil {
+		return nil, errors.New("parallel() needs a script's runtime")
+	}
+	for _, c := range calls {
+		freezeReachable(c)
+	}
+	if max <= 0 || max > len(calls) {
+		max = len(calls)
+	}
+	if s.opts.DryRun {
+		max = 1
+	}
+	ctx := host.Context(thread)
+	results := make([]starlark.Value, len(calls))
+	errs := make([]error, len(calls))
+	slots := make(chan struct{}, max)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		// Taken before the goroutine starts, so that the functions start
+		// in their order: one by one, they run in it.
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			results[i], errs[i] = s.call(ctx, rt, c, i, max > 1)
+		}()
+	}
+	wg.Wait()
+	var failed []error
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, &host.ParallelError{Index: i + 1, Name: callName(calls[i]), Err: err})
+		}
+	}
+	if err := host.StopCause(ctx); ctx.Err() != nil {
+		return nil, err
+	}
+	return results, errors.Join(failed...)
+}
+
+// call runs one function of parallel() on a thread of its own; named,
+// its loops name themselves on each line of the log.
+func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, named bool) (starlark.Value, error) {
+	if ctx.Err() != nil {
+		return nil, host.StopCause(ctx)
+	}
+	th, done := rt.Fork(ctx, fmt.Sprintf("parallel %d", i+1))
+	if named {
+		th.SetLocal(loopKey, loopName(c, i))
+	}
+	v, err := starlark.Call(th, c.Fn, c.Args, nil)
+	if err = done(err); err != nil {
+		return nil, err
+	}
+	v.Freeze()
+	return v, nil
+}
+
+// loopName is what the log calls the loop of a function: its worktree's
+// name when it is given one, else its own name and place.
+func loopName(c Call, i int) string {
+	for _, a := range c.Args {
+		if wt, ok := a.(interface{ Worktree() *worktree.Worktree }); ok {
+			return wt.Worktree().Name
+		}
+	}
+	return fmt.Sprintf("%d:%s", i+1, c.Fn.Name())
+}
+
+// callName names a function in an error.
+func callName(c Call) string { return c.Fn.Name() }
+
+// freezeReachable freezes what a call can reach: its function (defaults
+// and closure), its arguments, and the globals of the function's module.
+func freezeReachable(c Call) {
+	c.Fn.Freeze()
+	c.Args.Freeze()
+	if fn, ok := c.Fn.(*starlark.Function); ok {
+		for _, v := range fn.Globals() {
+			v.Freeze()
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"rooda/host"
+	"rooda/host/logging"
+	"rooda/host/worktree"
+)
+
+// Worktree makes a git worktree of the run for a script's worktree():
+// under .rooda/worktrees/<run-id>/<name> on branch (rooda/<run-id>/<name>
+// when ""), from base, removed as the run ends unless kept. The first
+// one prunes what dead runs left. In a dry run nothing is made: the
+// worktree is only named.
+func (s *Session) Worktree(thread *starlark.Thread, name, branch, base string, keep bool) (*worktree.Worktree, error) {
+	if s.opts.DryRun {
+		// Nothing is made, and nothing asked of git: a dry run (rooda
+		// info) may run where there is no repository.
+		wd, _ := os.Getwd()
+		return &worktree.Worktree{Name: name, Path: filepath.Join(wd, worktree.Root, "<run-id>", name), Branch: branch, Base: base, Keep: keep}, nil
+	}
+	set, err := s.worktreeSet(thread)
+	if err != nil {
+		return nil, err
+	}
+	return set.Add(host.Context(thread), name, branch, base, keep)
+}
+
+// worktreeSet is the run's worktrees, made at the first call.
+func (s *Session) worktreeSet(thread *starlark.Thread) (*worktree.Set, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.worktrees != nil {
+		return s.worktrees, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	set, err := worktree.NewSet(host.Context(thread), wd, s.worktreeRunID())
+	if err != nil {
+		return nil, err
+	}
+	s.worktrees = set
+	return set, nil
+}
+
+// worktreeRunID names the run's worktrees: the record's id, else one of
+// the same form made from the time and the process.
+func (s *Session) worktreeRunID() string {
+	if id := s.runID(); id != "" {
+		return id
+	}
+	if s.noRecordID == "" {
+		s.noRecordID = fmt.Sprintf("%s-%d", s.started.UTC().Format("20060102-150405"), os.Getpid())
+	}
+	return s.noRecordID
+}
+
+// Merge merges a worktree's branch into the branch the main checkout has
+// out, for a script's git_merge(): plain git, aborted on a conflict. In a
+// dry run nothing is merged.
+func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res worktree.MergeResult, ran bool, err error) {
+	if s.opts.DryRun {
+		s.notes().Line(logging.Info, "dry_run_merge", []any{"branch", wt.Branch}, "[dry-run] not merging: %s", wt.Branch)
+		return res, false, nil
+	}
+	set, err := s.worktreeSet(thread)
+	if err != nil {
+		return res, false, err
+	}
+	res, err = worktree.Merge(host.Context(thread), set.Repo(), wt.Branch)
+	return res, true, err
+}
+
+// closeWorktrees removes the run's worktrees that are not kept, as the
+// run ends however it ends; what cannot be removed is a warning.
+func (s *Session) closeWorktrees() {
+	s.mu.Lock()
+	set := s.worktrees
+	s.mu.Unlock()
+	if set == nil {
+		return
+	}
+	if err := set.Close(s.ctx); err != nil {
+		s.Log().Warnf("the run's worktrees could not all be removed: %v", err)
+	}
+}
+
+// pruneDeadWorktrees removes what runs that died (rooda killed) left in
+// .rooda/worktrees of the repository the run is in, and says so: a crash
+// leaves nothing a later run trips over. Outside a repository, or with
+// no worktrees ever made, there is nothing to do.
+func (s *Session) pruneDeadWorktrees() {
+	if s.opts.DryRun {
+		return
+	}
+	ctx := s.ctx
+	repo, ok := topLevel()
+	if !ok {
+		return
+	}
+	start := time.Now()
+	dead, err := worktree.PruneDead(ctx, repo)
+	if len(dead) > 0 {
+		s.Log().Infof("removed the worktrees of %d run(s) that ended without removing them: %v (%s)", len(dead), dead, logging.Duration(time.Since(start)))
+	}
+	if err != nil {
+		s.Log().Warnf("the worktrees of dead runs could not all be removed: %v", err)
+	}
+}
+
+// topLevel is the top level of the repository rooda runs in, when
+// it has worktrees of runs; it looks upwards from the working directory
+// for .rooda/worktrees without starting git.
+func topLevel() (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		if info, err := os.Stat(filepath.Join(dir, worktree.Root)); err == nil && info.IsDir() {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}

@@ -21,7 +21,7 @@ func (s *Session) startTrace(name string) {
 // span of the run's trace when there is one: its agent is given the
 // iteration's span as TRACEPARENT, its limit waits are events.
 func (s *Session) execute(ctx context.Context, plan *engine.Plan, out engine.Output, observers ...loop.Observer) loop.Result {
-	span := s.trace.Loop(plan.Procedure.Name, plan.Agents)
+	span := s.trace.Loop(out.Loop, plan.Procedure.Name, plan.Agents)
 	if span != nil {
 		out.AgentEnv = span.Env
 		observers = append(observers, span)

@@ -29,14 +29,22 @@ type Loop struct {
 }
 
 // Loop starts the span of a loop of procedure whose agents take turns
-// (their names), under the run's span.
-func (r *Run) Loop(procedure string, agents []string) *Loop {
+// (their names), under the run's span; name is the loop's in
+// parallel(), "" for a loop that runs alone.
+func (r *Run) Loop(name, procedure string, agents []string) *Loop {
 	if r == nil {
 		return nil
 	}
-	ctx, span := r.tracer.Start(r.ctx, "loop "+procedure, trace.WithAttributes(
+	attrs := []attribute.KeyValue{
 		attribute.String("rooda.procedure", procedure),
-		attribute.StringSlice("rooda.agents", agents)))
+		attribute.StringSlice("rooda.agents", agents)}
+	spanName := "loop " + procedure
+	if name != "" {
+		// Loops at once (parallel()) are told apart by their names.
+		spanName = "loop " + name
+		attrs = append(attrs, attribute.String("rooda.loop", name))
+	}
+	ctx, span := r.tracer.Start(r.ctx, spanName, trace.WithAttributes(attrs...))
 	return &Loop{tracer: r.tracer, ctx: ctx, span: span, procedure: procedure}
 }
 

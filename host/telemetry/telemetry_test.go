@@ -54,7 +54,7 @@ func TestOffMakesNothing(t *testing.T) {
 	if r != nil {
 		t.Fatalf("Start made a run: %v", r)
 	}
-	l := r.Loop("build", nil)
+	l := r.Loop("", "build", nil)
 	l.IterationStarted(loop.Request{Iteration: 1})
 	if env := l.Env(); env != nil {
 		t.Errorf("Env = %q", env)
@@ -91,7 +91,7 @@ func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
 	unsetTracing(t)
 	exporter := keeping{tracetest.NewInMemoryExporter()}
 	r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "rooda run build", &warnOnce{})
-	l := r.Loop("build", []string{"claude"})
+	l := r.Loop("", "build", []string{"claude"})
 	var parents []string
 	spent := loop.Spend{Tokens: agentstream.Usage{Input: 10, Output: 5, CacheRead: 2}, CostUSD: 0.5, Costed: true}
 	for n, outcome := range []loop.Outcome{loop.OutcomeContinue, loop.OutcomeFailure} {
@@ -185,5 +185,24 @@ func TestParentFromEnvironment(t *testing.T) {
 	spans := exporter.GetSpans()
 	if len(spans) != 1 || spans[0].Parent.SpanID().String() != "b7ad6b7169203331" || spans[0].SpanContext.TraceID().String() != "0af7651916cd43dd8448eb211c80319c" {
 		t.Errorf("spans: %v", spans)
+	}
+}
+
+// TestLoopsAtOnceAreNamed: the spans of loops that run at once, in
+// parallel(), carry their names, so that a trace tells them apart.
+func TestLoopsAtOnceAreNamed(t *testing.T) {
+	unsetTracing(t)
+	exporter := keeping{tracetest.NewInMemoryExporter()}
+	r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "rooda script run tasks.star", &warnOnce{})
+	for _, name := range []string{"task-a", "task-b"} {
+		r.Loop(name, "build", nil).End(loop.Result{Status: loop.Success, Iterations: 1})
+	}
+	r.End(RunEnd{RunID: "id", Status: loop.Success, Iterations: 2})
+	names := map[string]string{}
+	for _, s := range exporter.GetSpans() {
+		names[s.Name] = attr(s, "rooda.loop").AsString()
+	}
+	if names["loop task-a"] != "task-a" || names["loop task-b"] != "task-b" {
+		t.Errorf("spans and their rooda.loop: %v", names)
 	}
 }

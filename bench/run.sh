@@ -1,66 +1,102 @@
 #!/usr/bin/env bash
 # Measures rooda against the plainest shell doing the same work, in one run
-# on one machine, and prints the figures the README records.
+# on one machine, and prints the figures the README records, each as the
+# median of RUNS with the spread (min–max), in wall time and in CPU time
+# (user+sys of the whole process tree, from GNU time).
 #
-#   bench/run.sh              1 GiB flood, 200 iterations, 3 runs of each
-#   BYTES=268435456 RUNS=5 ITERATIONS=100 bench/run.sh
+#   bench/run.sh              1 GiB floods, 200 iterations, 5 runs of each
+#   BYTES=268435456 RUNS=3 ITERATIONS=100 bench/run.sh
 #
-# 1. flood: an agent prints BYTES of output, then <promise>SUCCESS</promise>.
-#    rooda (max_output_buffer 10 MiB) against `agent </dev/null | cat >/dev/null`;
-#    wall time (median of RUNS) and rooda's peak RSS.
-# 2. loop: ITERATIONS iterations of an agent that only reads its prompt.
-#    `rooda run build -n ITERATIONS` against a shell loop piping the same
-#    prompt to the same agent ITERATIONS times.
+# 1. flood: an agent prints BYTES of output, then <promise>SUCCESS</promise>,
+#    by two writers: a fast one (64 KiB writes) and one in 8 KiB pieces, as
+#    an agent printing as it goes does. rooda (max_output_buffer 10 MiB)
+#    against `agent </dev/null | cat >/dev/null`; rooda's peak RSS.
+# 2. loop: ITERATIONS iterations of an agent that only reads its prompt, run
+#    records on (the default). `rooda run build -n ITERATIONS` against a
+#    shell loop piping the same prompt to the same agent ITERATIONS times;
+#    the difference per iteration is rooda's overhead.
+#
+# Each figure ends in PASS or MISS against the target of issue 18: a flood
+# costs at most 1.1x the pipe, wall and CPU; an iteration at most 0.5 ms
+# more than the shell loop's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BYTES=${BYTES:-1073741824}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 ITERATIONS=${ITERATIONS:-200}
+FLOOD_TARGET=1.1
+OVERHEAD_TARGET_MS=0.5
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/rooda" ./cmd/rooda
 go build -o "$work/fakeagent" ./internal/fakeagent
-printf '{"steps": [{"bytes": %d, "after": "<promise>SUCCESS</promise>"}]}\n' "$BYTES" >"$work/flood.json"
+for chunk in 65536 8192; do
+	printf '{"steps": [{"bytes": %d, "chunk": %d, "after": "<promise>SUCCESS</promise>"}]}\n' "$BYTES" "$chunk" >"$work/flood-$chunk.json"
+done
 printf '{"record": "%s", "steps": [{}]}\n' "$work" >"$work/record.json"
 printf '{"steps": [{}]}\n' >"$work/quiet.json"
+cat >"$work/loop.sh" <<'EOF'
+i=0
+while [ "$i" -lt "$1" ]; do
+	i=$((i + 1))
+	ROODA_ITERATION=$i ./fakeagent quiet.json <prompt-1.txt >/dev/null
+done
+EOF
 export ROODA_CONFIG_HOME="$work/no-global"
 cd "$work"
 
-# seconds runs a command and prints its wall time in seconds.
-seconds() {
+# timed runs a command once and prints "WALL CPU" in seconds, CPU being
+# the user and system time of it and every process it waited for.
+timed() {
 	local start end
 	start=$(date +%s%N)
-	"$@" >/dev/null 2>&1 || true
+	/usr/bin/time -f '%U %S' -o cpu "$@" >/dev/null 2>&1 || true
 	end=$(date +%s%N)
-	awk -v ns=$((end - start)) 'BEGIN { printf "%.3f\n", ns / 1e9 }'
+	# The last line: GNU time puts a line on a failing exit status before.
+	tail -1 cpu | awk -v ns=$((end - start)) '{ printf "%.3f %.2f\n", ns / 1e9, $1 + $2 }'
 }
 
-# median of RUNS timings of a command.
-median() {
-	for _ in $(seq "$RUNS"); do seconds "$@"; done | sort -n | sed -n "$(((RUNS + 1) / 2))p"
+# measure runs a command RUNS times and prints "WALL CPU WALL_RANGE
+# CPU_RANGE": the medians, and min–max of each.
+measure() {
+	for _ in $(seq "$RUNS"); do timed "$@"; done >times
+	local wall cpu
+	wall=$(cut -d' ' -f1 times | sort -n)
+	cpu=$(cut -d' ' -f2 times | sort -n)
+	echo "$(median <<<"$wall") $(median <<<"$cpu") $(head -1 <<<"$wall")–$(tail -1 <<<"$wall") $(head -1 <<<"$cpu")–$(tail -1 <<<"$cpu")"
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", a / b }'; }
+median() { sed -n "$(((RUNS + 1) / 2))p"; }
 
-flood_rooda() { ./rooda run build -n 1 --ai-cmd "./fakeagent flood.json"; }
-flood_pipe() { sh -c './fakeagent flood.json </dev/null | cat >/dev/null'; }
-loop_rooda() { ./rooda run build -n "$ITERATIONS" --ai-cmd "./fakeagent quiet.json"; }
-loop_shell() {
-	i=0
-	while [ "$i" -lt "$ITERATIONS" ]; do
-		i=$((i + 1))
-		ROODA_ITERATION=$i ./fakeagent quiet.json <prompt-1.txt >/dev/null
-	done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# verdict prints PASS when value <= target, else MISS.
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t ? "PASS" : "MISS") }'; }
+
+flood() {
+	local chunk=$1 name=$2 r c rss
+	read -r rw rc rwr rcr < <(measure ./rooda run build -n 1 --ai-cmd "./fakeagent flood-$chunk.json")
+	read -r pw pc pwr pcr < <(measure sh -c "./fakeagent flood-$chunk.json </dev/null | cat >/dev/null")
+	rss=$(/usr/bin/time -f %M ./rooda run build -n 1 --ai-cmd "./fakeagent flood-$chunk.json" 2>&1 >/dev/null | tail -1)
+	r=$(ratio "$rw" "$pw")
+	c=$(ratio "$rc" "$pc")
+	echo "flood $((BYTES >> 20)) MiB, $name:"
+	echo "  wall: rooda ${rw}s ($rwr), pipe ${pw}s ($pwr), ratio $r (target <= $FLOOD_TARGET) $(verdict "$r" "$FLOOD_TARGET")"
+	echo "  CPU:  rooda ${rc}s ($rcr), pipe ${pc}s ($pcr), ratio $c (target <= $FLOOD_TARGET) $(verdict "$c" "$FLOOD_TARGET")"
+	echo "  rooda peak RSS $((rss / 1024)) MiB (max_output_buffer 10 MiB)"
 }
 
 ./rooda run build -n 1 --ai-cmd "./fakeagent record.json" >/dev/null 2>&1 || true # the prompt, for the shell loop
 
-r=$(median flood_rooda)
-p=$(median flood_pipe)
-rss=$(/usr/bin/time -f %M ./rooda run build -n 1 --ai-cmd "./fakeagent flood.json" 2>&1 >/dev/null | tail -1)
-echo "flood $((BYTES >> 20)) MiB: rooda ${r}s, pipe ${p}s, ratio $(ratio "$r" "$p"); rooda peak RSS $((rss / 1024)) MiB (max_output_buffer 10 MiB)"
+flood 65536 "fast writer (64 KiB writes)"
+flood 8192 "8 KiB pieces"
 
-r=$(median loop_rooda)
-s=$(median loop_shell)
-echo "loop $ITERATIONS iterations: rooda ${r}s, shell ${s}s, ratio $(ratio "$r" "$s")"
+read -r rw rc rwr rcr < <(measure ./rooda run build -n "$ITERATIONS" --ai-cmd "./fakeagent quiet.json")
+read -r sw sc swr scr < <(measure bash loop.sh "$ITERATIONS")
+over=$(awk -v a="$rw" -v b="$sw" -v n="$ITERATIONS" 'BEGIN { printf "%.2f", (a - b) * 1000 / n }')
+overcpu=$(awk -v a="$rc" -v b="$sc" -v n="$ITERATIONS" 'BEGIN { printf "%.2f", (a - b) * 1000 / n }')
+echo "loop $ITERATIONS iterations, records on:"
+echo "  wall: rooda ${rw}s ($rwr), shell ${sw}s ($swr), ratio $(ratio "$rw" "$sw")"
+echo "  CPU:  rooda ${rc}s ($rcr), shell ${sc}s ($scr), ratio $(ratio "$rc" "$sc")"
+echo "  overhead per iteration: ${over} ms wall (target <= $OVERHEAD_TARGET_MS) $(verdict "$over" "$OVERHEAD_TARGET_MS"), ${overcpu} ms CPU"

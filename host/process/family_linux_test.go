@@ -235,3 +235,28 @@ func TestChildrenListsAChild(t *testing.T) {
 	}
 	t.Errorf("child %d not among %v", cmd.Process.Pid, children())
 }
+
+// A cgroup is empty, by the kernel's word, once no live process is in it.
+func TestCgroupEmpty(t *testing.T) {
+	g := newCgroup()
+	if g == nil {
+		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
+	}
+	defer g.remove()
+	if !g.empty() {
+		t.Error("a new cgroup not empty")
+	}
+	cmd := exec.Command("sleep", "30")
+	cmd.SysProcAttr = sysProcAttr(g)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if g.empty() || len(g.find()) != 1 {
+		t.Errorf("a cgroup with a process: empty %t, found %v", g.empty(), g.find())
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !g.empty() || len(g.find()) != 0 {
+		t.Errorf("a cgroup whose process was killed: empty %t, found %v", g.empty(), g.find())
+	}
+}

@@ -32,6 +32,8 @@ type Recorder struct {
 	refused map[string]bool // context additions that could not be read, said so
 	fresh   []string        // additions first given in the current iteration
 	warning string
+	// lastPrompt is the prompt.txt last written, and what it holds.
+	lastPrompt struct{ path, text string }
 }
 
 // Start creates the record of a run named name (the procedure or
@@ -156,7 +158,24 @@ func (r *Recorder) IterationStarted(req loop.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.records++
-	r.keep(writeFile(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), []byte(req.Prompt)))
+	r.keep(r.keepPrompt(filepath.Join(iterationDir(r.dir, r.records), "prompt.txt"), req.Prompt))
+}
+
+// keepPrompt writes an iteration's prompt.txt. A prompt the same as the
+// one before, as a loop's mostly is, becomes a second name of that file
+// (a hard link): a new file would cost the file system a new inode each
+// iteration, the dearest part of a record. Where a link cannot be made,
+// the prompt is written.
+func (r *Recorder) keepPrompt(path, prompt string) error {
+	if r.lastPrompt.path != "" && prompt == r.lastPrompt.text &&
+		os.MkdirAll(filepath.Dir(path), 0o755) == nil && os.Link(r.lastPrompt.path, path) == nil {
+		return nil
+	}
+	err := writeFile(path, []byte(prompt))
+	if err == nil {
+		r.lastPrompt.path, r.lastPrompt.text = path, prompt
+	}
+	return err
 }
 
 // OutputFile is where the iteration going on keeps the agent's output,

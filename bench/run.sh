@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures rooda against the plainest shell doing the same work, in one run
-# on one machine, and prints the figures the README records, each as the
+# on one machine, taking turns, and prints the figures the README records, each as the
 # median of RUNS with the spread (min–max), in wall time and in CPU time
 # (user+sys of the whole process tree, from GNU time).
 #

@@ -2,21 +2,23 @@ package process
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 // reapOrphans collects the zombies among rooda's children that os/exec
 // is not waiting for: adopted orphans that exited.
 func (f *family) reapOrphans() {
-	if !adopting.Load() {
+	if !adopting.Load() || !zombieChild() {
 		return
 	}
 	f.mu.Lock()
@@ -27,6 +29,18 @@ func (f *family) reapOrphans() {
 			syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
 		}
 	}
+}
+
+// zombieChild reports whether some child of rooda has exited and not been
+// waited for, without waiting for it (waitid with WNOWAIT): with none, the
+// rule at the end of every iteration, there is nothing to reap and the
+// children need not be listed.
+func zombieChild() bool {
+	const pAll = 0
+	var info [128]byte // a siginfo_t; si_pid is at offset 16 on Linux
+	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pAll, 0, uintptr(unsafe.Pointer(&info[0])),
+		syscall.WEXITED|syscall.WNOHANG|syscall.WNOWAIT, 0, 0)
+	return errno == 0 && *(*int32)(unsafe.Pointer(&info[16])) != 0
 }
 
 // adopted are rooda's children that it did not start, zombies included;
@@ -46,13 +60,16 @@ func (f *family) adopted() []proc {
 // (/proc/self/task/*/children), a few reads where a scan of /proc takes
 // hundreds; without that list, /proc is scanned.
 func children() []proc {
-	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	tasks := threads()
 	if len(tasks) == 0 {
 		return childrenOf(os.Getpid(), processes())
 	}
 	var list []proc
 	for _, task := range tasks {
-		data, _ := os.ReadFile(task)
+		data, err := os.ReadFile("/proc/self/task/" + task + "/children")
+		if errors.Is(err, fs.ErrNotExist) && task == tasks[0] {
+			return childrenOf(os.Getpid(), processes()) // a kernel without the lists
+		}
 		for _, field := range strings.Fields(string(data)) {
 			pid, _ := strconv.Atoi(field)
 			if p, ok := readStat(pid); ok {
@@ -61,6 +78,19 @@ func children() []proc {
 		}
 	}
 	return list
+}
+
+// threads are the ids of rooda's threads, read from /proc/self/task: one
+// directory read, where a glob of their children files opens every
+// thread's directory too.
+func threads() []string {
+	dir, err := os.Open("/proc/self/task")
+	if err != nil {
+		return nil
+	}
+	defer dir.Close()
+	names, _ := dir.Readdirnames(-1)
+	return names
 }
 
 func childrenOf(parent int, all []proc) []proc {

@@ -193,3 +193,71 @@ func TestStartTime(t *testing.T) {
 		t.Errorf("an ended process has start time %d", gone)
 	}
 }
+
+// zombieChild tells whether a child exited without taking its exit
+// status: os/exec, which waits for the agent, still gets it.
+func TestZombieChildLeavesTheStatus(t *testing.T) {
+	if zombieChild() {
+		t.Fatal("a zombie child before any was started")
+	}
+	cmd := exec.Command("sh", "-c", "exit 3")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for state(cmd.Process.Pid) != 'Z' {
+		time.Sleep(time.Millisecond)
+	}
+	if !zombieChild() {
+		t.Error("the exited child not seen")
+	}
+	if !zombieChild() {
+		t.Error("the exited child not seen a second time: the first look reaped it")
+	}
+	if err := cmd.Wait(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
+		t.Errorf("os/exec got %v, %v; want exit status 3", err, cmd.ProcessState)
+	}
+	if zombieChild() {
+		t.Error("a zombie child after os/exec waited for it")
+	}
+}
+
+// children lists rooda's child processes from each thread's list.
+func TestChildrenListsAChild(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	for _, p := range children() {
+		if p.pid == cmd.Process.Pid {
+			return
+		}
+	}
+	t.Errorf("child %d not among %v", cmd.Process.Pid, children())
+}
+
+// A cgroup is empty, by the kernel's word, once no live process is in it.
+func TestCgroupEmpty(t *testing.T) {
+	g := newCgroup()
+	if g == nil {
+		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
+	}
+	defer g.remove()
+	if !g.empty() {
+		t.Error("a new cgroup not empty")
+	}
+	cmd := exec.Command("sleep", "30")
+	cmd.SysProcAttr = sysProcAttr(g)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if g.empty() || len(g.find()) != 1 {
+		t.Errorf("a cgroup with a process: empty %t, found %v", g.empty(), g.find())
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if !g.empty() || len(g.find()) != 0 {
+		t.Errorf("a cgroup whose process was killed: empty %t, found %v", g.empty(), g.find())
+	}
+}

@@ -3,6 +3,7 @@ package process
 import (
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -10,27 +11,56 @@ import (
 // byte read puts it off. It is how an agent that waits forever on a dead
 // network, printing nothing, is told from one that works: by what it
 // writes, as it writes it, not by polling files.
+//
+// A read only notes when it happened: resetting a timer on each of them
+// (one per 8 KiB an agent prints) costs more than the read. The timer goes
+// off a limit after the last read it knows of, sees the later reads, and
+// waits for what is left of the limit since the last of them: it fires
+// exactly a limit after the output went silent, as a timer reset by every
+// read would, and is looked at about once a limit.
 type watchdog struct {
 	limit time.Duration
+	began time.Time
+	last  atomic.Int64 // when the output was last read, as time since began
+	mu    sync.Mutex   // guards timer and stopped
 	timer *time.Timer
-	once  sync.Once
-	bark  chan struct{}
+	// stopped keeps a look that races stop from setting the timer again.
+	stopped bool
+	once    sync.Once
+	bark    chan struct{}
 }
 
 // newWatchdog starts a watchdog of limit; with a limit of 0 it never
 // fires.
 func newWatchdog(limit time.Duration) *watchdog {
-	d := &watchdog{limit: limit, bark: make(chan struct{})}
+	d := &watchdog{limit: limit, began: time.Now(), bark: make(chan struct{})}
 	if limit > 0 {
-		d.timer = time.AfterFunc(limit, func() { d.once.Do(func() { close(d.bark) }) })
+		d.mu.Lock()
+		d.timer = time.AfterFunc(limit, d.look)
+		d.mu.Unlock()
 	}
 	return d
+}
+
+// look fires the watchdog if the output has been silent for the limit,
+// and otherwise looks again when the limit since the last read is up.
+func (d *watchdog) look() {
+	silent := time.Since(d.began) - time.Duration(d.last.Load())
+	if silent >= d.limit {
+		d.once.Do(func() { close(d.bark) })
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.stopped {
+		d.timer.Reset(d.limit - silent)
+	}
 }
 
 // fired is closed when the output has been silent for the limit; nil,
 // which never is, when there is no limit.
 func (d *watchdog) fired() <-chan struct{} {
-	if d.timer == nil {
+	if d.limit <= 0 {
 		return nil
 	}
 	return d.bark
@@ -38,16 +68,20 @@ func (d *watchdog) fired() <-chan struct{} {
 
 // reset puts it off by a whole limit from now.
 func (d *watchdog) reset() {
-	if d.timer != nil {
-		d.timer.Reset(d.limit)
+	if d.limit > 0 {
+		d.last.Store(int64(time.Since(d.began)))
 	}
 }
 
 // stop ends its watch: the agent is gone.
 func (d *watchdog) stop() {
-	if d.timer != nil {
-		d.timer.Stop()
+	if d.limit <= 0 {
+		return
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopped = true
+	d.timer.Stop()
 }
 
 // watched is a reader whose every read of a byte resets the watchdog.

@@ -193,15 +193,17 @@ func writeFile(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	_, err = tmp.Write(data)
+	err = errors.Join(err, tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err != nil {
+		// Removed only on failure: once renamed there is nothing to
+		// remove, and an iteration writes several files.
+		os.Remove(tmp.Name())
 	}
-	return os.Rename(tmp.Name(), path)
+	return err
 }
 
 // idForm is the form of the ids newID gives, the older ones without

@@ -13,6 +13,9 @@
 //	 "stderr": "…",       printed to stderr
 //	 "echo": true,        the prompt printed back, as some CLIs do
 //	 "bytes": 1048576,    that many bytes of "x" printed after output
+//	 "chunk": 8192,       … in write(2) calls of that many bytes, as an
+//	                      agent printing line by line does (default
+//	                      64 KiB, the fastest a writer goes)
 //	 "child": "30s",      a background child that holds stdout that long
 //	 "escape": "30s",     a child in a session of its own (setsid) that
 //	                      holds stdout that long: it left the group
@@ -71,6 +74,7 @@ type step struct {
 	Stderr       string `json:"stderr"`
 	Echo         bool   `json:"echo"`
 	Bytes        int64  `json:"bytes"`
+	Chunk        int    `json:"chunk"`
 	Child        string `json:"child"`
 	Escape       string `json:"escape"`
 	Daemon       string `json:"daemon"`
@@ -145,8 +149,8 @@ func act(st step, dir string, prompt []byte) {
 	if st.Echo {
 		out.Write(prompt)
 	}
-	flood(out, st.Bytes)
 	out.Flush()
+	flood(os.Stdout, st.Bytes, st.Chunk)
 	if st.Write != "" {
 		write(st.Write, []byte("written by the fake agent\n"))
 	}
@@ -186,9 +190,13 @@ func appendTimes(path string, start time.Time) {
 	fmt.Fprintf(f, "%d %d %s\n", start.UnixNano(), time.Now().UnixNano(), wd)
 }
 
-// flood prints n bytes of "x" without holding them in memory.
-func flood(w io.Writer, n int64) {
-	chunk := []byte(strings.Repeat("x", 64<<10))
+// flood prints n bytes of "x" without holding them in memory, in writes
+// of size bytes each (64 KiB when size is 0).
+func flood(w io.Writer, n int64, size int) {
+	if size <= 0 {
+		size = 64 << 10
+	}
+	chunk := []byte(strings.Repeat("x", size))
 	for n > 0 {
 		k := min(n, int64(len(chunk)))
 		if _, err := w.Write(chunk[:k]); err != nil {

@@ -194,26 +194,38 @@ func TestParallelOneAtATime(t *testing.T) {
 	w.noWorktreesLeft()
 }
 
-// TestParallelInterrupt: Ctrl+C while the three agents work stops every
-// loop and every agent, exit 130, and leaves no worktree.
+// TestParallelInterrupt: Ctrl+C while the agents work stops every loop
+// and every agent, exit 130, and leaves no worktree; under max_parallel
+// = 1 the functions still queued never start.
 func TestParallelInterrupt(t *testing.T) {
 	t.Parallel()
-	w := newRepoWorkspace(t)
-	for _, name := range []string{"task-a", "task-b", "task-c"} {
-		w.task(name, name+".txt", "30s")
+	for _, c := range []struct {
+		maxParallel string
+		agents      int
+	}{{"0", 3}, {"1", 1}} {
+		t.Run("max_parallel="+c.maxParallel, func(t *testing.T) {
+			t.Parallel()
+			w := newRepoWorkspace(t)
+			for _, name := range []string{"task-a", "task-b", "task-c"} {
+				w.task(name, name+".txt", "30s")
+			}
+			s := w.example(c.maxParallel)
+			w.waitForPids(c.agents)
+			s.cmd.Process.Signal(syscall.SIGINT)
+			o := w.wait(s)
+			if o.code != 130 {
+				t.Errorf("exit code %d, want 130\n%s", o.code, o.stderr)
+			}
+			if o.took > 20*time.Second {
+				t.Errorf("rooda took %s to stop", o.took)
+			}
+			if data, _ := os.ReadFile(filepath.Join(w.dir, "pids")); len(strings.Fields(string(data))) != c.agents {
+				t.Errorf("agents started: %q, want %d", data, c.agents)
+			}
+			w.noSurvivors()
+			w.noWorktreesLeft()
+		})
 	}
-	s := w.example("0")
-	w.waitForPids(3)
-	s.cmd.Process.Signal(syscall.SIGINT)
-	o := w.wait(s)
-	if o.code != 130 {
-		t.Errorf("exit code %d, want 130\n%s", o.code, o.stderr)
-	}
-	if o.took > 20*time.Second {
-		t.Errorf("rooda took %s to stop", o.took)
-	}
-	w.noSurvivors()
-	w.noWorktreesLeft()
 }
 
 // TestParallelAfterKill: rooda killed (-9) in the middle leaves its

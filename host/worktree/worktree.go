@@ -88,7 +88,7 @@ func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*W
 		branch = "rooda/" + s.runID + "/" + name
 	}
 	t := &Worktree{Name: name, Path: filepath.Join(s.runDir(), name), Branch: branch, Base: base, Keep: keep}
-	if _, err := git.Run(ctx, git.Command{Args: []string{"-C", s.repo, "worktree", "add", "-q", "-b", branch, t.Path, base}}); err != nil {
+	if _, err := git.Run(ctx, git.Command{Args: []string{"-C", s.repo, "worktree", "add", "-q", "-b", branch, "--", t.Path, base}}); err != nil {
 		return nil, err
 	}
 	s.trees = append(s.trees, t)

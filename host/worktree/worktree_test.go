@@ -61,8 +61,17 @@ func TestAddMergeClose(t *testing.T) {
 	if _, err := s.Add(ctx, "a", "", "HEAD", false); err == nil {
 		t.Error("a second worktree named a was made")
 	}
-	if _, err := s.Add(ctx, "../x", "", "HEAD", false); err == nil {
-		t.Error("a worktree named ../x was made")
+	for _, name := range []string{"../x", "../../x", "/", ".", "..", "", "x/y", "-D"} {
+		if _, err := s.Add(ctx, name, "", "HEAD", false); err == nil {
+			t.Errorf("a worktree named %q was made", name)
+		}
+	}
+	// A branch of the user's is never one rooda makes, so never one it deletes.
+	if _, err := s.Add(ctx, "on-main", "main", "HEAD", false); err == nil {
+		t.Error("a worktree on the existing branch main was made")
+	}
+	if _, err := s.Add(ctx, "opt", "", "--lock", false); err == nil {
+		t.Error("a base of --lock was taken as git's option")
 	}
 	b, _ := s.Add(ctx, "b", "", "HEAD", false)
 	kept, _ := s.Add(ctx, "kept", "mine", "HEAD", true)
@@ -99,6 +108,9 @@ func TestAddMergeClose(t *testing.T) {
 	}
 	if gitIn(t, dir, "branch", "--list", "mine") == "" {
 		t.Error("the kept branch is gone")
+	}
+	if gitIn(t, dir, "branch", "--list", "main") == "" {
+		t.Error("the user's branch main is gone")
 	}
 }
 

@@ -59,6 +59,15 @@ func (w *repoWorkspace) task(name, file, delay string) {
 	w.write(name+".json", string(data))
 }
 
+// tasks writes the scripts of the example's three tasks, each writing
+// <task>.txt and signalling SUCCESS after delay.
+func (w *repoWorkspace) tasks(delay string) {
+	w.t.Helper()
+	for _, name := range []string{"task-a", "task-b", "task-c"} {
+		w.task(name, name+".txt", delay)
+	}
+}
+
 func (w *repoWorkspace) timesFile() string { return filepath.Join(w.dir, "times") }
 
 // agentLine runs the fake agent with the script of the loop's procedure.
@@ -180,9 +189,7 @@ func TestParallelExample(t *testing.T) {
 func TestParallelOneAtATime(t *testing.T) {
 	t.Parallel()
 	w := newRepoWorkspace(t)
-	w.task("task-a", "a.txt", "300ms")
-	w.task("task-b", "b.txt", "300ms")
-	w.task("task-c", "c.txt", "300ms")
+	w.tasks("300ms")
 	o := w.wait(w.example("1"))
 	o.expect(t, 0, "merged 3 of 3 tasks\n")
 	if in := w.intervals(); len(in) != 3 || anyOverlap(in) {
@@ -206,9 +213,7 @@ func TestParallelInterrupt(t *testing.T) {
 		t.Run("max_parallel="+c.maxParallel, func(t *testing.T) {
 			t.Parallel()
 			w := newRepoWorkspace(t)
-			for _, name := range []string{"task-a", "task-b", "task-c"} {
-				w.task(name, name+".txt", "30s")
-			}
+			w.tasks("30s")
 			s := w.example(c.maxParallel)
 			w.waitForPids(c.agents)
 			s.cmd.Process.Signal(syscall.SIGINT)
@@ -234,9 +239,7 @@ func TestParallelInterrupt(t *testing.T) {
 func TestParallelAfterKill(t *testing.T) {
 	t.Parallel()
 	w := newRepoWorkspace(t)
-	for _, name := range []string{"task-a", "task-b", "task-c"} {
-		w.task(name, name+".txt", "30s")
-	}
+	w.tasks("30s")
 	s := w.example("0")
 	w.waitForPids(3)
 	s.cmd.Process.Kill()
@@ -259,9 +262,7 @@ func TestParallelAfterKill(t *testing.T) {
 	w.git("branch", "mine")
 
 	os.Remove(filepath.Join(w.dir, "pids"))
-	for _, name := range []string{"task-a", "task-b", "task-c"} {
-		w.task(name, name+".txt", "10ms")
-	}
+	w.tasks("10ms")
 	o := w.wait(w.example("0"))
 	o.expect(t, 0, "removed the worktrees of 1 run(s) that ended without removing them: ["+dead+"]", "merged 3 of 3 tasks\n")
 	w.noWorktreesLeft()

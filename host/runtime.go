@@ -131,14 +131,7 @@ func New(opts Options) (*Runtime, error) {
 	if r.maxSteps == 0 {
 		r.maxSteps = DefaultMaxSteps
 	}
-	r.thread = &starlark.Thread{Name: "rooda", Load: r.load, Print: r.print, OnMaxSteps: r.checkpoint}
-	// The step limit is where the next checkpoint comes; it is never 0,
-	// which go.starlark.net reads as "cancel at once" on a thread already
-	// used.
-	r.thread.SetMaxExecutionSteps(min(checkEvery, r.maxSteps))
-	// Thread locals are set before anything runs, as go.starlark.net
-	// requires: builtins find the runtime there.
-	r.thread.SetLocal(localKey, r)
+	r.thread = r.newThread("rooda", r.load)
 	if opts.Attach != nil {
 		opts.Attach(r)
 	}
@@ -165,16 +158,10 @@ func (r *Runtime) Attach(key string, v any) {
 // thread's function ended with, the step budget's error when it ran out
 // of steps.
 func (r *Runtime) Fork(ctx context.Context, name string) (thread *starlark.Thread, done func(err error) error) {
-	th := &starlark.Thread{Name: name, Print: r.print, OnMaxSteps: r.checkpoint}
-	th.Load = func(*starlark.Thread, string) (starlark.StringDict, error) {
+	th := r.newThread(name, func(*starlark.Thread, string) (starlark.StringDict, error) {
 		return nil, fmt.Errorf("load() cannot run in a function that parallel() runs")
-	}
-	th.SetMaxExecutionSteps(min(checkEvery, r.maxSteps))
-	th.SetLocal(localKey, r)
+	})
 	th.SetLocal(contextKey, ctx)
-	for k, v := range r.attached {
-		th.SetLocal(k, v)
-	}
 	r.forksMu.Lock()
 	if r.forks == nil {
 		r.forks = map[*starlark.Thread]bool{}
@@ -192,6 +179,24 @@ func (r *Runtime) Fork(ctx context.Context, name string) (thread *starlark.Threa
 		}
 		return err
 	}
+}
+
+// newThread is a thread of the runtime, loading with load: its print,
+// its checkpoints (the step and memory budgets), and in its locals the
+// runtime and what Attach kept.
+func (r *Runtime) newThread(name string, load func(*starlark.Thread, string) (starlark.StringDict, error)) *starlark.Thread {
+	th := &starlark.Thread{Name: name, Load: load, Print: r.print, OnMaxSteps: r.checkpoint}
+	// The step limit is where the next checkpoint comes; it is never 0,
+	// which go.starlark.net reads as "cancel at once" on a thread already
+	// used.
+	th.SetMaxExecutionSteps(min(checkEvery, r.maxSteps))
+	// Thread locals are set before anything runs, as go.starlark.net
+	// requires: builtins find the runtime there.
+	th.SetLocal(localKey, r)
+	for k, v := range r.attached {
+		th.SetLocal(k, v)
+	}
+	return th
 }
 
 // cancelForks cancels every thread Fork made that still runs.

@@ -59,6 +59,15 @@ func (w *repoWorkspace) task(name, file, delay string) {
 	w.write(name+".json", string(data))
 }
 
+// tasks writes the scripts of the example's three tasks, each writing
+// <task>.txt and signalling SUCCESS after delay.
+func (w *repoWorkspace) tasks(delay string) {
+	w.t.Helper()
+	for _, name := range []string{"task-a", "task-b", "task-c"} {
+		w.task(name, name+".txt", delay)
+	}
+}
+
 func (w *repoWorkspace) timesFile() string { return filepath.Join(w.dir, "times") }
 
 // agentLine runs the fake agent with the script of the loop's procedure.
@@ -180,9 +189,7 @@ func TestParallelExample(t *testing.T) {
 func TestParallelOneAtATime(t *testing.T) {
 	t.Parallel()
 	w := newRepoWorkspace(t)
-	w.task("task-a", "a.txt", "300ms")
-	w.task("task-b", "b.txt", "300ms")
-	w.task("task-c", "c.txt", "300ms")
+	w.tasks("300ms")
 	o := w.wait(w.example("1"))
 	o.expect(t, 0, "merged 3 of 3 tasks\n")
 	if in := w.intervals(); len(in) != 3 || anyOverlap(in) {
@@ -194,26 +201,36 @@ func TestParallelOneAtATime(t *testing.T) {
 	w.noWorktreesLeft()
 }
 
-// TestParallelInterrupt: Ctrl+C while the three agents work stops every
-// loop and every agent, exit 130, and leaves no worktree.
+// TestParallelInterrupt: Ctrl+C while the agents work stops every loop
+// and every agent, exit 130, and leaves no worktree; under max_parallel
+// = 1 the functions still queued never start.
 func TestParallelInterrupt(t *testing.T) {
 	t.Parallel()
-	w := newRepoWorkspace(t)
-	for _, name := range []string{"task-a", "task-b", "task-c"} {
-		w.task(name, name+".txt", "30s")
+	for _, c := range []struct {
+		maxParallel string
+		agents      int
+	}{{"0", 3}, {"1", 1}} {
+		t.Run("max_parallel="+c.maxParallel, func(t *testing.T) {
+			t.Parallel()
+			w := newRepoWorkspace(t)
+			w.tasks("30s")
+			s := w.example(c.maxParallel)
+			w.waitForPids(c.agents)
+			s.cmd.Process.Signal(syscall.SIGINT)
+			o := w.wait(s)
+			if o.code != 130 {
+				t.Errorf("exit code %d, want 130\n%s", o.code, o.stderr)
+			}
+			if o.took > 20*time.Second {
+				t.Errorf("rooda took %s to stop", o.took)
+			}
+			if data, _ := os.ReadFile(filepath.Join(w.dir, "pids")); len(strings.Fields(string(data))) != c.agents {
+				t.Errorf("agents started: %q, want %d", data, c.agents)
+			}
+			w.noSurvivors()
+			w.noWorktreesLeft()
+		})
 	}
-	s := w.example("0")
-	w.waitForPids(3)
-	s.cmd.Process.Signal(syscall.SIGINT)
-	o := w.wait(s)
-	if o.code != 130 {
-		t.Errorf("exit code %d, want 130\n%s", o.code, o.stderr)
-	}
-	if o.took > 20*time.Second {
-		t.Errorf("rooda took %s to stop", o.took)
-	}
-	w.noSurvivors()
-	w.noWorktreesLeft()
 }
 
 // TestParallelAfterKill: rooda killed (-9) in the middle leaves its
@@ -222,9 +239,7 @@ func TestParallelInterrupt(t *testing.T) {
 func TestParallelAfterKill(t *testing.T) {
 	t.Parallel()
 	w := newRepoWorkspace(t)
-	for _, name := range []string{"task-a", "task-b", "task-c"} {
-		w.task(name, name+".txt", "30s")
-	}
+	w.tasks("30s")
 	s := w.example("0")
 	w.waitForPids(3)
 	s.cmd.Process.Kill()
@@ -247,9 +262,7 @@ func TestParallelAfterKill(t *testing.T) {
 	w.git("branch", "mine")
 
 	os.Remove(filepath.Join(w.dir, "pids"))
-	for _, name := range []string{"task-a", "task-b", "task-c"} {
-		w.task(name, name+".txt", "10ms")
-	}
+	w.tasks("10ms")
 	o := w.wait(w.example("0"))
 	o.expect(t, 0, "removed the worktrees of 1 run(s) that ended without removing them: ["+dead+"]", "merged 3 of 3 tasks\n")
 	w.noWorktreesLeft()

@@ -51,14 +51,11 @@ func TestLoopsAtOnce(t *testing.T) {
 		}
 		byLoop[m.Loop][m.Agent]++
 	}
-	for l := 1; l <= loops; l++ {
-		if len(byLoop[l]) != 1 || func() int {
-			for _, n := range byLoop[l] {
-				return n
-			}
-			return 0
-		}() != iterations {
-			t.Errorf("loop %d recorded %v, want %d iterations of one agent", l, byLoop[l], iterations)
+	// Loop i started i-th, so it is Loop i+1 in the record, its agent 'a'+i.
+	for i := range loops {
+		agent := string(rune('a' + i))
+		if got := byLoop[i+1]; len(got) != 1 || got[agent] != iterations {
+			t.Errorf("loop %d recorded %v, want %d iterations of agent %s", i+1, got, iterations, agent)
 		}
 	}
 	run, err := ReadRun(dir, r.ID())

@@ -95,14 +95,10 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	if err != nil {
 		return loop.Result{}, err
 	}
-	out := s.output(plan)
+	name, _ := thread.Local(loopKey).(string)
+	out := s.output(plan, name)
 	if spec.Worktree != nil {
 		out.Dir = spec.Worktree.Path
-	}
-	out.Loop, _ = thread.Local(loopKey).(string)
-	if s.status != nil && out.Loop != "" {
-		// Loops at once share the line: it names the loop that started last.
-		s.status.Loop(out.Loop)
 	}
 	spending := s.startSpending()
 	out.SpentElsewhere = spending.elsewhere

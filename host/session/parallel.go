@@ -75,7 +75,7 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 	var failed []error
 	for i, err := range errs {
 		if err != nil {
-			failed = append(failed, &host.ParallelError{Index: i + 1, Name: callName(calls[i]), Err: err})
+			failed = append(failed, &host.ParallelError{Index: i + 1, Name: calls[i].Fn.Name(), Err: err})
 		}
 	}
 	if err := host.StopCause(ctx); ctx.Err() != nil {
@@ -112,9 +112,6 @@ func loopName(c Call, i int) string {
 	}
 	return fmt.Sprintf("%d:%s", i+1, c.Fn.Name())
 }
-
-// callName names a function in an error.
-func callName(c Call) string { return c.Fn.Name() }
 
 // freezeReachable freezes what a call can reach: its function (defaults
 // and closure), its arguments, and the globals of the function's module.

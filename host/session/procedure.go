@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -32,7 +33,7 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	s.showStatus()
 	s.startRecord()
 	s.startTrace("rooda run " + req.Name)
-	res := s.execute(s.ctx, plan, s.output(plan))
+	res := s.execute(s.ctx, plan, s.output(plan, ""))
 	s.count(res, 0, nil)
 	return s.finish(res.Status, res.Message)
 }
@@ -60,11 +61,12 @@ func (s *Session) ended(res loop.Result) {
 }
 
 // output is where the engine writes, and what it tells of a loop of
-// plan.
-func (s *Session) output(plan *engine.Plan) engine.Output {
+// plan, named name when several run at once (parallel()); "" for none.
+func (s *Session) output(plan *engine.Plan, name string) engine.Output {
 	s.mu.Lock()
 	spent := s.spent
 	s.mu.Unlock()
-	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: spent, LimitWaiting: s.notifyLimitWait}
-	return s.statusOutput(out, plan.Procedure.Name)
+	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: spent, LimitWaiting: s.notifyLimitWait, Loop: name}
+	// Loops at once share the status line: it names the loop that started last.
+	return s.statusOutput(out, cmp.Or(name, plan.Procedure.Name))
 }

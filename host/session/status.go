@@ -36,14 +36,15 @@ func (s *Session) showStatus() {
 	}
 }
 
-// statusOutput adds the status line to where a loop of procedure
-// writes: it sees the agent's output and the limit waits (and the
-// iterations, as one of observers).
-func (s *Session) statusOutput(out engine.Output, procedure string) engine.Output {
+// statusOutput adds the status line to where a loop writes, which the
+// line names name (its procedure, or its loop's name): it sees the
+// agent's output and the limit waits (and the iterations, as one of
+// observers).
+func (s *Session) statusOutput(out engine.Output, name string) engine.Output {
 	if s.status == nil {
 		return out
 	}
-	s.status.Loop(procedure)
+	s.status.Loop(name)
 	out.Tap = s.status.Agent()
 	notify := out.LimitWaiting
 	out.LimitWaiting = func(w engine.LimitWait) {

@@ -88,7 +88,7 @@ func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*W
 		branch = "rooda/" + s.runID + "/" + name
 	}
 	t := &Worktree{Name: name, Path: filepath.Join(s.runDir(), name), Branch: branch, Base: base, Keep: keep}
-	if _, err := git.Run(ctx, git.Command{Args: []string{"-C", s.repo, "worktree", "add", "-q", "-b", branch, t.Path, base}}); err != nil {
+	if _, err := git.Run(ctx, git.Command{Args: []string{"-C", s.repo, "worktree", "add", "-q", "-b", branch, "--", t.Path, base}}); err != nil {
 		return nil, err
 	}
 	s.trees = append(s.trees, t)
@@ -121,7 +121,10 @@ func (s *Set) claim() error {
 
 // Close removes every worktree not kept, and its branch: what a loop
 // committed there and the script did not merge goes with it, as the
-// script decided by not keeping it. Every failure is returned.
+// script decided by not keeping it. The run's directory goes too, or,
+// when it holds kept ones, its owner file: they are the user's now, and
+// no later run's PruneDead takes them for a dead run's. Every failure is
+// returned.
 func (s *Set) Close(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -135,7 +138,9 @@ func (s *Set) Close(ctx context.Context) error {
 		errs = append(errs, s.remove(ctx, t))
 	}
 	s.trees = nil
-	if !kept {
+	if kept {
+		errs = append(errs, os.Remove(filepath.Join(s.runDir(), ownerFile)))
+	} else {
 		errs = append(errs, os.RemoveAll(s.runDir()))
 	}
 	return errors.Join(errs...)

@@ -61,8 +61,17 @@ func TestAddMergeClose(t *testing.T) {
 	if _, err := s.Add(ctx, "a", "", "HEAD", false); err == nil {
 		t.Error("a second worktree named a was made")
 	}
-	if _, err := s.Add(ctx, "../x", "", "HEAD", false); err == nil {
-		t.Error("a worktree named ../x was made")
+	for _, name := range []string{"../x", "../../x", "/", ".", "..", "", "x/y", "-D"} {
+		if _, err := s.Add(ctx, name, "", "HEAD", false); err == nil {
+			t.Errorf("a worktree named %q was made", name)
+		}
+	}
+	// A branch of the user's is never one rooda makes, so never one it deletes.
+	if _, err := s.Add(ctx, "on-main", "main", "HEAD", false); err == nil {
+		t.Error("a worktree on the existing branch main was made")
+	}
+	if _, err := s.Add(ctx, "opt", "", "--lock", false); err == nil {
+		t.Error("a base of --lock was taken as git's option")
 	}
 	b, _ := s.Add(ctx, "b", "", "HEAD", false)
 	kept, _ := s.Add(ctx, "kept", "mine", "HEAD", true)
@@ -100,6 +109,22 @@ func TestAddMergeClose(t *testing.T) {
 	if gitIn(t, dir, "branch", "--list", "mine") == "" {
 		t.Error("the kept branch is gone")
 	}
+	if gitIn(t, dir, "branch", "--list", "main") == "" {
+		t.Error("the user's branch main is gone")
+	}
+	// A later run, this one ended, leaves the kept worktree alone.
+	if _, err := os.Stat(filepath.Join(dir, Root, "run1", ownerFile)); err == nil {
+		ownedByDead(t, filepath.Join(dir, Root, "run1"))
+	}
+	if ids, err := PruneDead(ctx, dir); err != nil || len(ids) != 0 {
+		t.Errorf("PruneDead after the run = %v, %v; want nothing pruned", ids, err)
+	}
+	if _, err := os.Stat(kept.Path); err != nil {
+		t.Errorf("a later run removed the kept worktree: %v", err)
+	}
+	if gitIn(t, dir, "branch", "--list", "mine") == "" {
+		t.Error("a later run deleted the kept branch")
+	}
 }
 
 // TestPruneDead: the worktrees of a run whose process is gone are
@@ -113,11 +138,7 @@ func TestPruneDead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A process that has ended owns the dead run.
-	cmd := exec.Command("true")
-	cmd.Run()
-	data, _ := json.Marshal(owner{PID: cmd.Process.Pid})
-	os.WriteFile(filepath.Join(dir, Root, "dead", ownerFile), data, 0o644)
+	ownedByDead(t, filepath.Join(dir, Root, "dead"))
 	live, _ := NewSet(ctx, dir, "live")
 	liveTree, _ := live.Add(ctx, "a", "", "HEAD", false)
 	os.WriteFile(filepath.Join(dir, Root, "note.txt"), []byte("mine"), 0o644)
@@ -143,5 +164,16 @@ func TestPruneDead(t *testing.T) {
 	}
 	if list := gitIn(t, dir, "worktree", "list"); strings.Contains(list, "dead") {
 		t.Errorf("git still knows the dead worktree:\n%s", list)
+	}
+}
+
+// ownedByDead marks a run's directory as made by a process that has ended.
+func ownedByDead(t *testing.T, runDir string) {
+	t.Helper()
+	cmd := exec.Command("true")
+	cmd.Run()
+	data, _ := json.Marshal(owner{PID: cmd.Process.Pid})
+	if err := os.WriteFile(filepath.Join(runDir, ownerFile), data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -22,7 +22,7 @@ func TestLoopsAtOnce(t *testing.T) {
 	const loops, iterations = 3, 4
 	var wg sync.WaitGroup
 	for i := range loops {
-		l := r.NewLoop()
+		l := r.NewLoop("task-" + string(rune('a'+i)))
 		l.LoopStarted("task", nil, []string{"agent"}, nil)
 		wg.Add(1)
 		go func() {
@@ -66,6 +66,9 @@ func TestLoopsAtOnce(t *testing.T) {
 		t.Fatalf("run.json: %d iterations, %d loops", run.Iterations, len(run.Loops))
 	}
 	for i, l := range run.Loops {
+		if want := "task-" + string(rune('a'+i)); l.Name != want {
+			t.Errorf("loop %d: named %q, want %q", i+1, l.Name, want)
+		}
 		if l.Status != string(loop.MaxIters) {
 			t.Errorf("loop %d: status %q", i+1, l.Status)
 		}

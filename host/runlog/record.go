@@ -150,10 +150,14 @@ type LoopRecord struct {
 	// the record number of its iteration going on.
 	index  int
 	record int
+	name   string
 }
 
-// NewLoop is the record of a loop of the run that is about to start.
-func (r *Recorder) NewLoop() *LoopRecord { return &LoopRecord{r: r, index: -1} }
+// NewLoop is the record of a loop of the run that is about to start,
+// named as parallel() names it ("" for a loop that runs alone).
+func (r *Recorder) NewLoop(name string) *LoopRecord {
+	return &LoopRecord{r: r, index: -1, name: name}
+}
 
 // LoopStarted records a loop's settings (with their sources) and agent,
 // and, when several take turns, the names of them all.
@@ -161,7 +165,7 @@ func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []str
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	loop := Loop{Procedure: procedure, Settings: settings, Agent: agent}
+	loop := Loop{Name: l.name, Procedure: procedure, Settings: settings, Agent: agent}
 	if len(agents) > 1 {
 		loop.Agents = agents
 	}
@@ -247,7 +251,7 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 
 // LoopStarted starts the record of the run's next loop.
 func (r *Recorder) LoopStarted(procedure string, settings, agent, agents []string) {
-	l := r.NewLoop()
+	l := r.NewLoop("")
 	l.LoopStarted(procedure, settings, agent, agents)
 	r.mu.Lock()
 	r.current = l
@@ -259,7 +263,7 @@ func (r *Recorder) latest() *LoopRecord {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.current == nil {
-		r.current = r.NewLoop()
+		r.current = r.NewLoop("")
 	}
 	return r.current
 }

@@ -100,6 +100,9 @@ func spentOf(s loop.Spend) *Spent {
 // Loop is one loop of a run: a YAML procedure's only one, or one
 // iterate() of a script.
 type Loop struct {
+	// Name is the loop's in parallel(), which the log's lines carry;
+	// "" for a loop that ran alone.
+	Name      string   `json:"name,omitempty"`
 	Procedure string   `json:"procedure"`
 	Settings  []string `json:"settings"`
 	Agent     []string `json:"agent"`

@@ -75,9 +75,14 @@ func drawTimeline(records []iterationView) timeline {
 }
 
 // barTitle is what hovering an iteration's bar says: "Iteration 2:
-// failure, cause rate_limit, 12.5s, waited 1m0s for a limit".
+// failure, cause rate_limit, 12.5s, waited 1m0s for a limit", its
+// loop named when it ran in parallel() ("Iteration 2 (task-a): …").
 func barTitle(it iterationView) string {
-	parts := []string{fmt.Sprintf("Iteration %d: %s", it.N, it.Outcome)}
+	name := fmt.Sprintf("Iteration %d", it.N)
+	if it.LoopName != "" {
+		name += " (" + it.LoopName + ")"
+	}
+	parts := []string{name + ": " + it.Outcome}
 	if it.Meta.Cause != "" {
 		parts = append(parts, "cause "+it.Meta.Cause)
 	}

@@ -110,7 +110,9 @@ type runView struct {
 
 // iterationView is one iteration record: its meta and its files.
 type iterationView struct {
-	N          int
+	N int
+	// LoopName names the iteration's loop when it ran in parallel().
+	LoopName   string
 	Meta       runlog.Meta
 	HasMeta    bool
 	MetaError  string
@@ -151,12 +153,19 @@ func readRun(dir, id string, now time.Time) (runView, error) {
 	if run.ExitCode != nil {
 		v.Exit = fmt.Sprint(*run.ExitCode)
 	}
-	for i, n := range numbers {
+	// Each prompt is diffed against the one before it in its own loop:
+	// loops that ran at once (parallel()) take turns in the record.
+	previousOf := map[int]int{} // a loop's index in the record → its last record's
+	for _, n := range numbers {
 		it := readIteration(runDir, n, v.Going)
-		if i > 0 {
-			previous := v.Records[i-1]
+		if l := it.Meta.Loop; l >= 1 && l <= len(run.Loops) {
+			it.LoopName = run.Loops[l-1].Name
+		}
+		if i, ok := previousOf[it.Meta.Loop]; ok {
+			previous := v.Records[i]
 			it.Diff, it.HasDiff, it.Previous = diffLines(runlog.Diff(previous.Prompt, it.Prompt)), true, previous.N
 		}
+		previousOf[it.Meta.Loop] = len(v.Records)
 		v.Records = append(v.Records, it)
 	}
 	if len(numbers) > 0 {

@@ -66,7 +66,7 @@ func (s *Session) output(plan *engine.Plan, name string) engine.Output {
 	s.mu.Lock()
 	spent := s.spent
 	s.mu.Unlock()
-	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(), Spent: spent, LimitWaiting: s.notifyLimitWait, Loop: name}
+	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(name), Spent: spent, LimitWaiting: s.notifyLimitWait, Loop: name}
 	// Loops at once share the status line: it names the loop that started last.
 	return s.statusOutput(out, cmp.Or(name, plan.Procedure.Name))
 }

@@ -47,11 +47,11 @@ func keepRuns(cfg *config.Config) int {
 // record is the record of a loop about to start, as the engine takes
 // it: nil when the run keeps none. Each loop has its own, so that loops
 // that run at once each record their own iterations.
-func (s *Session) record() engine.Record {
+func (s *Session) record(name string) engine.Record {
 	if s.rec == nil {
 		return nil
 	}
-	return s.rec.NewLoop()
+	return s.rec.NewLoop(name)
 }
 
 // finish writes how the run ended, says if the record is incomplete,

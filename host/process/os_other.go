@@ -3,7 +3,6 @@
 package process
 
 import (
-	"os"
 	"sync/atomic"
 	"syscall"
 )
@@ -45,7 +44,5 @@ func removeBaseCgroup()      {}
 var cgroupsOff atomic.Bool
 
 func sysProcAttr(*cgroup) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
-
-func widenPipe(*os.File) {}
 
 func adviseHuge([]byte) {}

@@ -3,6 +3,7 @@
 package process
 
 import (
+	"os"
 	"sync/atomic"
 	"syscall"
 )
@@ -44,5 +45,7 @@ func removeBaseCgroup()      {}
 var cgroupsOff atomic.Bool
 
 func sysProcAttr(*cgroup) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+func widenPipe(*os.File) {}
 
 func adviseHuge([]byte) {}

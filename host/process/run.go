@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -100,7 +101,7 @@ func Run(ctx context.Context, c Command) (Result, error) {
 // started is one started process and the goroutines that serve it.
 type started struct {
 	cmd    *exec.Cmd
-	out    *outputReader
+	out    *drainReader
 	ring   *Ring
 	read   chan struct{} // closed when the output is read to its end
 	exited chan error
@@ -113,13 +114,14 @@ type started struct {
 // start starts the agent in a process group of its own, with the prompt
 // on its stdin and its stdout and stderr on one pipe that rooda reads.
 func start(c Command) (*started, error) {
-	out, outW, err := newOutput()
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	widenPipe(outR)
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		out.Close()
+		outR.Close()
 		outW.Close()
 		return nil, err
 	}
@@ -131,10 +133,10 @@ func start(c Command) (*started, error) {
 	outW.Close() // the agent holds the only write ends now
 	if err != nil {
 		inW.Close()
-		out.Close()
+		outR.Close()
 		return nil, err
 	}
-	p.out, p.ring = out, NewRing(c.MaxOutput)
+	p.out, p.ring = &drainReader{f: outR}, NewRing(c.MaxOutput)
 	p.read, p.exited = make(chan struct{}), make(chan error, 1)
 	p.idle = newWatchdog(c.IdleTimeout)
 	go feed(inW, c.Prompt)
@@ -235,7 +237,7 @@ func (p *started) leftovers() leftovers {
 func (p *started) collect(res *Result, c Command) {
 	p.out.drain(grace(c))
 	<-p.read
-	p.out.Close()
+	p.out.f.Close()
 	res.Output, res.Total, res.Dropped = p.ring.Bytes(), p.ring.Total(), p.ring.Dropped()
 	if res.Abandoned {
 		res.ExitCode = -1
@@ -254,6 +256,36 @@ func (p *started) capture(stream io.Writer) {
 func feed(w *os.File, prompt string) {
 	io.WriteString(w, prompt)
 	w.Close()
+}
+
+// drainReader reads the agent's output pipe. Once the agent's group is
+// gone, the only writers left are processes that escaped it (setsid); from
+// then on each read waits at most drainTime, and all of them together at
+// most a grace period, so such a process cannot hold rooda, while output
+// still in the pipe is read to its end however slowly it is streamed.
+type drainReader struct {
+	f        *os.File
+	mu       sync.Mutex
+	draining bool
+	until    time.Time
+}
+
+func (d *drainReader) Read(b []byte) (int, error) {
+	d.mu.Lock()
+	if d.draining {
+		d.f.SetReadDeadline(earliest(time.Now().Add(drainTime), d.until))
+	}
+	d.mu.Unlock()
+	return d.f.Read(b)
+}
+
+// drain starts the bounded reading of what is left, and wakes a read that
+// is waiting with no deadline.
+func (d *drainReader) drain(limit time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.draining, d.until = true, time.Now().Add(limit)
+	d.f.SetReadDeadline(time.Now().Add(drainTime))
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -25,6 +25,9 @@ type timeline struct {
 	Width, Height float64
 	Bars          []bar
 	Total         string
+	// AtOnce is set when some of the iterations are of loops that ran
+	// at once, whose bars are laid one after another all the same.
+	AtOnce bool
 }
 
 // bar is one iteration on the timeline.
@@ -69,6 +72,7 @@ func drawTimeline(records []iterationView) timeline {
 		b.LabelX, b.LabelY = b.X+b.W/2, 54
 		x += b.W + 1
 		t.Bars = append(t.Bars, b)
+		t.AtOnce = t.AtOnce || it.LoopName != ""
 	}
 	t.Width = max(chartWidth, x+chartPad)
 	return t

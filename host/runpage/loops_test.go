@@ -37,6 +37,8 @@ func TestLoopsAtOnce(t *testing.T) {
 	mustContain(t, "the run page", page,
 		`<title>Iteration 1 (task-a): continue`, `<title>Iteration 2 (task-b): continue`, `<title>Iteration 3 (task-a): continue`,
 		`<dt>Loop</dt><dd>task-b</dd>`,
+		`<p class="loop">Loop: <strong>task-a</strong>, procedure build`,
+		"those of loops that ran at once (parallel()) are drawn one after another",
 		`<span class="del">- first</span>`, `<span class="add">&#43; second</span>`)
 	if n := count(page, `<pre class="diff">`); n != 1 {
 		t.Errorf("%d prompt diffs, want 1: only task-a has two iterations", n)

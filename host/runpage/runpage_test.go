@@ -145,6 +145,9 @@ func TestRunPage(t *testing.T) {
 	if strings.Contains(page, "<script") {
 		t.Errorf("a finished run's page has a script: it would reload")
 	}
+	if strings.Contains(page, "ran at once") {
+		t.Errorf("a run of one loop is said to have had loops at once")
+	}
 }
 
 // TestSpendChartEmpty: a run that reported nothing spent says so.

@@ -17,8 +17,10 @@ import (
 	"rooda/host/process"
 )
 
-// Recorder writes one run's record as it goes. It is a loop.Observer; the
-// engine also tells it when each loop starts and ends.
+// Recorder writes one run's record as it goes. Each loop of the run
+// records through a LoopRecord of its own (NewLoop), which the engine
+// tells of its iterations and of when the loop starts and ends, so that
+// loops that run at once keep one record.
 type Recorder struct {
 	mu sync.Mutex
 	// spent is what every iteration's agent used so far.
@@ -32,8 +34,6 @@ type Recorder struct {
 	refused map[string]bool // context additions that could not be read, said so
 	fresh   []string        // additions first given in the current iteration
 	warning string
-	// current is the loop the Recorder's own loop methods record.
-	current *LoopRecord
 }
 
 // Start creates the record of a run named name (the procedure or
@@ -245,33 +245,6 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 	loop.Stats = &Stats{Count: s.Count, Min: s.Min.Seconds(), Max: s.Max.Seconds(), Mean: s.Mean().Seconds(), StdDev: s.StdDev().Seconds(), Total: s.Total.Seconds()}
 	r.save()
 }
-
-// The Recorder records one loop at a time itself, its latest: the loop
-// of a procedure, or of a script's iterate() outside parallel().
-
-// LoopStarted starts the record of the run's next loop.
-func (r *Recorder) LoopStarted(procedure string, settings, agent, agents []string) {
-	l := r.NewLoop("")
-	l.LoopStarted(procedure, settings, agent, agents)
-	r.mu.Lock()
-	r.current = l
-	r.mu.Unlock()
-}
-
-// latest is the loop LoopStarted started last.
-func (r *Recorder) latest() *LoopRecord {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.current == nil {
-		r.current = r.NewLoop("")
-	}
-	return r.current
-}
-
-func (r *Recorder) IterationStarted(req loop.Request)    { r.latest().IterationStarted(req) }
-func (r *Recorder) OutputFile() string                   { return r.latest().OutputFile() }
-func (r *Recorder) IterationFinished(it *loop.Iteration) { r.latest().IterationFinished(it) }
-func (r *Recorder) LoopFinished(res loop.Result)         { r.latest().LoopFinished(res) }
 
 // Finish records how the run ended: run.json is complete whatever the
 // ending, an interrupt included.

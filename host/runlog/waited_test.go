@@ -18,9 +18,10 @@ func TestLimitWaitIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l := r.NewLoop("")
 	for _, waited := range []time.Duration{90 * time.Second, 0} {
-		r.IterationStarted(loop.Request{Iteration: 1, Prompt: "p"})
-		r.IterationFinished(&loop.Iteration{Number: 1, Prompt: "p", Outcome: loop.OutcomeContinue, Duration: 2 * time.Second, Waited: waited})
+		l.IterationStarted(loop.Request{Iteration: 1, Prompt: "p"})
+		l.IterationFinished(&loop.Iteration{Number: 1, Prompt: "p", Outcome: loop.OutcomeContinue, Duration: 2 * time.Second, Waited: waited})
 	}
 	m, err := ReadMeta(r.Dir(), 1)
 	if err != nil || m.Waited != 90 || m.Duration != 2 {

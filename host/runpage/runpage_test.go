@@ -39,9 +39,10 @@ func record(t *testing.T, dir, name, procedure string, steps ...step) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.LoopStarted(procedure, nil, []string{"fake-agent"}, nil)
+	l := r.NewLoop("")
+	l.LoopStarted(procedure, nil, []string{"fake-agent"}, nil)
 	for i, s := range steps {
-		r.IterationStarted(loop.Request{Iteration: i + 1, Prompt: s.prompt})
+		l.IterationStarted(loop.Request{Iteration: i + 1, Prompt: s.prompt})
 		it := &loop.Iteration{
 			Number: i + 1, Prompt: s.prompt, Outcome: s.outcome, Cause: s.cause, Duration: s.took, Waited: s.waited,
 			Result: process.Result{Output: []byte(s.output), Total: int64(len(s.output)) + s.dropped, Dropped: s.dropped}, Spent: s.spent, Changes: &git.Changes{InRepo: true, Files: s.files},
@@ -49,7 +50,7 @@ func record(t *testing.T, dir, name, procedure string, steps ...step) string {
 		if s.transcript != "" {
 			it.Decoded, it.Transcript = &agentstream.Summary{Format: "claude"}, []byte(s.transcript)
 		}
-		r.IterationFinished(it)
+		l.IterationFinished(it)
 	}
 	if err := r.Finish(loop.Success); err != nil {
 		t.Fatal(err)
@@ -215,7 +216,8 @@ func TestHeaders(t *testing.T) {
 // bytes in the page, or the browser refuses them.
 func TestInlineStyleAndScriptMatchTheirHashes(t *testing.T) {
 	dir := t.TempDir()
-	id := going(t, dir).ID()
+	r, _ := going(t, dir)
+	id := r.ID()
 	res, page := get(t, dir, "/runs/"+id)
 	csp := res.Header.Get("Content-Security-Policy")
 	for _, element := range []string{"style", "script"} {
@@ -230,17 +232,19 @@ func TestInlineStyleAndScriptMatchTheirHashes(t *testing.T) {
 	}
 }
 
-// going records a run that is going on: this test's process is its
-// rooda, alive.
-func going(t *testing.T, dir string) *runlog.Recorder {
+// going records a run that is going on, in its first iteration: this
+// test's process is its rooda, alive. It returns the run's record and
+// its loop's.
+func going(t *testing.T, dir string) (*runlog.Recorder, *runlog.LoopRecord) {
 	t.Helper()
 	r, err := runlog.Start(dir, "build", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.LoopStarted("build", nil, nil, nil)
-	r.IterationStarted(loop.Request{Iteration: 1, Prompt: "p"})
-	return r
+	l := r.NewLoop("")
+	l.LoopStarted("build", nil, nil, nil)
+	l.IterationStarted(loop.Request{Iteration: 1, Prompt: "p"})
+	return r, l
 }
 
 // TestGoingRunReloads: the page of a run going on checks its version and
@@ -248,13 +252,13 @@ func going(t *testing.T, dir string) *runlog.Recorder {
 // and as the run ends, and then the page has no script.
 func TestGoingRunReloads(t *testing.T) {
 	dir := t.TempDir()
-	r := going(t, dir)
+	r, l := going(t, dir)
 	id := r.ID()
 	_, page := get(t, dir, "/runs/"+id)
 	_, before := get(t, dir, "/runs/"+id+"/version")
 	mustContain(t, "the page of a run going on", page, `<body data-version="`+before+`">`, "<script>", "/version", "location.reload()",
 		`<rect class="bar" data-iteration="1" data-outcome="running"`)
-	r.IterationStarted(loop.Request{Iteration: 2, Prompt: "p"})
+	l.IterationStarted(loop.Request{Iteration: 2, Prompt: "p"})
 	_, started := get(t, dir, "/runs/"+id+"/version")
 	if started == before {
 		t.Errorf("the version %q did not change as an iteration started", started)

@@ -70,3 +70,15 @@ func (s *Session) output(plan *engine.Plan, name string) engine.Output {
 	// Loops at once share the status line: it names the loop that started last.
 	return s.statusOutput(out, cmp.Or(name, plan.Procedure.Name))
 }
+
+// alsoOnLimitWait has fn told of each of the loop's limit waits, before
+// what out already tells of them (the notifier).
+func alsoOnLimitWait(out *engine.Output, fn func(engine.LimitWait)) {
+	then := out.LimitWaiting
+	out.LimitWaiting = func(w engine.LimitWait) {
+		fn(w)
+		if then != nil {
+			then(w)
+		}
+	}
+}

@@ -46,13 +46,7 @@ func (s *Session) statusOutput(out engine.Output, name string) engine.Output {
 	}
 	s.status.Loop(name)
 	out.Tap = s.status.Agent()
-	notify := out.LimitWaiting
-	out.LimitWaiting = func(w engine.LimitWait) {
-		s.status.LimitWaiting(w)
-		if notify != nil {
-			notify(w)
-		}
-	}
+	alsoOnLimitWait(&out, s.status.LimitWaiting)
 	return out
 }
 

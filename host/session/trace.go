@@ -25,13 +25,7 @@ func (s *Session) execute(ctx context.Context, plan *engine.Plan, out engine.Out
 	if span != nil {
 		out.AgentEnv = span.Env
 		observers = append(observers, span)
-		notify := out.LimitWaiting
-		out.LimitWaiting = func(w engine.LimitWait) {
-			span.LimitWaiting(w.Agent, w.Cause, w.Until, w.Wait)
-			if notify != nil {
-				notify(w)
-			}
-		}
+		alsoOnLimitWait(&out, func(w engine.LimitWait) { span.LimitWaiting(w.Agent, w.Cause, w.Until, w.Wait) })
 	}
 	res := plan.Execute(ctx, out, s.observers(observers...)...)
 	span.End(res)

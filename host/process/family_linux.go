@@ -32,13 +32,20 @@ func (f *family) reapOrphans() {
 }
 
 // zombieChild reports whether some child of rooda has exited and not been
-// waited for, without waiting for it (waitid with WNOWAIT): with none, the
-// rule at the end of every iteration, there is nothing to reap and the
-// children need not be listed.
+// waited for, without waiting for it: with none, the rule at the end of
+// every iteration, there is nothing to reap and the children need not be
+// listed.
 func zombieChild() bool {
 	const pAll = 0
+	return exitedUnwaited(pAll, 0)
+}
+
+// exitedUnwaited reports whether the child that idType and id name (waitid's
+// P_ALL, P_PIDFD) has exited and not been waited for, without waiting for
+// it (WNOWAIT), so that os/exec still takes its exit status.
+func exitedUnwaited(idType, id int) bool {
 	var info [128]byte // a siginfo_t; si_pid is at offset 16 on Linux
-	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pAll, 0, uintptr(unsafe.Pointer(&info[0])),
+	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, uintptr(idType), uintptr(id), uintptr(unsafe.Pointer(&info[0])),
 		syscall.WEXITED|syscall.WNOHANG|syscall.WNOWAIT, 0, 0)
 	return errno == 0 && *(*int32)(unsafe.Pointer(&info[16])) != 0
 }

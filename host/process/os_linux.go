@@ -2,19 +2,48 @@ package process
 
 import (
 	"os"
+	"os/exec"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// widenPipe asks for a 1 MiB pipe (F_SETPIPE_SZ) instead of 64 KiB, so
-// that an agent printing fast wakes rooda a sixteenth as often. Failing
-// that, the pipe stays as it is.
-func widenPipe(f *os.File) {
-	const fSetPipeSz = 1031
-	if conn, err := f.SyscallConn(); err == nil {
-		conn.Control(func(fd uintptr) {
-			syscall.Syscall(syscall.SYS_FCNTL, fd, fSetPipeSz, 1<<20)
-		})
+// outputPipe is the pipe of the agent's output: a read end for blocking
+// reads (capture), which Go's poller never registers, and the write end
+// the agent gets. It asks for a 1 MiB pipe (F_SETPIPE_SZ) instead of
+// 64 KiB, so that an agent printing fast wakes rooda a sixteenth as
+// often; failing that, the pipe stays as it is.
+func outputPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
 	}
+	unix.FcntlInt(uintptr(fds[0]), unix.F_SETPIPE_SZ, 1<<20)
+	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
+}
+
+// waitExit waits for the agent to exit, then collects its status. It
+// waits on a pidfd in Go's poller rather than in a blocking waitid, which
+// holds one of Go's processors as the blocking read of the output holds
+// another: with two cores, both held, the goroutine that writes the
+// prompt would wait for the runtime to take one back, up to 10 ms.
+func waitExit(cmd *exec.Cmd) error {
+	if fd, err := unix.PidfdOpen(cmd.Process.Pid, unix.PIDFD_NONBLOCK); err == nil {
+		f := os.NewFile(uintptr(fd), "pidfd")
+		if conn, err := f.SyscallConn(); err == nil {
+			conn.Read(func(fd uintptr) bool { return exitedUnwaited(unix.P_PIDFD, int(fd)) })
+		}
+		f.Close()
+	}
+	return cmd.Wait()
+}
+
+// pause sleeps for d on the calling thread: Go's timers wake no sooner
+// than a millisecond.
+func pause(d time.Duration) {
+	ts := unix.NsecToTimespec(d.Nanoseconds())
+	unix.Nanosleep(&ts, nil)
 }
 
 // adviseHuge asks for transparent huge pages (MADV_HUGEPAGE) under a large
@@ -22,8 +51,7 @@ func widenPipe(f *os.File) {
 // 4 KiB pages the TLB misses cost as much as the copying (the benchmark
 // BenchmarkFlood shows 1.5x the time of a plain pipe without it, 1.0x with).
 func adviseHuge(b []byte) {
-	const madvHugepage = 14
 	if len(b) >= 4<<20 {
-		syscall.Madvise(b, madvHugepage)
+		unix.Madvise(b, unix.MADV_HUGEPAGE)
 	}
 }

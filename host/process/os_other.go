@@ -4,8 +4,10 @@ package process
 
 import (
 	"os"
+	"os/exec"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // AdoptOrphans does nothing where there are no subreapers: orphans go to
@@ -46,6 +48,22 @@ var cgroupsOff atomic.Bool
 
 func sysProcAttr(*cgroup) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
-func widenPipe(*os.File) {}
+// outputPipe is the pipe of the agent's output, both ends blocking: the
+// read end is read as cat reads it (capture).
+func outputPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	if err := syscall.Pipe(fds[:]); err != nil {
+		return nil, nil, os.NewSyscallError("pipe", err)
+	}
+	syscall.CloseOnExec(fds[0])
+	syscall.CloseOnExec(fds[1])
+	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
+}
+
+func waitExit(cmd *exec.Cmd) error { return cmd.Wait() }
+
+func pause(d time.Duration) { time.Sleep(d) }
 
 func adviseHuge([]byte) {}

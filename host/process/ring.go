@@ -60,6 +60,21 @@ func rotate(b []byte, k int) {
 	copy(b, back)
 }
 
+// full reports whether the ring holds its limit: the next bytes read
+// replace the oldest.
+func (r *Ring) full() bool { return len(r.buf) == r.limit }
+
+// copyBut returns a copy of what is kept, oldest first, leaving out the
+// skip oldest bytes; the ring is left as it is.
+func (r *Ring) copyBut(skip int) []byte {
+	if !r.full() {
+		return append([]byte(nil), r.buf[min(skip, len(r.buf)):]...)
+	}
+	out := make([]byte, 0, len(r.buf)-skip)
+	out = append(out, r.buf[min(r.head+skip, len(r.buf)):]...)
+	return append(out, r.buf[:r.head]...)
+}
+
 // Total is how many bytes were written; Dropped how many are not kept.
 func (r *Ring) Total() int64   { return r.total }
 func (r *Ring) Dropped() int64 { return r.total - int64(len(r.buf)) }

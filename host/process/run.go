@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -101,9 +100,7 @@ func Run(ctx context.Context, c Command) (Result, error) {
 // started is one started process and the goroutines that serve it.
 type started struct {
 	cmd    *exec.Cmd
-	out    *drainReader
-	ring   *Ring
-	read   chan struct{} // closed when the output is read to its end
+	out    *capture
 	exited chan error
 	began  time.Time
 	idle   *watchdog // reset by every read of the output
@@ -114,11 +111,10 @@ type started struct {
 // start starts the agent in a process group of its own, with the prompt
 // on its stdin and its stdout and stderr on one pipe that rooda reads.
 func start(c Command) (*started, error) {
-	outR, outW, err := os.Pipe()
+	outR, outW, err := outputPipe()
 	if err != nil {
 		return nil, err
 	}
-	widenPipe(outR)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		outR.Close()
@@ -136,13 +132,13 @@ func start(c Command) (*started, error) {
 		outR.Close()
 		return nil, err
 	}
-	p.out, p.ring = &drainReader{f: outR}, NewRing(c.MaxOutput)
-	p.read, p.exited = make(chan struct{}), make(chan error, 1)
+	p.exited = make(chan error, 1)
 	p.idle = newWatchdog(c.IdleTimeout)
+	p.out = newCapture(outR, NewRing(c.MaxOutput), p.idle, c.Stream)
 	go feed(inW, c.Prompt)
-	go p.capture(c.Stream)
+	go p.out.run()
 	go func() {
-		err := p.cmd.Wait()
+		err := waitExit(p.cmd)
 		kin.forget(p)
 		p.exited <- err
 	}()
@@ -235,10 +231,7 @@ func (p *started) leftovers() leftovers {
 
 // collect reads the rest of the output and fills in how the agent ended.
 func (p *started) collect(res *Result, c Command) {
-	p.out.drain(grace(c))
-	<-p.read
-	p.out.f.Close()
-	res.Output, res.Total, res.Dropped = p.ring.Bytes(), p.ring.Total(), p.ring.Dropped()
+	res.Output, res.Total, res.Dropped = p.out.finish(grace(c))
 	if res.Abandoned {
 		res.ExitCode = -1
 		return
@@ -246,53 +239,11 @@ func (p *started) collect(res *Result, c Command) {
 	res.ExitCode, res.Signal = status(p.cmd.ProcessState)
 }
 
-func (p *started) capture(stream io.Writer) {
-	defer close(p.read)
-	p.ring.fill(watched{p.out, p.idle}, stream)
-}
-
 // feed writes the prompt and closes stdin, so the agent sees its end. An
 // agent that exits without reading makes the write fail; that is fine.
 func feed(w *os.File, prompt string) {
 	io.WriteString(w, prompt)
 	w.Close()
-}
-
-// drainReader reads the agent's output pipe. Once the agent's group is
-// gone, the only writers left are processes that escaped it (setsid); from
-// then on each read waits at most drainTime, and all of them together at
-// most a grace period, so such a process cannot hold rooda, while output
-// still in the pipe is read to its end however slowly it is streamed.
-type drainReader struct {
-	f        *os.File
-	mu       sync.Mutex
-	draining bool
-	until    time.Time
-}
-
-func (d *drainReader) Read(b []byte) (int, error) {
-	d.mu.Lock()
-	if d.draining {
-		d.f.SetReadDeadline(earliest(time.Now().Add(drainTime), d.until))
-	}
-	d.mu.Unlock()
-	return d.f.Read(b)
-}
-
-// drain starts the bounded reading of what is left, and wakes a read that
-// is waiting with no deadline.
-func (d *drainReader) drain(limit time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.draining, d.until = true, time.Now().Add(limit)
-	d.f.SetReadDeadline(time.Now().Add(drainTime))
-}
-
-func earliest(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
 
 func after(d time.Duration) <-chan time.Time {

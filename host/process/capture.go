@@ -1,0 +1,174 @@
+package process
+
+import (
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// capture reads the agent's output pipe into the ring, as cat reads a
+// pipe: a blocking read(2) on a thread of its own. Go's network poller
+// would wait in epoll instead, and a pipe that was ever polled wakes its
+// reader on every write, not only when it was empty: an agent printing
+// in 8 KiB pieces then costs a wake-up, and a goroutine switch, a piece.
+//
+// A blocking read cannot be cancelled. Once the agent's group is gone it
+// ends at once (the pipe's last writer is gone) unless a process that
+// escaped the group still holds the pipe: finish then waits at most a
+// silence of drainTime and a grace period in all, and gives the read up.
+type capture struct {
+	f    *os.File // the read end, blocking: Go's poller never sees it
+	idle *watchdog
+	tee  io.Writer
+	done chan struct{} // closed when the output is read to its end
+	// reading is when the read under way began, as time since began, or
+	// -1 between reads: how long rooda has waited for output.
+	began   time.Time
+	reading atomic.Int64
+
+	mu     sync.Mutex // guards ring and gaveUp against finish
+	ring   *Ring
+	gaveUp bool
+	// pending is how much of the ring's kept bytes the read under way may
+	// overwrite (the oldest, once the ring is full).
+	pending int
+}
+
+// An agent that prints as it goes, in small pieces, as fast as rooda
+// reads them, would wake it once a piece: when a read finds little that
+// arrived while it waited only briefly, rooda pauses for gatherPause, and
+// the next read takes what arrived meanwhile (at 1 GB/s, 50 KB) at once.
+// A line now and then, after a wait, is read as soon as it comes.
+const (
+	gather      = 64 << 10
+	streaming   = 100 * time.Microsecond
+	gatherPause = 50 * time.Microsecond
+)
+
+// maxReadInPlace bounds a read into the oldest bytes of a full ring, as
+// does an eighth of the ring: a read given up on may still land there,
+// and what it may overwrite is no longer kept. cat reads 128 KiB at a
+// time.
+const maxReadInPlace = 128 << 10
+
+func newCapture(f *os.File, ring *Ring, idle *watchdog, tee io.Writer) *capture {
+	c := &capture{f: f, ring: ring, idle: idle, tee: tee, done: make(chan struct{}), began: time.Now()}
+	c.reading.Store(-1)
+	return c
+}
+
+// run reads until the end of the output, or until finish gave up.
+func (c *capture) run() {
+	defer close(c.done)
+	defer c.f.Close()
+	for {
+		space, ok := c.next()
+		if !ok {
+			return
+		}
+		began := time.Since(c.began)
+		c.reading.Store(int64(began))
+		n, err := c.f.Read(space)
+		c.reading.Store(-1)
+		if n > 0 && !c.took(space[:n]) {
+			return
+		}
+		if err != nil {
+			return
+		}
+		if n > 0 && n < gather && time.Since(c.began)-time.Duration(began) < streaming {
+			pause(gatherPause)
+		}
+	}
+}
+
+// next is where the next read goes, unless finish gave up.
+func (c *capture) next() ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gaveUp {
+		return nil, false
+	}
+	space := c.ring.space()
+	if c.ring.full() {
+		space = space[:min(len(space), maxReadInPlace, max(c.ring.limit/8, 1))]
+		c.pending = len(space)
+	}
+	return space, true
+}
+
+// took takes in the bytes just read, unless finish gave up meanwhile.
+// The stream is written outside the lock: a terminal that takes nothing
+// (Ctrl+S) must not keep finish from giving up.
+func (c *capture) took(b []byte) bool {
+	c.idle.reset()
+	if c.tee != nil {
+		if _, err := c.tee.Write(b); err != nil {
+			c.tee = nil // a closed stdout ends the streaming, not the capture
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gaveUp {
+		return false
+	}
+	c.ring.advance(len(b))
+	c.pending = 0
+	return true
+}
+
+// finish waits for the end of the output once the agent's group is gone:
+// each silence at most drainTime, all of it at most limit, so that a
+// process that escaped and holds the pipe cannot hold rooda, while output
+// still streaming is read to its end. It returns what the ring kept.
+func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64) {
+	if c.drained(limit) {
+		return c.ring.Bytes(), c.ring.Total(), c.ring.Dropped()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Given up on: the read under way may still write into the ring.
+	c.gaveUp = true
+	c.f.Close() // closed for good once that read returns
+	kept = c.ring.copyBut(c.pending)
+	return kept, c.ring.Total(), c.ring.Total() - int64(len(kept))
+}
+
+// waited is how long the read under way has waited for output; 0
+// between reads.
+func (c *capture) waited() time.Duration {
+	began := c.reading.Load()
+	if began < 0 {
+		return 0
+	}
+	return time.Since(c.began) - time.Duration(began)
+}
+
+// drained waits for the end of the output, and reports whether it came
+// before a silence of drainTime (counted from now at the earliest) or
+// the end of limit.
+func (c *capture) drained(limit time.Duration) bool {
+	start := time.Now()
+	for {
+		quiet := min(c.waited(), time.Since(start))
+		wait := min(drainTime-quiet, limit-time.Since(start))
+		if wait <= 0 {
+			// One last look: the end may have come with the last read.
+			select {
+			case <-c.done:
+				return true
+			default:
+				return false
+			}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-c.done:
+			t.Stop()
+			return true
+		case <-t.C:
+		}
+	}
+}

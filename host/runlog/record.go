@@ -41,7 +41,7 @@ type Recorder struct {
 // runs are ever removed; a dir that holds other things keeps them, and
 // Warning says so.
 func Start(dir, name string, command []string, keep int) (*Recorder, error) {
-	others, err := notRuns(dir)
+	runs, others, err := survey(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	if err := r.save(); err != nil {
 		return nil, err
 	}
-	prune(dir, keep, r.run.ID)
+	prune(dir, append(runs, r.run), keep, r.run.ID)
 	return r, nil
 }
 
@@ -77,20 +77,36 @@ func ignoreRecords(dir string) {
 	}
 }
 
-// notRuns names what dir holds that is not rooda's: anything but runs,
-// damaged records and runs being started. Names beginning with a dot
-// are left out: rooda's .gitignore and files being written, and the
-// like of .DS_Store or an editor's swap file, which are no one's runs and
-// no reason to warn. A dir not there yet holds nothing.
-func notRuns(dir string) ([]string, error) {
-	return namesIn(dir, func(e os.DirEntry) bool {
+// survey reads each entry of dir once. It returns the runs whose
+// run.json proves them, oldest first (ids begin with the time they
+// started), which alone may be pruned; and the names of what dir holds
+// that is not rooda's: anything but runs, damaged records and runs being
+// started. Names beginning with a dot are left out: rooda's .gitignore
+// and files being written, and the like of .DS_Store or an editor's swap
+// file, which are no one's runs and no reason to warn. A dir not there
+// yet holds nothing.
+func survey(dir string) (runs []Run, others []string, err error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
 		if startsWithDot(e.Name()) {
-			return false
+			continue
 		}
-		_, err := record(dir, e)
-		starting := errors.Is(err, fs.ErrNotExist) && isEmpty(filepath.Join(dir, e.Name()))
-		return !(err == nil || damaged(err) || starting)
-	})
+		run, err := record(dir, e)
+		switch {
+		case err == nil:
+			runs = append(runs, run)
+		case damaged(err), errors.Is(err, fs.ErrNotExist) && isEmpty(filepath.Join(dir, e.Name())):
+		default:
+			others = append(others, e.Name())
+		}
+	}
+	return runs, others, nil
 }
 
 // isEmpty reports whether the directory holds nothing, as that of a run
@@ -274,11 +290,10 @@ func safeName(name string) string {
 	}, name)
 }
 
-// prune removes the oldest finished runs beyond keep; the one being
-// written, and runs still going, stay. readRuns reads runs only, as
-// their run.json proves them: nothing else in dir is ever removed.
-func prune(dir string, keep int, current string) {
-	runs := readRuns(dir)
+// prune removes the oldest finished runs of runs (as survey found them,
+// oldest first) beyond keep; the one being written, and runs still going,
+// stay. Only runs that their run.json proves are ever removed.
+func prune(dir string, runs []Run, keep int, current string) {
 	if keep <= 0 || len(runs) <= keep {
 		return
 	}

@@ -254,19 +254,6 @@ func IDs(dir string) ([]string, error) {
 	})
 }
 
-// readRuns reads the runs recorded under dir whose run.json reads,
-// oldest first: those alone may be pruned.
-func readRuns(dir string) []Run {
-	var runs []Run
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if run, err := record(dir, e); err == nil {
-			runs = append(runs, run)
-		}
-	}
-	return runs
-}
-
 // namesIn lists, sorted (as os.ReadDir gives them), the names in dir of the entries keep keeps. A
 // dir not there yet holds nothing.
 func namesIn(dir string, keep func(os.DirEntry) bool) ([]string, error) {

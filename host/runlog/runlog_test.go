@@ -66,7 +66,8 @@ func TestPruneRemovesOnlyProvenRuns(t *testing.T) {
 	writeRun(t, dir, kept[2], Run{ID: kept[2], Status: "running", PID: os.Getpid(), PIDStart: process.StartTime(os.Getpid()), Started: time.Now()})
 	mkRun(t, dir, "20240101T000003Z-old-abcd")
 	mkRun(t, dir, kept[3])
-	prune(dir, 1, "")
+	runs, _, _ := survey(dir)
+	prune(dir, runs, 1, "")
 	entries, _ := os.ReadDir(dir)
 	var left []string
 	for _, e := range entries {

@@ -11,14 +11,20 @@
 #    by two writers: a fast one (64 KiB writes) and one in 8 KiB pieces, as
 #    an agent printing as it goes does. rooda (max_output_buffer 10 MiB)
 #    against `agent </dev/null | cat >/dev/null`; rooda's peak RSS.
+#    The capture is what the flood adds: each turn also runs both with an
+#    agent that prints only the signal, and the capture's cost is the
+#    flood's run less that one, on each side. The whole runs, rooda's
+#    start and record included, are shown too.
 # 2. loop: ITERATIONS iterations of an agent that only reads its prompt, run
 #    records on (the default). `rooda run build -n ITERATIONS` against a
-#    shell loop piping the same prompt to the same agent ITERATIONS times;
-#    the difference per iteration is rooda's overhead.
+#    shell loop piping the same prompt to the same agent ITERATIONS times,
+#    and both again with one iteration: an iteration's overhead is what
+#    the ITERATIONS-1 more cost rooda beyond what they cost the shell. The
+#    difference of the whole runs, per iteration, is shown too.
 #
-# Each figure ends in PASS or MISS against the target of issue 18: a flood
-# costs at most 1.1x the pipe, wall and CPU; an iteration at most 0.5 ms
-# more than the shell loop's.
+# Each figure ends in PASS or MISS against the target of issue 18: the
+# capture of a flood costs at most 1.1x the pipe, wall and CPU; an
+# iteration at most 0.5 ms more than the shell loop's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BYTES=${BYTES:-1073741824}
@@ -34,6 +40,7 @@ go build -o "$work/fakeagent" ./internal/fakeagent
 for chunk in 65536 8192; do
 	printf '{"steps": [{"bytes": %d, "chunk": %d, "after": "<promise>SUCCESS</promise>"}]}\n' "$BYTES" "$chunk" >"$work/flood-$chunk.json"
 done
+printf '{"steps": [{"after": "<promise>SUCCESS</promise>"}]}\n' >"$work/signal.json"
 printf '{"record": "%s", "steps": [{}]}\n' "$work" >"$work/record.json"
 printf '{"steps": [{}]}\n' >"$work/quiet.json"
 cat >"$work/loop.sh" <<'EOF'
@@ -57,47 +64,74 @@ timed() {
 	tail -1 cpu | awk -v ns=$((end - start)) '{ printf "%.3f %.2f\n", ns / 1e9, $1 + $2 }'
 }
 
-# compare runs the commands in the arrays rooda and baseline RUNS times,
-# taking turns so that both meet the same load, and leaves their timings
-# in rooda.times and baseline.times.
-compare() {
-	: >rooda.times
-	: >baseline.times
+# turns runs the commands named by its arguments (arrays) RUNS times,
+# taking turns so that all meet the same load, and leaves the timings of
+# each in NAME.times, a line per turn.
+turns() {
+	local name
+	for name in "$@"; do : >"$name.times"; done
 	for _ in $(seq "$RUNS"); do
-		timed "${rooda[@]}" >>rooda.times
-		timed "${baseline[@]}" >>baseline.times
+		for name in "$@"; do
+			local cmd="$name[@]"
+			timed "${!cmd}" >>"$name.times"
+		done
 	done
 }
 
-# summary prints "WALL CPU WALL_RANGE CPU_RANGE" of a file of timings:
-# the medians, and min–max of each.
-summary() {
-	local wall cpu
-	wall=$(cut -d' ' -f1 "$1" | sort -n)
-	cpu=$(cut -d' ' -f2 "$1" | sort -n)
-	echo "$(median <<<"$wall") $(median <<<"$cpu") $(head -1 <<<"$wall")–$(tail -1 <<<"$wall") $(head -1 <<<"$cpu")–$(tail -1 <<<"$cpu")"
+median() { sort -n | sed -n "$(((RUNS + 1) / 2))p"; }
+
+# column prints field f (1 wall, 2 CPU) of each turn of a file of timings,
+# less that of the same turn in the file less, when given.
+column() {
+	if [ -n "${3:-}" ]; then
+		paste -d' ' "$1" "$3" | awk -v f="$2" '{ printf "%.3f\n", $f - $(f + 2) }'
+	else
+		cut -d' ' -f"$2" "$1"
+	fi
 }
 
-median() { sed -n "$(((RUNS + 1) / 2))p"; }
+# figure prints "MEDIAN (MIN–MAX)" of field f of the turns, less another
+# file's when given.
+figure() {
+	local values
+	values=$(column "$@" | sort -n)
+	echo "$(median <<<"$values")s ($(head -1 <<<"$values")–$(tail -1 <<<"$values"))"
+}
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+ratio() { awk -v a="${1%%s*}" -v b="${2%%s*}" 'BEGIN { printf "%.2f", a / b }'; }
 
 # verdict prints PASS when value <= target, else MISS.
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t ? "PASS" : "MISS") }'; }
 
+# compared prints one line of rooda's figure against the baseline's, the
+# ratio, and the verdict when a target is given.
+compared() {
+	local what=$1 r=$2 b=$3 target=${4:-} q
+	q=$(ratio "$r" "$b")
+	printf '  %-5s rooda %s, %s %s, ratio %s' "$what" "$r" "$BASELINE" "$b" "$q"
+	[ -n "$target" ] && printf ' (target <= %s) %s' "$target" "$(verdict "$q" "$target")"
+	echo
+}
+
 flood() {
-	local chunk=$1 name=$2 r c rss
-	rooda=(./rooda run build -n 1 --ai-cmd "./fakeagent flood-$chunk.json")
-	baseline=(sh -c "./fakeagent flood-$chunk.json </dev/null | cat >/dev/null")
-	compare
-	read -r rw rc rwr rcr < <(summary rooda.times)
-	read -r pw pc pwr pcr < <(summary baseline.times)
+	local chunk=$1 name=$2 rss f
+	rooda_flood=(./rooda run build -n 1 --ai-cmd "./fakeagent flood-$chunk.json")
+	pipe_flood=(sh -c "./fakeagent flood-$chunk.json </dev/null | cat >/dev/null")
+	rooda_signal=(./rooda run build -n 1 --ai-cmd "./fakeagent signal.json")
+	pipe_signal=(sh -c "./fakeagent signal.json </dev/null | cat >/dev/null")
+	turns rooda_flood pipe_flood rooda_signal pipe_signal
 	rss=$(/usr/bin/time -f %M ./rooda run build -n 1 --ai-cmd "./fakeagent flood-$chunk.json" 2>&1 >/dev/null | tail -1)
-	r=$(ratio "$rw" "$pw")
-	c=$(ratio "$rc" "$pc")
 	echo "flood $((BYTES >> 20)) MiB, $name:"
-	echo "  wall: rooda ${rw}s ($rwr), pipe ${pw}s ($pwr), ratio $r (target <= $FLOOD_TARGET) $(verdict "$r" "$FLOOD_TARGET")"
-	echo "  CPU:  rooda ${rc}s ($rcr), pipe ${pc}s ($pcr), ratio $c (target <= $FLOOD_TARGET) $(verdict "$c" "$FLOOD_TARGET")"
+	BASELINE=pipe
+	echo " the capture (the flood's run less a run printing only the signal):"
+	for f in 1 2; do
+		compared "$([ $f = 1 ] && echo wall || echo CPU)" "$(figure rooda_flood.times $f rooda_signal.times)" "$(figure pipe_flood.times $f pipe_signal.times)" "$FLOOD_TARGET"
+	done
+	echo " the whole runs, rooda's start and record included:"
+	for f in 1 2; do
+		compared "$([ $f = 1 ] && echo wall || echo CPU)" "$(figure rooda_flood.times $f)" "$(figure pipe_flood.times $f)"
+	done
+	echo "  a run printing only the signal: rooda $(figure rooda_signal.times 1) wall, $(figure rooda_signal.times 2) CPU; pipe $(figure pipe_signal.times 1), $(figure pipe_signal.times 2)"
 	echo "  rooda peak RSS $((rss / 1024)) MiB (max_output_buffer 10 MiB)"
 }
 
@@ -106,20 +140,28 @@ flood() {
 flood 65536 "fast writer (64 KiB writes)"
 flood 8192 "8 KiB pieces"
 
-rooda=(./rooda run build -n "$ITERATIONS" --ai-cmd "./fakeagent quiet.json")
-baseline=(bash loop.sh "$ITERATIONS")
-compare
-read -r rw rc rwr rcr < <(summary rooda.times)
-read -r sw sc swr scr < <(summary baseline.times)
-# The overhead is the median of each turn's difference: the turns ran
-# side by side, under the same load.
-overhead() {
-	paste -d' ' rooda.times baseline.times |
-		awk -v f="$1" -v n="$ITERATIONS" '{ printf "%.2f\n", ($f - $(f + 2)) * 1000 / n }' | sort -n | median
+rooda_loop=(./rooda run build -n "$ITERATIONS" --ai-cmd "./fakeagent quiet.json")
+shell_loop=(bash loop.sh "$ITERATIONS")
+rooda_once=(./rooda run build -n 1 --ai-cmd "./fakeagent quiet.json")
+shell_once=(bash loop.sh 1)
+turns rooda_loop shell_loop rooda_once shell_once
+
+# per_iteration prints, per iteration, the median over the turns of
+# what rooda's runs cost beyond the shell's in field f: the ITERATIONS-1
+# more iterations (slope), or the whole runs (whole).
+per_iteration() {
+	paste -d' ' rooda_loop.times shell_loop.times rooda_once.times shell_once.times |
+		awk -v f="$1" -v n="$ITERATIONS" -v how="$2" '{
+			if (how == "slope") printf "%.3f\n", (($f - $(f + 4)) - ($(f + 2) - $(f + 6))) * 1000 / (n - 1)
+			else printf "%.3f\n", ($f - $(f + 2)) * 1000 / n
+		}' | median
 }
-over=$(overhead 1)
-overcpu=$(overhead 2)
+over=$(per_iteration 1 slope)
+BASELINE=shell
 echo "loop $ITERATIONS iterations, records on:"
-echo "  wall: rooda ${rw}s ($rwr), shell ${sw}s ($swr), ratio $(ratio "$rw" "$sw")"
-echo "  CPU:  rooda ${rc}s ($rcr), shell ${sc}s ($scr), ratio $(ratio "$rc" "$sc")"
-echo "  overhead per iteration (median of the turns' differences): ${over} ms wall (target <= $OVERHEAD_TARGET_MS) $(verdict "$over" "$OVERHEAD_TARGET_MS"), ${overcpu} ms CPU"
+compared wall "$(figure rooda_loop.times 1)" "$(figure shell_loop.times 1)"
+compared CPU "$(figure rooda_loop.times 2)" "$(figure shell_loop.times 2)"
+echo "  one iteration: rooda $(figure rooda_once.times 1) wall, $(figure rooda_once.times 2) CPU; shell $(figure shell_once.times 1), $(figure shell_once.times 2)"
+echo "  an iteration's overhead (what the $((ITERATIONS - 1)) more iterations cost rooda beyond the shell, per iteration, median of the turns):"
+echo "    ${over} ms wall (target <= $OVERHEAD_TARGET_MS) $(verdict "$over" "$OVERHEAD_TARGET_MS"), $(per_iteration 2 slope) ms CPU"
+echo "  the whole runs' difference per iteration, rooda's start included: $(per_iteration 1 whole) ms wall, $(per_iteration 2 whole) ms CPU"

@@ -63,6 +63,7 @@ func newCapture(f *os.File, ring *Ring, idle *watchdog, tee io.Writer) *capture 
 func (c *capture) run() {
 	defer close(c.done)
 	defer c.f.Close()
+	defer c.release()
 	for {
 		space, ok := c.next()
 		if !ok {
@@ -81,6 +82,16 @@ func (c *capture) run() {
 		if n > 0 && n < gather && time.Since(c.began)-time.Duration(began) < streaming {
 			pause(gatherPause)
 		}
+	}
+}
+
+// release frees the ring's memory once finish gave up on the read that
+// could still write to it; otherwise finish's Bytes frees it.
+func (c *capture) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gaveUp {
+		c.ring.free()
 	}
 }
 

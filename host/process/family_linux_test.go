@@ -261,3 +261,24 @@ func TestCgroupEmpty(t *testing.T) {
 		t.Errorf("a cgroup whose process was killed: empty %t, found %v", g.empty(), g.find())
 	}
 }
+
+// TestStrayWriterCannotHoldTheIteration: without a cgroup, a child that
+// cleared its environment (no tag names it) and holds the output pipe
+// outlives the agent; the iteration ends all the same, with the output
+// printed before, while that child still runs.
+func TestStrayWriterCannotHoldTheIteration(t *testing.T) {
+	adopt(t)
+	withoutCgroups(t)
+	res := run(t, Command{Argv: sh(`env -i setsid sleep 30 & echo $!;` + waitEscaped + `; echo "<promise>SUCCESS</promise>"`), Grace: time.Second})
+	lines := strings.Split(strings.TrimSpace(string(res.Output)), "\n")
+	pid, err := strconv.Atoi(lines[0])
+	if err != nil || len(lines) != 2 || lines[1] != "<promise>SUCCESS</promise>" {
+		t.Fatalf("output %q", res.Output)
+	}
+	if state(pid) == 0 || state(pid) == 'Z' {
+		t.Errorf("the stray writer %d is gone: the iteration waited for it", pid)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	var ws syscall.WaitStatus
+	syscall.Wait4(pid, &ws, 0, nil) // adopted: reaped here, or a later test finds its zombie
+}

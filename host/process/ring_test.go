@@ -3,6 +3,7 @@ package process
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -86,7 +87,7 @@ func TestRingFillKeepsTheTail(t *testing.T) {
 func TestRingMemoryIsBounded(t *testing.T) {
 	r := NewRing(64 << 10)
 	r.fill(io.LimitReader(zeros{}, 100<<20), nil)
-	if cap(r.buf) > 64<<10 || r.Total() != 100<<20 {
+	if cap(r.buf) != 64<<10 || r.Total() != 100<<20 {
 		t.Errorf("capacity %d after %d bytes", cap(r.buf), r.Total())
 	}
 }
@@ -138,4 +139,22 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestRingMemoryOutsideTheHeap: a ring of 256 MiB holding one line takes
+// nothing of Go's heap while it fills, and its Bytes, a copy, only the
+// line.
+func TestRingMemoryOutsideTheHeap(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := NewRing(256 << 20)
+	r.Write([]byte("one line\n"))
+	runtime.ReadMemStats(&after)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 1<<20 {
+		t.Errorf("the heap grew by %d bytes for a line", grown)
+	}
+	if got := r.Bytes(); string(got) != "one line\n" || cap(got) > 64 || r.Dropped() != 0 {
+		t.Errorf("kept %q (capacity %d), dropped %d", got, cap(got), r.Dropped())
+	}
 }

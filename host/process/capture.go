@@ -21,16 +21,21 @@ import (
 type capture struct {
 	f    *os.File // the read end, blocking: Go's poller never sees it
 	idle *watchdog
-	tee  io.Writer
 	done chan struct{} // closed when the output is read to its end
 	// reading is when the read under way began, as time since began, or
 	// -1 between reads: how long rooda has waited for output.
 	began   time.Time
 	reading atomic.Int64
 
-	mu     sync.Mutex // guards ring and gaveUp against finish
+	// streaming guards tee: once finish gave up, nothing more is
+	// streamed, for the stream's owner takes it back when Run returns.
+	streaming sync.Mutex
+	tee       io.Writer
+
+	mu     sync.Mutex // guards ring, gaveUp and ended against finish
 	ring   *Ring
 	gaveUp bool
+	ended  bool // the reader is done
 	// pending is how much of the ring's kept bytes the read under way may
 	// overwrite (the oldest, once the ring is full).
 	pending int
@@ -42,9 +47,9 @@ type capture struct {
 // the next read takes what arrived meanwhile (at 1 GB/s, 50 KB) at once.
 // A line now and then, after a wait, is read as soon as it comes.
 const (
-	gather      = 64 << 10
-	streaming   = 100 * time.Microsecond
-	gatherPause = 50 * time.Microsecond
+	gather        = 64 << 10
+	streamingFast = 100 * time.Microsecond
+	gatherPause   = 50 * time.Microsecond
 )
 
 // maxReadInPlace bounds a read into the oldest bytes of a full ring, as
@@ -79,17 +84,19 @@ func (c *capture) run() {
 		if err != nil {
 			return
 		}
-		if n > 0 && n < gather && time.Since(c.began)-time.Duration(began) < streaming {
+		if n > 0 && n < gather && time.Since(c.began)-time.Duration(began) < streamingFast {
 			pause(gatherPause)
 		}
 	}
 }
 
-// release frees the ring's memory once finish gave up on the read that
-// could still write to it; otherwise finish's Bytes frees it.
+// release notes that the reader is done, and frees the ring's memory
+// once finish gave up on the read that could still write to it;
+// otherwise finish's Bytes frees it.
 func (c *capture) release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ended = true
 	if c.gaveUp {
 		c.ring.free()
 	}
@@ -111,15 +118,9 @@ func (c *capture) next() ([]byte, bool) {
 }
 
 // took takes in the bytes just read, unless finish gave up meanwhile.
-// The stream is written outside the lock: a terminal that takes nothing
-// (Ctrl+S) must not keep finish from giving up.
 func (c *capture) took(b []byte) bool {
 	c.idle.reset()
-	if c.tee != nil {
-		if _, err := c.tee.Write(b); err != nil {
-			c.tee = nil // a closed stdout ends the streaming, not the capture
-		}
-	}
+	c.stream(b)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gaveUp {
@@ -130,21 +131,48 @@ func (c *capture) took(b []byte) bool {
 	return true
 }
 
+// stream writes b to the stream, unless finish gave up. It holds only
+// its own lock: a slow terminal must not keep finish from giving up.
+func (c *capture) stream(b []byte) {
+	c.streaming.Lock()
+	defer c.streaming.Unlock()
+	if c.tee != nil {
+		if _, err := c.tee.Write(b); err != nil {
+			c.tee = nil // a closed stdout ends the streaming, not the capture
+		}
+	}
+}
+
 // finish waits for the end of the output once the agent's group is gone:
 // each silence at most drainTime, all of it at most limit, so that a
 // process that escaped and holds the pipe cannot hold rooda, while output
 // still streaming is read to its end. It returns what the ring kept.
 func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64) {
-	if c.drained(limit) {
-		return c.ring.Bytes(), c.ring.Total(), c.ring.Dropped()
+	if !c.drained(limit) {
+		if kept, ok := c.giveUp(); ok {
+			c.streaming.Lock()
+			c.tee = nil
+			c.streaming.Unlock()
+			return kept, c.ring.Total(), c.ring.Total() - int64(len(kept))
+		}
 	}
+	<-c.done
+	return c.ring.Bytes(), c.ring.Total(), c.ring.Dropped()
+}
+
+// giveUp gives up the read under way, unless the output ended meanwhile,
+// and returns a copy of what is kept: that read may still write into the
+// ring, in its oldest bytes (pending) alone, and the reader frees the
+// ring once it returns.
+func (c *capture) giveUp() (kept []byte, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// Given up on: the read under way may still write into the ring.
+	if c.ended {
+		return nil, false
+	}
 	c.gaveUp = true
 	c.f.Close() // closed for good once that read returns
-	kept = c.ring.copyBut(c.pending)
-	return kept, c.ring.Total(), c.ring.Total() - int64(len(kept))
+	return c.ring.copyBut(c.pending), true
 }
 
 // waited is how long the read under way has waited for output; 0

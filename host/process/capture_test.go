@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -12,14 +13,15 @@ import (
 // the pipe open, silent; finish gives the read up after drainTime of
 // silence and returns what was kept, all but the oldest eighth the read
 // still under way may overwrite, and what that writer prints later changes
-// none of it.
+// none of it, and is not streamed: the stream's owner has it back.
 func TestGivenUpReadLosesNothingKept(t *testing.T) {
 	r, w, err := outputPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	c := newCapture(r, NewRing(1024), newWatchdog(0), nil)
+	var stream lockedBuffer
+	c := newCapture(r, NewRing(1024), newWatchdog(0), &stream)
 	go c.run()
 	data := make([]byte, 4096)
 	for i := range data {
@@ -40,6 +42,26 @@ func TestGivenUpReadLosesNothingKept(t *testing.T) {
 	if !bytes.Equal(kept, want) {
 		t.Errorf("the output changed after finish returned it: %q", kept)
 	}
+	if got := stream.String(); got != string(data) {
+		t.Errorf("streamed %d bytes, %d of them after finish gave up", len(got), len(got)-len(data))
+	}
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestStreamedFloodEveryByteOnce: an agent printing in small pieces as

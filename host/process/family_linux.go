@@ -37,17 +37,19 @@ func (f *family) reapOrphans() {
 // listed.
 func zombieChild() bool {
 	const pAll = 0
-	return exitedUnwaited(pAll, 0)
+	exited, _ := exitedUnwaited(pAll, 0)
+	return exited
 }
 
 // exitedUnwaited reports whether the child that idType and id name (waitid's
 // P_ALL, P_PIDFD) has exited and not been waited for, without waiting for
-// it (WNOWAIT), so that os/exec still takes its exit status.
-func exitedUnwaited(idType, id int) bool {
+// it (WNOWAIT), so that os/exec still takes its exit status; and why
+// waitid failed, if it did (ECHILD: none is left to wait for).
+func exitedUnwaited(idType, id int) (bool, syscall.Errno) {
 	var info [128]byte // a siginfo_t; si_pid is at offset 16 on Linux
 	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, uintptr(idType), uintptr(id), uintptr(unsafe.Pointer(&info[0])),
 		syscall.WEXITED|syscall.WNOHANG|syscall.WNOWAIT, 0, 0)
-	return errno == 0 && *(*int32)(unsafe.Pointer(&info[16])) != 0
+	return errno == 0 && *(*int32)(unsafe.Pointer(&info[16])) != 0, errno
 }
 
 // adopted are rooda's children that it did not start, zombies included;

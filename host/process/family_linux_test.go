@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // waitEscaped waits until the background job $! is in a session of its
@@ -281,4 +283,25 @@ func TestStrayWriterCannotHoldTheIteration(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGKILL)
 	var ws syscall.WaitStatus
 	syscall.Wait4(pid, &ws, 0, nil) // adopted: reaped here, or a later test finds its zombie
+}
+
+// TestExitedUnwaitedOfAReapedChild: a pidfd whose process was reaped
+// elsewhere (an abandoned agent, reaped with its group) says so, ECHILD,
+// so that waitExit stops waiting for an exit it will never see.
+func TestExitedUnwaitedOfAReapedChild(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+	if err != nil {
+		cmd.Wait()
+		t.Skip("SKIPPED: no pidfd_open on this kernel")
+	}
+	defer unix.Close(fd)
+	var ws syscall.WaitStatus
+	syscall.Wait4(cmd.Process.Pid, &ws, 0, nil)
+	if exited, errno := exitedUnwaited(unix.P_PIDFD, fd); exited || errno != syscall.ECHILD {
+		t.Errorf("exited %t, errno %v; want false, ECHILD", exited, errno)
+	}
 }

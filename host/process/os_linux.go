@@ -33,7 +33,13 @@ func waitExit(cmd *exec.Cmd) error {
 	if fd, err := unix.PidfdOpen(cmd.Process.Pid, unix.PIDFD_NONBLOCK); err == nil {
 		f := os.NewFile(uintptr(fd), "pidfd")
 		if conn, err := f.SyscallConn(); err == nil {
-			conn.Read(func(fd uintptr) bool { return exitedUnwaited(unix.P_PIDFD, int(fd)) })
+			conn.Read(func(fd uintptr) bool {
+				// Exited, or nothing to wait for: reaped already (an
+				// abandoned agent, reaped with its group), which
+				// cmd.Wait then reports.
+				exited, errno := exitedUnwaited(unix.P_PIDFD, int(fd))
+				return exited || errno != 0
+			})
 		}
 		f.Close()
 	}

@@ -17,14 +17,14 @@ import (
 // time, in page faults and collections). Bytes copies what is kept out,
 // in order, and unmaps it.
 type Ring struct {
-	limit   int
-	buf     []byte // the kept bytes, in the mapping: len grows to limit, cap is limit
-	head    int    // once full, where the oldest byte is
-	total   int64
-	unmap   runtime.Cleanup // unmaps buf should the ring be dropped unread
-	mapped  bool
-	kept    []byte // what Bytes returned: the ring is released
-	release bool
+	limit    int
+	buf      []byte // the kept bytes, in the mapping: len grows to limit, cap is limit
+	head     int    // once full, where the oldest byte is
+	total    int64
+	unmap    runtime.Cleanup // unmaps buf should the ring be dropped unread
+	mapped   bool
+	kept     []byte // what Bytes returned: the ring is released
+	released bool
 }
 
 // NewRing returns a Ring keeping at most limit bytes (at least 1).
@@ -74,7 +74,7 @@ func (r *Ring) allocate() {
 // Go's memory, so a signal split between two reads is found whole. It is
 // the ring's last use: the ring's own memory is released.
 func (r *Ring) Bytes() []byte {
-	if r.release {
+	if r.released {
 		return r.kept
 	}
 	r.kept = r.copyBut(0)
@@ -84,7 +84,7 @@ func (r *Ring) Bytes() []byte {
 
 // free releases the ring's memory: what is kept is gone.
 func (r *Ring) free() {
-	r.release = true
+	r.released = true
 	if r.mapped {
 		r.unmap.Stop()
 		syscall.Munmap(r.buf[:cap(r.buf)])
@@ -95,7 +95,7 @@ func (r *Ring) free() {
 // Total is how many bytes were written; Dropped how many are not kept.
 func (r *Ring) Total() int64 { return r.total }
 func (r *Ring) Dropped() int64 {
-	if r.release {
+	if r.released {
 		return r.total - int64(len(r.kept))
 	}
 	return r.total - int64(len(r.buf))

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"rooda/host/interrupt"
 	"rooda/host/loop"
 	"rooda/host/prompt"
+
+	"rooda/internal/syncbuf"
 )
 
 // guard bounds a wait that must end; it is not a measure of speed.
@@ -107,28 +108,10 @@ func TestChecks(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log the test reads while the run writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // signalAfterFirst sends this process SIGINT when iteration 1 has
 // finished and before iteration 2 begins, and waits until the run has
 // announced it.
-type signalAfterFirst struct{ log *syncBuffer }
+type signalAfterFirst struct{ log *syncbuf.Buffer }
 
 func (signalAfterFirst) IterationStarted(loop.Request) {}
 
@@ -156,7 +139,7 @@ func TestSignalBetweenIterations(t *testing.T) {
 	t.Chdir(dir)
 	ctx, watch := interrupt.Watch(context.Background())
 	defer watch.Stop()
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	res := p.Execute(ctx, Output{Stdout: log, Stderr: log, Kill: watch.Kill}, signalAfterFirst{log})
 	ran, _ := os.ReadFile(filepath.Join(dir, "ran"))
 	if res.Status != loop.Interrupted || res.Iterations != 1 || string(ran) != "1\n" {

@@ -42,8 +42,9 @@ type capture struct {
 }
 
 // An agent that prints as it goes, in small pieces, as fast as rooda
-// reads them, would wake it once a piece: when a read finds little that
-// arrived while it waited only briefly, rooda pauses for gatherPause, and
+// reads them, would wake it once a piece: when a read finds little (less
+// than it had room for: the pipe is empty) that arrived while it waited
+// only briefly, rooda pauses for gatherPause, and
 // the next read takes what arrived meanwhile (at 1 GB/s, 50 KB) at once.
 // A line now and then, after a wait, is read as soon as it comes.
 const (
@@ -84,7 +85,7 @@ func (c *capture) run() {
 		if err != nil {
 			return
 		}
-		if n > 0 && n < gather && time.Since(c.began)-time.Duration(began) < streamingFast {
+		if n > 0 && n < min(gather, len(space)) && time.Since(c.began)-time.Duration(began) < streamingFast {
 			pause(gatherPause)
 		}
 	}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"rooda/internal/syncbuf"
 )
 
 // TestGivenUpReadLosesNothingKept: a writer that rooda cannot stop keeps
@@ -20,7 +21,7 @@ func TestGivenUpReadLosesNothingKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var stream lockedBuffer
+	var stream syncbuf.Buffer
 	c := newCapture(r, NewRing(1024), newWatchdog(0), &stream)
 	go c.run()
 	data := make([]byte, 4096)
@@ -45,23 +46,6 @@ func TestGivenUpReadLosesNothingKept(t *testing.T) {
 	if got := stream.String(); got != string(data) {
 		t.Errorf("streamed %d bytes, %d of them after finish gave up", len(got), len(got)-len(data))
 	}
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestStreamedFloodEveryByteOnce: an agent printing in small pieces as

@@ -12,7 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // reapOrphans collects the zombies among rooda's children that os/exec
@@ -46,10 +47,14 @@ func zombieChild() bool {
 // it (WNOWAIT), so that os/exec still takes its exit status; and why
 // waitid failed, if it did (ECHILD: none is left to wait for).
 func exitedUnwaited(idType, id int) (bool, syscall.Errno) {
-	var info [128]byte // a siginfo_t; si_pid is at offset 16 on Linux
-	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, uintptr(idType), uintptr(id), uintptr(unsafe.Pointer(&info[0])),
-		syscall.WEXITED|syscall.WNOHANG|syscall.WNOWAIT, 0, 0)
-	return errno == 0 && *(*int32)(unsafe.Pointer(&info[16])) != 0, errno
+	var info unix.Siginfo
+	err := unix.Waitid(idType, id, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	if err != nil {
+		errno, _ := err.(syscall.Errno)
+		return false, errno
+	}
+	// With WNOHANG and no child waitable, Linux leaves si_signo 0.
+	return info.Signo == int32(unix.SIGCHLD), 0
 }
 
 // adopted are rooda's children that it did not start, zombies included;

@@ -1,7 +1,6 @@
 package process
 
 import (
-	"io"
 	"runtime"
 	"syscall"
 )
@@ -129,30 +128,6 @@ func appendInPieces(out, b []byte) []byte {
 		b = b[n:]
 	}
 	return out
-}
-
-// fill reads src to its end straight into the ring's memory, so each byte
-// is copied once, and writes each piece to tee as well when tee is not
-// nil.
-func (r *Ring) fill(src io.Reader, tee io.Writer) error {
-	for {
-		space := r.space()
-		n, err := src.Read(space)
-		if n > 0 {
-			if tee != nil {
-				if _, err := tee.Write(space[:n]); err != nil {
-					tee = nil // a closed stdout ends the streaming, not the capture
-				}
-			}
-			r.advance(n)
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 // space is where the next bytes read go: the unused memory while the

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRingKeepsTheTail(t *testing.T) {
@@ -59,36 +60,64 @@ func BenchmarkRingWrite(b *testing.B) {
 	}
 }
 
-// TestRingFillKeepsTheTail: reading straight into the ring keeps the same
-// tail as writing to it, at every limit and for every size of read, and
-// what is read is teed whole.
+// TestRingFillKeepsTheTail: the capture, reading straight into the ring,
+// keeps the same tail as writing to it, at every limit and for every size
+// of write, and streams what it reads whole.
 func TestRingFillKeepsTheTail(t *testing.T) {
 	data := []byte(strings.Repeat("0123456789abcdefghij", 500) + "<promise>SUCCESS</promise>")
 	for _, limit := range []int{1, 7, 64, 1000, 9999, len(data), len(data) + 5, 1 << 20} {
 		for _, chunk := range []int{1, 3, 100, 4096} {
-			r := NewRing(limit)
-			var tee bytes.Buffer
-			if err := r.fill(&chunkReader{data: data, chunk: chunk}, &tee); err != nil {
-				t.Fatal(err)
-			}
+			var stream bytes.Buffer
+			got, total, dropped := captured(t, limit, &chunkReader{data: data, chunk: chunk}, &stream)
 			want := data[max(0, len(data)-limit):]
-			if got := r.Bytes(); !bytes.Equal(got, want) {
+			if !bytes.Equal(got, want) {
 				t.Fatalf("limit %d chunk %d: kept %d bytes, want the last %d", limit, chunk, len(got), len(want))
 			}
-			if r.Total() != int64(len(data)) || r.Dropped() != int64(len(data)-len(want)) || !bytes.Equal(tee.Bytes(), data) {
-				t.Fatalf("limit %d chunk %d: total %d dropped %d teed %d", limit, chunk, r.Total(), r.Dropped(), tee.Len())
+			if total != int64(len(data)) || dropped != int64(len(data)-len(want)) || !bytes.Equal(stream.Bytes(), data) {
+				t.Fatalf("limit %d chunk %d: total %d dropped %d streamed %d", limit, chunk, total, dropped, stream.Len())
 			}
 		}
 	}
 }
 
+// captured writes what src gives (less than the pipe holds), a read of it
+// at a time, into a pipe, then has a capture with a ring of limit read it,
+// and returns what it kept.
+func captured(t testing.TB, limit int, src io.Reader, stream io.Writer) (kept []byte, total, dropped int64) {
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCapture(r, NewRing(limit), newWatchdog(0), stream)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := src.Read(buf)
+		w.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	w.Close()
+	go c.run()
+	return c.finish(time.Minute)
+}
+
 // TestRingMemoryIsBounded: 100 MB read into a 64 KiB ring leave it
 // holding 64 KiB.
 func TestRingMemoryIsBounded(t *testing.T) {
-	r := NewRing(64 << 10)
-	r.fill(io.LimitReader(zeros{}, 100<<20), nil)
-	if cap(r.buf) != 64<<10 || r.Total() != 100<<20 {
-		t.Errorf("capacity %d after %d bytes", cap(r.buf), r.Total())
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring := NewRing(64 << 10)
+	c := newCapture(r, ring, newWatchdog(0), nil)
+	go func() {
+		io.Copy(w, io.LimitReader(zeros{}, 100<<20))
+		w.Close()
+	}()
+	c.run()
+	if cap(ring.buf) != 64<<10 || ring.Total() != 100<<20 {
+		t.Errorf("capacity %d after %d bytes", cap(ring.buf), ring.Total())
 	}
 }
 
@@ -118,18 +147,16 @@ func FuzzRing(f *testing.F) {
 	f.Add([]byte{}, 1, 1)
 	f.Fuzz(func(t *testing.T, data []byte, limit, chunk int) {
 		limit, chunk = 1+abs(limit)%4096, 1+abs(chunk)%512
-		for _, viaFill := range []bool{false, true} {
-			r := NewRing(limit)
-			if viaFill {
-				r.fill(&chunkReader{data: data, chunk: chunk}, nil)
-			} else {
-				for rest := data; len(rest) > 0; rest = rest[min(chunk, len(rest)):] {
-					r.Write(rest[:min(chunk, len(rest))])
-				}
-			}
-			if want := data[max(0, len(data)-limit):]; !bytes.Equal(r.Bytes(), want) {
-				t.Fatalf("fill %v, limit %d, chunk %d: kept %q, want %q", viaFill, limit, chunk, r.Bytes(), want)
-			}
+		want := data[max(0, len(data)-limit):]
+		r := NewRing(limit)
+		for rest := data; len(rest) > 0; rest = rest[min(chunk, len(rest)):] {
+			r.Write(rest[:min(chunk, len(rest))])
+		}
+		if !bytes.Equal(r.Bytes(), want) {
+			t.Fatalf("written, limit %d, chunk %d: kept %q, want %q", limit, chunk, r.Bytes(), want)
+		}
+		if kept, _, _ := captured(t, limit, &chunkReader{data: data, chunk: chunk}, nil); !bytes.Equal(kept, want) {
+			t.Fatalf("captured, limit %d, chunk %d: kept %q, want %q", limit, chunk, kept, want)
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package process
 
 import (
-	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,18 +81,4 @@ func (d *watchdog) stop() {
 	defer d.mu.Unlock()
 	d.stopped = true
 	d.timer.Stop()
-}
-
-// watched is a reader whose every read of a byte resets the watchdog.
-type watched struct {
-	r   io.Reader
-	dog *watchdog
-}
-
-func (w watched) Read(b []byte) (int, error) {
-	n, err := w.r.Read(b)
-	if n > 0 {
-		w.dog.reset()
-	}
-	return n, err
 }

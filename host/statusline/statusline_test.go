@@ -1,9 +1,7 @@
 package statusline
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -11,31 +9,15 @@ import (
 	"rooda/host/agentstream"
 	"rooda/host/engine"
 	"rooda/host/loop"
+
+	"rooda/internal/syncbuf"
 )
-
-// screen is a terminal's bytes as a test reads them.
-type screen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *screen) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
-func (s *screen) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
 
 // testLine is a line on a screen of width columns, its clock at t0 plus
 // what *at says.
-func testLine(width int, at *time.Duration) (*Line, *screen) {
+func testLine(width int, at *time.Duration) (*Line, *syncbuf.Buffer) {
 	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
-	s := &screen{}
+	s := &syncbuf.Buffer{}
 	l := New(s, Options{Width: func() int { return width }, Now: func() time.Time { return t0.Add(*at) }})
 	return l, s
 }
@@ -182,14 +164,14 @@ func TestPartialLinesWaitForTheirNewline(t *testing.T) {
 }
 
 func TestNoColorAndColor(t *testing.T) {
-	s := &screen{}
+	s := &syncbuf.Buffer{}
 	l := New(s, Options{Color: true})
 	l.IterationStarted(loop.Request{Iteration: 1})
 	l.Close()
 	if !strings.Contains(s.String(), dim) {
 		t.Errorf("no colour with Color: %q", s.String())
 	}
-	s = &screen{}
+	s = &syncbuf.Buffer{}
 	l = New(s, Options{})
 	l.IterationStarted(loop.Request{Iteration: 1})
 	l.Close()
@@ -201,7 +183,7 @@ func TestNoColorAndColor(t *testing.T) {
 // TestTicks: the line is drawn again while nothing is written, so that
 // its times move.
 func TestTicks(t *testing.T) {
-	s := &screen{}
+	s := &syncbuf.Buffer{}
 	l := New(s, Options{Tick: 10 * time.Millisecond})
 	l.IterationStarted(loop.Request{Iteration: 1})
 	time.Sleep(100 * time.Millisecond)
@@ -212,7 +194,7 @@ func TestTicks(t *testing.T) {
 }
 
 func TestLastLineIsBounded(t *testing.T) {
-	l := New(&screen{}, Options{})
+	l := New(&syncbuf.Buffer{}, Options{})
 	defer l.Close()
 	tap := l.Agent()
 	for range 1000 {

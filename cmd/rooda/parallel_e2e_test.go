@@ -336,11 +336,24 @@ print(parallel([work, work, work]))
 }
 
 // TestParallelStepBudget: each function of parallel() has its own step
-// budget, --max-steps, and one that runs out of it ends the run as the
-// budget does, exit 2.
+// budget, --max-steps: two that take some 30000 steps each both finish
+// under 50000 (as one thread, one after the other, they would not), and
+// one that runs out of it ends the run as the budget does, exit 2.
 func TestParallelStepBudget(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
+	w.write("each.star", `def spin(k):
+    n = 0
+    for i in range(k):
+        n += i
+    return n
+
+print(parallel([(spin, 3000), (spin, 3000)]))
+`)
+	cmd := exec.Command(binary(t), "script", "run", "each.star", "--max-steps", "50000")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	w.wait(w.start(cmd)).expect(t, 0, "[4498500, 4498500]")
+
 	w.write("main.star", `def spin():
     n = 0
     for i in range(100000):
@@ -352,7 +365,7 @@ def short():
 
 print(parallel([spin, short]))
 `)
-	cmd := exec.Command(binary(t), "script", "run", "main.star", "--max-steps", "50000")
+	cmd = exec.Command(binary(t), "script", "run", "main.star", "--max-steps", "50000")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
 	o.expect(t, 2, "parallel(): function 1 (spin) failed:", "main.star:3:5: in spin", "the run reached its budget of 50000 Starlark steps (--max-steps)")

@@ -15,6 +15,7 @@ import (
 // Command is one git command.
 type Command struct {
 	Args    []string
+	Dir     string   // where git runs; "" is the working directory
 	Env     []string // added to rooda's environment
 	Stdin   string
 	Timeout time.Duration // 0 means 5 minutes
@@ -33,6 +34,7 @@ func Run(ctx context.Context, c Command) (string, error) {
 	}
 	res, err := process.Run(ctx, process.Command{
 		Argv:      append([]string{"git"}, c.Args...),
+		Dir:       c.Dir,
 		Env:       append([]string{"GIT_TERMINAL_PROMPT=0"}, c.Env...),
 		Prompt:    c.Stdin,
 		Timeout:   timeout,
@@ -57,7 +59,12 @@ func Run(ctx context.Context, c Command) (string, error) {
 // A failed command gives no output: what git printed then is its
 // complaint, never a value (a HEAD, a hash).
 func Output(stdin string, args ...string) (string, bool) {
-	out, err := Run(context.Background(), Command{Args: args, Stdin: stdin, Timeout: 30 * time.Second})
+	return OutputIn("", stdin, args...)
+}
+
+// OutputIn is Output in dir ("" is the working directory).
+func OutputIn(dir, stdin string, args ...string) (string, bool) {
+	out, err := Run(context.Background(), Command{Args: args, Dir: dir, Stdin: stdin, Timeout: 30 * time.Second})
 	if err != nil {
 		return "", false
 	}

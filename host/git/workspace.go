@@ -38,10 +38,6 @@ func (c Changes) Changed() bool {
 	return c.InRepo && (c.HeadBefore != c.HeadAfter || len(c.Files) > 0)
 }
 
-// NewWorkspace looks whether the working directory is in a git
-// repository.
-func NewWorkspace() *Workspace { return NewWorkspaceIn("") }
-
 // NewWorkspaceIn looks whether dir ("" is the working directory) is in a
 // git repository: a parallel loop's worktree is its own workspace.
 func NewWorkspaceIn(dir string) *Workspace {
@@ -53,10 +49,7 @@ func NewWorkspaceIn(dir string) *Workspace {
 
 // output is Output in the workspace's directory.
 func (g *Workspace) output(stdin string, args ...string) (string, bool) {
-	if g.dir != "" {
-		args = append([]string{"-C", g.dir}, args...)
-	}
-	return Output(stdin, args...)
+	return OutputIn(g.dir, stdin, args...)
 }
 
 // Before notes HEAD and the state of the working tree.

@@ -25,7 +25,7 @@ func TestFilesChanged(t *testing.T) {
 	}
 	t.Chdir(t.TempDir())
 	gitRun(t, "init", "--quiet")
-	g := NewWorkspace()
+	g := NewWorkspaceIn("")
 	g.Before()
 	os.WriteFile("f1.txt", []byte("one"), 0o644)
 	gitRun(t, "add", "f1.txt")
@@ -50,7 +50,7 @@ func TestFilesChanged(t *testing.T) {
 // TestOutsideARepository: nothing is known, so nothing changed.
 func TestOutsideARepository(t *testing.T) {
 	t.Chdir(t.TempDir())
-	g := NewWorkspace()
+	g := NewWorkspaceIn("")
 	g.Before()
 	os.WriteFile("f.txt", []byte("x"), 0o644)
 	if c := g.After(); c.InRepo || c.Changed() {

@@ -116,6 +116,18 @@ func StopStragglers() []Found {
 	return found
 }
 
+// Alive reports whether the process pid, started at start (StartTime),
+// lives. A pid is reused once its process is gone: where the start time
+// was recorded and can be read now, the two must agree. Where either is
+// unknown (an older record, a system without /proc) the pid alone decides.
+func Alive(pid int, start uint64) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return false
+	}
+	now := StartTime(pid)
+	return start == 0 || now == 0 || now == start
+}
+
 // leftovers are what an agent left running once its group was gone.
 type leftovers interface {
 	find() []proc

@@ -19,7 +19,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"syscall"
 	"time"
 
 	"rooda/host/agentstream"
@@ -322,19 +321,7 @@ func iterationDir(runDir string, n int) string {
 // Going reports whether the run is still going: recorded as running by a
 // process that is still alive.
 func (r Run) Going() bool {
-	return r.Status == "running" && r.PID > 0 && alive(r.PID, r.PIDStart)
-}
-
-// alive reports whether the process pid, started at start, lives. A pid
-// is reused once its process is gone: where the start time was recorded
-// and can be read now, the two must agree. Where either is unknown (an
-// older record, a system without /proc) the pid alone decides.
-func alive(pid int, start uint64) bool {
-	if syscall.Kill(pid, 0) == syscall.ESRCH {
-		return false
-	}
-	now := process.StartTime(pid)
-	return start == 0 || now == 0 || now == start
+	return r.Status == "running" && r.PID > 0 && process.Alive(r.PID, r.PIDStart)
 }
 
 // Crashed reports whether the run is recorded as running by a rooda that

@@ -23,7 +23,10 @@ func (s *Session) Worktree(thread *starlark.Thread, name, branch, base string, k
 		// Nothing is made, and nothing asked of git: a dry run (rooda
 		// info) may run where there is no repository.
 		wd, _ := os.Getwd()
-		return &worktree.Worktree{Name: name, Path: filepath.Join(wd, worktree.Root, "<run-id>", name), Branch: branch, Base: base, Keep: keep}, nil
+		if branch == "" {
+			branch = worktree.DefaultBranch("<run-id>", name)
+		}
+		return &worktree.Worktree{Name: name, Path: filepath.Join(wd, worktree.Root, "<run-id>", name), Branch: branch, Keep: keep}, nil
 	}
 	set, err := s.worktreeSet(thread)
 	if err != nil {
@@ -51,8 +54,8 @@ func (s *Session) worktreeSet(thread *starlark.Thread) (*worktree.Set, error) {
 	return set, nil
 }
 
-// worktreeRunID names the run's worktrees: the record's id, else one of
-// the same form made from the time and the process.
+// worktreeRunID names the run's worktrees: the record's id, else one
+// made from the time and the process.
 func (s *Session) worktreeRunID() string {
 	if id := s.runID(); id != "" {
 		return id
@@ -102,7 +105,11 @@ func (s *Session) pruneDeadWorktrees() {
 		return
 	}
 	ctx := s.ctx
-	repo, ok := topLevel()
+	wd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	repo, ok := worktree.FindRepo(wd)
 	if !ok {
 		return
 	}
@@ -113,25 +120,5 @@ func (s *Session) pruneDeadWorktrees() {
 	}
 	if err != nil {
 		s.Log().Warnf("the worktrees of dead runs could not all be removed: %v", err)
-	}
-}
-
-// topLevel is the top level of the repository rooda runs in, when
-// it has worktrees of runs; it looks upwards from the working directory
-// for .rooda/worktrees without starting git.
-func topLevel() (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		if info, err := os.Stat(filepath.Join(dir, worktree.Root)); err == nil && info.IsDir() {
-			return dir, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
 	}
 }

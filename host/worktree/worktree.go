@@ -15,7 +15,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 
 	"rooda/host/git"
 	"rooda/host/process"
@@ -34,7 +33,6 @@ type Worktree struct {
 	Name   string
 	Path   string // absolute
 	Branch string
-	Base   string
 	// Keep leaves the worktree and its branch when the run ends.
 	Keep bool
 }
@@ -51,7 +49,7 @@ type Set struct {
 // NewSet is the worktrees of the run runID in the repository that holds
 // dir. It makes nothing yet.
 func NewSet(ctx context.Context, dir, runID string) (*Set, error) {
-	repo, err := git.Run(ctx, git.Command{Args: []string{"-C", dir, "rev-parse", "--show-toplevel"}})
+	repo, err := runGit(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("worktree() needs a git repository: %w", err)
 	}
@@ -85,14 +83,36 @@ func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*W
 		return nil, err
 	}
 	if branch == "" {
-		branch = "rooda/" + s.runID + "/" + name
+		branch = DefaultBranch(s.runID, name)
 	}
-	t := &Worktree{Name: name, Path: filepath.Join(s.runDir(), name), Branch: branch, Base: base, Keep: keep}
-	if _, err := git.Run(ctx, git.Command{Args: []string{"-C", s.repo, "worktree", "add", "-q", "-b", branch, "--", t.Path, base}}); err != nil {
+	t := &Worktree{Name: name, Path: filepath.Join(s.runDir(), name), Branch: branch, Keep: keep}
+	if _, err := runGit(ctx, s.repo, "worktree", "add", "-q", "-b", branch, "--", t.Path, base); err != nil {
 		return nil, err
 	}
 	s.trees = append(s.trees, t)
 	return t, nil
+}
+
+// DefaultBranch is the branch of a run's worktree that names none.
+func DefaultBranch(runID, name string) string { return branchPrefix(runID) + name }
+
+// branchPrefix begins the names of a run's branches.
+func branchPrefix(runID string) string { return "rooda/" + runID + "/" }
+
+// FindRepo is the top level of the repository dir is in, when it has
+// worktrees of runs: it looks upwards from dir for Root without starting
+// git.
+func FindRepo(dir string) (string, bool) {
+	for {
+		if info, err := os.Stat(filepath.Join(dir, Root)); err == nil && info.IsDir() {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }
 
 // owner is what ownerFile holds.
@@ -151,16 +171,15 @@ func (s *Set) remove(ctx context.Context, t *Worktree) error {
 	// The run's context may be cancelled (an interrupt): the cleanup
 	// must still happen.
 	ctx = context.WithoutCancel(ctx)
-	_, err := git.Run(ctx, git.Command{Args: []string{"-C", s.repo, "worktree", "remove", "--force", "--force", t.Path}})
+	_, err := runGit(ctx, s.repo, "worktree", "remove", "--force", "--force", t.Path)
 	if err != nil {
 		// A worktree git no longer knows: its directory is ours to remove.
-		err = errors.Join(err, os.RemoveAll(t.Path))
-		if _, statErr := os.Stat(t.Path); errors.Is(statErr, os.ErrNotExist) {
+		if os.RemoveAll(t.Path) == nil {
 			err = nil
 		}
-		git.Run(ctx, git.Command{Args: []string{"-C", s.repo, "worktree", "prune"}})
+		runGit(ctx, s.repo, "worktree", "prune")
 	}
-	if _, branchErr := git.Run(ctx, git.Command{Args: []string{"-C", s.repo, "branch", "-D", t.Branch}}); branchErr != nil {
+	if _, branchErr := runGit(ctx, s.repo, "branch", "-D", t.Branch); branchErr != nil {
 		err = errors.Join(err, branchErr)
 	}
 	return err
@@ -179,15 +198,15 @@ type MergeResult struct {
 // error is a merge that could not even start (a dirty checkout, no such
 // branch).
 func Merge(ctx context.Context, repo, branch string) (MergeResult, error) {
-	out, err := git.Run(ctx, git.Command{Args: []string{"-C", repo, "merge", "--no-edit", branch}})
+	out, err := runGit(ctx, repo, "merge", "--no-edit", branch)
 	if err == nil {
 		return MergeResult{Merged: true, Output: out}, nil
 	}
-	conflicts, _ := git.Run(ctx, git.Command{Args: []string{"-C", repo, "diff", "--name-only", "--diff-filter=U"}})
+	conflicts, _ := runGit(ctx, repo, "diff", "--name-only", "--diff-filter=U")
 	if conflicts == "" {
 		return MergeResult{Output: out}, err
 	}
-	if _, abortErr := git.Run(context.WithoutCancel(ctx), git.Command{Args: []string{"-C", repo, "merge", "--abort"}}); abortErr != nil {
+	if _, abortErr := runGit(context.WithoutCancel(ctx), repo, "merge", "--abort"); abortErr != nil {
 		return MergeResult{Output: out}, fmt.Errorf("merge of %s left in conflict, and git merge --abort failed: %w", branch, abortErr)
 	}
 	return MergeResult{Conflicts: strings.Split(conflicts, "\n"), Output: out}, nil
@@ -217,11 +236,11 @@ func PruneDead(ctx context.Context, repo string) ([]string, error) {
 	if len(dead) == 0 {
 		return nil, nil
 	}
-	if _, err := git.Run(ctx, git.Command{Args: []string{"-C", repo, "worktree", "prune"}}); err != nil {
+	if _, err := runGit(ctx, repo, "worktree", "prune"); err != nil {
 		errs = append(errs, err)
 	}
 	for _, id := range dead {
-		errs = append(errs, deleteBranches(ctx, repo, "rooda/"+id+"/"))
+		errs = append(errs, deleteBranches(ctx, repo, branchPrefix(id)))
 	}
 	return dead, errors.Join(errs...)
 }
@@ -234,24 +253,20 @@ func going(dir string) bool {
 		return true
 	}
 	var o owner
-	if json.Unmarshal(data, &o) != nil || o.PID <= 0 {
-		return true
-	}
-	if syscall.Kill(o.PID, 0) == syscall.ESRCH {
-		return false
-	}
-	// A pid is reused once its process is gone: the start times must agree.
-	now := process.StartTime(o.PID)
-	return o.PIDStart == 0 || now == 0 || now == o.PIDStart
+	return json.Unmarshal(data, &o) != nil || o.PID <= 0 || process.Alive(o.PID, o.PIDStart)
 }
 
 // deleteBranches deletes the branches whose names begin with prefix.
 func deleteBranches(ctx context.Context, repo, prefix string) error {
-	out, err := git.Run(ctx, git.Command{Args: []string{"-C", repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + prefix}})
+	out, err := runGit(ctx, repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + prefix)
 	if err != nil || out == "" {
 		return err
 	}
-	args := append([]string{"-C", repo, "branch", "-D"}, strings.Split(out, "\n")...)
-	_, err = git.Run(ctx, git.Command{Args: args})
+	_, err = runGit(ctx, repo, append([]string{"branch", "-D"}, strings.Split(out, "\n")...)...)
 	return err
+}
+
+// runGit runs git in dir.
+func runGit(ctx context.Context, dir string, args ...string) (string, error) {
+	return git.Run(ctx, git.Command{Args: args, Dir: dir})
 }

@@ -258,7 +258,7 @@ func going(dir string) bool {
 
 // deleteBranches deletes the branches whose names begin with prefix.
 func deleteBranches(ctx context.Context, repo, prefix string) error {
-	out, err := runGit(ctx, repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/" + prefix)
+	out, err := runGit(ctx, repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+prefix)
 	if err != nil || out == "" {
 		return err
 	}

@@ -68,11 +68,8 @@ func format(err error, h hints) string {
 	if b := budget(err); b != nil {
 		lines[len(lines)-1] = "Error: " + b.Error()
 	}
-	text := h.add(strings.Join(lines, "\n"))
-	if inParallel != nil && frozenValue.MatchString(text) {
-		text += "\nA function parallel() runs shares every value it can reach with the others, frozen: return what it makes, and collect from parallel()'s results."
-	}
-	return text
+	h.inParallel = inParallel != nil
+	return h.add(strings.Join(lines, "\n"))
 }
 
 // deepest is the innermost *starlark.EvalError in err's chain: for an
@@ -156,6 +153,9 @@ type hints struct {
 	// library maps a name to the standard library module that defines
 	// it: "until_command" → "@rooda//termination.star".
 	library map[string]string
+	// inParallel is set for an error of a function parallel() ran, which
+	// a frozen value has another reason than a loaded module.
+	inParallel bool
 }
 
 // hints are this runtime's: its predeclared names and its standard
@@ -184,7 +184,11 @@ func (h hints) add(text string) string {
 	}
 	text = strings.Join(lines, "\n")
 	if frozenValue.MatchString(text) {
-		text += "\nHint: a module's values are frozen once it has loaded: a library cannot change them, nor can a script change what it loaded. Build new lists and dicts in a function and return them."
+		if h.inParallel {
+			text += "\nHint: a function parallel() runs shares every value it can reach with the others, frozen: return what it makes, and collect from parallel()'s results."
+		} else {
+			text += "\nHint: a module's values are frozen once it has loaded: a library cannot change them, nor can a script change what it loaded. Build new lists and dicts in a function and return them."
+		}
 	}
 	return text
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,16 +34,6 @@ type memoryWatch struct {
 	// stack is where the script was at its latest checkpoint near the
 	// budget, for a stop in the middle of a step.
 	stack atomic.Pointer[starlark.CallStack]
-	// mu keeps the guard's checkpoints one at a time: the threads of
-	// parallel() reach them too.
-	mu sync.Mutex
-}
-
-// checkpoint is the guard's Checkpoint, for any thread of the script.
-func (w *memoryWatch) checkpoint() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.guard.Checkpoint()
 }
 
 // checkpoint runs on the script's thread every few steps (OnMaxSteps):
@@ -56,7 +45,7 @@ func (r *Runtime) checkpoint(thread *starlark.Thread) {
 		return
 	}
 	every := uint64(checkEvery)
-	if r.memory != nil && r.memory.checkpoint() {
+	if r.memory != nil && r.memory.guard.Checkpoint() {
 		stack := thread.CallStack()
 		r.memory.stack.Store(&stack)
 		every = 1
@@ -168,6 +157,6 @@ func (r *Runtime) abandonIfStuck(ctx context.Context) {
 // nothing.
 func (r *Runtime) Collect() {
 	if r.memory != nil {
-		r.memory.checkpoint()
+		r.memory.guard.Checkpoint()
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"rooda/host/runlog"
 	"rooda/internal/browsertest"
 )
 
@@ -174,10 +175,9 @@ func anyContains(list []string, part string) bool {
 // lastRunID is the id of the newest run recorded in w.
 func (w *workspace) lastRunID() string {
 	w.t.Helper()
-	o := w.rooda("runs", "show", "last", "--json")
-	m := regexp.MustCompile(`"id":\s*"([^"]+)"`).FindStringSubmatch(o.stdout)
-	if o.code != 0 || m == nil {
-		w.t.Fatalf("runs show last: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	id, err := runlog.Find(filepath.Join(w.dir, ".rooda", "runs"), "last")
+	if err != nil {
+		w.t.Fatal(err)
 	}
-	return m[1]
+	return id
 }

@@ -301,7 +301,11 @@ print(parallel([(work, 1), (work, 2)]))
 	cmd := exec.Command(binary(t), "script", "run", "main.star")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
-	o.expect(t, 1, "parallel(): function 1 (work) failed", "main.star:4:16: in work", "cannot append to frozen list")
+	o.expect(t, 1, "parallel(): function 1 (work) failed", "main.star:4:16: in work", "cannot append to frozen list",
+		"Hint: a function parallel() runs shares every value it can reach with the others, frozen")
+	if strings.Contains(o.stderr, "a module's values are frozen") {
+		t.Errorf("the hint for a loaded module's values, for a function parallel() ran:\n%s", o.stderr)
+	}
 }
 
 // TestParallelCostBudgetShared: loops that run at once spend one budget:

@@ -56,10 +56,13 @@ func (g *Guard) due(used, heap int64) bool {
 
 // Guard watches the process's memory against a budget.
 type Guard struct {
-	limit     int64
-	used      atomic.Int64 // memory held, at the latest tick or collection
-	heap      atomic.Int64 // bytes in heap objects, likewise
-	live      int64        // heap objects left by the latest collection
+	limit int64
+	used  atomic.Int64 // memory held, at the latest tick or collection
+	heap  atomic.Int64 // bytes in heap objects, likewise
+	// checking keeps Checkpoints one at a time: several threads of a
+	// script (parallel()) reach them. It guards live and sample.
+	checking  sync.Mutex
+	live      int64 // heap objects left by the latest collection
 	stop      chan struct{}
 	done      sync.WaitGroup
 	gcPercent int   // the runtime's settings before Start
@@ -126,13 +129,15 @@ func (g *Guard) read(s *sample) (Over, bool) {
 	return o, used <= g.limit && stacks <= StackLimit
 }
 
-// Checkpoint is called by the script's thread between two steps: it
+// Checkpoint is called by a script's threads between two steps: it
 // collects when the memory held grew enough since the last collection,
 // and reports whether the memory is near the budget (past an eighth of
 // it: from there a few steps of s = s + s reach the budget, and the last
 // must be seen while it runs), where the caller checks at every step and
 // notes where the script is.
 func (g *Guard) Checkpoint() bool {
+	g.checking.Lock()
+	defer g.checking.Unlock()
 	if g.due(g.used.Load(), g.heap.Load()) {
 		g.collect()
 	}

@@ -120,11 +120,9 @@ type dot struct {
 func drawSpend(records []iterationView) spendChart {
 	var running loop.Spend
 	totals := make([]loop.Spend, len(records))
-	costed := len(records) > 0
 	for i, it := range records {
 		running = running.Add(it.Spend)
 		totals[i] = running
-		costed = costed && (running.Costed || running.IsZero())
 	}
 	c := spendChart{Width: chartWidth, Height: 140, Bottom: 120, What: "tokens"}
 	if running.IsZero() {
@@ -133,7 +131,8 @@ func drawSpend(records []iterationView) spendChart {
 	}
 	value := func(s loop.Spend) float64 { return float64(s.TotalTokens()) }
 	c.Most = running.String()
-	if costed && running.Costed {
+	// Add keeps Costed only while every spend added had a cost.
+	if running.Costed {
 		c.What = "dollars"
 		value = func(s loop.Spend) float64 { return s.CostUSD }
 	}

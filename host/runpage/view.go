@@ -173,7 +173,7 @@ func readRun(dir, id string, now time.Time) (runView, error) {
 	}
 	v.Timeline = drawTimeline(v.Records)
 	v.Spend = drawSpend(v.Records)
-	v.Version, err = version(dir, id)
+	v.Version, err = versionOf(dir, id, run, len(numbers))
 	return v, err
 }
 
@@ -224,10 +224,19 @@ func version(dir, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	numbers, err := runlog.Records(filepath.Join(dir, id))
+	if err != nil {
+		return "", err
+	}
+	return versionOf(dir, id, run, len(numbers))
+}
+
+// versionOf is the version of a run already read, with its number of
+// records.
+func versionOf(dir, id string, run runlog.Run, records int) (string, error) {
 	info, err := os.Stat(filepath.Join(dir, id, "run.json"))
 	if err != nil {
 		return "", err
 	}
-	numbers, err := runlog.Records(filepath.Join(dir, id))
-	return fmt.Sprintf("%s-%d-%d-%d-%d", run.ShownStatus(), run.Iterations, info.ModTime().UnixNano(), info.Size(), len(numbers)), err
+	return fmt.Sprintf("%s-%d-%d-%d-%d", run.ShownStatus(), run.Iterations, info.ModTime().UnixNano(), info.Size(), records), nil
 }

@@ -2,6 +2,7 @@ package statusline
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -185,11 +186,13 @@ func TestNoColorAndColor(t *testing.T) {
 func TestTicks(t *testing.T) {
 	s := &syncbuf.Buffer{}
 	l := New(s, Options{Tick: 10 * time.Millisecond})
+	defer l.Close()
 	l.IterationStarted(loop.Request{Iteration: 1})
-	time.Sleep(100 * time.Millisecond)
-	l.Close()
-	if n := strings.Count(s.String(), "(run "); n < 3 {
-		t.Errorf("drawn %d times in 100ms at a 10ms tick", n)
+	// Drawn once as the iteration starts; the ticks draw it again.
+	for guard := time.Now().Add(10 * time.Second); strings.Count(s.String(), "(run ") < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(guard) {
+			t.Fatalf("drawn %d times in 10 s at a 10 ms tick", strings.Count(s.String(), "(run "))
+		}
 	}
 }
 
@@ -227,10 +230,15 @@ func TestLastLineAcrossWrites(t *testing.T) {
 }
 
 // blockedTerminal is a terminal whose writes wait until it is released,
-// as a paused (Ctrl+S) terminal's do.
-type blockedTerminal struct{ released chan struct{} }
+// as a paused (Ctrl+S) terminal's do; entered is closed by the first.
+type blockedTerminal struct {
+	entered  chan struct{}
+	once     sync.Once
+	released chan struct{}
+}
 
-func (b blockedTerminal) Write(p []byte) (int, error) {
+func (b *blockedTerminal) Write(p []byte) (int, error) {
+	b.once.Do(func() { close(b.entered) })
 	<-b.released
 	return len(p), nil
 }
@@ -239,12 +247,12 @@ func (b blockedTerminal) Write(p []byte) (int, error) {
 // terminal that does not take it, the agent's output is still taken at
 // once: the agent is never held up by the screen.
 func TestAPausedTerminalDoesNotHoldUpTheAgent(t *testing.T) {
-	term := blockedTerminal{released: make(chan struct{})}
+	term := &blockedTerminal{entered: make(chan struct{}), released: make(chan struct{})}
 	l := New(term, Options{})
 	l.Loop("build")
 	go l.IterationStarted(loop.Request{Iteration: 1, MaxIterations: 3}) // blocks drawing
 	go l.Writer(term).Write([]byte("a log line\n"))
-	time.Sleep(50 * time.Millisecond) // let the writes above take the line's lock
+	<-term.entered // a draw holds the line's lock, stuck on the terminal
 	took := make(chan struct{})
 	go func() {
 		l.Agent().Write([]byte("the agent goes on\n"))

@@ -31,11 +31,9 @@ type Output struct {
 	// Record, when set, keeps the run's record and gives the context
 	// added while the run goes on.
 	Record Record
-	// Spent is what the run's agents spent before this loop, which its
-	// budgets (max_cost_usd, max_tokens) count too.
-	Spent loop.Spend
-	// SpentElsewhere, when set, stands for Spent: what the run's other
-	// loops have spent by now, those running at once included.
+	// SpentElsewhere, when set, is what the run's other loops have spent
+	// by now, those running at once included, which this loop's budgets
+	// (max_cost_usd, max_tokens) count too.
 	SpentElsewhere func() loop.Spend
 	// LimitWaiting, when set, is told of each wait for a usage limit as
 	// it begins (loop.notify's limit_wait).
@@ -145,7 +143,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Verdict:          p.Verdict,
 		Now:              out.Now,
 		StallIterations:  config.StallIterations.In(s).V,
-		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Before: out.Spent, Others: out.SpentElsewhere},
+		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Others: out.SpentElsewhere},
 		// What an iteration changed is looked at once, for the record,
 		// the digest, the stall rule and the script alike.
 		Workspace: git.NewWorkspaceIn(out.Dir),

@@ -95,16 +95,15 @@ func thousands(n int64) string {
 	return s
 }
 
-// Budget bounds what a run's agents spend: once what was spent before the
-// loop and in it reaches a limit, the loop ends, OverBudget. 0 is no limit.
+// Budget bounds what a run's agents spend: once what its other loops and
+// this one spent reaches a limit, the loop ends, OverBudget. 0 is no
+// limit.
 type Budget struct {
 	MaxCostUSD float64
 	MaxTokens  int64
-	// Before is what the run spent before this loop: its earlier loops.
-	Before Spend
-	// Others, when set, stands for Before: what the run's other loops have
-	// spent by now, those that ended and those that run at once with this
-	// one (parallel()), so that together they stay under the limits.
+	// Others, when set, is what the run's other loops have spent by now,
+	// those that ended and those that run at once with this one
+	// (parallel()), so that together they stay under the limits.
 	Others func() Spend
 }
 
@@ -122,11 +121,10 @@ func (e *BudgetError) Error() string {
 // reached is the limit that spent total, before and in the loop,
 // reaches, or nil.
 func (b Budget) reached(loop Spend) *BudgetError {
-	before := b.Before
+	total := loop
 	if b.Others != nil {
-		before = b.Others()
+		total = b.Others().Add(loop)
 	}
-	total := before.Add(loop)
 	switch {
 	case b.MaxCostUSD > 0 && total.CostUSD >= b.MaxCostUSD:
 		return &BudgetError{Setting: "max_cost_usd", Limit: Dollars(b.MaxCostUSD), Spent: Dollars(total.CostUSD)}

@@ -63,10 +63,7 @@ func (s *Session) ended(res loop.Result) {
 // output is where the engine writes, and what it tells of a loop of
 // plan, named name when several run at once (parallel()); "" for none.
 func (s *Session) output(plan *engine.Plan, name string) engine.Output {
-	s.mu.Lock()
-	spent := s.spent
-	s.mu.Unlock()
-	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(name), Spent: spent, LimitWaiting: s.notifyLimitWait, Loop: name}
+	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(name), LimitWaiting: s.notifyLimitWait, Loop: name}
 	// Loops at once share the status line: it names the loop that started last.
 	return s.statusOutput(out, cmp.Or(name, plan.Procedure.Name))
 }

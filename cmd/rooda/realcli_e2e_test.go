@@ -113,9 +113,15 @@ func (r *realRun) git(args ...string) {
 // build runs rooda build through the CLI's built-in alias.
 func (r *realRun) build(args ...string) outcome {
 	r.t.Helper()
+	return r.buildWithin(hangGuard, args...)
+}
+
+// buildWithin is build for a run that may rightly take up to guard.
+func (r *realRun) buildWithin(guard time.Duration, args ...string) outcome {
+	r.t.Helper()
 	cmd := exec.Command(binary(r.t), append([]string{"build", "--ai-cmd-alias", r.cli.Name}, args...)...)
 	cmd.Dir, cmd.Env = r.dir, r.env
-	return r.wait(r.start(cmd))
+	return r.waitWithin(r.start(cmd), guard)
 }
 
 // runDir is the record of the workspace's only run.
@@ -259,7 +265,9 @@ var realScenarios = []struct {
 		// opencode, copilot retry), or it gives up and says when to come
 		// back (codex: "try again at 3:05 PM"), and rooda waits.
 		r := newRealRun(t, cli, modelserver.UsageLimit(time.Now().Add(3*time.Second)), modelserver.Text("All done. "+successSignal))
-		o := r.build("-n", "3", "--failure-threshold", "1")
+		// codex names the reset to the minute, and rooda waits to the end
+		// of that minute: up to 63 s when the run starts late in one.
+		o := r.buildWithin(hangGuard+time.Minute, "-n", "3", "--failure-threshold", "1")
 		o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/3")
 		if strings.Contains(o.stderr, "(failure") {
 			t.Errorf("a failure was counted:\n%s", o.stderr)

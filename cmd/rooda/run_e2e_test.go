@@ -112,14 +112,20 @@ func (w *workspace) waitForLog(s started, text, why string) {
 
 func (w *workspace) wait(s started) outcome {
 	w.t.Helper()
+	return w.waitWithin(s, hangGuard)
+}
+
+// waitWithin is wait for a run that may rightly take up to guard.
+func (w *workspace) waitWithin(s started, guard time.Duration) outcome {
+	w.t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- s.cmd.Wait() }()
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(hangGuard):
+	case <-time.After(guard):
 		s.cmd.Process.Kill()
-		w.t.Fatalf("rooda did not end within %s\nstderr:\n%s", hangGuard, s.stderr)
+		w.t.Fatalf("rooda did not end within %s\nstderr:\n%s", guard, s.stderr)
 	}
 	o := outcome{stdout: s.stdout.String(), stderr: s.stderr.String(), took: time.Since(s.at)}
 	var exitErr *exec.ExitError

@@ -91,16 +91,11 @@ func (c *capture) run() {
 	}
 }
 
-// release notes that the reader is done, and frees the ring's memory
-// once finish gave up on the read that could still write to it;
-// otherwise finish's Bytes frees it.
+// release notes that the reader is done: finish can no longer give up.
 func (c *capture) release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true
-	if c.gaveUp {
-		c.ring.free()
-	}
 }
 
 // next is where the next read goes, unless finish gave up.
@@ -163,8 +158,7 @@ func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64
 
 // giveUp gives up the read under way, unless the output ended meanwhile,
 // and returns a copy of what is kept: that read may still write into the
-// ring, in its oldest bytes (pending) alone, and the reader frees the
-// ring once it returns.
+// ring, in its oldest bytes (pending) alone.
 func (c *capture) giveUp() (kept []byte, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

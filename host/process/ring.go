@@ -1,30 +1,26 @@
 package process
 
-import (
-	"runtime"
-	"syscall"
-)
-
 // Ring keeps the most recent bytes written to it, at most its limit: the
 // memory a capture takes does not grow with what the agent prints.
 //
-// Its memory is a mapping of its own, outside Go's heap, made at the
-// first write: the kernel commits its pages as they are first written,
-// so an agent that prints a line costs a page, and one that prints
-// gigabytes costs the limit, once, with no growing copies and no garbage
-// for the collector (growing a slice to 10 MiB cost a fifth of a flood's
-// time, in page faults and collections). Bytes copies what is kept out,
-// in order, and unmaps it.
+// Its memory is Go's, in at most two pieces: a small buffer for the
+// first bytes (an agent that prints a line costs a line), then, once
+// those overflow it, one buffer of the limit, in huge pages (adviseHuge).
+// Once full it wraps, the next bytes replacing the oldest, and Bytes
+// turns it in place: what is kept is handed out, never copied out.
+// Copying 10 MiB out of a ring into fresh memory, page fault after page
+// fault, cost a flood 25–45 ms after the agent ended.
 type Ring struct {
 	limit    int
-	buf      []byte // the kept bytes, in the mapping: len grows to limit, cap is limit
+	buf      []byte // the kept bytes: len grows to limit, then stays
 	head     int    // once full, where the oldest byte is
 	total    int64
-	unmap    runtime.Cleanup // unmaps buf should the ring be dropped unread
-	mapped   bool
-	kept     []byte // what Bytes returned: the ring is released
-	released bool
+	released bool // Bytes turned buf in order and handed it out
 }
+
+// firstBuffer is the size of a ring's first buffer, where its limit is
+// larger: most agents print less.
+const firstBuffer = 64 << 10
 
 // NewRing returns a Ring keeping at most limit bytes (at least 1).
 func NewRing(limit int) *Ring { return &Ring{limit: max(limit, 1)} }
@@ -36,9 +32,8 @@ func (r *Ring) Write(p []byte) (int, error) {
 	if len(p) > r.limit {
 		p = p[len(p)-r.limit:]
 	}
-	r.allocate()
-	if room := r.limit - len(r.buf); room > 0 {
-		take := min(room, len(p))
+	for len(p) > 0 && !r.full() {
+		take := min(len(r.space()), len(p))
 		r.buf = append(r.buf, p[:take]...)
 		p = p[take:]
 	}
@@ -50,55 +45,20 @@ func (r *Ring) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// allocate maps the ring's memory, at its first use: anonymous, private,
-// committed page by page as written. Past the first 2 MiB it asks for
-// huge pages (adviseHuge), which an agent printing gigabytes cycles
-// through, while one printing a line commits 4 KiB. Where mapping fails
-// the memory comes from Go's heap.
-func (r *Ring) allocate() {
-	if r.buf != nil {
-		return
-	}
-	mem, err := syscall.Mmap(-1, 0, r.limit, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		r.buf = make([]byte, 0, r.limit)
-		return
-	}
-	adviseHuge(mem)
-	r.buf, r.mapped = mem[:0], true
-	r.unmap = runtime.AddCleanup(r, func(mem []byte) { syscall.Munmap(mem) }, mem)
-}
-
-// Bytes returns what is kept, oldest first, as one contiguous slice of
-// Go's memory, so a signal split between two reads is found whole. It is
-// the ring's last use: the ring's own memory is released.
+// Bytes returns what is kept, oldest first, as one contiguous slice, so
+// a signal split between two reads is found whole. It is the ring's last
+// use: the slice is the ring's own memory, turned in order.
 func (r *Ring) Bytes() []byte {
-	if r.released {
-		return r.kept
+	if !r.released {
+		rotate(r.buf, r.head)
+		r.head, r.released = 0, true
 	}
-	r.kept = r.copyBut(0)
-	r.free()
-	return r.kept
-}
-
-// free releases the ring's memory: what is kept is gone.
-func (r *Ring) free() {
-	r.released = true
-	if r.mapped {
-		r.unmap.Stop()
-		syscall.Munmap(r.buf[:cap(r.buf)])
-	}
-	r.buf, r.mapped = nil, false
+	return r.buf
 }
 
 // Total is how many bytes were written; Dropped how many are not kept.
-func (r *Ring) Total() int64 { return r.total }
-func (r *Ring) Dropped() int64 {
-	if r.released {
-		return r.total - int64(len(r.kept))
-	}
-	return r.total - int64(len(r.buf))
-}
+func (r *Ring) Total() int64   { return r.total }
+func (r *Ring) Dropped() int64 { return r.total - int64(len(r.buf)) }
 
 // full reports whether the ring holds its limit: the next bytes read
 // replace the oldest.
@@ -131,11 +91,19 @@ func appendInPieces(out, b []byte) []byte {
 }
 
 // space is where the next bytes read go: the unused memory while the
-// ring fills, then the oldest bytes, up to the end of the memory.
+// ring fills, then the oldest bytes, up to the end of the memory. The
+// first buffer, once full, gives way to one of the limit.
 func (r *Ring) space() []byte {
-	r.allocate()
-	if r.full() {
+	switch {
+	case r.full():
 		return r.buf[r.head:]
+	case r.buf == nil:
+		r.buf = make([]byte, 0, min(r.limit, firstBuffer))
+	case len(r.buf) == cap(r.buf):
+		all := make([]byte, len(r.buf), r.limit)
+		adviseHuge(all[:r.limit])
+		copy(all, r.buf)
+		r.buf = all
 	}
 	return r.buf[len(r.buf):cap(r.buf)]
 }
@@ -148,4 +116,52 @@ func (r *Ring) advance(n int) {
 		return
 	}
 	r.head = (r.head + n) % r.limit
+}
+
+// rotate turns b left by k in place: b[k:], then b[:k]. It swaps the
+// shorter side with the far end of the longer one, which puts that much
+// in its place, and turns what is left (Gries and Mills), until one side
+// fits in a buffer of 64 KiB, which then carries it across.
+func rotate(b []byte, k int) {
+	const carry = 64 << 10
+	var tmp []byte
+	for k > 0 && k < len(b) {
+		left, right := k, len(b)-k
+		if min(left, right) <= carry {
+			if tmp == nil {
+				tmp = make([]byte, min(left, right))
+			}
+			if left <= right {
+				t := tmp[:left]
+				copy(t, b[:left])
+				copy(b, b[left:])
+				copy(b[right:], t)
+			} else {
+				t := tmp[:right]
+				copy(t, b[left:])
+				copy(b[right:], b[:left])
+				copy(b, t)
+			}
+			return
+		}
+		if left <= right {
+			swapInPieces(b[:left], b[len(b)-left:])
+			b = b[:len(b)-left]
+		} else {
+			swapInPieces(b[:right], b[left:])
+			b, k = b[right:], left-right
+		}
+	}
+}
+
+// swapInPieces swaps the contents of a and b, of one length, not
+// overlapping, 64 KiB at a time.
+func swapInPieces(a, b []byte) {
+	var tmp [64 << 10]byte
+	for len(a) > 0 {
+		n := copy(tmp[:], a)
+		copy(a, b[:n])
+		copy(b, tmp[:n])
+		a, b = a[n:], b[n:]
+	}
 }

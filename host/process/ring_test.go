@@ -168,10 +168,9 @@ func abs(n int) int {
 	return n
 }
 
-// TestRingMemoryOutsideTheHeap: a ring of 256 MiB holding one line takes
-// nothing of Go's heap while it fills, and its Bytes, a copy, only the
-// line.
-func TestRingMemoryOutsideTheHeap(t *testing.T) {
+// TestRingOfALineTakesALine: a ring of 256 MiB holding one line takes
+// its first buffer of Go's heap, not its limit.
+func TestRingOfALineTakesALine(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -181,7 +180,50 @@ func TestRingMemoryOutsideTheHeap(t *testing.T) {
 	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 1<<20 {
 		t.Errorf("the heap grew by %d bytes for a line", grown)
 	}
-	if got := r.Bytes(); string(got) != "one line\n" || cap(got) > 64 || r.Dropped() != 0 {
-		t.Errorf("kept %q (capacity %d), dropped %d", got, cap(got), r.Dropped())
+	if got := r.Bytes(); string(got) != "one line\n" || r.Dropped() != 0 {
+		t.Errorf("kept %q, dropped %d", got, r.Dropped())
+	}
+}
+
+// TestBytesHandsOutTheRing: a full ring of 8 MiB, wrapped, hands out
+// what it kept in order without copying it out: Bytes allocates less
+// than a tenth of it.
+func TestBytesHandsOutTheRing(t *testing.T) {
+	const limit = 8 << 20
+	data := make([]byte, limit*2+limit/3)
+	for i := range data {
+		data[i] = byte(i % 251)
+	}
+	r := NewRing(limit)
+	for rest := data; len(rest) > 0; rest = rest[min(len(rest), 100_000):] {
+		r.Write(rest[:min(len(rest), 100_000)])
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	kept := r.Bytes()
+	runtime.ReadMemStats(&after)
+	if !bytes.Equal(kept, data[len(data)-limit:]) {
+		t.Fatal("kept other bytes than the last 8 MiB, in order")
+	}
+	if allocated := after.TotalAlloc - before.TotalAlloc; allocated > limit/10 {
+		t.Errorf("Bytes allocated %d bytes", allocated)
+	}
+}
+
+// TestRotate: rotate turns a buffer in place at every kind of point:
+// either side within the 64 KiB it carries across, or both beyond it,
+// taking several swaps.
+func TestRotate(t *testing.T) {
+	const n = 300 << 10
+	for _, k := range []int{0, 1, 17, 64 << 10, 64<<10 + 1, 100_000, n / 2, 200_000, n - 64<<10 - 1, n - 64<<10, n - 1, n} {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i % 251)
+		}
+		want := append(append([]byte(nil), b[k:]...), b[:k]...)
+		rotate(b, k)
+		if !bytes.Equal(b, want) {
+			t.Errorf("rotated by %d: wrong bytes", k)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,9 +20,16 @@ import (
 // reapOrphans collects the zombies among rooda's children that os/exec
 // is not waiting for: adopted orphans that exited.
 func (f *family) reapOrphans() {
-	if !adopting.Load() || !zombieChild() {
+	if !adopting.Load() {
 		return
 	}
+	if _, ok := zombieChild(); ok {
+		f.reapAdopted()
+	}
+}
+
+// reapAdopted waits for the adopted children that are zombies.
+func (f *family) reapAdopted() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, p := range f.adopted() {
@@ -32,14 +40,41 @@ func (f *family) reapOrphans() {
 	}
 }
 
-// zombieChild reports whether some child of rooda has exited and not been
-// waited for, without waiting for it: with none, the rule at the end of
+// reapOnSignal is reapOrphans on SIGCHLD, which every agent's exit
+// sends: when the child that exited is an agent os/exec waits for, it
+// lists no children (a tenth of a millisecond an iteration), for the end
+// of that agent's iteration reaps whatever else exited (stopLeft).
+func (f *family) reapOnSignal() {
+	pid, ok := zombieChild()
+	if !ok || !adopting.Load() {
+		return
+	}
+	f.mu.Lock()
+	agent := f.started[pid] != nil
+	f.mu.Unlock()
+	if !agent {
+		f.reapAdopted()
+	}
+}
+
+// zombieChild is a child of rooda that has exited and not been waited
+// for, found without waiting for it: with none, the rule at the end of
 // every iteration, there is nothing to reap and the children need not be
 // listed.
-func zombieChild() bool {
+func zombieChild() (pid int, ok bool) {
 	const pAll = 0
-	exited, _ := exitedUnwaited(pAll, 0)
-	return exited
+	var info childInfo
+	err := unix.Waitid(pAll, 0, (*unix.Siginfo)(unsafe.Pointer(&info)), unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	// With WNOHANG and no child waitable, Linux leaves si_signo 0.
+	return int(info.pid), err == nil && info.signo == int32(unix.SIGCHLD)
+}
+
+// childInfo is waitid's siginfo_t as it names a child (si_pid), 128
+// bytes as the kernel's: unix.Siginfo hides the pid.
+type childInfo struct {
+	signo, errno, code, _ int32
+	pid                   int32
+	_                     [108]byte
 }
 
 // exitedUnwaited reports whether the child that idType and id name (waitid's
@@ -151,7 +186,7 @@ func AdoptOrphans() {
 		signal.Notify(exits, syscall.SIGCHLD)
 		go func() {
 			for range exits {
-				kin.reapOrphans()
+				kin.reapOnSignal()
 			}
 		}()
 	})

@@ -141,12 +141,32 @@ func TestReaperLeavesStartedChildren(t *testing.T) {
 	for state(p.cmd.Process.Pid) != 'Z' {
 		time.Sleep(time.Millisecond)
 	}
+	kin.reapOnSignal()
 	kin.reapOrphans()
 	err := p.cmd.Wait()
 	kin.forget(p)
 	if p.cmd.ProcessState == nil || p.cmd.ProcessState.ExitCode() != 3 {
 		t.Errorf("wait: %v: the reaper took the exit status of a child it did not adopt", err)
 	}
+}
+
+// TestSignalReapsAnOrphan: on SIGCHLD from a child rooda did not start
+// through Run, an adopted orphan, the reaper takes it.
+func TestSignalReapsAnOrphan(t *testing.T) {
+	adopt(t)
+	orphan := exec.Command("sh", "-c", "exit 0")
+	if err := orphan.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The reaper's own SIGCHLD may take it first: that is the same call.
+	for s := state(orphan.Process.Pid); s != 'Z' && s != 0; s = state(orphan.Process.Pid) {
+		time.Sleep(time.Millisecond)
+	}
+	kin.reapOnSignal()
+	if s := state(orphan.Process.Pid); s != 0 {
+		t.Errorf("the orphan is still there, in state %q", s)
+	}
+	orphan.Wait()
 }
 
 // TestNoCgroupLeftByACommandNotFound: a command that cannot start leaves
@@ -199,7 +219,7 @@ func TestStartTime(t *testing.T) {
 // zombieChild tells whether a child exited without taking its exit
 // status: os/exec, which waits for the agent, still gets it.
 func TestZombieChildLeavesTheStatus(t *testing.T) {
-	if zombieChild() {
+	if _, ok := zombieChild(); ok {
 		t.Fatal("a zombie child before any was started")
 	}
 	cmd := exec.Command("sh", "-c", "exit 3")
@@ -209,16 +229,16 @@ func TestZombieChildLeavesTheStatus(t *testing.T) {
 	for state(cmd.Process.Pid) != 'Z' {
 		time.Sleep(time.Millisecond)
 	}
-	if !zombieChild() {
-		t.Error("the exited child not seen")
+	if pid, ok := zombieChild(); !ok || pid != cmd.Process.Pid {
+		t.Errorf("the exited child %d not seen: %d, %v", cmd.Process.Pid, pid, ok)
 	}
-	if !zombieChild() {
+	if _, ok := zombieChild(); !ok {
 		t.Error("the exited child not seen a second time: the first look reaped it")
 	}
 	if err := cmd.Wait(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
 		t.Errorf("os/exec got %v, %v; want exit status 3", err, cmd.ProcessState)
 	}
-	if zombieChild() {
+	if _, ok := zombieChild(); ok {
 		t.Error("a zombie child after os/exec waited for it")
 	}
 }

@@ -24,6 +24,15 @@ func outputPipe() (r, w *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
 }
 
+// pipeCapacity is how many bytes the pipe f holds, 0 if unknown.
+func pipeCapacity(f *os.File) int {
+	n, err := unix.FcntlInt(f.Fd(), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // waitExit waits for the agent to exit, then collects its status. It
 // waits on a pidfd in Go's poller rather than in a blocking waitid, which
 // holds one of Go's processors as the blocking read of the output holds

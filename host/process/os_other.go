@@ -66,4 +66,7 @@ func waitExit(cmd *exec.Cmd) error { return cmd.Wait() }
 
 func pause(d time.Duration) { time.Sleep(d) }
 
+// pipeCapacity is unknown: rooda does not pause between reads.
+func pipeCapacity(*os.File) int { return 0 }
+
 func adviseHuge([]byte) {}

@@ -211,6 +211,21 @@ func parseSize(s string) (int, error) {
 	return n * factor, nil
 }
 
+// quoteFlow is quote for a value inside a flow mapping ({name: …, run:
+// …}), where a plain scalar holding a flow indicator or a colon, or
+// beginning with an indicator, ends the value early or is refused
+// (FuzzDecode found "run: :0").
+func quoteFlow(s string) string {
+	q := quote(s)
+	if strings.HasPrefix(q, `"`) || strings.HasPrefix(q, "'") {
+		return q
+	}
+	if strings.ContainsAny(s, ":,[]{}#") || strings.IndexAny(s, "-?!&*|>%@`") == 0 {
+		return strconv.Quote(s)
+	}
+	return q
+}
+
 // quote writes a string as a YAML scalar, quoted only when it must be.
 func quote(s string) string {
 	if strings.ContainsAny(s, "\n\r\t") {

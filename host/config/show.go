@@ -219,7 +219,7 @@ func (y *yamlWriter) checks(depth int, v Value[[]Check]) {
 	}
 	y.line(depth, "checks:", v.Source.String())
 	for _, c := range v.V {
-		y.line(depth+1, "- {name: "+quote(c.Name)+", run: "+quote(c.Run)+"}", "")
+		y.line(depth+1, "- {name: "+quoteFlow(c.Name)+", run: "+quoteFlow(c.Run)+"}", "")
 	}
 }
 
@@ -229,7 +229,7 @@ func (a Alias) yaml() string {
 	if a.Output == "" {
 		return quote(a.Line)
 	}
-	return "{cmd: " + quote(a.Line) + ", output: " + quote(a.Output) + "}"
+	return "{cmd: " + quoteFlow(a.Line) + ", output: " + quoteFlow(a.Output) + "}"
 }
 
 // yaml writes a library as rooda-config.yml would: its directory, or its
@@ -238,9 +238,9 @@ func (l Library) yaml() string {
 	if l.Git == "" {
 		return quote(l.Dir)
 	}
-	out := "{git: " + quote(l.Git) + ", ref: " + quote(l.Ref)
+	out := "{git: " + quoteFlow(l.Git) + ", ref: " + quoteFlow(l.Ref)
 	if l.Path != "" {
-		out += ", path: " + quote(l.Path)
+		out += ", path: " + quoteFlow(l.Path)
 	}
 	return out + "}"
 }

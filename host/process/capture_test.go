@@ -62,25 +62,3 @@ func TestStreamedFloodEveryByteOnce(t *testing.T) {
 		t.Errorf("kept %d bytes, streamed %d, want %d", len(res.Output), stream.Len(), want.Len())
 	}
 }
-
-// TestPausesOnlyWhereThePipeHoldsThePause: the capture of an agent's
-// pipe pauses between short reads only in a pipe large enough that the
-// agent does not wait meanwhile; rooda asks for such a pipe.
-func TestPausesOnlyWhereThePipeHoldsThePause(t *testing.T) {
-	if pauseIn(64<<10) != 0 {
-		t.Error("a pause in a 64 KiB pipe, which 8 KiB pieces at 2 GB/s fill in 32 µs")
-	}
-	r, w, err := outputPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	capacity := pipeCapacity(r)
-	if capacity == 0 {
-		t.Skip("SKIPPED: this system does not tell a pipe's capacity")
-	}
-	if c := newCapture(r, NewRing(1), newWatchdog(0), nil); capacity >= pausingPipe && c.pause != gatherPause {
-		t.Errorf("a pipe of %d bytes: pause %v, want %v", capacity, c.pause, gatherPause)
-	}
-}

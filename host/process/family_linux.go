@@ -30,6 +30,7 @@ func (f *family) reapOrphans() {
 
 // reapAdopted waits for the adopted children that are zombies.
 func (f *family) reapAdopted() {
+	adoptedListings.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, p := range f.adopted() {
@@ -42,8 +43,8 @@ func (f *family) reapAdopted() {
 
 // reapOnSignal is reapOrphans on SIGCHLD, which every agent's exit
 // sends: when the child that exited is an agent os/exec waits for, it
-// lists no children (a tenth of a millisecond an iteration), for the end
-// of that agent's iteration reaps whatever else exited (stopLeft).
+// lists no children (a tenth of a millisecond an iteration), for once
+// os/exec has waited for that agent, reapOrphans looks again (start).
 func (f *family) reapOnSignal() {
 	pid, ok := zombieChild()
 	if !ok || !adopting.Load() {
@@ -69,12 +70,18 @@ func zombieChild() (pid int, ok bool) {
 	return int(info.pid), err == nil && info.signo == int32(unix.SIGCHLD)
 }
 
-// childInfo is waitid's siginfo_t as it names a child (si_pid), 128
-// bytes as the kernel's: unix.Siginfo hides the pid.
+// adoptedListings counts the listings of rooda's children by the reaper,
+// each a read per thread of rooda.
+var adoptedListings atomic.Int64
+
+// childInfo is waitid's siginfo_t as it names a child (si_pid): its
+// union is pointer-aligned, and it is at least the kernel's 128 bytes.
+// unix.Siginfo hides the pid.
 type childInfo struct {
-	signo, errno, code, _ int32
-	pid                   int32
-	_                     [108]byte
+	signo, errno, code int32
+	_                  [unsafe.Sizeof(uintptr(0)) - 4]byte
+	pid                int32
+	_                  [112]byte
 }
 
 // exitedUnwaited reports whether the child that idType and id name (waitid's

@@ -72,7 +72,10 @@ const hugePage = 2 << 20
 // copying 10 MiB into fresh memory 90–150 ms with small pages against
 // 2–30 ms with huge ones; the TLB misses of small pages had cost as much
 // as the copying. It is only advice: the contents stay as they are, and a
-// kernel without huge pages ignores it.
+// kernel without huge pages ignores it. On Go's heap it outlives the
+// ring, on that range alone: a later ring mostly takes the same range
+// again, and what else lands there may be given huge pages too, a range
+// of the limit at most.
 func adviseHuge(mem []byte) {
 	if len(mem) < 2*hugePage {
 		return

@@ -3,13 +3,14 @@ package process
 // Ring keeps the most recent bytes written to it, at most its limit: the
 // memory a capture takes does not grow with what the agent prints.
 //
-// Its memory is Go's, in at most two pieces: a small buffer for the
-// first bytes (an agent that prints a line costs a line), then, once
-// those overflow it, one buffer of the limit, in huge pages (adviseHuge).
-// Once full it wraps, the next bytes replacing the oldest, and Bytes
-// turns it in place: what is kept is handed out, never copied out.
-// Copying 10 MiB out of a ring into fresh memory, page fault after page
-// fault, cost a flood 25–45 ms after the agent ended.
+// Its memory is Go's, in at most three buffers, each taking what the one
+// before held (ringSteps): 64 KiB, 1 MiB, then one of the limit, in huge
+// pages (adviseHuge). Most agents print less than the first; an output
+// is held in at most sixteen times its size, or the limit. Once full the
+// ring wraps, the next bytes replacing the oldest, and Bytes turns it in
+// place: what is kept is handed out, not copied out again. Copying 10 MiB
+// out of a ring into fresh memory, page fault after page fault, cost a
+// flood 25–45 ms after the agent ended.
 type Ring struct {
 	limit    int
 	buf      []byte // the kept bytes: len grows to limit, then stays
@@ -18,15 +19,18 @@ type Ring struct {
 	released bool // Bytes turned buf in order and handed it out
 }
 
-// firstBuffer is the size of a ring's first buffer, where its limit is
-// larger: most agents print less.
-const firstBuffer = 64 << 10
+// ringSteps are the sizes of a ring's buffers below its limit.
+var ringSteps = [...]int{64 << 10, 1 << 20}
 
 // NewRing returns a Ring keeping at most limit bytes (at least 1).
 func NewRing(limit int) *Ring { return &Ring{limit: max(limit, 1)} }
 
-// Write keeps p's tail; it never fails.
+// Write keeps p's tail; it never fails. Writing after Bytes is a bug:
+// the bytes handed out would change.
 func (r *Ring) Write(p []byte) (int, error) {
+	if r.released {
+		panic("process: Ring written after Bytes")
+	}
 	n := len(p)
 	r.total += int64(n)
 	if len(p) > r.limit {
@@ -91,21 +95,31 @@ func appendInPieces(out, b []byte) []byte {
 }
 
 // space is where the next bytes read go: the unused memory while the
-// ring fills, then the oldest bytes, up to the end of the memory. The
-// first buffer, once full, gives way to one of the limit.
+// ring fills, then the oldest bytes, up to the end of the memory. A full
+// buffer below the limit gives way to the next size (ringSteps).
 func (r *Ring) space() []byte {
-	switch {
-	case r.full():
+	if r.full() {
 		return r.buf[r.head:]
-	case r.buf == nil:
-		r.buf = make([]byte, 0, min(r.limit, firstBuffer))
-	case len(r.buf) == cap(r.buf):
-		all := make([]byte, len(r.buf), r.limit)
-		adviseHuge(all[:r.limit])
-		copy(all, r.buf)
-		r.buf = all
+	}
+	if len(r.buf) == cap(r.buf) {
+		r.grow()
 	}
 	return r.buf[len(r.buf):cap(r.buf)]
+}
+
+// grow moves what the ring holds into its next buffer.
+func (r *Ring) grow() {
+	size := r.limit
+	for _, step := range ringSteps {
+		if step > cap(r.buf) && step < r.limit {
+			size = step
+			break
+		}
+	}
+	next := make([]byte, len(r.buf), size)
+	adviseHuge(next[:size])
+	copy(next, r.buf)
+	r.buf = next
 }
 
 // advance takes in n bytes just read into space.

@@ -169,7 +169,8 @@ func abs(n int) int {
 }
 
 // TestRingOfALineTakesALine: a ring of 256 MiB holding one line takes
-// its first buffer of Go's heap, not its limit.
+// its first buffer of Go's heap, not its limit, and one holding 100 KB
+// at most sixteen times that.
 func TestRingOfALineTakesALine(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -183,6 +184,28 @@ func TestRingOfALineTakesALine(t *testing.T) {
 	if got := r.Bytes(); string(got) != "one line\n" || r.Dropped() != 0 {
 		t.Errorf("kept %q, dropped %d", got, r.Dropped())
 	}
+	r = NewRing(256 << 20)
+	r.Write(make([]byte, 100_000))
+	if held := cap(r.Bytes()); held > 16*100_000 {
+		t.Errorf("100 KB held in %d bytes", held)
+	}
+}
+
+// TestRingWrittenAfterBytesPanics: the bytes Bytes handed out are the
+// ring's own, so writing to it after is a bug, not a silent change.
+func TestRingWrittenAfterBytesPanics(t *testing.T) {
+	r := NewRing(8)
+	r.Write([]byte("0123456789"))
+	kept := string(r.Bytes())
+	defer func() {
+		if recover() == nil {
+			t.Error("a write after Bytes went through")
+		}
+		if kept != "23456789" {
+			t.Errorf("kept %q", kept)
+		}
+	}()
+	r.Write([]byte("x"))
 }
 
 // TestBytesHandsOutTheRing: a full ring of 8 MiB, wrapped, hands out

@@ -140,6 +140,9 @@ func start(c Command) (*started, error) {
 	go func() {
 		err := waitExit(p.cmd)
 		kin.forget(p)
+		// An orphan's exit may have come with the agent's, whose signal
+		// the reaper leaves to this wait (reapOnSignal).
+		kin.reapOrphans()
 		p.exited <- err
 	}()
 	return p, nil

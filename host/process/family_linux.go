@@ -64,10 +64,8 @@ func (f *family) reapOnSignal() {
 // listed.
 func zombieChild() (pid int, ok bool) {
 	const pAll = 0
-	var info childInfo
-	err := unix.Waitid(pAll, 0, (*unix.Siginfo)(unsafe.Pointer(&info)), unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
-	// With WNOHANG and no child waitable, Linux leaves si_signo 0.
-	return int(info.pid), err == nil && info.signo == int32(unix.SIGCHLD)
+	pid, exited, _ := exitedUnwaited(pAll, 0)
+	return pid, exited
 }
 
 // adoptedListings counts the listings of rooda's children by the reaper,
@@ -86,17 +84,17 @@ type childInfo struct {
 
 // exitedUnwaited reports whether the child that idType and id name (waitid's
 // P_ALL, P_PIDFD) has exited and not been waited for, without waiting for
-// it (WNOWAIT), so that os/exec still takes its exit status; and why
-// waitid failed, if it did (ECHILD: none is left to wait for).
-func exitedUnwaited(idType, id int) (bool, syscall.Errno) {
-	var info unix.Siginfo
-	err := unix.Waitid(idType, id, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+// it (WNOWAIT), so that os/exec still takes its exit status, and its pid;
+// and why waitid failed, if it did (ECHILD: none is left to wait for).
+func exitedUnwaited(idType, id int) (pid int, exited bool, errno syscall.Errno) {
+	var info childInfo
+	err := unix.Waitid(idType, id, (*unix.Siginfo)(unsafe.Pointer(&info)), unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
 	if err != nil {
 		errno, _ := err.(syscall.Errno)
-		return false, errno
+		return 0, false, errno
 	}
 	// With WNOHANG and no child waitable, Linux leaves si_signo 0.
-	return info.Signo == int32(unix.SIGCHLD), 0
+	return int(info.pid), info.signo == int32(unix.SIGCHLD), 0
 }
 
 // adopted are rooda's children that it did not start, zombies included;

@@ -46,7 +46,7 @@ func waitExit(cmd *exec.Cmd) error {
 				// Exited, or nothing to wait for: reaped already (an
 				// abandoned agent, reaped with its group), which
 				// cmd.Wait then reports.
-				exited, errno := exitedUnwaited(unix.P_PIDFD, int(fd))
+				_, exited, errno := exitedUnwaited(unix.P_PIDFD, int(fd))
 				return exited || errno != 0
 			})
 		}

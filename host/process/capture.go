@@ -8,16 +8,21 @@ import (
 	"time"
 )
 
-// capture reads the agent's output pipe into the ring, as cat reads a
-// pipe: a blocking read(2) on a thread of its own. Go's network poller
-// would wait in epoll instead, and a pipe that was ever polled wakes its
-// reader on every write, not only when it was empty: an agent printing
-// in 8 KiB pieces then costs a wake-up, and a goroutine switch, a piece.
+// capture takes the agent's output from its pipe. Output that is not
+// streamed, under a large limit, is spliced into a pipeStore, where Linux
+// has one: no byte is copied until the agent is done, and then only the
+// kept ones. Otherwise it is read into the ring as cat reads a pipe: a
+// blocking read(2) on a thread of its own. Go's network poller would
+// wait in epoll instead, and a pipe that was ever polled wakes its reader
+// on every write, not only when it was empty: an agent printing in 8 KiB
+// pieces then costs a wake-up, and a goroutine switch, a piece.
 //
-// A blocking read cannot be cancelled. Once the agent's group is gone it
-// ends at once (the pipe's last writer is gone) unless a process that
-// escaped the group still holds the pipe: finish then waits at most a
-// silence of drainTime and a grace period in all, and gives the read up.
+// Once the agent's group is gone the output ends at once (the pipe's
+// last writer is gone) unless a process that escaped the group still
+// holds the pipe: finish then waits at most a silence of drainTime and a
+// grace period in all, and gives up. A splice's wait for output is woken
+// and ends; a blocking read cannot be cancelled, and is left to end when
+// that process writes or exits.
 type capture struct {
 	f    *os.File // the read end, blocking: Go's poller never sees it
 	idle *watchdog
@@ -28,6 +33,10 @@ type capture struct {
 	reading atomic.Int64
 
 	pause time.Duration // after a short read (gatherPause)
+	// splice, when set, takes the output without reading it (see
+	// pipeStore), until the store can take no more: where the output is
+	// not streamed, and the limit is large.
+	splice *splicer
 
 	// streaming guards tee: once finish gave up, nothing more is
 	// streamed, for the stream's owner takes it back when Run returns.
@@ -79,6 +88,9 @@ const maxReadInPlace = 128 << 10
 
 func newCapture(f *os.File, ring *Ring, idle *watchdog, tee io.Writer) *capture {
 	c := &capture{f: f, ring: ring, idle: idle, tee: tee, done: make(chan struct{}), began: time.Now(), pause: pauseIn(pipeCapacity(f))}
+	if tee == nil {
+		c.splice = newSplicer(ring.limit)
+	}
 	c.reading.Store(-1)
 	return c
 }
@@ -88,6 +100,9 @@ func (c *capture) run() {
 	defer close(c.done)
 	defer c.f.Close()
 	defer c.release()
+	if c.splice != nil && !c.spliceAll() {
+		return
+	}
 	for {
 		space, ok := c.next()
 		if !ok {
@@ -114,6 +129,9 @@ func (c *capture) release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true
+	if c.splice != nil {
+		c.splice.closeWake()
+	}
 }
 
 // next is where the next read goes, unless finish gave up.
@@ -163,29 +181,47 @@ func (c *capture) stream(b []byte) {
 // still streaming is read to its end. It returns what the ring kept.
 func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64) {
 	if !c.drained(limit) {
-		if kept, ok := c.giveUp(); ok {
+		if kept, total, ok := c.giveUp(); ok {
 			c.streaming.Lock()
 			c.tee = nil
 			c.streaming.Unlock()
-			return kept, c.ring.Total(), c.ring.Total() - int64(len(kept))
+			return kept, total, total - int64(len(kept))
 		}
 	}
 	<-c.done
+	if store := c.store(); store != nil {
+		kept := store.kept()
+		return kept, store.total, store.total - int64(len(kept))
+	}
 	return c.ring.Bytes(), c.ring.Total(), c.ring.Dropped()
+}
+
+// store is the store the output went into, nil when it went into the
+// ring.
+func (c *capture) store() *pipeStore {
+	if c.splice == nil {
+		return nil
+	}
+	return c.splice.store
 }
 
 // giveUp gives up the read under way, unless the output ended meanwhile,
 // and returns a copy of what is kept: that read may still write into the
-// ring, in its oldest bytes (pending) alone.
-func (c *capture) giveUp() (kept []byte, ok bool) {
+// ring, in its oldest bytes (pending) alone. A wait for output to splice
+// is woken instead, and the store read out.
+func (c *capture) giveUp() (kept []byte, total int64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ended {
-		return nil, false
+		return nil, 0, false
 	}
 	c.gaveUp = true
+	if store := c.store(); store != nil {
+		c.splice.wakeAwait()
+		return store.kept(), store.total, true
+	}
 	c.f.Close() // closed for good once that read returns
-	return c.ring.copyBut(c.pending), true
+	return c.ring.copyBut(c.pending), c.ring.Total(), true
 }
 
 // waited is how long the read under way has waited for output; 0

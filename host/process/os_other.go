@@ -70,3 +70,14 @@ func pause(d time.Duration) { time.Sleep(d) }
 func pipeCapacity(*os.File) int { return 0 }
 
 func adviseHuge([]byte) {}
+
+// splicer is Linux's: elsewhere the output is read (capture).
+type splicer struct{ store *pipeStore }
+
+type pipeStore struct{ total int64 }
+
+func newSplicer(int) *splicer      { return nil }
+func (c *capture) spliceAll() bool { return true }
+func (s *splicer) wakeAwait()      {}
+func (s *splicer) closeWake()      {}
+func (s *pipeStore) kept() []byte  { return nil }

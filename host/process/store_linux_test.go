@@ -1,0 +1,202 @@
+package process
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// numbered is n bytes of numbered lines: any byte out of place shows.
+func numbered(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "line %07d\n", i)
+	}
+	return b.Bytes()[:n]
+}
+
+// takeAll takes src into s until its end, waiting a little whenever src
+// is empty.
+func takeAll(t *testing.T, s *pipeStore, src *os.File) {
+	t.Helper()
+	for {
+		_, err := s.take(int(src.Fd()))
+		switch err {
+		case nil:
+		case unix.EAGAIN:
+			time.Sleep(50 * time.Microsecond)
+		case io.EOF:
+			return
+		default:
+			t.Fatal(err)
+		}
+	}
+}
+
+// storePipes is how many pipes s has made.
+func storePipes(s *pipeStore) int { return len(s.pipes) + len(s.spare) }
+
+// TestStoreKeepsTheLastLimitBytes: a flood five times the limit is kept
+// to its last limit bytes exactly, in order; the pipes that held older
+// bytes are emptied and used again; and the store gives back all the
+// pipe memory it took.
+func TestStoreKeepsTheLastLimitBytes(t *testing.T) {
+	inUse := storeInUse.Load()
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const limit = 1 << 20
+	s := newPipeStore(limit)
+	if s == nil {
+		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+	}
+	data := numbered(5 * limit)
+	go func() {
+		for b := data; len(b) > 0; b = b[min(len(b), 64<<10):] {
+			w.Write(b[:min(len(b), 64<<10)])
+		}
+		w.Close()
+	}()
+	takeAll(t, s, r)
+	if made := storePipes(s); made > 3 {
+		t.Errorf("the store made %d pipes of 1 MiB to keep 1 MiB", made)
+	}
+	total := s.total
+	kept := s.kept()
+	if !bytes.Equal(kept, data[len(data)-limit:]) || total != int64(len(data)) {
+		t.Errorf("kept %d bytes (the last %d: %t) of %d taken, want the last %d of %d", len(kept), limit, bytes.Equal(kept, data[len(data)-limit:]), total, limit, len(data))
+	}
+	if now := storeInUse.Load(); now != inUse {
+		t.Errorf("the store holds %d bytes of pipe memory after it was read out", now-inUse)
+	}
+}
+
+// TestStoreCompactsPagesPartlyFilled: an agent printing a little at a
+// time, each piece taken before the next comes, fills a pipe slot with
+// each piece. The store compacts such a pipe into whole pages instead of
+// making another: a thousand pieces of 16 bytes take one pipe, not four,
+// and come out whole and in order.
+func TestStoreCompactsPagesPartlyFilled(t *testing.T) {
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s := newPipeStore(1 << 20)
+	if s == nil {
+		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+	}
+	var want bytes.Buffer
+	for i := range 1000 {
+		piece := fmt.Sprintf("piece %09d\n", i)
+		want.WriteString(piece)
+		w.WriteString(piece)
+		if n, err := s.take(int(r.Fd())); n != len(piece) || err != nil {
+			t.Fatalf("piece %d: took %d bytes (%v), want %d", i, n, err, len(piece))
+		}
+	}
+	w.Close()
+	takeAll(t, s, r)
+	if made := storePipes(s); made > 2 {
+		t.Errorf("%d pieces of 16 bytes took %d pipes", 1000, made)
+	}
+	if kept := s.kept(); !bytes.Equal(kept, want.Bytes()) {
+		t.Errorf("kept %d bytes, want the %d written, in order", len(kept), want.Len())
+	}
+}
+
+// TestStoreRefusedGoesOnInTheRing: when the store can take no more pipes
+// (the pipe memory of rooda's stores is spent, or the kernel refuses a
+// pipe of 1 MiB), what it kept goes into the ring and the capture goes on
+// reading: the output is kept as a ring keeps it, whole.
+func TestStoreRefusedGoesOnInTheRing(t *testing.T) {
+	// Room for two pipes: the third, for a limit of 1.5 MiB, is refused,
+	// when the store has dropped bytes already.
+	const room = 2 * storePipeSize
+	inUse := storeInUse.Load()
+	storeInUse.Add(storeBudget - room - inUse)
+	defer storeInUse.Add(inUse - (storeBudget - room))
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 3 << 19
+	c := newCapture(r, NewRing(limit), newWatchdog(0), nil)
+	if c.store() == nil {
+		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+	}
+	go c.run()
+	data := numbered(4 << 20)
+	w.Write(data)
+	w.Close()
+	kept, total, dropped := c.finish(5 * time.Second)
+	if c.store() != nil {
+		t.Error("a store refused its third pipe, and the capture went on splicing")
+	}
+	if !bytes.Equal(kept, data[len(data)-limit:]) || total != int64(len(data)) || dropped != int64(len(data)-limit) {
+		t.Errorf("kept %d bytes (the last %d: %t), total %d, dropped %d; want the last %d of %d", len(kept), limit, bytes.Equal(kept, data[len(data)-limit:]), total, dropped, limit, len(data))
+	}
+	if now := storeInUse.Load(); now != storeBudget-room {
+		t.Errorf("the refused store left %d bytes of pipe memory taken", now-(storeBudget-room))
+	}
+}
+
+// TestGivenUpSpliceEndsAtOnce: a writer rooda cannot stop keeps the pipe
+// open, silent. finish gives up after drainTime of silence and returns
+// all that was kept, the oldest bytes included (nothing is under way to
+// overwrite them), and the capture ends at once, woken: unlike a read,
+// which must wait for that writer's next bytes or its end.
+func TestGivenUpSpliceEndsAtOnce(t *testing.T) {
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	const limit = 1 << 20
+	c := newCapture(r, NewRing(limit), newWatchdog(0), nil)
+	if c.store() == nil {
+		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+	}
+	go c.run()
+	data := numbered(3 * limit / 2)
+	w.Write(data)
+	kept, total, dropped := c.finish(5 * time.Second)
+	if !bytes.Equal(kept, data[len(data)-limit:]) || total != int64(len(data)) || dropped != int64(len(data)-limit) {
+		t.Errorf("kept %d bytes (the last %d: %t), total %d, dropped %d; want the last %d of %d", len(kept), limit, bytes.Equal(kept, data[len(data)-limit:]), total, dropped, limit, len(data))
+	}
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the capture given up on still waits for the writer")
+	}
+}
+
+// TestStreamedOutputIsRead: the store serves only output that is not
+// streamed, which must be read to be shown, and only a limit large
+// enough to need it.
+func TestStreamedOutputIsRead(t *testing.T) {
+	for _, tc := range []struct {
+		limit  int
+		stream io.Writer
+		store  bool
+	}{{1 << 20, nil, true}, {1 << 20, io.Discard, false}, {storeFrom - 1, nil, false}} {
+		r, w, err := outputPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newCapture(r, NewRing(tc.limit), newWatchdog(0), tc.stream)
+		if got := c.store() != nil; got != tc.store && !(tc.store && pipeCapacity(r) < storePipeSize) {
+			t.Errorf("limit %d, streamed %t: spliced %t, want %t", tc.limit, tc.stream != nil, got, tc.store)
+		}
+		go c.run()
+		w.Close()
+		c.finish(time.Second)
+	}
+}

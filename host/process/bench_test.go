@@ -3,6 +3,7 @@ package process
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,20 +84,28 @@ func BenchmarkFlood(b *testing.B) {
 }
 
 // benchFlood runs the flood in writes of chunk bytes through Run, with
-// the idle timeout rooda sets by default, and through a pipe to cat.
+// the idle timeout rooda sets by default, and through a pipe to cat. Run
+// splices output it does not stream (pipeStore), and reads output it
+// streams, as it shows an agent's output live: "streamed" is the latter.
 func benchFlood(b *testing.B, chunk int) {
 	n := floodBytes()
 	argv := fakeAgent(b, fmt.Sprintf(`{"steps": [{"bytes": %d, "chunk": %d, "after": "<promise>SUCCESS</promise>"}]}`, n, chunk))
-	b.Run("rooda", func(b *testing.B) {
-		b.SetBytes(n)
-		defer reportCPU(b)()
-		for i := 0; i < b.N; i++ {
-			res, err := Run(context.Background(), Command{Argv: argv, MaxOutput: benchBuffer(), IdleTimeout: 15 * time.Minute})
-			if err != nil || !strings.HasSuffix(string(res.Output), "<promise>SUCCESS</promise>") || res.Total != n+26 {
-				b.Fatalf("%v: total %d", err, res.Total)
-			}
+	for _, stream := range []io.Writer{nil, io.Discard} {
+		name := "rooda"
+		if stream != nil {
+			name = "rooda-streamed"
 		}
-	})
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(n)
+			defer reportCPU(b)()
+			for i := 0; i < b.N; i++ {
+				res, err := Run(context.Background(), Command{Argv: argv, MaxOutput: benchBuffer(), IdleTimeout: 15 * time.Minute, Stream: stream})
+				if err != nil || !strings.HasSuffix(string(res.Output), "<promise>SUCCESS</promise>") || res.Total != n+26 {
+					b.Fatalf("%v: total %d", err, res.Total)
+				}
+			}
+		})
+	}
 	b.Run("pipe", func(b *testing.B) {
 		b.SetBytes(n)
 		line := strings.Join(argv, " ") + " </dev/null | cat >/dev/null"

@@ -31,7 +31,7 @@ func LastLines(out []byte, n, width int) []string {
 		i := strings.LastIndexByte(rest, '\n')
 		line := rest[i+1:]
 		rest = rest[:max(i, 0)]
-		if line = plainLine(line); line != "" {
+		if line = PlainLine(line); line != "" {
 			lines = append(lines, cut(line, width))
 		}
 	}
@@ -39,10 +39,10 @@ func LastLines(out []byte, n, width int) []string {
 	return lines
 }
 
-// plainLine is a line as a terminal would have left it: without escapes,
+// PlainLine is a line as a terminal would have left it: without escapes,
 // only what follows its last carriage return (a progress bar redrawn),
 // valid UTF-8, without surrounding space.
-func plainLine(line string) string {
+func PlainLine(line string) string {
 	line = strings.TrimRight(line, " \t\r")
 	if i := strings.LastIndexByte(line, '\r'); i >= 0 {
 		line = line[i+1:]

@@ -223,18 +223,20 @@ func (s *lastSaid) write(p []byte) {
 			s.current = keepEnd(s.current + string(p))
 			return
 		}
-		if line := strings.TrimSpace(keepEnd(s.current + string(p[:i]))); line != "" {
+		if line := loop.PlainLine(keepEnd(s.current + string(p[:i]))); line != "" {
 			s.done = line
 		}
 		s.current, p = "", p[i+1:]
 	}
 }
 
-// line is the line being written, else the last one written.
+// line is the line being written, else the last one written, each as a
+// terminal would show it (loop.PlainLine): an agent's colours are not
+// shown as text, and of a progress bar redrawn only its last state.
 func (s *lastSaid) line() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if line := strings.TrimSpace(s.current); line != "" {
+	if line := loop.PlainLine(s.current); line != "" {
 		return line
 	}
 	return s.done

@@ -221,6 +221,12 @@ func TestLastLineAcrossWrites(t *testing.T) {
 		{"\n  \n", "second line"},
 		{"third", "third"},
 		{"\n", "third"},
+		// Colours (opencode's, even into a pipe) and a progress bar.
+		{"\x1b[1m\x1b[31mError:\x1b[0m no model", "Error: no model"},
+		{"\n", "Error: no model"},
+		{"\x1b]8;;https://x.example\x07link\x1b]8;;\x07 here\n", "link here"},
+		{"10%\r50%\r", "50%"},
+		{"\r90%", "90%"},
 	} {
 		s.write([]byte(tc.write))
 		if got := s.line(); got != tc.want {

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -50,11 +49,22 @@ func (e *ParallelError) Unwrap() error { return e.Err }
 
 // format writes err for the user.
 func format(err error, h hints) string {
-	var lines []string
-	var inParallel *ParallelError
-	if errors.As(err, &inParallel) {
-		lines = append(lines, fmt.Sprintf("parallel(): function %d (%s) failed:", inParallel.Index, inParallel.Name))
+	h.inParallel = len(parallelFailures(err)) > 0
+	return h.add(describe(err))
+}
+
+// describe is err without hints: each failure of a parallel() under a
+// header naming its function, for each ran on a thread of its own and
+// failed on its own, else the one error.
+func describe(err error) string {
+	if failures := parallelFailures(err); len(failures) > 0 {
+		parts := make([]string, len(failures))
+		for i, f := range failures {
+			parts[i] = fmt.Sprintf("parallel(): function %d (%s) failed:\n%s", f.Index, f.Name, describe(f.Err))
+		}
+		return strings.Join(parts, "\n")
 	}
+	var lines []string
 	if ev := deepest(err); ev != nil {
 		bt := strings.TrimRight(ev.Backtrace(), "\n")
 		lines = append(lines, strings.Split(collapseName(bt), "\n")...)
@@ -62,14 +72,37 @@ func format(err error, h hints) string {
 	for _, e := range static(err) {
 		lines = append(lines, "Error: "+e)
 	}
-	if len(lines) == 0 || (inParallel != nil && len(lines) == 1) {
+	if len(lines) == 0 {
 		lines = append(lines, "Error: "+err.Error())
 	}
 	if b := budget(err); b != nil {
 		lines[len(lines)-1] = "Error: " + b.Error()
 	}
-	h.inParallel = inParallel != nil
-	return h.add(strings.Join(lines, "\n"))
+	return strings.Join(lines, "\n")
+}
+
+// parallelFailures are the failures of the first parallel() in err's
+// chain, every one of them: parallel() joins them (errors.Join).
+func parallelFailures(err error) []*ParallelError {
+	for e := err; e != nil; e = unwrapFirst(e) {
+		if p, ok := e.(*ParallelError); ok {
+			return []*ParallelError{p}
+		}
+		joined, ok := e.(interface{ Unwrap() []error })
+		if !ok {
+			continue
+		}
+		var failures []*ParallelError
+		for _, each := range joined.Unwrap() {
+			if p, ok := each.(*ParallelError); ok {
+				failures = append(failures, p)
+			}
+		}
+		if len(failures) > 0 {
+			return failures
+		}
+	}
+	return nil
 }
 
 // deepest is the innermost *starlark.EvalError in err's chain: for an

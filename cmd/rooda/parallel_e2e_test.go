@@ -301,8 +301,15 @@ print(parallel([(work, 1), (work, 2)]))
 	cmd := exec.Command(binary(t), "script", "run", "main.star")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
-	o.expect(t, 1, "parallel(): function 1 (work) failed", "main.star:4:16: in work", "cannot append to frozen list",
+	// Both fail, and each is named with its own traceback; the hint once.
+	o.expect(t, 1, "parallel(): function 1 (work) failed", "parallel(): function 2 (work) failed", "main.star:4:16: in work", "cannot append to frozen list",
 		"Hint: a function parallel() runs shares every value it can reach with the others, frozen")
+	if n := strings.Count(o.stderr, "main.star:4:16: in work"); n != 2 {
+		t.Errorf("%d tracebacks for two functions that failed:\n%s", n, o.stderr)
+	}
+	if n := strings.Count(o.stderr, "Hint: a function parallel() runs"); n != 1 {
+		t.Errorf("the hint %d times:\n%s", n, o.stderr)
+	}
 	if strings.Contains(o.stderr, "a module's values are frozen") {
 		t.Errorf("the hint for a loaded module's values, for a function parallel() ran:\n%s", o.stderr)
 	}

@@ -78,12 +78,12 @@ func TestStoreKeepsTheLastLimitBytes(t *testing.T) {
 	}
 }
 
-// TestStoreCompactsPagesPartlyFilled: an agent printing a little at a
-// time, each piece taken before the next comes, fills a pipe slot with
-// each piece. The store compacts such a pipe into whole pages instead of
-// making another: a thousand pieces of 16 bytes take one pipe, not four,
-// and come out whole and in order.
-func TestStoreCompactsPagesPartlyFilled(t *testing.T) {
+// TestStoreFillsPagesWithSmallPieces: an agent printing a little at a
+// time, each piece taken before the next comes, would fill a pipe slot, a
+// page, with each piece if it were spliced: the store reads such pieces
+// and writes them into its last page. A thousand pieces of 16 bytes take
+// one pipe, not four, and come out whole and in order.
+func TestStoreFillsPagesWithSmallPieces(t *testing.T) {
 	r, w, err := outputPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -104,11 +104,83 @@ func TestStoreCompactsPagesPartlyFilled(t *testing.T) {
 	}
 	w.Close()
 	takeAll(t, s, r)
-	if made := storePipes(s); made > 2 {
+	if made := storePipes(s); made != 1 {
 		t.Errorf("%d pieces of 16 bytes took %d pipes", 1000, made)
 	}
 	if kept := s.kept(); !bytes.Equal(kept, want.Bytes()) {
 		t.Errorf("kept %d bytes, want the %d written, in order", len(kept), want.Len())
+	}
+}
+
+// TestStoreIntoTheRing: a store handing what it has over to a ring (it
+// can take no more) gives it the bytes it keeps, those it took but had
+// no room for, and the count of all it took, the dropped ones included.
+func TestStoreIntoTheRing(t *testing.T) {
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	const limit = 1 << 20
+	s := newPipeStore(limit)
+	if s == nil {
+		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+	}
+	data := numbered(3*limit + 100)
+	var taken int
+	for b := data; len(b) > 100; b = b[64<<10:] {
+		w.Write(b[:64<<10])
+		for n := 0; n < 64<<10; n += taken {
+			if taken, err = s.take(int(r.Fd())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The last 100 bytes are read, then refused: unstored.
+	s.unstored = append([]byte(nil), data[len(data)-100:]...)
+	s.total += 100
+	ring := NewRing(limit)
+	s.into(ring)
+	if got := ring.Bytes(); !bytes.Equal(got, data[len(data)-limit:]) || ring.Total() != int64(len(data)) {
+		t.Errorf("the ring has %d bytes (the last %d: %t) of %d written, want the last %d of %d", len(got), limit, bytes.Equal(got, data[len(data)-limit:]), ring.Total(), limit, len(data))
+	}
+}
+
+// TestStoreRefusedMidPiece: a little output read when the store's last
+// pipe is full and it can have no other is not lost: the store hands it
+// over with the rest.
+func TestStoreRefusedMidPiece(t *testing.T) {
+	const room = storePipeSize // one pipe
+	inUse := storeInUse.Load()
+	storeInUse.Add(storeBudget() - room - inUse)
+	defer storeInUse.Add(inUse - (storeBudget() - room))
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	s := newPipeStore(2 << 20)
+	if s == nil {
+		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+	}
+	data := numbered(storePipeSize + 100)
+	// Whole pages fill the store's one pipe, spliced.
+	if n, err := w.Write(data[:storePipeSize]); n != storePipeSize || err != nil {
+		t.Fatal(n, err)
+	}
+	if n, err := s.take(int(r.Fd())); n != storePipeSize || err != nil {
+		t.Fatalf("took %d bytes (%v) of a full pipe", n, err)
+	}
+	w.Write(data[storePipeSize:])
+	if n, err := s.take(int(r.Fd())); n != 100 || err != errStoreRefused {
+		t.Fatalf("took %d bytes (%v), want 100 and the store refused", n, err)
+	}
+	ring := NewRing(2 << 20)
+	s.into(ring)
+	if got := ring.Bytes(); !bytes.Equal(got, data) || ring.Total() != int64(len(data)) {
+		t.Errorf("the ring has %d bytes (all: %t), total %d, want all %d", len(got), bytes.Equal(got, data), ring.Total(), len(data))
 	}
 }
 
@@ -117,12 +189,11 @@ func TestStoreCompactsPagesPartlyFilled(t *testing.T) {
 // pipe of 1 MiB), what it kept goes into the ring and the capture goes on
 // reading: the output is kept as a ring keeps it, whole.
 func TestStoreRefusedGoesOnInTheRing(t *testing.T) {
-	// Room for two pipes: the third, for a limit of 1.5 MiB, is refused,
-	// when the store has dropped bytes already.
+	// Room for two pipes: the third, for a limit of 1.5 MiB, is refused.
 	const room = 2 * storePipeSize
 	inUse := storeInUse.Load()
-	storeInUse.Add(storeBudget - room - inUse)
-	defer storeInUse.Add(inUse - (storeBudget - room))
+	storeInUse.Add(storeBudget() - room - inUse)
+	defer storeInUse.Add(inUse - (storeBudget() - room))
 	r, w, err := outputPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -143,8 +214,8 @@ func TestStoreRefusedGoesOnInTheRing(t *testing.T) {
 	if !bytes.Equal(kept, data[len(data)-limit:]) || total != int64(len(data)) || dropped != int64(len(data)-limit) {
 		t.Errorf("kept %d bytes (the last %d: %t), total %d, dropped %d; want the last %d of %d", len(kept), limit, bytes.Equal(kept, data[len(data)-limit:]), total, dropped, limit, len(data))
 	}
-	if now := storeInUse.Load(); now != storeBudget-room {
-		t.Errorf("the refused store left %d bytes of pipe memory taken", now-(storeBudget-room))
+	if now := storeInUse.Load(); now != storeBudget()-room {
+		t.Errorf("the refused store left %d bytes of pipe memory taken", now-(storeBudget()-room))
 	}
 }
 

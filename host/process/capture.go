@@ -10,8 +10,8 @@ import (
 
 // capture takes the agent's output from its pipe. Output that is not
 // streamed, under a large limit, is spliced into a pipeStore, where Linux
-// has one: no byte is copied until the agent is done, and then only the
-// kept ones. Otherwise it is read into the ring as cat reads a pipe: a
+// has one: a flood is not copied until the agent is done, and then only
+// the bytes kept. Otherwise it is read into the ring as cat reads a pipe: a
 // blocking read(2) on a thread of its own. Go's network poller would
 // wait in epoll instead, and a pipe that was ever polled wakes its reader
 // on every write, not only when it was empty: an agent printing in 8 KiB

@@ -38,6 +38,14 @@ func takeAll(t *testing.T, s *pipeStore, src *os.File) {
 	}
 }
 
+// leaveStoreRoom has the stores' budget leave room for room bytes of
+// pipes until the test ends.
+func leaveStoreRoom(t *testing.T, room int64) {
+	taken := storeBudget() - room - storeInUse.Load()
+	storeInUse.Add(taken)
+	t.Cleanup(func() { storeInUse.Add(-taken) })
+}
+
 // storePipes is how many pipes s has made.
 func storePipes(s *pipeStore) int { return len(s.pipes) + len(s.spare) }
 
@@ -151,10 +159,7 @@ func TestStoreIntoTheRing(t *testing.T) {
 // pipe is full and it can have no other is not lost: the store hands it
 // over with the rest.
 func TestStoreRefusedMidPiece(t *testing.T) {
-	const room = storePipeSize // one pipe
-	inUse := storeInUse.Load()
-	storeInUse.Add(storeBudget() - room - inUse)
-	defer storeInUse.Add(inUse - (storeBudget() - room))
+	leaveStoreRoom(t, storePipeSize) // one pipe
 	r, w, err := outputPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -191,9 +196,7 @@ func TestStoreRefusedMidPiece(t *testing.T) {
 func TestStoreRefusedGoesOnInTheRing(t *testing.T) {
 	// Room for two pipes: the third, for a limit of 1.5 MiB, is refused.
 	const room = 2 * storePipeSize
-	inUse := storeInUse.Load()
-	storeInUse.Add(storeBudget() - room - inUse)
-	defer storeInUse.Add(inUse - (storeBudget() - room))
+	leaveStoreRoom(t, room)
 	r, w, err := outputPipe()
 	if err != nil {
 		t.Fatal(err)

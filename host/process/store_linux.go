@@ -24,7 +24,9 @@ import (
 // A pipe holds a page to a slot, however little of it is filled: a
 // little output (less than spliceFrom waiting) is read and written into
 // the store instead, where it fills the last page. A store pipe thus
-// holds close to its size, and 10 MiB take 11 pipes or so.
+// holds close to its size, and 10 MiB take 11 pipes or so; pieces that
+// each fill a little more than half a page, up to twice that. A store
+// that storeBudget refuses a pipe hands over to the ring.
 //
 // A page spliced is the agent's, not a copy: where the agent wrote its
 // output from a file with sendfile(2) or splice(2) and then changed that
@@ -42,6 +44,7 @@ type pipeStore struct {
 	// the store; unstored is what of it the store had no room for, when
 	// it could have no more pipes (the ring takes it).
 	small, unstored []byte
+	made            int // pipes made, spares reused not counted
 	// memory is where kept reads the store out, made ready (faulted in)
 	// while the agent still prints, once the store holds its limit.
 	memory chan []byte
@@ -163,6 +166,7 @@ func (s *pipeStore) copyIn(src, waiting int) (int, error) {
 		if err = s.next(); err != nil {
 			s.held += stored
 			s.total += int64(n)
+			s.drop()
 			s.unstored = s.small[stored:n]
 			return n, err
 		}
@@ -197,6 +201,7 @@ func (s *pipeStore) next() error {
 		return errors.Join(errStoreRefused, err)
 	}
 	p := storePipe{r: fds[0], w: fds[1]}
+	s.made++
 	if size, err := unix.FcntlInt(uintptr(p.r), unix.F_SETPIPE_SZ, storePipeSize); err != nil || size < storePipeSize {
 		closePipe(p)
 		return errors.Join(errStoreRefused, err)
@@ -264,12 +269,13 @@ func (s *pipeStore) prepare() {
 func (s *pipeStore) kept() []byte {
 	defer s.close()
 	if over := s.held - s.limit; over > 0 {
-		s.discard(&s.pipes[0], over)
+		s.discard(&s.pipes[0], over) // drop left less than a pipe over
 	}
 	var out []byte
 	if s.memory != nil {
 		out = <-s.memory
-	} else {
+	}
+	if cap(out) < s.held {
 		out = make([]byte, 0, s.held)
 	}
 	for _, p := range s.pipes {

@@ -46,9 +46,6 @@ func leaveStoreRoom(t *testing.T, room int64) {
 	t.Cleanup(func() { storeInUse.Add(-taken) })
 }
 
-// storePipes is how many pipes s has made.
-func storePipes(s *pipeStore) int { return len(s.pipes) + len(s.spare) }
-
 // TestStoreKeepsTheLastLimitBytes: a flood five times the limit is kept
 // to its last limit bytes exactly, in order; the pipes that held older
 // bytes are emptied and used again; and the store gives back all the
@@ -73,8 +70,8 @@ func TestStoreKeepsTheLastLimitBytes(t *testing.T) {
 		w.Close()
 	}()
 	takeAll(t, s, r)
-	if made := storePipes(s); made > 3 {
-		t.Errorf("the store made %d pipes of 1 MiB to keep 1 MiB", made)
+	if s.made > 3 {
+		t.Errorf("the store made %d pipes of 1 MiB to keep 1 MiB", s.made)
 	}
 	total := s.total
 	kept := s.kept()
@@ -112,8 +109,8 @@ func TestStoreFillsPagesWithSmallPieces(t *testing.T) {
 	}
 	w.Close()
 	takeAll(t, s, r)
-	if made := storePipes(s); made != 1 {
-		t.Errorf("%d pieces of 16 bytes took %d pipes", 1000, made)
+	if s.made != 1 {
+		t.Errorf("%d pieces of 16 bytes took %d pipes", 1000, s.made)
 	}
 	if kept := s.kept(); !bytes.Equal(kept, want.Bytes()) {
 		t.Errorf("kept %d bytes, want the %d written, in order", len(kept), want.Len())
@@ -156,8 +153,9 @@ func TestStoreIntoTheRing(t *testing.T) {
 }
 
 // TestStoreRefusedMidPiece: a little output read when the store's last
-// pipe is full and it can have no other is not lost: the store hands it
-// over with the rest.
+// pipe has room for part of it, and it can have no other pipe, is not
+// lost: the part written stays in the pipe, the rest is handed over with
+// what the store kept.
 func TestStoreRefusedMidPiece(t *testing.T) {
 	leaveStoreRoom(t, storePipeSize) // one pipe
 	r, w, err := outputPipe()
@@ -170,22 +168,77 @@ func TestStoreRefusedMidPiece(t *testing.T) {
 	if s == nil {
 		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
 	}
-	data := numbered(storePipeSize + 100)
-	// Whole pages fill the store's one pipe, spliced.
-	if n, err := w.Write(data[:storePipeSize]); n != storePipeSize || err != nil {
+	const page = 4096
+	data := numbered(storePipeSize + page)
+	// Whole pages fill all but one slot of the store's one pipe, spliced.
+	head := storePipeSize - page
+	if n, err := w.Write(data[:head]); n != head || err != nil {
 		t.Fatal(n, err)
 	}
-	if n, err := s.take(int(r.Fd())); n != storePipeSize || err != nil {
-		t.Fatalf("took %d bytes (%v) of a full pipe", n, err)
+	if n, err := s.take(int(r.Fd())); n != head || err != nil {
+		t.Fatalf("took %d bytes (%v) of %d", n, err, head)
 	}
-	w.Write(data[storePipeSize:])
-	if n, err := s.take(int(r.Fd())); n != 100 || err != errStoreRefused {
-		t.Fatalf("took %d bytes (%v), want 100 and the store refused", n, err)
+	// Two pages read: one fits, the other the store has no room for.
+	w.Write(data[head:])
+	if n, err := s.take(int(r.Fd())); n != 2*page || err != errStoreRefused || len(s.unstored) != page {
+		t.Fatalf("took %d bytes (%v), %d unstored; want %d taken, the store refused, %d unstored", n, err, len(s.unstored), 2*page, page)
 	}
 	ring := NewRing(2 << 20)
 	s.into(ring)
 	if got := ring.Bytes(); !bytes.Equal(got, data) || ring.Total() != int64(len(data)) {
 		t.Errorf("the ring has %d bytes (all: %t), total %d, want all %d", len(got), bytes.Equal(got, data), ring.Total(), len(data))
+	}
+}
+
+// TestStoreRefusedHoldingMore: a store refused a pipe after pieces that
+// each fill a little over half a page may hold more than a pipe beyond
+// its limit; what it hands over is still its last limit bytes, read into
+// the memory prepared for the limit (a reviewer's case, which had
+// overrun that memory).
+func TestStoreRefusedHoldingMore(t *testing.T) {
+	leaveStoreRoom(t, 3*storePipeSize)
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	const limit = 3 << 19
+	s := newPipeStore(limit)
+	if s == nil {
+		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+	}
+	var data []byte
+	put := func(b []byte) error {
+		data = append(data, b...)
+		w.Write(b)
+		for n := 0; n < len(b); {
+			taken, err := s.take(int(r.Fd()))
+			if err != nil {
+				return err
+			}
+			n += taken
+		}
+		return nil
+	}
+	for range 2 {
+		if err := put(numbered(storePipeSize)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	line := append(bytes.Repeat([]byte("x"), 2048), '\n')
+	for range 255 {
+		if err := put(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := put(numbered(10192)); err != errStoreRefused {
+		t.Fatalf("the store, its pipes full, took a piece: %v", err)
+	}
+	ring := NewRing(limit)
+	s.into(ring)
+	if got := ring.Bytes(); !bytes.Equal(got, data[len(data)-limit:]) || ring.Total() != int64(len(data)) {
+		t.Errorf("the ring has %d bytes (the last %d: %t) of %d, want the last %d of %d", len(got), limit, bytes.Equal(got, data[len(data)-limit:]), ring.Total(), limit, len(data))
 	}
 }
 
@@ -207,7 +260,9 @@ func TestStoreRefusedGoesOnInTheRing(t *testing.T) {
 		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
 	}
 	go c.run()
-	data := numbered(4 << 20)
+	// A little more than the store held: most of what is kept comes from
+	// the store, handed over.
+	data := numbered(2<<20 + 100<<10)
 	w.Write(data)
 	w.Close()
 	kept, total, dropped := c.finish(5 * time.Second)

@@ -25,10 +25,10 @@ import (
 var cgroupsOff atomic.Bool
 
 var cgroupBase struct {
-	once sync.Once
+	mu   sync.Mutex
+	made bool   // tried since rooda started or last removed it
 	dir  string // rooda's own cgroup: <rooda's cgroup>/rooda-<pid>
 	n    int
-	mu   sync.Mutex
 }
 
 // cgroup is one agent's.
@@ -63,17 +63,21 @@ func newCgroup() *cgroup {
 // (beside rooda itself, in the cgroup it runs in), and removes those
 // that roodas killed outright left behind. "" means none can be made.
 func baseCgroup() string {
-	cgroupBase.once.Do(func() {
-		own := ownCgroup()
-		if own == "" {
-			return
-		}
-		removeStale(own)
-		dir := filepath.Join(own, "rooda-"+strconv.Itoa(os.Getpid()))
-		if os.Mkdir(dir, 0o755) == nil {
-			cgroupBase.dir = dir
-		}
-	})
+	cgroupBase.mu.Lock()
+	defer cgroupBase.mu.Unlock()
+	if cgroupBase.made {
+		return cgroupBase.dir
+	}
+	cgroupBase.made = true
+	own := ownCgroup()
+	if own == "" {
+		return ""
+	}
+	removeStale(own)
+	dir := filepath.Join(own, "rooda-"+strconv.Itoa(os.Getpid()))
+	if os.Mkdir(dir, 0o755) == nil {
+		cgroupBase.dir = dir
+	}
 	return cgroupBase.dir
 }
 
@@ -198,9 +202,14 @@ func removeTree(dir string) {
 	syscall.Rmdir(dir)
 }
 
-// removeBaseCgroup removes rooda's own cgroup as it exits.
+// removeBaseCgroup removes rooda's own cgroup as a run ends. Should the
+// process start agents again (a test binary runs many), the next makes it
+// again: an agent without one could leave processes nothing finds.
 func removeBaseCgroup() {
+	cgroupBase.mu.Lock()
+	defer cgroupBase.mu.Unlock()
 	if cgroupBase.dir != "" {
 		removeTree(cgroupBase.dir)
 	}
+	cgroupBase.made, cgroupBase.dir = false, ""
 }

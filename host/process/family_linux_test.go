@@ -112,6 +112,22 @@ func TestCgroupHoldsWhatClearedItsEnvironment(t *testing.T) {
 	dead(t, res.Escaped...)
 }
 
+// TestCgroupMadeAgainAfterARun: a run's end removes rooda's cgroup
+// (StopStragglers); an agent a later run in the same process starts gets
+// one all the same, and what it leaves is found. Before, the second of
+// `go test -count=2` found no escaped process.
+func TestCgroupMadeAgainAfterARun(t *testing.T) {
+	if baseCgroup() == "" || cgroupsOff.Load() {
+		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
+	}
+	StopStragglers()
+	res := run(t, Command{Argv: sh(cleanEscape), Grace: time.Second})
+	if len(res.Escaped) != 1 || res.Escaped[0].Name != "sleep" || !res.Contained {
+		t.Errorf("after a run's end: escaped %v, contained %t; want the sleep, contained", res.Escaped, res.Contained)
+	}
+	dead(t, res.Escaped...)
+}
+
 // TestStragglersStopped: without a cgroup, a child that cleared its
 // environment escapes the iteration, and is stopped as rooda exits.
 func TestStragglersStopped(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // read once, when the agent is done. A ring in rooda's memory copies
 // every byte of a flood into 10 MiB that no cache holds: a gigabyte in
 // 8 KiB pieces cost 1.13–1.36 times a pipe into cat in wall time that
-// way, and costs 1.00 times spliced (README, Performance).
+// way, and costs 0.93–1.00 times spliced (README, Performance).
 //
 // A pipe holds a page to a slot, however little of it is filled: a
 // little output (less than spliceFrom waiting) is read and written into
@@ -201,11 +201,11 @@ func (s *pipeStore) next() error {
 		return errors.Join(errStoreRefused, err)
 	}
 	p := storePipe{r: fds[0], w: fds[1]}
-	s.made++
 	if size, err := unix.FcntlInt(uintptr(p.r), unix.F_SETPIPE_SZ, storePipeSize); err != nil || size < storePipeSize {
 		closePipe(p)
 		return errors.Join(errStoreRefused, err)
 	}
+	s.made++
 	s.pipes = append(s.pipes, p)
 	return nil
 }

@@ -38,6 +38,27 @@ func takeAll(t *testing.T, s *pipeStore, src *os.File) {
 	}
 }
 
+// noStorePipe is why a test of the store cannot run here.
+const noStorePipe = "SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)"
+
+// storeOn is a store keeping limit bytes, and an agent's pipe to take
+// from, closed when the test ends (a test may close w before).
+func storeOn(t *testing.T, limit int) (s *pipeStore, r, w *os.File) {
+	t.Helper()
+	r, w, err := outputPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.Close()
+		w.Close()
+	})
+	if s = newPipeStore(limit); s == nil {
+		t.Skip(noStorePipe)
+	}
+	return s, r, w
+}
+
 // leaveStoreRoom has the stores' budget leave room for room bytes of
 // pipes until the test ends.
 func leaveStoreRoom(t *testing.T, room int64) {
@@ -52,16 +73,8 @@ func leaveStoreRoom(t *testing.T, room int64) {
 // pipe memory it took.
 func TestStoreKeepsTheLastLimitBytes(t *testing.T) {
 	inUse := storeInUse.Load()
-	r, w, err := outputPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	const limit = 1 << 20
-	s := newPipeStore(limit)
-	if s == nil {
-		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
-	}
+	s, r, w := storeOn(t, limit)
 	data := numbered(5 * limit)
 	go func() {
 		for b := data; len(b) > 0; b = b[min(len(b), 64<<10):] {
@@ -89,15 +102,7 @@ func TestStoreKeepsTheLastLimitBytes(t *testing.T) {
 // and writes them into its last page. A thousand pieces of 16 bytes take
 // one pipe, not four, and come out whole and in order.
 func TestStoreFillsPagesWithSmallPieces(t *testing.T) {
-	r, w, err := outputPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	s := newPipeStore(1 << 20)
-	if s == nil {
-		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
-	}
+	s, r, w := storeOn(t, 1<<20)
 	var want bytes.Buffer
 	for i := range 1000 {
 		piece := fmt.Sprintf("piece %09d\n", i)
@@ -121,19 +126,11 @@ func TestStoreFillsPagesWithSmallPieces(t *testing.T) {
 // can take no more) gives it the bytes it keeps, those it took but had
 // no room for, and the count of all it took, the dropped ones included.
 func TestStoreIntoTheRing(t *testing.T) {
-	r, w, err := outputPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
 	const limit = 1 << 20
-	s := newPipeStore(limit)
-	if s == nil {
-		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
-	}
+	s, r, w := storeOn(t, limit)
 	data := numbered(3*limit + 100)
 	var taken int
+	var err error
 	for b := data; len(b) > 100; b = b[64<<10:] {
 		w.Write(b[:64<<10])
 		for n := 0; n < 64<<10; n += taken {
@@ -158,16 +155,7 @@ func TestStoreIntoTheRing(t *testing.T) {
 // what the store kept.
 func TestStoreRefusedMidPiece(t *testing.T) {
 	leaveStoreRoom(t, storePipeSize) // one pipe
-	r, w, err := outputPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
-	s := newPipeStore(2 << 20)
-	if s == nil {
-		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
-	}
+	s, r, w := storeOn(t, 2<<20)
 	const page = 4096
 	data := numbered(storePipeSize + page)
 	// Whole pages fill all but one slot of the store's one pipe, spliced.
@@ -197,17 +185,8 @@ func TestStoreRefusedMidPiece(t *testing.T) {
 // overrun that memory).
 func TestStoreRefusedHoldingMore(t *testing.T) {
 	leaveStoreRoom(t, 3*storePipeSize)
-	r, w, err := outputPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
 	const limit = 3 << 19
-	s := newPipeStore(limit)
-	if s == nil {
-		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
-	}
+	s, r, w := storeOn(t, limit)
 	var data []byte
 	put := func(b []byte) error {
 		data = append(data, b...)
@@ -257,7 +236,7 @@ func TestStoreRefusedGoesOnInTheRing(t *testing.T) {
 	const limit = 3 << 19
 	c := newCapture(r, NewRing(limit), newWatchdog(0), nil)
 	if c.store() == nil {
-		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+		t.Skip(noStorePipe)
 	}
 	go c.run()
 	// A little more than the store held: most of what is kept comes from
@@ -291,7 +270,7 @@ func TestGivenUpSpliceEndsAtOnce(t *testing.T) {
 	const limit = 1 << 20
 	c := newCapture(r, NewRing(limit), newWatchdog(0), nil)
 	if c.store() == nil {
-		t.Skip("SKIPPED: no pipe of 1 MiB here (fs.pipe-max-size, pipe-user-pages-soft)")
+		t.Skip(noStorePipe)
 	}
 	go c.run()
 	data := numbered(3 * limit / 2)

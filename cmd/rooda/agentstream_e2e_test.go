@@ -44,9 +44,9 @@ func (w *workspace) metaJSON(n int) map[string]any {
 	if len(found) != 1 {
 		w.t.Fatalf("meta.json of iteration %d: %v", n, found)
 	}
-	data, _ := os.ReadFile(found[0])
+	data := readText(w.t, found[0])
 	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
 		w.t.Fatal(err)
 	}
 	return m
@@ -72,13 +72,13 @@ func TestDecodedOutput(t *testing.T) {
 	}
 	runs, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "run.json"))
 	dir := filepath.Dir(runs[0])
-	kept, _ := os.ReadFile(filepath.Join(dir, "iterations", "0001", "transcript.txt"))
-	raw, _ := os.ReadFile(filepath.Join(dir, "iterations", "0001", "output.txt"))
-	if !strings.Contains(string(kept), "→ Bash: echo hi > f.txt") || !strings.Contains(string(raw), `"total_cost_usd":0.000285`) {
+	kept := readText(t, filepath.Join(dir, "iterations", "0001", "transcript.txt"))
+	raw := readText(t, filepath.Join(dir, "iterations", "0001", "output.txt"))
+	if !strings.Contains(kept, "→ Bash: echo hi > f.txt") || !strings.Contains(raw, `"total_cost_usd":0.000285`) {
 		t.Errorf("transcript.txt:\n%s\noutput.txt:\n%s", kept, raw)
 	}
-	run, _ := os.ReadFile(runs[0])
-	if !strings.Contains(string(run), `"cost_usd": 0.000285`) {
+	run := readText(t, runs[0])
+	if !strings.Contains(run, `"cost_usd": 0.000285`) {
 		t.Errorf("run.json: %s", run)
 	}
 }

@@ -123,7 +123,7 @@ func TestRunPagesInABrowser(t *testing.T) {
 
 	run(chromedp.Click(chromedp.CSS(`#timeline a[href="#it-2"] rect.bar`)), chromedp.WaitVisible(chromedp.CSS("#it-2 pre.prompt")))
 	shown, err := chromedp.Run(b.Ctx, chromedp.Text(chromedp.CSS("#it-2 pre.prompt")))
-	sent, _ := w.prompt(2)
+	sent := w.prompt(2)
 	if err != nil || strings.TrimSpace(shown) != strings.TrimSpace(sent) {
 		t.Errorf("iteration 2's prompt shown (%v):\n%s\nwant the prompt the agent received:\n%s", err, shown, sent)
 	}

@@ -98,7 +98,7 @@ print("continue:", ok.last.cause)
 	if len(runs) != 1 {
 		t.Fatalf("meta.json of iteration 2: %v", runs)
 	}
-	if data, _ := os.ReadFile(runs[0]); !strings.Contains(string(data), `"cause": "procedure"`) {
+	if data := readText(t, runs[0]); !strings.Contains(data, `"cause": "procedure"`) {
 		t.Errorf("meta.json:\n%s", data)
 	}
 }

@@ -30,11 +30,7 @@ import (
 // readRepoFile is a file of the repository, from this package's directory.
 func readRepoFile(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("../..", path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	return readText(t, filepath.Join("../..", path))
 }
 
 // pinnedCLIs is internal/realcli/install.sh's table of the agent CLIs, each

@@ -28,7 +28,7 @@ procedures:
 func withAgent(t *testing.T, dir string) {
 	t.Helper()
 	bin := filepath.Join(dir, "bin")
-	os.MkdirAll(bin, 0o755)
+	must(t, os.MkdirAll(bin, 0o755))
 	if err := os.WriteFile(filepath.Join(bin, "my-agent"), []byte("#!/bin/sh\n: >\"${0%/*}/ran\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ print(r.status, r.iterations)
 	if o.code != 0 || !strings.Contains(o.stderr, "success 1\n") {
 		t.Fatalf("exit %d\n%s", o.code, o.stderr)
 	}
-	if p, _ := w.prompt(1); !strings.Contains(p, "Fix the flaky test.\n\nKeep each commit small") {
+	if p := w.prompt(1); !strings.Contains(p, "Fix the flaky test.\n\nKeep each commit small") {
 		t.Errorf("the helper's procedure did not reach the agent:\n%s", p)
 	}
 	if lock, err := os.ReadFile(filepath.Join(w.dir, "rooda.lock")); err != nil || !strings.Contains(string(lock), commit) {

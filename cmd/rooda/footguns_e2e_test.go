@@ -14,7 +14,7 @@ import (
 func TestScriptContextFilesResolveFromTheScript(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal})
-	os.Mkdir(filepath.Join(w.dir, "proc"), 0o755)
+	must(t, os.Mkdir(filepath.Join(w.dir, "proc"), 0o755))
 	w.write("proc/notes.md", "The notes of the procedure.\n")
 	w.write("proc/main.star", `
 iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 1,
@@ -22,7 +22,7 @@ iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 1,
 `)
 	o := w.runScript("proc/main.star", "--ai-cmd", w.aiCmd())
 	o.expect(t, 0)
-	got, _ := w.prompt(1)
+	got := w.prompt(1)
 	if n := strings.Count(got, "The notes of the procedure."); n != 2 {
 		t.Errorf("the notes are in the prompt %d times, want 2:\n%s", n, got)
 	}
@@ -42,7 +42,7 @@ func TestScriptMissingContextFileIsAnError(t *testing.T) {
 	for _, value := range []string{`file("gone.md")`, `"gone.md"`, `["text", file(path = "gone.md")]`} {
 		t.Run(value, func(t *testing.T) {
 			w := newWorkspace(t, step{"output": successSignal})
-			os.Mkdir(filepath.Join(w.dir, "proc"), 0o755)
+			must(t, os.Mkdir(filepath.Join(w.dir, "proc"), 0o755))
 			w.write("proc/main.star", "iterate(compose(\"p\", act = [fragment(content = \"Work.\")]), max_iterations = 1,\n        context = "+value+")\n")
 			w.failsBeforeAnAgent(t, "proc/main.star", "proc/main.star:2:", "Error", "proc/gone.md")
 		})
@@ -56,8 +56,8 @@ func (w *workspace) failsBeforeAnAgent(t *testing.T, file, where string, want ..
 	w.rooda("script", "check", file).expect(t, 1, append(want, where)...)
 	w.runScript(file, "--ai-cmd", w.aiCmd(), "--dry-run").expect(t, 1, want...)
 	w.runScript(file, "--ai-cmd", w.aiCmd()).expect(t, 1, want...)
-	if p, ran := w.prompt(1); ran {
-		t.Errorf("%s: an agent ran with the prompt:\n%s", file, p)
+	if w.ran(1) {
+		t.Errorf("%s: an agent ran with the prompt:\n%s", file, w.prompt(1))
 	}
 }
 
@@ -79,7 +79,7 @@ func TestTemplateParameterTypoInYAML(t *testing.T) {
 	}
 	o = w.run("typo")
 	o.expect(t, 1, want...)
-	if _, ran := w.prompt(1); ran {
+	if w.ran(1) {
 		t.Error("an agent ran")
 	}
 }
@@ -103,7 +103,7 @@ func TestOptionalTemplateParameterStaysQuiet(t *testing.T) {
 		"iterate(compose(\"p\", act = [f]), max_iterations = 1)\n")
 	w.rooda("script", "check", "main.star").expect(t, 0)
 	w.runScript("main.star", "--ai-cmd", w.aiCmd()).expect(t, 0)
-	if got, _ := w.prompt(1); !strings.Contains(got, "Do it.\n") {
+	if got := w.prompt(1); !strings.Contains(got, "Do it.\n") {
 		t.Errorf("prompt lacks the rendered fragment:\n%s", got)
 	}
 }

@@ -30,8 +30,8 @@ func gitRepo(t *testing.T) (string, func(value, tag string) string) {
 	}
 	git("init", "--quiet", dir)
 	return dir, func(value, tag string) string {
-		os.MkdirAll(filepath.Join(dir, "star"), 0o755)
-		os.WriteFile(filepath.Join(dir, "star", "greet.star"), []byte("greeting = '"+value+"'\n"), 0o644)
+		must(t, os.MkdirAll(filepath.Join(dir, "star"), 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, "star", "greet.star"), []byte("greeting = '"+value+"'\n"), 0o644))
 		git("add", ".")
 		git("commit", "--quiet", "-m", value)
 		git("tag", "--force", tag)

@@ -21,7 +21,7 @@ func TestFirstPinsStillVerify(t *testing.T) {
 		"a/b/c.star": "c = 'deep'\n",
 	} {
 		path := filepath.Join(repo, "star", filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(path), 0o755)
+		must(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -69,10 +69,10 @@ func TestPinsThatLeftOutLinks(t *testing.T) {
 			t.Parallel()
 			repo, publish := gitRepo(t)
 			if c.link == "star" {
-				os.Mkdir(filepath.Join(repo, "src"), 0o755)
-				os.WriteFile(filepath.Join(repo, "src", "greet.star"), []byte("greeting = 'hello'\n"), 0o644)
+				must(t, os.Mkdir(filepath.Join(repo, "src"), 0o755))
+				must(t, os.WriteFile(filepath.Join(repo, "src", "greet.star"), []byte("greeting = 'hello'\n"), 0o644))
 			} else {
-				os.MkdirAll(filepath.Join(repo, "star"), 0o755)
+				must(t, os.MkdirAll(filepath.Join(repo, "star"), 0o755))
 			}
 			if err := os.Symlink(c.target, filepath.Join(repo, c.link)); err != nil {
 				t.Fatal(err)
@@ -105,7 +105,7 @@ func TestLibraryFragmentNamedLikeAModule(t *testing.T) {
 	w := newWorkspace(t, step{})
 	outside := outsideFiles(t)
 	team := filepath.Join(w.dir, "team")
-	os.MkdirAll(team, 0o755)
+	must(t, os.MkdirAll(team, 0o755))
 	for _, link := range []string{"@rooda", "@team"} {
 		symlink(t, outside, filepath.Join(team, link))
 		w.write("team/"+link+".star", "p = compose('p', act = [fragment('"+link+"//secret.md')])\n")

@@ -164,7 +164,7 @@ func symlink(t *testing.T, target, link string) {
 // above the library.
 func escapingLibrary(t *testing.T, dir, outside string) {
 	t.Helper()
-	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
 	symlink(t, filepath.Join(outside, "secret.star"), filepath.Join(dir, "evil.star"))
 	symlink(t, filepath.Join(outside, "secret.md"), filepath.Join(dir, "host.md"))
 	symlink(t, "sub/real.star", filepath.Join(dir, "ok.star"))
@@ -222,9 +222,9 @@ func TestGitLibraryHashCoversSymlinks(t *testing.T) {
 	t.Parallel()
 	repo, publish := gitRepo(t)
 	star := filepath.Join(repo, "star")
-	os.MkdirAll(star, 0o755)
-	os.WriteFile(filepath.Join(star, "one.star"), []byte("greeting = 'one'\n"), 0o644)
-	os.WriteFile(filepath.Join(star, "two.star"), []byte("greeting = 'two'\n"), 0o644)
+	must(t, os.MkdirAll(star, 0o755))
+	must(t, os.WriteFile(filepath.Join(star, "one.star"), []byte("greeting = 'one'\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(star, "two.star"), []byte("greeting = 'two'\n"), 0o644))
 	symlink(t, "one.star", filepath.Join(star, "current.star"))
 	commit := publish("hello", "v1")
 	w := newLibWorkspace(t, repo, t.TempDir())

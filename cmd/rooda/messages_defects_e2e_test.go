@@ -185,7 +185,7 @@ func TestUnknownLoopVariable(t *testing.T) {
 	if o.code != 1 || o.stderr != want {
 		t.Errorf("run: exit %d, stderr:\n%s\nwant:\n%s", o.code, o.stderr, want)
 	}
-	if _, ran := w.prompt(1); ran {
+	if w.ran(1) {
 		t.Error("the agent ran")
 	}
 	o = roodaIn(t, w.dir, []string{"ROODA_LOOP_FAILURE_TRESHOLD=2"}, "config", "show")

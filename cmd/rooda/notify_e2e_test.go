@@ -23,9 +23,9 @@ func (w *workspace) notifier(tail string) string {
 // notices are the JSON objects the notifier was given, in order.
 func (w *workspace) notices() []map[string]any {
 	w.t.Helper()
-	data, _ := os.ReadFile(filepath.Join(w.dir, "notices.jsonl"))
+	data := readText(w.t, filepath.Join(w.dir, "notices.jsonl"))
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(data), "\n") {
 		if line == "" {
 			continue
 		}

@@ -30,7 +30,7 @@ func newRepoWorkspace(t *testing.T) *repoWorkspace {
 	w := &repoWorkspace{workspace: newWorkspace(t, step{})}
 	w.repo = filepath.Join(w.dir, "repo")
 	w.env = append(w.env, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.org", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.org")
-	os.Mkdir(w.repo, 0o755)
+	must(t, os.Mkdir(w.repo, 0o755))
 	w.git("init", "--quiet", "-b", "main")
 	w.git("commit", "--quiet", "--allow-empty", "-m", "first")
 	return w
@@ -224,8 +224,8 @@ func TestParallelInterrupt(t *testing.T) {
 			if o.took > 20*time.Second {
 				t.Errorf("rooda took %s to stop", o.took)
 			}
-			if data, _ := os.ReadFile(filepath.Join(w.dir, "pids")); len(strings.Fields(string(data))) != c.agents {
-				t.Errorf("agents started: %q, want %d", data, c.agents)
+			if pids := w.recordedPids(); len(pids) != c.agents {
+				t.Errorf("agents started: %v, want %d", pids, c.agents)
 			}
 			w.noSurvivors()
 			w.noWorktreesLeft()
@@ -258,10 +258,10 @@ func TestParallelAfterKill(t *testing.T) {
 		t.Fatal("the killed run left no worktrees: nothing to prune")
 	}
 	mine := filepath.Join(w.repo, ".rooda", "worktrees", "notes.txt")
-	os.WriteFile(mine, []byte("mine\n"), 0o644)
+	must(t, os.WriteFile(mine, []byte("mine\n"), 0o644))
 	w.git("branch", "mine")
 
-	os.Remove(filepath.Join(w.dir, "pids"))
+	w.write("pids", "")
 	w.tasks("10ms")
 	o := w.wait(w.example("0"))
 	o.expect(t, 0, "removed the worktrees of 1 run(s) that ended without removing them: ["+dead+"]", "merged 3 of 3 tasks\n")
@@ -337,8 +337,8 @@ print(parallel([work, work, work]))
 	if len(found) != 1 {
 		t.Fatalf("run.json: %v", found)
 	}
-	data, _ := os.ReadFile(found[0])
-	json.Unmarshal(data, &run)
+	data := readText(t, found[0])
+	json.Unmarshal([]byte(data), &run)
 	// About 6 iterations reach the limit; loops that finish an iteration
 	// at the same moment may each take one more.
 	if run.Iterations < 5 || run.Iterations > 9 {
@@ -395,8 +395,8 @@ func (w *repoWorkspace) oneRecordOfThreeLoops() {
 		Iterations int
 		Loops      []struct{ Status string }
 	}
-	data, _ := os.ReadFile(runs[0])
-	json.Unmarshal(data, &run)
+	data := readText(w.t, runs[0])
+	json.Unmarshal([]byte(data), &run)
 	if run.Iterations != 3 || len(run.Loops) != 3 {
 		w.t.Fatalf("run.json: %d iterations, %d loops\n%s", run.Iterations, len(run.Loops), data)
 	}

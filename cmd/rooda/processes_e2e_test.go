@@ -22,10 +22,13 @@ import (
 // recordedPids are the pids the fake agents recorded, in order: each
 // agent's, then the children it started.
 func (w *workspace) recordedPids() []int {
-	data, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
+	w.t.Helper()
 	var pids []int
-	for _, field := range strings.Fields(string(data)) {
-		pid, _ := strconv.Atoi(field)
+	for _, field := range strings.Fields(readText(w.t, filepath.Join(w.dir, "pids"))) {
+		pid, err := strconv.Atoi(field)
+		if err != nil {
+			w.t.Fatalf("the fake agents' pids file: %v", err)
+		}
 		pids = append(pids, pid)
 	}
 	return pids

@@ -150,7 +150,7 @@ func TestEndlessOrHugeInputsAreRefused(t *testing.T) {
 			if !strings.Contains(o.stdout, tc.out) {
 				t.Errorf("stdout lacks %q:\n%s", tc.out, o.stdout)
 			}
-			if _, ran := w.prompt(1); ran {
+			if w.ran(1) {
 				t.Error("an agent started")
 			}
 			if rss > peakRSSLimit {
@@ -205,12 +205,12 @@ func TestRecordsAreBounded(t *testing.T) {
 	sparse(t, filepath.Join(run, "context", "0001.txt"))
 	// End the first iteration now: the agent's failure is counted, and
 	// the second iteration reads the context added while running.
-	data, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
+	data := readText(t, filepath.Join(w.dir, "pids"))
 	var pid int
-	fmt.Sscan(string(data), &pid)
+	fmt.Sscan(data, &pid)
 	syscall.Kill(pid, syscall.SIGKILL)
 	w.wait(s).expect(t, 0, "WARN: context added while running, 0001: larger than the limit of 17 MiB; left out")
-	if second, _ := w.prompt(2); strings.Contains(second, "CONTEXT ADDED WHILE RUNNING") {
+	if second := w.prompt(2); strings.Contains(second, "CONTEXT ADDED WHILE RUNNING") {
 		t.Errorf("the refused addition is in the prompt:\n%s", second)
 	}
 
@@ -238,7 +238,7 @@ func TestNamedPipeWithoutWriter(t *testing.T) {
 	}
 	w.run("build", "-c", "fifo").expect(t, 1, "context 1: context file fifo: a pipe that gave nothing to read; is anything writing to it?\n")
 	w.run("build", "--observe", "fifo").expect(t, 1, `Error: --observe "fifo": fragment file fifo: a pipe that gave nothing to read; is anything writing to it?`)
-	if _, ran := w.prompt(1); ran {
+	if w.ran(1) {
 		t.Error("an agent started")
 	}
 }
@@ -263,7 +263,7 @@ func TestProcessSubstitution(t *testing.T) {
 	cmd := w.command("build", "-n", "1", "-c", "/dev/fd/3", "--observe", "/dev/fd/4")
 	cmd.ExtraFiles = fds
 	w.wait(w.start(cmd)).expect(t, 0)
-	got, _ := w.prompt(1)
+	got := w.prompt(1)
 	for _, want := range []string{"Source: /dev/fd/3\n\nContext from a pipe.\n", "═\nObserve from a pipe.\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, got)

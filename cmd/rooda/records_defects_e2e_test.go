@@ -62,8 +62,8 @@ func TestKilledRunShowsCrashed(t *testing.T) {
 	w.waitForPids(1)
 	s.cmd.Process.Kill()
 	w.wait(s)
-	data, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
-	for _, field := range strings.Fields(string(data)) {
+	data := readText(t, filepath.Join(w.dir, "pids"))
+	for _, field := range strings.Fields(data) {
 		if pid, err := strconv.Atoi(field); err == nil {
 			syscall.Kill(-pid, syscall.SIGKILL) // the agent leads its group
 			syscall.Kill(pid, syscall.SIGKILL)

@@ -55,8 +55,8 @@ iterate(p, max_iterations = 2, context = carry)
 		t.Errorf("script check refuses a context function of two parameters:\n%s", o.stderr)
 	}
 	w.runScript("main.star", "--ai-cmd", w.aiCmd()).expect(t, 2)
-	first, _ := w.prompt(1)
-	second, _ := w.prompt(2)
+	first := w.prompt(1)
+	second := w.prompt(2)
 	if !strings.Contains(first, "Iteration 1: nothing before.") {
 		t.Errorf("prompt 1 lacks the first context:\n%s", first)
 	}
@@ -120,7 +120,7 @@ print("status", r.status, "iterations", r.iterations)
 `)
 	w.runScript("main.star").expect(t, 1, "status aborted iterations 3\n")
 	for n, want := range map[int]string{1: "Build the next piece.", 2: "Review the last piece.", 3: "Build the next piece."} {
-		got, _ := w.prompt(n)
+		got := w.prompt(n)
 		other := "Review the last piece."
 		if want == other {
 			other = "Build the next piece."

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,6 +43,9 @@ func newWorkspace(t *testing.T, steps ...step) *workspace {
 		t.Fatal(err)
 	}
 	w.write("script.json", string(data))
+	// The fake agents add their pids to it: made now, a missing pids file
+	// is an error of the test, never a clean bill of health.
+	w.write("pids", "")
 	w.env = append(os.Environ(), "ROODA_CONFIG_HOME="+filepath.Join(w.dir, "no-global"),
 		"ROODA_LOG_LEVEL=", "ROODA_SHOW_AI_OUTPUT=")
 	t.Cleanup(w.noSurvivors)
@@ -138,11 +141,37 @@ func (w *workspace) waitWithin(s started, guard time.Duration) outcome {
 	return o
 }
 
-// prompt returns what the fake agent received in iteration n, and whether
-// iteration n ran at all.
-func (w *workspace) prompt(n int) (string, bool) {
-	data, err := os.ReadFile(filepath.Join(w.dir, fmt.Sprintf("prompt-%d.txt", n)))
-	return string(data), err == nil
+// prompt returns what the fake agent received in iteration n; the test
+// fails if iteration n did not run.
+func (w *workspace) prompt(n int) string {
+	w.t.Helper()
+	return readText(w.t, w.promptPath(n))
+}
+
+// ran reports whether the agent ran an iteration n: whether it wrote that
+// prompt. Any error but the file's absence fails the test.
+func (w *workspace) ran(n int) bool {
+	w.t.Helper()
+	_, err := os.Stat(w.promptPath(n))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		w.t.Fatal(err)
+	}
+	return err == nil
+}
+
+func (w *workspace) promptPath(n int) string {
+	return filepath.Join(w.dir, fmt.Sprintf("prompt-%d.txt", n))
+}
+
+// readText is the file at path; the test fails if it cannot be read, so
+// that a check of what it holds, or lacks, is never made of nothing.
+func readText(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // waitForPids waits until the agents have recorded n processes: the
@@ -164,9 +193,8 @@ func (w *workspace) waitForPids(n int) {
 // noSurvivors fails the test if any process the fake agent recorded, an
 // agent or a child it left, is still alive; it kills what it finds.
 func (w *workspace) noSurvivors() {
-	data, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
-	for _, field := range strings.Fields(string(data)) {
-		pid, _ := strconv.Atoi(field)
+	w.t.Helper()
+	for _, pid := range w.recordedPids() {
 		if alive(pid) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			w.t.Errorf("process %d of the agent survived rooda", pid)
@@ -252,22 +280,22 @@ func TestIterationsAndLimits(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t, step{})
 		w.run("build", "--max-iterations", "5").expect(t, 2, "Starting procedure: build (max 5 iterations)", "Iteration 5/5 completed in", "Reached max iterations: 5")
-		first, _ := w.prompt(1)
-		last, ran5 := w.prompt(5)
-		if _, ran6 := w.prompt(6); !ran5 || ran6 {
-			t.Errorf("iteration 5 ran: %v, iteration 6 ran: %v", ran5, ran6)
+		first := w.prompt(1)
+		last := w.prompt(5)
+		if w.ran(6) {
+			t.Error("iteration 6 ran")
 		}
 		if !strings.Contains(first, "\nIteration: 1 of 5\n") || !strings.Contains(last, "\nIteration: 5 of 5\n") {
 			t.Errorf("iteration lines:\n%s\n---\n%s", first, last)
 		}
 		// Each iteration is a fresh process.
-		pids, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
-		distinct := map[string]bool{}
-		for _, p := range strings.Fields(string(pids)) {
+		pids := w.recordedPids()
+		distinct := map[int]bool{}
+		for _, p := range pids {
 			distinct[p] = true
 		}
 		if len(distinct) != 5 {
-			t.Errorf("agent pids %q: want 5 different processes", pids)
+			t.Errorf("agent pids %v: want 5 different processes", pids)
 		}
 	})
 	t.Run("max_1", func(t *testing.T) {
@@ -287,7 +315,7 @@ func TestIterationsAndLimits(t *testing.T) {
 		steps := []step{{}, {}, {"exit": 1}, {}, {}, {}, {}, {"output": successSignal}}
 		w := newWorkspace(t, steps...)
 		w.run("build", "--unlimited").expect(t, 0, "Starting procedure: build (unlimited)", "Iteration 3 completed in", "(failure, consecutive: 1/3)", "Success: the agent signaled SUCCESS in iteration 8")
-		if p, _ := w.prompt(8); !strings.Contains(p, "\nIteration: 8 (unlimited)\n") {
+		if p := w.prompt(8); !strings.Contains(p, "\nIteration: 8 (unlimited)\n") {
 			t.Errorf("prompt 8:\n%s", p)
 		}
 	})
@@ -305,7 +333,7 @@ func TestIterationsAndLimits(t *testing.T) {
 		if o.code != 1 || !strings.Contains(o.stderr, "Error: --max-iterations must be >= 1, got 0") {
 			t.Errorf("exit %d\n%s", o.code, o.stderr)
 		}
-		if _, ran := w.prompt(1); ran {
+		if w.ran(1) {
 			t.Error("an agent ran")
 		}
 	})
@@ -317,7 +345,7 @@ func TestFailureThreshold(t *testing.T) {
 		w := newWorkspace(t, step{}, step{"exit": 1}, step{"exit": 1}, step{"exit": 1})
 		w.run("build", "-n", "10").expect(t, 1, "Iteration 4/10 completed in",
 			"(failure, consecutive: 3/3)", "ERROR: Aborting after 3 consecutive failures (4 iterations completed, total: ", "  Iteration timing: min=")
-		if _, ran := w.prompt(5); ran {
+		if w.ran(5) {
 			t.Error("iteration 5 ran after the abort")
 		}
 	})
@@ -426,7 +454,7 @@ func TestInterruptDuringIteration(t *testing.T) {
 			if took := time.Since(sent); took > 5*time.Second {
 				t.Errorf("exit %s after the signal", took)
 			}
-			if _, ran := w.prompt(2); ran {
+			if w.ran(2) {
 				t.Error("iteration 2 started")
 			}
 		})
@@ -460,7 +488,7 @@ func TestInterruptAsAnIterationEnds(t *testing.T) {
 	w := newWorkspace(t, step{"signal_parent": "SIGINT"})
 	o := w.run("build", "-n", "5")
 	o.expect(t, 130, "Interrupted by SIGINT")
-	if _, ran := w.prompt(2); ran {
+	if w.ran(2) {
 		t.Error("iteration 2 started after the interrupt")
 	}
 }
@@ -469,9 +497,9 @@ func TestAgentEnvironment(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{})
 	w.run("build", "-n", "2").expect(t, 2)
-	env, _ := os.ReadFile(filepath.Join(w.dir, "env-2.txt"))
+	env := readText(t, filepath.Join(w.dir, "env-2.txt"))
 	for _, want := range []string{"ROODA_ITERATION=2\n", "ROODA_MAX_ITERATIONS=2\n", "ROODA_PROCEDURE=build\n"} {
-		if !strings.Contains(string(env), want) {
+		if !strings.Contains(env, want) {
 			t.Errorf("agent environment lacks %q:\n%s", want, env)
 		}
 	}
@@ -526,7 +554,7 @@ func TestPhaseAndContextFlags(t *testing.T) {
 	w.write("notes.md", "Notes from the file.\n")
 	w.run("build", "-n", "1", "--observe", "Look only at CHANGELOG.md.", "--observe", "notes.md",
 		"--act", "builtin:fragments/act/emit_signal.md", "-c", "focus on auth, then tests", "-c", "notes.md").expect(t, 2)
-	got, _ := w.prompt(1)
+	got := w.prompt(1)
 	for _, want := range []string{
 		"CONTEXT\n═══════════════════════════════════════════════════════════════\nfocus on auth, then tests\n\nSource: notes.md\n\nNotes from the file.\n",
 		"PHASE 1: OBSERVE\nExecute these observation tasks to gather information.\n═══════════════════════════════════════════════════════════════\nLook only at CHANGELOG.md.\n\nNotes from the file.\n",
@@ -555,7 +583,7 @@ func TestShorthandTakesFlagsAnywhere(t *testing.T) {
 	if o := w.wait(w.start(cmd)); o.code != 2 || o.stderr != "" {
 		t.Errorf("exit %d\n%s", o.code, o.stderr)
 	}
-	if _, ran := w.prompt(2); !ran {
+	if !w.ran(2) {
 		t.Error("iteration 2 did not run")
 	}
 }
@@ -690,7 +718,7 @@ func TestMinIterationsFlag(t *testing.T) {
 	w := newWorkspace(t, step{"output": successSignal})
 	w.run("build", "--min-iterations", "3").expect(t, 0, "Iteration 1/10: the agent signaled SUCCESS before the minimum of 3 iterations; going on",
 		"Success: the agent signaled SUCCESS in iteration 3/10")
-	if p, _ := w.prompt(2); !strings.Contains(p, "\nIteration: 2 of 10 (minimum 3)\n") {
+	if p := w.prompt(2); !strings.Contains(p, "\nIteration: 2 of 10 (minimum 3)\n") {
 		t.Errorf("prompt 2:\n%s", p)
 	}
 	w.write("rooda-config.yml", "procedures:\n  build:\n    min_iterations: 2\n")
@@ -737,7 +765,16 @@ func TestBareSignalOfABuiltIn(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "Audit written.\n" + successSignal + "\n"})
 	w.run("audit-spec", "-n", "2").expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/2")
-	if p, _ := w.prompt(1); !strings.Contains(p, "\n"+successSignal+"\n") {
+	if p := w.prompt(1); !strings.Contains(p, "\n"+successSignal+"\n") {
 		t.Error("audit-spec no longer shows the bare tag on a line of its own: this test proves nothing; pick a procedure that does")
+	}
+}
+
+// must fails the test at a setup step that failed: a test built on a
+// missing file proves nothing.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

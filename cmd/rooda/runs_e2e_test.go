@@ -25,7 +25,7 @@ func TestRunRecord(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "working\n"}, step{"output": "more\n", "exit": 1}, step{"output": successSignal})
 	w.run("build", "-n", "5").expect(t, 0)
-	received, _ := w.prompt(2)
+	received := w.prompt(2)
 	o := w.rooda("runs", "show", "last", "--iteration", "2", "--prompt")
 	if o.code != 0 || o.stdout != received {
 		t.Fatalf("exit %d: the recorded prompt differs from the one received (%d vs %d bytes)\n%s", o.code, len(o.stdout), len(received), o.stderr)
@@ -109,8 +109,8 @@ func TestContextAddedWhileRunning(t *testing.T) {
 	}
 	o := w.wait(s)
 	o.expect(t, 2, "Iteration 2 receives the context added while running: 0001")
-	first, _ := w.prompt(1)
-	second, _ := w.prompt(2)
+	first := w.prompt(1)
+	second := w.prompt(2)
 	section := "CONTEXT ADDED WHILE RUNNING\n═══════════════════════════════════════════════════════════════\nThe login tests are flaky; ignore them.\n"
 	if strings.Contains(first, "CONTEXT ADDED") || !strings.Contains(second, section) {
 		t.Errorf("prompt 2:\n%s", second)
@@ -132,8 +132,8 @@ func TestDigest(t *testing.T) {
 	w.write("rooda-config.yml", "procedures:\n  build:\n    checks:\n      - {name: made, run: \"test -f made.txt\"}\n      - {name: absent, run: \"test -f absent.txt\"}\n")
 	w.gitInit()
 	w.run("build", "-n", "2", "--digest").expect(t, 2)
-	first, _ := w.prompt(1)
-	second, _ := w.prompt(2)
+	first := w.prompt(1)
+	second := w.prompt(2)
 	want := "PREVIOUS ITERATION\nFacts observed by rooda, not judgements.\n═══════════════════════════════════════════════════════════════\n" +
 		"Iteration: 1\nOutcome: failure\nExit code: 3\nTimed out: no\n"
 	if strings.Contains(first, "PREVIOUS ITERATION") || !strings.Contains(second, want) {
@@ -183,7 +183,7 @@ func TestContextClear(t *testing.T) {
 		t.Fatalf("clear: exit %d %s", o.code, o.stderr)
 	}
 	w.wait(s)
-	if second, _ := w.prompt(2); strings.Contains(second, "temporary note") {
+	if second := w.prompt(2); strings.Contains(second, "temporary note") {
 		t.Errorf("cleared context reached the prompt:\n%s", second)
 	}
 }

@@ -43,7 +43,7 @@ print("status", r.status, "iterations", r.iterations, "last", r.last.number)
 	o := w.runScript("main.star", "--ai-cmd", w.aiCmd())
 	o.expect(t, 0, "Starting procedure: three (max 10 iterations)", "Iteration 1/10: the procedure's on_iteration declared continue; the agent's outcome was success",
 		"Success: the agent signaled SUCCESS in iteration 3/10", "status success iterations 3 last 3\n")
-	if _, ran := w.prompt(4); ran {
+	if w.ran(4) {
 		t.Error("a fourth iteration ran")
 	}
 	o = w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--max-iterations", "1")
@@ -99,7 +99,7 @@ func TestScriptCheck(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", o.code, o.stdout, o.stderr)
 	}
 	w.write("helpers.star", "h = 1\n")
-	os.MkdirAll(filepath.Join(w.dir, "prompts"), 0o755)
+	must(t, os.MkdirAll(filepath.Join(w.dir, "prompts"), 0o755))
 	w.write("prompts/missing.md", "Here now.\n")
 	o = w.wait(w.start(exec.Command(binary(t), "script", "check", filepath.Join(w.dir, "main.star"))))
 	if o.code != 0 || !strings.HasSuffix(o.stdout, "main.star: ok\n") {
@@ -116,8 +116,8 @@ func TestScriptBudgets(t *testing.T) {
 	w.write("main.star", "p = compose('p', act = [fragment(content = 'x')])\niterate(p, max_iterations = 3)\niterate(p, max_iterations = 3)\nprint('done')\n")
 	o := w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--max-total-iterations", "4")
 	o.expect(t, 2, "Starting procedure: p (max 1 iteration)", "  main.star:3:8: in <toplevel>\nError: the run reached its budget of 4 iterations (--max-total-iterations)\n")
-	pids, _ := os.ReadFile(filepath.Join(w.dir, "pids"))
-	if n := len(strings.Fields(string(pids))); n != 4 || strings.Contains(o.stderr, "done") {
+	pids := readText(t, filepath.Join(w.dir, "pids"))
+	if n := len(strings.Fields(pids)); n != 4 || strings.Contains(o.stderr, "done") {
 		t.Errorf("%d agents ran, or the script went on:\n%s", n, o.stderr)
 	}
 
@@ -146,7 +146,7 @@ func TestScriptDryRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.dir, "ran")); err == nil {
 		t.Error("run() ran in a dry run")
 	}
-	if _, ran := w.prompt(1); ran {
+	if w.ran(1) {
 		t.Error("an agent started in a dry run")
 	}
 }
@@ -157,7 +157,7 @@ func TestExamples(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t, step{"output": successSignal})
 		w.runScript(example("min_iterations.star"), "--ai-cmd", w.aiCmd()).expect(t, 0, "Success: the agent signaled SUCCESS in iteration 3/8")
-		if _, ran := w.prompt(4); ran {
+		if w.ran(4) {
 			t.Error("a fourth iteration ran")
 		}
 	})
@@ -176,7 +176,7 @@ func TestExamples(t *testing.T) {
 		o := w.runScript(example("rotate_agents.star"), "--", w.aiCmd(), other.aiCmd())
 		o.expect(t, 2, "Reached max iterations: 4")
 		for n, ws := range map[int]*workspace{1: w, 2: other, 3: w, 4: other} {
-			if _, ran := ws.prompt(n); !ran {
+			if !ws.ran(n) {
 				t.Errorf("iteration %d ran on the wrong agent", n)
 			}
 		}
@@ -185,7 +185,7 @@ func TestExamples(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t, step{})
 		w.runScript(example("context_from_command.star"), "--ai-cmd", w.aiCmd(), "-n", "2", "--", "echo marker-123").expect(t, 2)
-		p, _ := w.prompt(2)
+		p := w.prompt(2)
 		if !strings.Contains(p, "CONTEXT\n═══════════════════════════════════════════════════════════════\nIteration 2. Output of echo marker-123:\nmarker-123\n") {
 			t.Errorf("prompt 2:\n%s", p)
 		}
@@ -223,7 +223,7 @@ func TestCommandLineAgentReplacesRotation(t *testing.T) {
 	w := newWorkspace(t, step{})
 	o := w.runScript(example("rotate_agents.star"), "--ai-cmd", w.aiCmd(), "--", "no-such-agent-a", "no-such-agent-b")
 	o.expect(t, 2, "Reached max iterations: 4")
-	if _, ran := w.prompt(4); !ran {
+	if !w.ran(4) {
 		t.Error("the command line's agent did not run every iteration")
 	}
 }
@@ -252,7 +252,7 @@ def test_fails():
 	if o.code != 1 || o.stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr:\n%s", o.code, o.stdout, want, o.stderr)
 	}
-	if _, ran := w.prompt(1); ran {
+	if w.ran(1) {
 		t.Error("a fake agent started a process")
 	}
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -40,16 +39,16 @@ func TestStallIterations(t *testing.T) {
 	if len(runs) != 1 {
 		t.Fatalf("runs recorded: %v", runs)
 	}
-	data, _ := os.ReadFile(runs[0])
+	data := readText(t, runs[0])
 	var run struct {
 		Status   string `json:"status"`
 		ExitCode int    `json:"exit_code"`
 	}
-	if err := json.Unmarshal(data, &run); err != nil || run.Status != "stalled" || run.ExitCode != 2 {
+	if err := json.Unmarshal([]byte(data), &run); err != nil || run.Status != "stalled" || run.ExitCode != 2 {
 		t.Errorf("run.json: %s", data)
 	}
-	meta, _ := os.ReadFile(filepath.Join(filepath.Dir(runs[0]), "iterations", "0001", "meta.json"))
-	if !strings.Contains(string(meta), `"files_changed": [`) || !strings.Contains(string(meta), `"made.txt"`) {
+	meta := readText(t, filepath.Join(filepath.Dir(runs[0]), "iterations", "0001", "meta.json"))
+	if !strings.Contains(meta, `"files_changed": [`) || !strings.Contains(meta, `"made.txt"`) {
 		t.Errorf("iteration 1's meta.json: %s", meta)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -197,8 +196,8 @@ func TestTraceOfARun(t *testing.T) {
 			a["rooda.cost_usd"].GetDoubleValue() != 0.000285 || intAttr(it, "rooda.output_bytes") == 0 || a["rooda.agent"].GetStringValue() == "" {
 			t.Errorf("iteration %d's spend: %v", n, it.Attributes)
 		}
-		env, _ := os.ReadFile(filepath.Join(w.dir, "env-"+string(rune('0'+n))+".txt"))
-		if parent := "TRACEPARENT=00-" + trace + "-" + hex.EncodeToString(it.SpanId) + "-01\n"; !strings.Contains(string(env), parent) {
+		env := readText(t, filepath.Join(w.dir, "env-"+string(rune('0'+n))+".txt"))
+		if parent := "TRACEPARENT=00-" + trace + "-" + hex.EncodeToString(it.SpanId) + "-01\n"; !strings.Contains(env, parent) {
 			t.Errorf("iteration %d's agent saw:\n%swant %s", n, env, parent)
 		}
 	}
@@ -214,7 +213,7 @@ func TestNoTraceWhenUnset(t *testing.T) {
 		w := newWorkspace(t, step{})
 		w.env = append(withoutTracing(w.env), extra...)
 		w.run("build", "-n", "1").expect(t, 2)
-		if env, _ := os.ReadFile(filepath.Join(w.dir, "env-1.txt")); strings.Contains(string(env), "TRACE") {
+		if env := readText(t, filepath.Join(w.dir, "env-1.txt")); strings.Contains(env, "TRACE") {
 			t.Errorf("with %q the agent saw:\n%s", extra, env)
 		}
 	}
@@ -359,8 +358,8 @@ func TestLimitWaitIsAnEvent(t *testing.T) {
 	if event["rooda.limit.until"].GetStringValue() == "" || event["rooda.limit.wait_seconds"].GetDoubleValue() > 1 || event["rooda.cause"].GetStringValue() != "usage_limit" {
 		t.Errorf("event: %v", it.Events[0].Attributes)
 	}
-	env, _ := os.ReadFile(filepath.Join(w.dir, "env-1.txt"))
-	if !strings.Contains(string(env), "TRACEPARENT=00-"+trace+"-"+hex.EncodeToString(it.SpanId)+"-01\n") {
+	env := readText(t, filepath.Join(w.dir, "env-1.txt"))
+	if !strings.Contains(env, "TRACEPARENT=00-"+trace+"-"+hex.EncodeToString(it.SpanId)+"-01\n") {
 		t.Errorf("the try after the wait saw:\n%s", env)
 	}
 }

@@ -102,7 +102,7 @@ iterate(compose("review", act = [fragment(content = "Review.")]), max_iterations
 	if strings.Contains(o.stdout, "Max Iterations: 5 (built-in)") {
 		t.Errorf("the defaults are shown as the script's settings:\n%s", o.stdout)
 	}
-	if _, ran := w.prompt(1); ran {
+	if w.ran(1) {
 		t.Error("an agent ran")
 	}
 }
@@ -171,11 +171,11 @@ func TestFetchSaysWhatMoved(t *testing.T) {
 	}
 
 	lock := filepath.Join(w.dir, "rooda.lock")
-	data, _ := os.ReadFile(lock)
+	data := readText(t, lock)
 	edited := strings.Repeat("0", 64)
-	os.WriteFile(lock, []byte(strings.Replace(string(data), pinned, edited, 1)), 0o644)
+	must(t, os.WriteFile(lock, []byte(strings.Replace(data, pinned, edited, 1)), 0o644))
 	fetchFails("library team: hash mismatch: rooda.lock pins file://" + repo + " v1 at commit " + first[:12] + ", which it still gives, but the commit's files hash to sha256 " + pinned + ", not the pinned " + edited)
-	os.WriteFile(lock, data, 0o644)
+	must(t, os.WriteFile(lock, []byte(data), 0o644))
 
 	gitIn(t, repo, "commit", "--quiet", "--allow-empty", "-m", "nothing")
 	gitIn(t, repo, "tag", "--force", "v1")

@@ -118,19 +118,43 @@ func TestErrorMessages(t *testing.T) {
 	}
 }
 
-// TestUnreadableFile: a file rooda may not read is an error, not skipped.
+// TestUnreadableFile: a config file rooda cannot read is an error that
+// names it and says why, not a file skipped. Root reads a file of any
+// mode, so the ways that hold for root are tried whoever runs the test:
+// a directory, and a link that leads to itself; the file of mode 0 is
+// tried too when the test is not root.
 func TestUnreadableFile(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads any file")
+	const global = ".config/rooda/rooda-config.yml"
+	type way struct {
+		name, why string
+		make      func(path string) error
 	}
-	s := newSandbox(t)
-	s.global("loop: {}\n")
-	path := filepath.Join(s.home, ".config/rooda/rooda-config.yml")
-	if err := os.Chmod(path, 0); err != nil {
-		t.Fatal(err)
+	cases := []way{
+		{"a directory", "it is a directory", func(path string) error { return os.Mkdir(path, 0o755) }},
+		{"a link to itself", "too many levels of symbolic links", func(path string) error { return os.Symlink(path, path) }},
 	}
-	_, err := s.load()
-	if err == nil || err.Error() != "cannot read global config ~/.config/rooda/rooda-config.yml: permission denied" {
-		t.Errorf("error: %v", err)
+	if os.Geteuid() != 0 {
+		cases = append(cases, way{"mode 0", "permission denied", func(path string) error {
+			if err := os.WriteFile(path, []byte("loop: {}\n"), 0o644); err != nil {
+				return err
+			}
+			return os.Chmod(path, 0)
+		}})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSandbox(t)
+			path := filepath.Join(s.home, global)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.make(path); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.load()
+			if want := "cannot read global config ~/" + global + ": " + tc.why; err == nil || err.Error() != want {
+				t.Errorf("error: %v\nwant:  %s", err, want)
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -19,6 +21,35 @@ func TestLoginErrorSaysWhatTheCLISaid(t *testing.T) {
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+// TestLoginFailureEndsTheLoop: an iteration whose agent cannot log in
+// aborts the loop at once, whatever failures the threshold still allows,
+// with the login error; a failure of another cause does not.
+func TestLoginFailureEndsTheLoop(t *testing.T) {
+	for _, tc := range []struct {
+		cause  agentstream.Cause
+		status Status
+		ran    int
+	}{
+		{agentstream.CauseAuth, Aborted, 1},
+		{agentstream.CauseOther, Aborted, 5},
+	} {
+		var log strings.Builder
+		s := &script{steps: []step{{out: "error", exit: 1}}}
+		cfg := s.config(10, 5, &log)
+		inner := cfg.Agent
+		cfg.Agent = func(ctx context.Context, req Request) (Reply, error) {
+			reply, err := inner(ctx, req)
+			reply.Decoded = &agentstream.Summary{Format: agentstream.Claude, Err: "refused", Cause: tc.cause}
+			return reply, err
+		}
+		res := Run(context.Background(), cfg)
+		var login *LoginError
+		if res.Status != tc.status || res.Iterations != tc.ran || errors.As(res.Err, &login) != (tc.cause == agentstream.CauseAuth) {
+			t.Errorf("cause %s: %s after %d iterations (%v), want %s after %d; log:\n%s", tc.cause, res.Status, res.Iterations, res.Err, tc.status, tc.ran, log.String())
 		}
 	}
 }

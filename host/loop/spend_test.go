@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -53,5 +54,55 @@ func TestUncountedCostIsWarned(t *testing.T) {
 	cfg.Budget = Budget{}
 	if Run(context.Background(), cfg); strings.Contains(log.String(), "cannot count") {
 		t.Errorf("warned without a cost budget:\n%s", log.String())
+	}
+}
+
+// TestBudgetEndsTheLoopWhenReached: a token or cost budget ends the loop
+// OverBudget after the iteration whose spend, added to the run's other
+// loops', reaches it — not one before, not one after — and names the
+// setting.
+func TestBudgetEndsTheLoopWhenReached(t *testing.T) {
+	perIteration := Spend{Tokens: agentstream.Usage{Input: 60, Output: 40}, CostUSD: 0.25, Costed: true}
+	elsewhere := Spend{Tokens: agentstream.Usage{Input: 100}, CostUSD: 0.25, Costed: true}
+	for _, tc := range []struct {
+		name    string
+		budget  Budget
+		want    int // iterations run
+		setting string
+	}{
+		{"tokens reached exactly", Budget{MaxTokens: 300}, 3, "max_tokens"},
+		{"tokens passed", Budget{MaxTokens: 250}, 3, "max_tokens"},
+		{"cost reached exactly", Budget{MaxCostUSD: 0.5}, 2, "max_cost_usd"},
+		{"cost passed", Budget{MaxCostUSD: 0.6}, 3, "max_cost_usd"},
+		{"tokens with the other loops'", Budget{MaxTokens: 300, Others: func() Spend { return elsewhere }}, 2, "max_tokens"},
+		{"cost with the other loops'", Budget{MaxCostUSD: 0.5, Others: func() Spend { return elsewhere }}, 1, "max_cost_usd"},
+		{"no budget", Budget{}, 5, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log strings.Builder
+			s := &script{steps: []step{{out: "working"}}}
+			cfg := s.config(5, 5, &log)
+			cfg.Budget = tc.budget
+			inner := cfg.Agent
+			cfg.Agent = func(ctx context.Context, req Request) (Reply, error) {
+				reply, err := inner(ctx, req)
+				reply.Spent = perIteration
+				return reply, err
+			}
+			res := Run(context.Background(), cfg)
+			if res.Iterations != tc.want {
+				t.Errorf("ran %d iterations, want %d; log:\n%s", res.Iterations, tc.want, log.String())
+			}
+			var over *BudgetError
+			if tc.setting == "" {
+				if res.Status != MaxIters {
+					t.Errorf("status %s, want %s", res.Status, MaxIters)
+				}
+				return
+			}
+			if res.Status != OverBudget || !errors.As(res.Err, &over) || over.Setting != tc.setting {
+				t.Errorf("status %s, error %v; want %s reaching %s", res.Status, res.Err, OverBudget, tc.setting)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"io"
 	"testing"
 	"time"
 )
@@ -17,10 +18,26 @@ func TestIdleTimeoutStopsASilentAgent(t *testing.T) {
 }
 
 // TestIdleTimeoutSparesATalkingAgent: output on stdout or stderr more
-// often than the idle timeout keeps the agent going to its end.
+// often than the idle timeout keeps the agent going to its end, whichever
+// way the output is taken: spliced aside (not shown, a large limit), or
+// read (streamed to the terminal, or a limit under a pipeStore's).
 func TestIdleTimeoutSparesATalkingAgent(t *testing.T) {
-	res := run(t, Command{Argv: sh("for i in 1 2 3 4 5 6; do echo $i; sleep 0.15; echo err >&2; sleep 0.15; done"), IdleTimeout: 500 * time.Millisecond})
-	if res.Idle || res.ExitCode != 0 || res.Duration < 1500*time.Millisecond {
-		t.Errorf("idle %t, exit %d after %s", res.Idle, res.ExitCode, res.Duration)
+	for _, tc := range []struct {
+		name      string
+		stream    io.Writer
+		maxOutput int
+	}{
+		{"spliced", nil, 1 << 20},
+		{"read, streamed", io.Discard, 1 << 20},
+		{"read, a small limit", nil, 4096},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := run(t, Command{Argv: sh("for i in 1 2 3 4 5 6; do echo $i; sleep 0.15; echo err >&2; sleep 0.15; done"),
+				IdleTimeout: 500 * time.Millisecond, Stream: tc.stream, MaxOutput: tc.maxOutput})
+			if res.Idle || res.ExitCode != 0 || res.Duration < 1500*time.Millisecond {
+				t.Errorf("idle %t, exit %d after %s", res.Idle, res.ExitCode, res.Duration)
+			}
+		})
 	}
 }

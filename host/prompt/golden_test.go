@@ -186,3 +186,21 @@ func TestSeedErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEverySection: a prompt with every section holds them in the order
+// the agent is told of them: the preamble, CONTEXT, CONTEXT ADDED WHILE
+// RUNNING, PREVIOUS ITERATION, then the phases.
+func TestEverySection(t *testing.T) {
+	small := Procedure{Name: "build", Phases: [4][]Fragment{
+		{{Content: "Read the task."}}, {{Content: "Weigh it."}}, {{Content: "Choose a step."}}, {{Content: "Take it."}},
+	}}
+	got, err := ComposeWith(small, Iteration{Number: 2, Max: 3}, Sections{
+		Context: []string{"Given on the command line."},
+		Running: []string{"Added while running, first.", "Added while running, second."},
+		Digest:  "Exit code: 0\nFiles changed: main.go",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "every_section", got)
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -26,6 +27,7 @@ func Serve(ctx context.Context, addr, dir string, out io.Writer) error {
 	// The pages take no request body; a client that sends nothing, or
 	// keeps an idle connection open, is let go.
 	srv := &http.Server{Handler: Handler(dir), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	unused := trackUnused(srv)
 	fmt.Fprintf(out, "Serving the run records of %s at http://%s/\n", dir, l.Addr())
 	if !loopback(l.Addr()) {
 		fmt.Fprintf(out, "Warning: %s is not this machine's loopback address: whoever can reach it can read the records, prompts and outputs included\n", l.Addr())
@@ -37,13 +39,56 @@ func Serve(ctx context.Context, addr, dir string, out io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Shutdown closes the listener, then calls this: a connection that
+	// never sent a request (a browser opens one ahead, in case) would
+	// otherwise count as busy, and hold the stop for seconds.
+	srv.RegisterOnShutdown(unused.close)
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(shutdown)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// A request still unanswered after the grace is cut: the user
+		// asked the server to stop, and it has.
+		err = srv.Close()
+	}
 	if serveErr := <-served; !errors.Is(serveErr, http.ErrServerClosed) {
 		err = errors.Join(err, serveErr)
 	}
 	return err
+}
+
+// shutdownGrace is how long a stop waits for the requests under way.
+const shutdownGrace = 5 * time.Second
+
+// unusedConns are the server's connections that have not begun a request.
+type unusedConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+}
+
+// trackUnused follows srv's connections from their opening to their
+// first request.
+func trackUnused(srv *http.Server) *unusedConns {
+	u := &unusedConns{conns: map[net.Conn]bool{}}
+	srv.ConnState = func(c net.Conn, state http.ConnState) {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if state == http.StateNew {
+			u.conns[c] = true
+		} else {
+			delete(u.conns, c)
+		}
+	}
+	return u
+}
+
+// close closes every connection that has not begun a request.
+func (u *unusedConns) close() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for c := range u.conns {
+		c.Close()
+	}
 }
 
 // loopback reports whether addr can be reached from this machine only.

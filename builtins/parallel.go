@@ -48,12 +48,12 @@ var worktreeBuiltin = Builtin{
 		{"name", "str", "", "the worktree's name: letters, digits, '.', '_', '-'; unique in the run"},
 		{"branch", "str", "None", "its branch; None is rooda/<run-id>/<name>"},
 		{"base", "str", "\"HEAD\"", "the commit the branch starts from"},
-		{"keep", "bool", "False", "keep the worktree and its branch when the run ends"},
+		{"keep", "bool", "False", "keep the worktree and its branch when the run ends, or when it is killed"},
 	},
 	Returns: "worktree",
 	Doc: "Makes a git worktree of the run under .rooda/worktrees/<run-id>/<name>, on a branch of its own, for iterate(worktree = …) and run(dir = …): .name, .path, .branch, .keep. " +
-		"When the run ends, however it ends, the worktree and its branch are removed unless keep is True; what the script wants of it, it merges first (git_merge). " +
-		"A run killed before its end leaves its worktrees: the next script run removes those of runs that no longer run. In a dry run nothing is made.",
+		"When the run ends, however it ends, the worktree and its branch are removed unless keep is True; what the script wants of it, it merges first (git_merge). A kept one is named as the run ends, with how to remove it, and in rooda runs show. " +
+		"A run killed before its end leaves its worktrees: the next script run removes those of runs that no longer run, but for those kept and those holding work not merged anywhere (uncommitted changes, commits on no other branch), which it names, and leaves to you. In a dry run nothing is made.",
 	Example: `# in a git repository:
 # wt = worktree("task-a")
 # r = iterate(procedure("build"), worktree = wt)
@@ -140,7 +140,7 @@ var gitMergeBuiltin = Builtin{
 	},
 	Returns: "merge_result",
 	Doc: "Merges a worktree's branch into the branch the main checkout has out, with plain git merge --no-edit (never an AI merge), and returns .merged and .conflicts (the files in conflict) and .output (git's words). " +
-		"On a conflict the merge is aborted (git merge --abort) and the checkout is as it was. A merge that cannot start (uncommitted changes in the way) is an error. In a dry run nothing is merged: .dry_run is True.",
+		"On a conflict the merge is aborted (git merge --abort) and the checkout is as it was. A merge that cannot start (uncommitted changes in the way) is an error; one interrupted (Ctrl+C) is undone, the checkout left as it was. Either way the worktree and its branch, not merged, are kept. In a dry run nothing is merged: .dry_run is True.",
 	Example: `# r = git_merge(wt)
 # if not r.merged: print("conflict in", r.conflicts)
 assert.eq(type(git_merge), "builtin_function_or_method")`,

@@ -234,12 +234,15 @@ func TestParallelInterrupt(t *testing.T) {
 }
 
 // TestParallelAfterKill: rooda killed (-9) in the middle leaves its
-// worktrees; the next run removes them and runs, and touches nothing else
-// below .rooda/worktrees nor another branch.
+// worktrees; the next run removes them, as their agents had done nothing
+// there yet (TestKilledRunKeepsWork keeps what holds work), and runs, and
+// touches nothing else below .rooda/worktrees nor another branch.
 func TestParallelAfterKill(t *testing.T) {
 	t.Parallel()
 	w := newRepoWorkspace(t)
-	w.tasks("30s")
+	for _, name := range []string{"task-a", "task-b", "task-c"} {
+		w.agentScript(name, step{"delay": "30s"})
+	}
 	s := w.example("0")
 	w.waitForPids(3)
 	s.cmd.Process.Kill()
@@ -264,7 +267,7 @@ func TestParallelAfterKill(t *testing.T) {
 	w.write("pids", "")
 	w.tasks("10ms")
 	o := w.wait(w.example("0"))
-	o.expect(t, 0, "removed the worktrees of 1 run(s) that ended without removing them: ["+dead+"]", "merged 3 of 3 tasks\n")
+	o.expect(t, 0, "removed 3 worktree(s) of 1 run(s) that ended without removing them: ["+dead+"]", "merged 3 of 3 tasks\n")
 	w.noWorktreesLeft()
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a file beside the dead run's directory is gone: %v", err)

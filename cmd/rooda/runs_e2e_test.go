@@ -13,8 +13,14 @@ import (
 
 func (w *workspace) rooda(args ...string) outcome {
 	w.t.Helper()
+	return w.roodaIn(w.dir, args...)
+}
+
+// roodaIn runs rooda with args in dir and waits for it.
+func (w *workspace) roodaIn(dir string, args ...string) outcome {
+	w.t.Helper()
 	cmd := exec.Command(binary(w.t), args...)
-	cmd.Dir, cmd.Env = w.dir, w.env
+	cmd.Dir, cmd.Env = dir, w.env
 	return w.wait(w.start(cmd))
 }
 

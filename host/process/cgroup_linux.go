@@ -121,13 +121,14 @@ func cgroup2Mount() string {
 
 // removeStale ends what the agents of roodas that are gone left running
 // — a rooda killed outright (kill -9) takes its agent along, but not
-// what the agent started — and removes their cgroups.
+// what the agent started — and removes their cgroups. A rooda killed but
+// not reaped by its parent (a zombie) is gone too.
 func removeStale(own string) {
 	entries, _ := os.ReadDir(own)
 	for _, e := range entries {
 		pid, ok := strings.CutPrefix(e.Name(), "rooda-")
 		n, err := strconv.Atoi(pid)
-		if ok && err == nil && e.IsDir() && syscall.Kill(n, 0) == syscall.ESRCH {
+		if ok && err == nil && e.IsDir() && !Alive(n, 0) {
 			stale := &cgroup{dir: filepath.Join(own, e.Name()), fd: -1}
 			waitFor(func() bool { stale.killAll(); return len(stale.find()) == 0 }, time.Second, nil)
 			removeTree(stale.dir)

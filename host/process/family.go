@@ -120,8 +120,10 @@ func StopStragglers() []Found {
 // lives. A pid is reused once its process is gone: where the start time
 // was recorded and can be read now, the two must agree. Where either is
 // unknown (an older record, a system without /proc) the pid alone decides.
+// A zombie — dead, not yet reaped by a parent that may never reap it —
+// answers kill(pid, 0) as a live process does, but is gone.
 func Alive(pid int, start uint64) bool {
-	if syscall.Kill(pid, 0) == syscall.ESRCH {
+	if syscall.Kill(pid, 0) == syscall.ESRCH || zombie(pid) {
 		return false
 	}
 	now := StartTime(pid)

@@ -243,6 +243,13 @@ func StartTime(pid int) uint64 {
 	return p.start
 }
 
+// zombie reports whether pid is a process that has ended and waits for
+// its parent to reap it.
+func zombie(pid int) bool {
+	p, ok := readStat(pid)
+	return ok && p.state == 'Z'
+}
+
 // processes lists the processes of the machine, as far as /proc shows
 // them; one that ends while it is read is left out.
 func processes() []proc {

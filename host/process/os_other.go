@@ -25,6 +25,10 @@ func (f *family) reapOrphans() {}
 // StartTime is 0, unknown, without /proc: a pid alone names a process.
 func StartTime(int) uint64 { return 0 }
 
+// zombie is false without /proc: a zombie cannot be told from a live
+// process.
+func zombie(int) bool { return false }
+
 // proc is a process found; without /proc none is.
 type proc struct {
 	pid  int

@@ -262,6 +262,14 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 	r.save()
 }
 
+// WorktreeMade records a git worktree the run made.
+func (r *Recorder) WorktreeMade(name, path, branch string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.run.Worktrees = append(r.run.Worktrees, Worktree{Name: name, Path: path, Branch: branch})
+	r.save()
+}
+
 // Finish records how the run ended: run.json is complete whatever the
 // ending, an interrupt included.
 func (r *Recorder) Finish(status loop.Status) error {

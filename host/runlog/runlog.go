@@ -52,6 +52,16 @@ type Run struct {
 	Loops      []Loop     `json:"loops"`
 	// Spent is what every iteration's agent used, in total.
 	Spent *Spent `json:"spent,omitempty"`
+	// Worktrees are the git worktrees the run made (worktree()), each
+	// recorded as it is made: runs show says which are still there.
+	Worktrees []Worktree `json:"worktrees,omitempty"`
+}
+
+// Worktree is a git worktree a run made, and its branch.
+type Worktree struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
 }
 
 // Spent is what agents used: tokens as their CLIs reported them, and

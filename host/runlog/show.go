@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"rooda/host/files"
+	"rooda/host/worktree"
 )
 
 // WriteList writes a line per recorded run, oldest first: id, status,
@@ -75,6 +76,7 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	if run.Spent != nil {
 		fmt.Fprintf(&b, "Spent: %s\n", run.Spent)
 	}
+	writeWorktrees(&b, run.Worktrees, run.Going())
 	for i, l := range run.Loops {
 		loopStatus := l.Status
 		if loopStatus == "" { // the loop had not ended
@@ -90,6 +92,26 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// writeWorktrees names the worktrees a run made, and for each whether it
+// is still there: one a run kept, or one holding work a crashed run left,
+// is removed by the user alone, and this says how.
+func writeWorktrees(b *strings.Builder, trees []Worktree, going bool) {
+	if len(trees) > 0 {
+		b.WriteString("Worktrees:\n")
+	}
+	for _, t := range trees {
+		_, err := os.Stat(t.Path)
+		switch {
+		case os.IsNotExist(err):
+			fmt.Fprintf(b, "  %s: removed\n", t.Name)
+		case going:
+			fmt.Fprintf(b, "  %s: %s, on branch %s\n", t.Name, t.Path, t.Branch)
+		default:
+			fmt.Fprintf(b, "  %s: kept at %s, on branch %s; to remove it: %s\n", t.Name, t.Path, t.Branch, worktree.RemoveHint(t.Path, t.Branch))
+		}
+	}
 }
 
 // WriteIteration writes record n of a run: its meta, as JSON or text.

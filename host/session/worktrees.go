@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,7 +33,11 @@ func (s *Session) Worktree(thread *starlark.Thread, name, branch, base string, k
 	if err != nil {
 		return nil, err
 	}
-	return set.Add(host.Context(thread), name, branch, base, keep)
+	wt, err := set.Add(host.Context(thread), name, branch, base, keep)
+	if err == nil && s.rec != nil {
+		s.rec.WorktreeMade(wt.Name, wt.Path, wt.Branch)
+	}
+	return wt, err
 }
 
 // worktreeSet is the run's worktrees, made at the first call.
@@ -67,8 +72,11 @@ func (s *Session) worktreeRunID() string {
 }
 
 // Merge merges a worktree's branch into the branch the main checkout has
-// out, for a script's git_merge(): plain git, aborted on a conflict. In a
-// dry run nothing is merged.
+// out, for a script's git_merge(): plain git, aborted on a conflict. A
+// merge that fails otherwise (an interrupt stopped it, or it could not
+// start) ends the script before it can decide what to do with the
+// worktree: its work, not merged, is kept. In a dry run nothing is
+// merged.
 func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res worktree.MergeResult, ran bool, err error) {
 	if s.opts.DryRun {
 		s.notes().Line(logging.Info, "dry_run_merge", []any{"branch", wt.Branch}, "[dry-run] not merging: %s", wt.Branch)
@@ -78,12 +86,21 @@ func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res wor
 	if err != nil {
 		return res, false, err
 	}
-	res, err = worktree.Merge(host.Context(thread), set.Repo(), wt.Branch)
+	ctx := host.Context(thread)
+	res, err = worktree.Merge(ctx, set.Repo(), wt.Branch)
+	stopped := ctx.Err() != nil
+	if (err != nil || stopped) && !res.Merged && !worktree.Merged(ctx, set.Repo(), wt.Branch) {
+		err = errors.Join(err, set.Keep(wt))
+	}
+	if stopped {
+		return res, true, errors.Join(host.StopCause(ctx), err)
+	}
 	return res, true, err
 }
 
 // closeWorktrees removes the run's worktrees that are not kept, as the
-// run ends however it ends; what cannot be removed is a warning.
+// run ends however it ends, and says where the kept ones are and how to
+// remove them; what cannot be removed is a warning.
 func (s *Session) closeWorktrees() {
 	s.mu.Lock()
 	set := s.worktrees
@@ -91,7 +108,12 @@ func (s *Session) closeWorktrees() {
 	if set == nil {
 		return
 	}
-	if err := set.Close(s.ctx); err != nil {
+	kept, err := set.Close(s.ctx)
+	for _, wt := range kept {
+		s.notes().Line(logging.Info, "worktree_kept", []any{"name", wt.Name, "path", wt.Path, "branch", wt.Branch},
+			"kept worktree %s: %s, on branch %s; to remove it: %s", wt.Name, wt.Path, wt.Branch, worktree.RemoveHint(wt.Path, wt.Branch))
+	}
+	if err != nil {
 		s.Log().Warnf("the run's worktrees could not all be removed: %v", err)
 	}
 }
@@ -114,9 +136,16 @@ func (s *Session) pruneDeadWorktrees() {
 		return
 	}
 	start := time.Now()
-	dead, err := worktree.PruneDead(ctx, repo)
-	if len(dead) > 0 {
-		s.Log().Infof("removed the worktrees of %d run(s) that ended without removing them: %v (%s)", len(dead), dead, logging.Duration(time.Since(start)))
+	pruned, err := worktree.PruneDead(ctx, repo)
+	if pruned.Removed > 0 {
+		s.Log().Infof("removed %d worktree(s) of %d run(s) that ended without removing them: %v (%s)", pruned.Removed, len(pruned.Runs), pruned.Runs, logging.Duration(time.Since(start)))
+	}
+	for _, k := range pruned.Kept {
+		if k.Path == "" {
+			s.Log().Warnf("kept branch %s of a run that ended without removing it, as %s; to delete it: git branch -D %s", k.Branch, k.Why, k.Branch)
+			continue
+		}
+		s.Log().Warnf("kept worktree %s, on branch %s, of a run that ended without removing it, as %s; to remove it: %s", k.Path, k.Branch, k.Why, worktree.RemoveHint(k.Path, k.Branch))
 	}
 	if err != nil {
 		s.Log().Warnf("the worktrees of dead runs could not all be removed: %v", err)

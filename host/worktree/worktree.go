@@ -2,7 +2,8 @@
 // own: each under .rooda/worktrees/<run-id>/<name> on a branch of its own,
 // removed when the run ends unless kept; it merges a worktree's branch
 // with plain git (never an AI merge), and prunes the worktrees of runs
-// that died without removing theirs.
+// that died without removing theirs — never one that was kept or holds
+// work not merged anywhere.
 package worktree
 
 import (
@@ -79,18 +80,40 @@ func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*W
 			return nil, fmt.Errorf("worktree %q is already made in this run", name)
 		}
 	}
-	if err := s.claim(); err != nil {
-		return nil, err
-	}
 	if branch == "" {
 		branch = DefaultBranch(s.runID, name)
 	}
 	t := &Worktree{Name: name, Path: filepath.Join(s.runDir(), name), Branch: branch, Keep: keep}
+	// The owner file names it kept before it exists: a run killed at
+	// any moment after leaves it to the user.
+	if err := s.claim(append(s.trees, t)); err != nil {
+		return nil, err
+	}
 	if _, err := runGit(ctx, s.repo, "worktree", "add", "-q", "-b", branch, "--", t.Path, base); err != nil {
+		s.claim(s.trees)
 		return nil, err
 	}
 	s.trees = append(s.trees, t)
 	return t, nil
+}
+
+// Keep keeps t, a worktree of the set, and its branch when the run
+// ends, as worktree(keep = True) does: for a merge of its branch that did
+// not happen.
+func (s *Set) Keep(t *Worktree) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t.Keep = true
+	return s.claim(s.trees)
+}
+
+// RemoveHint is how the user removes a kept worktree and its branch,
+// which rooda never does on its own.
+func RemoveHint(path, branch string) string {
+	if branch == "" { // detached
+		return "git worktree remove " + path
+	}
+	return fmt.Sprintf("git worktree remove %s && git branch -D %s", path, branch)
 }
 
 // DefaultBranch is the branch of a run's worktree that names none.
@@ -119,15 +142,17 @@ func FindRepo(dir string) (string, bool) {
 type owner struct {
 	PID      int    `json:"pid"`
 	PIDStart uint64 `json:"pid_start,omitempty"`
+	// Keep names the worktrees kept (worktree(keep = True)): a later run
+	// that finds this one dead leaves them.
+	Keep []string `json:"keep,omitempty"`
 }
 
-// claim makes the run's directory and marks it as this process's, once;
-// the Root gets a .gitignore so that the worktrees are no one's change in
-// the main checkout.
-func (s *Set) claim() error {
-	if len(s.trees) > 0 {
-		return nil
-	}
+// claim marks the run's directory, made at the first worktree, as this
+// process's, naming which of trees are kept; the Root gets a .gitignore
+// so that the worktrees are no one's change in the main checkout. The
+// file is written whole (a rename): a run killed while writing it leaves
+// the old one.
+func (s *Set) claim(trees []*Worktree) error {
 	if err := os.MkdirAll(s.runDir(), 0o755); err != nil {
 		return err
 	}
@@ -135,52 +160,67 @@ func (s *Set) claim() error {
 	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
 		os.WriteFile(ignore, []byte("*\n"), 0o644)
 	}
-	data, _ := json.Marshal(owner{PID: os.Getpid(), PIDStart: process.StartTime(os.Getpid())})
-	return os.WriteFile(filepath.Join(s.runDir(), ownerFile), data, 0o644)
+	o := owner{PID: os.Getpid(), PIDStart: process.StartTime(os.Getpid())}
+	for _, t := range trees {
+		if t.Keep {
+			o.Keep = append(o.Keep, t.Name)
+		}
+	}
+	data, _ := json.Marshal(o)
+	path := filepath.Join(s.runDir(), ownerFile)
+	if err := os.WriteFile(path+".new", data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(path+".new", path)
 }
 
 // Close removes every worktree not kept, and its branch: what a loop
 // committed there and the script did not merge goes with it, as the
 // script decided by not keeping it. The run's directory goes too, or,
 // when it holds kept ones, its owner file: they are the user's now, and
-// no later run's PruneDead takes them for a dead run's. Every failure is
-// returned.
-func (s *Set) Close(ctx context.Context) error {
+// no later run's PruneDead takes them for a dead run's. It returns the
+// kept ones, and every failure.
+func (s *Set) Close(ctx context.Context) (kept []*Worktree, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
-	kept := false
 	for _, t := range s.trees {
 		if t.Keep {
-			kept = true
+			kept = append(kept, t)
 			continue
 		}
 		errs = append(errs, s.remove(ctx, t))
 	}
 	s.trees = nil
-	if kept {
+	if len(kept) > 0 {
 		errs = append(errs, os.Remove(filepath.Join(s.runDir(), ownerFile)))
 	} else {
 		errs = append(errs, os.RemoveAll(s.runDir()))
 	}
-	return errors.Join(errs...)
+	return kept, errors.Join(errs...)
 }
 
 // remove removes one worktree and its branch.
 func (s *Set) remove(ctx context.Context, t *Worktree) error {
+	err := removeTree(ctx, s.repo, t.Path)
+	if _, branchErr := runGit(context.WithoutCancel(ctx), s.repo, "branch", "-D", t.Branch); branchErr != nil {
+		err = errors.Join(err, branchErr)
+	}
+	return err
+}
+
+// removeTree removes the worktree at path, and what git knows of it.
+func removeTree(ctx context.Context, repo, path string) error {
 	// The run's context may be cancelled (an interrupt): the cleanup
 	// must still happen.
 	ctx = context.WithoutCancel(ctx)
-	_, err := runGit(ctx, s.repo, "worktree", "remove", "--force", "--force", t.Path)
+	_, err := runGit(ctx, repo, "worktree", "remove", "--force", "--force", path)
 	if err != nil {
 		// A worktree git no longer knows: its directory is ours to remove.
-		if os.RemoveAll(t.Path) == nil {
+		if os.RemoveAll(path) == nil {
 			err = nil
 		}
-		runGit(ctx, s.repo, "worktree", "prune")
-	}
-	if _, branchErr := runGit(ctx, s.repo, "branch", "-D", t.Branch); branchErr != nil {
-		err = errors.Join(err, branchErr)
+		runGit(ctx, repo, "worktree", "prune")
 	}
 	return err
 }
@@ -196,11 +236,21 @@ type MergeResult struct {
 // Merge merges branch into the branch checked out in repo with git merge
 // --no-edit. On a conflict it aborts the merge and names the files; an
 // error is a merge that could not even start (a dirty checkout, no such
-// branch).
+// branch). A merge stopped by ctx's end (an interrupt) is undone, the
+// checkout left as it was, unless it got as far as its commit (Merged);
+// the error is then only the undoing's.
 func Merge(ctx context.Context, repo, branch string) (MergeResult, error) {
+	head, err := runGit(ctx, repo, "rev-parse", "--verify", "-q", "HEAD")
+	if err != nil {
+		return MergeResult{}, err
+	}
 	out, err := runGit(ctx, repo, "merge", "--no-edit", branch)
 	if err == nil {
 		return MergeResult{Merged: true, Output: out}, nil
+	}
+	if ctx.Err() != nil {
+		merged, err := undoMerge(ctx, repo, head)
+		return MergeResult{Merged: merged, Output: out}, err
 	}
 	conflicts, _ := runGit(ctx, repo, "diff", "--name-only", "--diff-filter=U")
 	if conflicts == "" {
@@ -212,58 +262,28 @@ func Merge(ctx context.Context, repo, branch string) (MergeResult, error) {
 	return MergeResult{Conflicts: strings.Split(conflicts, "\n"), Output: out}, nil
 }
 
-// PruneDead removes the worktrees that runs which are no longer going
-// left (rooda was killed): their directories below Root, what git
-// knows of them (git worktree prune) and their rooda/<run-id>/ branches.
-// It touches nothing outside Root/<dead-run-id>/ but git's own records of
-// those worktrees and those branches. It returns the dead runs' ids.
-func PruneDead(ctx context.Context, repo string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(repo, Root))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, err
+// undoMerge puts the checkout of repo back as it was at head, before a
+// merge stopped midway — in a pre-merge-commit hook, say, with the merge
+// staged and no MERGE_HEAD yet, where git merge --abort refuses. git reset
+// --merge undoes what the merge staged and leaves what the user had not
+// staged (a merge starts only with nothing staged). A merge that got as
+// far as its commit is done, not undone: merged.
+func undoMerge(ctx context.Context, repo, head string) (merged bool, err error) {
+	ctx = context.WithoutCancel(ctx)
+	if now, _ := runGit(ctx, repo, "rev-parse", "--verify", "-q", "HEAD"); now != head {
+		return true, nil
 	}
-	var dead []string
-	var errs []error
-	for _, e := range entries {
-		if !e.IsDir() || !validName.MatchString(e.Name()) || going(filepath.Join(repo, Root, e.Name())) {
-			continue
-		}
-		dead = append(dead, e.Name())
-		errs = append(errs, os.RemoveAll(filepath.Join(repo, Root, e.Name())))
+	if _, err := runGit(ctx, repo, "reset", "--merge"); err != nil {
+		return false, fmt.Errorf("the interrupted merge could not be undone, %s is left mid-merge: %w", repo, err)
 	}
-	if len(dead) == 0 {
-		return nil, nil
-	}
-	if _, err := runGit(ctx, repo, "worktree", "prune"); err != nil {
-		errs = append(errs, err)
-	}
-	for _, id := range dead {
-		errs = append(errs, deleteBranches(ctx, repo, branchPrefix(id)))
-	}
-	return dead, errors.Join(errs...)
+	return false, nil
 }
 
-// going reports whether the run that owns dir still runs. A directory
-// without an owner is one being made (or not rooda's): left alone.
-func going(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, ownerFile))
-	if err != nil {
-		return true
-	}
-	var o owner
-	return json.Unmarshal(data, &o) != nil || o.PID <= 0 || process.Alive(o.PID, o.PIDStart)
-}
-
-// deleteBranches deletes the branches whose names begin with prefix.
-func deleteBranches(ctx context.Context, repo, prefix string) error {
-	out, err := runGit(ctx, repo, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+prefix)
-	if err != nil || out == "" {
-		return err
-	}
-	_, err = runGit(ctx, repo, append([]string{"branch", "-D"}, strings.Split(out, "\n")...)...)
-	return err
+// Merged reports whether every commit of branch is on the branch repo
+// has out.
+func Merged(ctx context.Context, repo, branch string) bool {
+	_, err := runGit(context.WithoutCancel(ctx), repo, "merge-base", "--is-ancestor", branch, "HEAD")
+	return err == nil
 }
 
 // runGit runs git in dir.

@@ -3,6 +3,7 @@ package worktree
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,8 +93,12 @@ func TestAddMergeClose(t *testing.T) {
 	if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
 		t.Errorf("the conflicting merge was not aborted:\n%s", st)
 	}
-	if err := s.Close(ctx); err != nil {
+	closedKept, err := s.Close(ctx)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if len(closedKept) != 1 || closedKept[0] != kept {
+		t.Errorf("Close kept %v, want the kept one", closedKept)
 	}
 	for _, gone := range []string{a.Path, b.Path} {
 		if _, err := os.Stat(gone); !os.IsNotExist(err) {
@@ -116,8 +121,8 @@ func TestAddMergeClose(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, Root, "run1", ownerFile)); err == nil {
 		ownedByDead(t, filepath.Join(dir, Root, "run1"))
 	}
-	if ids, err := PruneDead(ctx, dir); err != nil || len(ids) != 0 {
-		t.Errorf("PruneDead after the run = %v, %v; want nothing pruned", ids, err)
+	if p, err := PruneDead(ctx, dir); err != nil || len(p.Runs) != 0 {
+		t.Errorf("PruneDead after the run = %+v, %v; want nothing pruned", p, err)
 	}
 	if _, err := os.Stat(kept.Path); err != nil {
 		t.Errorf("a later run removed the kept worktree: %v", err)
@@ -143,9 +148,9 @@ func TestPruneDead(t *testing.T) {
 	liveTree, _ := live.Add(ctx, "a", "", "HEAD", false)
 	os.WriteFile(filepath.Join(dir, Root, "note.txt"), []byte("mine"), 0o644)
 
-	ids, err := PruneDead(ctx, dir)
-	if err != nil || !slices.Equal(ids, []string{"dead"}) {
-		t.Fatalf("PruneDead = %v, %v; want [dead]", ids, err)
+	p, err := PruneDead(ctx, dir)
+	if err != nil || !slices.Equal(p.Runs, []string{"dead"}) || p.Removed != 1 || len(p.Kept) != 0 {
+		t.Fatalf("PruneDead = %+v, %v; want [dead], one removed", p, err)
 	}
 	if _, err := os.Stat(wt.Path); !os.IsNotExist(err) {
 		t.Errorf("the dead run's worktree is left")
@@ -167,13 +172,81 @@ func TestPruneDead(t *testing.T) {
 	}
 }
 
-// ownedByDead marks a run's directory as made by a process that has ended.
+// ownedByDead marks a run's directory as made by a process that has
+// ended; the worktrees it names kept stay so.
 func ownedByDead(t *testing.T, runDir string) {
 	t.Helper()
 	cmd := exec.Command("true")
 	cmd.Run()
-	data, _ := json.Marshal(owner{PID: cmd.Process.Pid})
+	o, _ := readOwner(runDir)
+	data, _ := json.Marshal(owner{PID: cmd.Process.Pid, Keep: o.Keep})
 	if err := os.WriteFile(filepath.Join(runDir, ownerFile), data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPruneDeadKeepsWork: of a dead run, the worktrees kept, holding
+// uncommitted changes or commits on no other branch stay with their
+// branches, as does a branch of such commits without a worktree; those
+// whose work is merged, or that hold none, go. A later run leaves what
+// stayed alone.
+func TestPruneDeadKeepsWork(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	s, _ := NewSet(ctx, dir, "dead")
+	add := func(name string, keep bool) *Worktree {
+		wt, err := s.Add(ctx, name, "", "HEAD", keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wt
+	}
+	kept, dirty, committed, merged, clean := add("kept", true), add("dirty", false), add("committed", false), add("merged", false), add("clean", false)
+	os.WriteFile(filepath.Join(dirty.Path, "draft.txt"), []byte("draft\n"), 0o644)
+	commitIn(t, committed.Path, "c.txt", "c\n")
+	commitIn(t, merged.Path, "m.txt", "m\n")
+	gitIn(t, dir, "merge", "-q", merged.Branch)
+	// Branches of the run without a worktree: one of a commit no other
+	// branch holds, one of main's.
+	gitIn(t, dir, "branch", "rooda/dead/orphan", gitIn(t, dir, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "orphan"))
+	gitIn(t, dir, "branch", "rooda/dead/stale", "main")
+	ownedByDead(t, filepath.Join(dir, Root, "dead"))
+
+	p, err := PruneDead(ctx, dir)
+	if err != nil || !slices.Equal(p.Runs, []string{"dead"}) || p.Removed != 2 {
+		t.Fatalf("PruneDead = %+v, %v; want [dead], two removed", p, err)
+	}
+	why := map[string]string{}
+	for _, k := range p.Kept {
+		why[k.Branch] = k.Why
+	}
+	want := map[string]string{
+		kept.Branch:         "it was made with keep = True",
+		dirty.Branch:        "it holds uncommitted changes",
+		committed.Branch:    "it holds commits on no other branch",
+		"rooda/dead/orphan": "it holds commits on no other branch",
+	}
+	if !maps.Equal(why, want) {
+		t.Errorf("kept %v, want %v", why, want)
+	}
+	for _, wt := range []*Worktree{kept, dirty, committed} {
+		if _, err := os.Stat(wt.Path); err != nil {
+			t.Errorf("%s is gone: %v", wt.Name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dirty.Path, "draft.txt")); err != nil {
+		t.Errorf("the uncommitted file is gone: %v", err)
+	}
+	for _, wt := range []*Worktree{merged, clean} {
+		if _, err := os.Stat(wt.Path); !os.IsNotExist(err) {
+			t.Errorf("%s, holding no work of its own, is left", wt.Name)
+		}
+	}
+	branches := strings.Fields(gitIn(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/heads/rooda/"))
+	if wantBranches := []string{committed.Branch, dirty.Branch, kept.Branch, "rooda/dead/orphan"}; !slices.Equal(branches, wantBranches) {
+		t.Errorf("branches %v, want %v", branches, wantBranches)
+	}
+	if again, err := PruneDead(ctx, dir); err != nil || len(again.Runs) != 0 {
+		t.Errorf("a later PruneDead = %+v, %v; want the kept ones left alone", again, err)
 	}
 }

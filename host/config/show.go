@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"rooda/host/prompt"
+	"rooda/host/shown"
 )
 
 // WriteYAML writes the merged configuration as YAML that rooda can read
@@ -79,7 +80,9 @@ func (y *yamlWriter) comment(depth int, text string) {
 
 func (y *yamlWriter) write(s string) {
 	if y.err == nil {
-		_, y.err = io.WriteString(y.w, s)
+		// Values are quoted as YAML escapes them; the rest (a file's
+		// name in a comment) is made safe for a terminal here.
+		_, y.err = io.WriteString(y.w, shown.Text(s))
 	}
 }
 

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"rooda/host/config"
 	"rooda/host/process"
 	"rooda/host/prompt"
+	"rooda/host/shown"
 )
 
 // ErrDryRunFailed ends a dry run whose checks did not all pass.
@@ -53,7 +53,7 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 		}
 		return ErrDryRunFailed
 	}
-	fmt.Fprintf(&b, "\nAssembled Prompt (%s bytes):\n%s\n%s%s\n\n", thousands(len(text)), rule, text, rule)
+	fmt.Fprintf(&b, "\nAssembled Prompt (%s bytes):\n%s\n%s%s\n\n", shown.Thousands(int64(len(text))), rule, text, rule)
 	fmt.Fprintf(&b, "Dry-run complete. Ready to execute: %s\n", shellLine(command))
 	_, werr := io.WriteString(w, b.String())
 	return werr
@@ -91,15 +91,6 @@ func indent(s, prefix string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// thousands writes n with commas between groups of three digits: 12,450.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // shellLine writes a command as a user would type it in a POSIX shell,

@@ -33,8 +33,8 @@ func rawControl(s string) string {
 // TestConfigCannotDriveTheTerminal: what a workspace's configuration, a
 // run's record and an agent's last words hold reaches the terminal with
 // its control characters written visibly ("\x1b"), never raw: in list
-// (text and JSON), info, config show, the run's log, runs list and runs
-// show (text and JSON). Multi-line text keeps its lines; a one-line
+// (text and JSON), info, config show, the run's log, its dry run, runs
+// list, runs show (text and JSON) and runs diff. Multi-line text keeps its lines; a one-line
 // field stays on its line.
 func TestConfigCannotDriveTheTerminal(t *testing.T) {
 	t.Parallel()
@@ -44,13 +44,15 @@ func TestConfigCannotDriveTheTerminal(t *testing.T) {
 	w.write("rooda-config.yml", hostileConfig)
 	name := "evil\x1b[2J"
 
-	run := w.run(name, "-n", "1")
+	run := w.run(name, "-n", "2")
 	outputs := map[string]outcome{
 		"list":                    w.rooda("list"),
 		"list --json":             w.rooda("list", "--json"),
 		"info":                    w.rooda("info", name),
 		"config show":             w.rooda("config", "show"),
 		"run":                     run,
+		"run --dry-run":           w.run(name, "--dry-run"),
+		"runs diff":               w.rooda("runs", "diff", "last", "1", "2"),
 		"runs list":               w.rooda("runs", "list"),
 		"runs show":               w.rooda("runs", "show", "last"),
 		"runs show --json":        w.rooda("runs", "show", "last", "--json"),
@@ -67,6 +69,9 @@ func TestConfigCannotDriveTheTerminal(t *testing.T) {
 		{"info", "Procedure: evil\\x1b[2J\n"},
 		{"info", "Display Name: \\x1b]0;pwned\\a\n"},
 		{"runs show", "Name: evil\\x1b[2J\n"},
+		{"run --dry-run", "=== Dry-Run: evil\\x1b[2J ===\n"},
+		{"run --dry-run", "\ndo it \\x1b[2J\n"},
+		{"runs diff", "  Procedure: evil\\x1b[2J\n"},
 	} {
 		if o := outputs[tc.what]; !strings.Contains(o.stdout, tc.want) {
 			t.Errorf("%s lacks %q:\n%s", tc.what, tc.want, o.stdout)
@@ -75,7 +80,7 @@ func TestConfigCannotDriveTheTerminal(t *testing.T) {
 	if o := outputs["info"]; !strings.Contains(o.stdout, "Description:\n  line one \\x1b[2J\n  line two\n") {
 		t.Errorf("info's description is not its two lines, shown safe:\n%s", o.stdout)
 	}
-	run.expect(t, 2, "Starting procedure: evil\\x1b[2J (max 1 iteration)", "  > reset \\x1bc title")
+	run.expect(t, 2, "Starting procedure: evil\\x1b[2J (max 2 iterations)", "  > reset \\x1bc title")
 	if o := outputs["list --json"]; !strings.Contains(o.stdout, `"summary": "copies \u001b]52;c;cm0gLXJmIH4=\u0007 and clears \u009b2J"`) {
 		t.Errorf("list --json does not say the same summary, escaped:\n%s", o.stdout)
 	}

@@ -12,7 +12,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"rooda/host/prompt"
-	"rooda/host/shown"
 )
 
 // WriteYAML writes the merged configuration as YAML that rooda can read
@@ -80,9 +79,7 @@ func (y *yamlWriter) comment(depth int, text string) {
 
 func (y *yamlWriter) write(s string) {
 	if y.err == nil {
-		// Values are quoted as YAML escapes them; the rest (a file's
-		// name in a comment) is made safe for a terminal here.
-		_, y.err = io.WriteString(y.w, shown.Text(s))
+		_, y.err = io.WriteString(y.w, s)
 	}
 }
 

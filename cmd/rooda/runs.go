@@ -12,6 +12,7 @@ import (
 	"rooda/host/runlog"
 	"rooda/host/runpage"
 	"rooda/host/session"
+	"rooda/host/shown"
 )
 
 func runsCommand() *cli.Command {
@@ -185,7 +186,7 @@ func runsDiffAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(c.App.Writer, diff)
+	_, err = fmt.Fprint(c.App.Writer, shown.Text(diff))
 	return err
 }
 

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,18 +10,20 @@ import (
 	"strings"
 
 	"rooda/host/prompt"
+	"rooda/host/shown"
 )
 
 // WriteList writes one line per procedure, name and summary, the names
-// padded to the longest so the summaries line up.
+// padded to the longest so the summaries line up. Both come from a
+// workspace's configuration: they are shown safe for a terminal.
 func (c *Config) WriteList(w io.Writer) error {
 	names := c.ProcedureNames()
 	width := 0
 	for _, n := range names {
-		width = max(width, len(n))
+		width = max(width, len(shown.Line(n)))
 	}
 	for _, n := range names {
-		if _, err := fmt.Fprintf(w, "%-*s  %s\n", width, n, c.Procedures[n].summary()); err != nil {
+		if _, err := fmt.Fprintf(w, "%-*s  %s\n", width, shown.Line(n), shown.Line(c.Procedures[n].summary())); err != nil {
 			return err
 		}
 	}
@@ -43,21 +46,29 @@ type ProcedureJSON struct {
 	Script  string `json:"script,omitempty"`
 }
 
-// WriteListJSON writes the procedures as a JSON array, sorted by name.
+// WriteListJSON writes the procedures as a JSON array, sorted by name,
+// safe for a terminal (shown.JSON).
 func (c *Config) WriteListJSON(w io.Writer) error {
 	out := []ProcedureJSON{}
 	for _, n := range c.ProcedureNames() {
 		p := c.Procedures[n]
 		out = append(out, ProcedureJSON{n, p.Display.V, p.Summary.V, p.definedIn(), p.Script.V})
 	}
-	enc := json.NewEncoder(w)
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := w.Write(shown.JSON(data.Bytes()))
+	return err
 }
 
 // WriteInfo describes a procedure: what it is for, the fragments of each
 // phase, the settings a run would use and where each came from, and how
 // to run it. Problems with its fragments are described after, and returned.
+// All of it comes from a workspace's configuration or script: it is shown
+// safe for a terminal, each one-line field on its one line.
 // A script procedure is described by script, which writes what the
 // script says of itself and of each loop it runs, in place of settings
 // that the script's own iterate() calls may override.
@@ -68,16 +79,16 @@ func (c *Config) WriteInfo(w io.Writer, name string, script func(w io.Writer, pa
 	}
 	p := s.Procedure
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "Procedure: %s\n", p.Name)
-	fmt.Fprintf(b, "Display Name: %s\n", or(p.Display.V, p.Name))
-	fmt.Fprintf(b, "Summary: %s\n", p.summary())
+	fmt.Fprintf(b, "Procedure: %s\n", shown.Line(p.Name))
+	fmt.Fprintf(b, "Display Name: %s\n", shown.Line(or(p.Display.V, p.Name)))
+	fmt.Fprintf(b, "Summary: %s\n", shown.Line(p.summary()))
 	fmt.Fprintf(b, "Defined in: %s\n", p.definedIn())
 	if p.Description.V != "" {
 		fmt.Fprintf(b, "\nDescription:\n%s\n", indent(wrap(p.Description.V, 76), "  "))
 	}
 	var scriptErr error
 	if p.Script.Set {
-		fmt.Fprintf(b, "\nScript: %s (%s)\n", p.Script.V, p.Script.Source)
+		fmt.Fprintf(b, "\nScript: %s (%s)\n", shown.Line(p.Script.V), p.Script.Source)
 		scriptErr = script(b, p.Script.V)
 	} else {
 		b.WriteString("\nPhases:\n")
@@ -86,7 +97,7 @@ func (c *Config) WriteInfo(w io.Writer, name string, script func(w io.Writer, pa
 		}
 		b.WriteString("\nSettings:\n")
 		for _, l := range s.Lines() {
-			b.WriteString("  " + l + "\n")
+			b.WriteString("  " + shown.Line(l) + "\n")
 		}
 		if note := AliasNote(s.AIAlias); note != "" {
 			fmt.Fprintf(b, "  Note: %s\n", note)
@@ -94,12 +105,12 @@ func (c *Config) WriteInfo(w io.Writer, name string, script func(w io.Writer, pa
 	}
 	b.WriteString("\nRun it:\n")
 	if !s.AICommand.Set {
-		fmt.Fprintf(b, "  rooda run %s --ai-cmd-alias NAME    (aliases: %s)\n", p.Name, strings.Join(c.AliasNames(), ", "))
+		fmt.Fprintf(b, "  rooda run %s --ai-cmd-alias NAME    (aliases: %s)\n", shown.Line(p.Name), shown.Line(strings.Join(c.AliasNames(), ", ")))
 	} else {
-		fmt.Fprintf(b, "  rooda run %s\n", p.Name)
+		fmt.Fprintf(b, "  rooda run %s\n", shown.Line(p.Name))
 	}
-	fmt.Fprintf(b, "  rooda run %s --dry-run              (show the prompt, run nothing)\n", p.Name)
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	fmt.Fprintf(b, "  rooda run %s --dry-run              (show the prompt, run nothing)\n", shown.Line(p.Name))
+	if _, err := io.WriteString(w, shown.Text(b.String())); err != nil {
 		return err
 	}
 	if scriptErr != nil {
@@ -122,7 +133,7 @@ func writePhase(b *strings.Builder, ph prompt.Phase, v Value[[]prompt.Fragment])
 // fragmentLabel is a fragment in one line: its path, or the start of its
 // inline content, and the names of its parameters.
 func fragmentLabel(f prompt.Fragment) string {
-	label := f.Path
+	label := shown.Line(f.Path)
 	if f.Content != "" {
 		first, _, more := strings.Cut(strings.TrimSpace(f.Content), "\n")
 		if len(first) > 60 {
@@ -134,7 +145,7 @@ func fragmentLabel(f prompt.Fragment) string {
 		label = fmt.Sprintf("content: %q", first)
 	}
 	if f.Parameters != nil {
-		label += fmt.Sprintf(" (template; parameters: %s)", strings.Join(slices.Sorted(maps.Keys(f.Parameters)), ", "))
+		label += fmt.Sprintf(" (template; parameters: %s)", shown.Line(strings.Join(slices.Sorted(maps.Keys(f.Parameters)), ", ")))
 	}
 	return label
 }

@@ -11,6 +11,7 @@ import (
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/shown"
 )
 
 // checkTimeout and checkOutput bound a check: it runs after every
@@ -117,6 +118,12 @@ func outcomeText(o loop.Outcome) string {
 	return "failure"
 }
 
+// digestFileLimit bounds the files changed that the digest names: enough
+// for the next iteration to see what the last one worked on; past it the
+// change is in bulk (generated files, a vendored tree, 50,000 new files
+// make a prompt of 600 KB), and git tells the agent the rest if it asks.
+const digestFileLimit = 100
+
 func filesText(c *git.Changes) string {
 	switch {
 	case c == nil || !c.InRepo:
@@ -124,7 +131,7 @@ func filesText(c *git.Changes) string {
 	case len(c.Files) == 0:
 		return "none"
 	}
-	return strings.Join(c.Files, ", ")
+	return shown.List(c.Files, digestFileLimit, "files")
 }
 
 func yesNo(b bool) string {

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"rooda/host/config"
 	"rooda/host/process"
 	"rooda/host/prompt"
+	"rooda/host/shown"
 )
 
 // ErrDryRunFailed ends a dry run whose checks did not all pass.
@@ -22,10 +22,12 @@ var rule = strings.Repeat("─", 40)
 // with their sources, every check, and, when all passed, the prompt of
 // iteration 1 with its size and the command that would run it. It starts
 // no agent. command is the command line that would run it for real, its
-// first word the program.
+// first word the program. The report is for a person to read: made safe
+// for a terminal (shown.Text), the prompt's escapes shown, not obeyed;
+// runs show --prompt gives a prompt's exact bytes.
 func (p *Plan) DryRun(w io.Writer, command []string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "=== Dry-Run: %s ===\n\nConfiguration:\n", p.Procedure.Name)
+	fmt.Fprintf(&b, "=== Dry-Run: %s ===\n\nConfiguration:\n", shown.Line(p.Procedure.Name))
 	p.writeSettings(&b, "  ")
 	b.WriteString(p.turnsText())
 	b.WriteString("\nValidation:\n")
@@ -48,14 +50,14 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 		}
 	}
 	if err != nil {
-		if _, werr := io.WriteString(w, b.String()); werr != nil {
+		if _, werr := io.WriteString(w, shown.Text(b.String())); werr != nil {
 			return werr
 		}
 		return ErrDryRunFailed
 	}
-	fmt.Fprintf(&b, "\nAssembled Prompt (%s bytes):\n%s\n%s%s\n\n", thousands(len(text)), rule, text, rule)
+	fmt.Fprintf(&b, "\nAssembled Prompt (%s bytes):\n%s\n%s%s\n\n", shown.Thousands(int64(len(text))), rule, text, rule)
 	fmt.Fprintf(&b, "Dry-run complete. Ready to execute: %s\n", shellLine(command))
-	_, werr := io.WriteString(w, b.String())
+	_, werr := io.WriteString(w, shown.Text(b.String()))
 	return werr
 }
 
@@ -64,7 +66,7 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 // would show and the checks that fail, which a run would have to mend.
 func (p *Plan) Describe(w io.Writer, pos string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  iterate() at %s: procedure %s\n", pos, p.Procedure.Name)
+	fmt.Fprintf(&b, "  iterate() at %s: procedure %s\n", pos, shown.Line(p.Procedure.Name))
 	p.writeSettings(&b, "    ")
 	for _, c := range p.Checks {
 		if !c.OK {
@@ -91,15 +93,6 @@ func indent(s, prefix string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// thousands writes n with commas between groups of three digits: 12,450.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // shellLine writes a command as a user would type it in a POSIX shell,

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"rooda/host/shown"
 )
 
 // Level orders how much is logged: a logger at Warn drops Debug and Info.
@@ -156,7 +158,7 @@ func (l *Logger) Errorf(format string, args ...any) { l.logf(Error, format, args
 // level. In JSON the event before it carries the same facts as fields.
 func (l *Logger) Detailf(level Level, format string, args ...any) {
 	if l.Enabled(level) && !l.json {
-		l.write("  " + fmt.Sprintf(format, args...) + "\n")
+		l.write(shown.Text("  "+fmt.Sprintf(format, args...)) + "\n")
 	}
 }
 
@@ -202,16 +204,20 @@ func (l *Logger) Fail(err error, code int) {
 }
 
 // emit writes one event: text, a line of it, in text; in JSON an object
-// of the event, its message and fields.
+// of the event, its message and fields. Either is made safe for a
+// terminal here, once for every line: a message quotes what rooda was
+// given (a configuration's values, a procedure's name, an agent's last
+// words, the names of its processes), and a terminal must not obey the
+// escapes in them.
 func (l *Logger) emit(level Level, event string, fields []any, msg, text string) {
 	if l.json {
 		if l.loop != "" {
 			fields = append([]any{"loop", l.loop}, fields...)
 		}
-		l.write(jsonEvent(l.now(), level, event, msg, fields))
+		l.write(string(shown.JSON([]byte(jsonEvent(l.now(), level, event, msg, fields)))))
 		return
 	}
-	l.write(text + "\n")
+	l.write(shown.Text(text) + "\n")
 }
 
 // jsonEvent writes one event as a JSON object on one line, its keys in a

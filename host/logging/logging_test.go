@@ -183,3 +183,22 @@ func TestLoopNamed(t *testing.T) {
 		t.Errorf("json: %s\nwant: %s", js.String(), want)
 	}
 }
+
+// TestQuotedTextCannotDriveTheTerminal: what a message quotes (a
+// procedure's name, an agent's words) is written with its control
+// characters shown, in text and in JSON; a report keeps its lines.
+func TestQuotedTextCannotDriveTheTerminal(t *testing.T) {
+	var text, js strings.Builder
+	clock := func() time.Time { return time.Date(2026, 1, 2, 10, 0, 45, 0, time.UTC) }
+	New(&text, Info).WithClock(clock).WithTimestamps("none", time.Time{}).Infof("Starting procedure: %s", "evil\x1b[2J\u009b")
+	New(&text, Info).Detailf(Warn, "> %s", "reset \x1bc")
+	New(&text, Info).Fail(errors.New("first line\nsecond \x1b]0;title\x07"), 1)
+	want := "Starting procedure: evil\\x1b[2J\\u009b\n  > reset \\x1bc\nError: first line\nsecond \\x1b]0;title\\a\n"
+	if text.String() != want {
+		t.Errorf("text: got %q want %q", text.String(), want)
+	}
+	New(&js, Info).WithClock(clock).AsJSON().Infof("clears \u009b2J")
+	if want := `"message":"clears \u009b2J"`; !strings.Contains(js.String(), want) {
+		t.Errorf("JSON: got %q, want it to hold %q", js.String(), want)
+	}
+}

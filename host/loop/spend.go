@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"rooda/host/agentstream"
+	"rooda/host/shown"
 )
 
 // Spend is what agents used: tokens as their CLIs reported them, and
@@ -46,7 +47,7 @@ func (s Spend) String() string {
 	if s.IsZero() {
 		return ""
 	}
-	parts := []string{thousands(s.TotalTokens()) + " tokens"}
+	parts := []string{shown.Thousands(s.TotalTokens()) + " tokens"}
 	if s.Costed {
 		parts = append(parts, Dollars(s.CostUSD))
 	}
@@ -62,7 +63,7 @@ func (s Spend) Breakdown() string {
 	}
 	u := s.Tokens
 	return fmt.Sprintf("%s (input %s, output %s, cache read %s, cache write %s)",
-		s, thousands(u.Input), thousands(u.Output), thousands(u.CacheRead), thousands(u.CacheWrite))
+		s, shown.Thousands(u.Input), shown.Thousands(u.Output), shown.Thousands(u.CacheRead), shown.Thousands(u.CacheWrite))
 }
 
 // Fields are the spend as a JSON event's fields.
@@ -85,14 +86,6 @@ func Dollars(x float64) string {
 		return fmt.Sprintf("$%.4f", x)
 	}
 	return fmt.Sprintf("$%.2f", x)
-}
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // Budget bounds what a run's agents spend: once what its other loops and
@@ -129,7 +122,7 @@ func (b Budget) reached(loop Spend) *BudgetError {
 	case b.MaxCostUSD > 0 && total.CostUSD >= b.MaxCostUSD:
 		return &BudgetError{Setting: "max_cost_usd", Limit: Dollars(b.MaxCostUSD), Spent: Dollars(total.CostUSD)}
 	case b.MaxTokens > 0 && total.TotalTokens() >= b.MaxTokens:
-		return &BudgetError{Setting: "max_tokens", Limit: thousands(b.MaxTokens) + " tokens", Spent: thousands(total.TotalTokens()) + " tokens"}
+		return &BudgetError{Setting: "max_tokens", Limit: shown.Thousands(b.MaxTokens) + " tokens", Spent: shown.Thousands(total.TotalTokens()) + " tokens"}
 	}
 	return nil
 }

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"rooda/host/shown"
 )
 
 // rooda's family: the processes it started and those it adopted.
@@ -97,13 +98,20 @@ func Count(n int) string {
 	return fmt.Sprintf("%d processes", n)
 }
 
-// List names processes as "pid name, …".
+// listLimit bounds the processes List names: enough to tell what they
+// were (a server, a watcher, a build); an agent that forked a thousand
+// would make a warning of tens of kilobytes on one line. The record of
+// the iteration keeps every one.
+const listLimit = 10
+
+// List names processes as "pid name, …", the first listLimit of them,
+// and then how many more: "… and 1,003 more processes".
 func List(list []Found) string {
 	names := make([]string, len(list))
 	for i, p := range list {
 		names[i] = p.String()
 	}
-	return strings.Join(names, ", ")
+	return shown.List(names, listLimit, "processes")
 }
 
 // StopStragglers stops every process still running below rooda — one

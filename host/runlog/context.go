@@ -87,28 +87,51 @@ func additionNames(runDir string) ([]string, error) {
 // Source: line.
 const additionLimit = files.PromptLimit + 1<<20
 
+// additionsLimit bounds all the context added while running together, as
+// additionLimit bounds each addition: more than one file's worth is more
+// than an agent's window holds several times over, and without a bound a
+// few large adds make a prompt of a hundred megabytes.
+const additionsLimit = additionLimit
+
 // Additions reads the context added while the run goes on, anew before
 // each iteration: every block, in order, and the names of those no
 // iteration was given before. An addition that cannot be read (one over
 // additionLimit, put there by hand) is left out, and refused says why,
-// once; should it become readable, it is fresh then.
+// once; should it become readable, it is fresh then. So is one that
+// would bring the additions past additionsLimit in all: they are taken in
+// order, so that what an iteration was given stays in the next prompt.
 func (r *Recorder) Additions() (blocks, fresh []string, refused []error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	names, _ := additionNames(r.dir)
+	room := int64(additionsLimit)
+	var overTotal []string
 	for _, name := range names {
-		data, err := files.Read(filepath.Join(contextDir(r.dir), name), additionLimit)
+		short := strings.TrimSuffix(name, ".txt")
+		// Read no more than the room left: an addition past it is not
+		// read whole only to be left out.
+		data, err := files.Read(filepath.Join(contextDir(r.dir), name), min(additionLimit, room))
+		var tooLarge *files.TooLargeError
 		switch {
-		case err != nil && !r.refused[name]:
+		case err != nil && r.refused[name]:
+		case errors.As(err, &tooLarge) && room < additionLimit:
 			r.refused[name] = true
-			refused = append(refused, fmt.Errorf("context added while running, %s: %v; left out", strings.TrimSuffix(name, ".txt"), errors.Unwrap(err)))
-		case err == nil:
+			overTotal = append(overTotal, short)
+		case err != nil:
+			r.refused[name] = true
+			refused = append(refused, fmt.Errorf("context added while running, %s: %v; left out", short, errors.Unwrap(err)))
+		default:
+			room -= int64(len(data))
 			blocks = append(blocks, string(data))
 			if !r.seen[name] {
 				r.seen[name] = true
-				fresh = append(fresh, strings.TrimSuffix(name, ".txt"))
+				fresh = append(fresh, short)
 			}
 		}
+	}
+	if len(overTotal) > 0 {
+		refused = append(refused, fmt.Errorf("context added while running, %s: left out: with the additions before, it is %v in all; rooda context clear takes back what was added",
+			strings.Join(overTotal, ", "), &files.TooLargeError{Limit: additionsLimit}))
 	}
 	r.fresh = fresh
 	return blocks, fresh, refused

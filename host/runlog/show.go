@@ -11,11 +11,13 @@ import (
 	"strings"
 
 	"rooda/host/files"
+	"rooda/host/shown"
 	"rooda/host/worktree"
 )
 
 // WriteList writes a line per recorded run, oldest first: id, status,
-// iterations, when it started.
+// iterations, when it started. What a record holds is shown safe for a
+// terminal (shown.Line): a procedure's name is in its run's id.
 func WriteList(w io.Writer, dir string) error {
 	ids, err := IDs(dir)
 	if err != nil {
@@ -24,10 +26,10 @@ func WriteList(w io.Writer, dir string) error {
 	for _, id := range ids {
 		run, err := ReadRun(dir, id)
 		if err != nil {
-			fmt.Fprintf(w, "%s\tunreadable: %v\n", id, err)
+			fmt.Fprintf(w, "%s\tunreadable: %s\n", shown.Line(id), shown.Line(err.Error()))
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d iterations\t%s\n", id, run.ShownStatus(), run.Iterations, run.Started.Format("2006-01-02 15:04:05Z"))
+		fmt.Fprintf(w, "%s\t%s\t%d iterations\t%s\n", shown.Line(id), shown.Line(run.ShownStatus()), run.Iterations, run.Started.Format("2006-01-02 15:04:05Z"))
 	}
 	return nil
 }
@@ -42,7 +44,8 @@ type shownRun struct {
 	ShownStatus string `json:"shown_status"`
 }
 
-// WriteRun writes run.json, as JSON or as text.
+// WriteRun writes run.json, as JSON or as text, safe for a terminal:
+// each field from the record on its one line (shown.Line).
 func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	run, err := ReadRun(dir, id)
 	if err != nil {
@@ -50,14 +53,14 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	}
 	if asJSON {
 		data, _ := json.MarshalIndent(shownRun{run, run.ShownStatus()}, "", "  ")
-		_, err := w.Write(append(data, '\n'))
+		_, err := w.Write(append(shown.JSON(data), '\n'))
 		return err
 	}
 	// Asked once: the answer rests on a process, which may end meanwhile.
 	status := run.ShownStatus()
 	crashed := status != run.Status
 	var b strings.Builder
-	fmt.Fprintf(&b, "Run: %s\nName: %s\nCommand: %s\nStatus: %s", run.ID, run.Name, strings.Join(run.Command, " "), status)
+	fmt.Fprintf(&b, "Run: %s\nName: %s\nCommand: %s\nStatus: %s", shown.Line(run.ID), shown.Line(run.Name), shown.Line(strings.Join(run.Command, " ")), shown.Line(status))
 	if crashed {
 		fmt.Fprintf(&b, " (recorded as running by rooda pid %d, which is gone)", run.PID)
 	}
@@ -74,7 +77,7 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", run.Iterations)
 	if run.Spent != nil {
-		fmt.Fprintf(&b, "Spent: %s\n", run.Spent)
+		fmt.Fprintf(&b, "Spent: %s\n", shown.Line(run.Spent.String()))
 	}
 	writeWorktrees(&b, run.Worktrees, run.Going())
 	for i, l := range run.Loops {
@@ -82,12 +85,12 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		if loopStatus == "" { // the loop had not ended
 			loopStatus = status
 		}
-		fmt.Fprintf(&b, "\nLoop %d: %s (%s)\n  Agent: %s\n", i+1, l.Procedure, loopStatus, strings.Join(l.Agent, " "))
+		fmt.Fprintf(&b, "\nLoop %d: %s (%s)\n  Agent: %s\n", i+1, shown.Line(l.Procedure), shown.Line(loopStatus), shown.Line(strings.Join(l.Agent, " ")))
 		if len(l.Agents) > 1 {
-			fmt.Fprintf(&b, "  Agents: [%s] (taking turns, one per iteration)\n", strings.Join(l.Agents, ", "))
+			fmt.Fprintf(&b, "  Agents: [%s] (taking turns, one per iteration)\n", shown.Line(strings.Join(l.Agents, ", ")))
 		}
 		for _, s := range l.Settings {
-			b.WriteString("  " + s + "\n")
+			b.WriteString("  " + shown.Line(s) + "\n")
 		}
 	}
 	_, err = io.WriteString(w, b.String())
@@ -105,16 +108,18 @@ func writeWorktrees(b *strings.Builder, trees []Worktree, going bool) {
 		_, err := os.Stat(t.Path)
 		switch {
 		case os.IsNotExist(err):
-			fmt.Fprintf(b, "  %s: removed\n", t.Name)
+			fmt.Fprintf(b, "  %s: removed\n", shown.Line(t.Name))
 		case going:
-			fmt.Fprintf(b, "  %s: %s, on branch %s\n", t.Name, t.Path, t.Branch)
+			fmt.Fprintf(b, "  %s: %s, on branch %s\n", shown.Line(t.Name), shown.Line(t.Path), shown.Line(t.Branch))
 		default:
-			fmt.Fprintf(b, "  %s: kept at %s, on branch %s; to remove it: %s\n", t.Name, t.Path, t.Branch, worktree.RemoveHint(t.Path, t.Branch))
+			fmt.Fprintf(b, "  %s: kept at %s, on branch %s; to remove it: %s\n", shown.Line(t.Name), shown.Line(t.Path), shown.Line(t.Branch), shown.Line(worktree.RemoveHint(t.Path, t.Branch)))
 		}
 	}
 }
 
-// WriteIteration writes record n of a run: its meta, as JSON or text.
+// WriteIteration writes record n of a run: its meta, as JSON or text,
+// safe for a terminal, each field on its one line, the lists of files
+// and processes cut at listLimit.
 // An iteration whose meta.json is missing or damaged is shown with what
 // it has, its prompt and output.
 func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
@@ -130,43 +135,43 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 		return err
 	case asJSON:
 		data, _ := json.MarshalIndent(m, "", "  ")
-		_, err := w.Write(append(data, '\n'))
+		_, err := w.Write(append(shown.JSON(data), '\n'))
 		return err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Iteration: %d (loop %d, iteration %d of it)\n", m.Record, m.Loop, m.Iteration)
 	if m.Agent != "" {
-		fmt.Fprintf(&b, "Agent: %s\n", m.Agent)
+		fmt.Fprintf(&b, "Agent: %s\n", shown.Line(m.Agent))
 	}
-	fmt.Fprintf(&b, "Outcome: %s\n", m.Outcome)
+	fmt.Fprintf(&b, "Outcome: %s\n", shown.Line(m.Outcome))
 	if m.Cause != "" {
-		fmt.Fprintf(&b, "Cause: %s\n", m.Cause)
+		fmt.Fprintf(&b, "Cause: %s\n", shown.Line(m.Cause))
 	}
 	fmt.Fprintf(&b, "Exit code: %d\n", m.ExitCode)
-	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", orNone(m.Signal), m.TimedOut, m.Duration)
+	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", shown.Line(orNone(m.Signal)), m.TimedOut, m.Duration)
 	if m.Waited > 0 {
 		fmt.Fprintf(&b, "Waited for a usage limit: %.3fs\n", m.Waited)
 	}
-	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
+	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, shown.Line(m.PromptSHA256), m.OutputBytes, m.DroppedBytes)
 	if m.Format != "" {
-		fmt.Fprintf(&b, "Format: %s, model %s, %d retries; transcript: %s\n", m.Format, orNone(m.Model), m.Retries, filepath.Join(iterationDir(runDir, n), transcriptName))
+		fmt.Fprintf(&b, "Format: %s, model %s, %d retries; transcript: %s\n", shown.Line(m.Format), shown.Line(orNone(m.Model)), m.Retries, shown.Line(filepath.Join(iterationDir(runDir, n), transcriptName)))
 	}
 	if m.Spent != nil {
-		fmt.Fprintf(&b, "Spent: %s\n", m.Spent)
+		fmt.Fprintf(&b, "Spent: %s\n", shown.Line(m.Spent.String()))
 	}
 	if len(m.Escaped) > 0 {
 		what := "stopped"
 		if m.EscapedSurvived {
 			what = "some did not end even after SIGKILL"
 		}
-		fmt.Fprintf(&b, "Left outside its group (%s): %s\n", what, strings.Join(m.Escaped, ", "))
+		fmt.Fprintf(&b, "Left outside its group (%s): %s\n", what, shown.List(m.Escaped, listLimit, "processes"))
 	}
 	// A repository without a commit has no HEAD: recorded as nothing.
 	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {
-		fmt.Fprintf(&b, "Git HEAD: %s → %s\nFiles changed: %s\n", orNoCommits(m.GitHeadBefore), orNoCommits(m.GitHeadAfter), orNone(strings.Join(m.FilesChanged, ", ")))
+		fmt.Fprintf(&b, "Git HEAD: %s → %s\nFiles changed: %s\n", shown.Line(orNoCommits(m.GitHeadBefore)), shown.Line(orNoCommits(m.GitHeadAfter)), orNone(shown.List(m.FilesChanged, listLimit, "files")))
 	}
 	if len(m.ContextAdded) > 0 {
-		fmt.Fprintf(&b, "Context added while running, first given here: %s\n", strings.Join(m.ContextAdded, ", "))
+		fmt.Fprintf(&b, "Context added while running, first given here: %s\n", shown.Line(strings.Join(m.ContextAdded, ", ")))
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
@@ -194,6 +199,12 @@ func withoutMeta(runDir string, n int, metaErr error) string {
 	}
 	return b.String()
 }
+
+// listLimit bounds a list of runs show's text, the files an iteration
+// changed or the processes it left, which may hold tens of thousands: a
+// hundred names is more than a reader scans on one line, and --json gives
+// every one.
+const listLimit = 100
 
 func orNone(s string) string {
 	if s == "" {

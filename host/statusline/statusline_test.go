@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"rooda/host/agentstream"
@@ -271,4 +272,30 @@ func TestAPausedTerminalDoesNotHoldUpTheAgent(t *testing.T) {
 	}
 	close(term.released)
 	l.Close()
+}
+
+// TestAgentWordsCannotDriveTheTerminal: whatever escapes the agent's
+// words and the procedure's name hold — OSC 52 (the clipboard) ended by
+// BEL or by ST, a title left unended, a reset, the one-byte CSI — the
+// status line drawn holds no control character but its own clear.
+func TestAgentWordsCannotDriveTheTerminal(t *testing.T) {
+	var at time.Duration
+	l, s := testLine(400, &at)
+	defer l.Close()
+	l.Loop("evil\x1b[2J")
+	l.IterationStarted(loop.Request{Iteration: 1, MaxIterations: 3})
+	for _, words := range []string{
+		"copy \x1b]52;c;cm0gLXJmIH4=\x07 done\n",
+		"copy \x1b]52;c;cm0gLXJmIH4=\x1b\\ done\n",
+		"title \x1b]0;pwned\n",
+		"reset \x1bc and CSI \u009b2J\n",
+		"partial \x1b]52;c;cm0g",
+	} {
+		l.Agent().Write([]byte(words))
+		l.Loop("evil\x1b[2J") // draws again with the words
+		drawn := lastDrawn(t, s.String())
+		if strings.ContainsFunc(drawn, unicode.IsControl) {
+			t.Errorf("after %q the status line holds a control character: %q", words, drawn)
+		}
+	}
 }

@@ -19,6 +19,7 @@
 //	 "child": "30s",      a background child that holds stdout that long
 //	 "escape": "30s",     a child in a session of its own (setsid) that
 //	                      holds stdout that long: it left the group
+//	 "escapes": 13,       that many such children (default 1)
 //	 "daemon": "30s",     a daemon (double fork, new session, stdio on
 //	                      /dev/null) that lives that long
 //	 "clean_env": true,   the escaped child and the daemon start with an
@@ -31,6 +32,8 @@
 //	 "crash": "SIGSEGV",  the agent kills itself with that signal
 //	 "signal_parent": "SIGINT", sent to rooda just before exiting
 //	 "write": "name",     a file it writes in the working directory
+//	 "files": 250,        that many files it writes there besides
+//	                      (file-00001.txt …)
 //	 "times": "FILE",     a line appended to FILE as it exits: when it
 //	                      started and ends (Unix nanoseconds) and its
 //	                      working directory, to tell overlapping runs
@@ -77,6 +80,7 @@ type step struct {
 	Chunk        int    `json:"chunk"`
 	Child        string `json:"child"`
 	Escape       string `json:"escape"`
+	Escapes      int    `json:"escapes"`
 	Daemon       string `json:"daemon"`
 	CleanEnv     bool   `json:"clean_env"`
 	IgnoreTerm   bool   `json:"ignore_term"`
@@ -87,6 +91,7 @@ type step struct {
 	Crash        string `json:"crash"`
 	SignalParent string `json:"signal_parent"`
 	Write        string `json:"write"`
+	Files        int    `json:"files"`
 	Times        string `json:"times"`
 	Exit         int    `json:"exit"`
 	Again        *step  `json:"again"`
@@ -154,10 +159,13 @@ func act(st step, dir string, prompt []byte) {
 	if st.Write != "" {
 		write(st.Write, []byte("written by the fake agent\n"))
 	}
+	for i := 1; i <= st.Files; i++ {
+		write(fmt.Sprintf("file-%05d.txt", i), []byte("written by the fake agent\n"))
+	}
 	if st.Child != "" {
 		startChild(st, dir)
 	}
-	if st.Escape != "" {
+	for i := 0; st.Escape != "" && i < max(st.Escapes, 1); i++ {
 		escape(st, dir)
 	}
 	if st.Daemon != "" {

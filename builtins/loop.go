@@ -28,7 +28,7 @@ func iterateBuiltin() Builtin {
 		Name:    "iterate",
 		Params:  iterateParams(),
 		Returns: "loop_result",
-		Doc: "Runs the loop of seed 002 and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
+		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
 			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
 			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. An interrupt ends the script.",
 		Example: `def keep_going_until_3(it):

@@ -20,7 +20,7 @@ var fragmentBuiltin = Builtin{
 		{"params", "dict", "None", "template parameters: with them (even {}), the text is a Go text/template"},
 	},
 	Returns: "fragment",
-	Doc:     "One piece of a phase. Give exactly one of path and content. The file is read, and a template executed, at the call: a missing file or a broken template fails there, with seed 000's message.",
+	Doc:     "One piece of a phase. Give exactly one of path and content. The file is read, and a template executed, at the call: a missing file or a broken template fails there, naming the file.",
 	Example: `f = fragment(content = "Check the {{.what}}.", params = {"what": "tests"})
 assert.eq(f.content, "Check the {{.what}}.")
 signal = fragment("builtin:fragments/act/emit_signal.md")`,

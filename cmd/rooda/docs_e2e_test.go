@@ -1,23 +1,32 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
-// The Starlark examples of README.md and docs/*.md are programs: each is
-// run by the real binary, so a doc that drifts from the code fails here.
+// The examples of README.md, CONTRIBUTING.md and docs/*.md are programs:
+// each is run by the real binary, so a doc that drifts from the code fails
+// here.
 //
-// An example is a block fenced ```python or ```starlark. The rest of its
-// info string may hold:
+// A Starlark example is a block fenced ```python or ```starlark; a shell
+// example one fenced ```sh (or bash, shell). The rest of its info string
+// may hold:
 //
-//	no-run: REASON     a declaration or a fragment, not a program: not run
+//	no-run: REASON     not runnable here (a declaration, a real account):
+//	                   not run, and the reason is required
 //	with=PATH,PATH     files the example reads, made beside it before it runs
+//
+// A ```yaml block whose first line is "# FILE" is that file: it is
+// written into the page's workspace before the page's shell examples run.
 //
 // An example whose first line is "# NAME.star …" is written under that
 // name, beside the document's other named examples, so a test shown after
@@ -29,15 +38,16 @@ import (
 
 // docExample is one fenced example of a document.
 type docExample struct {
-	doc, name, code string
-	line            int
-	with            []string
-	skip            string // the reason it is not run; "" runs it
+	doc, lang, name, code string
+	line                  int
+	with                  []string
+	skip                  string // the reason it is not run; "" runs it
 }
 
 var (
 	fence     = regexp.MustCompile("^(\\s*)```(.*)$")
 	namedStar = regexp.MustCompile(`^#\s*([\w./-]+\.star)\b`)
+	namedFile = regexp.MustCompile(`^#\s*([\w./-]+)\s*\n`)
 	usesTests = regexp.MustCompile(`\bassert\.|\bfake_agent\(|\bskip\(`)
 )
 
@@ -57,14 +67,18 @@ func docExamples(t *testing.T, doc string) []docExample {
 		case m != nil && cur == nil && indent == "":
 			lang, rest, _ := strings.Cut(strings.TrimSpace(m[2]), " ")
 			indent = m[1] + "x" // inside a fence, whatever its language
-			if lang == "python" || lang == "starlark" {
-				cur = &docExample{doc: doc, line: i + 1}
+			switch lang {
+			case "python", "starlark", "sh", "bash", "shell", "yaml":
+				cur = &docExample{doc: doc, lang: lang, line: i + 1}
 				parseInfo(t, cur, rest)
 			}
 		case m != nil && indent != "" && m[2] == "":
 			if cur != nil {
 				cur.code = strings.TrimPrefix(cur.code, "\n")
-				if n := namedStar.FindStringSubmatch(cur.code); n != nil {
+				if n := namedStar.FindStringSubmatch(cur.code); n != nil && cur.starlark() {
+					cur.name = n[1]
+				}
+				if n := namedFile.FindStringSubmatch(cur.code); n != nil && cur.lang == "yaml" {
 					cur.name = n[1]
 				}
 				out = append(out, *cur)
@@ -145,15 +159,33 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-// TestDocExamplesRun runs every Starlark example of README.md and docs/.
+// starlark reports whether the example is a Starlark program.
+func (e docExample) starlark() bool { return e.lang == "python" || e.lang == "starlark" }
+
+// shell reports whether the example is a shell example.
+func (e docExample) shell() bool { return e.lang == "sh" || e.lang == "bash" || e.lang == "shell" }
+
+// documents are the pages whose examples must run.
+func documents(t *testing.T) []string {
+	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("docs/*.md: %v", err)
+	}
+	return append([]string{filepath.Join("..", "..", "README.md"), filepath.Join("..", "..", "CONTRIBUTING.md")}, docs...)
+}
+
+// TestDocExamplesRun runs every Starlark and shell example of README.md,
+// CONTRIBUTING.md and docs/, a workspace per page: first the Starlark
+// examples, then the files its YAML blocks name, then its shell examples
+// in order, each with bash -e, so that one can use what an earlier one
+// made.
 func TestDocExamplesRun(t *testing.T) {
-	docs, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
-	docs = append([]string{filepath.Join("..", "..", "README.md")}, docs...)
 	ran := map[string]int{}
-	for _, doc := range docs {
+	for _, doc := range documents(t) {
+		examples := docExamples(t, doc)
 		w := newWorkspace(t)
-		for _, e := range docExamples(t, doc) {
-			if e.skip != "" {
+		for _, e := range examples {
+			if e.skip != "" || !e.starlark() {
 				continue
 			}
 			name, args := e.script(t, w.dir)
@@ -169,10 +201,76 @@ func TestDocExamplesRun(t *testing.T) {
 				}
 			})
 		}
+		ran[filepath.Base(doc)+" sh"] += runShellExamples(t, doc, examples)
 	}
 	// The documents hold examples: an extraction that finds none proves
 	// nothing.
-	if ran["README.md"] < 2 || ran["builtins.md"] < 8 {
+	if ran["README.md"] < 2 || ran["builtins.md"] < 8 || ran["README.md sh"] < 1 || ran["records.md sh"] < 1 {
 		t.Errorf("too few examples found and run: %v", ran)
 	}
+}
+
+// exampleTimeout bounds one shell example: each runs the fake agent for
+// a few iterations at most.
+const exampleTimeout = time.Minute
+
+// runShellExamples runs a page's shell examples in a fresh workspace of
+// their own, and returns how many ran. The workspace is a git repository
+// with the page's Starlark examples and the files its YAML blocks name,
+// where one run of the build procedure has been recorded; the agent, in
+// the global configuration, is the fake agent, which works one
+// iteration and signals SUCCESS in the second; the names of the real
+// CLIs on PATH are the fake agent too, so that what looks for them finds
+// one.
+func runShellExamples(t *testing.T, doc string, examples []docExample) int {
+	var shell []docExample
+	for _, e := range examples {
+		if e.shell() && e.skip == "" {
+			shell = append(shell, e)
+		}
+	}
+	if len(shell) == 0 {
+		return 0
+	}
+	w := newWorkspace(t, step{"output": "working on it"}, step{"output": successSignal})
+	w.gitInit()
+	for _, e := range examples {
+		switch {
+		case e.starlark() && e.skip == "":
+			e.script(t, w.dir)
+		case e.lang == "yaml" && e.name != "":
+			writeFile(t, filepath.Join(w.dir, e.name), e.code)
+		}
+	}
+	bin := filepath.Join(w.dir, ".bin")
+	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "copilot"} {
+		writeFile(t, filepath.Join(bin, cli), "#!/bin/sh\nexec "+w.aiCmd()+"\n")
+		must(t, os.Chmod(filepath.Join(bin, cli), 0o755))
+	}
+	global := filepath.Join(w.dir, ".global")
+	writeFile(t, filepath.Join(global, "rooda-config.yml"), "loop:\n  ai_cmd: "+w.aiCmd()+"\n")
+	w.env = append(w.env, "PATH="+binaries(t)+string(os.PathListSeparator)+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"ROODA_CONFIG_HOME="+global, "HOME="+filepath.Join(w.dir, ".home"))
+	if o := w.rooda("build"); o.code != 0 {
+		t.Fatalf("the recorded run the examples look at: exit %d\n%s", o.code, o.stderr)
+	}
+	for _, e := range shell {
+		for _, f := range e.with {
+			writeFile(t, filepath.Join(w.dir, f), "Text the example reads.\n")
+		}
+		t.Run(filepath.Base(doc)+":"+strconv.Itoa(e.line), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), exampleTimeout)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "bash", "-e", "-c", e.code)
+			cmd.Dir, cmd.Env = w.dir, w.env
+			// An example that does not end (a server) is stopped with all
+			// it started, and fails.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("%s:%d: the example failed: %v\n%s\n--- the example:\n%s", doc, e.line, err, out, e.code)
+			}
+		})
+	}
+	return len(shell)
 }

@@ -9,13 +9,13 @@ import (
 	"testing"
 )
 
-// verdictRow is one row of the README's verdict table, run through the
+// verdictRow is one row of the verdict table of docs/running.md, run through the
 // real binary: a script whose on_iteration gives the same verdict every
 // iteration (None keeps the agent's outcome), with a minimum and a
 // threshold.
 type verdictRow struct {
 	name string
-	// table is the row's first five cells in the README's table.
+	// table is the row's first five cells in the table of docs/running.md.
 	table   string
 	timeout string // iterate()'s timeout; "" gives none
 	agent   step   // the fake agent, every iteration
@@ -34,7 +34,7 @@ type verdictRow struct {
 	notLog   []string
 }
 
-// verdictRows are the README's verdict table, row by row, with
+// verdictRows are the verdict table of docs/running.md, row by row, with
 // failure_threshold=2 and, unless the row says, max_iterations=3.
 var verdictRows = []verdictRow{
 	{name: "exit0_none", table: `none | 0 | None | any | continue`, agentOutcome: "continue", agent: step{"output": "work\n"}, verdict: "None",
@@ -209,16 +209,16 @@ func TestOldRecordsInTodaysWords(t *testing.T) {
 	}
 }
 
-// TestVerdictTableIsTheREADMEs: the README's verdict table has exactly
+// TestVerdictTableIsTheDocs: the verdict table of docs/running.md has exactly
 // the rows TestVerdictTable runs, so the table says what rooda does.
-func TestVerdictTableIsTheREADMEs(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+func TestVerdictTableIsTheDocs(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "running.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, found := strings.Cut(string(readme), "<!-- verdict table:")
 	if !found {
-		t.Fatal("README.md has no verdict table")
+		t.Fatal("docs/running.md has no verdict table")
 	}
 	table, _, _ = strings.Cut(table, "\n\n")
 	documented := map[string]bool{}
@@ -230,12 +230,12 @@ func TestVerdictTableIsTheREADMEs(t *testing.T) {
 	for _, row := range verdictRows {
 		tested[row.table] = true
 		if !documented[row.table] {
-			t.Errorf("row %s is not in the README's verdict table: %s", row.name, row.table)
+			t.Errorf("row %s is not in the verdict table of docs/running.md: %s", row.name, row.table)
 		}
 	}
 	for row := range documented {
 		if !tested[row] {
-			t.Errorf("the README's verdict table has a row no test runs: %s", row)
+			t.Errorf("the verdict table of docs/running.md has a row no test runs: %s", row)
 		}
 	}
 }

@@ -7,9 +7,9 @@ import (
 )
 
 // TestAliasesDocumented: every built-in alias has a note for "rooda info"
-// and a row in the README's table showing its exact command.
+// and a row in the table of docs/agents.md showing its exact command.
 func TestAliasesDocumented(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/agents.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestAliasesDocumented(t *testing.T) {
 		}
 		row := "| `" + name + "` | `" + cfg.Aliases[name].V.Line + "` |"
 		if !strings.Contains(string(readme), row) {
-			t.Errorf("README lacks the row %s", row)
+			t.Errorf("docs/agents.md lacks the row %s", row)
 		}
 	}
 }

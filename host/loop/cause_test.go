@@ -75,16 +75,16 @@ func TestCauseInTheEvent(t *testing.T) {
 	}
 }
 
-// TestCauseTableInTheReadme: the README's table of causes names every
+// TestCauseTableInTheDocs: the table of docs/running.md of causes names every
 // cause, in order, and no other.
-func TestCauseTableInTheReadme(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestCauseTableInTheDocs(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/running.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, found := strings.Cut(string(readme), "<!-- causes table:")
 	if !found {
-		t.Fatal("the README has no causes table")
+		t.Fatal("docs/running.md has no causes table")
 	}
 	table, _, _ = strings.Cut(table, "\n\n")
 	row := regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\|")
@@ -94,7 +94,7 @@ func TestCauseTableInTheReadme(t *testing.T) {
 	}
 	want := fmt.Sprint(Causes)
 	if fmt.Sprint(got) != want {
-		t.Errorf("the README's table lists %v, want %s", got, want)
+		t.Errorf("the table of docs/running.md lists %v, want %s", got, want)
 	}
 }
 

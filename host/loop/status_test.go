@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestStatusTableInTheReadme: the README's table of how a run ends names
+// TestStatusTableInTheDocs: the table of docs/running.md of how a run ends names
 // every status, in order, with the exit code the process ends with.
-func TestStatusTableInTheReadme(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestStatusTableInTheDocs(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/running.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,11 +20,11 @@ func TestStatusTableInTheReadme(t *testing.T) {
 		status := Status(m[1])
 		got = append(got, status)
 		if code, _ := strconv.Atoi(m[2]); code != status.ExitCode() {
-			t.Errorf("the README says %s exits %d; it exits %d", status, code, status.ExitCode())
+			t.Errorf("docs/running.md says %s exits %d; it exits %d", status, code, status.ExitCode())
 		}
 	}
 	if len(got) != len(Statuses) {
-		t.Fatalf("the README's table lists %q, want %q", got, Statuses)
+		t.Fatalf("the table of docs/running.md lists %q, want %q", got, Statuses)
 	}
 	for i := range got {
 		if got[i] != Statuses[i] {

@@ -17,7 +17,7 @@ import (
 
 // The benchmarks compare rooda's way of running an agent with the plainest
 // way a shell would, in the same run (bench/run.sh does the same with the
-// real binary; the README has the figures):
+// real binary; docs/performance.md has the figures):
 //
 //	go test ./host/process -run '^$' -bench . -benchtime 5x
 //

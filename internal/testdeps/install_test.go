@@ -177,7 +177,7 @@ func TestCIRunsTheREADMEsTestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := regexp.MustCompile("(?m)^## Test\n\n```sh\n(.*)\n```\n").FindSubmatch(readme)
+	block := regexp.MustCompile("(?m)^## Test\n\n```sh[^\n]*\n(.*)\n```\n").FindSubmatch(readme)
 	if block == nil {
 		t.Fatal("README.md has no ## Test block of one command")
 	}

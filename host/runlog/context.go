@@ -3,6 +3,7 @@ package runlog
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,27 +17,34 @@ func contextDir(runDir string) string { return filepath.Join(runDir, "context") 
 
 // AddContext records a block of context for the run's next iterations
 // and returns its name. Names are numbered in order and never reused,
-// cleared ones included; two adds at once each get their own.
+// cleared ones included; two adds at once each get their own. The block
+// is written whole under a temporary name, which Additions does not
+// read, and only then given its own: an iteration never gets part of
+// it, and an add that fails (a full disk, a file size limit) leaves
+// nothing.
 func AddContext(runDir, block string) (string, error) {
 	dir := contextDir(runDir)
 	if err := os.MkdirAll(filepath.Join(dir, "cleared"), 0o755); err != nil {
 		return "", err
 	}
+	tmp, err := writeTemp(dir, []byte(block))
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		err = pathErr.Err // the file it names is gone
+	}
+	if err != nil {
+		return "", fmt.Errorf("nothing was added to run %s: %w", filepath.Base(runDir), err)
+	}
+	defer os.Remove(tmp)
 	for n := highest(dir) + 1; ; n++ {
 		name := fmt.Sprintf("%04d.txt", n)
 		if _, err := os.Stat(filepath.Join(dir, "cleared", name)); err == nil {
 			continue
 		}
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		// A link, unlike a rename, fails on a name another add took.
+		err := os.Link(tmp, filepath.Join(dir, name))
 		if os.IsExist(err) {
 			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = f.WriteString(block)
-		if cerr := f.Close(); err == nil {
-			err = cerr
 		}
 		return name, err
 	}

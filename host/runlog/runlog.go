@@ -191,21 +191,30 @@ func writeFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	tmp, err := writeTemp(filepath.Dir(path), data)
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(data)
-	err = errors.Join(err, tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		// Removed only on failure: once renamed there is nothing to
-		// remove, and an iteration writes several files.
-		os.Remove(tmp.Name())
+	if err = os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 	}
 	return err
+}
+
+// writeTemp writes data whole to a new file of dir and returns its name,
+// which begins with a dot: no reader of records takes it for one. A
+// write that fails leaves nothing.
+func writeTemp(dir string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err = errors.Join(err, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 // idForm is the form of the ids newID gives, the older ones without

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFailedContextAddLeavesNothing: a context add that fails midway
+// (here the file size limit, as a full disk would) is not there: the
+// next iteration gets the additions that succeeded and nothing of the
+// torn one, and the run's context directory holds no part of it.
+func TestFailedContextAddLeavesNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"delay": "2s"})
+	s := w.start(w.command("build", "-n", "2"))
+	w.waitForPids(1)
+	w.write("big.md", strings.Repeat("torn\n", 400_000)) // 2 MB
+	// ulimit -f counts blocks of 512 bytes: 512 KiB may be written.
+	add := exec.Command("/bin/sh", "-c", `ulimit -f 1024 && exec "$0" "$@"`, binary(t), "context", "add", "big.md")
+	add.Dir, add.Env = w.dir, w.env
+	failed := w.wait(w.start(add))
+	id := runIDs(t, w)[0]
+	if want := "Error: nothing was added to run " + id + ": file too large\n"; failed.code != 1 || failed.stderr != want || failed.stdout != "" {
+		t.Errorf("context add beyond the file size limit: exit %d\n%s%s", failed.code, failed.stdout, failed.stderr)
+	}
+	if o := w.rooda("context", "add", "whole note"); o.code != 0 {
+		t.Fatalf("context add: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	w.wait(s).expect(t, 2, "Iteration 2 receives the context added while running: 0001\n")
+	if second, _ := w.prompt(2); strings.Contains(second, "torn") || !strings.Contains(second, "whole note") {
+		t.Errorf("prompt 2 (%d bytes) has the torn addition, or lacks the whole one", len(second))
+	}
+	entries, err := os.ReadDir(filepath.Join(w.dir, ".rooda", "runs", id, "context"))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if err != nil || strings.Join(names, " ") != "0001.txt cleared" {
+		t.Errorf("the run's context directory holds %v (%v), want the whole addition only", names, err)
+	}
+}

@@ -42,3 +42,21 @@ func TestFailedContextAddLeavesNothing(t *testing.T) {
 		t.Errorf("the run's context directory holds %v (%v), want the whole addition only", names, err)
 	}
 }
+
+// TestContextAddToAnEndedRun: context added to a run that has ended
+// would reach no agent: add and clear refuse, saying so.
+func TestContextAddToAnEndedRun(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.run("build", "-n", "1").expect(t, 2)
+	id := runIDs(t, w)[0]
+	want := "Error: run " + id + " has ended (max-iters): no iteration will read its context any more\n"
+	for _, args := range [][]string{{"context", "add", "--run", "last", "late note"}, {"context", "clear", "--run", id}} {
+		if o := w.rooda(args...); o.code != 1 || o.stdout != "" || o.stderr != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", args, o.code, o.stdout, o.stderr, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, ".rooda", "runs", id, "context")); !os.IsNotExist(err) {
+		t.Errorf("the ended run's record gained a context directory: %v", err)
+	}
+}

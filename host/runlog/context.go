@@ -135,3 +135,26 @@ func Running(dir string) (string, error) {
 	}
 	return "", fmt.Errorf("no run is going on in %s; name one with --run ID", dir)
 }
+
+// ContextTarget is the directory of the run whose context is added to or
+// cleared: the one query names (as Find reads it), or the newest going
+// on for "". Only a run going on will read it: one that has ended is an
+// error, rather than an addition no agent ever gets.
+func ContextTarget(dir, query string) (string, error) {
+	if query == "" {
+		id, err := Running(dir)
+		return filepath.Join(dir, id), err
+	}
+	id, err := Find(dir, query)
+	if err != nil {
+		return "", err
+	}
+	run, err := ReadRun(dir, id)
+	if err != nil {
+		return "", err
+	}
+	if !run.Going() {
+		return "", fmt.Errorf("run %s has ended (%s): no iteration will read its context any more", id, run.ShownStatus())
+	}
+	return filepath.Join(dir, id), nil
+}

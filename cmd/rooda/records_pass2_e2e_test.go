@@ -60,3 +60,44 @@ func TestContextAddToAnEndedRun(t *testing.T) {
 		t.Errorf("the ended run's record gained a context directory: %v", err)
 	}
 }
+
+// TestMissingRecordFiles: an iteration whose prompt.txt or output.txt
+// is gone is named with the file that is missing, by show, show
+// --prompt/--output and diff alike; show gives no size for a file that
+// is not there.
+func TestMissingRecordFiles(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "done\n"})
+	w.run("build", "-n", "2").expect(t, 2)
+	id := runIDs(t, w)[0]
+	prompt := filepath.Join(".rooda", "runs", id, "iterations", "0002", "prompt.txt")
+	output := filepath.Join(".rooda", "runs", id, "iterations", "0001", "output.txt")
+	for _, f := range []string{prompt, output} {
+		if err := os.Remove(filepath.Join(w.dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noPrompt := "iteration 2's prompt.txt is missing: " + prompt + "\n"
+	noOutput := "iteration 1's output.txt is missing: " + output + "\n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"runs", "show", "last", "--iteration", "2", "--prompt"}, noPrompt},
+		{[]string{"runs", "diff", "last", "1", "2"}, noPrompt},
+		{[]string{"runs", "show", "last", "--iteration", "1", "--output"}, noOutput},
+	} {
+		if o := w.rooda(c.args...); o.code != 1 || o.stderr != "Error: "+c.want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, o.code, o.stderr, "Error: "+c.want)
+		}
+	}
+	if o := w.rooda("runs", "show", "last", "--iteration", "2"); !strings.Contains(o.stdout, "\nPrompt: "+noPrompt) {
+		t.Errorf("show --iteration 2, want %q:\n%s%s", "Prompt: "+noPrompt, o.stdout, o.stderr)
+	}
+	if o := w.rooda("runs", "show", "last", "--iteration", "1"); !strings.Contains(o.stdout, "\nOutput: "+noOutput) {
+		t.Errorf("show --iteration 1, want %q:\n%s%s", "Output: "+noOutput, o.stdout, o.stderr)
+	}
+	if o := w.rooda("runs", "show", "last", "--iteration", "3", "--prompt"); o.stderr != "Error: the run has no iteration 3\n" {
+		t.Errorf("an iteration that never was: %q", o.stderr)
+	}
+}

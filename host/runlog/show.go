@@ -97,7 +97,7 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 // it has, its prompt and output.
 func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	if _, err := os.Stat(iterationDir(runDir, n)); os.IsNotExist(err) {
-		return fmt.Errorf("the run has no iteration %d", n)
+		return missing(runDir, n, "")
 	}
 	m, err := ReadMeta(runDir, n)
 	switch {
@@ -125,7 +125,8 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	if m.Waited > 0 {
 		fmt.Fprintf(&b, "Waited for a usage limit: %.3fs\n", m.Waited)
 	}
-	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, m.PromptSHA256, m.OutputBytes, m.DroppedBytes)
+	b.WriteString(keptOrMissing(runDir, n, promptName, fmt.Sprintf("%d bytes, sha256 %s", m.PromptBytes, m.PromptSHA256)))
+	b.WriteString(keptOrMissing(runDir, n, outputName, fmt.Sprintf("%d bytes, %d dropped", m.OutputBytes, m.DroppedBytes)))
 	if m.Format != "" {
 		fmt.Fprintf(&b, "Format: %s, model %s, %d retries; transcript: %s\n", m.Format, orNone(m.Model), m.Retries, filepath.Join(iterationDir(runDir, n), transcriptName))
 	}
@@ -150,27 +151,50 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	return err
 }
 
+// keptOrMissing is show's line of a file of record n: as meta.json
+// recorded it, or, when the file is gone, which file is missing and what
+// meta.json recorded of it.
+func keptOrMissing(runDir string, n int, name, recorded string) string {
+	label := fileLabels[name]
+	if _, err := os.Stat(filepath.Join(iterationDir(runDir, n), name)); os.IsNotExist(err) {
+		return fmt.Sprintf("%s: %v\n  (meta.json recorded %s)\n", label, missing(runDir, n, name), recorded)
+	}
+	return fmt.Sprintf("%s: %s\n", label, recorded)
+}
+
+// fileLabels name an iteration's files in what show writes.
+var fileLabels = map[string]string{promptName: "Prompt", outputName: "Output"}
+
 // withoutMeta shows an iteration whose meta.json cannot be read: why,
-// and the prompt and output it kept.
+// and the prompt and output it kept, or why they are not there.
 func withoutMeta(runDir string, n int, metaErr error) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Iteration: %d\n", n)
 	if os.IsNotExist(metaErr) {
-		b.WriteString("Meta: not written yet: the iteration is going on, or its run ended before it finished\n")
+		b.WriteString("Meta: not written yet: " + unfinished + "\n")
 	} else {
 		fmt.Fprintf(&b, "Meta: unreadable: %v\n", metaErr)
 	}
-	if size, sum, err := hashFile(filepath.Join(iterationDir(runDir, n), "prompt.txt")); err == nil {
+	prompt := filepath.Join(iterationDir(runDir, n), promptName)
+	if size, sum, err := hashFile(prompt); err == nil {
 		fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\n", size, sum)
 	} else {
-		b.WriteString("Prompt: none kept\n")
+		fmt.Fprintf(&b, "Prompt: %v\n", orMissing(err, runDir, n, promptName))
 	}
 	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), outputName)); err == nil {
 		fmt.Fprintf(&b, "Output: %d bytes\n", output.Size())
 	} else {
-		b.WriteString("Output: none kept\n")
+		fmt.Fprintf(&b, "Output: %v\n", orMissing(err, runDir, n, outputName))
 	}
 	return b.String()
+}
+
+// orMissing is err, or for a file not there, why it is not.
+func orMissing(err error, runDir string, n int, name string) error {
+	if os.IsNotExist(err) {
+		return missing(runDir, n, name)
+	}
+	return err
 }
 
 func orNone(s string) string {

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -99,5 +100,32 @@ func TestMissingRecordFiles(t *testing.T) {
 	}
 	if o := w.rooda("runs", "show", "last", "--iteration", "3", "--prompt"); o.stderr != "Error: the run has no iteration 3\n" {
 		t.Errorf("an iteration that never was: %q", o.stderr)
+	}
+}
+
+// TestRunsStartedTogether: runs started at once in one workspace, each
+// pruning the others' older records, never take a record being made or
+// removed for a file that is not a run's.
+func TestRunsStartedTogether(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	w.env = append(w.env, "ROODA_LOOP_KEEP_RUNS=1")
+	const rounds, together = 12, 6
+	for range rounds {
+		var wg sync.WaitGroup
+		outcomes := make([]outcome, together)
+		for i := range outcomes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outcomes[i] = w.run("build", "-n", "1")
+			}()
+		}
+		wg.Wait()
+		for _, o := range outcomes {
+			if o.code != 2 || strings.Contains(o.stderr, "not rooda runs") {
+				t.Fatalf("a run started with %d others: exit %d\n%s", together-1, o.code, o.stderr)
+			}
+		}
 	}
 }

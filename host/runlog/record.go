@@ -49,7 +49,7 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	run := Run{ID: newID(safeName(name), now), Name: name, Command: command, Status: string(loop.Running), Started: now.UTC()}
 	run.PID, run.PIDStart = os.Getpid(), process.StartTime(os.Getpid())
 	r := newRecorder(filepath.Join(dir, run.ID), run)
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+	if err := r.create(); err != nil {
 		return nil, err
 	}
 	if len(others) == 0 {
@@ -57,11 +57,30 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	} else {
 		r.warning = fmt.Sprintf("runs_dir %s holds files that are not rooda runs (%s); only runs are pruned from it, and no .gitignore is written there", dir, someOf(others))
 	}
-	if err := r.save(); err != nil {
-		return nil, err
-	}
 	prune(dir, append(runs, r.run), keep, r.run.ID)
 	return r, nil
+}
+
+// create makes the run's directory with its run.json in it at once: made
+// and written under a name beginning with a dot, which survey passes
+// over, then renamed. Another rooda starting meanwhile never finds a run
+// directory without its run.json, which it would take for the user's.
+func (r *Recorder) create() error {
+	if err := os.MkdirAll(filepath.Dir(r.dir), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(r.dir), ".new-"+r.run.ID+"-")
+	if err != nil {
+		return err
+	}
+	err = writeJSON(filepath.Join(tmp, "run.json"), r.run)
+	if err == nil {
+		err = os.Rename(tmp, r.dir)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+	}
+	return err
 }
 
 func newRecorder(dir string, run Run) *Recorder {
@@ -101,7 +120,7 @@ func survey(dir string) (runs []Run, others []string, err error) {
 		switch {
 		case err == nil:
 			runs = append(runs, run)
-		case damaged(err), errors.Is(err, fs.ErrNotExist) && isEmpty(filepath.Join(dir, e.Name())):
+		case damaged(err), errors.Is(err, fs.ErrNotExist) && emptyOrGone(filepath.Join(dir, e.Name())):
 		default:
 			others = append(others, e.Name())
 		}
@@ -109,10 +128,15 @@ func survey(dir string) (runs []Run, others []string, err error) {
 	return runs, others, nil
 }
 
-// isEmpty reports whether the directory holds nothing, as that of a run
-// is between its making and its run.json's writing.
-func isEmpty(dir string) bool {
+// emptyOrGone reports whether the directory holds nothing, as that of a
+// run an older rooda makes does between its making and its run.json's
+// writing, or is no longer there, as a run another rooda pruned after
+// survey listed it.
+func emptyOrGone(dir string) bool {
 	f, err := os.Open(dir)
+	if os.IsNotExist(err) {
+		return true
+	}
 	if err != nil {
 		return false
 	}
@@ -292,15 +316,40 @@ func safeName(name string) string {
 
 // prune removes the oldest finished runs of runs (as survey found them,
 // oldest first) beyond keep; the one being written, and runs still going,
-// stay. Only runs that their run.json proves are ever removed.
+// stay. Only runs that their run.json proves are ever removed, and what
+// is left of those a rooda killed while it removed them.
 func prune(dir string, runs []Run, keep int, current string) {
+	removeLeftovers(dir)
 	if keep <= 0 || len(runs) <= keep {
 		return
 	}
 	for _, run := range runs[:len(runs)-keep] {
 		if run.ID != current && !run.Going() {
-			os.RemoveAll(filepath.Join(dir, run.ID))
+			removeRun(dir, run.ID)
 		}
+	}
+}
+
+// removeRun removes a run's directory, first renamed to a name beginning
+// with a dot: another rooda surveying meanwhile finds the run whole or
+// not at all, never half removed. Two pruning it at once: the rename of
+// one fails, and it leaves the run to the other.
+func removeRun(dir, id string) {
+	gone := filepath.Join(dir, prunedPrefix+id)
+	if os.Rename(filepath.Join(dir, id), gone) == nil {
+		os.RemoveAll(gone)
+	}
+}
+
+// prunedPrefix begins the name of a run being removed.
+const prunedPrefix = ".pruned-"
+
+// removeLeftovers removes the runs that a rooda killed midway through
+// removeRun left under their prunedPrefix names.
+func removeLeftovers(dir string) {
+	names, _ := namesIn(dir, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), prunedPrefix) })
+	for _, name := range names {
+		os.RemoveAll(filepath.Join(dir, name))
 	}
 }
 

@@ -57,7 +57,8 @@ func TestIDsListOnlyRuns(t *testing.T) {
 
 // TestPruneRemovesOnlyProvenRuns: beyond keep, pruning removes the runs
 // whose run.json names them, and neither a directory named like a run
-// whose run.json does not, nor a damaged record, nor a run going on.
+// whose run.json does not, nor a damaged record, nor a run going on;
+// what a pruning killed midway left goes too.
 func TestPruneRemovesOnlyProvenRuns(t *testing.T) {
 	dir := t.TempDir()
 	kept := []string{"20240101T000000Z-empty-abcd", "20240101T000001Z-damaged-abcd", "20240101T000002Z-going-abcd", "20990101T000000Z-new-abcd"}
@@ -66,6 +67,7 @@ func TestPruneRemovesOnlyProvenRuns(t *testing.T) {
 	writeRun(t, dir, kept[2], Run{ID: kept[2], Status: "running", PID: os.Getpid(), PIDStart: process.StartTime(os.Getpid()), Started: time.Now()})
 	mkRun(t, dir, "20240101T000003Z-old-abcd")
 	mkRun(t, dir, kept[3])
+	writeFile(filepath.Join(dir, prunedPrefix+"20240101T000004Z-left-abcd", "iterations", "0001", "output.txt"), []byte("left"))
 	runs, _, _ := survey(dir)
 	prune(dir, runs, 1, "")
 	entries, _ := os.ReadDir(dir)

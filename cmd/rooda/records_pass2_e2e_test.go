@@ -62,6 +62,44 @@ func TestContextAddToAnEndedRun(t *testing.T) {
 	}
 }
 
+// TestRecordWipedByTheAgent: an agent's "git clean -fdx" removes the
+// records while the run goes on. rooda says so, writes the run's record
+// again from what it holds (run.json, the iteration that removed it) and
+// puts back the .gitignore, so that the next agent's "git add -A"
+// commits no record.
+func TestRecordWipedByTheAgent(t *testing.T) {
+	t.Parallel()
+	keep := "-e script.json -e 'prompt-*' -e 'env-*' -e pids -e no-global" // the fake agent's own files
+	commit := "git add -A && git -c user.name=t -c user.email=t@example.org commit --quiet -m agent"
+	w := newWorkspace(t, step{"output": "one\n"}, step{"output": "two\n", "shell": "git clean -fdxq " + keep}, step{"shell": commit})
+	w.gitInit()
+	o := w.run("build", "-n", "3")
+	id := runIDs(t, w)[0]
+	runDir := filepath.Join(".rooda", "runs", id)
+	o.expect(t, 2, "WARN: the record of this run, "+runDir+", was removed while the run went on (an agent's git clean?): rooda writes it again from what it holds; iteration 1's files are lost\n")
+	ls := exec.Command("git", "ls-files", ".rooda")
+	ls.Dir = w.dir
+	if tracked, err := ls.Output(); err != nil || len(tracked) > 0 {
+		t.Errorf("the agent's git add -A committed records (%v):\n%s", err, tracked)
+	}
+	if data, err := os.ReadFile(filepath.Join(w.dir, ".rooda", "runs", ".gitignore")); string(data) != "*\n" {
+		t.Errorf(".gitignore: %q, %v", data, err)
+	}
+	show := w.rooda("runs", "show", "last")
+	for _, line := range []string{"Status: max-iters\n", "Iterations: 3\n", "Loop 1: build (max-iters)\n", "Record: removed while the run went on and written again from what rooda held; iteration 1's files are lost\n"} {
+		if !strings.Contains(show.stdout, line) {
+			t.Errorf("runs show lacks %q:\n%s%s", line, show.stdout, show.stderr)
+		}
+	}
+	sent, _ := w.prompt(2)
+	if kept := w.rooda("runs", "show", "last", "--iteration", "2", "--prompt"); kept.stdout != sent {
+		t.Errorf("iteration 2's prompt was not written again: %q %s", kept.stdout, kept.stderr)
+	}
+	if kept := w.rooda("runs", "show", "last", "--iteration", "2", "--output"); kept.stdout != "two\n" {
+		t.Errorf("iteration 2's output: %q %s", kept.stdout, kept.stderr)
+	}
+}
+
 // TestMissingRecordFiles: an iteration whose prompt.txt or output.txt
 // is gone is named with the file that is missing, by show, show
 // --prompt/--output and diff alike; show gives no size for a file that

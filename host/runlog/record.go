@@ -34,6 +34,8 @@ type Recorder struct {
 	refused map[string]bool // context additions that could not be read, said so
 	fresh   []string        // additions first given in the current iteration
 	warning string
+	// warn is told what the run's user should know as the run goes on.
+	warn func(string)
 }
 
 // Start creates the record of a run named name (the procedure or
@@ -158,6 +160,32 @@ func someOf(names []string) string {
 // or "": said once, when the run starts.
 func (r *Recorder) Warning() string { return r.warning }
 
+// OnWarning has warn told what the run's user should know as the run
+// goes on: that its record was removed, and written again.
+func (r *Recorder) OnWarning(warn func(string)) { r.warn = warn }
+
+// mend notices a record removed while the run goes on (an agent's "git
+// clean -fdx" removes .rooda whole, unasked): it writes run.json again
+// from what the run holds, puts back the .gitignore that keeps records
+// out of an agent's "git add -A", and says so. keptFrom is the first
+// iteration whose files are still to be written; those before are lost.
+// Every write of the record calls it first, with r.mu held.
+func (r *Recorder) mend(keptFrom int) {
+	if _, err := os.Stat(filepath.Join(r.dir, "run.json")); !os.IsNotExist(err) {
+		return
+	}
+	r.run.Removed = append(r.run.Removed, Removal{At: time.Now().UTC(), KeptFrom: keptFrom})
+	r.save()
+	runsDir := filepath.Dir(r.dir)
+	if _, others, err := survey(runsDir); err == nil && len(others) == 0 {
+		ignoreRecords(runsDir)
+	}
+	if r.warn != nil {
+		r.warn(fmt.Sprintf("the record of this run, %s, was removed while the run went on (an agent's git clean?): rooda writes it again from what it holds; %s",
+			r.dir, lost(r.run.Removed, len(r.run.Removed)-1)))
+	}
+}
+
 // ID is the run's id; Dir its directory.
 func (r *Recorder) ID() string  { return r.run.ID }
 func (r *Recorder) Dir() string { return r.dir }
@@ -205,6 +233,7 @@ func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []str
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(r.records + 1)
 	loop := Loop{Name: l.name, Procedure: procedure, Settings: settings, Agent: agent}
 	if len(agents) > 1 {
 		loop.Agents = agents
@@ -219,9 +248,10 @@ func (l *LoopRecord) IterationStarted(req loop.Request) {
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(r.records + 1)
 	r.records++
 	l.record = r.records
-	r.keep(writeFile(filepath.Join(iterationDir(r.dir, l.record), "prompt.txt"), []byte(req.Prompt)))
+	r.keep(writeFile(filepath.Join(iterationDir(r.dir, l.record), promptName), []byte(req.Prompt)))
 }
 
 // OutputFile is where the iteration going on keeps the agent's output,
@@ -239,7 +269,11 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(l.record)
 	dir := iterationDir(r.dir, l.record)
+	if _, err := os.Stat(filepath.Join(dir, promptName)); os.IsNotExist(err) { // removed meanwhile
+		r.keep(writeFile(filepath.Join(dir, promptName), []byte(it.Prompt)))
+	}
 	r.keep(writeFile(filepath.Join(dir, outputName), it.Result.Output))
 	m := Meta{
 		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
@@ -279,6 +313,7 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 	if l.index < 0 {
 		return
 	}
+	r.mend(r.records + 1)
 	loop := &r.run.Loops[l.index]
 	loop.Status = string(res.Status)
 	s := res.Stats
@@ -291,6 +326,7 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 func (r *Recorder) Finish(status loop.Status) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(r.records + 1)
 	now := time.Now().UTC()
 	code := status.ExitCode()
 	r.run.Status, r.run.ExitCode, r.run.Ended = string(status), &code, &now

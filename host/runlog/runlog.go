@@ -5,7 +5,9 @@
 // timeout, bytes dropped, duration, and in a git workspace HEAD before and
 // after and the files changed); and the context added while the run
 // goes on. Every file is written whole (a rename), so an interrupted run
-// still leaves readable records.
+// still leaves readable records; a record removed while its run goes on
+// (an agent's "git clean -fdx") is written again, from what the run
+// holds, at its next write.
 package runlog
 
 import (
@@ -52,6 +54,35 @@ type Run struct {
 	Loops      []Loop     `json:"loops"`
 	// Spent is what every iteration's agent used, in total.
 	Spent *Spent `json:"spent,omitempty"`
+	// Removed are the times the run's record was found removed while the
+	// run went on (an agent's "git clean -fdx" removes it): rooda wrote it
+	// again from what it held.
+	Removed []Removal `json:"removed,omitempty"`
+}
+
+// Removal is a time the run's record was found removed while the run
+// went on.
+type Removal struct {
+	At time.Time `json:"at"`
+	// KeptFrom is the first iteration whose files rooda still held, or
+	// had yet to write: those of the iterations before it, back to the
+	// removal before, were lost.
+	KeptFrom int `json:"kept_from"`
+}
+
+// lost says which iterations' files removal i of removals lost.
+func lost(removals []Removal, i int) string {
+	from, to := 1, removals[i].KeptFrom-1
+	if i > 0 {
+		from = removals[i-1].KeptFrom
+	}
+	switch {
+	case to < from:
+		return "no iteration's files were lost"
+	case to == from:
+		return fmt.Sprintf("iteration %d's files are lost", to)
+	}
+	return fmt.Sprintf("the files of iterations %d-%d are lost", from, to)
 }
 
 // Spent is what agents used: tokens as their CLIs reported them, and

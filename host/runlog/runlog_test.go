@@ -176,3 +176,16 @@ func TestIterationWithoutMeta(t *testing.T) {
 		t.Errorf("iteration 2: %v", err)
 	}
 }
+
+// TestLostSaysWhichIterations: each removal of a run's record lost the
+// files of the iterations since the removal before, up to the first
+// iteration rooda still held.
+func TestLostSaysWhichIterations(t *testing.T) {
+	removals := []Removal{{KeptFrom: 1}, {KeptFrom: 2}, {KeptFrom: 5}, {KeptFrom: 5}}
+	want := []string{"no iteration's files were lost", "iteration 1's files are lost", "the files of iterations 2-4 are lost", "no iteration's files were lost"}
+	for i := range removals {
+		if got := lost(removals, i); got != want[i] {
+			t.Errorf("removal %d: %q, want %q", i, got, want[i])
+		}
+	}
+}

@@ -72,6 +72,9 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		b.WriteString("Ended: unknown: rooda was killed or crashed before it could record the end and the exit code\n")
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", run.Iterations)
+	for i := range run.Removed {
+		fmt.Fprintf(&b, "Record: removed while the run went on and written again from what rooda held; %s\n", lost(run.Removed, i))
+	}
 	if run.Spent != nil {
 		fmt.Fprintf(&b, "Spent: %s\n", run.Spent)
 	}

@@ -31,6 +31,10 @@
 //	 "crash": "SIGSEGV",  the agent kills itself with that signal
 //	 "signal_parent": "SIGINT", sent to rooda just before exiting
 //	 "write": "name",     a file it writes in the working directory
+//	 "shell": "git clean -fdx", a command sh -c runs in the working
+//	                      directory after the writing, as an agent's tool
+//	                      call does; its output goes to stderr, and its
+//	                      failure ends the agent with exit 99
 //	 "times": "FILE",     a line appended to FILE as it exits: when it
 //	                      started and ends (Unix nanoseconds) and its
 //	                      working directory, to tell overlapping runs
@@ -87,6 +91,7 @@ type step struct {
 	Crash        string `json:"crash"`
 	SignalParent string `json:"signal_parent"`
 	Write        string `json:"write"`
+	Shell        string `json:"shell"`
 	Times        string `json:"times"`
 	Exit         int    `json:"exit"`
 	Again        *step  `json:"again"`
@@ -154,6 +159,9 @@ func act(st step, dir string, prompt []byte) {
 	if st.Write != "" {
 		write(st.Write, []byte("written by the fake agent\n"))
 	}
+	if st.Shell != "" {
+		shell(st.Shell)
+	}
 	if st.Child != "" {
 		startChild(st, dir)
 	}
@@ -176,6 +184,16 @@ func act(st step, dir string, prompt []byte) {
 		appendTimes(st.Times, start)
 	}
 	os.Exit(st.Exit)
+}
+
+// shell runs command with sh -c where the agent runs, its output on the
+// agent's stderr, so that it does not count as what the agent printed.
+func shell(command string) {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fail("shell %q: %v", command, err)
+	}
 }
 
 // appendTimes appends to path when this run started, now, and where it

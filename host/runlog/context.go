@@ -35,19 +35,36 @@ func AddContext(runDir, block string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("nothing was added to run %s: %w", filepath.Base(runDir), err)
 	}
-	defer os.Remove(tmp)
+	defer os.Remove(tmp) // when the rename fails
 	for n := highest(dir) + 1; ; n++ {
 		name := fmt.Sprintf("%04d.txt", n)
 		if _, err := os.Stat(filepath.Join(dir, "cleared", name)); err == nil {
 			continue
 		}
-		// A link, unlike a rename, fails on a name another add took.
-		err := os.Link(tmp, filepath.Join(dir, name))
-		if os.IsExist(err) {
-			continue
+		switch claimed, err := claim(dir, name); {
+		case err != nil:
+			return "", err
+		case claimed:
+			return name, os.Rename(tmp, filepath.Join(dir, name))
 		}
-		return name, err
 	}
+}
+
+// claim takes the name of an addition for one add, which alone then
+// renames its block to it (a rename would replace another's): it creates
+// a file of its own for it, which fails on a name already taken. The
+// claim is named with a dot, which no reader takes for an addition, and
+// stays: one removed could be taken again by an add that counted the
+// additions before it went.
+func claim(dir, name string) (bool, error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".claimed-"+name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if os.IsExist(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
 }
 
 // highest is the largest number an addition has had, cleared or not.

@@ -201,7 +201,8 @@ func contextCommand() *cli.Command {
 			ArgsUsage: "TEXT|FILE",
 			Description: `The run reads it before its next iteration and shows it in its own section,
 CONTEXT ADDED WHILE RUNNING, after CONTEXT; the log names the iteration that
-first receives it. A file is read now: later changes to it do not count.
+first receives it. A file is read now: later changes to it do not count. A run
+that has ended is refused: no iteration would read what is added to it.
 
 Examples:
   rooda context add "The login tests are flaky; ignore them."
@@ -246,17 +247,11 @@ Examples:
 }
 
 // targetRun is the directory of the run --run names, or of the newest
-// run going on.
+// run going on: one that has not ended.
 func targetRun(c *cli.Context) (string, error) {
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return "", err
 	}
-	id := c.String("run")
-	if id == "" {
-		id, err = runlog.Running(session.RunsDir(cfg))
-	} else {
-		id, err = runlog.Find(session.RunsDir(cfg), id)
-	}
-	return filepath.Join(session.RunsDir(cfg), id), err
+	return runlog.ContextTarget(session.RunsDir(cfg), c.String("run"))
 }

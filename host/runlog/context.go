@@ -3,6 +3,7 @@ package runlog
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,30 +17,54 @@ func contextDir(runDir string) string { return filepath.Join(runDir, "context") 
 
 // AddContext records a block of context for the run's next iterations
 // and returns its name. Names are numbered in order and never reused,
-// cleared ones included; two adds at once each get their own.
+// cleared ones included; two adds at once each get their own. The block
+// is written whole under a temporary name, which Additions does not
+// read, and only then given its own: an iteration never gets part of
+// it, and an add that fails (a full disk, a file size limit) leaves
+// nothing.
 func AddContext(runDir, block string) (string, error) {
 	dir := contextDir(runDir)
 	if err := os.MkdirAll(filepath.Join(dir, "cleared"), 0o755); err != nil {
 		return "", err
 	}
+	tmp, err := writeTemp(dir, []byte(block))
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		err = pathErr.Err // the file it names is gone
+	}
+	if err != nil {
+		return "", fmt.Errorf("nothing was added to run %s: %w", filepath.Base(runDir), err)
+	}
+	defer os.Remove(tmp) // when the rename fails
 	for n := highest(dir) + 1; ; n++ {
 		name := fmt.Sprintf("%04d.txt", n)
 		if _, err := os.Stat(filepath.Join(dir, "cleared", name)); err == nil {
 			continue
 		}
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if os.IsExist(err) {
-			continue
-		}
-		if err != nil {
+		switch claimed, err := claim(dir, name); {
+		case err != nil:
 			return "", err
+		case claimed:
+			return name, os.Rename(tmp, filepath.Join(dir, name))
 		}
-		_, err = f.WriteString(block)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return name, err
 	}
+}
+
+// claim takes the name of an addition for one add, which alone then
+// renames its block to it (a rename would replace another's): it creates
+// a file of its own for it, which fails on a name already taken. The
+// claim is named with a dot, which no reader takes for an addition, and
+// stays: one removed could be taken again by an add that counted the
+// additions before it went.
+func claim(dir, name string) (bool, error) {
+	f, err := os.OpenFile(filepath.Join(dir, ".claimed-"+name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if os.IsExist(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
 }
 
 // highest is the largest number an addition has had, cleared or not.
@@ -149,4 +174,27 @@ func Running(dir string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no run is going on in %s; name one with --run ID", dir)
+}
+
+// ContextTarget is the directory of the run whose context is added to or
+// cleared: the one query names (as Find reads it), or the newest going
+// on for "". Only a run going on will read it: one that has ended is an
+// error, rather than an addition no agent ever gets.
+func ContextTarget(dir, query string) (string, error) {
+	if query == "" {
+		id, err := Running(dir)
+		return filepath.Join(dir, id), err
+	}
+	id, err := Find(dir, query)
+	if err != nil {
+		return "", err
+	}
+	run, err := ReadRun(dir, id)
+	if err != nil {
+		return "", err
+	}
+	if !run.Going() {
+		return "", fmt.Errorf("run %s has ended (%s): no iteration will read its context any more", id, run.ShownStatus())
+	}
+	return filepath.Join(dir, id), nil
 }

@@ -42,6 +42,25 @@ func TestAdditions(t *testing.T) {
 	if names, _ := additionNames(dir); len(names) != 31 {
 		t.Errorf("%d additions kept of 31", len(names))
 	}
+	if temps, _ := filepath.Glob(filepath.Join(contextDir(dir), ".tmp-*")); len(temps) != 0 {
+		t.Errorf("adds left their temporary files: %v", temps)
+	}
+}
+
+// TestAdditionBeingWritten: a block an add is still writing, under its
+// temporary name, is no addition: no iteration gets it.
+func TestAdditionBeingWritten(t *testing.T) {
+	dir := t.TempDir()
+	r := newRecorder(dir, Run{})
+	mkdir(t, contextDir(dir))
+	tmp, err := writeTemp(contextDir(dir), []byte("half a blo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(tmp, tmp+".txt") // named as an addition, but for the dot
+	if blocks, fresh, refused := r.Additions(); len(blocks)+len(fresh)+len(refused) != 0 {
+		t.Errorf("blocks %q fresh %q refused %v", blocks, fresh, refused)
+	}
 }
 
 // TestAdditionReadLater: an addition that cannot be read yet (here a

@@ -47,12 +47,16 @@ func (m *Meta) modernize() {
 	m.OutcomeNames = OutcomeNames2
 }
 
+// promptName is the file of an iteration's directory that keeps the
+// exact prompt the agent was given.
+const promptName = "prompt.txt"
+
 // ReadPrompt reads the prompt of record n of a run whole, as a diff needs
 // it; files.RecordedPromptLimit bounds it.
 func ReadPrompt(runDir string, n int) ([]byte, error) {
-	data, err := files.Read(filepath.Join(iterationDir(runDir, n), "prompt.txt"), files.RecordedPromptLimit)
+	data, err := files.Read(filepath.Join(iterationDir(runDir, n), promptName), files.RecordedPromptLimit)
 	if os.IsNotExist(err) {
-		return nil, fmt.Errorf("the run has no iteration %d", n)
+		return nil, missing(runDir, n, promptName)
 	}
 	return data, err
 }
@@ -62,7 +66,7 @@ func ReadPrompt(runDir string, n int) ([]byte, error) {
 func CopyFile(w io.Writer, runDir string, n int, name string) error {
 	f, err := files.Open(filepath.Join(iterationDir(runDir, n), name))
 	if os.IsNotExist(err) {
-		return fmt.Errorf("the run has no iteration %d", n)
+		return missing(runDir, n, name)
 	}
 	if err != nil {
 		return err
@@ -71,6 +75,24 @@ func CopyFile(w io.Writer, runDir string, n int, name string) error {
 	_, err = io.Copy(w, f)
 	return err
 }
+
+// missing says why file name of record n is not there, the same way
+// wherever it is asked for: the run has no such iteration; the iteration
+// has not finished, for its output; or the file is gone from a record
+// that has it, and which file that is.
+func missing(runDir string, n int, name string) error {
+	dir := iterationDir(runDir, n)
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		return fmt.Errorf("the run has no iteration %d", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "meta.json")); name == outputName && os.IsNotExist(err) {
+		return fmt.Errorf("iteration %d has no %s yet: %s", n, name, unfinished)
+	}
+	return fmt.Errorf("iteration %d's %s is missing: %s", n, name, filepath.Join(dir, name))
+}
+
+// unfinished is why an iteration has no meta.json.
+const unfinished = "the iteration is going on, or its run ended before it finished"
 
 // Records lists the numbers of a run's iteration records, in order: an
 // iteration going on, or one its run ended before it finished, has a

@@ -34,6 +34,8 @@ type Recorder struct {
 	refused map[string]bool // context additions that could not be read, said so
 	fresh   []string        // additions first given in the current iteration
 	warning string
+	// warn is told what the run's user should know as the run goes on.
+	warn func(string)
 }
 
 // Start creates the record of a run named name (the procedure or
@@ -49,7 +51,7 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	run := Run{ID: newID(safeName(name), now), Name: name, Command: command, Status: string(loop.Running), Started: now.UTC()}
 	run.PID, run.PIDStart = os.Getpid(), process.StartTime(os.Getpid())
 	r := newRecorder(filepath.Join(dir, run.ID), run)
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+	if err := r.create(); err != nil {
 		return nil, err
 	}
 	if len(others) == 0 {
@@ -57,11 +59,30 @@ func Start(dir, name string, command []string, keep int) (*Recorder, error) {
 	} else {
 		r.warning = fmt.Sprintf("runs_dir %s holds files that are not rooda runs (%s); only runs are pruned from it, and no .gitignore is written there", dir, someOf(others))
 	}
-	if err := r.save(); err != nil {
-		return nil, err
-	}
 	prune(dir, append(runs, r.run), keep, r.run.ID)
 	return r, nil
+}
+
+// create makes the run's directory with its run.json in it at once: made
+// and written under a name beginning with a dot, which survey passes
+// over, then renamed. Another rooda starting meanwhile never finds a run
+// directory without its run.json, which it would take for the user's.
+func (r *Recorder) create() error {
+	if err := os.MkdirAll(filepath.Dir(r.dir), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(r.dir), ".new-"+r.run.ID+"-")
+	if err != nil {
+		return err
+	}
+	err = writeJSON(filepath.Join(tmp, "run.json"), r.run)
+	if err == nil {
+		err = os.Rename(tmp, r.dir)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+	}
+	return err
 }
 
 func newRecorder(dir string, run Run) *Recorder {
@@ -101,7 +122,7 @@ func survey(dir string) (runs []Run, others []string, err error) {
 		switch {
 		case err == nil:
 			runs = append(runs, run)
-		case damaged(err), errors.Is(err, fs.ErrNotExist) && isEmpty(filepath.Join(dir, e.Name())):
+		case damaged(err), errors.Is(err, fs.ErrNotExist) && emptyOrGone(filepath.Join(dir, e.Name())):
 		default:
 			others = append(others, e.Name())
 		}
@@ -109,10 +130,15 @@ func survey(dir string) (runs []Run, others []string, err error) {
 	return runs, others, nil
 }
 
-// isEmpty reports whether the directory holds nothing, as that of a run
-// is between its making and its run.json's writing.
-func isEmpty(dir string) bool {
+// emptyOrGone reports whether the directory holds nothing, as that of a
+// run an older rooda makes does between its making and its run.json's
+// writing, or is no longer there, as a run another rooda pruned after
+// survey listed it.
+func emptyOrGone(dir string) bool {
 	f, err := os.Open(dir)
+	if os.IsNotExist(err) {
+		return true
+	}
 	if err != nil {
 		return false
 	}
@@ -133,6 +159,32 @@ func someOf(names []string) string {
 // Warning is what the run's user should know about where it is recorded,
 // or "": said once, when the run starts.
 func (r *Recorder) Warning() string { return r.warning }
+
+// OnWarning has warn told what the run's user should know as the run
+// goes on: that its record was removed, and written again.
+func (r *Recorder) OnWarning(warn func(string)) { r.warn = warn }
+
+// mend notices a record removed while the run goes on (an agent's "git
+// clean -fdx" removes .rooda whole, unasked): it writes run.json again
+// from what the run holds, puts back the .gitignore that keeps records
+// out of an agent's "git add -A", and says so. keptFrom is the first
+// iteration whose files are still to be written; those before are lost.
+// Every write of the record calls it first, with r.mu held.
+func (r *Recorder) mend(keptFrom int) {
+	if _, err := os.Stat(filepath.Join(r.dir, "run.json")); !os.IsNotExist(err) {
+		return
+	}
+	r.run.Removed = append(r.run.Removed, Removal{At: time.Now().UTC(), KeptFrom: keptFrom})
+	r.save()
+	runsDir := filepath.Dir(r.dir)
+	if _, others, err := survey(runsDir); err == nil && len(others) == 0 {
+		ignoreRecords(runsDir)
+	}
+	if r.warn != nil {
+		r.warn(fmt.Sprintf("the record of this run, %s, was removed while the run went on (an agent's git clean?): rooda writes it again from what it holds; %s",
+			r.dir, lost(r.run.Removed, len(r.run.Removed)-1)))
+	}
+}
 
 // ID is the run's id; Dir its directory.
 func (r *Recorder) ID() string  { return r.run.ID }
@@ -181,6 +233,7 @@ func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []str
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(r.records + 1)
 	loop := Loop{Name: l.name, Procedure: procedure, Settings: settings, Agent: agent}
 	if len(agents) > 1 {
 		loop.Agents = agents
@@ -195,9 +248,10 @@ func (l *LoopRecord) IterationStarted(req loop.Request) {
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(r.records + 1)
 	r.records++
 	l.record = r.records
-	r.keep(writeFile(filepath.Join(iterationDir(r.dir, l.record), "prompt.txt"), []byte(req.Prompt)))
+	r.keep(writeFile(filepath.Join(iterationDir(r.dir, l.record), promptName), []byte(req.Prompt)))
 }
 
 // OutputFile is where the iteration going on keeps the agent's output,
@@ -215,7 +269,11 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(l.record)
 	dir := iterationDir(r.dir, l.record)
+	if _, err := os.Stat(filepath.Join(dir, promptName)); os.IsNotExist(err) { // removed meanwhile
+		r.keep(writeFile(filepath.Join(dir, promptName), []byte(it.Prompt)))
+	}
 	r.keep(writeFile(filepath.Join(dir, outputName), it.Result.Output))
 	m := Meta{
 		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
@@ -255,6 +313,7 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 	if l.index < 0 {
 		return
 	}
+	r.mend(r.records + 1)
 	loop := &r.run.Loops[l.index]
 	loop.Status = string(res.Status)
 	s := res.Stats
@@ -275,6 +334,7 @@ func (r *Recorder) WorktreeMade(name, path, branch string) {
 func (r *Recorder) Finish(status loop.Status) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(r.records + 1)
 	now := time.Now().UTC()
 	code := status.ExitCode()
 	r.run.Status, r.run.ExitCode, r.run.Ended = string(status), &code, &now
@@ -300,15 +360,40 @@ func safeName(name string) string {
 
 // prune removes the oldest finished runs of runs (as survey found them,
 // oldest first) beyond keep; the one being written, and runs still going,
-// stay. Only runs that their run.json proves are ever removed.
+// stay. Only runs that their run.json proves are ever removed, and what
+// is left of those a rooda killed while it removed them.
 func prune(dir string, runs []Run, keep int, current string) {
+	removeLeftovers(dir)
 	if keep <= 0 || len(runs) <= keep {
 		return
 	}
 	for _, run := range runs[:len(runs)-keep] {
 		if run.ID != current && !run.Going() {
-			os.RemoveAll(filepath.Join(dir, run.ID))
+			removeRun(dir, run.ID)
 		}
+	}
+}
+
+// removeRun removes a run's directory, first renamed to a name beginning
+// with a dot: another rooda surveying meanwhile finds the run whole or
+// not at all, never half removed. Two pruning it at once: the rename of
+// one fails, and it leaves the run to the other.
+func removeRun(dir, id string) {
+	gone := filepath.Join(dir, prunedPrefix+id)
+	if os.Rename(filepath.Join(dir, id), gone) == nil {
+		os.RemoveAll(gone)
+	}
+}
+
+// prunedPrefix begins the name of a run being removed.
+const prunedPrefix = ".pruned-"
+
+// removeLeftovers removes the runs that a rooda killed midway through
+// removeRun left under their prunedPrefix names.
+func removeLeftovers(dir string) {
+	names, _ := namesIn(dir, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), prunedPrefix) })
+	for _, name := range names {
+		os.RemoveAll(filepath.Join(dir, name))
 	}
 }
 

@@ -5,7 +5,9 @@
 // timeout, bytes dropped, duration, and in a git workspace HEAD before and
 // after and the files changed); and the context added while the run
 // goes on. Every file is written whole (a rename), so an interrupted run
-// still leaves readable records.
+// still leaves readable records; a record removed while its run goes on
+// (an agent's "git clean -fdx") is written again, from what the run
+// holds, at its next write.
 package runlog
 
 import (
@@ -55,6 +57,10 @@ type Run struct {
 	// Worktrees are the git worktrees the run made (worktree()), each
 	// recorded as it is made: runs show says which are still there.
 	Worktrees []Worktree `json:"worktrees,omitempty"`
+	// Removed are the times the run's record was found removed while the
+	// run went on (an agent's "git clean -fdx" removes it): rooda wrote it
+	// again from what it held.
+	Removed []Removal `json:"removed,omitempty"`
 }
 
 // Worktree is a git worktree a run made, and its branch.
@@ -62,6 +68,31 @@ type Worktree struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`
 	Branch string `json:"branch"`
+}
+
+// Removal is a time the run's record was found removed while the run
+// went on.
+type Removal struct {
+	At time.Time `json:"at"`
+	// KeptFrom is the first iteration whose files rooda still held, or
+	// had yet to write: those of the iterations before it, back to the
+	// removal before, were lost.
+	KeptFrom int `json:"kept_from"`
+}
+
+// lost says which iterations' files removal i of removals lost.
+func lost(removals []Removal, i int) string {
+	from, to := 1, removals[i].KeptFrom-1
+	if i > 0 {
+		from = removals[i-1].KeptFrom
+	}
+	switch {
+	case to < from:
+		return "no iteration's files were lost"
+	case to == from:
+		return fmt.Sprintf("iteration %d's files are lost", to)
+	}
+	return fmt.Sprintf("the files of iterations %d-%d are lost", from, to)
 }
 
 // Spent is what agents used: tokens as their CLIs reported them, and
@@ -201,21 +232,30 @@ func writeFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	tmp, err := writeTemp(filepath.Dir(path), data)
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(data)
-	err = errors.Join(err, tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		// Removed only on failure: once renamed there is nothing to
-		// remove, and an iteration writes several files.
-		os.Remove(tmp.Name())
+	if err = os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 	}
 	return err
+}
+
+// writeTemp writes data whole to a new file of dir and returns its name,
+// which begins with a dot: no reader of records takes it for one. A
+// write that fails leaves nothing.
+func writeTemp(dir string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err = errors.Join(err, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
 }
 
 // idForm is the form of the ids newID gives, the older ones without

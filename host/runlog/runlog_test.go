@@ -57,7 +57,8 @@ func TestIDsListOnlyRuns(t *testing.T) {
 
 // TestPruneRemovesOnlyProvenRuns: beyond keep, pruning removes the runs
 // whose run.json names them, and neither a directory named like a run
-// whose run.json does not, nor a damaged record, nor a run going on.
+// whose run.json does not, nor a damaged record, nor a run going on;
+// what a pruning killed midway left goes too.
 func TestPruneRemovesOnlyProvenRuns(t *testing.T) {
 	dir := t.TempDir()
 	kept := []string{"20240101T000000Z-empty-abcd", "20240101T000001Z-damaged-abcd", "20240101T000002Z-going-abcd", "20990101T000000Z-new-abcd"}
@@ -66,6 +67,7 @@ func TestPruneRemovesOnlyProvenRuns(t *testing.T) {
 	writeRun(t, dir, kept[2], Run{ID: kept[2], Status: "running", PID: os.Getpid(), PIDStart: process.StartTime(os.Getpid()), Started: time.Now()})
 	mkRun(t, dir, "20240101T000003Z-old-abcd")
 	mkRun(t, dir, kept[3])
+	writeFile(filepath.Join(dir, prunedPrefix+"20240101T000004Z-left-abcd", "iterations", "0001", "output.txt"), []byte("left"))
 	runs, _, _ := survey(dir)
 	prune(dir, runs, 1, "")
 	entries, _ := os.ReadDir(dir)
@@ -172,5 +174,18 @@ func TestIterationWithoutMeta(t *testing.T) {
 	}
 	if err := WriteIteration(&b, runDir, 2, false); err == nil || err.Error() != "the run has no iteration 2" {
 		t.Errorf("iteration 2: %v", err)
+	}
+}
+
+// TestLostSaysWhichIterations: each removal of a run's record lost the
+// files of the iterations since the removal before, up to the first
+// iteration rooda still held.
+func TestLostSaysWhichIterations(t *testing.T) {
+	removals := []Removal{{KeptFrom: 1}, {KeptFrom: 2}, {KeptFrom: 5}, {KeptFrom: 5}}
+	want := []string{"no iteration's files were lost", "iteration 1's files are lost", "the files of iterations 2-4 are lost", "no iteration's files were lost"}
+	for i := range removals {
+		if got := lost(removals, i); got != want[i] {
+			t.Errorf("removal %d: %q, want %q", i, got, want[i])
+		}
 	}
 }

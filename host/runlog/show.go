@@ -76,6 +76,9 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		b.WriteString("Ended: unknown: rooda was killed or crashed before it could record the end and the exit code\n")
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", run.Iterations)
+	for i := range run.Removed {
+		fmt.Fprintf(&b, "Record: removed while the run went on and written again from what rooda held; %s\n", lost(run.Removed, i))
+	}
 	if run.Spent != nil {
 		fmt.Fprintf(&b, "Spent: %s\n", shown.Line(run.Spent.String()))
 	}
@@ -124,7 +127,7 @@ func writeWorktrees(b *strings.Builder, trees []Worktree, going bool) {
 // it has, its prompt and output.
 func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	if _, err := os.Stat(iterationDir(runDir, n)); os.IsNotExist(err) {
-		return fmt.Errorf("the run has no iteration %d", n)
+		return missing(runDir, n, "")
 	}
 	m, err := ReadMeta(runDir, n)
 	switch {
@@ -152,7 +155,8 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	if m.Waited > 0 {
 		fmt.Fprintf(&b, "Waited for a usage limit: %.3fs\n", m.Waited)
 	}
-	fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\nOutput: %d bytes, %d dropped\n", m.PromptBytes, shown.Line(m.PromptSHA256), m.OutputBytes, m.DroppedBytes)
+	b.WriteString(keptOrMissing(runDir, n, promptName, fmt.Sprintf("%d bytes, sha256 %s", m.PromptBytes, shown.Line(m.PromptSHA256))))
+	b.WriteString(keptOrMissing(runDir, n, outputName, fmt.Sprintf("%d bytes, %d dropped", m.OutputBytes, m.DroppedBytes)))
 	if m.Format != "" {
 		fmt.Fprintf(&b, "Format: %s, model %s, %d retries; transcript: %s\n", shown.Line(m.Format), shown.Line(orNone(m.Model)), m.Retries, shown.Line(filepath.Join(iterationDir(runDir, n), transcriptName)))
 	}
@@ -177,25 +181,40 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	return err
 }
 
+// keptOrMissing is show's line of a file of record n: as meta.json
+// recorded it, or, when the file is gone, which file is missing and what
+// meta.json recorded of it.
+func keptOrMissing(runDir string, n int, name, recorded string) string {
+	label := fileLabels[name]
+	if _, err := os.Stat(filepath.Join(iterationDir(runDir, n), name)); os.IsNotExist(err) {
+		return fmt.Sprintf("%s: %v\n  (meta.json recorded %s)\n", label, missing(runDir, n, name), recorded)
+	}
+	return fmt.Sprintf("%s: %s\n", label, recorded)
+}
+
+// fileLabels name an iteration's files in what show writes.
+var fileLabels = map[string]string{promptName: "Prompt", outputName: "Output"}
+
 // withoutMeta shows an iteration whose meta.json cannot be read: why,
-// and the prompt and output it kept.
+// and the prompt and output it kept, or why they are not there.
 func withoutMeta(runDir string, n int, metaErr error) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Iteration: %d\n", n)
 	if os.IsNotExist(metaErr) {
-		b.WriteString("Meta: not written yet: the iteration is going on, or its run ended before it finished\n")
+		b.WriteString("Meta: not written yet: " + unfinished + "\n")
 	} else {
 		fmt.Fprintf(&b, "Meta: unreadable: %v\n", metaErr)
 	}
-	if size, sum, err := hashFile(filepath.Join(iterationDir(runDir, n), "prompt.txt")); err == nil {
+	prompt := filepath.Join(iterationDir(runDir, n), promptName)
+	if size, sum, err := hashFile(prompt); err == nil {
 		fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\n", size, sum)
 	} else {
-		b.WriteString("Prompt: none kept\n")
+		fmt.Fprintf(&b, "Prompt: %v\n", orMissing(err, runDir, n, promptName))
 	}
 	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), outputName)); err == nil {
 		fmt.Fprintf(&b, "Output: %d bytes\n", output.Size())
 	} else {
-		b.WriteString("Output: none kept\n")
+		fmt.Fprintf(&b, "Output: %v\n", orMissing(err, runDir, n, outputName))
 	}
 	return b.String()
 }
@@ -205,6 +224,14 @@ func withoutMeta(runDir string, n int, metaErr error) string {
 // hundred names is more than a reader scans on one line, and --json gives
 // every one.
 const listLimit = 100
+
+// orMissing is err, or for a file not there, why it is not.
+func orMissing(err error, runDir string, n int, name string) error {
+	if os.IsNotExist(err) {
+		return missing(runDir, n, name)
+	}
+	return err
+}
 
 func orNone(s string) string {
 	if s == "" {

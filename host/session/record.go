@@ -24,6 +24,7 @@ func (s *Session) startRecord() {
 	if w := rec.Warning(); w != "" {
 		s.Log().Warnf("%s", w)
 	}
+	rec.OnWarning(func(w string) { s.Log().Warnf("%s", w) })
 	s.rec = rec
 }
 

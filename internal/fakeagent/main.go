@@ -34,6 +34,10 @@
 //	 "write": "name",     a file it writes in the working directory
 //	 "files": 250,        that many files it writes there besides
 //	                      (file-00001.txt …)
+//	 "shell": "git clean -fdx", a command sh -c runs in the working
+//	                      directory after the writing, as an agent's tool
+//	                      call does; its output goes to stderr, and its
+//	                      failure ends the agent with exit 99
 //	 "times": "FILE",     a line appended to FILE as it exits: when it
 //	                      started and ends (Unix nanoseconds) and its
 //	                      working directory, to tell overlapping runs
@@ -92,6 +96,7 @@ type step struct {
 	SignalParent string `json:"signal_parent"`
 	Write        string `json:"write"`
 	Files        int    `json:"files"`
+	Shell        string `json:"shell"`
 	Times        string `json:"times"`
 	Exit         int    `json:"exit"`
 	Again        *step  `json:"again"`
@@ -162,6 +167,9 @@ func act(st step, dir string, prompt []byte) {
 	for i := 1; i <= st.Files; i++ {
 		write(fmt.Sprintf("file-%05d.txt", i), []byte("written by the fake agent\n"))
 	}
+	if st.Shell != "" {
+		shell(st.Shell)
+	}
 	if st.Child != "" {
 		startChild(st, dir)
 	}
@@ -184,6 +192,16 @@ func act(st step, dir string, prompt []byte) {
 		appendTimes(st.Times, start)
 	}
 	os.Exit(st.Exit)
+}
+
+// shell runs command with sh -c where the agent runs, its output on the
+// agent's stderr, so that it does not count as what the agent printed.
+func shell(command string) {
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fail("shell %q: %v", command, err)
+	}
 }
 
 // appendTimes appends to path when this run started, now, and where it

@@ -70,7 +70,9 @@ it), a chart of the tokens and cost spent, each iteration's prompt, transcript,
 output, facts, files changed and prompt diff. The page of a run going on
 reloads by itself when its record changes. Nothing is fetched from elsewhere
 and nothing in the records is ever changed. The first line on stdout is the
-address to open; Ctrl-C stops the server.
+address to open; Ctrl-C stops the server. Only requests for localhost, an IP
+address or the host --addr names are answered, and no other site's page may
+read the records (a page that renames itself 127.0.0.1 is refused).
 
 Examples:
   rooda runs serve

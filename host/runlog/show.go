@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"rooda/host/files"
 )
 
 // WriteList writes a line per recorded run, oldest first: id, status,
@@ -96,7 +94,7 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 // An iteration whose meta.json is missing or damaged is shown with what
 // it has, its prompt and output.
 func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
-	if _, err := os.Stat(iterationDir(runDir, n)); os.IsNotExist(err) {
+	if _, err := statRecord(runDir, iterationPart(n, "")); os.IsNotExist(err) {
 		return fmt.Errorf("the run has no iteration %d", n)
 	}
 	m, err := ReadMeta(runDir, n)
@@ -160,15 +158,15 @@ func withoutMeta(runDir string, n int, metaErr error) string {
 	} else {
 		fmt.Fprintf(&b, "Meta: unreadable: %v\n", metaErr)
 	}
-	if size, sum, err := hashFile(filepath.Join(iterationDir(runDir, n), "prompt.txt")); err == nil {
+	if size, sum, err := hashFile(runDir, iterationPart(n, "prompt.txt")); err == nil {
 		fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\n", size, sum)
 	} else {
-		b.WriteString("Prompt: none kept\n")
+		fmt.Fprintf(&b, "Prompt: none kept%s\n", refused(err))
 	}
-	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), outputName)); err == nil {
+	if output, err := statRecord(runDir, iterationPart(n, outputName)); err == nil {
 		fmt.Fprintf(&b, "Output: %d bytes\n", output.Size())
 	} else {
-		b.WriteString("Output: none kept\n")
+		fmt.Fprintf(&b, "Output: none kept%s\n", refused(err))
 	}
 	return b.String()
 }
@@ -187,10 +185,19 @@ func orNoCommits(head string) string {
 	return head
 }
 
-// hashFile is a file's size and SHA-256, read as a stream: a recorded
-// prompt may be large.
-func hashFile(path string) (int64, string, error) {
-	f, err := files.Open(path)
+// refused is why a file of a record that is there was not read, as a
+// note to "none kept": a symbolic link, say.
+func refused(err error) string {
+	if os.IsNotExist(err) {
+		return ""
+	}
+	return fmt.Sprintf(" (%v)", err)
+}
+
+// hashFile is the size and SHA-256 of rel, a file of the record at
+// runDir, read as a stream: a recorded prompt may be large.
+func hashFile(runDir, rel string) (int64, string, error) {
+	f, err := openRecord(runDir, rel)
 	if err != nil {
 		return 0, "", err
 	}

@@ -234,7 +234,7 @@ func version(dir, id string) (string, error) {
 // versionOf is the version of a run already read, with its number of
 // records.
 func versionOf(dir, id string, run runlog.Run, records int) (string, error) {
-	info, err := os.Stat(filepath.Join(dir, id, "run.json"))
+	info, err := runlog.StatRun(dir, id)
 	if err != nil {
 		return "", err
 	}

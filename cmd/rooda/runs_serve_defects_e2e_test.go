@@ -2,13 +2,22 @@ package main
 
 import (
 	"bufio"
+	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"rooda/internal/browsertest"
 )
 
 // rawGet sends a GET for path to the server at address (http://HOST:PORT/)
@@ -170,8 +179,132 @@ func TestRecordSymlinksAreNotFollowed(t *testing.T) {
 	}
 }
 
-// servedFiles are the files of the records a run page loads, as the
-// page's script asks for them.
+// servedFiles are what a run page's script loads, its records' texts
+// and prompt diffs, whatever the status, and the texts it links to for
+// records it could not read.
 func servedFiles(t *testing.T, address, id, page string) []string {
-	return nil
+	t.Helper()
+	var served []string
+	for _, m := range regexp.MustCompile(`(?:data-src|href)="(`+regexp.QuoteMeta(id)+`/[^"]+)"`).FindAllStringSubmatch(page, -1) {
+		_, body := answer(t, address+"runs/"+html.UnescapeString(m[1]))
+		served = append(served, body)
+	}
+	for n := 1; n <= 3; n++ {
+		for _, text := range []string{"prompt", "output", "transcript"} {
+			_, body := answer(t, fmt.Sprintf("%sruns/%s/iterations/%d/%s", address, id, n, text))
+			served = append(served, body)
+		}
+	}
+	if len(served) < 12 {
+		t.Errorf("the run page loads %d texts and diffs, want at least 3:\n%s", len(served)-9, page)
+	}
+	return served
+}
+
+// TestRunPageOfALargeRecord (issue 27, item 10): a run page inlined every
+// iteration's whole prompt and output, so a record of ~100 MB made a page
+// of as much and took hundreds of MB of memory per request. The page of
+// a record whose first iteration kept a 48 MiB prompt and a 48 MiB
+// output is now small, and the server answers it, eight at once, and
+// gives the files themselves (whole, and a piece by Range), and refuses
+// to diff that prompt (rooda runs diff does), while its peak resident
+// memory stays under 64 MiB: less than one of those files held whole
+// besides the program.
+func TestRunPageOfALargeRecord(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working\n"}, step{"output": successSignal})
+	w.run("build", "-n", "2").expect(t, 0)
+	id := w.lastRunID()
+	iteration := filepath.Join(w.dir, ".rooda", "runs", id, "iterations", "0001")
+	const size = 48 << 20
+	line := strings.Repeat("the agent said this, at length; ", 3) + "\n"
+	large := strings.Repeat(line, size/len(line)+1)[:size]
+	for _, name := range []string{"prompt.txt", "output.txt"} {
+		if err := os.WriteFile(filepath.Join(iteration, name), []byte(large), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	address, pid := w.serveRunsProcess()
+	var pages sync.WaitGroup
+	for range 8 {
+		pages.Go(func() {
+			if status, page := answer(t, address+"runs/"+id); status != 200 || len(page) > 256<<10 {
+				t.Errorf("the run page: status %d, %d bytes; want it whole and under 256 KiB", status, len(page))
+			}
+		})
+	}
+	pages.Wait()
+	status, header, piece := rawGet(t, address, "127.0.0.1"+address[strings.LastIndex(address, ":"):len(address)-1], "/runs/"+id+"/iterations/1/output", "Range: bytes=1000-1999")
+	if status != http.StatusPartialContent || piece != large[1000:2000] || header.Get("Content-Range") != fmt.Sprintf("bytes 1000-1999/%d", size) {
+		t.Errorf("a piece of the output: status %d, %q, %d bytes; want 206 and bytes 1000-1999", status, header.Get("Content-Range"), len(piece))
+	}
+	if status, whole := answer(t, address+"runs/"+id+"/iterations/1/prompt"); status != 200 || whole != large {
+		t.Errorf("the whole prompt: status %d, %d bytes; want the %d recorded", status, len(whole), size)
+	}
+	if status, diff := answer(t, address+"runs/"+id+"/diff?from=1&to=2"); status != 404 || !strings.Contains(diff, "too large to diff here; rooda runs diff "+id+" 1 2 shows it") {
+		t.Errorf("the diff of a 48 MiB prompt: status %d; want it refused, naming rooda runs diff:\n%.2000s", status, diff)
+	}
+	if peak := peakRSS(t, pid); peak > 64<<20 {
+		t.Errorf("rooda runs serve reached %d MiB resident serving a record of 96 MiB; want under 64 MiB", peak>>20)
+	} else {
+		t.Logf("peak resident memory of rooda runs serve: %.1f MiB", float64(peak)/(1<<20))
+	}
+}
+
+// peakRSS is the peak resident memory of process pid so far (VmHWM).
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("NOT TESTED: no /proc to read the memory of: %v", err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n << 10
+		}
+	}
+	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	return 0
+}
+
+// TestLargeOutputInABrowser (issue 27, item 10): in a real Chromium, an
+// iteration's output of 600 KiB is shown a piece at a time: its first
+// 256 KiB when the iteration is opened, and a button shows the rest; the
+// text shown at the end is the output exactly, characters cut between two
+// pieces included.
+func TestLargeOutputInABrowser(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal})
+	w.run("build", "-n", "1").expect(t, 0)
+	id := w.lastRunID()
+	output := strings.Repeat("naïve 日本語 output, line by line\n", 600<<10/40)
+	if err := os.WriteFile(filepath.Join(w.dir, ".rooda", "runs", id, "iterations", "0001", "output.txt"), []byte(output), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := browsertest.Start(t)
+	address := w.serveRuns()
+	run := browse(t, b)
+	run(chromedp.Navigate(address+"runs/"+id+"#it-1"), chromedp.WaitVisible(chromedp.CSS(`#it-1 pre.output[data-state="partial"]`)))
+	if shown := evaluate[int](t, b, `new Blob([document.querySelector("#it-1 pre.output").textContent]).size`); shown > 256<<10 || shown < 250<<10 {
+		t.Errorf("%d bytes of the output shown at first, want its first piece, 256 KiB", shown)
+	}
+	if more := evaluate[string](t, b, `document.querySelector("#it-1 button.more").textContent`); !strings.HasPrefix(more, "Show more (256 KiB of ") {
+		t.Errorf("the button reads %q", more)
+	}
+	b.Screenshot(t, "large-output.png")
+	run(chromedp.Click(chromedp.CSS("#it-1 button.more")), chromedp.WaitVisible(chromedp.CSS(`#it-1 pre.output[data-state="partial"][data-shown="524288"]`)),
+		chromedp.Click(chromedp.CSS("#it-1 button.more")), chromedp.WaitVisible(chromedp.CSS(`#it-1 pre.output[data-state="loaded"]`)))
+	if shown := evaluate[string](t, b, `document.querySelector("#it-1 pre.output").textContent`); shown != output {
+		t.Errorf("the output shown (%d bytes) is not the output recorded (%d bytes)", len(shown), len(output))
+	}
+	if n := evaluate[int](t, b, `document.querySelectorAll("#it-1 button.more").length`); n != 0 {
+		t.Errorf("the button stays once the whole output is shown")
+	}
+	for _, m := range b.Errors() {
+		t.Errorf("console: %s (%s:%d)", m, m.URL, m.Line)
+	}
 }

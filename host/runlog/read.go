@@ -49,7 +49,12 @@ func (m *Meta) modernize() {
 // ReadPrompt reads the prompt of record n of a run whole, as a diff needs
 // it; files.RecordedPromptLimit bounds it.
 func ReadPrompt(runDir string, n int) ([]byte, error) {
-	_, data, err := readRecord(runDir, iterationPart(n, "prompt.txt"), files.RecordedPromptLimit)
+	return readPrompt(runDir, n, files.RecordedPromptLimit)
+}
+
+// readPrompt is ReadPrompt up to limit bytes.
+func readPrompt(runDir string, n int, limit int64) ([]byte, error) {
+	_, data, err := readRecord(runDir, iterationPart(n, "prompt.txt"), limit)
 	if os.IsNotExist(err) {
 		return nil, fmt.Errorf("the run has no iteration %d", n)
 	}

@@ -219,7 +219,7 @@ func (s *server) text(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	i := slices.IndexFunc(texts, func(t struct{ class, heading, name string }) bool { return t.class == r.PathValue("text") })
+	i := slices.IndexFunc(texts, func(t textFile) bool { return t.class == r.PathValue("text") })
 	n, err := strconv.Atoi(r.PathValue("n"))
 	if i < 0 || err != nil || n < 1 {
 		http.Error(w, "There is no such file of an iteration: the URL ends in iterations/N/prompt, transcript or output.", http.StatusNotFound)

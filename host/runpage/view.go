@@ -146,8 +146,12 @@ type recordText struct {
 	Error string
 }
 
-// texts are the text files of a record: class, heading, file name.
-var texts = []struct{ class, heading, name string }{
+// textFile is a text file of an iteration's record: its class (and
+// name in URLs), its heading, its file's name.
+type textFile struct{ class, heading, name string }
+
+// texts are the text files of a record, in the order shown.
+var texts = []textFile{
 	{"prompt", "Prompt", "prompt.txt"},
 	{"transcript", "Transcript", "transcript.txt"},
 	{"output", "Output", "output.txt"},

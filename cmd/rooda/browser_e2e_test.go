@@ -40,6 +40,13 @@ func recordThreeIterations(t *testing.T) *workspace {
 // status 0.
 func (w *workspace) serveRuns() string {
 	w.t.Helper()
+	address, _ := w.serveRunsProcess()
+	return address
+}
+
+// serveRunsProcess is serveRuns, with the server's pid.
+func (w *workspace) serveRunsProcess() (string, int) {
+	w.t.Helper()
 	cmd := exec.Command(binary(w.t), "runs", "serve")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	stdout, err := cmd.StdoutPipe()
@@ -69,7 +76,7 @@ func (w *workspace) serveRuns() string {
 	if err != nil || m == nil || !strings.HasSuffix(m[1], filepath.Join(".rooda", "runs")) {
 		w.t.Fatalf("rooda runs serve printed %q (%v), not its address", line, err)
 	}
-	return m[2]
+	return m[2], cmd.Process.Pid
 }
 
 // TestRunPagesInABrowser: in a real Chromium, the list of runs shows the
@@ -83,12 +90,7 @@ func TestRunPagesInABrowser(t *testing.T) {
 	w := recordThreeIterations(t)
 	b := browsertest.Start(t)
 	address := w.serveRuns()
-	run := func(steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(b.Ctx, steps...); err != nil {
-			t.Fatal(err)
-		}
-	}
+	run := browse(t, b)
 
 	run(chromedp.Navigate(address), chromedp.WaitVisible(chromedp.CSS("#runs")))
 	rows := evaluate[[]string](t, b, `[...document.querySelectorAll("#runs tr.run")].map(r => r.dataset.id + " " + r.dataset.status)`)
@@ -121,7 +123,10 @@ func TestRunPagesInABrowser(t *testing.T) {
 		t.Errorf("a failure and a success are drawn in the same colour, %s", fills[0])
 	}
 
-	run(chromedp.Click(chromedp.CSS(`#timeline a[href="#it-2"] rect.bar`)), chromedp.WaitVisible(chromedp.CSS("#it-2 pre.prompt")))
+	// The iteration's texts and diff are loaded as it is shown.
+	run(chromedp.Click(chromedp.CSS(`#timeline a[href="#it-2"] rect.bar`)),
+		chromedp.WaitVisible(chromedp.CSS(`#it-2 pre.prompt[data-state="loaded"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#it-2 pre.diff[data-state="loaded"]`)))
 	shown, err := chromedp.Run(b.Ctx, chromedp.Text(chromedp.CSS("#it-2 pre.prompt")))
 	sent := w.prompt(2)
 	if err != nil || strings.TrimSpace(shown) != strings.TrimSpace(sent) {
@@ -150,6 +155,16 @@ func TestRunPagesInABrowser(t *testing.T) {
 
 	for _, m := range b.Errors() {
 		t.Errorf("console: %s (%s:%d)", m, m.URL, m.Line)
+	}
+}
+
+// browse returns what runs steps in b's tab, failing t should one fail.
+func browse(t *testing.T, b *browsertest.Browser) func(steps ...chromedp.Action[chromedp.Void]) {
+	return func(steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(b.Ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -36,16 +36,23 @@ func TestRunsServe(t *testing.T) {
 // fetch GETs url and fails the test unless it answers 200.
 func fetch(t *testing.T, url string) string {
 	t.Helper()
+	status, body := answer(t, url)
+	if status != 200 {
+		t.Fatalf("%s: %d\n%s", url, status, body)
+	}
+	return body
+}
+
+// answer GETs url: its status code and body.
+func answer(t *testing.T, url string) (int, string) {
+	t.Helper()
 	res, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	if res.StatusCode != 200 {
-		t.Fatalf("%s: %s\n%s", url, res.Status, body)
-	}
-	return string(body)
+	return res.StatusCode, string(body)
 }
 
 // TestRunsReport: rooda runs report last -o FILE writes the run's page,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"rooda/host/files"
 	"rooda/host/interrupt"
 	"rooda/host/prompt"
 	"rooda/host/runlog"
@@ -68,10 +69,13 @@ run, or given as "last" (the newest).`,
 			Description: `Serves the list of runs and each run's page: a timeline with a bar per
 iteration (its length the duration, its colour the outcome, a limit wait before
 it), a chart of the tokens and cost spent, each iteration's prompt, transcript,
-output, facts, files changed and prompt diff. The page of a run going on
+output (loaded as the iteration is opened, 256 KiB at a time), facts, files
+changed and prompt diff. The page of a run going on
 reloads by itself when its record changes. Nothing is fetched from elsewhere
 and nothing in the records is ever changed. The first line on stdout is the
-address to open; Ctrl-C stops the server.
+address to open; Ctrl-C stops the server. Only requests for localhost, an IP
+address or the host --addr names are answered, and no other site's page may
+read the records (a page that renames itself 127.0.0.1 is refused).
 
 Examples:
   rooda runs serve
@@ -182,7 +186,7 @@ func runsDiffAction(c *cli.Context) error {
 		}
 		numbers[i] = n
 	}
-	diff, err := runlog.DiffPrompts(filepath.Join(runsDir, id), numbers[0], numbers[1])
+	diff, err := runlog.DiffPrompts(filepath.Join(runsDir, id), numbers[0], numbers[1], files.RecordedPromptLimit)
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func ClearContext(runDir string) error {
 }
 
 func additionNames(runDir string) ([]string, error) {
-	return namesIn(contextDir(runDir), func(e os.DirEntry) bool {
+	return recordNames(runDir, "context", func(e os.DirEntry) bool {
 		return strings.HasSuffix(e.Name(), ".txt") && !startsWithDot(e.Name())
 	})
 }
@@ -134,8 +134,9 @@ func (r *Recorder) Additions() (blocks, fresh []string, refused []error) {
 	for _, name := range names {
 		short := strings.TrimSuffix(name, ".txt")
 		// Read no more than the room left: an addition past it is not
-		// read whole only to be left out.
-		data, err := files.Read(filepath.Join(contextDir(r.dir), name), min(additionLimit, room))
+		// read whole only to be left out. No link in the record is
+		// followed.
+		_, data, err := readRecord(r.dir, filepath.Join("context", name), min(additionLimit, room))
 		var tooLarge *files.TooLargeError
 		switch {
 		case err != nil && r.refused[name]:

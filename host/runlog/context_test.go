@@ -3,6 +3,7 @@ package runlog
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -79,5 +80,23 @@ func TestAdditionReadLater(t *testing.T) {
 	os.WriteFile(filepath.Join(contextDir(dir), "0001.txt"), []byte("late"), 0o644)
 	if blocks, fresh, _ := r.Additions(); len(blocks) != 1 || blocks[0] != "late" || len(fresh) != 1 || fresh[0] != "0001" {
 		t.Errorf("once readable: blocks %q fresh %q", blocks, fresh)
+	}
+}
+
+// TestAdditionLinkNotFollowed: context/ is in the record, where the agent
+// writes; a link it leaves there to a file it may not read (under a
+// sandbox) must not be read into the next prompt.
+func TestAdditionLinkNotFollowed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "20261123T101500Z-build-0a1b")
+	r := newRecorder(dir, Run{})
+	secret := filepath.Join(t.TempDir(), "credentials")
+	os.WriteFile(secret, []byte("SECRET"), 0o600)
+	os.MkdirAll(contextDir(dir), 0o755)
+	if err := os.Symlink(secret, filepath.Join(contextDir(dir), "0001.txt")); err != nil {
+		t.Fatal(err)
+	}
+	blocks, _, refused := r.Additions()
+	if len(blocks) != 0 || len(refused) != 1 || !strings.Contains(refused[0].Error(), "a symbolic link, which is not followed") {
+		t.Errorf("blocks %q, refused %v; want the link refused as such", blocks, refused)
 	}
 }

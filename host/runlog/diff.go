@@ -26,11 +26,12 @@ func Diff(a, b string) string {
 	return out.String()
 }
 
-// DiffPrompts is the Diff of the prompts of records a and b of a run.
-func DiffPrompts(runDir string, a, b int) (string, error) {
+// DiffPrompts is the Diff of the prompts of records a and b of a run,
+// each read whole up to limit bytes (files.RecordedPromptLimit at most).
+func DiffPrompts(runDir string, a, b int, limit int64) (string, error) {
 	var prompts [2]string
 	for i, n := range []int{a, b} {
-		data, err := ReadPrompt(runDir, n)
+		data, err := readPrompt(runDir, n, limit)
 		if err != nil {
 			return "", err
 		}

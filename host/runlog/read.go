@@ -15,8 +15,7 @@ import (
 // (the iteration has not finished) or damaged.
 func ReadMeta(runDir string, n int) (Meta, error) {
 	var m Meta
-	path := filepath.Join(iterationDir(runDir, n), "meta.json")
-	data, err := files.Read(path, files.RecordLimit)
+	path, data, err := readRecord(runDir, iterationPart(n, "meta.json"), files.RecordLimit)
 	if err != nil {
 		return m, err
 	}
@@ -54,7 +53,12 @@ const promptName = "prompt.txt"
 // ReadPrompt reads the prompt of record n of a run whole, as a diff needs
 // it; files.RecordedPromptLimit bounds it.
 func ReadPrompt(runDir string, n int) ([]byte, error) {
-	data, err := files.Read(filepath.Join(iterationDir(runDir, n), promptName), files.RecordedPromptLimit)
+	return readPrompt(runDir, n, files.RecordedPromptLimit)
+}
+
+// readPrompt is ReadPrompt up to limit bytes.
+func readPrompt(runDir string, n int, limit int64) ([]byte, error) {
+	_, data, err := readRecord(runDir, iterationPart(n, "prompt.txt"), limit)
 	if os.IsNotExist(err) {
 		return nil, missing(runDir, n, promptName)
 	}
@@ -64,10 +68,7 @@ func ReadPrompt(runDir string, n int) ([]byte, error) {
 // CopyFile writes a file of record n of a run, prompt.txt or output.txt,
 // to w as it reads it: however large, it is never held whole.
 func CopyFile(w io.Writer, runDir string, n int, name string) error {
-	f, err := files.Open(filepath.Join(iterationDir(runDir, n), name))
-	if os.IsNotExist(err) {
-		return missing(runDir, n, name)
-	}
+	f, err := OpenFile(runDir, n, name)
 	if err != nil {
 		return err
 	}
@@ -81,24 +82,82 @@ func CopyFile(w io.Writer, runDir string, n int, name string) error {
 // has not finished, for its output; or the file is gone from a record
 // that has it, and which file that is.
 func missing(runDir string, n int, name string) error {
-	dir := iterationDir(runDir, n)
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
+	if _, err := statRecord(runDir, iterationPart(n, "")); os.IsNotExist(err) {
 		return fmt.Errorf("the run has no iteration %d", n)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "meta.json")); name == outputName && os.IsNotExist(err) {
+	if _, err := statRecord(runDir, iterationPart(n, "meta.json")); name == outputName && os.IsNotExist(err) {
 		return fmt.Errorf("iteration %d has no %s yet: %s", n, name, unfinished)
 	}
-	return fmt.Errorf("iteration %d's %s is missing: %s", n, name, filepath.Join(dir, name))
+	return fmt.Errorf("iteration %d's %s is missing: %s", n, name, filepath.Join(iterationDir(runDir, n), name))
 }
 
 // unfinished is why an iteration has no meta.json.
 const unfinished = "the iteration is going on, or its run ended before it finished"
 
+// OpenFile opens a file of record n of a run (prompt.txt, output.txt,
+// transcript.txt) for reading, following no symbolic link (see
+// openRecord). A file that is not there is an error saying which, and why
+// (missing).
+func OpenFile(runDir string, n int, name string) (*os.File, error) {
+	f, err := openRecord(runDir, iterationPart(n, name))
+	if os.IsNotExist(err) {
+		return nil, missing(runDir, n, name)
+	}
+	return f, err
+}
+
+// openRecord opens rel, a path in the record at runDir, following no
+// symbolic link, not even the run's own directory: a record lies in the
+// workspace, where the agent writes, and a link it left there to
+// ~/.ssh/id_ed25519 as an output.txt would otherwise be shown, and
+// served, as that output. The runs directory itself is opened as the
+// configuration names it.
+func openRecord(runDir, rel string) (*os.File, error) {
+	return files.OpenBelow(filepath.Dir(runDir), filepath.Join(filepath.Base(runDir), rel))
+}
+
+// statRecord is the facts of rel, a file or directory of the record at
+// runDir, opened as openRecord opens it.
+func statRecord(runDir, rel string) (os.FileInfo, error) {
+	f, err := openRecord(runDir, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
+}
+
+// StatRun is the facts of a run's run.json (its time and size change as
+// it is saved), found as openRecord finds it.
+func StatRun(dir, id string) (os.FileInfo, error) {
+	return statRecord(filepath.Join(dir, id), "run.json")
+}
+
+// StatFile is the facts of a file of record n of a run, found as
+// OpenFile finds it.
+func StatFile(runDir string, n int, name string) (os.FileInfo, error) {
+	return statRecord(runDir, iterationPart(n, name))
+}
+
+// readRecord reads rel, a file of the record at runDir, whole, up to
+// limit bytes, as openRecord opens it; it returns the file's path too,
+// for errors about its content.
+func readRecord(runDir, rel string, limit int64) (string, []byte, error) {
+	path := filepath.Join(runDir, rel)
+	f, err := openRecord(runDir, rel)
+	if err != nil {
+		return path, nil, err
+	}
+	defer f.Close()
+	data, err := files.ReadAll(f, path, limit)
+	return path, data, err
+}
+
 // Records lists the numbers of a run's iteration records, in order: an
 // iteration going on, or one its run ended before it finished, has a
 // record without meta.json.
 func Records(runDir string) ([]int, error) {
-	names, err := namesIn(filepath.Join(runDir, "iterations"), func(e os.DirEntry) bool { return e.IsDir() })
+	names, err := recordNames(runDir, "iterations", func(e os.DirEntry) bool { return e.IsDir() })
 	var records []int
 	for _, name := range names {
 		var n int

@@ -21,6 +21,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"rooda/host/agentstream"
@@ -310,16 +312,34 @@ func namesIn(dir string, keep func(os.DirEntry) bool) ([]string, error) {
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
+	return kept(entries, keep), err
+}
+
+// recordNames is namesIn for rel, a directory of the record at runDir,
+// opened as openRecord opens it.
+func recordNames(runDir, rel string, keep func(os.DirEntry) bool) ([]string, error) {
+	f, err := openRecord(runDir, rel)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return kept(entries, keep), err
+}
+
+// kept are the names of the entries keep keeps.
+func kept(entries []os.DirEntry, keep func(os.DirEntry) bool) []string {
 	var names []string
 	for _, e := range entries {
 		if keep(e) {
 			names = append(names, e.Name())
 		}
 	}
-	return names, nil
+	return names
 }
 
 func startsWithDot(name string) bool { return len(name) > 0 && name[0] == '.' }
@@ -327,8 +347,7 @@ func startsWithDot(name string) bool { return len(name) > 0 && name[0] == '.' }
 // ReadRun reads a run's run.json.
 func ReadRun(dir, id string) (Run, error) {
 	var r Run
-	path := filepath.Join(dir, id, "run.json")
-	data, err := files.Read(path, files.RecordLimit)
+	path, data, err := readRecord(filepath.Join(dir, id), "run.json", files.RecordLimit)
 	if err != nil {
 		return r, err
 	}
@@ -365,7 +384,12 @@ const transcriptName = "transcript.txt"
 
 // iterationDir is where record n of a run keeps its files.
 func iterationDir(runDir string, n int) string {
-	return filepath.Join(runDir, "iterations", fmt.Sprintf("%04d", n))
+	return filepath.Join(runDir, iterationPart(n, ""))
+}
+
+// iterationPart is the path of a file of record n in its run's record.
+func iterationPart(n int, name string) string {
+	return filepath.Join("iterations", fmt.Sprintf("%04d", n), name)
 }
 
 // Going reports whether the run is still going: recorded as running by a

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"rooda/host/files"
 	"rooda/host/shown"
 	"rooda/host/worktree"
 )
@@ -126,7 +125,7 @@ func writeWorktrees(b *strings.Builder, trees []Worktree, going bool) {
 // An iteration whose meta.json is missing or damaged is shown with what
 // it has, its prompt and output.
 func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
-	if _, err := os.Stat(iterationDir(runDir, n)); os.IsNotExist(err) {
+	if _, err := statRecord(runDir, iterationPart(n, "")); os.IsNotExist(err) {
 		return missing(runDir, n, "")
 	}
 	m, err := ReadMeta(runDir, n)
@@ -186,7 +185,7 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 // meta.json recorded of it.
 func keptOrMissing(runDir string, n int, name, recorded string) string {
 	label := fileLabels[name]
-	if _, err := os.Stat(filepath.Join(iterationDir(runDir, n), name)); os.IsNotExist(err) {
+	if _, err := statRecord(runDir, iterationPart(n, name)); os.IsNotExist(err) {
 		return fmt.Sprintf("%s: %v\n  (meta.json recorded %s)\n", label, missing(runDir, n, name), recorded)
 	}
 	return fmt.Sprintf("%s: %s\n", label, recorded)
@@ -205,13 +204,12 @@ func withoutMeta(runDir string, n int, metaErr error) string {
 	} else {
 		fmt.Fprintf(&b, "Meta: unreadable: %v\n", metaErr)
 	}
-	prompt := filepath.Join(iterationDir(runDir, n), promptName)
-	if size, sum, err := hashFile(prompt); err == nil {
+	if size, sum, err := hashFile(runDir, iterationPart(n, promptName)); err == nil {
 		fmt.Fprintf(&b, "Prompt: %d bytes, sha256 %s\n", size, sum)
 	} else {
 		fmt.Fprintf(&b, "Prompt: %v\n", orMissing(err, runDir, n, promptName))
 	}
-	if output, err := os.Stat(filepath.Join(iterationDir(runDir, n), outputName)); err == nil {
+	if output, err := statRecord(runDir, iterationPart(n, outputName)); err == nil {
 		fmt.Fprintf(&b, "Output: %d bytes\n", output.Size())
 	} else {
 		fmt.Fprintf(&b, "Output: %v\n", orMissing(err, runDir, n, outputName))
@@ -247,10 +245,10 @@ func orNoCommits(head string) string {
 	return head
 }
 
-// hashFile is a file's size and SHA-256, read as a stream: a recorded
-// prompt may be large.
-func hashFile(path string) (int64, string, error) {
-	f, err := files.Open(path)
+// hashFile is the size and SHA-256 of rel, a file of the record at
+// runDir, read as a stream: a recorded prompt may be large.
+func hashFile(runDir, rel string) (int64, string, error) {
+	f, err := openRecord(runDir, rel)
 	if err != nil {
 		return 0, "", err
 	}

@@ -42,9 +42,15 @@ func TestHostileRecordIsEscaped(t *testing.T) {
 		if opened, closed := count(html, "<pre[ >]"), count(html, "</pre>"); opened != closed {
 			t.Errorf("%s: %d <pre> but %d </pre>: a record closed one", what, opened, closed)
 		}
-		if n := count(html, "<script"); n > 0 {
-			t.Errorf("%s has %d scripts; a finished run's page has none", what, n)
+		for _, script := range regexp.MustCompile(`(?s)<script[^>]*>(.*?)</script>`).FindAllStringSubmatch(html, -1) {
+			if script[1] != piecesJS {
+				t.Errorf("%s has a script other than its own loader: %.80q", what, script[0])
+			}
 		}
+	}
+	res, prompt := get(t, dir, "/runs/"+id+"/iterations/1/prompt")
+	if prompt != hostile || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("the hostile prompt is served as %s (nosniff %q), not as plain text: %q", res.Header.Get("Content-Type"), res.Header.Get("X-Content-Type-Options"), prompt)
 	}
 }
 

@@ -6,9 +6,13 @@
 // a single file that needs no server (rooda runs report).
 //
 // The pages are html/template's, so everything a record holds is
-// escaped; their CSS and the small script that reloads the page of a run
-// going on are inline, allowed by their hashes in the
+// escaped; their CSS and their small scripts — one loads an iteration's
+// prompt, transcript, output and prompt diff as it is shown, a piece at a
+// time, so that a record of any size makes a small page; one reloads the
+// page of a run going on — are inline, allowed by their hashes in the
 // Content-Security-Policy, and nothing is fetched from anywhere else.
+// Only requests meant for this server, from its own pages, are answered
+// (onlyThisServer).
 // Charts are SVG drawn here. Nothing is ever written or removed: a run
 // id from a URL is used only when it is one of the recorded runs.
 package runpage
@@ -22,6 +26,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -30,6 +35,7 @@ import (
 	"strings"
 	"time"
 
+	"rooda/host/files"
 	"rooda/host/runlog"
 )
 
@@ -41,15 +47,19 @@ var (
 	// liveJS reloads the page of a run going on when its record changes.
 	//go:embed live.js
 	liveJS string
+	// piecesJS loads an iteration's texts and prompt diff when it is
+	// shown.
+	//go:embed pieces.js
+	piecesJS string
 )
 
 var pages = template.Must(template.New("page").Parse(pageHTML))
 
-// policy allows the page nothing but its own inline style and script,
+// policy allows the page nothing but its own inline style and scripts,
 // named by their hashes, the data: favicon, and asking the server for a
-// run's version.
-var policy = fmt.Sprintf("default-src 'none'; style-src '%s'; script-src '%s'; img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-	hash(styleCSS), hash(liveJS))
+// run's version and its records' texts.
+var policy = fmt.Sprintf("default-src 'none'; style-src '%s'; script-src '%s' '%s'; img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+	hash(styleCSS), hash(piecesJS), hash(liveJS))
 
 // reportPolicy is the policy a report file carries in a meta element:
 // with no server, no script and no connection.
@@ -71,11 +81,12 @@ type page struct {
 	// Policy is the CSP a report carries in a meta element.
 	Policy string
 	Style  template.CSS
-	Script template.JS
-	Runs   []listRow
-	Run    *runView
-	Diff   *diffView
-	Error  string
+	// Scripts are the inline scripts of a served run page.
+	Scripts []template.JS
+	Runs    []listRow
+	Run     *runView
+	Diff    *diffView
+	Error   string
 }
 
 // diffView is the diff page of two records of a run.
@@ -85,18 +96,21 @@ type diffView struct {
 	Lines    []diffLine
 }
 
-// Handler serves the records under dir, read anew on every request.
-func Handler(dir string) http.Handler {
-	s := &server{dir: dir, now: time.Now}
+// Handler serves the records under dir, read anew on every request, to
+// requests meant for addr (see onlyThisServer).
+func Handler(dir, addr string) http.Handler {
+	s := &server{dir: dir, now: time.Now, diffing: make(chan struct{}, 1)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.list)
 	mux.HandleFunc("GET /runs/{id}", s.run)
 	mux.HandleFunc("GET /runs/{id}/diff", s.diff)
 	mux.HandleFunc("GET /runs/{id}/version", s.version)
+	mux.HandleFunc("GET /runs/{id}/iterations/{n}/{text}", s.text)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, "There is no page at "+r.URL.Path+".")
 	})
-	return secured(mux)
+	servedHost, _, _ := net.SplitHostPort(addr)
+	return secured(onlyThisServer(servedHost, mux))
 }
 
 // secured sends the headers every response carries.
@@ -114,7 +128,15 @@ func secured(next http.Handler) http.Handler {
 type server struct {
 	dir string
 	now func() time.Time
+	// diffing is held while a prompt diff is made: the one request
+	// whose memory grows with the record (up to diffLimit twice, and
+	// the diff's table), made one at a time.
+	diffing chan struct{}
 }
+
+// diffLimit bounds each prompt a served diff reads whole; rooda runs
+// diff diffs larger ones.
+const diffLimit = 8 << 20
 
 func (s *server) list(w http.ResponseWriter, r *http.Request) {
 	rows, err := listRows(s.dir, s.now())
@@ -130,14 +152,14 @@ func (s *server) run(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, err := readRun(s.dir, id, s.now())
+	v, err := readRun(s.dir, id, s.now(), false)
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	p := page{Title: "rooda run " + id, Run: &v}
+	p := page{Title: "rooda run " + id, Run: &v, Scripts: []template.JS{template.JS(piecesJS)}}
 	if v.Going {
-		p.Script = template.JS(liveJS)
+		p.Scripts = append(p.Scripts, template.JS(liveJS))
 	}
 	s.render(w, http.StatusOK, "run", p)
 }
@@ -153,8 +175,19 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	diff, err := runlog.DiffPrompts(filepath.Join(s.dir, id), from, to)
-	if err != nil {
+	select {
+	case s.diffing <- struct{}{}:
+		defer func() { <-s.diffing }()
+	case <-r.Context().Done():
+		return
+	}
+	diff, err := runlog.DiffPrompts(filepath.Join(s.dir, id), from, to, diffLimit)
+	var tooLarge *files.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		s.fail(w, http.StatusNotFound, fmt.Sprintf("%v: too large to diff here; rooda runs diff %s %d %d shows it.", err, id, from, to))
+		return
+	case err != nil:
 		s.fail(w, http.StatusNotFound, err.Error())
 		return
 	}
@@ -176,6 +209,35 @@ func (s *server) version(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(w, v)
+}
+
+// text serves a text file of an iteration's record, prompt, transcript
+// or output, as plain text, streamed: whole, or the piece a Range asks
+// for, as the run page's script does.
+func (s *server) text(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.recorded(w, r)
+	if !ok {
+		return
+	}
+	i := slices.IndexFunc(texts, func(t textFile) bool { return t.class == r.PathValue("text") })
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if i < 0 || err != nil || n < 1 {
+		http.Error(w, "There is no such file of an iteration: the URL ends in iterations/N/prompt, transcript or output.", http.StatusNotFound)
+		return
+	}
+	f, err := runlog.OpenFile(filepath.Join(s.dir, id), n, texts[i].name)
+	if err != nil {
+		http.Error(w, cannotRead(texts[i].name, err), http.StatusNotFound)
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		http.Error(w, cannotRead(texts[i].name, err), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	http.ServeContent(w, r, "", info.ModTime(), f)
 }
 
 // recorded is the run id of the URL when it is exactly one of the
@@ -227,7 +289,7 @@ func (s *server) render(w http.ResponseWriter, status int, name string, p page) 
 // needs no server: its style inline, no script, no link but to its own
 // sections.
 func WriteReport(w io.Writer, dir, id string) error {
-	v, err := readRun(dir, id, time.Now())
+	v, err := readRun(dir, id, time.Now(), true)
 	if err != nil {
 		return err
 	}

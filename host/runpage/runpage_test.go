@@ -74,7 +74,7 @@ func threeIterations(t *testing.T, dir string) string {
 func get(t *testing.T, dir, path string) (*http.Response, string) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	Handler(dir).ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	Handler(dir, DefaultAddr).ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1:8080"+path, nil))
 	res := rec.Result()
 	body, _ := io.ReadAll(res.Body)
 	return res, string(body)
@@ -129,10 +129,11 @@ func TestRunPage(t *testing.T) {
 		`<rect class="wait" data-iteration="2"`,
 		`data-outcome="success"`, `<polyline class="spent"`, "$0.0150",
 		`<section class="iteration" id="it-3" data-iteration="3">`,
-		`<pre class="prompt">line one`+"\n"+`line 2`+"\n"+`line three`+"\n</pre>",
-		`<pre class="output">&lt;promise&gt;SUCCESS&lt;/promise&gt;</pre>`,
+		`<h4>Prompt <small>(<a href="`+id+`/iterations/3/prompt">prompt.txt</a>, 27 bytes)</small></h4>`,
+		`<pre class="prompt" data-src="`+id+`/iterations/3/prompt"></pre>`,
+		`<pre class="output" data-src="`+id+`/iterations/3/output"></pre>`,
 		`<dl class="facts">`, `<dt>Output</dt><dd>107 bytes, 100 dropped</dd>`, `<ul class="files"><li><code>main.go</code></li></ul>`,
-		`<span class="del">- line two</span>`, `<span class="add">&#43; line 2</span>`,
+		`<h4>Prompt diff against iteration 1</h4>`+"\n"+`<pre class="diff" data-src="`+id+`/diff?from=1&to=2"></pre>`,
 		`<form class="diff-form" method="get" action="`+id+`/diff">`, `name="from"`, `name="to"`)
 	if n := count(page, `<rect class="bar"`); n != 3 {
 		t.Errorf("%d bars, want 3", n)
@@ -140,12 +141,23 @@ func TestRunPage(t *testing.T) {
 	if n := count(page, `<rect class="wait"`); n != 1 {
 		t.Errorf("%d waits, want 1", n)
 	}
-	if n := count(page, `<pre class="diff">`); n != 2 {
+	if n := count(page, `<pre class="diff" data-src=`); n != 2 {
 		t.Errorf("%d prompt diffs, want 2 (none for the first iteration)", n)
 	}
-	if strings.Contains(page, "<script") {
-		t.Errorf("a finished run's page has a script: it would reload")
+	if strings.Contains(page, "location.reload") {
+		t.Errorf("a finished run's page would reload")
 	}
+	for path, want := range map[string]string{
+		"/runs/" + id + "/iterations/3/prompt": "line one\nline 2\nline three\n",
+		"/runs/" + id + "/iterations/3/output": "<promise>SUCCESS</promise>",
+	} {
+		res, text := get(t, dir, path)
+		if res.StatusCode != 200 || text != want || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Errorf("%s: status %d, %s, %q; want %q as plain text", path, res.StatusCode, res.Header.Get("Content-Type"), text, want)
+		}
+	}
+	_, diff := get(t, dir, "/runs/"+id+"/diff?from=1&to=2")
+	mustContain(t, "the diff the page loads", diff, `<span class="del">- line two</span>`, `<span class="add">&#43; line 2</span>`)
 	if strings.Contains(page, "ran at once") {
 		t.Errorf("a run of one loop is said to have had loops at once")
 	}
@@ -220,14 +232,16 @@ func TestInlineStyleAndScriptMatchTheirHashes(t *testing.T) {
 	id := r.ID()
 	res, page := get(t, dir, "/runs/"+id)
 	csp := res.Header.Get("Content-Security-Policy")
-	for _, element := range []string{"style", "script"} {
-		m := regexp.MustCompile(`(?s)<` + element + `>(.*?)</` + element + `>`).FindStringSubmatch(page)
-		if m == nil {
-			t.Fatalf("no <%s> in the page of a run going on", element)
+	for element, want := range map[string]int{"style": 1, "script": 2} {
+		all := regexp.MustCompile(`(?s)<`+element+`>(.*?)</`+element+`>`).FindAllStringSubmatch(page, -1)
+		if len(all) != want {
+			t.Fatalf("%d <%s> in the page of a run going on, want %d", len(all), element, want)
 		}
-		sum := sha256.Sum256([]byte(m[1]))
-		if h := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(csp, element+"-src "+h) {
-			t.Errorf("the <%s>'s hash %s is not what the CSP allows: %s", element, h, csp)
+		for _, m := range all {
+			sum := sha256.Sum256([]byte(m[1]))
+			if h := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !regexp.MustCompile(element + `-src [^;]*` + regexp.QuoteMeta(h)).MatchString(csp) {
+				t.Errorf("the <%s>'s hash %s is not what the CSP allows: %s", element, h, csp)
+			}
 		}
 	}
 }
@@ -267,7 +281,23 @@ func TestGoingRunReloads(t *testing.T) {
 	if _, ended := get(t, dir, "/runs/"+id+"/version"); ended == started {
 		t.Errorf("the version %q did not change as the run ended", ended)
 	}
-	if _, page := get(t, dir, "/runs/"+id); strings.Contains(page, "<script") || strings.Contains(page, "data-version") {
+	if _, page := get(t, dir, "/runs/"+id); strings.Contains(page, "location.reload") || strings.Contains(page, "data-version") {
 		t.Errorf("the page of a run that ended still reloads")
+	}
+}
+
+// TestServedByName: served with --addr NAME:PORT, the pages answer
+// requests for that name, whatever the port (a tunnel's), as well as for
+// localhost and addresses, and refuse other names.
+func TestServedByName(t *testing.T) {
+	dir := t.TempDir()
+	id := threeIterations(t, dir)
+	h := Handler(dir, "builds.lan:8080")
+	for host, want := range map[string]int{"builds.lan:8080": 200, "BUILDS.lan:9000": 200, "localhost:8080": 200, "192.0.2.7:8080": 200, "[::1]:8080": 200, "other.lan:8080": 421, "builds.lan.evil.example:8080": 421} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "http://"+host+"/runs/"+id, nil))
+		if rec.Code != want {
+			t.Errorf("Host %s: status %d, want %d", host, rec.Code, want)
+		}
 	}
 }

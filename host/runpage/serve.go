@@ -26,7 +26,7 @@ func Serve(ctx context.Context, addr, dir string, out io.Writer) error {
 	}
 	// The pages take no request body; a client that sends nothing, or
 	// keeps an idle connection open, is let go.
-	srv := &http.Server{Handler: Handler(dir), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: Handler(dir, addr), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	unused := trackUnused(srv)
 	fmt.Fprintf(out, "Serving the run records of %s at http://%s/\n", dir, l.Addr())
 	if !loopback(l.Addr()) {

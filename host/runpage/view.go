@@ -112,27 +112,57 @@ type runView struct {
 type iterationView struct {
 	N int
 	// LoopName names the iteration's loop when it ran in parallel().
-	LoopName   string
-	Meta       runlog.Meta
-	HasMeta    bool
-	MetaError  string
-	Outcome    string
-	Duration   time.Duration
-	Waited     time.Duration
-	Spend      loop.Spend
-	Prompt     string
-	Transcript string
-	Output     string
-	// Diff is the prompt's diff against the previous record's, when
-	// HasDiff.
+	LoopName  string
+	Meta      runlog.Meta
+	HasMeta   bool
+	MetaError string
+	Outcome   string
+	Duration  time.Duration
+	Waited    time.Duration
+	Spend     loop.Spend
+	// Texts are its prompt, transcript (for an output rooda decodes)
+	// and output.
+	Texts []recordText
+	// Diff is the prompt's diff against the Previous record's, when
+	// HasDiff; only a report holds it (see readRun).
 	Diff     []diffLine
 	HasDiff  bool
 	Previous int
 }
 
+// recordText is a text file of an iteration's record as its page shows
+// it: a report holds the Text; a served page holds only its URL and
+// size, and its script loads the text, a piece at a time, when the
+// iteration is looked at.
+type recordText struct {
+	// Class is the pre's class, "prompt", "transcript" or "output", and
+	// the file's name in the URL; Heading is what the page calls it.
+	Class, Heading string
+	Name           string
+	Text           string
+	URL            string
+	Size           int64
+	// Error is why the file cannot be shown.
+	Error string
+}
+
+// textFile is a text file of an iteration's record: its class (and
+// name in URLs), its heading, its file's name.
+type textFile struct{ class, heading, name string }
+
+// texts are the text files of a record, in the order shown.
+var texts = []textFile{
+	{"prompt", "Prompt", "prompt.txt"},
+	{"transcript", "Transcript", "transcript.txt"},
+	{"output", "Output", "output.txt"},
+}
+
 // readRun reads a run's record for its page: run.json and every
-// iteration's meta and files.
-func readRun(dir, id string, now time.Time) (runView, error) {
+// iteration's meta. Only a report (inline) reads the iterations' files
+// and diffs their prompts: a served page reads their sizes, and its
+// script loads them on demand, so that a record of any size makes a
+// small page and takes little memory to serve.
+func readRun(dir, id string, now time.Time, inline bool) (runView, error) {
 	run, err := runlog.ReadRun(dir, id)
 	if err != nil {
 		return runView{}, err
@@ -157,13 +187,16 @@ func readRun(dir, id string, now time.Time) (runView, error) {
 	// loops that ran at once (parallel()) take turns in the record.
 	previousOf := map[int]int{} // a loop's index in the record → its last record's
 	for _, n := range numbers {
-		it := readIteration(runDir, n, v.Going)
+		it := readIteration(runDir, id, n, v.Going, inline)
 		if l := it.Meta.Loop; l >= 1 && l <= len(run.Loops) {
 			it.LoopName = run.Loops[l-1].Name
 		}
 		if i, ok := previousOf[it.Meta.Loop]; ok {
 			previous := v.Records[i]
-			it.Diff, it.HasDiff, it.Previous = diffLines(runlog.Diff(previous.Prompt, it.Prompt)), true, previous.N
+			it.HasDiff, it.Previous = true, previous.N
+			if inline {
+				it.Diff = diffLines(runlog.Diff(previous.Texts[0].Text, it.Texts[0].Text))
+			}
 		}
 		previousOf[it.Meta.Loop] = len(v.Records)
 		v.Records = append(v.Records, it)
@@ -177,9 +210,10 @@ func readRun(dir, id string, now time.Time) (runView, error) {
 	return v, err
 }
 
-// readIteration reads record n. What cannot be read is said on the page
-// rather than failing it: one damaged file hides nothing else.
-func readIteration(runDir string, n int, going bool) iterationView {
+// readIteration reads record n of run id: its meta, and its texts
+// whole when inline. What cannot be read is said on the page rather than
+// failing it: one damaged file hides nothing else.
+func readIteration(runDir, id string, n int, going, inline bool) iterationView {
 	it := iterationView{N: n, Outcome: "unfinished"}
 	if going {
 		it.Outcome = "running"
@@ -195,21 +229,35 @@ func readIteration(runDir string, n int, going bool) iterationView {
 	default:
 		it.MetaError = err.Error()
 	}
-	it.Prompt = readText(runDir, n, "prompt.txt")
-	it.Output = readText(runDir, n, "output.txt")
-	if it.Meta.Format != "" {
-		it.Transcript = readText(runDir, n, "transcript.txt")
+	for _, text := range texts {
+		if text.class == "transcript" && it.Meta.Format == "" {
+			continue
+		}
+		t := recordText{Class: text.class, Heading: text.heading, Name: text.name, URL: fmt.Sprintf("%s/iterations/%d/%s", id, n, text.class)}
+		if inline {
+			t.Text, t.Error = readText(runDir, n, text.name)
+		} else if info, err := runlog.StatFile(runDir, n, text.name); err != nil {
+			t.Error = cannotRead(text.name, err)
+		} else {
+			t.Size = info.Size()
+		}
+		it.Texts = append(it.Texts, t)
 	}
 	return it
 }
 
 // readText is a file of record n as text, or why it cannot be shown.
-func readText(runDir string, n int, name string) string {
+func readText(runDir string, n int, name string) (string, string) {
 	var b bytes.Buffer
 	if err := runlog.CopyFile(&b, runDir, n, name); err != nil {
-		return fmt.Sprintf("(%s cannot be read: %v)", name, err)
+		return "", cannotRead(name, err)
 	}
-	return b.String()
+	return b.String(), ""
+}
+
+// cannotRead says on a page why a file of a record is not shown.
+func cannotRead(name string, err error) string {
+	return fmt.Sprintf("(%s cannot be read: %v)", name, err)
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -234,7 +282,7 @@ func version(dir, id string) (string, error) {
 // versionOf is the version of a run already read, with its number of
 // records.
 func versionOf(dir, id string, run runlog.Run, records int) (string, error) {
-	info, err := os.Stat(filepath.Join(dir, id, "run.json"))
+	info, err := runlog.StatRun(dir, id)
 	if err != nil {
 		return "", err
 	}

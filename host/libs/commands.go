@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"rooda/host/config"
+	gitpkg "rooda/host/git"
 	"rooda/host/suggest"
 )
 
@@ -140,7 +141,7 @@ func (m *Manager) List(libs map[string]config.Value[config.Library]) ([]string, 
 				state = "pinned " + short(pin.Commit) + ", cached"
 			}
 		}
-		source := lib.Git + " " + lib.Ref
+		source := gitpkg.RedactURL(lib.Git) + " " + lib.Ref
 		if lib.Path != "" {
 			source += " " + lib.Path
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"rooda/host/config"
+	gitpkg "rooda/host/git"
 )
 
 // Manager finds, fetches and pins libraries.
@@ -71,9 +72,8 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 		lk.Libraries[name] = pin
 		return m.dir(pin), lk.write(lib.LockDir)
 	}
-	if pin.Git != lib.Git || pin.Ref != lib.Ref || pin.Path != lib.Path {
-		return "", fmt.Errorf("rooda.lock pins %s %s (path %q); the configuration now says %s %s (path %q): run rooda lib update %s",
-			pin.Git, pin.Ref, pin.Path, lib.Git, lib.Ref, lib.Path, name)
+	if err := pin.covers(name, lib); err != nil {
+		return "", err
 	}
 	if _, err := os.Stat(m.dir(pin)); err != nil {
 		// A machine with an empty cache takes the pinned commit, whatever
@@ -97,10 +97,10 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 // cache's copy may only be older than the commit.
 func (m *Manager) commitGone(name string, pin Pin) error {
 	if m.Offline {
-		return fmt.Errorf("the pinned commit %s is not in the cache's copy of %s, and --offline forbids fetching it; run without --offline", short(pin.Commit), pin.Git)
+		return fmt.Errorf("the pinned commit %s is not in the cache's copy of %s, and --offline forbids fetching it; run without --offline", short(pin.Commit), gitpkg.RedactURL(pin.Git))
 	}
 	return fmt.Errorf("the pinned commit %s is no longer in %s (its history was rewritten?); run rooda lib update %s to pin what %s gives now",
-		short(pin.Commit), pin.Git, name, pin.Ref)
+		short(pin.Commit), gitpkg.RedactURL(pin.Git), name, pin.Ref)
 }
 
 // dir is where a pin's library files are in the cache.
@@ -126,7 +126,7 @@ func (m *Manager) pin(ctx context.Context, lib config.Library) (Pin, difference,
 		return Pin{}, difference{}, err
 	}
 	defer done()
-	p := Pin{Git: lib.Git, Ref: lib.Ref, Path: lib.Path, Commit: commit}
+	p := Pin{Git: gitpkg.RedactURL(lib.Git), Ref: lib.Ref, Path: lib.Path, Commit: commit}
 	if p.SHA256, err = hashLibrary(files, p); err != nil {
 		return Pin{}, difference{}, err
 	}
@@ -199,7 +199,7 @@ func pinMismatch(name string, pin Pin, fresh, gitSum string) error {
 // way out differs (a moved tag is news; the same commit hashing
 // otherwise means rooda.lock was edited).
 func mismatch(name string, pin, now Pin) error {
-	at := fmt.Sprintf("rooda.lock pins %s %s at commit %s", pin.Git, pin.Ref, short(pin.Commit))
+	at := fmt.Sprintf("rooda.lock pins %s %s at commit %s", gitpkg.RedactURL(pin.Git), pin.Ref, short(pin.Commit))
 	switch {
 	case pin.Commit == now.Commit:
 		return fmt.Errorf("hash mismatch: %s, which it still gives, but the commit's files hash to sha256 %s, not the pinned %s; if rooda.lock was edited, restore it, or run rooda lib update %s to pin again",

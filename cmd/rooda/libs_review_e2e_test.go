@@ -1,0 +1,118 @@
+package main
+
+import (
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// gitServer serves the repositories beside repo over http, with git's
+// own http-backend, to the user alice with the password it holds now; it
+// returns the server's address (host:port).
+func gitServer(t *testing.T, repo string, password *atomic.Value) string {
+	t.Helper()
+	execPath, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		t.Skip("git has no exec path")
+	}
+	backend := &cgi.Handler{
+		Path: filepath.Join(strings.TrimSpace(string(execPath)), "git-http-backend"),
+		Env:  []string{"GIT_PROJECT_ROOT=" + filepath.Dir(repo), "GIT_HTTP_EXPORT_ALL=1"},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
+		if !ok || user != "alice" || pass != password.Load() {
+			rw.Header().Set("WWW-Authenticate", `Basic realm="team"`)
+			http.Error(rw, "who are you?", http.StatusUnauthorized)
+			return
+		}
+		backend.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// noSecret fails the test if what rooda printed holds the password.
+func noSecret(t *testing.T, what, secret string, o outcome) {
+	t.Helper()
+	if strings.Contains(o.stdout+o.stderr, secret) {
+		t.Errorf("%s printed the password:\n%s%s", what, o.stdout, o.stderr)
+	}
+}
+
+// TestLibraryURLSecretIsHidden: a library fetched over http with a
+// password in its URL is fetched with it, but the password is in none of
+// what rooda prints (lib list, config show, errors quoting git), nor in
+// rooda.lock, nor anywhere in the cache; the URL shows alice:***. A new
+// password is the same library: its pin holds, and fetching uses it.
+func TestLibraryURLSecretIsHidden(t *testing.T) {
+	t.Parallel()
+	repo, publish := gitRepo(t)
+	commit := publish("hello", "v1")
+	var password atomic.Value
+	password.Store("s3cret")
+	host := gitServer(t, repo, &password)
+	w := newLibWorkspace(t, repo, t.TempDir())
+	config := func(pass, more string) {
+		w.write("rooda-config.yml", "libraries:\n  team: {git: http://alice:"+pass+"@"+host+"/team, ref: v1, path: star}\n"+more)
+	}
+	config("s3cret", "")
+	shown := "http://alice:***@" + host + "/team"
+
+	o := w.rooda("lib", "fetch")
+	if o.code != 0 || o.stdout != "team: pinned v1 at "+commit[:12]+"\n" {
+		t.Fatalf("lib fetch: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	lock, _ := os.ReadFile(filepath.Join(w.dir, "rooda.lock"))
+	if strings.Contains(string(lock), "s3cret") || !strings.Contains(string(lock), `"git": "`+shown+`"`) {
+		t.Errorf("rooda.lock:\n%s", lock)
+	}
+	filepath.Walk(w.cache, func(path string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			if data, _ := os.ReadFile(path); strings.Contains(string(data), "s3cret") {
+				t.Errorf("the cache keeps the password in %s", path)
+			}
+		}
+		return nil
+	})
+	o = w.rooda("lib", "list")
+	if o.code != 0 || !strings.Contains(o.stdout, "team\t"+shown+" v1 star\tpinned "+commit[:12]+", cached") {
+		t.Errorf("lib list: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	noSecret(t, "lib list", "s3cret", o)
+	o = w.rooda("config", "show")
+	if o.code != 0 || !strings.Contains(o.stdout, shown) {
+		t.Errorf("config show: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	noSecret(t, "config show", "s3cret", o)
+
+	// A new password: the pin holds, and a fetch goes through with it.
+	password.Store("n3w")
+	config("n3w", "")
+	if o := w.rooda("lib", "fetch"); o.code != 0 || o.stdout != "team: v1 at "+commit[:12]+", as pinned\n" {
+		t.Errorf("lib fetch with the new password: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if o := w.rooda("script", "run", "main.star"); o.code != 0 || o.stderr != "hello\n" {
+		t.Errorf("a run with the new password: exit %d\n%s", o.code, o.stderr)
+	}
+
+	// Errors that quote the URL, rooda's and git's.
+	config("n3w", "  gone: {git: http://alice:n3w@"+host+"/missing, ref: v1}\n")
+	o = w.rooda("lib", "fetch")
+	if o.code != 1 || !strings.Contains(o.stderr, "library gone: ") || !strings.Contains(o.stderr, "http://alice:***@"+host+"/missing") {
+		t.Errorf("a missing repository: exit %d\n%s", o.code, o.stderr)
+	}
+	noSecret(t, "a missing repository's error", "n3w", o)
+	w.write("rooda-config.yml", "libraries:\n  team: {git: http://alice:n3w@"+host+"/team, ref: v2, path: star}\n")
+	o = w.rooda("script", "run", "main.star")
+	if o.code != 1 || !strings.Contains(o.stderr, "rooda.lock pins "+shown+" v1") || !strings.Contains(o.stderr, "now says "+shown+" v2") {
+		t.Errorf("a moved ref: exit %d\n%s", o.code, o.stderr)
+	}
+	noSecret(t, "a moved ref's error", "n3w", o)
+}

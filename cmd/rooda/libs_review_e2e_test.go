@@ -116,3 +116,44 @@ func TestLibraryURLSecretIsHidden(t *testing.T) {
 	}
 	noSecret(t, "a moved ref's error", "n3w", o)
 }
+
+// TestInfoFetchesNothing: rooda info of a script procedure whose library
+// is not fetched yet clones nothing and writes no rooda.lock; it says
+// the library is not fetched and how to fetch it. Once fetched, info
+// describes the script from the cache.
+func TestInfoFetchesNothing(t *testing.T) {
+	t.Parallel()
+	repo, publish := gitRepo(t)
+	commit := publish("hello", "v1")
+	w := newLibWorkspace(t, repo, t.TempDir())
+	w.write("rooda-config.yml", "libraries:\n  team: {git: file://"+repo+", ref: v1, path: star}\nprocedures:\n  nightly:\n    script: main.star\n")
+	w.write("main.star", "load('@team//greet.star', 'greeting')\niterate(compose(greeting, act = [fragment(content = 'Greet.')]), max_iterations = 2)\n")
+
+	o := w.rooda("info", "nightly")
+	if o.code != 1 || !strings.Contains(o.stderr, "@team//greet.star: library team (file://"+repo+") is not fetched yet, and rooda info fetches nothing: run rooda lib fetch") {
+		t.Errorf("info before a fetch: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "rooda.lock")); err == nil {
+		t.Error("info wrote rooda.lock")
+	}
+	if entries, _ := os.ReadDir(filepath.Join(w.cache, "rooda", "git")); len(entries) > 0 {
+		t.Errorf("info fetched the library into the cache: %v", entries)
+	}
+
+	if o := w.rooda("lib", "fetch"); o.code != 0 {
+		t.Fatalf("lib fetch: exit %d\n%s", o.code, o.stderr)
+	}
+	o = w.rooda("info", "nightly")
+	if o.code != 0 || !strings.Contains(o.stdout, "Loops (as its dry run sees them") || !strings.Contains(o.stdout, "procedure hello") {
+		t.Errorf("info after the fetch: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	// A pin the cache lacks is not fetched either.
+	os.RemoveAll(filepath.Join(w.cache, "rooda"))
+	o = w.rooda("info", "nightly")
+	if o.code != 1 || !strings.Contains(o.stderr, "library team is pinned at commit "+commit[:12]+", which is not in the cache yet") {
+		t.Errorf("info with an empty cache: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(w.cache, "rooda", "git")); len(entries) > 0 {
+		t.Errorf("info fetched the pinned commit into the cache: %v", entries)
+	}
+}

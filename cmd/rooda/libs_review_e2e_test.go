@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // gitServer serves the repositories beside repo over http, with git's
@@ -155,5 +158,116 @@ func TestInfoFetchesNothing(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(w.cache, "rooda", "git")); len(entries) > 0 {
 		t.Errorf("info fetched the pinned commit into the cache: %v", entries)
+	}
+}
+
+// slowGit puts a git on the workspace's PATH whose clone waits until the
+// file it returns exists: a fetch that takes as long as the test wants.
+// Each clone's pid (its process group) is appended to clones.
+func slowGit(t *testing.T, w *libWorkspace) (release, clones string) {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	bin := filepath.Join(w.dir, "bin")
+	os.Mkdir(bin, 0o755)
+	release, clones = filepath.Join(w.dir, "release"), filepath.Join(w.dir, "clones")
+	script := "#!/bin/sh\ncase \"$*\" in *clone*)\n  echo $$ >> " + clones + "\n  while [ ! -e " + release + " ]; do sleep 0.05; done;;\nesac\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.env = append(w.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Cleanup(func() { os.WriteFile(release, nil, 0o644) })
+	return release, clones
+}
+
+// pids are the process ids listed in file, one a line.
+func pids(file string) []int {
+	data, _ := os.ReadFile(file)
+	var out []int
+	for _, field := range strings.Fields(string(data)) {
+		if pid, err := strconv.Atoi(field); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// waitFor waits until cond holds, failing the test with why if it never
+// does.
+func waitFor(t *testing.T, why string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal(why)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+var signalNames = map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}
+
+// leftClones are the clone-* directories in the cache.
+func (w *libWorkspace) leftClones() []string {
+	left, _ := filepath.Glob(filepath.Join(w.cache, "rooda", "git", "clone-*"))
+	return left
+}
+
+// TestLibraryFetchEndsOnInterrupt: a fetch waiting for the cache's lock
+// says whose lock it waits for, and SIGINT or SIGTERM ends the wait with
+// exit 130; SIGINT or SIGTERM ends a fetch in git's clone with exit 130,
+// git stopped and no clone left in the cache; a fetch killed outright
+// leaves its clone, which the next fetch removes.
+func TestLibraryFetchEndsOnInterrupt(t *testing.T) {
+	t.Parallel()
+	repo, publish := gitRepo(t)
+	commit := publish("hello", "v1")
+	cache := t.TempDir()
+	w := newLibWorkspace(t, repo, cache)
+	release, clones := slowGit(t, w)
+	start := func(args ...string) started {
+		cmd := exec.Command(binary(t), args...)
+		cmd.Dir, cmd.Env = w.dir, w.env
+		return w.start(cmd)
+	}
+	for round, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		holder := start("lib", "fetch")
+		waitFor(t, "the first fetch never cloned", func() bool { return len(pids(clones)) > round })
+		cloning := pids(clones)[round]
+
+		waiter := start("script", "run", "main.star")
+		w.waitForLog(waiter, "waiting for the library cache's lock ("+filepath.Join(cache, "rooda", ".lock")+"), held by pid "+strconv.Itoa(holder.cmd.Process.Pid)+" (rooda lib fetch, since ", "the second never said it waits for the lock")
+		waiter.cmd.Process.Signal(sig)
+		o := w.wait(waiter)
+		o.expect(t, 130, "interrupted by "+signalNames[sig])
+
+		holder.cmd.Process.Signal(sig)
+		o = w.wait(holder)
+		o.expect(t, 130, "interrupted by "+signalNames[sig])
+		if alive(cloning) {
+			syscall.Kill(-cloning, syscall.SIGKILL)
+			t.Errorf("%s: git's clone survived the fetch", signalNames[sig])
+		}
+		if left := w.leftClones(); len(left) > 0 {
+			t.Errorf("%s: an interrupted fetch left %v", signalNames[sig], left)
+		}
+	}
+
+	killed := start("lib", "fetch")
+	waitFor(t, "the fetch to kill never cloned", func() bool { return len(pids(clones)) > 2 })
+	killed.cmd.Process.Kill()
+	w.wait(killed)
+	syscall.Kill(-pids(clones)[2], syscall.SIGKILL) // its git dies with it
+	if left := w.leftClones(); len(left) != 1 {
+		t.Fatalf("the killed fetch left %v, not its clone", left)
+	}
+	os.WriteFile(release, nil, 0o644)
+	if o := w.rooda("lib", "fetch"); o.code != 0 || o.stdout != "team: pinned v1 at "+commit[:12]+"\n" {
+		t.Errorf("the fetch after a killed one: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if left := w.leftClones(); len(left) > 0 {
+		t.Errorf("the next fetch left the killed one's clone: %v", left)
 	}
 }

@@ -79,7 +79,7 @@ Examples:
 // iterate() to w in a few lines; nothing else it prints is shown. Its git
 // libraries are used as the cache has them: describing fetches nothing.
 func describeScript(c *cli.Context, cfg *config.Config, path string, w io.Writer) error {
-	m, err := libraryManager(c)
+	m, err := libraryManager(c, cfg)
 	if err != nil {
 		return err
 	}

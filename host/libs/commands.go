@@ -17,7 +17,7 @@ import (
 // are not pinned yet, and checks that each pinned one's ref still gives
 // the commit and files rooda.lock records. It returns a line per library.
 func (m *Manager) Fetch(ctx context.Context, libs map[string]config.Value[config.Library]) ([]string, error) {
-	unlock, err := m.lock()
+	unlock, err := m.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (m *Manager) repin(ctx context.Context, lib config.Library) (lk *lock, now 
 // is empty) to what their refs give now, and returns "name: old → new"
 // for each.
 func (m *Manager) Update(ctx context.Context, libs map[string]config.Value[config.Library], names []string) ([]string, error) {
-	unlock, err := m.lock()
+	unlock, err := m.lock(ctx)
 	if err != nil {
 		return nil, err
 	}

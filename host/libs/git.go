@@ -45,15 +45,16 @@ func (m *Manager) fetch(ctx context.Context, url string) (string, error) {
 // redacted is err with url's secret hidden: git's errors quote the URL,
 // and rooda's quote git's command line.
 func redacted(err error, url string) error {
-	if err == nil {
-		return nil
+	if err == nil || gitpkg.Redact(err.Error(), url) == err.Error() {
+		return err
 	}
 	return errors.New(gitpkg.Redact(err.Error(), url))
 }
 
 // clone makes the mirror of url at dir. It clones into a new directory
 // and renames it into place, so that an interrupted clone leaves nothing
-// half made, and two runs cloning at once both succeed.
+// half made; one killed before it could remove that directory leaves it
+// to the next holder of the cache's lock (sweep).
 func (m *Manager) clone(ctx context.Context, url, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err

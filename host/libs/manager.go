@@ -18,6 +18,9 @@ type Manager struct {
 	CacheDir string
 	// Offline forbids the network: a library not in the cache is an error.
 	Offline bool
+	// Notice, when set, is told what rooda waits for, as it begins to
+	// wait: another rooda's hold on the cache.
+	Notice func(msg string)
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/rooda, else ~/.cache/rooda.
@@ -32,7 +35,7 @@ func DefaultCacheDir() (string, error) {
 // Dirs returns the directory of every library: a directory library's
 // own, a git library's pinned files, fetched and pinned on first use.
 func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.Library]) (map[string]string, error) {
-	unlock, err := m.lock()
+	unlock, err := m.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -210,24 +213,6 @@ func mismatch(name string, pin, now Pin) error {
 	}
 	return fmt.Errorf("hash mismatch: the ref moved and the files changed: %s, sha256 %s; it now gives commit %s, sha256 %s. If the change is wanted, run rooda lib update %s",
 		at, pin.SHA256, short(now.Commit), now.SHA256, name)
-}
-
-// lock keeps other rooda processes out of the cache and the lock files
-// until the returned function is called: two runs pinning at once must
-// not interleave.
-func (m *Manager) lock() (func(), error) {
-	if err := os.MkdirAll(m.CacheDir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(m.CacheDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := flock(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
 }
 
 func short(commit string) string { return commit[:min(len(commit), 12)] }

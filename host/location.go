@@ -67,6 +67,7 @@ func (l Location) Dir() string {
 type resolver struct {
 	workDir   string
 	libraries map[string]string // name → absolute directory
+	unready   map[string]string // name → why it cannot be loaded now
 	embedded  fs.FS
 }
 
@@ -126,6 +127,9 @@ func (r *resolver) inLibrary(name, rel string) (Location, error) {
 		return Location{Display: display, Embedded: rel}, nil
 	}
 	dir, ok := r.libraries[name]
+	if why, unready := r.unready[name]; !ok && unready {
+		return Location{}, errors.New(why)
+	}
 	if !ok {
 		return Location{}, r.unknownLibrary(name)
 	}

@@ -32,6 +32,10 @@ type Options struct {
 	Signatures map[string][]Param
 	// Libraries maps a library's name to its directory: load("@name//x.star").
 	Libraries map[string]string
+	// Unready maps a library that is named but cannot be loaded now to
+	// why, which loading from it says (a git library rooda info found
+	// not fetched).
+	Unready map[string]string
 	// Stdlib is the embedded standard library: load("@rooda//x.star").
 	Stdlib fs.FS
 	// MaxSteps bounds the Starlark computation; 0 means DefaultMaxSteps.
@@ -123,7 +127,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r := &Runtime{
 		opts:     opts,
-		resolver: resolver{workDir: opts.WorkDir, libraries: opts.Libraries, embedded: opts.Stdlib},
+		resolver: resolver{workDir: opts.WorkDir, libraries: opts.Libraries, unready: opts.Unready, embedded: opts.Stdlib},
 		cache:    map[string]*module{},
 		files:    map[string]Location{},
 		maxSteps: opts.MaxSteps,

@@ -38,13 +38,7 @@ func budget(err error) *BudgetError {
 
 // StopCause is why ctx ended, as an error with the run's exit code: a
 // budget (--max-duration) or an interrupt.
-func StopCause(ctx context.Context) error {
-	cause := context.Cause(ctx)
-	if b := budget(cause); b != nil {
-		return b
-	}
-	return interrupt.Error{Cause: cause}
-}
+func StopCause(ctx context.Context) error { return interrupt.Stopped(ctx) }
 
 // wrapped is err with another error it carries: its text is err's, and
 // both are in its chain.

@@ -7,6 +7,7 @@ import (
 
 	"rooda/host"
 	"rooda/host/config"
+	"rooda/host/libs"
 	"rooda/host/session"
 )
 
@@ -50,7 +51,8 @@ would use with the source of each (built-in, global, workspace, env, cli),
 and how to run it. Fails if a fragment is missing or a template is broken.
 For a script: procedure it shows the script's path and docstring, and each
 iterate() with the settings its dry run sees (the script runs as a dry run,
-without arguments, to find them).
+without arguments, to find them). Its git libraries are loaded as the cache
+has them: info fetches nothing and writes no rooda.lock (rooda lib fetch does).
 
 Examples:
   rooda info build
@@ -74,12 +76,21 @@ Examples:
 }
 
 // describeScript runs a script procedure as a dry run that reports each
-// iterate() to w in a few lines; nothing else it prints is shown.
+// iterate() to w in a few lines; nothing else it prints is shown. Its git
+// libraries are used as the cache has them: describing fetches nothing.
 func describeScript(c *cli.Context, cfg *config.Config, path string, w io.Writer) error {
-	libs, err := libraries(c, cfg)
+	m, err := libraryManager(c, cfg)
+	if err != nil {
+		return err
+	}
+	all, err := libs.WithFlags(cfg.Libraries, c.StringSlice("lib"))
+	if err != nil {
+		return err
+	}
+	dirs, unready, err := m.Cached(all)
 	if err != nil {
 		return err
 	}
 	s := session.New(c.Context, session.Options{Config: cfg, DryRun: true, Describe: w, Stdout: io.Discard, Stderr: io.Discard})
-	return s.DescribeScript(scriptOptions(s, nil, libs, host.Options{}), path)
+	return s.DescribeScript(scriptOptions(s, nil, dirs, host.Options{Unready: unready}), path)
 }

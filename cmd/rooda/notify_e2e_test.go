@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -126,4 +127,49 @@ func TestNotifierFailureIsAWarning(t *testing.T) {
 	w.write("rooda-config.yml", "loop:\n  notify: "+filepath.Join(w.dir, "notify.sh")+"\n")
 	o = w.run("build", "-n", "1", "--log-format", "json")
 	o.expect(t, 0, `"event":"notify_failed"`, `"notice":"run_finished"`)
+}
+
+// TestNotifierEndsOnInterrupt: a notifier still running after a moment
+// is said to be waited for, and a signal then stops it: after a run that
+// succeeded, SIGINT or SIGTERM stops it (SIGTERM to its group); after a
+// run SIGINT interrupted, a second SIGINT kills a notifier that ignores
+// SIGTERM at once. rooda exits 130, the notifier gone, its notice sent.
+func TestNotifierEndsOnInterrupt(t *testing.T) {
+	cases := map[string]struct {
+		agent  step
+		tail   string
+		first  syscall.Signal // sent while the agent runs, when set
+		signal syscall.Signal
+	}{
+		"SIGINT after success":               {agent: step{"output": successSignal}, tail: "exec sleep 30", signal: syscall.SIGINT},
+		"SIGTERM after success":              {agent: step{"output": successSignal}, tail: "exec sleep 30", signal: syscall.SIGTERM},
+		"second SIGINT ignoring SIGTERM":     {agent: step{"delay": "30s"}, tail: "trap '' TERM; while :; do sleep 0.1; done", first: syscall.SIGINT, signal: syscall.SIGINT},
+		"SIGTERM after SIGINT ignoring TERM": {agent: step{"delay": "30s"}, tail: "trap '' TERM; while :; do sleep 0.1; done", first: syscall.SIGINT, signal: syscall.SIGTERM},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t, tc.agent)
+			pidFile := filepath.Join(w.dir, "notifier.pid")
+			w.write("rooda-config.yml", "loop:\n"+w.notifier("echo $$ > "+pidFile+"; "+tc.tail))
+			s := w.start(w.command("build", "-n", "1"))
+			if tc.first != 0 {
+				w.waitForPids(1)
+				s.cmd.Process.Signal(tc.first)
+			}
+			w.waitForLog(s, "notify (run_finished): waiting for loop.notify's command to end (at most 30s); Ctrl+C stops it", "rooda never said it waits for the notifier")
+			s.cmd.Process.Signal(tc.signal)
+			o := w.wait(s)
+			o.expect(t, 130, "WARN: notify (run_finished): stopped: interrupted by "+signalNames[tc.signal])
+			if strings.Contains(o.stderr, "timed out") {
+				t.Errorf("the notifier ran out its time:\n%s", o.stderr)
+			}
+			if pid := pids(pidFile); len(pid) != 1 || alive(pid[0]) {
+				t.Errorf("the notifier %v survived rooda", pid)
+			}
+			if len(w.notices()) != 1 {
+				t.Errorf("notices: %v", w.notices())
+			}
+		})
+	}
 }

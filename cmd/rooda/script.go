@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,9 @@ import (
 	"rooda/builtins/reference"
 	"rooda/host"
 	"rooda/host/config"
+	"rooda/host/interrupt"
 	"rooda/host/libs"
+	"rooda/host/logging"
 	"rooda/host/session"
 	"rooda/host/suggest"
 	"rooda/scripts"
@@ -183,7 +186,7 @@ func scriptDocAction(c *cli.Context) error {
 		return err
 	}
 	// The reference needs the standard library only: no library is fetched.
-	s := quietSession(c, cfg)
+	s := quietSession(c.Context, c, cfg)
 	rt, err := s.Runtime(scriptOptions(s, nil, nil, host.Options{}))
 	if err != nil {
 		return err
@@ -274,7 +277,7 @@ func scriptTestAction(c *cli.Context) error {
 	}
 	s := session.Start(c.Context, session.Options{Config: cfg, NoRecord: true})
 	defer s.Close()
-	libs, err := libraries(c, cfg)
+	libs, err := libraries(s.Context(), c, cfg)
 	if err != nil {
 		return err
 	}
@@ -346,7 +349,10 @@ func scriptCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(c, quietSession(c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures()})
+	// Fetching a library is the one wait here, which an interrupt ends.
+	ctx, watch := interrupt.Watch(c.Context)
+	defer watch.Stop()
+	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures()})
 	if err != nil {
 		return err
 	}
@@ -372,7 +378,7 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 	s := session.Start(c.Context, opts)
 	defer s.Close()
 	return s.RunScript(file, func() (host.Options, error) {
-		libs, err := libraries(c, cfg)
+		libs, err := libraries(s.Context(), c, cfg)
 		return scriptOptions(s, args, libs, host.Options{}), err
 	})
 }
@@ -393,14 +399,14 @@ func sessionOptions(c *cli.Context, cfg *config.Config, name string) session.Opt
 
 // quietSession is the session of a command that runs no loop and no
 // command: it gives the builtins their configuration.
-func quietSession(c *cli.Context, cfg *config.Config) *session.Session {
-	return session.New(c.Context, session.Options{Config: cfg, DryRun: true, Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
+func quietSession(ctx context.Context, c *cli.Context, cfg *config.Config) *session.Session {
+	return session.New(ctx, session.Options{Config: cfg, DryRun: true, Stdout: c.App.Writer, Stderr: c.App.ErrWriter})
 }
 
 // newRuntime makes a runtime of the session s: the builtins, the
 // standard library, the configured libraries and those of --lib.
 func newRuntime(c *cli.Context, s *session.Session, args []string, opts host.Options) (*host.Runtime, error) {
-	libs, err := libraries(c, s.Config())
+	libs, err := libraries(s.Context(), c, s.Config())
 	if err != nil {
 		return nil, err
 	}
@@ -418,9 +424,10 @@ func scriptOptions(s *session.Session, args []string, libs map[string]string, op
 }
 
 // libraries are the directories of the configuration's libraries, with
-// --lib NAME=DIR on top; git ones are fetched and pinned as needed.
-func libraries(c *cli.Context, cfg *config.Config) (map[string]string, error) {
-	m, err := libraryManager(c)
+// --lib NAME=DIR on top; git ones are fetched and pinned as needed, until
+// ctx ends.
+func libraries(ctx context.Context, c *cli.Context, cfg *config.Config) (map[string]string, error) {
+	m, err := libraryManager(c, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -428,14 +435,17 @@ func libraries(c *cli.Context, cfg *config.Config) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.Dirs(c.Context, all)
+	return m.Dirs(ctx, all)
 }
 
-// libraryManager fetches into the user's cache, offline if asked.
-func libraryManager(c *cli.Context) (*libs.Manager, error) {
+// libraryManager fetches into the user's cache, offline if asked, and
+// says what it waits for on stderr, in the configuration's log format.
+func libraryManager(c *cli.Context, cfg *config.Config) (*libs.Manager, error) {
 	dir, err := libs.DefaultCacheDir()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find a cache directory for libraries (set XDG_CACHE_HOME): %w", err)
 	}
-	return &libs.Manager{CacheDir: dir, Offline: c.Bool("offline")}, nil
+	log := logging.Configured(c.App.ErrWriter, "debug", config.LogFormat.In(&cfg.Loop).V)
+	notice := func(msg string) { log.Line(logging.Info, "library_cache_wait", nil, "%s", msg) }
+	return &libs.Manager{CacheDir: dir, Offline: c.Bool("offline"), Notice: notice}, nil
 }

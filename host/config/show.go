@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"rooda/host/git"
 	"rooda/host/prompt"
 )
 
@@ -233,12 +234,12 @@ func (a Alias) yaml() string {
 }
 
 // yaml writes a library as rooda-config.yml would: its directory, or its
-// git source as a flow mapping.
+// git source as a flow mapping, the secret in its URL hidden.
 func (l Library) yaml() string {
 	if l.Git == "" {
 		return quote(l.Dir)
 	}
-	out := "{git: " + quoteFlow(l.Git) + ", ref: " + quoteFlow(l.Ref)
+	out := "{git: " + quoteFlow(git.RedactURL(l.Git)) + ", ref: " + quoteFlow(l.Ref)
 	if l.Path != "" {
 		out += ", path: " + quoteFlow(l.Path)
 	}

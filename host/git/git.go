@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"rooda/host/interrupt"
 	"rooda/host/process"
 )
 
@@ -46,6 +47,8 @@ func Run(ctx context.Context, c Command) (string, error) {
 	}
 	out := strings.TrimSpace(string(res.Output))
 	switch {
+	case res.Interrupted:
+		return out, interrupt.Stopped(ctx)
 	case res.TimedOut:
 		return out, fmt.Errorf("git %s took more than %s", c.Args[0], timeout)
 	case res.ExitCode != 0:

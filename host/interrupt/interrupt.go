@@ -10,8 +10,10 @@ package interrupt
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -53,6 +55,9 @@ type Watcher struct {
 	pipe   chan os.Signal
 	cancel context.CancelCauseFunc
 	done   chan struct{}
+	// next are the contexts Next made that are still waiting.
+	mu   sync.Mutex
+	next map[*context.CancelCauseFunc]bool
 }
 
 // Watch starts catching SIGINT, SIGTERM and SIGHUP. The returned context
@@ -66,7 +71,7 @@ type Watcher struct {
 func Watch(parent context.Context) (context.Context, *Watcher) {
 	ctx, cancel := context.WithCancelCause(parent)
 	kill := make(chan struct{})
-	w := &Watcher{Kill: kill, ch: make(chan os.Signal, 2), pipe: make(chan os.Signal, 1), cancel: cancel, done: make(chan struct{})}
+	w := &Watcher{Kill: kill, ch: make(chan os.Signal, 2), pipe: make(chan os.Signal, 1), cancel: cancel, done: make(chan struct{}), next: map[*context.CancelCauseFunc]bool{}}
 	signal.Notify(w.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	signal.Notify(w.pipe, syscall.SIGPIPE)
 	go w.loop(kill)
@@ -74,17 +79,59 @@ func Watch(parent context.Context) (context.Context, *Watcher) {
 }
 
 func (w *Watcher) loop(kill chan<- struct{}) {
-	select {
-	case sig := <-w.ch:
-		w.cancel(Signal{sig})
-	case <-w.done:
-		return
+	for received := 1; ; received++ {
+		select {
+		case sig := <-w.ch:
+			switch received {
+			case 1:
+				w.cancel(Signal{sig})
+			case 2:
+				close(kill)
+			}
+			w.endNext(Signal{sig})
+		case <-w.done:
+			return
+		}
 	}
-	select {
-	case <-w.ch:
-		close(kill)
-	case <-w.done:
+}
+
+// Next returns a context that ends at the next signal, with a Signal as
+// its cause, or when parent does: for what must still be done after the
+// run's context ended (telling a notifier how an interrupted run ended),
+// and which a signal must still stop. The cancel function must be called
+// when the work is over.
+func (w *Watcher) Next(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	w.mu.Lock()
+	w.next[&cancel] = true
+	w.mu.Unlock()
+	return ctx, func() {
+		w.mu.Lock()
+		delete(w.next, &cancel)
+		w.mu.Unlock()
+		cancel(context.Canceled)
 	}
+}
+
+// endNext ends the contexts Next made with the signal.
+func (w *Watcher) endNext(sig Signal) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for cancel := range w.next {
+		(*cancel)(sig)
+		delete(w.next, cancel)
+	}
+}
+
+// Stopped is why ctx ended, as an error with an exit code: its cause when
+// that has one (a run's duration budget), else an interrupt (130).
+func Stopped(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	var coded interface{ ExitCode() int }
+	if errors.As(cause, &coded) {
+		return cause
+	}
+	return Error{Cause: cause}
 }
 
 // Stop stops catching the signals and ends the context.

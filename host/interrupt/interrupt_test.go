@@ -53,3 +53,34 @@ func TestHangUpInterrupts(t *testing.T) {
 		t.Errorf("cause %q", got)
 	}
 }
+
+// TestNextEndsAtTheNextSignal: a context Next makes after the first
+// signal ends at the next one, with it as its cause; one made before a
+// signal, and cancelled, is left alone.
+func TestNextEndsAtTheNextSignal(t *testing.T) {
+	ctx, w := Watch(context.Background())
+	defer w.Stop()
+	_, cancelled := w.Next(context.Background())
+	cancelled()
+	syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	<-ctx.Done()
+	next, cancel := w.Next(context.Background())
+	defer cancel()
+	select {
+	case <-next.Done():
+		t.Fatal("Next's context ended before another signal")
+	default:
+	}
+	syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+	select {
+	case <-next.Done():
+	case <-time.After(guard):
+		t.Fatal("the next signal did not end Next's context")
+	}
+	if got := context.Cause(next).Error(); got != "SIGTERM" {
+		t.Errorf("cause %q", got)
+	}
+	if err := Stopped(next); err.Error() != "interrupted by SIGTERM" {
+		t.Errorf("Stopped: %v", err)
+	}
+}

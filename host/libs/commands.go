@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"rooda/host/config"
+	gitpkg "rooda/host/git"
 	"rooda/host/suggest"
 )
 
@@ -16,7 +17,7 @@ import (
 // are not pinned yet, and checks that each pinned one's ref still gives
 // the commit and files rooda.lock records. It returns a line per library.
 func (m *Manager) Fetch(ctx context.Context, libs map[string]config.Value[config.Library]) ([]string, error) {
-	unlock, err := m.lock()
+	unlock, err := m.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func (m *Manager) repin(ctx context.Context, lib config.Library) (lk *lock, now 
 // is empty) to what their refs give now, and returns "name: old → new"
 // for each.
 func (m *Manager) Update(ctx context.Context, libs map[string]config.Value[config.Library], names []string) ([]string, error) {
-	unlock, err := m.lock()
+	unlock, err := m.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func (m *Manager) List(libs map[string]config.Value[config.Library]) ([]string, 
 				state = "pinned " + short(pin.Commit) + ", cached"
 			}
 		}
-		source := lib.Git + " " + lib.Ref
+		source := gitpkg.RedactURL(lib.Git) + " " + lib.Ref
 		if lib.Path != "" {
 			source += " " + lib.Path
 		}
@@ -161,4 +162,51 @@ func unknown(name string, libs map[string]config.Value[config.Library]) error {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return errors.New(msg)
+}
+
+// Cached returns the directory of every library that can be loaded
+// without fetching: a directory library's, and a git library's pinned
+// files when the cache has them as pinned. It fetches nothing and writes
+// nothing, neither the cache nor rooda.lock: rooda info describes a
+// configuration that may not be trusted yet. Why each other git library
+// cannot be loaded is in unready.
+func (m *Manager) Cached(libs map[string]config.Value[config.Library]) (dirs, unready map[string]string, err error) {
+	dirs, unready = map[string]string{}, map[string]string{}
+	for name, v := range libs {
+		lib := v.V
+		if lib.Git == "" {
+			dirs[name] = lib.Dir
+			continue
+		}
+		lk, err := readLock(lib.LockDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		why := m.unready(name, lib, lk)
+		if why == "" {
+			dirs[name] = m.dir(lk.Libraries[name])
+			continue
+		}
+		unready[name] = why
+	}
+	return dirs, unready, nil
+}
+
+// unready says why the library's pinned files cannot be used from the
+// cache as they are, "" when they can.
+func (m *Manager) unready(name string, lib config.Library, lk *lock) string {
+	pin, pinned := lk.Libraries[name]
+	if !pinned {
+		return fmt.Sprintf("library %s (%s) is not fetched yet, and rooda info fetches nothing: run rooda lib fetch, which fetches and pins it", name, gitpkg.RedactURL(lib.Git))
+	}
+	if err := pin.covers(name, lib); err != nil {
+		return err.Error()
+	}
+	if _, err := os.Stat(m.dir(pin)); err != nil {
+		return fmt.Sprintf("library %s is pinned at commit %s, which is not in the cache yet, and rooda info fetches nothing: run rooda lib fetch", name, short(pin.Commit))
+	}
+	if sum, err := hashDir(m.dir(pin)); err != nil || sum != pin.SHA256 {
+		return fmt.Sprintf("library %s: the cached files of commit %s do not hash to what rooda.lock pins: run rooda lib fetch to restore them from git", name, short(pin.Commit))
+	}
+	return ""
 }

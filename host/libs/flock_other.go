@@ -4,5 +4,5 @@ package libs
 
 import "os"
 
-// flock does nothing where there is no flock: runs at once may race.
-func flock(*os.File) error { return nil }
+// tryLock does nothing where there is no flock: runs at once may race.
+func tryLock(*os.File) (busy bool, err error) { return false, nil }

@@ -3,9 +3,17 @@
 package libs
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
 
-// flock waits for an exclusive lock on f, released when f is closed.
-func flock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX) }
+// tryLock takes an exclusive lock on f, released when f is closed, if no
+// one holds it: busy reports that someone does.
+func tryLock(f *os.File) (busy bool, err error) {
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	return false, err
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,9 +17,10 @@ func git(ctx context.Context, args ...string) (string, error) {
 	return gitpkg.Run(ctx, gitpkg.Command{Args: args})
 }
 
-// mirror is the cache's bare copy of a repository.
+// mirror is the cache's bare copy of a repository. It is named by the
+// URL without its secret, so that a new password or token keeps it.
 func (m *Manager) mirror(url string) string {
-	sum := sha256.Sum256([]byte(url))
+	sum := sha256.Sum256([]byte(gitpkg.RedactURL(url)))
 	return filepath.Join(m.CacheDir, "git", hex.EncodeToString(sum[:8]))
 }
 
@@ -30,17 +32,29 @@ func (m *Manager) fetch(ctx context.Context, url string) (string, error) {
 	case m.Offline && statErr == nil:
 		return dir, nil // what the cache has, however old
 	case m.Offline:
-		return "", fmt.Errorf("%s is not in the cache, and --offline forbids fetching it", url)
+		return "", fmt.Errorf("%s is not in the cache, and --offline forbids fetching it", gitpkg.RedactURL(url))
 	case statErr != nil:
 		return dir, m.clone(ctx, url, dir)
 	}
-	_, err := git(ctx, "--git-dir", dir, "fetch", "--quiet", "--force", "--tags", "--prune", "origin", "+refs/heads/*:refs/heads/*")
-	return dir, err
+	// From the configuration's URL, not the mirror's, which holds no
+	// secret.
+	_, err := git(ctx, "--git-dir", dir, "fetch", "--quiet", "--force", "--tags", "--prune", "--", url, "+refs/heads/*:refs/heads/*")
+	return dir, redacted(err, url)
+}
+
+// redacted is err with url's secret hidden: git's errors quote the URL,
+// and rooda's quote git's command line.
+func redacted(err error, url string) error {
+	if err == nil || gitpkg.Redact(err.Error(), url) == err.Error() {
+		return err
+	}
+	return errors.New(gitpkg.Redact(err.Error(), url))
 }
 
 // clone makes the mirror of url at dir. It clones into a new directory
 // and renames it into place, so that an interrupted clone leaves nothing
-// half made, and two runs cloning at once both succeed.
+// half made; one killed before it could remove that directory leaves it
+// to the next holder of the cache's lock (sweep).
 func (m *Manager) clone(ctx context.Context, url, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
@@ -51,10 +65,16 @@ func (m *Manager) clone(ctx context.Context, url, dir string) error {
 	}
 	defer os.RemoveAll(tmp)
 	// "--" keeps a URL that starts with - from being read as an option.
-	if _, err := git(ctx, "clone", "--quiet", "--bare", "--", url, filepath.Join(tmp, "repo")); err != nil {
+	repo := filepath.Join(tmp, "repo")
+	if _, err := git(ctx, "clone", "--quiet", "--bare", "--", url, repo); err != nil {
+		return redacted(err, url)
+	}
+	// The cache may be read by others: it keeps the URL without its
+	// secret, and fetch gives git the configuration's.
+	if _, err := git(ctx, "--git-dir", repo, "remote", "set-url", "origin", gitpkg.RedactURL(url)); err != nil {
 		return err
 	}
-	return settle(os.Rename(filepath.Join(tmp, "repo"), dir), dir)
+	return settle(os.Rename(repo, dir), dir)
 }
 
 // settle accepts a rename that lost a race: the other run put the same

@@ -9,19 +9,36 @@ import (
 	"path/filepath"
 	"regexp"
 
+	"rooda/host/config"
 	"rooda/host/files"
+	gitpkg "rooda/host/git"
 )
 
 // LockFile is the name of the file that pins git libraries.
 const LockFile = "rooda.lock"
 
-// Pin is what rooda.lock records of one library.
+// Pin is what rooda.lock records of one library. Its URL has no secret
+// (git.RedactURL): rooda.lock is committed, and a library is always
+// fetched from the configuration's URL.
 type Pin struct {
 	Git    string `json:"git"`
 	Ref    string `json:"ref"`
 	Path   string `json:"path,omitempty"`
 	Commit string `json:"commit"`
 	SHA256 string `json:"sha256"`
+}
+
+// covers reports, as an error saying what to do, a pin that is not of
+// the library the configuration names now. A new password or token is
+// the same library: the URLs are compared without their secrets (which
+// an earlier rooda kept in rooda.lock).
+func (p Pin) covers(name string, lib config.Library) error {
+	pinned, named := gitpkg.RedactURL(p.Git), gitpkg.RedactURL(lib.Git)
+	if pinned == named && p.Ref == lib.Ref && p.Path == lib.Path {
+		return nil
+	}
+	return fmt.Errorf("rooda.lock pins %s %s (path %q); the configuration now says %s %s (path %q): run rooda lib update %s",
+		pinned, p.Ref, p.Path, named, lib.Ref, lib.Path, name)
 }
 
 // lock is a rooda.lock file.

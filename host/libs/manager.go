@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"rooda/host/config"
+	gitpkg "rooda/host/git"
 )
 
 // Manager finds, fetches and pins libraries.
@@ -17,6 +18,9 @@ type Manager struct {
 	CacheDir string
 	// Offline forbids the network: a library not in the cache is an error.
 	Offline bool
+	// Notice, when set, is told what rooda waits for, as it begins to
+	// wait: another rooda's hold on the cache.
+	Notice func(msg string)
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/rooda, else ~/.cache/rooda.
@@ -31,7 +35,7 @@ func DefaultCacheDir() (string, error) {
 // Dirs returns the directory of every library: a directory library's
 // own, a git library's pinned files, fetched and pinned on first use.
 func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.Library]) (map[string]string, error) {
-	unlock, err := m.lock()
+	unlock, err := m.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -71,9 +75,8 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 		lk.Libraries[name] = pin
 		return m.dir(pin), lk.write(lib.LockDir)
 	}
-	if pin.Git != lib.Git || pin.Ref != lib.Ref || pin.Path != lib.Path {
-		return "", fmt.Errorf("rooda.lock pins %s %s (path %q); the configuration now says %s %s (path %q): run rooda lib update %s",
-			pin.Git, pin.Ref, pin.Path, lib.Git, lib.Ref, lib.Path, name)
+	if err := pin.covers(name, lib); err != nil {
+		return "", err
 	}
 	if _, err := os.Stat(m.dir(pin)); err != nil {
 		// A machine with an empty cache takes the pinned commit, whatever
@@ -97,10 +100,10 @@ func (m *Manager) use(ctx context.Context, name string, lib config.Library) (str
 // cache's copy may only be older than the commit.
 func (m *Manager) commitGone(name string, pin Pin) error {
 	if m.Offline {
-		return fmt.Errorf("the pinned commit %s is not in the cache's copy of %s, and --offline forbids fetching it; run without --offline", short(pin.Commit), pin.Git)
+		return fmt.Errorf("the pinned commit %s is not in the cache's copy of %s, and --offline forbids fetching it; run without --offline", short(pin.Commit), gitpkg.RedactURL(pin.Git))
 	}
 	return fmt.Errorf("the pinned commit %s is no longer in %s (its history was rewritten?); run rooda lib update %s to pin what %s gives now",
-		short(pin.Commit), pin.Git, name, pin.Ref)
+		short(pin.Commit), gitpkg.RedactURL(pin.Git), name, pin.Ref)
 }
 
 // dir is where a pin's library files are in the cache.
@@ -126,7 +129,7 @@ func (m *Manager) pin(ctx context.Context, lib config.Library) (Pin, difference,
 		return Pin{}, difference{}, err
 	}
 	defer done()
-	p := Pin{Git: lib.Git, Ref: lib.Ref, Path: lib.Path, Commit: commit}
+	p := Pin{Git: gitpkg.RedactURL(lib.Git), Ref: lib.Ref, Path: lib.Path, Commit: commit}
 	if p.SHA256, err = hashLibrary(files, p); err != nil {
 		return Pin{}, difference{}, err
 	}
@@ -199,7 +202,7 @@ func pinMismatch(name string, pin Pin, fresh, gitSum string) error {
 // way out differs (a moved tag is news; the same commit hashing
 // otherwise means rooda.lock was edited).
 func mismatch(name string, pin, now Pin) error {
-	at := fmt.Sprintf("rooda.lock pins %s %s at commit %s", pin.Git, pin.Ref, short(pin.Commit))
+	at := fmt.Sprintf("rooda.lock pins %s %s at commit %s", gitpkg.RedactURL(pin.Git), pin.Ref, short(pin.Commit))
 	switch {
 	case pin.Commit == now.Commit:
 		return fmt.Errorf("hash mismatch: %s, which it still gives, but the commit's files hash to sha256 %s, not the pinned %s; if rooda.lock was edited, restore it, or run rooda lib update %s to pin again",
@@ -210,24 +213,6 @@ func mismatch(name string, pin, now Pin) error {
 	}
 	return fmt.Errorf("hash mismatch: the ref moved and the files changed: %s, sha256 %s; it now gives commit %s, sha256 %s. If the change is wanted, run rooda lib update %s",
 		at, pin.SHA256, short(now.Commit), now.SHA256, name)
-}
-
-// lock keeps other rooda processes out of the cache and the lock files
-// until the returned function is called: two runs pinning at once must
-// not interleave.
-func (m *Manager) lock() (func(), error) {
-	if err := os.MkdirAll(m.CacheDir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(m.CacheDir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := flock(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
 }
 
 func short(commit string) string { return commit[:min(len(commit), 12)] }

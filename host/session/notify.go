@@ -9,6 +9,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/interrupt"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -26,6 +27,9 @@ const (
 const (
 	notifyTimeout = 30 * time.Second
 	notifyOutput  = 16 << 10
+	// notifyPatience is how long a notifier runs before the log says
+	// that rooda waits for it.
+	notifyPatience = 2 * time.Second
 )
 
 // Notice is what loop.notify's command reads on stdin, one JSON object:
@@ -51,10 +55,11 @@ type Notice struct {
 	Message string   `json:"message"`
 }
 
-// notifyFinished tells the notifier how the run ended.
-func (s *Session) notifyFinished(status loop.Status, message string) {
+// notifyFinished tells the notifier how the run ended; the error is the
+// interrupt that stopped it.
+func (s *Session) notifyFinished(status loop.Status, message string) error {
 	code := status.ExitCode()
-	s.notify(Notice{Event: NotifyRunFinished, Status: string(status), ExitCode: &code, Message: message})
+	return s.notify(Notice{Event: NotifyRunFinished, Status: string(status), ExitCode: &code, Message: message})
 }
 
 // notifyLoginFailed tells the notifier that a loop stopped because its
@@ -75,23 +80,42 @@ func (s *Session) notifyLimitWait(w engine.LimitWait) {
 }
 
 // notify runs loop.notify's command, if there is one, with n on stdin.
-// Its failure is a warning: a notice lost must not fail the run.
-func (s *Session) notify(n Notice) {
+// Its failure is a warning: a notice lost must not fail the run. It runs
+// also when the run was interrupted, which is news too; a signal while it
+// runs stops it, and is returned.
+func (s *Session) notify(n Notice) error {
 	line := config.Notify.In(&s.opts.Config.Loop).V
 	if line == "" || s.opts.DryRun || s.opts.Test {
-		return
+		return nil
 	}
 	s.mu.Lock()
 	n.RunID, n.Procedure, n.Iterations = s.runID(), s.opts.Name, s.iterations
 	n.CostUSD, n.Tokens = spendOf(s.spent)
 	s.mu.Unlock()
-	if err := runNotifier(context.WithoutCancel(s.ctx), line, n, s.opts.Kill); err != nil {
+	ctx := context.WithoutCancel(s.ctx)
+	if s.untilSignal != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = s.untilSignal(ctx)
+		defer cancel()
+	}
+	waiting := time.AfterFunc(notifyPatience, func() {
+		s.Log().Event(logging.Info, "notify_wait", []any{"notice", n.Event},
+			"notify (%s): waiting for loop.notify's command to end (at most %s); Ctrl+C stops it", n.Event, notifyTimeout)
+	})
+	err := runNotifier(ctx, line, n, s.opts.Kill)
+	waiting.Stop()
+	if err != nil {
 		s.Log().Event(logging.Warn, "notify_failed", []any{"notice", n.Event, "error", err.Error()}, "notify (%s): %v", n.Event, err)
 	}
+	if ctx.Err() != nil {
+		return interrupt.Stopped(ctx)
+	}
+	return nil
 }
 
 // runNotifier runs the command line with the notice on stdin, and says
-// why it failed: it could not start, timed out, or exited non-zero.
+// why it failed: it could not start, timed out, was interrupted, or
+// exited non-zero.
 func runNotifier(ctx context.Context, line string, n Notice, kill <-chan struct{}) error {
 	argv, err := process.Split(line)
 	if err != nil {
@@ -105,6 +129,8 @@ func runNotifier(ctx context.Context, line string, n Notice, kill <-chan struct{
 	switch {
 	case err != nil:
 		return err
+	case res.Interrupted:
+		return fmt.Errorf("stopped: %w", interrupt.Stopped(ctx))
 	case res.TimedOut:
 		return fmt.Errorf("timed out after %s", notifyTimeout)
 	case res.ExitCode != 0:

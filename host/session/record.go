@@ -3,6 +3,7 @@ package session
 import (
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/interrupt"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -57,16 +58,19 @@ func (s *Session) record(name string) engine.Record {
 
 // finish writes how the run ended, says if the record is incomplete,
 // tells loop.notify's command (message says how it ended), and returns
-// the exit status.
+// the exit status: an interrupt's when one stopped the notifier.
 func (s *Session) finish(status loop.Status, message string) error {
-	defer s.notifyFinished(status, message)
-	defer s.endTrace(status, message)
 	if s.rec != nil {
 		s.rec.Finish(status)
 		if err := s.rec.Err(); err != nil {
 			s.notes().Line(logging.Warn, "record_incomplete", []any{"dir", s.rec.Dir(), "error", err.Error()},
 				"the record of this run in %s is incomplete: %v", s.rec.Dir(), err)
 		}
+	}
+	s.endTrace(status, message)
+	if stopped := s.notifyFinished(status, message); stopped != nil {
+		// The warning has said so.
+		return ExitStatus(interrupt.Error{}.ExitCode())
 	}
 	return exit(status)
 }

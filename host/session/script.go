@@ -32,7 +32,8 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 		rt, err = s.Runtime(opts)
 	}
 	if err != nil {
-		s.finish(loop.Errored, err.Error())
+		// An interrupt may end the fetching of a library.
+		s.finish(statusOf(err), err.Error())
 		return err
 	}
 	if err := rt.Run(s.ctx, path); err != nil {

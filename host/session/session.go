@@ -82,7 +82,10 @@ type Session struct {
 	opts Options
 	ctx  context.Context
 	stop func() // ends what Start began: the signal watch, the deadline
-	rec  *runlog.Recorder
+	// untilSignal makes a context that ends at the next signal: Start's
+	// watch, nil for a session without one.
+	untilSignal func(context.Context) (context.Context, context.CancelFunc)
+	rec         *runlog.Recorder
 	// rt is the runtime of the script, if the run is one.
 	rt *host.Runtime
 	// mu guards what loops that run at once (parallel()) count: the
@@ -140,6 +143,7 @@ func Start(parent context.Context, opts Options) *Session {
 	}
 	s := New(ctx, opts)
 	s.stop = func() { cancel(); watch.Stop(); s.closeStatus() }
+	s.untilSignal = watch.Next
 	return s
 }
 

@@ -1,8 +1,12 @@
 package session
 
 import (
+	"context"
+	"errors"
+
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/interrupt"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -61,6 +65,9 @@ func (s *Session) finish(status loop.Status, message string) error {
 	defer s.notifyFinished(status, message)
 	defer s.endTrace(status, message)
 	if s.rec != nil {
+		if by := s.interruptedBy(); status == loop.Interrupted && by != "" {
+			s.rec.InterruptedBy(by)
+		}
 		s.rec.Finish(status)
 		if err := s.rec.Err(); err != nil {
 			s.notes().Line(logging.Warn, "record_incomplete", []any{"dir", s.rec.Dir(), "error", err.Error()},
@@ -68,6 +75,16 @@ func (s *Session) finish(status loop.Status, message string) error {
 		}
 	}
 	return exit(status)
+}
+
+// interruptedBy names the signal that interrupted the run, "" if none
+// did.
+func (s *Session) interruptedBy() string {
+	var sig interrupt.Signal
+	if errors.As(context.Cause(s.ctx), &sig) {
+		return sig.Error()
+	}
+	return ""
 }
 
 // stopStragglers stops what the run's agents left running where nothing

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,5 +70,29 @@ func TestQuitAndHangUpStopEveryCommand(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestHangUpUnderNohup: a run started with SIGHUP ignored (nohup rooda
+// build &, then the terminal closed) goes on after a hang-up to its own
+// end; catching the signal would undo the ignoring.
+func TestHangUpUnderNohup(t *testing.T) {
+	t.Parallel()
+	nohup, err := exec.LookPath("nohup")
+	if err != nil {
+		t.Skip("SKIPPED: no nohup here")
+	}
+	w := newWorkspace(t, step{"output": "working\n", "delay": "2s", "after": successSignal})
+	run := w.command("build", "-n", "1")
+	cmd := exec.Command(nohup, run.Args...)
+	cmd.Dir, cmd.Env = run.Dir, run.Env
+	s := w.start(cmd)
+	w.waitForPids(1)
+	// nohup has exec'd rooda: its pid is rooda's.
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	o := w.wait(s)
+	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
+	if strings.Contains(o.stderr, "SIGHUP") {
+		t.Errorf("the hang-up reached the run:\n%s", o.stderr)
 	}
 }

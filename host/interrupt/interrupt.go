@@ -8,7 +8,8 @@
 // Ctrl+\ and hang-up reach rooda alone: rooda must pass them on, or the
 // agent outlives it. SIGQUIT is caught too, as a stop: left to Go's
 // runtime, it would dump every goroutine's stack into the log and exit at
-// once, the record left "running" and the agent's group alive.
+// once, the record left "running" and the agent's group alive. A signal
+// rooda was started ignoring (SIGHUP under nohup) stays ignored.
 package interrupt
 
 import (
@@ -22,6 +23,20 @@ import (
 
 // stops are the signals that interrupt a run.
 var stops = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// caught are the stops rooda was not started ignoring. Under nohup a
+// hang-up must not end the run, nor Ctrl+C a job a script started in the
+// background; catching them would undo what was asked (os/signal's
+// Notify un-ignores SIGHUP and SIGINT).
+func caught() []os.Signal {
+	var sigs []os.Signal
+	for _, sig := range stops {
+		if !signal.Ignored(sig) {
+			sigs = append(sigs, sig)
+		}
+	}
+	return sigs
+}
 
 // Signal is the cause of an interrupted context: the signal received.
 type Signal struct{ os.Signal }
@@ -59,9 +74,10 @@ type Watcher struct {
 	done   chan struct{}
 }
 
-// Watch starts catching SIGINT, SIGTERM, SIGHUP and SIGQUIT. The returned context
-// ends at the first, with a Signal as its cause. Stop must be called when
-// the run is over, to give the signals back.
+// Watch starts catching SIGINT, SIGTERM, SIGHUP and SIGQUIT, less those
+// rooda was started ignoring. The returned context ends at the first,
+// with a Signal as its cause. Stop must be called when the run is over,
+// to give the signals back.
 //
 // It also catches SIGPIPE, which is then never acted on: a write to a
 // closed stdout or stderr (rooda -v | head) fails with EPIPE instead of
@@ -71,7 +87,7 @@ func Watch(parent context.Context) (context.Context, *Watcher) {
 	ctx, cancel := context.WithCancelCause(parent)
 	kill := make(chan struct{})
 	w := &Watcher{Kill: kill, ch: make(chan os.Signal, 2), pipe: make(chan os.Signal, 1), cancel: cancel, done: make(chan struct{})}
-	signal.Notify(w.ch, stops...)
+	signal.Notify(w.ch, caught()...)
 	signal.Notify(w.pipe, syscall.SIGPIPE)
 	go w.loop(kill)
 	return ctx, w

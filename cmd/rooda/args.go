@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"rooda/host/suggest"
 )
 
 // moveFlagsFirst lets flags follow arguments ("rooda build
@@ -22,6 +25,8 @@ import (
 // A flag that takes a value and has none (it ends the line, or "--" or
 // another flag follows it) is an error here: left to urfave/cli, it would
 // take the next flag for its value and report nonsense about what follows.
+// So is a flag no command on the path defines: urfave/cli would name it
+// with one dash, whatever was typed, and suggest nothing.
 func moveFlagsFirst(app *cli.App, args []string) ([]string, error) {
 	if len(args) == 0 {
 		return args, nil
@@ -38,6 +43,9 @@ func moveFlagsFirst(app *cli.App, args []string) ([]string, error) {
 			cur.args = append(cur.args, rest...)
 			rest = nil
 		case isFlag(a):
+			if definer(levels, a) == nil && !isHelp(a) {
+				return nil, unknownFlag(levels, a)
+			}
 			owner := ownerOf(levels, a)
 			owner.given = append(owner.given, a)
 			if !needsValue(owner.defined, a) {
@@ -151,13 +159,56 @@ func flagName(a string) string {
 	return name
 }
 
-// ownerOf returns the innermost level that defines the flag a. A flag no
-// level defines stays with the innermost, whose parser reports it.
+// ownerOf returns the innermost level that defines the flag a. The help
+// flag, which no level defines yet, stays with the innermost.
 func ownerOf(levels []*level, a string) *level {
 	if l := definer(levels, a); l != nil {
 		return l
 	}
 	return levels[len(levels)-1]
+}
+
+// isHelp reports whether a asks for help: urfave/cli adds the flag to
+// every command as it runs it, after the arguments are moved.
+func isHelp(a string) bool { return slices.Contains(cli.HelpFlag.Names(), flagName(a)) }
+
+// unknownFlag is the error for the flag a that no level defines: named as
+// it was typed, with the defined flag it most likely meant.
+func unknownFlag(levels []*level, a string) error {
+	typed, _, _ := strings.Cut(a, "=")
+	msg := "unknown flag " + typed
+	if near := suggest.Closest(flagName(a), visibleFlagNames(levels)); near != "" {
+		msg += "\n\nDid you mean " + dashed(near) + "?"
+	}
+	return fmt.Errorf("%s\nRun '%s --help' for usage.", msg, helpName(levels))
+}
+
+// visibleFlagNames are the names of the flags the levels define and
+// help shows, the innermost command's first; a one-letter alias is no
+// suggestion, since any one letter is a typo of any other.
+func visibleFlagNames(levels []*level) []string {
+	var names []string
+	for i := len(levels) - 1; i >= 0; i-- {
+		for _, f := range levels[i].defined {
+			if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
+				continue
+			}
+			for _, n := range f.Names() {
+				if len(n) > 1 {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// dashed is a flag's name as it is typed: -n, --max-iterations.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // definer returns the innermost level that defines the flag a, or nil.

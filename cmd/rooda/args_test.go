@@ -56,7 +56,7 @@ func TestMoveFlagsFirst(t *testing.T) {
 		{"-- ends flags", "script run x.star --dry-run -- a --max-steps 1", "script run --dry-run -- x.star -- a --max-steps 1"},
 		{"-- first", "script run -- --x", "script run -- -- --x"},
 		{"lone dash is an argument", "run -", "run -- -"},
-		{"unknown flag stays with the command", "run build --bogus", "run --bogus -- build"},
+		{"help stays with the command", "run build --help", "run --help -- build"},
 		{"a command name after an argument is an argument", "build run -v", "-v -- build run"},
 		{"no arguments", "", ""},
 		{"a negative number is a value", "run build -n -3", "run -n -3 -- build"},
@@ -75,9 +75,11 @@ func TestMoveFlagsFirst(t *testing.T) {
 	}
 }
 
-// TestValueFlagWithNoValue: a value flag at the end, or followed by "--"
-// or a flag some command defines, is an error naming it.
-func TestValueFlagWithNoValue(t *testing.T) {
+// TestFlagErrors: a value flag at the end, or followed by "--" or a flag
+// some command defines, is an error naming it. So is a flag no command on
+// the path defines, named as typed, with the flag of any of those
+// commands it most likely meant, and never one letter for another.
+func TestFlagErrors(t *testing.T) {
 	tests := []struct{ args, want string }{
 		{"run build -n", "flag --max-iterations needs a value\n  --max-iterations value, -n value    (default: 0)\nRun 'rooda run --help' for usage."},
 		{"run build -n -- x", "flag --max-iterations needs a value\n"},
@@ -85,6 +87,10 @@ func TestValueFlagWithNoValue(t *testing.T) {
 		{"run build --config -v", "flag --config needs a value, got the flag -v\n"},
 		{"script run x.star --max-steps --dry-run", "flag --max-steps needs a value, got the flag --dry-run\n"},
 		{"script run x.star --max-steps", "Run 'rooda script run --help' for usage."},
+		{"run build --max-iteratons 3", "unknown flag --max-iteratons\n\nDid you mean --max-iterations?\nRun 'rooda run --help' for usage."},
+		{"run build -max-iteratons=3", "unknown flag -max-iteratons\n\nDid you mean --max-iterations?\n"},
+		{"script run x.star --confg c.yml", "unknown flag --confg\n\nDid you mean --config?\nRun 'rooda script run --help' for usage."},
+		{"run build -q", "unknown flag -q\nRun 'rooda run --help' for usage."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.args, func(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"rooda/host/runlog"
 )
 
 // The end-to-end tests of the memory budget (issue 13): no script can
@@ -49,14 +51,8 @@ print(len(s))
 	}
 }
 
-type recordedRun struct {
-	Status     string `json:"status"`
-	ExitCode   *int   `json:"exit_code"`
-	Iterations int    `json:"iterations"`
-}
-
 // onlyRun reads the run.json of w's only recorded run.
-func onlyRun(t *testing.T, w *workspace) recordedRun {
+func onlyRun(t *testing.T, w *workspace) runlog.Run {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(w.dir, ".rooda/runs/*/run.json"))
 	if len(files) != 1 {
@@ -66,7 +62,7 @@ func onlyRun(t *testing.T, w *workspace) recordedRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r recordedRun
+	var r runlog.Run
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}

@@ -86,7 +86,7 @@ func runIDs(t *testing.T, w *workspace) []string {
 }
 
 // TestInterruptedRunIsRecorded: a run stopped by SIGINT ends with a
-// complete run.json, status interrupted.
+// complete run.json, status interrupted, by SIGINT.
 func TestInterruptedRunIsRecorded(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"delay": "30s"})
@@ -95,7 +95,7 @@ func TestInterruptedRunIsRecorded(t *testing.T) {
 	s.cmd.Process.Signal(os.Interrupt)
 	w.wait(s)
 	o := w.rooda("runs", "show", "last")
-	if !strings.Contains(o.stdout, "Status: interrupted\nExit code: 130\n") {
+	if !strings.Contains(o.stdout, "Status: interrupted by SIGINT\nExit code: 130\n") {
 		t.Errorf("run:\n%s%s", o.stdout, o.stderr)
 	}
 }

@@ -1,11 +1,15 @@
-// Package interrupt turns SIGINT, SIGTERM and SIGHUP into the end of a
-// run: the first cancels the run's context, so the loop stops the agent's
-// process group (SIGTERM, a grace period, SIGKILL) and reports the run as
-// interrupted; the second closes Kill, so the group is killed at once.
+// Package interrupt turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into the
+// end of a run: the first cancels the run's context, so the loop stops the
+// agent's process group (SIGTERM, a grace period, SIGKILL) and reports the
+// run as interrupted; the second closes Kill, so the group is killed at
+// once.
 //
-// The agent runs in a process group of its own, so the terminal's Ctrl+C
-// and hang-up reach rooda alone: rooda must pass them on, or the agent
-// outlives it.
+// The agent runs in a process group of its own, so the terminal's Ctrl+C,
+// Ctrl+\ and hang-up reach rooda alone: rooda must pass them on, or the
+// agent outlives it. SIGQUIT is caught too, as a stop: left to Go's
+// runtime, it would dump every goroutine's stack into the log and exit at
+// once, the record left "running" and the agent's group alive. A signal
+// rooda was started ignoring (SIGHUP under nohup) stays ignored.
 package interrupt
 
 import (
@@ -15,20 +19,35 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
+
+// stops are the signals that interrupt a run.
+var stops = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// caught are the stops rooda was not started ignoring. Under nohup a
+// hang-up must not end the run, nor Ctrl+C a job a script started in the
+// background; catching them would undo what was asked (os/signal's
+// Notify un-ignores SIGHUP and SIGINT).
+func caught() []os.Signal {
+	var sigs []os.Signal
+	for _, sig := range stops {
+		if !signal.Ignored(sig) {
+			sigs = append(sigs, sig)
+		}
+	}
+	return sigs
+}
 
 // Signal is the cause of an interrupted context: the signal received.
 type Signal struct{ os.Signal }
 
+// Error is the signal's name, as kill -l gives it: "SIGQUIT".
 func (s Signal) Error() string {
 	if sig, ok := s.Signal.(syscall.Signal); ok {
-		switch sig {
-		case syscall.SIGINT:
-			return "SIGINT"
-		case syscall.SIGTERM:
-			return "SIGTERM"
-		case syscall.SIGHUP:
-			return "SIGHUP"
+		if name := unix.SignalName(sig); name != "" {
+			return name
 		}
 	}
 	return s.Signal.String()
@@ -60,9 +79,10 @@ type Watcher struct {
 	next map[*context.CancelCauseFunc]bool
 }
 
-// Watch starts catching SIGINT, SIGTERM and SIGHUP. The returned context
-// ends at the first, with a Signal as its cause. Stop must be called when
-// the run is over, to give the signals back.
+// Watch starts catching SIGINT, SIGTERM, SIGHUP and SIGQUIT, less those
+// rooda was started ignoring. The returned context ends at the first,
+// with a Signal as its cause. Stop must be called when the run is over,
+// to give the signals back.
 //
 // It also catches SIGPIPE, which is then never acted on: a write to a
 // closed stdout or stderr (rooda -v | head) fails with EPIPE instead of
@@ -72,7 +92,7 @@ func Watch(parent context.Context) (context.Context, *Watcher) {
 	ctx, cancel := context.WithCancelCause(parent)
 	kill := make(chan struct{})
 	w := &Watcher{Kill: kill, ch: make(chan os.Signal, 2), pipe: make(chan os.Signal, 1), cancel: cancel, done: make(chan struct{}), next: map[*context.CancelCauseFunc]bool{}}
-	signal.Notify(w.ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(w.ch, caught()...)
 	signal.Notify(w.pipe, syscall.SIGPIPE)
 	go w.loop(kill)
 	return ctx, w

@@ -329,6 +329,14 @@ func (r *Recorder) WorktreeMade(name, path, branch string) {
 	r.save()
 }
 
+// InterruptedBy keeps the name of the signal that interrupted the run,
+// which Finish writes with the rest of its end.
+func (r *Recorder) InterruptedBy(signal string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.run.InterruptedBy = signal
+}
+
 // Finish records how the run ended: run.json is complete whatever the
 // ending, an interrupt included.
 func (r *Recorder) Finish(status loop.Status) error {

@@ -43,6 +43,9 @@ type Run struct {
 	Name    string   `json:"name"`
 	Command []string `json:"command"`
 	Status  string   `json:"status"`
+	// InterruptedBy names the signal that interrupted the run ("SIGQUIT"),
+	// when one did.
+	InterruptedBy string `json:"interrupted_by,omitempty"`
 	// PID is rooda's process while it runs: a record left "running" by a
 	// rooda killed outright is told from a live run by it. PIDStart is
 	// when that process started (clock ticks since boot; 0 where unknown):

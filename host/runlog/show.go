@@ -63,6 +63,9 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	if crashed {
 		fmt.Fprintf(&b, " (recorded as running by rooda pid %d, which is gone)", run.PID)
 	}
+	if run.InterruptedBy != "" {
+		b.WriteString(" by " + run.InterruptedBy)
+	}
 	b.WriteString("\n")
 	if run.ExitCode != nil {
 		fmt.Fprintf(&b, "Exit code: %d\n", *run.ExitCode)

@@ -28,11 +28,14 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	if err := plan.Err(); err != nil {
 		return fmt.Errorf("cannot run %s:\n\n%w", req.Name, err)
 	}
+	// Before the record: a malformed endpoint is an error of the settings.
+	if err := s.startTrace("rooda run " + req.Name); err != nil {
+		return err
+	}
 	// While the signals are still caught, after the record is finished.
 	defer s.stopStragglers()
 	s.showStatus()
 	s.startRecord()
-	s.startTrace("rooda run " + req.Name)
 	res := s.execute(s.ctx, plan, s.output(plan, ""))
 	s.count(res, 0, nil)
 	return s.finish(res.Status, res.Message)

@@ -1,6 +1,9 @@
 package session
 
 import (
+	"context"
+	"errors"
+
 	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/interrupt"
@@ -61,6 +64,9 @@ func (s *Session) record(name string) engine.Record {
 // the exit status: an interrupt's when one stopped the notifier.
 func (s *Session) finish(status loop.Status, message string) error {
 	if s.rec != nil {
+		if by := s.interruptedBy(); status == loop.Interrupted && by != "" {
+			s.rec.InterruptedBy(by)
+		}
 		s.rec.Finish(status)
 		if err := s.rec.Err(); err != nil {
 			s.notes().Line(logging.Warn, "record_incomplete", []any{"dir", s.rec.Dir(), "error", err.Error()},
@@ -73,6 +79,16 @@ func (s *Session) finish(status loop.Status, message string) error {
 		return ExitStatus(interrupt.Error{}.ExitCode())
 	}
 	return exit(status)
+}
+
+// interruptedBy names the signal that interrupted the run, "" if none
+// did.
+func (s *Session) interruptedBy() string {
+	var sig interrupt.Signal
+	if errors.As(context.Cause(s.ctx), &sig) {
+		return sig.Error()
+	}
+	return ""
 }
 
 // stopStragglers stops what the run's agents left running where nothing

@@ -18,13 +18,16 @@ import (
 // runtime's options once the record has started, so that what it does
 // (fetching libraries) is part of the run, and its failure recorded.
 func (s *Session) RunScript(path string, options func() (host.Options, error)) error {
+	// Before the record: a malformed endpoint is an error of the settings.
+	if err := s.startTrace("rooda script run " + path); err != nil {
+		return err
+	}
 	// While the signals are still caught, after the record is finished.
 	defer s.stopStragglers()
 	// Once its loops have ended, however the run ends.
 	defer s.closeWorktrees()
 	s.showStatus()
 	s.startRecord()
-	s.startTrace("rooda script run " + path)
 	s.pruneDeadWorktrees()
 	opts, err := options()
 	var rt *host.Runtime

@@ -9,12 +9,15 @@ import (
 )
 
 // startTrace starts the run's trace, named name ("rooda run build"),
-// when the OTEL_* variables ask for one; a dry run has nothing to trace.
-func (s *Session) startTrace(name string) {
+// when the OTEL_* variables ask for one, and fails when they name no
+// place it can go; a dry run has nothing to trace.
+func (s *Session) startTrace(name string) error {
 	if s.opts.DryRun {
-		return
+		return nil
 	}
-	s.trace = telemetry.Start(name, s.Log().Warnf)
+	var err error
+	s.trace, err = telemetry.Start(name, s.Log().Warnf)
+	return err
 }
 
 // execute runs a loop of plan with out and the run's observers, in a

@@ -8,7 +8,8 @@
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, and neither
 // OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none turns it off.
 // Otherwise Start returns nil, and a nil *Run or *Loop does nothing: no
-// provider, no exporter, no goroutine. The SDK reads the other OTEL_*
+// provider, no exporter, no goroutine. An endpoint that is not a URL is
+// an error before the run starts. The SDK reads the other OTEL_*
 // variables itself (headers, timeout, compression, sampler, resource).
 package telemetry
 
@@ -61,7 +62,12 @@ type Run struct {
 // Enabled reports whether the environment (getenv, as os.Getenv) asks
 // for traces.
 func Enabled(getenv func(string) string) bool {
-	if getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+	named := false
+	for _, name := range endpointVariables {
+		// The SDK takes a blank value for none, and sends to localhost.
+		named = named || strings.TrimSpace(getenv(name)) != ""
+	}
+	if !named {
 		return false
 	}
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") {
@@ -82,20 +88,25 @@ func protocol(getenv func(string) string) string {
 }
 
 // Start begins the trace of a run named name (its root span's name, as
-// "rooda run build"), or returns nil when tracing is off. warn says what
-// went wrong with the export; it is called at most once per run, since a
-// collector that is down fails every export alike. A TRACEPARENT in
-// rooda's own environment (a CI job's span) is the run's parent.
-func Start(name string, warn func(format string, args ...any)) *Run {
+// "rooda run build"), or returns nil when tracing is off. It fails when
+// an endpoint variable is malformed. warn says what went wrong with the
+// export; it is called at most once per run, since a collector that is
+// down fails every export alike. A TRACEPARENT in rooda's own
+// environment (a CI job's span) is the run's parent.
+func Start(name string, warn func(format string, args ...any)) (*Run, error) {
 	if !Enabled(os.Getenv) {
-		return nil
+		return nil, nil
+	}
+	proto := protocol(os.Getenv)
+	if err := checkEndpoints(os.Getenv, proto); err != nil {
+		return nil, err
 	}
 	once := &warnOnce{warn: warn}
 	ctx := context.Background()
-	exporter, err := newExporter(ctx, protocol(os.Getenv))
+	exporter, err := newExporter(ctx, proto)
 	if err != nil {
 		once.Warnf("no traces exported: %v", err)
-		return nil
+		return nil, nil
 	}
 	// The SDK reports failed exports through the global handler, whose
 	// default prints to stderr past rooda's log.
@@ -108,7 +119,7 @@ func Start(name string, warn func(format string, args ...any)) *Run {
 		once.Warnf("trace resource: %v", err)
 	}
 	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
-	return start(provider, name, once)
+	return start(provider, name, once), nil
 }
 
 // start begins the run's root span with provider, under the span

@@ -30,6 +30,7 @@ func TestEnabled(t *testing.T) {
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_SDK_DISABLED": "false"}, true},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_TRACES_EXPORTER": "none"}, false},
 		{map[string]string{"OTEL_SERVICE_NAME": "x"}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": " "}, false},
 	} {
 		if got := Enabled(func(k string) string { return tc.env[k] }); got != tc.want {
 			t.Errorf("Enabled(%v) = %v", tc.env, got)
@@ -50,9 +51,9 @@ func unsetTracing(t *testing.T) {
 func TestOffMakesNothing(t *testing.T) {
 	unsetTracing(t)
 	before := runtime.NumGoroutine()
-	r := Start("rooda run build", func(string, ...any) { t.Error("warned") })
-	if r != nil {
-		t.Fatalf("Start made a run: %v", r)
+	r, err := Start("rooda run build", func(string, ...any) { t.Error("warned") })
+	if r != nil || err != nil {
+		t.Fatalf("Start made a run: %v, %v", r, err)
 	}
 	l := r.Loop("", "build", nil)
 	l.IterationStarted(loop.Request{Iteration: 1})
@@ -76,11 +77,34 @@ func TestHTTPJSONIsRefused(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json")
 	var warned []string
-	if r := Start("rooda run build", func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }); r != nil {
-		t.Error("a run was started")
+	if r, err := Start("rooda run build", func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }); r != nil || err != nil {
+		t.Errorf("a run was started: %v, %v", r, err)
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], `"http/json" is not supported`) {
 		t.Errorf("warned %q", warned)
+	}
+}
+
+// TestMalformedEndpoints: an endpoint the SDK would replace by localhost,
+// or could send nothing to, is an error naming the variable and its
+// value; gRPC's own target schemes pass as they are.
+func TestMalformedEndpoints(t *testing.T) {
+	for _, tc := range []struct {
+		name, value, protocol, want string
+	}{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http//bad", "http/protobuf", `OTEL_EXPORTER_OTLP_ENDPOINT="http//bad" is not an OTLP endpoint: it does not start with http:// or https://`},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", ":::", "grpc", `OTEL_EXPORTER_OTLP_ENDPOINT=":::" is not an OTLP endpoint: missing protocol scheme` + "\nWrite it as a URL, as http://localhost:4317, or unset it to export no traces."},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "localhost:notaport", "http/protobuf", "does not start with http:// or https://\nWrite it as a URL, as http://localhost:4318"},
+		{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://localhost:notaport/v1/traces", "http/protobuf", `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="http://localhost:notaport/v1/traces" is not an OTLP endpoint: invalid port ":notaport" after host`},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://:4318", "grpc", "it names no host"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "localhost:4317", "grpc", ""},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", "dns:///collector:4317", "grpc", ""},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", " HTTPS://collector.example/otlp ", "http/protobuf", ""},
+	} {
+		err := checkEndpoints(func(k string) string { return map[string]string{tc.name: tc.value}[k] }, tc.protocol)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s=%q over %s: error %v, want %q", tc.name, tc.value, tc.protocol, err, tc.want)
+		}
 	}
 }
 

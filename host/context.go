@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.starlark.net/syntax"
 
 	"rooda/host/files"
+	"rooda/host/prompt"
 )
 
 // ContextFile is what the context value file(path) at pos becomes: the
@@ -69,7 +69,7 @@ func (r *Runtime) contextString(loc Location, s string) (string, error) {
 	if info, err := os.Stat(abs); err == nil && !info.IsDir() {
 		return fromHere(abs), nil
 	}
-	if looksLikePath(s) {
+	if prompt.LooksLikePath(s) {
 		return "", fmt.Errorf("context %q names no file: %s is not there\n%s Fix the path; for text rather than a file, write a sentence", s, r.resolver.display(abs), scriptTip)
 	}
 	return s, nil
@@ -95,16 +95,3 @@ func (r *Runtime) contextPath(loc Location, path string) (string, error) {
 }
 
 func singleWord(s string) bool { return s != "" && !strings.ContainsAny(s, " \t\r\n") }
-
-// fileName is a word with a file's extension: notes.md, go.mod, a.tar.gz.
-var fileName = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,7}$`)
-
-// looksLikePath says whether a single word is surely meant as a path: it
-// has a directory (docs/plan, ./notes) or a file's extension (notes.md).
-// Other words ("v1.2", "TODO", a URL) are text.
-func looksLikePath(s string) bool {
-	if strings.Contains(s, "://") {
-		return false // a URL
-	}
-	return strings.Contains(s, "/") || fileName.MatchString(s)
-}

@@ -45,6 +45,7 @@ whether to go on.
 Flags may come before or after arguments; "--" ends them.
 
 Examples:
+  rooda init                      set this repository up: the agent, rooda-config.yml, AGENTS.md
   rooda build                     run the build procedure (same as: rooda run build)
   rooda build --dry-run           its settings, checks and first prompt, running nothing
   rooda script run nightly.star   a procedure written in Starlark (script test, doc, repl too)
@@ -59,7 +60,7 @@ Examples:
   rooda fragments observe -l      list the observe fragments with their titles
   rooda version                   show the version (or: rooda --version)
   source <(rooda completion bash) complete commands, procedures and run ids`,
-		Commands: []*cli.Command{runCommand(), scriptCommand(), libCommand(), runsCommand(), contextCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand(), completionCommand(), manCommand()},
+		Commands: []*cli.Command{initCommand(), runCommand(), scriptCommand(), libCommand(), runsCommand(), contextCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand(), completionCommand(), manCommand()},
 		// --version is placed here, not only by urfave/cli as it starts, so that
 		// moveFlagsFirst knows it: "rooda build --version".
 		Flags:                append(configFlags(), cli.VersionFlag),

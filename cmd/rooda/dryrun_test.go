@@ -80,12 +80,13 @@ func TestDryRunFailure(t *testing.T) {
 // TestDryRunWithoutAICommand: the check fails with every way to set one,
 // and nothing else stops the report.
 func TestDryRunWithoutAICommand(t *testing.T) {
-	inWorkspace(t, nil)
+	dir := inWorkspace(t, nil)
+	t.Setenv("PATH", dir) // no agent CLI on it
 	stdout, stderr, code := rooda("build", "--dry-run")
 	if code != 1 || stderr != "Error: Dry-run validation failed\n" {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
-	for _, want := range []string{"  AI Command: none\n", "  ✗ No AI command configured\n    Set one via:\n      --ai-cmd \"your-command\"", "Available aliases: amp, claude"} {
+	for _, want := range []string{"  AI Command: none\n", "  ✗ No AI command configured\n    No agent CLI found on PATH", "\n    Set one via:\n      --ai-cmd \"your-command\"", "Available aliases: amp, claude"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("lacks %q:\n%s", want, stdout)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/process"
 	"rooda/host/prompt"
 	"rooda/host/runlog"
 	"rooda/host/session"
@@ -70,6 +71,9 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	p, ok := cfg.Procedures[name]
+	if !ok && strings.HasSuffix(name, ".star") {
+		return starFile(name, after)
+	}
 	if !ok && c.Bool(shorthandFlag) {
 		return unknownName(c, name, cfg.ProcedureNames())
 	}
@@ -134,6 +138,16 @@ func unknownName(c *cli.Context, name string, procedures []string) error {
 		msg += "\n\nDid you mean: rooda " + near + "?"
 	}
 	return errors.New(msg + "\nRun 'rooda --help' for the commands, 'rooda list' for the procedures.")
+}
+
+// starFile reports "rooda run x.star": a Starlark file is not a
+// procedure's name, and script run runs it.
+func starFile(path string, after []string) error {
+	line := []string{"rooda", "script", "run", path}
+	if len(after) > 0 {
+		line = append(append(line, "--"), after...)
+	}
+	return fmt.Errorf("unknown procedure %q: a .star file is a script\n\nRun it with: %s", path, process.Join(line))
 }
 
 // withoutDryRun is the command line as the user typed it, less the

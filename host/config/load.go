@@ -31,6 +31,9 @@ type Options struct {
 	// Flags are the command line's settings, the highest tier, in the
 	// order given.
 	Flags []Flag
+	// NoWorkspaceFile leaves the workspace file unread: rooda init, which
+	// writes it, reads only the tiers around it.
+	NoWorkspaceFile bool
 }
 
 // Flag is one command-line setting: its name without dashes
@@ -125,6 +128,9 @@ func (o Options) files() ([]file, error) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(o.WorkDir, path)
 		}
+	}
+	if o.NoWorkspaceFile {
+		return out, nil
 	}
 	if len(out) == 1 && sameFile(out[0].path, path) {
 		out = out[:0] // the workspace is the global directory: read it once

@@ -19,46 +19,64 @@ var ErrDryRunFailed = errors.New("Dry-run validation failed")
 var rule = strings.Repeat("─", 40)
 
 // DryRun writes seed 002's dry-run report (Examples 7 and 8): the settings
-// with their sources, every check, and, when all passed, the prompt of
-// iteration 1 with its size and the command that would run it. It starts
-// no agent. command is the command line that would run it for real, its
-// first word the program. The report is for a person to read: made safe
-// for a terminal (shown.Text), the prompt's escapes shown, not obeyed;
-// runs show --prompt gives a prompt's exact bytes.
+// with their sources, every check, the prompt of iteration 1 with its
+// size, and the command that would run it. It starts no agent. When a
+// check failed, the prompt is shown only if the agent's checks alone
+// failed (no agent chosen or installed yet: a first look at what rooda
+// would send needs none), and the failed checks are named again after it.
+// command is the command line that would run it for real, its first word
+// the program.
+// The report is for a person to read: made safe for a terminal
+// (shown.Text), the prompt's escapes shown, not obeyed; runs show
+// --prompt gives a prompt's exact bytes.
 func (p *Plan) DryRun(w io.Writer, command []string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "=== Dry-Run: %s ===\n\nConfiguration:\n", shown.Line(p.Procedure.Name))
 	p.writeSettings(&b, "  ")
 	b.WriteString(p.turnsText())
 	b.WriteString("\nValidation:\n")
+	var failed []string
+	onlyAgent := true
 	for _, c := range p.Checks {
 		mark := "✓"
 		if !c.OK {
 			mark = "✗"
+			failed = append(failed, c.Text)
+			onlyAgent = onlyAgent && c.Agent
 		}
 		fmt.Fprintf(&b, "  %s %s\n", mark, c.Text)
 		if c.Detail != "" {
 			b.WriteString(indent(c.Detail, "    ") + "\n")
 		}
 	}
-	err := p.Err()
-	var text string
-	if err == nil {
-		text, err = p.Prompt(prompt.Iteration{Number: 1, Max: p.Settings.MaxIterations.V, Min: config.MinIterations.In(p.Settings).V})
+	if onlyAgent {
+		text, err := p.Prompt(prompt.Iteration{Number: 1, Max: p.Settings.MaxIterations.V, Min: config.MinIterations.In(p.Settings).V})
 		if err != nil {
 			fmt.Fprintf(&b, "  ✗ Prompt assembly failed\n%s\n", indent(err.Error(), "    "))
+			return write(w, b.String(), ErrDryRunFailed)
+		}
+		fmt.Fprintf(&b, "\nAssembled Prompt (%s bytes):\n%s\n%s%s\n\n", shown.Thousands(int64(len(text))), rule, text, rule)
+		if len(failed) > 0 {
+			b.WriteString("Not ready to execute; mend what the ✗ lines above say:\n")
+			for _, f := range failed {
+				b.WriteString("  ✗ " + f + "\n")
+			}
 		}
 	}
-	if err != nil {
-		if _, werr := io.WriteString(w, shown.Text(b.String())); werr != nil {
-			return werr
-		}
-		return ErrDryRunFailed
+	if len(failed) > 0 {
+		return write(w, b.String(), ErrDryRunFailed)
 	}
-	fmt.Fprintf(&b, "\nAssembled Prompt (%s bytes):\n%s\n%s%s\n\n", shown.Thousands(int64(len(text))), rule, text, rule)
 	fmt.Fprintf(&b, "Dry-run complete. Ready to execute: %s\n", shellLine(command))
-	_, werr := io.WriteString(w, shown.Text(b.String()))
-	return werr
+	return write(w, b.String(), nil)
+}
+
+// write writes report to w, safe for a terminal, and returns err unless
+// the writing failed.
+func write(w io.Writer, report string, err error) error {
+	if _, werr := io.WriteString(w, shown.Text(report)); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // Describe writes the plan in a few lines for `rooda info`: the

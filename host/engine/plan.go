@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"rooda/host/agents"
 	"rooda/host/agentstream"
 	"rooda/host/config"
 	"rooda/host/files"
@@ -87,6 +88,9 @@ type Check struct {
 	OK     bool
 	Text   string
 	Detail string // more lines, for a failed check
+	// Agent marks a check of the agent's command, which composing the
+	// prompt does not need.
+	Agent bool
 }
 
 // Prepare resolves the settings of the named procedure, applies the
@@ -121,7 +125,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 		p.Argv = []string{"fake_agent"}
 		p.pass("Fake agent: no process is started")
 	} else {
-		p.checkAgent(req.Config.AliasNames())
+		p.checkAgent(req.Config)
 	}
 	overridden := config.AICmd.In(&req.Config.Run).Set || config.AICmdAlias.In(&req.Config.Run).Set
 	if len(req.Turns) > 1 && p.Runner == nil && !overridden {
@@ -177,22 +181,30 @@ func (p *Plan) fail(text string, err error) {
 	p.Checks = append(p.Checks, Check{Text: first, Detail: rest})
 }
 
+// failAgent is fail for a check of the agent's command.
+func (p *Plan) failAgent(text string, err error) {
+	p.fail(text, err)
+	p.Checks[len(p.Checks)-1].Agent = true
+}
+
 // checkAgent finds the agent's executable, so that a typo or a missing
-// install is reported before the first iteration, not at it.
-func (p *Plan) checkAgent(aliases []string) {
-	line, err := p.Settings.AI(aliases)
+// install is reported before the first iteration, not at it. With no
+// agent chosen, it names the agent CLIs installed, and how to choose each.
+func (p *Plan) checkAgent(cfg *config.Config) {
+	line, err := p.Settings.AI(cfg.AliasNames())
 	if err != nil {
-		p.fail("No AI command configured", fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "no AI command configured\n\n")))
+		ways := strings.TrimPrefix(err.Error(), "no AI command configured\n\n")
+		p.failAgent("No AI command configured", fmt.Errorf("%s\n\n%s", agents.Advice(cfg.Aliases), ways))
 		return
 	}
 	argv, err := process.Split(line)
 	if err != nil {
-		p.fail("", fmt.Errorf("AI command is not a valid command line: %w", err))
+		p.failAgent("", fmt.Errorf("AI command is not a valid command line: %w", err))
 		return
 	}
 	path, err := process.Find(argv[0])
 	if err != nil {
-		p.fail("", err)
+		p.failAgent("", err)
 		return
 	}
 	p.Argv = argv
@@ -269,7 +281,7 @@ func (p *Plan) checkRotation(turns []Turn) {
 				continue
 			}
 		}
-		p.fail("", err)
+		p.failAgent("", err)
 	}
 }
 

@@ -262,6 +262,15 @@ func (l *Logger) write(s string) {
 	io.WriteString(l.w, s)
 }
 
+// Count writes n of a thing with its word in the singular or plural:
+// "1 iteration", "3 iterations".
+func Count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
 // Duration writes a duration as the progress lines show it: "350ms" under
 // a second, "45.2s" under a minute, "2m16s" under an hour, "1h2m3s"
 // beyond.

@@ -601,7 +601,7 @@ func (r *runner) finish(status Status, cause error) Result {
 // summary is the last line of a run's log, and its level.
 func (r *runner) summary(status Status, cause error) (logging.Level, string) {
 	total := logging.Duration(r.result.Elapsed)
-	done := plural(r.result.Iterations, "iteration")
+	done := logging.Count(r.result.Iterations, "iteration")
 	switch status {
 	case Success:
 		if r.result.Last.Overridden {
@@ -615,7 +615,7 @@ func (r *runner) summary(status Status, cause error) (logging.Level, string) {
 	case OverBudget:
 		return logging.Warn, fmt.Sprintf("Budget reached: %v (%s completed, total: %s)", cause, done, total)
 	case Stalled:
-		return logging.Warn, fmt.Sprintf("Stalled: the last %s changed no file and signaled nothing (%s completed, total: %s)", plural(r.idle, "iteration"), done, total)
+		return logging.Warn, fmt.Sprintf("Stalled: the last %s changed no file and signaled nothing (%s completed, total: %s)", logging.Count(r.idle, "iteration"), done, total)
 	}
 	switch {
 	case cause == nil:
@@ -652,12 +652,5 @@ func limitText(max int) string {
 	if max <= 0 {
 		return "unlimited"
 	}
-	return "max " + plural(max, "iteration")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return "max " + logging.Count(max, "iteration")
 }

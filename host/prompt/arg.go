@@ -38,7 +38,7 @@ func FragmentFromArg(ctx context.Context, value string) (Fragment, error) {
 	if looksLikePath(value) {
 		hint := notFoundHint(value)
 		if strings.HasPrefix(hint, "Tip:") {
-			hint = "Tip: A path on the command line is relative to the working directory."
+			hint = "Tip: " + argTip
 		}
 		return Fragment{}, fmt.Errorf("fragment file not found: %s\n\n%s", value, hint)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"rooda/host/files"
@@ -33,6 +34,10 @@ func loadContext(values []string) ([]string, error) {
 // was read from a file. Reading a pipe ends when ctx does.
 func contextBlock(ctx context.Context, value string) (string, bool, error) {
 	info, err := os.Stat(value)
+	if err != nil && LooksLikePath(value) {
+		// A mistyped path, far more often than a prompt.
+		return "", true, fmt.Errorf("context file not found: %s\n%s For text rather than a file, write a sentence.", value, argTip)
+	}
 	if err != nil {
 		// Not a path that exists (or not a path at all, like most
 		// multi-line text): inline content.
@@ -54,6 +59,23 @@ func contextBlock(ctx context.Context, value string) (string, bool, error) {
 		block += "\n\n" + content
 	}
 	return block, true, nil
+}
+
+// argTip says where a path given on the command line is looked for.
+const argTip = "A path on the command line is relative to the working directory."
+
+// fileName is a word with a file's extension: notes.md, go.mod, a.tar.gz.
+var fileName = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,7}$`)
+
+// LooksLikePath says whether text is surely meant as a path: a single
+// word with a directory (docs/plan, ./notes) or a file's extension
+// (notes.md). Other words ("v1.2", "TODO", a URL) and text with spaces
+// are text.
+func LooksLikePath(s string) bool {
+	if s == "" || strings.ContainsAny(s, " \t\r\n") || strings.Contains(s, "://") {
+		return false
+	}
+	return strings.Contains(s, "/") || fileName.MatchString(s)
 }
 
 // emptyPipe is the error of a pipe that gave nothing, or only blank

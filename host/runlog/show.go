@@ -10,25 +10,35 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rooda/host/logging"
 	"rooda/host/shown"
 	"rooda/host/worktree"
 )
 
-// WriteList writes a line per recorded run, oldest first: id, status,
-// iterations, when it started. What a record holds is shown safe for a
-// terminal (shown.Line): a procedure's name is in its run's id.
+// listHeader names the columns of WriteList's lines.
+const listHeader = "RUN\tSTATUS\tITERATIONS\tSTARTED\n"
+
+// WriteList writes a header, then a line per recorded run, oldest first:
+// id, status, iterations, when it started; with no runs, a line that says
+// so. What a record holds is shown safe for a terminal (shown.Line): a
+// procedure's name is in its run's id.
 func WriteList(w io.Writer, dir string) error {
 	ids, err := IDs(dir)
 	if err != nil {
 		return err
 	}
+	if len(ids) == 0 {
+		_, err := fmt.Fprintf(w, "No runs recorded in %s yet.\n", dir)
+		return err
+	}
+	io.WriteString(w, listHeader)
 	for _, id := range ids {
 		run, err := ReadRun(dir, id)
 		if err != nil {
 			fmt.Fprintf(w, "%s\tunreadable: %s\n", shown.Line(id), shown.Line(err.Error()))
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d iterations\t%s\n", shown.Line(id), shown.Line(run.ShownStatus()), run.Iterations, run.Started.Format("2006-01-02 15:04:05Z"))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", shown.Line(id), shown.Line(run.ShownStatus()), logging.Count(run.Iterations, "iteration"), run.Started.Format("2006-01-02 15:04:05Z"))
 	}
 	return nil
 }

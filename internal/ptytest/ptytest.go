@@ -126,6 +126,13 @@ func (p *PTY) Start(cmd *exec.Cmd) error {
 	return err
 }
 
+// Type sends s to the program as typed at the keyboard: it reads it from
+// the terminal, its stdin.
+func (p *PTY) Type(s string) error {
+	_, err := p.master.WriteString(s)
+	return err
+}
+
 // Screen is every byte written to the terminal so far.
 func (p *PTY) Screen() string {
 	p.mu.Lock()

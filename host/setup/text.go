@@ -1,0 +1,27 @@
+package setup
+
+import (
+	_ "embed"
+	"strings"
+	"text/template"
+)
+
+var (
+	//go:embed files/rooda-config.yml.tmpl
+	configTemplate string
+	//go:embed files/AGENTS.md
+	agentsSkeleton string
+)
+
+var configText = template.Must(template.New("rooda-config.yml").Parse(configTemplate))
+
+// ConfigText is the rooda-config.yml init writes: agent chosen, the
+// other settings a newcomer may want shown commented out, with what they
+// do.
+func ConfigText(agent string, aliases []string) string {
+	var b strings.Builder
+	if err := configText.Execute(&b, map[string]string{"Agent": agent, "Aliases": strings.Join(aliases, ", ")}); err != nil {
+		panic(err) // the template is embedded, and its data always fit it
+	}
+	return b.String()
+}

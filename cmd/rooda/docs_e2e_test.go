@@ -274,3 +274,120 @@ func runShellExamples(t *testing.T, doc string, examples []docExample) int {
 	}
 	return len(shell)
 }
+
+// readmeLimit is the most the README may weigh: an entry point read in
+// minutes, the rest in docs/.
+const readmeLimit = 20 << 10
+
+// TestReadmeIsAnEntryPoint: the README stays short, and its quick start,
+// run verbatim with bash -e on a machine with no agent CLI on PATH and a
+// fresh HOME, ends in a run that succeeded and a record of it.
+func TestReadmeIsAnEntryPoint(t *testing.T) {
+	readme := readText(t, filepath.Join("..", "..", "README.md"))
+	if len(readme) > readmeLimit {
+		t.Errorf("README.md weighs %d bytes, more than %d", len(readme), readmeLimit)
+	}
+	var quick *docExample
+	for _, e := range docExamples(t, filepath.Join("..", "..", "README.md")) {
+		if e.shell() && e.skip == "" && strings.Contains(readme[:strings.Index(readme, e.code)], "## Quick start") {
+			quick = &e
+			break
+		}
+	}
+	if quick == nil || strings.Count(quick.code, "\n") > 10 {
+		t.Fatalf("the README has no quick start of at most ten lines: %+v", quick)
+	}
+	// PATH holds rooda and the system's programs, and no agent CLI.
+	bin := t.TempDir()
+	must(t, os.Symlink(binary(t), filepath.Join(bin, "rooda")))
+	path := bin + string(os.PathListSeparator) + "/usr/bin" + string(os.PathListSeparator) + "/bin"
+	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "copilot", "amp", "kiro-cli", "cursor-agent"} {
+		if found, err := exec.LookPath(filepath.Join("/usr/bin", cli)); err == nil {
+			t.Skipf("NOT TESTED: %s is installed (%s): the quick start is for a machine without one", cli, found)
+		}
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command("bash", "-e", "-c", quick.code)
+	cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "TMPDIR=" + tmp, "LANG=C.UTF-8"}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the quick start failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"Success: the agent signaled SUCCESS in iteration 1/", "Status: success\n", "Exit code: 0\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the quick start's output lacks %q:\n%s", want, out)
+		}
+	}
+	runs, _ := filepath.Glob(filepath.Join(tmp, "*", ".rooda", "runs", "*", "iterations", "0001", "prompt.txt"))
+	if len(runs) != 1 {
+		t.Errorf("records of the quick start's run: %v, want one", runs)
+	}
+}
+
+// outside matches what a user-facing text must not name: the
+// specification's seeds, the project's issues, the design brief and
+// other paths outside the repository.
+var outside = regexp.MustCompile(`(?i)\bseeds? ?0\d\d\b|\bseed \d\b|\bissues? #?\d+\b|\.\./shared\b|shared/DESIGN|/work/`)
+
+// TestUserTextsStayInTheRepository: README.md, CONTRIBUTING.md, docs/,
+// every command's help (the man page holds them all, and rooda --help),
+// and the builtins' reference name no seed, no issue and no path outside
+// the repository; every link of the pages leads to a file of the
+// repository or to the web.
+func TestUserTextsStayInTheRepository(t *testing.T) {
+	texts := map[string]string{}
+	for _, doc := range documents(t) {
+		texts[doc] = readText(t, doc)
+	}
+	for _, args := range [][]string{{"--help"}, {"man"}, {"script", "doc"}, {"script", "doc", "--format", "stub"}} {
+		stdout, stderr, code := exe(t, args...)
+		if code != 0 {
+			t.Fatalf("rooda %v: exit %d\n%s", args, code, stderr)
+		}
+		texts["rooda "+strings.Join(args, " ")] = stdout
+	}
+	for name, text := range texts {
+		for _, m := range outside.FindAllString(text, -1) {
+			t.Errorf("%s names %q", name, m)
+		}
+	}
+	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	for _, doc := range documents(t) {
+		for _, m := range link.FindAllStringSubmatch(texts[doc], -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path := filepath.Join(filepath.Dir(doc), target)
+			rel, err := filepath.Rel(filepath.Join("..", ".."), path)
+			if _, statErr := os.Stat(path); statErr != nil || err != nil || strings.HasPrefix(rel, "..") {
+				t.Errorf("%s links %s, which is not a file of the repository", doc, target)
+			}
+		}
+	}
+}
+
+// TestReliabilityPageNamesRealTests: every test the reliability page
+// says holds a promise is a test of the repository.
+func TestReliabilityPageNamesRealTests(t *testing.T) {
+	page := readText(t, filepath.Join("..", "..", "docs", "reliability.md"))
+	named := regexp.MustCompile("`(Test\\w+)`").FindAllStringSubmatch(page, -1)
+	if len(named) < 10 {
+		t.Fatalf("the reliability page names %d tests", len(named))
+	}
+	var sources strings.Builder
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, "_test.go") {
+			sources.WriteString(readText(t, path))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range named {
+		if !strings.Contains(sources.String(), "func "+m[1]+"(") {
+			t.Errorf("docs/reliability.md names %s, which no test file defines", m[1])
+		}
+	}
+}

@@ -38,7 +38,7 @@ func binaries(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		for name, pkg := range map[string]string{"rooda": ".", "fakeagent": "rooda/internal/fakeagent"} {
+		for name, pkg := range map[string]string{"rooda": ".", "fakeagent": "rooda/internal/fakeagent", "peakrss": "rooda/internal/peakrss"} {
 			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
 			if err != nil {
 				buildErr = errors.New(string(out))

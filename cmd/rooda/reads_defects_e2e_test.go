@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,6 +35,17 @@ func (w *workspace) limitedTo(kib int, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// measuredTo is limitedTo, rooda's peak resident memory written to file
+// in KiB (see internal/peakrss); a signal to it reaches peakrss, not
+// rooda.
+func (w *workspace) measuredTo(kib int, file string, args ...string) *exec.Cmd {
+	w.t.Helper()
+	peak := filepath.Join(binaries(w.t), "peakrss")
+	cmd := exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -d %d && exec "$@"`, kib), "sh", peak, file, binary(w.t)}, args...)...)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	return cmd
+}
+
 // bounded runs rooda with args in w under dataLimitKiB, and returns how
 // it ended and its peak resident memory in bytes.
 func (w *workspace) bounded(args ...string) (outcome, int64) {
@@ -44,13 +56,13 @@ func (w *workspace) bounded(args ...string) (outcome, int64) {
 // boundedTo is bounded with the data capped at kib KiB.
 func (w *workspace) boundedTo(kib int, args ...string) (outcome, int64) {
 	w.t.Helper()
-	s := w.start(w.limitedTo(kib, args...))
-	o := w.wait(s)
-	usage, _ := s.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if usage == nil {
-		w.t.Fatal("no resource usage for rooda")
+	file := filepath.Join(w.t.TempDir(), "peak")
+	o := w.wait(w.start(w.measuredTo(kib, file, args...)))
+	kibs, err := strconv.ParseInt(readText(w.t, file), 10, 64)
+	if err != nil {
+		w.t.Fatalf("rooda's peak memory: %v", err)
 	}
-	return o, usage.Maxrss << 10 // KiB on Linux
+	return o, kibs << 10
 }
 
 // sparse makes path a sparse file of 3 GiB: all size, no disk.

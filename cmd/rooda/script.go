@@ -445,7 +445,10 @@ func libraryManager(c *cli.Context, cfg *config.Config) (*libs.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot find a cache directory for libraries (set XDG_CACHE_HOME): %w", err)
 	}
-	log := logging.Configured(c.App.ErrWriter, "debug", config.LogFormat.In(&cfg.Loop).V)
+	// The format the final error is written in: every command's flags
+	// and tiers, as the command line gives them.
+	args, _ := c.App.Metadata["args"].([]string)
+	log := logging.Configured(c.App.ErrWriter, "debug", logFormat(args))
 	notice := func(msg string) { log.Line(logging.Info, "library_cache_wait", nil, "%s", msg) }
 	return &libs.Manager{CacheDir: dir, Offline: c.Bool("offline"), Notice: notice}, nil
 }

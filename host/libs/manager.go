@@ -35,11 +35,15 @@ func DefaultCacheDir() (string, error) {
 // Dirs returns the directory of every library: a directory library's
 // own, a git library's pinned files, fetched and pinned on first use.
 func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.Library]) (map[string]string, error) {
-	unlock, err := m.lock(ctx)
-	if err != nil {
-		return nil, err
+	// Only git libraries need the cache: a run without one must not wait
+	// for another rooda's fetch.
+	if slices.ContainsFunc(slices.Collect(maps.Values(libs)), func(l config.Value[config.Library]) bool { return l.V.Git != "" }) {
+		unlock, err := m.lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	dirs := map[string]string{}
 	for _, name := range slices.Sorted(maps.Keys(libs)) {
 		lib := libs[name].V

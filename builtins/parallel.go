@@ -52,7 +52,7 @@ var worktreeBuiltin = Builtin{
 	},
 	Returns: "worktree",
 	Doc: "Makes a git worktree of the run under .rooda/worktrees/<run-id>/<name>, on a branch of its own, for iterate(worktree = …) and run(dir = …): .name, .path, .branch, .keep. " +
-		"When the run ends, however it ends, the worktree and its branch are removed unless keep is True; what the script wants of it, it merges first (git_merge). A kept one is named as the run ends, with how to remove it, and in rooda runs show. " +
+		"When the script runs to its end, the worktree and its branch are removed unless keep is True; what the script wants of it, it merges first (git_merge). A run cut short (Ctrl+C, an error, a budget) keeps, and names, a worktree holding work: uncommitted changes, or commits on no other branch. A kept one is named as the run ends, with how to remove it, and in rooda runs show. " +
 		"A run killed before its end leaves its worktrees: the next script run removes those of runs that no longer run, but for those kept and those holding work not merged anywhere (uncommitted changes, commits on no other branch), which it names, and leaves to you. In a dry run nothing is made.",
 	Example: `# in a git repository:
 # wt = worktree("task-a")

@@ -202,8 +202,10 @@ func TestParallelOneAtATime(t *testing.T) {
 }
 
 // TestParallelInterrupt: Ctrl+C while the agents work stops every loop
-// and every agent, exit 130, and leaves no worktree; under max_parallel
-// = 1 the functions still queued never start.
+// and every agent, exit 130; the worktree of each agent that had written
+// its file is kept, and named, for the run was cut short before the
+// script could merge it; under max_parallel = 1 the functions still
+// queued never start, and leave nothing.
 func TestParallelInterrupt(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -228,7 +230,11 @@ func TestParallelInterrupt(t *testing.T) {
 				t.Errorf("agents started: %v, want %d", pids, c.agents)
 			}
 			w.noSurvivors()
-			w.noWorktreesLeft()
+			kept := strings.Count(o.stderr, " (the run was cut short and it holds uncommitted changes): ")
+			left, _ := filepath.Glob(filepath.Join(w.repo, ".rooda", "worktrees", "*", "task-*", "task-*.txt"))
+			if kept != c.agents || len(left) != c.agents {
+				t.Errorf("%d worktrees named kept, %d holding their agent's file; want %d\n%s", kept, len(left), c.agents, o.stderr)
+			}
 		})
 	}
 }

@@ -47,7 +47,8 @@ run, or given as "last" (the newest).`,
   rooda runs show last
   rooda runs show last --iteration 2
   rooda runs show last --iteration 2 --prompt > prompt.txt
-  rooda runs show 20261123T101500Z-build --json`,
+  rooda runs show 20261123T101500.123456Z-build-1a2b --json
+  rooda runs show 1a2b                  (any part of an id that names one run)`,
 			Flags: []cli.Flag{
 				&cli.IntFlag{Name: "iteration", Usage: "show iteration `N` of the run (counted across its loops)"},
 				&cli.BoolFlag{Name: "prompt", Usage: "print the exact prompt the agent received"},
@@ -104,7 +105,7 @@ server and fetches nothing (a CI artifact): its style inline, no script.
 
 Examples:
   rooda runs report last -o run.html
-  rooda runs report 20261123T101500Z-build > run.html`,
+  rooda runs report 20261123T101500.123456Z-build-1a2b > run.html`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write the page to `FILE` (- is stdout)"},
 			},
@@ -210,7 +211,7 @@ that has ended is refused: no iteration would read what is added to it.
 
 Examples:
   rooda context add "The login tests are flaky; ignore them."
-  rooda context add notes.md --run 20261123T101500Z-build`,
+  rooda context add notes.md --run 20261123T101500.123456Z-build-1a2b`,
 			Flags: []cli.Flag{runFlag},
 			Action: func(c *cli.Context) error {
 				value, err := oneArgument(c, "TEXT or FILE")

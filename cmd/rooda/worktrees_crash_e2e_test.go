@@ -242,3 +242,49 @@ func (w *repoWorkspace) startUnreaped(args ...string) int {
 	w.t.Fatal("the shell never started rooda")
 	return 0
 }
+
+// TestInterruptedRunKeepsWork: Ctrl+C while an agent works in a worktree
+// not kept: the run was cut short before its script could merge or drop
+// the work, so the worktree holding a commit on no other branch, and the
+// one holding an uncommitted file, stay and are named; the one holding
+// no work goes. A script that runs to its end removes what it did not
+// keep, as it decided.
+func TestInterruptedRunKeepsWork(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.agentScript("work", step{"delay": "30s"})
+	w.write("cut.star", `work = worktree("work")
+draft = worktree("draft")
+empty = worktree("empty")
+run(["sh", "-c", "echo work > work.txt && git add work.txt && git commit -qm 'the agent work'"], dir = work)
+run(["sh", "-c", "echo draft > draft.txt"], dir = draft)
+iterate(compose("work", act = [fragment(content = "Work.")]), agent = args[0], worktree = work, max_iterations = 1)
+`)
+	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "cut.star"), "--", w.agentLine())
+	cmd.Dir, cmd.Env = w.repo, w.env
+	s := w.start(cmd)
+	w.waitForPids(1)
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := w.wait(s)
+	id := w.runOfWorktrees()
+	dir := filepath.Join(w.repo, ".rooda", "worktrees", id)
+	o.expect(t, 130,
+		"kept worktree work (the run was cut short and it holds commits on no other branch): "+filepath.Join(dir, "work"),
+		"kept worktree draft (the run was cut short and it holds uncommitted changes): "+filepath.Join(dir, "draft"))
+	for _, f := range []string{"work/work.txt", "draft/draft.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s is gone: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "empty")); !os.IsNotExist(err) {
+		t.Errorf("the worktree holding no work is still there: %v", err)
+	}
+
+	// To its end, the same script drops what it did not keep.
+	w.agentScript("work", step{"output": successSignal})
+	w.roodaIn(w.repo, "script", "run", filepath.Join(w.dir, "cut.star"), "--", w.agentLine()).expect(t, 0)
+	runs, _ := filepath.Glob(filepath.Join(w.repo, ".rooda", "worktrees", "*", "*", "work.txt"))
+	if len(runs) != 1 {
+		t.Errorf("work.txt in %d worktrees, want only the interrupted run's: %v", len(runs), runs)
+	}
+}

@@ -24,8 +24,10 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 	}
 	// While the signals are still caught, after the record is finished.
 	defer s.stopStragglers()
-	// Once its loops have ended, however the run ends.
-	defer s.closeWorktrees()
+	// Once its loops have ended, however the run ends; cut short (an
+	// error, an interrupt, a budget) unless the script ran to its end.
+	cut := true
+	defer func() { s.closeWorktrees(cut) }()
 	s.showStatus()
 	s.startRecord()
 	s.pruneDeadWorktrees()
@@ -43,6 +45,7 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 		s.finish(statusOf(err), err.Error())
 		return err
 	}
+	cut = false
 	status, message := s.last, s.message
 	if status == "" {
 		status, message = loop.Finished, "the script ended without running a loop"

@@ -99,19 +99,24 @@ func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res wor
 }
 
 // closeWorktrees removes the run's worktrees that are not kept, as the
-// run ends however it ends, and says where the kept ones are and how to
-// remove them; what cannot be removed is a warning.
-func (s *Session) closeWorktrees() {
+// run ends however it ends — but, when the run was cut short, not those
+// that hold work — and says where the kept ones are and how to remove
+// them; what cannot be removed is a warning.
+func (s *Session) closeWorktrees(cut bool) {
 	s.mu.Lock()
 	set := s.worktrees
 	s.mu.Unlock()
 	if set == nil {
 		return
 	}
-	kept, err := set.Close(s.ctx)
+	kept, err := set.Close(s.ctx, cut)
 	for _, wt := range kept {
+		why := ""
+		if wt.Why != "" {
+			why = " (the run was cut short and " + wt.Why + ")"
+		}
 		s.notes().Line(logging.Info, "worktree_kept", []any{"name", wt.Name, "path", wt.Path, "branch", wt.Branch},
-			"kept worktree %s: %s, on branch %s; to remove it: %s", wt.Name, wt.Path, wt.Branch, worktree.RemoveHint(wt.Path, wt.Branch))
+			"kept worktree %s%s: %s, on branch %s; to remove it: %s", wt.Name, why, wt.Path, wt.Branch, worktree.RemoveHint(wt.Path, wt.Branch))
 	}
 	if err != nil {
 		s.Log().Warnf("the run's worktrees could not all be removed: %v", err)

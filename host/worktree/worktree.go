@@ -36,6 +36,9 @@ type Worktree struct {
 	Branch string
 	// Keep leaves the worktree and its branch when the run ends.
 	Keep bool
+	// Why, when set, is why a worktree not kept was left all the same:
+	// the run was cut short while it held work.
+	Why string
 }
 
 // Set is the worktrees of one run, in one repository. It is safe for
@@ -176,16 +179,23 @@ func (s *Set) claim(trees []*Worktree) error {
 
 // Close removes every worktree not kept, and its branch: what a loop
 // committed there and the script did not merge goes with it, as the
-// script decided by not keeping it. The run's directory goes too, or,
-// when it holds kept ones, its owner file: they are the user's now, and
-// no later run's PruneDead takes them for a dead run's. It returns the
-// kept ones, and every failure.
-func (s *Set) Close(ctx context.Context) (kept []*Worktree, err error) {
+// script decided by not keeping it. A run cut short (an interrupt, an
+// error, a budget) decided nothing: then a worktree that holds work —
+// uncommitted changes, or commits on no other branch — is kept too, its
+// Why saying so. The run's directory goes too, or, when it holds kept
+// ones, its owner file: they are the user's now, and no later run's
+// PruneDead takes them for a dead run's. It returns the kept ones, and
+// every failure.
+func (s *Set) Close(ctx context.Context, cut bool) (kept []*Worktree, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
 	for _, t := range s.trees {
-		if t.Keep {
+		if !t.Keep && cut {
+			// The run's context may be cancelled: git must still answer.
+			t.Why = whyKeep(context.WithoutCancel(ctx), t.Path, branchPrefix(s.runID), false)
+		}
+		if t.Keep || t.Why != "" {
 			kept = append(kept, t)
 			continue
 		}

@@ -93,7 +93,7 @@ func TestAddMergeClose(t *testing.T) {
 	if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
 		t.Errorf("the conflicting merge was not aborted:\n%s", st)
 	}
-	closedKept, err := s.Close(ctx)
+	closedKept, err := s.Close(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}

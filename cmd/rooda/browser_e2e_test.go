@@ -196,3 +196,14 @@ func (w *workspace) lastRunID() string {
 	}
 	return id
 }
+
+// runStatus is the status the newest run's record gives.
+func (w *workspace) runStatus() string {
+	w.t.Helper()
+	dir := filepath.Join(w.dir, ".rooda", "runs")
+	run, err := runlog.ReadRun(dir, w.lastRunID())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return run.Status
+}

@@ -242,3 +242,18 @@ func TestRunStarFileHintsScriptRun(t *testing.T) {
 	w.rooda("run", "x.star").expect(t, 1, "Error: unknown procedure \"x.star\": a .star file is a script\n\nRun it with: rooda script run x.star\n")
 	w.rooda("x.star", "--", "a", "b c").expect(t, 1, "Run it with: rooda script run x.star -- a 'b c'\n")
 }
+
+// TestContextFileRemovedWhileRunning: a context file the agent removes
+// as part of its work (a task file it finished) does not end the run:
+// the next prompt gives what the file held when the run started, saying
+// it is gone, and the log warns.
+func TestContextFileRemovedWhileRunning(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "done with the task", "shell": "rm TASK.md"}, step{"output": successSignal})
+	w.write("TASK.md", "Fix the login bug.\n")
+	o := w.run("build", "-n", "3", "-c", "TASK.md")
+	o.expect(t, 0, "WARN: Iteration 2: context file TASK.md is gone since the run started; the prompt gives what it held then\n")
+	if second := w.prompt(2); !strings.Contains(second, "Source: TASK.md\n\nFix the login bug.\n\n(TASK.md is gone since the run started; this is what it held then.)\n") {
+		t.Errorf("prompt 2:\n%s", second)
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -163,7 +165,7 @@ func runsShowAction(c *cli.Context) error {
 	}
 	for _, file := range []string{"prompt", "output"} {
 		if c.Bool(file) {
-			return runlog.CopyFile(c.App.Writer, dir, n, file+".txt")
+			return copyShown(c.App.Writer, dir, n, file+".txt")
 		}
 	}
 	return runlog.WriteIteration(c.App.Writer, dir, n, c.Bool("json"))
@@ -259,4 +261,19 @@ func targetRun(c *cli.Context) (string, error) {
 		return "", err
 	}
 	return runlog.ContextTarget(session.RunsDir(cfg), c.String("run"))
+}
+
+// copyShown writes a file of record n of a run to w: its exact bytes
+// into a pipe or a file, and, on a terminal, its control characters
+// written visibly (an agent's output may hold OSC 52, which would write
+// the reader's clipboard).
+func copyShown(w io.Writer, runDir string, n int, name string) error {
+	if f, ok := w.(*os.File); !ok || !isTerminal(f) {
+		return runlog.CopyFile(w, runDir, n, name)
+	}
+	shownW := &shown.TextWriter{W: w}
+	if err := runlog.CopyFile(shownW, runDir, n, name); err != nil {
+		return err
+	}
+	return shownW.Flush()
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
+
+	"rooda/internal/ptytest"
 )
 
 // hostileConfig is a workspace configuration whose procedure drives the
@@ -83,5 +86,28 @@ func TestConfigCannotDriveTheTerminal(t *testing.T) {
 	run.expect(t, 2, "Starting procedure: evil\\x1b[2J (max 2 iterations)", "  > reset \\x1bc title")
 	if o := outputs["list --json"]; !strings.Contains(o.stdout, `"summary": "copies \u001b]52;c;cm0gLXJmIH4=\u0007 and clears \u009b2J"`) {
 		t.Errorf("list --json does not say the same summary, escaped:\n%s", o.stdout)
+	}
+}
+
+// TestRecordedOutputOnATerminal: runs show --output writes an agent's
+// output with its control characters visible on a terminal (OSC 52
+// would write the reader's clipboard), and its exact bytes into a pipe.
+func TestRecordedOutputOnATerminal(t *testing.T) {
+	t.Parallel()
+	hostile := "clipboard \x1b]52;c;aGk=\x07 done\n"
+	w := newWorkspace(t, step{"output": hostile + successSignal + "\n"})
+	w.run("build", "-n", "1").expect(t, 0)
+	if piped := w.rooda("runs", "show", "last", "--iteration", "1", "--output"); !strings.Contains(piped.stdout, hostile) {
+		t.Errorf("into a pipe, the output is not exact:\n%q", piped.stdout)
+	}
+	pty := ptytest.Open(t, 24, 120)
+	cmd := exec.Command(binary(t), "runs", "show", "last", "--iteration", "1", "--output")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	if err := pty.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	screen := endOf(t, pty, cmd)
+	if strings.Contains(screen, "\x1b]52") || !strings.Contains(screen, `clipboard \x1b]52;c;aGk=\a done`) {
+		t.Errorf("on a terminal: %q", screen)
 	}
 }

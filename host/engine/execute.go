@@ -195,7 +195,11 @@ func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(promp
 		if dig != nil && it.Number > 1 {
 			extra.Digest = dig.text(log)
 		}
-		return p.compose(it, extra)
+		text, gone, err := p.compose(it, extra)
+		for _, name := range gone {
+			log.Warnf("Iteration %d: context file %s is gone since the run started; the prompt gives what it held then", it.Number, name)
+		}
+		return text, err
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -81,6 +82,11 @@ type Plan struct {
 	Verdict func(*loop.Iteration) (loop.Outcome, error)
 	// Runner stands in for the agent process when set (Request.Runner).
 	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
+
+	// readAtStart are the context files read by the checks, each value
+	// to its block: what a file removed while the run goes on still
+	// gives (see keepGone).
+	readAtStart map[string]string
 }
 
 // Check is one thing verified before a run: a ✓ or ✗ line of the dry run.
@@ -332,6 +338,11 @@ func (p *Plan) checkContext(ctx context.Context) {
 		case fromFile:
 			if files.IsPipe(v) {
 				p.Context[i] = block
+			} else {
+				if p.readAtStart == nil {
+					p.readAtStart = map[string]string{}
+				}
+				p.readAtStart[v] = block
 			}
 			p.pass("Context file exists: " + v)
 		default:
@@ -364,17 +375,44 @@ func (p *Plan) Err() error {
 }
 
 // Prompt composes the exact prompt of an iteration.
-func (p *Plan) Prompt(it prompt.Iteration) (string, error) { return p.compose(it, prompt.Sections{}) }
+func (p *Plan) Prompt(it prompt.Iteration) (string, error) {
+	text, _, err := p.compose(it, prompt.Sections{})
+	return text, err
+}
 
-// compose is the prompt of an iteration with the sections the run adds.
-func (p *Plan) compose(it prompt.Iteration, extra prompt.Sections) (string, error) {
+// compose is the prompt of an iteration with the sections the run adds,
+// and the context files that are gone since the run started.
+func (p *Plan) compose(it prompt.Iteration, extra prompt.Sections) (string, []string, error) {
 	context := p.Context
 	if p.ContextFunc != nil {
 		var err error
 		if context, err = p.ContextFunc(it.Number); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
+	context, gone := p.keepGone(context)
 	extra.Context = context
-	return prompt.ComposeWith(p.procedureOf(it.Number), it, extra)
+	text, err := prompt.ComposeWith(p.procedureOf(it.Number), it, extra)
+	return text, gone, err
+}
+
+// keepGone gives, for a context file the checks read that is gone now
+// (an agent removed or renamed it as part of its work), the text it held
+// when the run started, saying so, instead of failing the run; it
+// returns the values given so.
+func (p *Plan) keepGone(context []string) ([]string, []string) {
+	var gone []string
+	kept := context
+	for i, v := range context {
+		block, read := p.readAtStart[v]
+		if _, err := os.Stat(v); !read || err == nil {
+			continue
+		}
+		if len(gone) == 0 {
+			kept = slices.Clone(context)
+		}
+		kept[i] = block + "\n\n(" + v + " is gone since the run started; this is what it held then.)"
+		gone = append(gone, v)
+	}
+	return kept, gone
 }

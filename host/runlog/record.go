@@ -71,11 +71,15 @@ func (r *Recorder) create() error {
 	if err := os.MkdirAll(filepath.Dir(r.dir), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(r.dir), ".new-"+r.run.ID+"-")
+	tmp, err := os.MkdirTemp(filepath.Dir(r.dir), newPrefix+r.run.ID+"-")
 	if err != nil {
 		return err
 	}
-	err = writeJSON(filepath.Join(tmp, "run.json"), r.run)
+	// As os.MkdirAll would have made it: MkdirTemp's is the owner's alone.
+	err = os.Chmod(tmp, 0o755)
+	if err == nil {
+		err = writeJSON(filepath.Join(tmp, "run.json"), r.run)
+	}
 	if err == nil {
 		err = os.Rename(tmp, r.dir)
 	}
@@ -325,6 +329,7 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 func (r *Recorder) WorktreeMade(name, path, branch string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.mend(r.records + 1)
 	r.run.Worktrees = append(r.run.Worktrees, Worktree{Name: name, Path: path, Branch: branch})
 	r.save()
 }
@@ -396,10 +401,21 @@ func removeRun(dir, id string) {
 // prunedPrefix begins the name of a run being removed.
 const prunedPrefix = ".pruned-"
 
-// removeLeftovers removes the runs that a rooda killed midway through
-// removeRun left under their prunedPrefix names.
+// newPrefix begins the name of a run being made (create).
+const newPrefix = ".new-"
+
+// removeLeftovers removes what a rooda killed midway left: runs being
+// removed (removeRun), under their prunedPrefix names, and runs being
+// made (create) a while ago, which another rooda making one at this
+// moment cannot be.
 func removeLeftovers(dir string) {
-	names, _ := namesIn(dir, func(e os.DirEntry) bool { return strings.HasPrefix(e.Name(), prunedPrefix) })
+	names, _ := namesIn(dir, func(e os.DirEntry) bool {
+		if strings.HasPrefix(e.Name(), prunedPrefix) {
+			return true
+		}
+		info, err := e.Info()
+		return strings.HasPrefix(e.Name(), newPrefix) && err == nil && time.Since(info.ModTime()) > time.Minute
+	})
 	for _, name := range names {
 		os.RemoveAll(filepath.Join(dir, name))
 	}

@@ -68,6 +68,16 @@ func TestPruneRemovesOnlyProvenRuns(t *testing.T) {
 	mkRun(t, dir, "20240101T000003Z-old-abcd")
 	mkRun(t, dir, kept[3])
 	writeFile(filepath.Join(dir, prunedPrefix+"20240101T000004Z-left-abcd", "iterations", "0001", "output.txt"), []byte("left"))
+	// A run a killed rooda was making, a while ago, goes; one being made
+	// now by another rooda stays.
+	stale := filepath.Join(dir, newPrefix+"20240101T000005Z-made-abcd-1")
+	writeFile(filepath.Join(stale, "run.json"), []byte("{}"))
+	if err := os.Chtimes(stale, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	fresh := newPrefix + "20990101T000001Z-making-abcd-2"
+	writeFile(filepath.Join(dir, fresh, "run.json"), []byte("{}"))
+	kept = append([]string{fresh}, kept...)
 	runs, _, _ := survey(dir)
 	prune(dir, runs, 1, "")
 	entries, _ := os.ReadDir(dir)
@@ -187,5 +197,30 @@ func TestLostSaysWhichIterations(t *testing.T) {
 		if got := lost(removals, i); got != want[i] {
 			t.Errorf("removal %d: %q, want %q", i, got, want[i])
 		}
+	}
+}
+
+// TestRecordWipedBeforeAWorktree: a record removed while the run goes
+// on (an agent's git clean -fdx) is noticed at the next write, whatever
+// writes first — here the making of a worktree: a warning, the removal
+// recorded, the .gitignore written again.
+func TestRecordWipedBeforeAWorktree(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs")
+	r, err := Start(dir, "build", []string{"rooda", "build"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	r.OnWarning(func(msg string) { warned = append(warned, msg) })
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	r.WorktreeMade("a", "/repo/.rooda/worktrees/x/a", "rooda/x/a")
+	run, err := ReadRun(dir, r.ID())
+	if err != nil || len(run.Removed) != 1 || len(warned) != 1 {
+		t.Fatalf("after the wipe: removals %v (%v), warnings %q", run.Removed, err, warned)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".gitignore")); err != nil {
+		t.Errorf("the runs' .gitignore was not written again: %v", err)
 	}
 }

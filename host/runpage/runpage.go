@@ -177,22 +177,32 @@ func (s *server) diff(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case s.diffing <- struct{}{}:
-		defer func() { <-s.diffing }()
 	case <-r.Context().Done():
 		return
 	}
-	diff, err := runlog.DiffPrompts(filepath.Join(s.dir, id), from, to, diffLimit)
+	html, err := s.diffPage(id, from, to)
+	// Written once the slot is free: a client that reads slowly, or not
+	// at all, holds no other diff up.
+	<-s.diffing
 	var tooLarge *files.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("%v: too large to diff here; rooda runs diff %s %d %d shows it.", err, id, from, to))
-		return
 	case err != nil:
 		s.fail(w, http.StatusNotFound, err.Error())
-		return
+	default:
+		writePage(w, http.StatusOK, html)
+	}
+}
+
+// diffPage is the page of the diff of prompts from and to of run id.
+func (s *server) diffPage(id string, from, to int) (string, error) {
+	diff, err := runlog.DiffPrompts(filepath.Join(s.dir, id), from, to, diffLimit)
+	if err != nil {
+		return "", err
 	}
 	title := fmt.Sprintf("rooda run %s: prompt %d → %d", id, from, to)
-	s.render(w, http.StatusOK, "diff", page{Title: title, Diff: &diffView{ID: id, From: from, To: to, Lines: diffLines(diff)}})
+	return s.page("diff", page{Title: title, Diff: &diffView{ID: id, From: from, To: to, Lines: diffLines(diff)}})
 }
 
 // version answers the page of a run going on, which reloads when it
@@ -274,15 +284,27 @@ func (s *server) fail(w http.ResponseWriter, status int, message string) {
 // render writes a page whole, or a plain error should its template fail
 // (a page half written would hide the error).
 func (s *server) render(w http.ResponseWriter, status int, name string, p page) {
-	p.Dir, p.Style = s.dir, template.CSS(styleCSS)
-	var b strings.Builder
-	if err := pages.ExecuteTemplate(&b, name, p); err != nil {
+	html, err := s.page(name, p)
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	writePage(w, status, html)
+}
+
+// page is the HTML of page p, made with template name.
+func (s *server) page(name string, p page) (string, error) {
+	p.Dir, p.Style = s.dir, template.CSS(styleCSS)
+	var b strings.Builder
+	err := pages.ExecuteTemplate(&b, name, p)
+	return b.String(), err
+}
+
+// writePage answers with html.
+func writePage(w http.ResponseWriter, status int, html string) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	io.WriteString(w, b.String())
+	io.WriteString(w, html)
 }
 
 // WriteReport writes the page of run id under dir as one file that

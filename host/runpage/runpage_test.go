@@ -3,6 +3,7 @@ package runpage
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -300,4 +301,62 @@ func TestServedByName(t *testing.T) {
 			t.Errorf("Host %s: status %d, want %d", host, rec.Code, want)
 		}
 	}
+}
+
+// stuckWriter is a client that never reads: its first write blocks until
+// released, after saying it began.
+type stuckWriter struct {
+	httptest.ResponseRecorder
+	began, release chan struct{}
+}
+
+func (s *stuckWriter) Write(b []byte) (int, error) {
+	close(s.began)
+	<-s.release
+	return len(b), nil
+}
+
+func (s *stuckWriter) WriteString(text string) (int, error) { return s.Write([]byte(text)) }
+
+// TestSlowDiffReaderHoldsNoOtherDiff: diffs are made one at a time, but a
+// client that does not read its diff page holds no other diff up once
+// its page is made.
+func TestSlowDiffReaderHoldsNoOtherDiff(t *testing.T) {
+	dir := t.TempDir()
+	id := threeIterations(t, dir)
+	h := Handler(dir, DefaultAddr)
+	stuck := &stuckWriter{ResponseRecorder: *httptest.NewRecorder(), began: make(chan struct{}), release: make(chan struct{})}
+	defer close(stuck.release)
+	go h.ServeHTTP(stuck, httptest.NewRequest("GET", "http://127.0.0.1:8080/runs/"+id+"/diff?from=1&to=2", nil))
+	<-stuck.began
+	done := make(chan int, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1:8080/runs/"+id+"/diff?from=2&to=3", nil))
+		done <- rec.Code
+	}()
+	select {
+	case code := <-done:
+		if code != http.StatusOK {
+			t.Errorf("the second diff: status %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a client that does not read its diff holds the next diff up")
+	}
+}
+
+// TestRunPageBoundsItsLists: an iteration that changed thousands of
+// files gives a page that names the first hundred and counts the rest.
+func TestRunPageBoundsItsLists(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i := range 5000 {
+		files = append(files, fmt.Sprintf("gen/file-%05d.go", i))
+	}
+	id := record(t, dir, "build", "build", step{prompt: "p", output: "o", outcome: loop.OutcomeContinue, files: files})
+	_, page := get(t, dir, "/runs/"+id)
+	if n := strings.Count(page, "<li><code>gen/file-"); n != pageListLimit {
+		t.Errorf("the page names %d files, want %d", n, pageListLimit)
+	}
+	mustContain(t, "the run page", page, "… and 4,900 more files (meta.json names every one)")
 }

@@ -13,6 +13,7 @@ import (
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/runlog"
+	"rooda/host/shown"
 )
 
 // listRow is one run of the list page: what run.json says, and nothing
@@ -128,6 +129,23 @@ type iterationView struct {
 	Diff     []diffLine
 	HasDiff  bool
 	Previous int
+	// MoreFiles and MoreEscaped say how many files changed, and
+	// processes left, the page leaves out (see cut).
+	MoreFiles, MoreEscaped string
+}
+
+// pageListLimit bounds a list an iteration's page shows: an agent may
+// change tens of thousands of files, and a page that names them all is
+// megabytes; meta.json keeps every one.
+const pageListLimit = 100
+
+// cut is the first pageListLimit of names, and, when there are more, a
+// note of how many more, counted in noun, are in meta.json.
+func cut(names []string, noun string) ([]string, string) {
+	if len(names) <= pageListLimit {
+		return names, ""
+	}
+	return names[:pageListLimit], fmt.Sprintf("… and %s more %s (meta.json names every one)", shown.Thousands(int64(len(names)-pageListLimit)), noun)
 }
 
 // recordText is a text file of an iteration's record as its page shows
@@ -224,6 +242,8 @@ func readIteration(runDir, id string, n int, going, inline bool) iterationView {
 		it.Meta, it.HasMeta, it.Outcome = m, true, m.Outcome
 		it.Duration, it.Waited = seconds(m.Duration), seconds(m.Waited)
 		it.Spend = m.Spent.Spend()
+		it.Meta.FilesChanged, it.MoreFiles = cut(m.FilesChanged, "files")
+		it.Meta.Escaped, it.MoreEscaped = cut(m.Escaped, "processes")
 	case errors.Is(err, os.ErrNotExist):
 		it.MetaError = "meta.json is not written yet: the iteration is going on, or its run ended before it finished"
 	default:

@@ -61,7 +61,7 @@ func (s *Session) record(name string) engine.Record {
 
 // finish writes how the run ended, says if the record is incomplete,
 // tells loop.notify's command (message says how it ended), and returns
-// the exit status: an interrupt's when one stopped the notifier.
+// the exit status, the record's.
 func (s *Session) finish(status loop.Status, message string) error {
 	if s.rec != nil {
 		if by := s.interruptedBy(); status == loop.Interrupted && by != "" {
@@ -74,10 +74,9 @@ func (s *Session) finish(status loop.Status, message string) error {
 		}
 	}
 	s.endTrace(status, message)
-	if stopped := s.notifyFinished(status, message); stopped != nil {
-		// The warning has said so.
-		return ExitStatus(interrupt.Error{}.ExitCode())
-	}
+	// A notifier stopped by a signal is a warning: the run ended as the
+	// record says, and its exit code says the same.
+	s.notifyFinished(status, message)
 	return exit(status)
 }
 

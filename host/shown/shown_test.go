@@ -1,6 +1,9 @@
 package shown
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestLineEscapesEveryControlCharacter(t *testing.T) {
 	for in, want := range map[string]string{
@@ -64,5 +67,24 @@ func TestListShowsEachNameOnItsLine(t *testing.T) {
 	got := List([]string{"x\nChecks: passed", "\x1b[2J"}, 5, "files")
 	if want := `x\nChecks: passed, \x1b[2J`; got != want {
 		t.Errorf("List = %q, want %q", got, want)
+	}
+}
+
+// TestTextWriterEscapesAcrossWrites: a file streamed in pieces comes out
+// as Text of the whole: an escape, a C1 control or a character cut
+// between two writes is escaped, or kept, as if written at once.
+func TestTextWriterEscapesAcrossWrites(t *testing.T) {
+	whole := "line one\n\x1b]52;c;aGk=\x07 \u009b2J héllo \xff end"
+	for cut := 0; cut <= len(whole); cut++ {
+		var b strings.Builder
+		w := &TextWriter{W: &b}
+		w.Write([]byte(whole[:cut]))
+		w.Write([]byte(whole[cut:]))
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != Text(whole) {
+			t.Fatalf("cut at %d: %q, want %q", cut, b.String(), Text(whole))
+		}
 	}
 }

@@ -79,10 +79,13 @@ func (p *Pruned) pruneRun(ctx context.Context, repo, id string, trees map[string
 		if !e.IsDir() || !validName.MatchString(e.Name()) {
 			continue
 		}
-		// A directory git does not know is no worktree (one whose making
-		// was cut short): nothing in it is work.
-		if branch, known := trees[canonical(path)]; known {
-			if why := whyKeep(ctx, path, prefix, slices.Contains(o.Keep, e.Name())); why != "" {
+		// A directory that is no worktree of git's, and never became one
+		// (no .git file: its making was cut short), holds no work. One
+		// git lists under another path (the repository was moved, or
+		// mounted elsewhere in a container) is looked at all the same.
+		branch, known := trees[canonical(path)]
+		if _, err := os.Lstat(filepath.Join(path, ".git")); known || err == nil || slices.Contains(o.Keep, e.Name()) {
+			if why := whyKeep(ctx, path, branch, prefix, slices.Contains(o.Keep, e.Name())); why != "" {
 				kept = append(kept, Kept{Path: path, Branch: branch, Why: why})
 				continue
 			}
@@ -98,7 +101,7 @@ func (p *Pruned) pruneRun(ctx context.Context, repo, id string, trees map[string
 	for _, branch := range strings.Fields(branches) {
 		switch {
 		case slices.ContainsFunc(kept, func(k Kept) bool { return k.Branch == branch }):
-		case unmerged(ctx, repo, branch, prefix):
+		case unmerged(ctx, repo, branch, prefix, ""):
 			kept = append(kept, Kept{Branch: branch, Why: "it holds commits on no other branch"})
 		default:
 			_, err := runGit(ctx, repo, "branch", "-D", branch)
@@ -114,12 +117,12 @@ func (p *Pruned) pruneRun(ctx context.Context, repo, id string, trees map[string
 	return errors.Join(errs...)
 }
 
-// whyKeep says why the worktree at path stays, or "" when nothing in it
-// is work that would be lost: it was not kept, it holds no uncommitted
-// change, and its commits are on a branch other than the run's own
-// (prefix), or on none at all but the base it started from. What cannot
-// be told stays.
-func whyKeep(ctx context.Context, path, prefix string, keep bool) string {
+// whyKeep says why the worktree at path, on branch, stays, or "" when
+// nothing in it is work that would be lost: it was not kept, it holds no
+// uncommitted change, and its commits are on a branch other than its own
+// and the run's (prefix), or on none at all but the base it started
+// from. What cannot be told stays.
+func whyKeep(ctx context.Context, path, branch, prefix string, keep bool) string {
 	if keep {
 		return "it was made with keep = True"
 	}
@@ -129,17 +132,22 @@ func whyKeep(ctx context.Context, path, prefix string, keep bool) string {
 		return "git cannot tell what it holds: " + err.Error()
 	case status != "":
 		return "it holds uncommitted changes"
-	case unmerged(ctx, path, "HEAD", prefix):
+	case unmerged(ctx, path, "HEAD", prefix, branch):
 		return "it holds commits on no other branch"
 	}
 	return ""
 }
 
 // unmerged reports whether rev, read in dir, has commits that no branch,
-// tag or remote branch but the run's own (prefix) holds. What cannot be
-// told counts as unmerged.
-func unmerged(ctx context.Context, dir, rev, prefix string) bool {
-	out, err := runGit(ctx, dir, "rev-list", "-n", "1", rev, "--not", "--exclude="+prefix+"*", "--branches", "--tags", "--remotes")
+// tag or remote branch holds but the run's own (prefix) and own (a
+// branch the worktree was given): a branch that goes with the worktree
+// keeps nothing safe. What cannot be told counts as unmerged.
+func unmerged(ctx context.Context, dir, rev, prefix, own string) bool {
+	args := []string{"rev-list", "-n", "1", rev, "--not", "--exclude=" + prefix + "*"}
+	if own != "" {
+		args = append(args, "--exclude="+own)
+	}
+	out, err := runGit(ctx, dir, append(args, "--branches", "--tags", "--remotes")...)
 	return err != nil || out != ""
 }
 

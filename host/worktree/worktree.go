@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"rooda/host/git"
 	"rooda/host/process"
@@ -113,10 +114,11 @@ func (s *Set) Keep(t *Worktree) error {
 // RemoveHint is how the user removes a kept worktree and its branch,
 // which rooda never does on its own.
 func RemoveHint(path, branch string) string {
+	remove := process.Join([]string{"git", "worktree", "remove", path})
 	if branch == "" { // detached
-		return "git worktree remove " + path
+		return remove
 	}
-	return fmt.Sprintf("git worktree remove %s && git branch -D %s", path, branch)
+	return remove + " && " + process.Join([]string{"git", "branch", "-D", branch})
 }
 
 // DefaultBranch is the branch of a run's worktree that names none.
@@ -193,7 +195,7 @@ func (s *Set) Close(ctx context.Context, cut bool) (kept []*Worktree, err error)
 	for _, t := range s.trees {
 		if !t.Keep && cut {
 			// The run's context may be cancelled: git must still answer.
-			t.Why = whyKeep(context.WithoutCancel(ctx), t.Path, branchPrefix(s.runID), false)
+			t.Why = whyKeep(context.WithoutCancel(ctx), t.Path, t.Branch, branchPrefix(s.runID), false)
 		}
 		if t.Keep || t.Why != "" {
 			kept = append(kept, t)
@@ -246,30 +248,60 @@ type MergeResult struct {
 // Merge merges branch into the branch checked out in repo with git merge
 // --no-edit. On a conflict it aborts the merge and names the files; an
 // error is a merge that could not even start (a dirty checkout, no such
-// branch). A merge stopped by ctx's end (an interrupt) is undone, the
-// checkout left as it was, unless it got as far as its commit (Merged);
-// the error is then only the undoing's.
+// branch) or one that failed midway. A merge stopped midway — by ctx's
+// end (an interrupt), a pre-merge-commit hook that failed or ran past
+// mergeTimeout — is undone, the checkout left as it was, unless it got as
+// far as its commit (Merged).
 func Merge(ctx context.Context, repo, branch string) (MergeResult, error) {
 	head, err := runGit(ctx, repo, "rev-parse", "--verify", "-q", "HEAD")
 	if err != nil {
 		return MergeResult{}, err
 	}
-	out, err := runGit(ctx, repo, "merge", "--no-edit", branch)
+	staged := stagedIn(ctx, repo)
+	out, err := git.Run(ctx, git.Command{Args: []string{"merge", "--no-edit", branch}, Dir: repo, Timeout: mergeTimeout})
 	if err == nil {
 		return MergeResult{Merged: true, Output: out}, nil
 	}
-	if ctx.Err() != nil {
-		merged, err := undoMerge(ctx, repo, head)
-		return MergeResult{Merged: merged, Output: out}, err
-	}
-	conflicts, _ := runGit(ctx, repo, "diff", "--name-only", "--diff-filter=U")
-	if conflicts == "" {
-		return MergeResult{Output: out}, err
+	conflicts, _ := runGit(context.WithoutCancel(ctx), repo, "diff", "--name-only", "--diff-filter=U")
+	if conflicts == "" || ctx.Err() != nil {
+		if !begun(ctx, repo, head, staged) {
+			return MergeResult{Output: out}, err
+		}
+		merged, undoErr := undoMerge(ctx, repo, head)
+		if ctx.Err() != nil {
+			err = nil // the interrupt is the caller's to report
+		}
+		return MergeResult{Merged: merged, Output: out}, errors.Join(err, undoErr)
 	}
 	if _, abortErr := runGit(context.WithoutCancel(ctx), repo, "merge", "--abort"); abortErr != nil {
 		return MergeResult{Output: out}, fmt.Errorf("merge of %s left in conflict, and git merge --abort failed: %w", branch, abortErr)
 	}
 	return MergeResult{Conflicts: strings.Split(conflicts, "\n"), Output: out}, nil
+}
+
+// mergeTimeout bounds a merge, its hooks included: a pre-merge-commit
+// hook may run a project's tests.
+const mergeTimeout = 30 * time.Minute
+
+// begun reports whether a merge that failed changed the checkout of repo
+// (HEAD, MERGE_HEAD, or the index, which had nothing staged before it)
+// rather than refusing to start: git merge starts only with nothing
+// staged, and what the user had staged is never the merge's to undo.
+func begun(ctx context.Context, repo, head string, stagedBefore bool) bool {
+	ctx = context.WithoutCancel(ctx)
+	if now, _ := runGit(ctx, repo, "rev-parse", "--verify", "-q", "HEAD"); now != head {
+		return true
+	}
+	if _, err := runGit(ctx, repo, "rev-parse", "--verify", "-q", "MERGE_HEAD"); err == nil {
+		return true
+	}
+	return !stagedBefore && stagedIn(ctx, repo)
+}
+
+// stagedIn reports whether the index of repo differs from its HEAD.
+func stagedIn(ctx context.Context, repo string) bool {
+	_, err := runGit(context.WithoutCancel(ctx), repo, "diff", "--cached", "--quiet")
+	return err != nil
 }
 
 // undoMerge puts the checkout of repo back as it was at head, before a

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"rooda/host/process"
 )
 
 // repo makes a git repository with one commit and returns its top level.
@@ -248,5 +250,115 @@ func TestPruneDeadKeepsWork(t *testing.T) {
 	}
 	if again, err := PruneDead(ctx, dir); err != nil || len(again.Runs) != 0 {
 		t.Errorf("a later PruneDead = %+v, %v; want the kept ones left alone", again, err)
+	}
+}
+
+// TestCutRunKeepsWorkOnItsOwnBranch: a run cut short keeps a worktree
+// made on a branch of its own name whose commits no other branch holds:
+// its branch goes with it, so it keeps nothing safe.
+func TestCutRunKeepsWorkOnItsOwnBranch(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	s, _ := NewSet(ctx, dir, "run1")
+	named, err := s.Add(ctx, "named", "feature-x", "HEAD", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commitIn(t, named.Path, "x.txt", "x\n")
+	kept, err := s.Close(ctx, true)
+	if err != nil || len(kept) != 1 || kept[0].Why != "it holds commits on no other branch" {
+		t.Fatalf("Close(cut) kept %+v, %v; want the worktree on feature-x", kept, err)
+	}
+	if branches := gitIn(t, dir, "branch", "--list", "feature-x"); branches == "" {
+		t.Error("the branch feature-x, holding the only copy of a commit, was deleted")
+	}
+}
+
+// TestPruneDeadKeepsWorkOfAMovedRepository: after the repository moved
+// (or a container mounted it elsewhere), git lists a dead run's worktrees
+// under paths that are no more; one kept, with a file not committed, is
+// still kept, not removed as a directory git does not know.
+func TestPruneDeadKeepsWorkOfAMovedRepository(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	s, _ := NewSet(ctx, dir, "dead")
+	kept, err := s.Add(ctx, "kept", "", "HEAD", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(kept.Path, "draft.txt"), []byte("draft\n"), 0o644))
+	ownedByDead(t, filepath.Join(dir, Root, "dead"))
+	moved := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-moved")
+	must(t, os.Rename(dir, moved))
+	t.Cleanup(func() { os.RemoveAll(moved) })
+
+	p, err := PruneDead(ctx, moved)
+	if p.Removed != 0 || len(p.Kept) != 1 {
+		t.Errorf("PruneDead = %+v, %v; want the kept worktree kept", p, err)
+	}
+	if _, err := os.Stat(filepath.Join(moved, Root, "dead", "kept", "draft.txt")); err != nil {
+		t.Errorf("the kept worktree's uncommitted file is gone: %v", err)
+	}
+}
+
+// TestFailedMergeIsUndone: a merge that a pre-merge-commit hook refuses,
+// and one that runs past its time, leave the checkout as it was: nothing
+// staged, no MERGE_HEAD, HEAD where it was; what the user had staged
+// before a merge that refused to start stays staged.
+func TestFailedMergeIsUndone(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	s, _ := NewSet(ctx, dir, "run1")
+	wt, _ := s.Add(ctx, "a", "", "HEAD", false)
+	commitIn(t, wt.Path, "work.txt", "work\n")
+	commitIn(t, dir, "main.txt", "main\n") // no fast-forward: a merge commit, and its hook
+	hook := filepath.Join(dir, ".git", "hooks", "pre-merge-commit")
+	must(t, os.WriteFile(hook, []byte("#!/bin/sh\necho no merges today >&2\nexit 1\n"), 0o755))
+	head := gitIn(t, dir, "rev-parse", "HEAD")
+
+	res, err := Merge(ctx, dir, wt.Branch)
+	if err == nil || res.Merged {
+		t.Fatalf("Merge = %+v, %v; want the hook's refusal", res, err)
+	}
+	if status := gitIn(t, dir, "status", "--porcelain"); status != "" {
+		t.Errorf("the checkout is left changed:\n%s", status)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "MERGE_HEAD")); !os.IsNotExist(err) {
+		t.Errorf("MERGE_HEAD is left: %v", err)
+	}
+	if now := gitIn(t, dir, "rev-parse", "HEAD"); now != head {
+		t.Errorf("HEAD moved from %s to %s", head, now)
+	}
+
+	must(t, os.Remove(hook))
+	must(t, os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("mine\n"), 0o644))
+	gitIn(t, dir, "add", "mine.txt")
+	if _, err := Merge(ctx, dir, wt.Branch); err == nil {
+		t.Fatal("a merge over staged changes started")
+	}
+	if status := gitIn(t, dir, "status", "--porcelain"); status != "A  mine.txt" {
+		t.Errorf("the user's staged file: %q, want it still staged", status)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRemoveHintIsOneCommandLine: the removal a kept worktree's message
+// gives runs as written when pasted into a shell, whatever its path.
+func TestRemoveHintIsOneCommandLine(t *testing.T) {
+	path, branch := "/tmp/my repo/$HOME's/.rooda/worktrees/x/a", "rooda/x/a"
+	remove, del, ok := strings.Cut(RemoveHint(path, branch), " && ")
+	if !ok {
+		t.Fatalf("RemoveHint = %q", RemoveHint(path, branch))
+	}
+	for line, want := range map[string][]string{remove: {"git", "worktree", "remove", path}, del: {"git", "branch", "-D", branch}} {
+		if argv, err := process.Split(line); err != nil || !slices.Equal(argv, want) {
+			t.Errorf("%q splits into %q (%v), want %q", line, argv, err, want)
+		}
 	}
 }

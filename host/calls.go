@@ -206,8 +206,9 @@ func literalType(e syntax.Expr) (string, string) {
 // that names no literal ("procedure", "agent") takes none but None.
 func accepts(p Param, got string) bool {
 	if got == "NoneType" {
-		// A default is what None means; a required parameter has none.
-		return p.Optional
+		// A default is what None means; a required parameter has none,
+		// unless it takes any value, None included (assert.eq(x, None)).
+		return p.Optional || typeAllows(p.Type, "any") || typeAllows(p.Type, "None")
 	}
 	for _, t := range strings.Split(p.Type, "|") {
 		word, _, _ := strings.Cut(strings.TrimSpace(t), " ")
@@ -217,6 +218,17 @@ func accepts(p Param, got string) bool {
 			word == "str" && got == "string",
 			word == "float" && got == "int",
 			word == got:
+			return true
+		}
+	}
+	return false
+}
+
+// typeAllows says whether the documented type t has the alternative
+// word ("any", "None").
+func typeAllows(t, word string) bool {
+	for _, alt := range strings.Split(t, "|") {
+		if strings.TrimSpace(alt) == word {
 			return true
 		}
 	}

@@ -33,6 +33,9 @@ func TestCheckCalls(t *testing.T) {
 		{`compose(None)`, `compose: name must be a str, got NoneType`},
 		{`getenv("HOME", default = 3)`, ``},
 		{`own(max_iteration = 3)`, ``},
+		{`assert.eq(kept(1), None)`, ``},
+		{`assert.true(None)`, ``},
+		{`assert.contains(None, 1)`, `assert.contains: container must be a str, a list or a dict, got NoneType`},
 		{`assert.eq(1, 1, msg = 2)`, `assert.eq: msg must be a str, got int 2`},
 		{`fake_agent(output = [])`, `fake_agent: unexpected keyword argument "output" (did you mean outputs?)`},
 	} {

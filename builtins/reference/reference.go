@@ -142,16 +142,27 @@ func docstring(raw string) (string, map[string]string) {
 	var text []string
 	args := map[string]string{}
 	inArgs := false
+	// An argument's description may wrap: a line indented deeper than the
+	// argument's name goes on the description of the one before.
+	argIndent, last := -1, ""
 	for i, l := range lines {
 		if i > 0 && indent > 0 && len(l) >= indent {
 			l = l[indent:]
 		}
+		depth := len(l) - len(strings.TrimLeft(l, " \t"))
 		switch {
 		case strings.TrimSpace(l) == "Args:":
-			inArgs = true
-		case inArgs && strings.HasPrefix(l, " "):
+			inArgs, argIndent, last = true, -1, ""
+		case inArgs && last != "" && argIndent >= 0 && depth > argIndent:
+			args[last] = strings.TrimSpace(args[last] + " " + strings.TrimSpace(l))
+		case inArgs && strings.TrimSpace(l) == "":
+			// The section ends; the blank line before it already parts
+			// the text.
+			inArgs = false
+		case inArgs && depth > 0:
 			name, desc, _ := strings.Cut(strings.TrimSpace(l), ":")
 			args[name] = strings.TrimSpace(desc)
+			argIndent, last = depth, name
 		default:
 			inArgs = false
 			text = append(text, l)

@@ -180,7 +180,9 @@ func boolInt(b bool) int {
 
 // Find is every entry named name ("iterate", "procedure.render",
 // "assert.eq", "min_iterations", "iteration"): two where a function and
-// the type it returns share a name (procedure, fake_agent).
+// the type it returns share a name (procedure, fake_agent). A name that
+// no entry has may be one of a parameter or a field: "iterate.timeout",
+// "iteration.outcome", "until_command.cmd".
 func Find(entries []Entry, name string) []Entry {
 	var found []Entry
 	for _, e := range entries {
@@ -188,7 +190,34 @@ func Find(entries []Entry, name string) []Entry {
 			found = append(found, e)
 		}
 	}
+	if len(found) > 0 {
+		return found
+	}
+	for _, m := range members(entries) {
+		if m.Name == name {
+			found = append(found, m)
+		}
+	}
 	return found
+}
+
+// members are the parameters and fields of entries as entries of their
+// own, named owner.name: what script doc iterate.timeout shows.
+func members(entries []Entry) []Entry {
+	var out []Entry
+	for _, e := range entries {
+		for _, p := range e.Params {
+			name := strings.TrimLeft(p.Name, "*")
+			if name == "" {
+				continue
+			}
+			out = append(out, Entry{Name: e.Name + "." + name, Kind: "parameter", Section: e.Name, Type: p.Type, Params: []Param{p}, Doc: p.Doc})
+		}
+		for _, f := range e.Fields {
+			out = append(out, Entry{Name: e.Name + "." + f.Name, Kind: "field", Section: e.Name, Type: f.Type, Doc: f.Doc})
+		}
+	}
+	return out
 }
 
 // Sections writes entries one after the other, as Section does each.
@@ -200,11 +229,12 @@ func Sections(entries []Entry) string {
 	return strings.Join(parts, "\n")
 }
 
-// Names are the entries' names, for suggestions.
+// Names are the entries' names, and their parameters' and fields', for
+// suggestions.
 func Names(entries []Entry) []string {
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name
+	var names []string
+	for _, e := range append(slices.Clone(entries), members(entries)...) {
+		names = append(names, e.Name)
 	}
 	return names
 }

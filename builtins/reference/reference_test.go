@@ -208,10 +208,7 @@ def passes(cmd, timeout = "10m", *rest, **opts):
 def _private():
     pass
 `
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	doc, entries, err := reference.Module(path)
+	doc, entries, err := reference.Module(path, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,18 +79,25 @@ Examples:
 // iterate() to w in a few lines; nothing else it prints is shown. Its git
 // libraries are used as the cache has them: describing fetches nothing.
 func describeScript(c *cli.Context, cfg *config.Config, path string, w io.Writer) error {
-	m, err := libraryManager(c, cfg)
-	if err != nil {
-		return err
-	}
-	all, err := libs.WithFlags(cfg.Libraries, c.StringSlice("lib"))
-	if err != nil {
-		return err
-	}
-	dirs, unready, err := m.Cached(all)
+	dirs, unready, err := cachedLibraries(c, cfg)
 	if err != nil {
 		return err
 	}
 	s := session.New(c.Context, session.Options{Config: cfg, DryRun: true, Describe: w, Stdout: io.Discard, Stderr: io.Discard})
 	return s.DescribeScript(scriptOptions(s, nil, dirs, host.Options{Unready: unready}), path)
+}
+
+// cachedLibraries are the directories of the libraries as the cache has
+// them, and why each git library the cache lacks cannot be loaded: for
+// the commands that describe and fetch nothing.
+func cachedLibraries(c *cli.Context, cfg *config.Config) (dirs map[string]string, unready map[string]string, err error) {
+	m, err := libraryManager(c, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := libs.WithFlags(cfg.Libraries, c.StringSlice("lib"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.Cached(all)
 }

@@ -115,6 +115,7 @@ Examples:
   rooda script doc team/helpers.star`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "format", Value: "md", Usage: "`FORMAT`: md, json or stub"},
+				libFlag(),
 			},
 			Action: scriptDocAction,
 		}, {
@@ -178,12 +179,12 @@ func scriptDocAction(c *cli.Context) error {
 	if len(args) > 1 {
 		return fmt.Errorf("script doc takes at most one SYMBOL, got %d: %s", len(args), strings.Join(args, " "))
 	}
-	if len(args) == 1 && strings.HasSuffix(args[0], ".star") {
-		return moduleDoc(c, args[0])
-	}
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
+	}
+	if len(args) == 1 && strings.HasSuffix(args[0], ".star") {
+		return moduleDoc(c, cfg, args[0])
 	}
 	// The reference needs the standard library only: no library is fetched.
 	s := quietSession(c.Context, c, cfg)
@@ -215,9 +216,24 @@ func scriptDocAction(c *cli.Context) error {
 	return err
 }
 
-// moduleDoc is script doc FILE.star: a user library's docstrings.
-func moduleDoc(c *cli.Context, path string) error {
-	doc, entries, err := reference.Module(path)
+// moduleDoc is script doc FILE.star: a library module's docstrings, the
+// module named as load() names it (a path, @rooda//…, @team//…).
+func moduleDoc(c *cli.Context, cfg *config.Config, name string) error {
+	// Documenting fetches nothing: a git library is read from the cache.
+	dirs, unready, err := cachedLibraries(c, cfg)
+	if err != nil {
+		return err
+	}
+	s := quietSession(c.Context, c, cfg)
+	rt, err := s.Runtime(scriptOptions(s, nil, dirs, host.Options{Unready: unready}))
+	if err != nil {
+		return err
+	}
+	path, src, err := rt.Source(name)
+	if err != nil {
+		return err
+	}
+	doc, entries, err := reference.Module(path, src)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"rooda/host"
+	"rooda/host/config"
 )
 
 // Param is one parameter of a builtin, as its reference documents it.
@@ -91,10 +92,15 @@ func Predeclared(args []string, dryRun bool) starlark.StringDict {
 // Signatures are the parameters of every function a script or a script
 // test can call by a predeclared name, for the static checks of
 // rooda script check: the registry's, the test helpers' and assert's.
-func Signatures() map[string][]host.Param {
+// The literals given to them are read by the run's rules, the names of
+// agents and procedures against cfg; nil leaves those out.
+func Signatures(cfg *config.Config) map[string][]host.Param {
 	out := map[string][]host.Param{}
 	for _, b := range append(Registry(), TestRegistry()...) {
 		out[b.Name] = b.signature()
+		for i := range out[b.Name] {
+			literalRules(cfg, b.Name, &out[b.Name][i])
+		}
 	}
 	for _, b := range AssertFunctions() {
 		out["assert."+b.Name] = b.signature()

@@ -368,7 +368,7 @@ func scriptCheckAction(c *cli.Context) error {
 	// Fetching a library is the one wait here, which an interrupt ends.
 	ctx, watch := interrupt.Watch(c.Context)
 	defer watch.Stop()
-	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures()})
+	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures(cfg)})
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,21 @@ type Builtin struct {
 	// Example is a short script that uses the builtin; the reference shows
 	// it and a test runs it (script-test names such as fake_agent work).
 	Example string
-	fn      func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+	fn      builtinFn
+	// bind, when set in place of fn, makes the function of a run with
+	// the script's arguments: flags().
+	bind func(args []string) builtinFn
+}
+
+// builtinFn is what a builtin does, as go.starlark.net calls it.
+type builtinFn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+
+// function is the builtin's function in a run whose script has args.
+func (b Builtin) function(args []string) builtinFn {
+	if b.bind != nil {
+		return b.bind(args)
+	}
+	return b.fn
 }
 
 // Registry lists the API's functions, in the order the reference gives
@@ -38,7 +52,7 @@ func Registry() []Builtin {
 	return []Builtin{
 		fragmentBuiltin, composeBuiltin, procedureBuiltin, agentBuiltin,
 		fileBuiltin, iterateBuiltin(), runBuiltin, getenvBuiltin,
-		worktreeBuiltin, parallelBuiltin, gitMergeBuiltin,
+		worktreeBuiltin, parallelBuiltin, gitMergeBuiltin, flagsBuiltin,
 	}
 }
 
@@ -78,7 +92,7 @@ func Values() []Value {
 func Predeclared(args []string, dryRun bool) starlark.StringDict {
 	d := starlark.StringDict{}
 	for _, b := range Registry() {
-		d[b.Name] = starlark.NewBuiltin(b.Name, safe(b.Name, b.fn))
+		d[b.Name] = starlark.NewBuiltin(b.Name, safe(b.Name, b.function(args)))
 	}
 	for _, v := range Values() {
 		d[v.Name] = v.make(args, dryRun)
@@ -119,7 +133,7 @@ func (b Builtin) signature() []host.Param {
 // safe turns a panic in a builtin into an error naming it, and a Go nil
 // into None: a bug in rooda must not crash a run or confuse the
 // interpreter.
-func safe(name string, fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+func safe(name string, fn builtinFn) builtinFn {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
 		defer func() {
 			if r := recover(); r != nil {

@@ -84,9 +84,17 @@ func hasScope(id *syntax.Ident, scope resolve.Scope) bool {
 func (c *checker) call(name string, params []Param, call *syntax.CallExpr) {
 	byName := map[string]Param{}
 	var names []string
+	// rest takes any other keyword (flags(**defaults)); it is no
+	// positional parameter.
+	var rest *Param
 	for _, p := range params {
+		if strings.HasPrefix(p.Name, "**") {
+			rest = &p
+			continue
+		}
 		byName[p.Name], names = p, append(names, p.Name)
 	}
+	params = params[:len(names)]
 	for i, arg := range call.Args {
 		switch a := arg.(type) {
 		case *syntax.UnaryExpr:
@@ -95,6 +103,10 @@ func (c *checker) call(name string, params []Param, call *syntax.CallExpr) {
 		case *syntax.BinaryExpr:
 			if kw, ok := a.X.(*syntax.Ident); ok && a.Op == syntax.EQ {
 				p, known := byName[kw.Name]
+				if !known && rest != nil {
+					p, known = *rest, true
+					p.Name = kw.Name
+				}
 				if !known {
 					c.unknownKeyword(name, kw, names)
 					continue

@@ -53,6 +53,9 @@ func TestCheckCalls(t *testing.T) {
 		{`iterate(p, on_iteration = judge)`, `iterate: on_iteration (def judge) returns "done", which is no verdict: the verdicts are None, "continue", "success", "failure" or "abort"`},
 		{`iterate(p, on_iteration = combine(kept, judge))`, `(def judge) returns "done"`},
 		{`iterate(p, on_iteration = kept)`, ``},
+		{`flags(n = 3, agent = "claude", dry = False, model = None, ratio = 0.5)`, ``},
+		{`flags(n = [3])`, `flags: n must be a str, an int, a float, a bool or a None, got list`},
+		{`flags(3)`, `flags: got 1 positional arguments, want at most 0`},
 		{`assert.eq(1, 1, msg = 2)`, `assert.eq: msg must be a str, got int 2`},
 		{`fake_agent(output = [])`, `fake_agent: unexpected keyword argument "output" (did you mean outputs?)`},
 	} {

@@ -47,6 +47,9 @@ func (c *checker) calls(f *syntax.File) {
 				if params, ok := c.r.opts.Signatures[name]; ok {
 					c.call(name, params, call)
 				}
+				if name == "parallel" {
+					c.parallelCall(call)
+				}
 			}
 		}
 		return true

@@ -106,3 +106,39 @@ def nightly():
 	}
 	golden.Check(t, "check_literals", err.Error()+"\n")
 }
+
+// TestCheckParallelSharedState: a function parallel() runs that changes
+// a global, or a variable of the function around it, is told by check
+// where it does, before any agent runs; what it makes itself is its own.
+func TestCheckParallelSharedState(t *testing.T) {
+	src := `results = []
+counts = {}
+
+def task(name):
+    r = iterate(compose(name), max_iterations = 1)
+    results.append(r)
+    counts[name] = r.iterations
+    mine = []
+    mine.append(r)
+    return r
+
+def fine(name):
+    return [name]
+
+def fan(names):
+    done = []
+    def one(n):
+        done.append(n)
+        return n
+    return parallel([(one, n) for n in names])
+
+parallel([(task, "a"), (task, "b"), fine])
+`
+	f := newFixture(t, map[string]string{"main.star": src})
+	f.Opts.Signatures = builtins.Signatures(nil)
+	_, err := f.Runtime().Check("main.star")
+	if err == nil {
+		t.Fatal("no problems found")
+	}
+	golden.Check(t, "check_parallel", err.Error()+"\n")
+}

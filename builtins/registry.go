@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	starlarkmath "go.starlark.net/lib/math"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
@@ -81,6 +82,7 @@ func Values() []Value {
 		}},
 		{"dry_run", "bool", "whether this run only reports what it would do (--dry-run)", func(_ []string, dry bool) starlark.Value { return starlark.Bool(dry) }},
 		{"json", "module", "json.encode, json.decode, json.indent, json.encode_indent", func([]string, bool) starlark.Value { return jsonModule }},
+		{"math", "module", "math.round, math.floor, math.ceil, math.pow, math.sqrt, math.log, … (go.starlark.net's math module): what the dialect lacks for numbers, round() and ** among them", func([]string, bool) starlark.Value { return starlarkmath.Module }},
 		{"struct", "function", "struct(**fields): an immutable record", func([]string, bool) starlark.Value { return starlark.NewBuiltin("struct", starlarkstruct.Make) }},
 		// The host sets it per module; False is what a loaded module sees.
 		{"__main__", "bool", "True in the script rooda runs, False in the modules it loads and in test files, so that a script can be a library too: if __main__: main()", func([]string, bool) starlark.Value { return starlark.False }},

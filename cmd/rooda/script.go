@@ -57,7 +57,11 @@ syntax errors, undefined names, load() paths and names that name nothing,
 load cycles, fragment files named by literal paths that do not exist, and
 calls of builtins that cannot work: unknown keyword arguments, literals of
 the wrong type (max_iterations = "3"), callbacks that cannot be called as
-they will be (on_iteration = lambda: None). A *_test.star file is checked
+they will be (on_iteration = lambda: None). Literals are read as the run
+reads them: agents and procedures against the configuration (agent =
+"cluade", procedure("buidl")), settings' texts (timeout = "5 minutes"), the
+verdicts an on_iteration returns ("SUCCESS"); and a function parallel()
+runs that changes a value it shares is told. A *_test.star file is checked
 with the names of script tests (assert, fake_agent). Nothing runs; exit 1 if
 anything is wrong.
 
@@ -103,16 +107,20 @@ Examples:
 and standard library function, or of the one named: its signature, what
 it does, its parameters (a type's fields) and an example. --format json
 gives it to tools; --format stub writes a .pyi file editors read for
-completion, each type a class (it., r.last. complete). Given a .star
-file, it documents that library from its docstrings, running nothing.
+completion, each type a class (it., r.last. complete). A parameter or a
+field has a name of its own (iterate.timeout, iteration.outcome). Given a
+.star file, as load() names it (a path, @rooda//…, @team//…), it documents
+that library from its docstrings, running nothing and fetching nothing.
 
 Examples:
   rooda script doc iterate
+  rooda script doc iterate.timeout
   rooda script doc procedure.render
   rooda script doc min_iterations
   rooda script doc iteration
   rooda script doc --format stub > rooda.pyi
-  rooda script doc team/helpers.star`,
+  rooda script doc team/helpers.star
+  rooda script doc @rooda//termination.star`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "format", Value: "md", Usage: "`FORMAT`: md, json or stub"},
 				libFlag(),

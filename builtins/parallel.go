@@ -5,6 +5,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"rooda/host"
 	"rooda/host/session"
 	"rooda/host/worktree"
 )
@@ -105,6 +106,9 @@ func parallelFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	calls := make([]session.Call, fns.Len())
 	for i := range fns.Len() {
 		call, err := callOf(fns.Index(i))
+		if err == nil {
+			err = host.FromThread(thread).SharedChanges(call.Fn)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("parallel: fns[%d]: %w", i, err)
 		}

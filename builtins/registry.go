@@ -5,10 +5,12 @@ import (
 	"os"
 	"runtime/debug"
 
+	starlarkmath "go.starlark.net/lib/math"
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
 	"rooda/host"
+	"rooda/host/config"
 )
 
 // Param is one parameter of a builtin, as its reference documents it.
@@ -28,7 +30,21 @@ type Builtin struct {
 	// Example is a short script that uses the builtin; the reference shows
 	// it and a test runs it (script-test names such as fake_agent work).
 	Example string
-	fn      func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+	fn      builtinFn
+	// bind, when set in place of fn, makes the function of a run with
+	// the script's arguments: flags().
+	bind func(args []string) builtinFn
+}
+
+// builtinFn is what a builtin does, as go.starlark.net calls it.
+type builtinFn = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+
+// function is the builtin's function in a run whose script has args.
+func (b Builtin) function(args []string) builtinFn {
+	if b.bind != nil {
+		return b.bind(args)
+	}
+	return b.fn
 }
 
 // Registry lists the API's functions, in the order the reference gives
@@ -37,7 +53,7 @@ func Registry() []Builtin {
 	return []Builtin{
 		fragmentBuiltin, composeBuiltin, procedureBuiltin, agentBuiltin,
 		fileBuiltin, iterateBuiltin(), runBuiltin, getenvBuiltin,
-		worktreeBuiltin, parallelBuiltin, gitMergeBuiltin,
+		worktreeBuiltin, parallelBuiltin, gitMergeBuiltin, flagsBuiltin,
 	}
 }
 
@@ -66,6 +82,7 @@ func Values() []Value {
 		}},
 		{"dry_run", "bool", "whether this run only reports what it would do (--dry-run)", func(_ []string, dry bool) starlark.Value { return starlark.Bool(dry) }},
 		{"json", "module", "json.encode, json.decode, json.indent, json.encode_indent", func([]string, bool) starlark.Value { return jsonModule }},
+		{"math", "module", "math.round, math.floor, math.ceil, math.pow, math.sqrt, math.log, … (go.starlark.net's math module): what the dialect lacks for numbers, round() and ** among them", func([]string, bool) starlark.Value { return starlarkmath.Module }},
 		{"struct", "function", "struct(**fields): an immutable record", func([]string, bool) starlark.Value { return starlark.NewBuiltin("struct", starlarkstruct.Make) }},
 		// The host sets it per module; False is what a loaded module sees.
 		{"__main__", "bool", "True in the script rooda runs, False in the modules it loads and in test files, so that a script can be a library too: if __main__: main()", func([]string, bool) starlark.Value { return starlark.False }},
@@ -77,7 +94,7 @@ func Values() []Value {
 func Predeclared(args []string, dryRun bool) starlark.StringDict {
 	d := starlark.StringDict{}
 	for _, b := range Registry() {
-		d[b.Name] = starlark.NewBuiltin(b.Name, safe(b.Name, b.fn))
+		d[b.Name] = starlark.NewBuiltin(b.Name, safe(b.Name, b.function(args)))
 	}
 	for _, v := range Values() {
 		d[v.Name] = v.make(args, dryRun)
@@ -91,10 +108,15 @@ func Predeclared(args []string, dryRun bool) starlark.StringDict {
 // Signatures are the parameters of every function a script or a script
 // test can call by a predeclared name, for the static checks of
 // rooda script check: the registry's, the test helpers' and assert's.
-func Signatures() map[string][]host.Param {
+// The literals given to them are read by the run's rules, the names of
+// agents and procedures against cfg; nil leaves those out.
+func Signatures(cfg *config.Config) map[string][]host.Param {
 	out := map[string][]host.Param{}
 	for _, b := range append(Registry(), TestRegistry()...) {
 		out[b.Name] = b.signature()
+		for i := range out[b.Name] {
+			literalRules(cfg, b.Name, &out[b.Name][i])
+		}
 	}
 	for _, b := range AssertFunctions() {
 		out["assert."+b.Name] = b.signature()
@@ -113,7 +135,7 @@ func (b Builtin) signature() []host.Param {
 // safe turns a panic in a builtin into an error naming it, and a Go nil
 // into None: a bug in rooda must not crash a run or confuse the
 // interpreter.
-func safe(name string, fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+func safe(name string, fn builtinFn) builtinFn {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (v starlark.Value, err error) {
 		defer func() {
 			if r := recover(); r != nil {

@@ -18,6 +18,14 @@ type Param struct {
 	Type string
 	// Optional is set when the parameter has a default.
 	Optional bool
+	// Literal, when set, checks a string literal given for the parameter
+	// (or an item of a list literal, or the agent of a role's pair) by
+	// the run's own rule: an agent's alias, a procedure's name, a
+	// duration. Its error is what the run would say.
+	Literal func(s string) error
+	// Returns, when set, checks a string literal that a function given
+	// for the parameter returns: on_iteration's verdicts.
+	Returns func(s string) error
 }
 
 // calls checks the calls of predeclared functions that Options.Signatures
@@ -38,6 +46,9 @@ func (c *checker) calls(f *syntax.File) {
 			if name := predeclaredCallee(call); name != "" {
 				if params, ok := c.r.opts.Signatures[name]; ok {
 					c.call(name, params, call)
+				}
+				if name == "parallel" {
+					c.parallelCall(call)
 				}
 			}
 		}
@@ -76,9 +87,17 @@ func hasScope(id *syntax.Ident, scope resolve.Scope) bool {
 func (c *checker) call(name string, params []Param, call *syntax.CallExpr) {
 	byName := map[string]Param{}
 	var names []string
+	// rest takes any other keyword (flags(**defaults)); it is no
+	// positional parameter.
+	var rest *Param
 	for _, p := range params {
+		if strings.HasPrefix(p.Name, "**") {
+			rest = &p
+			continue
+		}
 		byName[p.Name], names = p, append(names, p.Name)
 	}
+	params = params[:len(names)]
 	for i, arg := range call.Args {
 		switch a := arg.(type) {
 		case *syntax.UnaryExpr:
@@ -87,6 +106,10 @@ func (c *checker) call(name string, params []Param, call *syntax.CallExpr) {
 		case *syntax.BinaryExpr:
 			if kw, ok := a.X.(*syntax.Ident); ok && a.Op == syntax.EQ {
 				p, known := byName[kw.Name]
+				if !known && rest != nil {
+					p, known = *rest, true
+					p.Name = kw.Name
+				}
 				if !known {
 					c.unknownKeyword(name, kw, names)
 					continue
@@ -135,11 +158,73 @@ func (c *checker) argument(name string, p Param, arg syntax.Expr) {
 		c.add(exprPos(arg), "%s: %s must be %s, got %s%s", name, p.Name, typeText(p.Type), got, shown)
 		return
 	}
+	if p.Literal != nil {
+		for _, lit := range literalStrings(arg) {
+			if err := p.Literal(lit.Value.(string)); err != nil {
+				c.add(lit.TokenPos, "%s: %v", name, err)
+			}
+		}
+	}
 	if calls := callbackArgs(p.Type); len(calls) > 0 {
 		if fn := c.functionOf(arg); fn != nil {
 			c.callback(name, p.Name, arg, fn, calls)
 		}
 	}
+	if p.Returns != nil {
+		for _, fn := range c.functionsIn(arg) {
+			for _, lit := range fn.returnedStrings() {
+				if err := p.Returns(lit.Value.(string)); err != nil {
+					c.add(lit.TokenPos, "%s: %s (%s) %v", name, p.Name, fn.name, err)
+				}
+			}
+		}
+	}
+}
+
+// literalStrings are the string literals an argument gives: itself, the
+// items of a list literal, and the first of a pair, alone or in the list
+// (a role's agent).
+func literalStrings(e syntax.Expr) []*syntax.Literal {
+	var items []syntax.Expr
+	switch x := e.(type) {
+	case *syntax.ListExpr:
+		items = x.List
+	case *syntax.ParenExpr:
+		return literalStrings(x.X)
+	default:
+		items = []syntax.Expr{e}
+	}
+	var out []*syntax.Literal
+	for _, item := range items {
+		if p, ok := item.(*syntax.ParenExpr); ok {
+			item = p.X
+		}
+		if pair, ok := item.(*syntax.TupleExpr); ok && len(pair.List) > 0 {
+			item = pair.List[0]
+		}
+		if lit, ok := item.(*syntax.Literal); ok && lit.Token == syntax.STRING {
+			out = append(out, lit)
+		}
+	}
+	return out
+}
+
+// functionsIn are the functions the source shows an argument to be: a
+// lambda or a def, or those given to a call that combines them
+// (combine(min_iterations(3), judge)).
+func (c *checker) functionsIn(e syntax.Expr) []*function {
+	if fn := c.functionOf(e); fn != nil {
+		return []*function{fn}
+	}
+	var out []*function
+	if call, ok := e.(*syntax.CallExpr); ok {
+		for _, arg := range call.Args {
+			if fn := c.functionOf(arg); fn != nil {
+				out = append(out, fn)
+			}
+		}
+	}
+	return out
 }
 
 // callback reports a function that fits none of the ways its parameter
@@ -206,8 +291,9 @@ func literalType(e syntax.Expr) (string, string) {
 // that names no literal ("procedure", "agent") takes none but None.
 func accepts(p Param, got string) bool {
 	if got == "NoneType" {
-		// A default is what None means; a required parameter has none.
-		return p.Optional
+		// A default is what None means; a required parameter has none,
+		// unless it takes any value, None included (assert.eq(x, None)).
+		return p.Optional || typeAllows(p.Type, "any") || typeAllows(p.Type, "None")
 	}
 	for _, t := range strings.Split(p.Type, "|") {
 		word, _, _ := strings.Cut(strings.TrimSpace(t), " ")
@@ -217,6 +303,17 @@ func accepts(p Param, got string) bool {
 			word == "str" && got == "string",
 			word == "float" && got == "int",
 			word == got:
+			return true
+		}
+	}
+	return false
+}
+
+// typeAllows says whether the documented type t has the alternative
+// word ("any", "None").
+func typeAllows(t, word string) bool {
+	for _, alt := range strings.Split(t, "|") {
+		if strings.TrimSpace(alt) == word {
 			return true
 		}
 	}
@@ -260,6 +357,47 @@ func callbackArgs(t string) [][]string {
 type function struct {
 	name   string // "the lambda", "def two(a, b)"
 	params []syntax.Expr
+	// body is the def's statements, or the lambda's expression.
+	body []syntax.Stmt
+	expr syntax.Expr
+}
+
+// returnedStrings are the string literals the function returns: those of
+// its return statements (not of functions defined inside it), or its
+// lambda's body, either branch of a conditional expression included.
+func (f *function) returnedStrings() []*syntax.Literal {
+	var out []*syntax.Literal
+	var results func(e syntax.Expr)
+	results = func(e syntax.Expr) {
+		switch x := e.(type) {
+		case *syntax.Literal:
+			if x.Token == syntax.STRING {
+				out = append(out, x)
+			}
+		case *syntax.CondExpr:
+			results(x.True)
+			results(x.False)
+		case *syntax.ParenExpr:
+			results(x.X)
+		}
+	}
+	if f.expr != nil {
+		results(f.expr)
+	}
+	for _, stmt := range f.body {
+		syntax.Walk(stmt, func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.DefStmt, *syntax.LambdaExpr:
+				return false
+			case *syntax.ReturnStmt:
+				if x.Result != nil {
+					results(x.Result)
+				}
+			}
+			return true
+		})
+	}
+	return out
 }
 
 // functionOf is the function an argument is, when the source says: a
@@ -267,14 +405,14 @@ type function struct {
 func (c *checker) functionOf(e syntax.Expr) *function {
 	switch x := e.(type) {
 	case *syntax.LambdaExpr:
-		return &function{"the lambda", x.Params}
+		return &function{name: "the lambda", params: x.Params, expr: x.Body}
 	case *syntax.Ident:
 		b, ok := x.Binding.(*resolve.Binding)
 		if !ok || b.First == nil {
 			return nil
 		}
 		if def, ok := c.defs[b.First]; ok {
-			return &function{"def " + def.Name.Name, def.Params}
+			return &function{name: "def " + def.Name.Name, params: def.Params, body: def.Body}
 		}
 	}
 	return nil

@@ -37,3 +37,20 @@ func DocOf(stmt syntax.Stmt) string {
 	}
 	return lit.Value.(string)
 }
+
+// Source reads the module name names as load() would from the working
+// directory: a path, @rooda//path of the standard library, or
+// @library//path. It returns the name messages show and the source.
+func (r *Runtime) Source(name string) (display string, src []byte, err error) {
+	var loc Location
+	if strings.HasPrefix(name, "@") {
+		loc, err = r.resolver.resolve(Location{}, name)
+	} else {
+		loc, err = r.resolver.root(name)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	src, err = r.resolver.read(Context(r.thread), loc)
+	return loc.Display, src, err
+}

@@ -177,6 +177,12 @@ var (
 	// hash table", "frozen set".
 	frozenValue = regexp.MustCompile(`(?m)^Error.*\bfrozen (list|hash table|dict|set)\b`)
 	literals    = map[string]string{"true": "True", "false": "False", "null": "None", "nil": "None", "none": "None"}
+	// pythonOnly are Python's builtins that Starlark lacks, and what a
+	// script writes instead.
+	pythonOnly = map[string]string{
+		"round": "math.round(x)", "pow": "math.pow(x, y)", "divmod": "(a // b, a % b)",
+		"isinstance": `type(x) == "int"`, "open": `file("x.md"), or run("cat x.md").output`,
+	}
 )
 
 // hints are what a script's error can be helped with: the names every
@@ -211,6 +217,8 @@ func (h hints) add(text string) string {
 			lines[i] += fmt.Sprintf(" (%s defines it: load(%q, %q))", module, module, m[1])
 		} else if fix, ok := literals[m[1]]; ok {
 			lines[i] += fmt.Sprintf(" (did you mean %s?)", fix)
+		} else if instead, ok := pythonOnly[m[1]]; ok {
+			lines[i] += fmt.Sprintf(" (Starlark has no %s: write %s)", m[1], instead)
 		} else if near := suggest.Closest(m[1], h.known); near != "" {
 			lines[i] += fmt.Sprintf(" (did you mean %s?)", near)
 		}

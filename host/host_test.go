@@ -29,7 +29,7 @@ func TestErrorsShowWhereAndHow(t *testing.T) {
 		files map[string]string
 	}{
 		{"syntax", map[string]string{"main.star": "x = 1\ny = (2\nprint(x)\n"}},
-		{"resolve", map[string]string{"main.star": "p = fragmnt(content = 'x')\nq = true\nprint(undefined_thing)\n"}},
+		{"resolve", map[string]string{"main.star": "p = fragmnt(content = 'x')\nq = true\nprint(undefined_thing)\nr = round(2.5)\n"}},
 		{"in_library", map[string]string{
 			"main.star":     "load('lib/util.star', 'helper')\nhelper(0)\n",
 			"lib/util.star": "def divide(n):\n    return 10 // n\n\ndef helper(n):\n    return divide(n)\n",

@@ -36,6 +36,9 @@ func Section(e Entry) string {
 		}
 		return b.String()
 	}
+	if e.Kind == "parameter" || e.Kind == "field" {
+		return member(e)
+	}
 	// The signature is a declaration, not a program: the docs' example
 	// runner (cmd/rooda/docs_e2e_test.go) skips a block marked no-run.
 	fmt.Fprintf(&b, "### %s\n\n```python no-run: a signature\n%s", e.Name, e.Signature())
@@ -56,6 +59,42 @@ func Section(e Entry) string {
 		b.WriteString("\nExample:\n\n```python\n" + e.Example + "\n```\n")
 	}
 	return b.String()
+}
+
+// member writes a parameter or a field: whose it is, its type, its
+// default, what it is.
+func member(e Entry) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\n", e.Name)
+	if e.Kind == "field" {
+		fmt.Fprintf(&b, "A field of %s: %s.\n", e.Section, e.Type)
+	} else {
+		p := e.Params[0]
+		fmt.Fprintf(&b, "A parameter of %s(): %s, %s.\n", e.Section, orAny(e.Type), defaultText(p))
+	}
+	if e.Doc != "" {
+		b.WriteString("\n" + e.Doc + "\n")
+	}
+	return b.String()
+}
+
+func orAny(t string) string {
+	if t == "" {
+		return "any"
+	}
+	return t
+}
+
+// defaultText says a parameter's default, or that it has none.
+func defaultText(p Param) string {
+	switch d := orDash(p.Default, p.Name); d {
+	case "required":
+		return "required"
+	case "":
+		return "optional"
+	default:
+		return "default " + d
+	}
 }
 
 func orDash(dflt, name string) string {

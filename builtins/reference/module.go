@@ -7,18 +7,13 @@ import (
 	"go.starlark.net/syntax"
 
 	"rooda/host"
-	"rooda/host/files"
 )
 
-// Module documents a user's library, a .star file, from its source: the
-// module's docstring and each public function's signature and
-// docstring. It reads and parses the file and runs none of it, so
-// documenting a module never starts an agent or a command.
-func Module(path string) (doc string, entries []Entry, err error) {
-	src, err := files.Read(path, files.ScriptLimit)
-	if err != nil {
-		return "", nil, err
-	}
+// Module documents a library module, a .star file, from its source src:
+// the module's docstring and each public function's signature and
+// docstring. path is how load() names it. It parses the source and runs
+// none of it, so documenting a module never starts an agent or a command.
+func Module(path string, src []byte) (doc string, entries []Entry, err error) {
 	f, err := host.FileOptions.Parse(path, src, syntax.RetainComments)
 	if err != nil {
 		return "", nil, err

@@ -142,16 +142,27 @@ func docstring(raw string) (string, map[string]string) {
 	var text []string
 	args := map[string]string{}
 	inArgs := false
+	// An argument's description may wrap: a line indented deeper than the
+	// argument's name goes on the description of the one before.
+	argIndent, last := -1, ""
 	for i, l := range lines {
 		if i > 0 && indent > 0 && len(l) >= indent {
 			l = l[indent:]
 		}
+		depth := len(l) - len(strings.TrimLeft(l, " \t"))
 		switch {
 		case strings.TrimSpace(l) == "Args:":
-			inArgs = true
-		case inArgs && strings.HasPrefix(l, " "):
+			inArgs, argIndent, last = true, -1, ""
+		case inArgs && last != "" && argIndent >= 0 && depth > argIndent:
+			args[last] = strings.TrimSpace(args[last] + " " + strings.TrimSpace(l))
+		case inArgs && strings.TrimSpace(l) == "":
+			// The section ends; the blank line before it already parts
+			// the text.
+			inArgs = false
+		case inArgs && depth > 0:
 			name, desc, _ := strings.Cut(strings.TrimSpace(l), ":")
 			args[name] = strings.TrimSpace(desc)
+			argIndent, last = depth, name
 		default:
 			inArgs = false
 			text = append(text, l)
@@ -169,7 +180,9 @@ func boolInt(b bool) int {
 
 // Find is every entry named name ("iterate", "procedure.render",
 // "assert.eq", "min_iterations", "iteration"): two where a function and
-// the type it returns share a name (procedure, fake_agent).
+// the type it returns share a name (procedure, fake_agent). A name that
+// no entry has may be one of a parameter or a field: "iterate.timeout",
+// "iteration.outcome", "until_command.cmd".
 func Find(entries []Entry, name string) []Entry {
 	var found []Entry
 	for _, e := range entries {
@@ -177,7 +190,34 @@ func Find(entries []Entry, name string) []Entry {
 			found = append(found, e)
 		}
 	}
+	if len(found) > 0 {
+		return found
+	}
+	for _, m := range members(entries) {
+		if m.Name == name {
+			found = append(found, m)
+		}
+	}
 	return found
+}
+
+// members are the parameters and fields of entries as entries of their
+// own, named owner.name: what script doc iterate.timeout shows.
+func members(entries []Entry) []Entry {
+	var out []Entry
+	for _, e := range entries {
+		for _, p := range e.Params {
+			name := strings.TrimLeft(p.Name, "*")
+			if name == "" {
+				continue
+			}
+			out = append(out, Entry{Name: e.Name + "." + name, Kind: "parameter", Section: e.Name, Type: p.Type, Params: []Param{p}, Doc: p.Doc})
+		}
+		for _, f := range e.Fields {
+			out = append(out, Entry{Name: e.Name + "." + f.Name, Kind: "field", Section: e.Name, Type: f.Type, Doc: f.Doc})
+		}
+	}
+	return out
 }
 
 // Sections writes entries one after the other, as Section does each.
@@ -189,11 +229,12 @@ func Sections(entries []Entry) string {
 	return strings.Join(parts, "\n")
 }
 
-// Names are the entries' names, for suggestions.
+// Names are the entries' names, and their parameters' and fields', for
+// suggestions.
 func Names(entries []Entry) []string {
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.Name
+	var names []string
+	for _, e := range append(slices.Clone(entries), members(entries)...) {
+		names = append(names, e.Name)
 	}
 	return names
 }

@@ -186,7 +186,7 @@ func TestHelpOfValues(t *testing.T) {
 
 // TestModule: a user library is documented from its source, running
 // nothing: its docstring, each public function's signature, text and
-// Args.
+// Args, a description that wraps joined into one.
 func TestModule(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "helpers.star")
 	src := `"""Team helpers."""
@@ -197,23 +197,24 @@ def passes(cmd, timeout = "10m", *rest, **opts):
     """Ends the loop once cmd passes.
 
     Args:
-      cmd: a shell command line.
+      cmd: a shell command line, run
+        by sh -c.
+      timeout: how long it may take.
+
+    It runs nothing else.
     """
     return None
 
 def _private():
     pass
 `
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	doc, entries, err := reference.Module(path)
+	doc, entries, err := reference.Module(path, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := reference.ModuleMarkdown("helpers.star", doc, entries)
-	want := "# helpers.star\n\nTeam helpers.\n\n### passes\n\n```python no-run: a signature\npasses(cmd, timeout=\"10m\", *rest, **opts)\n```\n\nEnds the loop once cmd passes.\n\n" +
-		"| parameter | type | default | |\n| --- | --- | --- | --- |\n| `cmd` | any | required | a shell command line. |\n| `timeout` | any | \"10m\" |  |\n| `*rest` | any |  |  |\n| `**opts` | any |  |  |\n"
+	want := "# helpers.star\n\nTeam helpers.\n\n### passes\n\n```python no-run: a signature\npasses(cmd, timeout=\"10m\", *rest, **opts)\n```\n\nEnds the loop once cmd passes.\n\nIt runs nothing else.\n\n" +
+		"| parameter | type | default | |\n| --- | --- | --- | --- |\n| `cmd` | any | required | a shell command line, run by sh -c. |\n| `timeout` | any | \"10m\" | how long it may take. |\n| `*rest` | any |  |  |\n| `**opts` | any |  |  |\n"
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -33,6 +35,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			cfg.SummarizeScripts(scriptSummary)
 			if c.Bool("json") {
 				return cfg.WriteListJSON(c.App.Writer)
 			}
@@ -68,6 +71,7 @@ Examples:
 			if err != nil {
 				return err
 			}
+			cfg.SummarizeScripts(scriptSummary)
 			return cfg.WriteInfo(c.App.Writer, name, func(w io.Writer, path string) error {
 				return describeScript(c, cfg, path, w)
 			})
@@ -75,22 +79,44 @@ Examples:
 	}
 }
 
+// scriptSummary is the first line of the docstring of the script at
+// path; "" when it has none, or it is not a regular file (a named pipe
+// is read by the run, never by a listing).
+func scriptSummary(path string) string {
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	doc, err := host.Docstring(path)
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(doc, "\n")
+	return strings.TrimSpace(first)
+}
+
 // describeScript runs a script procedure as a dry run that reports each
 // iterate() to w in a few lines; nothing else it prints is shown. Its git
 // libraries are used as the cache has them: describing fetches nothing.
 func describeScript(c *cli.Context, cfg *config.Config, path string, w io.Writer) error {
-	m, err := libraryManager(c, cfg)
-	if err != nil {
-		return err
-	}
-	all, err := libs.WithFlags(cfg.Libraries, c.StringSlice("lib"))
-	if err != nil {
-		return err
-	}
-	dirs, unready, err := m.Cached(all)
+	dirs, unready, err := cachedLibraries(c, cfg)
 	if err != nil {
 		return err
 	}
 	s := session.New(c.Context, session.Options{Config: cfg, DryRun: true, Describe: w, Stdout: io.Discard, Stderr: io.Discard})
 	return s.DescribeScript(scriptOptions(s, nil, dirs, host.Options{Unready: unready}), path)
+}
+
+// cachedLibraries are the directories of the libraries as the cache has
+// them, and why each git library the cache lacks cannot be loaded: for
+// the commands that describe and fetch nothing.
+func cachedLibraries(c *cli.Context, cfg *config.Config) (dirs map[string]string, unready map[string]string, err error) {
+	m, err := libraryManager(c, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := libs.WithFlags(cfg.Libraries, c.StringSlice("lib"))
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.Cached(all)
 }

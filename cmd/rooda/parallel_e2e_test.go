@@ -295,15 +295,19 @@ func (w *repoWorkspace) noSurvivorsQuietly() {
 
 // TestParallelFrozenValues: a function parallel() runs cannot change a
 // list the script shares with it: a clear Starlark error at the line, not
-// a race.
+// a race. (A change in the function's own body is told before it starts:
+// TestParallelSharedChangeBeforeAnAgent; here a helper it calls makes it.)
 func TestParallelFrozenValues(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	w.write("main.star", `seen = []
 
 def work(n):
-    seen.append(n)
+    note(n)
     return n
+
+def note(n):
+    seen.append(n)
 
 print(parallel([(work, 1), (work, 2)]))
 `)
@@ -311,9 +315,9 @@ print(parallel([(work, 1), (work, 2)]))
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
 	// Both fail, and each is named with its own traceback; the hint once.
-	o.expect(t, 1, "parallel(): function 1 (work) failed", "parallel(): function 2 (work) failed", "main.star:4:16: in work", "cannot append to frozen list",
+	o.expect(t, 1, "parallel(): function 1 (work) failed", "parallel(): function 2 (work) failed", "main.star:8:16: in note", "cannot append to frozen list",
 		"Hint: a function parallel() runs shares every value it can reach with the others, frozen")
-	if n := strings.Count(o.stderr, "main.star:4:16: in work"); n != 2 {
+	if n := strings.Count(o.stderr, "main.star:8:16: in note"); n != 2 {
 		t.Errorf("%d tracebacks for two functions that failed:\n%s", n, o.stderr)
 	}
 	if n := strings.Count(o.stderr, "Hint: a function parallel() runs"); n != 1 {
@@ -322,6 +326,30 @@ print(parallel([(work, 1), (work, 2)]))
 	if strings.Contains(o.stderr, "a module's values are frozen") {
 		t.Errorf("the hint for a loaded module's values, for a function parallel() ran:\n%s", o.stderr)
 	}
+}
+
+// TestParallelSharedChangeBeforeAnAgent: a function parallel() runs
+// whose body changes a list of the script fails at the parallel() call,
+// naming the list and the line, before any agent runs, and script check
+// says so too.
+func TestParallelSharedChangeBeforeAnAgent(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal})
+	w.write("main.star", `results = []
+
+def work(name):
+    r = iterate(compose(name, act = [fragment(content = "Work.")]), max_iterations = 1)
+    results.append(r.status)
+    return r
+
+parallel([(work, "a"), (work, "b")])
+`)
+	w.runScript("main.star", "--ai-cmd", w.aiCmd()).expect(t, 1, "main.star:8:9: in <toplevel>",
+		"Error in parallel: fns[0]: def work changes results (results.append(…) at main.star:5:5), which parallel() shares with every function it runs and freezes before they start: the change would fail there, after its agents ran.")
+	if w.ran(1) {
+		t.Error("an agent ran before the change failed")
+	}
+	w.rooda("script", "check", "main.star").expect(t, 1, "Error: main.star:5:5: results.append(…) changes results, which parallel() (line 8) shares")
 }
 
 // TestParallelCostBudgetShared: loops that run at once spend one budget:

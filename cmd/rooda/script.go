@@ -57,7 +57,11 @@ syntax errors, undefined names, load() paths and names that name nothing,
 load cycles, fragment files named by literal paths that do not exist, and
 calls of builtins that cannot work: unknown keyword arguments, literals of
 the wrong type (max_iterations = "3"), callbacks that cannot be called as
-they will be (on_iteration = lambda: None). A *_test.star file is checked
+they will be (on_iteration = lambda: None). Literals are read as the run
+reads them: agents and procedures against the configuration (agent =
+"cluade", procedure("buidl")), settings' texts (timeout = "5 minutes"), the
+verdicts an on_iteration returns ("SUCCESS"); and a function parallel()
+runs that changes a value it shares is told. A *_test.star file is checked
 with the names of script tests (assert, fake_agent). Nothing runs; exit 1 if
 anything is wrong.
 
@@ -103,18 +107,23 @@ Examples:
 and standard library function, or of the one named: its signature, what
 it does, its parameters (a type's fields) and an example. --format json
 gives it to tools; --format stub writes a .pyi file editors read for
-completion, each type a class (it., r.last. complete). Given a .star
-file, it documents that library from its docstrings, running nothing.
+completion, each type a class (it., r.last. complete). A parameter or a
+field has a name of its own (iterate.timeout, iteration.outcome). Given a
+.star file, as load() names it (a path, @rooda//…, @team//…), it documents
+that library from its docstrings, running nothing and fetching nothing.
 
 Examples:
   rooda script doc iterate
+  rooda script doc iterate.timeout
   rooda script doc procedure.render
   rooda script doc min_iterations
   rooda script doc iteration
   rooda script doc --format stub > rooda.pyi
-  rooda script doc team/helpers.star`,
+  rooda script doc team/helpers.star
+  rooda script doc @rooda//termination.star`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "format", Value: "md", Usage: "`FORMAT`: md, json or stub"},
+				libFlag(),
 			},
 			Action: scriptDocAction,
 		}, {
@@ -178,12 +187,12 @@ func scriptDocAction(c *cli.Context) error {
 	if len(args) > 1 {
 		return fmt.Errorf("script doc takes at most one SYMBOL, got %d: %s", len(args), strings.Join(args, " "))
 	}
-	if len(args) == 1 && strings.HasSuffix(args[0], ".star") {
-		return moduleDoc(c, args[0])
-	}
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
+	}
+	if len(args) == 1 && strings.HasSuffix(args[0], ".star") {
+		return moduleDoc(c, cfg, args[0])
 	}
 	// The reference needs the standard library only: no library is fetched.
 	s := quietSession(c.Context, c, cfg)
@@ -215,9 +224,24 @@ func scriptDocAction(c *cli.Context) error {
 	return err
 }
 
-// moduleDoc is script doc FILE.star: a user library's docstrings.
-func moduleDoc(c *cli.Context, path string) error {
-	doc, entries, err := reference.Module(path)
+// moduleDoc is script doc FILE.star: a library module's docstrings, the
+// module named as load() names it (a path, @rooda//…, @team//…).
+func moduleDoc(c *cli.Context, cfg *config.Config, name string) error {
+	// Documenting fetches nothing: a git library is read from the cache.
+	dirs, unready, err := cachedLibraries(c, cfg)
+	if err != nil {
+		return err
+	}
+	s := quietSession(c.Context, c, cfg)
+	rt, err := s.Runtime(scriptOptions(s, nil, dirs, host.Options{Unready: unready}))
+	if err != nil {
+		return err
+	}
+	path, src, err := rt.Source(name)
+	if err != nil {
+		return err
+	}
+	doc, entries, err := reference.Module(path, src)
 	if err != nil {
 		return err
 	}
@@ -352,7 +376,7 @@ func scriptCheckAction(c *cli.Context) error {
 	// Fetching a library is the one wait here, which an interrupt ends.
 	ctx, watch := interrupt.Watch(c.Context)
 	defer watch.Stop()
-	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures()})
+	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures(cfg)})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,5 +68,48 @@ func TestScriptDocOfALibrary(t *testing.T) {
 	out, stderr, code = exe(t, "script", "doc", filepath.Join(w.dir, "lib.star"))
 	if code != 0 || !strings.Contains(out, "### f\n") || strings.Contains(stderr, "ran") {
 		t.Errorf("a library that fails when run: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestScriptDocLookups: script doc opens a module as load() names it
+// (@rooda//…, @team//… of --lib or the configuration), and shows one
+// parameter or one field; a mistyped one is suggested.
+func TestScriptDocLookups(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	if err := os.MkdirAll(filepath.Join(w.dir, "team"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.write("team/greet.star", "\"\"\"Greetings.\"\"\"\n\ndef hello(name):\n    \"\"\"Says hello.\n\n    Args:\n      name: who is greeted, as the\n        roll call has it.\n    \"\"\"\n    return \"hello \" + name\n")
+	w.write("rooda-config.yml", "libraries:\n  team: team\n")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"@rooda//termination.star"}, []string{"# @rooda//termination.star\n", "### until_command\n", "(run by sh -c), or a list of words run as they are, without a shell. |"}},
+		{[]string{"@team//greet.star"}, []string{"# @team//greet.star\n\nGreetings.\n", "| `name` | any | required | who is greeted, as the roll call has it. |"}},
+		{[]string{"--lib", "crew=team", "@crew//greet.star"}, []string{"# @crew//greet.star\n"}},
+		{[]string{"iterate.timeout"}, []string{"### iterate.timeout\n\nA parameter of iterate(): int | float | str, default None.\n\nstop an iteration after this long"}},
+		{[]string{"iteration.outcome"}, []string{"### iteration.outcome\n\nA field of iteration: str.\n\n\"continue\", \"success\""}},
+		{[]string{"until_command.cmd"}, []string{"A parameter of until_command(): any, required.\n\na shell command line"}},
+	} {
+		o := w.rooda(append([]string{"script", "doc"}, tc.args...)...)
+		if o.code != 0 {
+			t.Errorf("script doc %s: exit %d\n%s", strings.Join(tc.args, " "), o.code, o.stderr)
+			continue
+		}
+		for _, want := range tc.want {
+			if !strings.Contains(o.stdout, want) {
+				t.Errorf("script doc %s lacks %q:\n%s", strings.Join(tc.args, " "), want, o.stdout)
+			}
+		}
+	}
+	o := w.rooda("script", "doc", "iterate.timeot")
+	if o.code != 1 || !strings.Contains(o.stderr, `no "iterate.timeot" in the reference; did you mean iterate.timeout?`) {
+		t.Errorf("a mistyped parameter: exit %d\n%s", o.code, o.stderr)
+	}
+	o = w.rooda("script", "doc", "@nobody//greet.star")
+	if o.code != 1 || !strings.Contains(o.stderr, "unknown library @nobody (libraries: @rooda, @team)") {
+		t.Errorf("an unknown library: exit %d\n%s", o.code, o.stderr)
 	}
 }

@@ -65,7 +65,7 @@ func TestASettingOfTheTableIsEverywhere(t *testing.T) {
 	if docs := reference.Markdown(reference.Entries(nil)); !strings.Contains(docs, "test_widgets") {
 		t.Error("docs/builtins.md would not list iterate(test_widgets=…)")
 	}
-	if !slices.ContainsFunc(builtins.Signatures()["iterate"], func(p host.Param) bool { return p.Name == "test_widgets" }) {
+	if !slices.ContainsFunc(builtins.Signatures(nil)["iterate"], func(p host.Param) bool { return p.Name == "test_widgets" }) {
 		t.Error("rooda script check does not know iterate(test_widgets=…)")
 	}
 }

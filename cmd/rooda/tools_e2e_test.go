@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -78,7 +79,8 @@ a.calls
 // TestInfoDescribesAScriptProcedure: rooda info of a script: procedure
 // names the script, shows its docstring and each iterate() with the
 // settings its dry run sees (the script's max_iterations, with their
-// source), not the defaults of a YAML procedure.
+// source), not the defaults of a YAML procedure; info and list give the
+// docstring's first line as its summary.
 func TestInfoDescribesAScriptProcedure(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{})
@@ -98,7 +100,12 @@ iterate(compose("review", act = [fragment(content = "Review.")]), max_iterations
 	if o.code != 0 || !strings.Contains(o.stdout, want) {
 		t.Errorf("exit %d, stdout lacks:\n%s\nstdout:\n%s\nstderr:\n%s", o.code, want, o.stdout, o.stderr)
 	}
-	stdoutHas(t, o, "Script: "+w.dir+"/pair.star", "  iterate() at pair.star:5: procedure review\n", "    Failure Threshold: 1 (script: pair.star:5)\n")
+	stdoutHas(t, o, "Summary: Builds, then reviews.\n", "Script: "+w.dir+"/pair.star", "  iterate() at pair.star:5: procedure review\n", "    Failure Threshold: 1 (script: pair.star:5)\n")
+	// rooda list says what the docstring's first line says, as info does.
+	if list := w.rooda("list").stdout; !regexp.MustCompile(`(?m)^pair +Builds, then reviews\.$`).MatchString(list) {
+		t.Errorf("rooda list does not summarize the script by its docstring:\n%s", list)
+	}
+	stdoutHas(t, w.rooda("list", "--json"), `"summary": "Builds, then reviews."`)
 	if strings.Contains(o.stdout, "Max Iterations: 5 (built-in)") {
 		t.Errorf("the defaults are shown as the script's settings:\n%s", o.stdout)
 	}

@@ -30,6 +30,17 @@ func (c *Config) WriteList(w io.Writer) error {
 	return nil
 }
 
+// SummarizeScripts gives each script procedure that has no summary the
+// one doc says of its script (the first line of its docstring), so that
+// list and info show what the script says of itself.
+func (c *Config) SummarizeScripts(doc func(path string) string) {
+	for _, p := range c.Procedures {
+		if p.Script.V != "" && p.Summary.V == "" {
+			p.Summary.V = doc(p.Script.V)
+		}
+	}
+}
+
 func (p *Procedure) summary() string {
 	if p.Summary.V == "" {
 		return "(no summary)"

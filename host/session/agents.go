@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rooda/host/config"
 	"rooda/host/process"
 	"rooda/host/suggest"
 )
@@ -30,13 +31,19 @@ func (a Agent) Name() string {
 // command line rooda can split. A lone word close to an alias is taken
 // for a typo.
 func (s *Session) ResolveAgent(nameOrCmd string, isCmd bool) (Agent, error) {
-	aliases := s.opts.Config.Aliases
+	return AgentIn(s.opts.Config, nameOrCmd, isCmd)
+}
+
+// AgentIn is ResolveAgent with the aliases of cfg: what rooda script
+// check reads a literal agent with.
+func AgentIn(cfg *config.Config, nameOrCmd string, isCmd bool) (Agent, error) {
+	aliases := cfg.Aliases
 	if !isCmd {
 		if cmd, ok := aliases[nameOrCmd]; ok {
 			return Agent{Alias: nameOrCmd, Line: cmd.V.Line, Output: cmd.V.Output}, nil
 		}
 		if !strings.ContainsAny(nameOrCmd, " /") {
-			if near := suggest.Closest(nameOrCmd, s.opts.Config.AliasNames()); near != "" {
+			if near := suggest.Closest(nameOrCmd, cfg.AliasNames()); near != "" {
 				return Agent{}, fmt.Errorf("unknown alias %q (did you mean %q?); for a command, write agent(cmd=%q)", nameOrCmd, near, nameOrCmd)
 			}
 		}

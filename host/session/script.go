@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"rooda/host/interrupt"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/scriptargs"
 )
 
 // RunScript runs the script at path with the run's signals, record and
@@ -116,6 +118,35 @@ func (s *Session) DescribeScript(opts host.Options, path string) error {
 			fmt.Fprintln(w, strings.TrimRight("  "+line, " "))
 		}
 	}
+	// The arguments are told before the loops, whichever the script
+	// asks for first.
+	var loops bytes.Buffer
+	s.opts.Describe = &loops
+	err = rt.Run(s.ctx, path)
+	s.opts.Describe = w
+	if s.arguments != "" {
+		fmt.Fprintf(w, "\nArguments (after --):\n%s", s.arguments)
+	}
 	fmt.Fprintln(w, "\nLoops (as its dry run sees them, without arguments):")
-	return rt.Run(s.ctx, path)
+	w.Write(loops.Bytes())
+	return err
+}
+
+// DescribeArguments tells rooda info the typed arguments the script
+// declares with flags() at pos; nothing when the run is not describing.
+func (s *Session) DescribeArguments(pos string, flags []scriptargs.Flag) {
+	if s.opts.Describe == nil {
+		return
+	}
+	width := 0
+	for _, f := range flags {
+		width = max(width, len(f.Usage()))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  flags() at %s:\n", pos)
+	for _, f := range flags {
+		kind := strings.TrimPrefix(strings.TrimPrefix(f.Kind.Name(), "an "), "a ")
+		fmt.Fprintf(&b, "    %-*s  %s\n", width, f.Usage(), kind)
+	}
+	s.arguments += b.String()
 }

@@ -88,6 +88,9 @@ type Session struct {
 	rec         *runlog.Recorder
 	// rt is the runtime of the script, if the run is one.
 	rt *host.Runtime
+	// arguments are the typed arguments rooda info tells of the script
+	// it describes (DescribeArguments).
+	arguments string
 	// mu guards what loops that run at once (parallel()) count: the
 	// fields below it, up to worktrees.
 	mu sync.Mutex

@@ -149,12 +149,13 @@ func (s *Session) request(spec IterateSpec) (engine.Request, error) {
 	return req, nil
 }
 
-// turns are the agents of an iterate() that take turns, with their names
-// and roles.
+// turns are the agents of an iterate() that take turns, with their names,
+// the formats of what they print and their roles: in a rotation of claude
+// and gemini each one's JSON is read as its own.
 func turns(spec IterateSpec) []engine.Turn {
 	var out []engine.Turn
 	for _, a := range spec.Agents {
-		out = append(out, engine.Turn{Name: a.Name(), Line: a.Line})
+		out = append(out, engine.Turn{Name: a.Name(), Line: a.Line, Output: a.Output})
 	}
 	for i := range spec.Fakes {
 		name := "fake_agent"

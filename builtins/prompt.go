@@ -222,26 +222,31 @@ var agentBuiltin = Builtin{
 	Params: []Param{
 		{"alias_or_cmd", "str", "None", "an alias (claude, codex, … or one of ai_cmd_aliases), or else a command line"},
 		{"cmd", "str", "None", "a command line, never taken for an alias"},
+		{"name", "str", "None", "what the log, the record, it.agent and so the prompts it is handed to call it; by default its alias, else its command line"},
 	},
 	Returns: "agent",
 	Doc:     "An AI command for iterate(agent=…). The command line's --ai-cmd and --ai-cmd-alias override it.",
 	Example: `claude = agent("claude")
-mine = agent(cmd = "my-agent --fast")`,
+mine = agent(cmd = "my-agent --fast --model big", name = "strong")`,
 	fn: agentFn,
 }
 
 func agentFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var nameOrCmd, cmd string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "alias_or_cmd??", &nameOrCmd, "cmd??", &cmd); err != nil {
+	var nameOrCmd, cmd, name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "alias_or_cmd??", &nameOrCmd, "cmd??", &cmd, "name??", &name); err != nil {
 		return nil, err
 	}
 	if (nameOrCmd == "") == (cmd == "") {
 		return nil, fmt.Errorf("agent: give an alias or a command line, or cmd=…, one of them")
 	}
+	if name != "" && strings.TrimSpace(name) != name || strings.ContainsAny(name, "\n\r") {
+		return nil, fmt.Errorf("agent: name %q is shown on log lines: give it without line breaks or surrounding spaces", name)
+	}
 	a, err := session.FromThread(thread).ResolveAgent(nameOrCmd+cmd, cmd != "")
 	if err != nil {
 		return nil, err
 	}
+	a.Label = name
 	return &Agent{a}, nil
 }
 

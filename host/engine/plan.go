@@ -29,6 +29,17 @@ type Request struct {
 	// is Turns[(N-1) % len]'s. The command line's --ai-cmd or
 	// --ai-cmd-alias replaces their agents, not their roles.
 	Turns []Turn
+	// Choose, when set, chooses the agent of each iteration from the
+	// second on (a script's agent function), which Turns[0] is the
+	// first's; it is called before the iteration's prompt is composed.
+	// The command line's --ai-cmd or --ai-cmd-alias replaces the agents
+	// it chooses, not their roles.
+	Choose func(iteration int) (Turn, error)
+	// Chooser names Choose for the dry run: the script's function.
+	Chooser string
+	// Promises are the promise words the preamble names and the loop
+	// looks for; the zero value is SUCCESS and FAILURE.
+	Promises prompt.Promises
 	// Runner, when set, stands in for the agent process (a script test's
 	// fake_agent): nothing is started, and there is no binary to check.
 	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
@@ -81,6 +92,21 @@ type Plan struct {
 	Verdict func(*loop.Iteration) (loop.Outcome, error)
 	// Runner stands in for the agent process when set (Request.Runner).
 	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
+	// Promises are the promise words (Request.Promises).
+	Promises prompt.Promises
+	// Choose and Chooser are Request's: the agent of each iteration from
+	// the second on, chosen as it starts (see choose).
+	Choose  func(iteration int) (Turn, error)
+	Chooser string
+	// chosen is the turn Choose gave the iteration going on.
+	chosen *chosenTurn
+	// roleNames name each turn's role, "" for a turn without one.
+	roleNames []string
+	// given are the command line's phases, which replace a chosen role's
+	// as they do the loop's; overridden is set when the command line
+	// names the agent.
+	given      [len(prompt.Phases)][]prompt.Fragment
+	overridden bool
 }
 
 // Check is one thing verified before a run: a ✓ or ✗ line of the dry run.
@@ -119,7 +145,8 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	}
 	phases := s.Procedure.Prompt()
 	override(&phases, given)
-	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner, PriceOf: req.Config.PriceOf}
+	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner, PriceOf: req.Config.PriceOf,
+		Promises: req.Promises, Choose: req.Choose, Chooser: req.Chooser, given: given}
 	p.Formats = []agentstream.Format{formatNamed(s.AIOutput)}
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}
@@ -128,6 +155,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 		p.checkAgent(req.Config)
 	}
 	overridden := config.AICmd.In(&req.Config.Run).Set || config.AICmdAlias.In(&req.Config.Run).Set
+	p.overridden = overridden
 	if len(req.Turns) > 1 && p.Runner == nil && !overridden {
 		p.checkRotation(req.Turns[1:])
 	}
@@ -237,16 +265,24 @@ func (p *Plan) addRoles(turns []Turn, given [len(prompt.Phases)][]prompt.Fragmen
 	for _, t := range turns {
 		if t.Role == nil {
 			p.Roles = append(p.Roles, p.Procedure)
+			p.roleNames = append(p.roleNames, "")
 			continue
 		}
 		phases := t.Role.Prompt()
 		override(&phases, given)
 		p.Roles = append(p.Roles, phases)
+		p.roleNames = append(p.roleNames, phases.Name)
 	}
 }
 
 // procedureOf is the procedure whose prompt iteration n is given.
 func (p *Plan) procedureOf(n int) prompt.Procedure {
+	if c := p.chosenFor(n); c != nil {
+		if c.role != nil {
+			return *c.role
+		}
+		return p.Procedure
+	}
 	if len(p.Roles) == 0 {
 		return p.Procedure
 	}
@@ -263,6 +299,9 @@ func formatNamed(name string) agentstream.Format {
 
 // formatOf is the format of what iteration n's agent prints.
 func (p *Plan) formatOf(n int) agentstream.Format {
+	if c := p.chosenFor(n); c != nil {
+		return c.format
+	}
 	return p.Formats[(n-1)%len(p.Formats)]
 }
 
@@ -375,6 +414,6 @@ func (p *Plan) compose(it prompt.Iteration, extra prompt.Sections) (string, erro
 			return "", err
 		}
 	}
-	extra.Context = context
+	extra.Context, extra.Promises = context, p.Promises
 	return prompt.ComposeWith(p.procedureOf(it.Number), it, extra)
 }

@@ -53,3 +53,67 @@ print("status", r.status)
 		t.Errorf("iteration 2 has no transcript: %v", runs)
 	}
 }
+
+// TestAgentChosenEachIteration: agent= may be a function of the
+// iteration: escalation from a cheap agent to a strong one in one loop.
+// It is called before each iteration with the previous one, each chosen
+// agent is read in its own format, named in the log, the record and
+// it.agent, and the dry run says who chooses.
+func TestAgentChosenEachIteration(t *testing.T) {
+	t.Parallel()
+	echo := strings.Replace(transcript(t, "gemini-stream-json", "tool_call_success"),
+		"print <promise>SUCCESS</promise>.", "print <promise>SUCCESS</promise>; if blocked, <promise>FAILURE</promise>.", 1)
+	w := newWorkspace(t,
+		step{"output": "cannot do it\n", "exit": 1},
+		step{"output": "still cannot\n", "exit": 1},
+		step{"output": echo})
+	structuredAgents(w)
+	w.write("rooda-config.yml", readText(t, filepath.Join(w.dir, "rooda-config.yml"))+"  cheap: "+w.aiCmd()+"\n")
+	w.write("main.star", `
+def escalate(n, last):
+    print("choosing", n, "after", last.agent if last else None)
+    if last and last.consecutive_failures >= 2:
+        return agent("fake-gemini", name = "strong")
+    return "cheap"
+
+p = compose("p", act = [fragment(content = "Do one step.")])
+r = iterate(p, max_iterations = 5, failure_threshold = 3, agent = escalate,
+            on_iteration = lambda it: print(it.number, it.agent, it.outcome, it.usage.total if it.usage else None))
+print("status", r.status)
+`)
+	o := w.runScript("main.star")
+	o.expect(t, 0, "choosing 1 after None\n", "choosing 2 after cheap\n", "choosing 3 after cheap\n",
+		"1 cheap failure None\n", "2 cheap failure None\n", "3 strong success 410\n", "status success\n",
+		"Iteration 3/5 completed in ", "(success) · 410 tokens")
+	if m := w.metaJSON(3); m["agent"] != "strong" || m["format"] != "gemini-stream-json" {
+		t.Errorf("meta.json of iteration 3: %v", m)
+	}
+	if show := w.rooda("runs", "show", "last", "--json"); !strings.Contains(show.stdout, `"strong"`) {
+		t.Errorf("run.json does not name the agent chosen later:\n%s", show.stdout)
+	}
+	stdoutHas(t, w.runScript("main.star", "--dry-run"), "Agents: chosen by escalate before each iteration (iteration 1: cheap)\n")
+}
+
+// TestAgentFunctionMistakes: what an agent function returns is checked as
+// it is chosen, and the script's error names the function and the
+// iteration: no agent, a list, an alias that does not exist; a function
+// that fails stops the script with its own traceback.
+func TestAgentFunctionMistakes(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working\n"})
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  cheap: "+w.aiCmd()+"\n")
+	for body, want := range map[string]string{
+		`return None if n > 1 else "cheap"`:                       "agent function pick returned None for iteration 2: want one agent",
+		`return ["cheap"] if n > 1 else "cheap"`:                  `agent function pick returned ["cheap"] for iteration 2: want one agent`,
+		`return "cheapp" if n > 1 else "cheap"`:                   `agent function pick, iteration 2: unknown alias "cheapp" (did you mean "cheap"?)`,
+		`return "cheap" if n < 2 else fail("broke")`:              "broke",
+		`return "cheap" if n < 2 else "no-such-program-here --x"`: "Error in iterate: cannot choose the agent of iteration 2: AI command binary not found: no-such-program-here",
+	} {
+		w.write("main.star", "def pick(n):\n    "+body+"\n\niterate(compose(\"p\", act = [fragment(content = \"Work.\")]), max_iterations = 3, agent = pick)\n")
+		o := w.runScript("main.star")
+		o.expect(t, 1, want, "Iteration 1/3 completed")
+		if strings.Contains(o.stderr, "Iteration 2/3 completed") {
+			t.Errorf("%s: iteration 2 ran:\n%s", body, o.stderr)
+		}
+	}
+}

@@ -85,7 +85,7 @@ var iterationTypeFields = []Field{
 	{"number", "int", "the iteration's number, from 1"},
 	{"outcome", "str", "\"continue\", \"success\", \"failure\" or \"abort\" (the README's verdict table); in on_iteration, the agent's outcome before the procedure's verdict"},
 	{"cause", "str | None", "why a failed iteration failed: \"signal_failure\", \"agent_failed\", \"timeout\", \"idle\", \"crash\", \"no_start\", \"procedure\" … (the README's causes table); None when it did not fail. In on_iteration, the agent's cause"},
-	{"signal", "str | None", "the promise the agent signaled: \"SUCCESS\", \"FAILURE\" (when both, FAILURE), or None; with iterate(promises=…), the kind its word signals"},
+	{"signal", "str | None", "the promise the agent signaled: \"SUCCESS\", \"FAILURE\" (when both, FAILURE), or None; with iterate(promises=…), \"SUCCESS\" or \"FAILURE\" for the kind of the word it wrote"},
 	{"exit_code", "int", "the agent's exit code"},
 	{"timed_out", "bool", "whether the agent was stopped at the iteration timeout"},
 	{"truncated", "bool", "whether output was dropped beyond max_output_buffer"},

@@ -92,3 +92,21 @@ print("status", r.status, "after", r.iterations)
 	w.write("bad.star", `iterate(compose("p", act = [fragment(content = "Work.")]), promises = {"ALL DONE": "success"})`+"\n")
 	w.runScript("bad.star", "--ai-cmd", w.aiCmd()).expect(t, 1, `iterate: promise word "ALL DONE": want letters, digits, _ or -`)
 }
+
+// TestStopOnReadsWhatTheAgentSaid: stop_on looks in it.text, so words of
+// the prompt that a tool's result echoes in a CLI's JSON do not end the
+// loop; the agent's own words do.
+func TestStopOnReadsWhatTheAgentSaid(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t,
+		step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")},
+		step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")})
+	w.write("main.star", `
+load("@rooda//termination.star", "stop_on")
+p = compose("p", act = [fragment(content = "Do one step.")])
+print("echoed:", iterate(p, max_iterations = 1, on_iteration = stop_on("When done")).status)
+print("said:", iterate(p, max_iterations = 1, on_iteration = stop_on("Still working")).status)
+`)
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\n")
+	w.runScript("main.star", "--ai-cmd-alias", "fake").expect(t, 0, "echoed: max-iters\n", "said: success\n")
+}

@@ -15,8 +15,9 @@ func structuredAgents(w *workspace) {
 		"  fake-gemini: {cmd: \""+filepath.Join(binaries(w.t), "fakeagent")+" script.json\", output: gemini-stream-json}\n")
 }
 
-// TestRotationReadsEachAgentsFormat: agents that take turns are each read
-// in the format their alias declares, not only the first: gemini's turn
+// TestRotationReadsEachAgentsFormat: agents that take turns, with roles or
+// without, are each read in the format their alias declares, not only the
+// first: gemini's turn (a reviewer's role)
 // echoes its prompt (both promise tags) in a JSON user message and then
 // says SUCCESS, which ends the loop; each turn's tokens and transcript are
 // recorded and -v shows transcripts, never the JSON.
@@ -33,7 +34,8 @@ def show(it):
     print("iteration", it.number, "by", it.agent, "signal", it.signal, "tokens", it.usage.total if it.usage else None)
 
 p = compose("p", act = [fragment(content = "Do one step.")])
-r = iterate(p, max_iterations = 4, agent = ["fake-claude", "fake-gemini"], on_iteration = show)
+review = compose("review", act = [fragment(content = "Review the step.")])
+r = iterate(p, max_iterations = 4, agent = ["fake-claude", ("fake-gemini", review)], on_iteration = show)
 print("status", r.status)
 `)
 	o := w.runScript("main.star", "-v")

@@ -114,7 +114,7 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	} else if spec.Fakes, spec.Agents, spec.Roles, err = agents(thread, agentV); err != nil {
 		return nil, err
 	}
-	if spec.Promises, err = promisesArg(promisesV); err != nil {
+	if spec.Promises, err = promisesArg(promisesV, "iterate"); err != nil {
 		return nil, err
 	}
 	if spec.Context, spec.ContextFunc, err = contextArg(thread, ctxV); err != nil {
@@ -245,7 +245,7 @@ func roleOf(item starlark.Value, i int) (starlark.Value, *config.Procedure, erro
 
 // promisesArg converts promises=: a dict of custom promise words, each to
 // the kind it signals, "success" or "failure".
-func promisesArg(d *starlark.Dict) (prompt.Promises, error) {
+func promisesArg(d *starlark.Dict, who string) (prompt.Promises, error) {
 	if d == nil {
 		return prompt.Promises{}, nil
 	}
@@ -254,13 +254,13 @@ func promisesArg(d *starlark.Dict) (prompt.Promises, error) {
 		word, ok1 := starlark.AsString(item[0])
 		kind, ok2 := starlark.AsString(item[1])
 		if !ok1 || !ok2 {
-			return prompt.Promises{}, fmt.Errorf("iterate: promises maps words to \"success\" or \"failure\", got %s: %s", item[0].Type(), item[1].Type())
+			return prompt.Promises{}, fmt.Errorf("%s: promises maps words to \"success\" or \"failure\", got %s: %s", who, item[0].Type(), item[1].Type())
 		}
 		words = append(words, [2]string{word, kind})
 	}
 	p, err := prompt.NewPromises(words)
 	if err != nil {
-		return p, fmt.Errorf("iterate: %w", err)
+		return p, fmt.Errorf("%s: %w", who, err)
 	}
 	return p, nil
 }

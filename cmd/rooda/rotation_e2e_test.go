@@ -75,20 +75,24 @@ func TestAgentChosenEachIteration(t *testing.T) {
 def escalate(n, last):
     print("choosing", n, "after", last.agent if last else None)
     if last and last.consecutive_failures >= 2:
-        return agent("fake-gemini", name = "strong")
+        return (agent("fake-gemini", name = "strong"), rescue)
     return "cheap"
 
 p = compose("p", act = [fragment(content = "Do one step.")])
+rescue = compose("rescue", act = [fragment(content = "Find why the last two tries failed.")])
 r = iterate(p, max_iterations = 5, failure_threshold = 3, agent = escalate,
-            on_iteration = lambda it: print(it.number, it.agent, it.outcome, it.usage.total if it.usage else None))
+            on_iteration = lambda it: print(it.number, it.agent, it.role, it.outcome, it.usage.total if it.usage else None))
 print("status", r.status)
 `)
 	o := w.runScript("main.star")
 	o.expect(t, 0, "choosing 1 after None\n", "choosing 2 after cheap\n", "choosing 3 after cheap\n",
-		"1 cheap failure None\n", "2 cheap failure None\n", "3 strong success 410\n", "status success\n",
+		"1 cheap None failure None\n", "2 cheap None failure None\n", "3 strong rescue success 410\n", "status success\n",
 		"Iteration 3/5 completed in ", "(success) · 410 tokens")
 	if m := w.metaJSON(3); m["agent"] != "strong" || m["format"] != "gemini-stream-json" {
 		t.Errorf("meta.json of iteration 3: %v", m)
+	}
+	if p := w.prompt(3); !strings.Contains(p, "Procedure: rescue\n") || !strings.Contains(p, "Find why the last two tries failed.") {
+		t.Errorf("the chosen role's prompt did not reach the agent:\n%s", p)
 	}
 	if show := w.rooda("runs", "show", "last", "--json"); !strings.Contains(show.stdout, `"strong"`) {
 		t.Errorf("run.json does not name the agent chosen later:\n%s", show.stdout)

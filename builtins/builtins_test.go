@@ -274,3 +274,23 @@ func TestJSONAndStruct(t *testing.T) {
 		t.Errorf("printed %q", out)
 	}
 }
+
+// TestRenderNamesCustomPromises: render(promises=…) gives the prompt
+// iterate(promises=…) gives the agent: the preamble names the custom
+// words; without them it is the default preamble.
+func TestRenderNamesCustomPromises(t *testing.T) {
+	out := mustEval(t, map[string]string{"main.star": `p = compose("p", act = [fragment(content = "Work.")])
+print(p.render(promises = {"COMPLETE": "success", "STUCK": "failure"}))
+print("---")
+print(p.render())`})
+	custom, plain, _ := strings.Cut(out, "---\n")
+	if !strings.Contains(custom, "output: <promise>COMPLETE</promise>\n") || !strings.Contains(custom, "output: <promise>STUCK</promise>\n") || strings.Contains(custom, "SUCCESS") {
+		t.Errorf("render with promises:\n%s", custom)
+	}
+	if !strings.Contains(plain, "output: <promise>SUCCESS</promise>\n") {
+		t.Errorf("render without:\n%s", plain)
+	}
+	if _, err := eval(t, map[string]string{"main.star": `compose("p", act = ["x.md"]).render(promises = {"DONE": "maybe"})`, "x.md": "x"}); err == nil || !strings.Contains(err.Error(), `render: promise word "DONE": its kind must be "success" or "failure", got "maybe"`) {
+		t.Errorf("a bad kind: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"rooda/host/git"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/prompt"
 	"rooda/host/session"
 	"rooda/host/suggest"
 )
@@ -58,11 +59,12 @@ func iterateParams() []Param {
 	params := []Param{
 		{"procedure", "procedure", "", "what to run: compose(…) or procedure(name)"},
 		keywords["max_iterations"], keywords["unlimited"],
-		{"agent", "agent | str | list", "None", "the AI command: agent(…), an alias or command line, or a list of them that take turns, one per iteration; an item of the list may be a role, a pair (agent, procedure): that agent is given that procedure's prompt (a builder and a reviewer in one loop, one failure threshold, one record)"},
+		{"agent", "agent | str | list | function(number) | function(number, previous)", "None", "the AI command: agent(…), an alias or command line, or a list of them that take turns, one per iteration; an item of the list may be a role, a pair (agent, procedure): that agent is given that procedure's prompt (a builder and a reviewer in one loop, one failure threshold, one record); or a function called before each iteration that returns the iteration's agent (or a pair): f(number), or f(number, previous) to be given the previous iteration of this loop (None before the first) — escalation from a cheap agent to a strong one in one loop"},
 		keywords["timeout"], keywords["failure_threshold"], keywords["max_output_buffer"],
 		{"context", "str | file | list | function(number) | function(number, previous)", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function called before each iteration that returns them: f(number), or f(number, previous) to be given the previous iteration of this loop (as on_iteration sees it; None before the first)"},
 		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome and it.agent names the agent that ran it; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
 		{"worktree", "worktree", "None", "a worktree(…) of the run: the agent works there (its working directory, whose changes the record shows), as a loop of parallel() does"},
+		{"promises", "dict", "None", "custom promise words, each to the kind it signals: {\"COMPLETE\": \"success\", \"BLOCKED\": \"failure\"}. The preamble asks for them instead of SUCCESS (or FAILURE), and the host looks for them as it does for those, an echo of the prompt never counting; a kind given no word keeps its default"},
 	}
 	for _, p := range rest {
 		if !slices.ContainsFunc(params, func(q Param) bool { return q.Name == p.Name }) {
@@ -77,8 +79,9 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		proc         *Procedure
 		agentV, ctxV starlark.Value
 		worktreeV    starlark.Value
+		promisesV    *starlark.Dict
 		onIteration  starlark.Callable
-		own          = map[string]any{"procedure": &proc, "agent": &agentV, "context": &ctxV, "on_iteration": &onIteration, "worktree": &worktreeV}
+		own          = map[string]any{"procedure": &proc, "agent": &agentV, "context": &ctxV, "on_iteration": &onIteration, "worktree": &worktreeV, "promises": &promisesV}
 		keywords     = map[string]config.Keyword{}
 		pairs        []any
 		settings     []*keywordArg
@@ -106,7 +109,12 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if spec.Settings, err = assignments(settings); err != nil {
 		return nil, err
 	}
-	if spec.Fakes, spec.Agents, spec.Roles, err = agents(thread, agentV); err != nil {
+	if fn, ok := agentV.(starlark.Callable); ok {
+		spec.AgentFunc, spec.AgentFuncName = agentFunc(thread, fn), fn.Name()
+	} else if spec.Fakes, spec.Agents, spec.Roles, err = agents(thread, agentV); err != nil {
+		return nil, err
+	}
+	if spec.Promises, err = promisesArg(promisesV, "iterate"); err != nil {
 		return nil, err
 	}
 	if spec.Context, spec.ContextFunc, err = contextArg(thread, ctxV); err != nil {
@@ -148,25 +156,16 @@ func agents(thread *starlark.Thread, v starlark.Value) (fakes []*session.FakeAge
 	}
 	hasRole := false
 	for i, item := range items {
-		var role *config.Procedure
-		if item, role, err = roleOf(item, i); err != nil {
+		ch, err := choiceOf(thread, item, i)
+		if err != nil {
 			return nil, nil, nil, err
 		}
-		hasRole = hasRole || role != nil
-		roles = append(roles, role)
-		switch x := item.(type) {
-		case *FakeAgent:
-			fakes = append(fakes, x.f)
-		case *Agent:
-			out = append(out, x.a)
-		case starlark.String:
-			a, err := session.FromThread(thread).ResolveAgent(string(x), false)
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			out = append(out, a)
-		default:
-			return nil, nil, nil, fmt.Errorf("agent must be an agent(), an alias or a command line, or a pair (agent, procedure), got %s", item.Type())
+		hasRole = hasRole || ch.Role != nil
+		roles = append(roles, ch.Role)
+		if ch.Fake != nil {
+			fakes = append(fakes, ch.Fake)
+		} else {
+			out = append(out, ch.Agent)
 		}
 	}
 	if len(fakes) > 0 && len(out) > 0 {
@@ -176,6 +175,55 @@ func agents(thread *starlark.Thread, v starlark.Value) (fakes []*session.FakeAge
 		roles = nil
 	}
 	return fakes, out, roles, nil
+}
+
+// choiceOf converts one agent: an agent(), an alias or a command line, a
+// fake agent, or a pair (agent, procedure), the i-th of agent=.
+func choiceOf(thread *starlark.Thread, item starlark.Value, i int) (session.Choice, error) {
+	item, role, err := roleOf(item, i)
+	if err != nil {
+		return session.Choice{}, err
+	}
+	ch := session.Choice{Role: role}
+	switch x := item.(type) {
+	case *FakeAgent:
+		ch.Fake = x.f
+	case *Agent:
+		ch.Agent = x.a
+	case starlark.String:
+		if ch.Agent, err = session.FromThread(thread).ResolveAgent(string(x), false); err != nil {
+			return session.Choice{}, err
+		}
+	default:
+		return session.Choice{}, fmt.Errorf("agent must be an agent(), an alias or a command line, or a pair (agent, procedure), got %s", item.Type())
+	}
+	return ch, nil
+}
+
+// agentFunc converts an agent= that is a function: called before each
+// iteration as f(number), or f(number, previous) to be given the previous
+// iteration of this loop (None before the first), it returns the
+// iteration's agent, or a pair (agent, procedure).
+func agentFunc(thread *starlark.Thread, fn starlark.Callable) func(int, *loop.Iteration) (session.Choice, error) {
+	withPrevious := takesTwo(fn)
+	return func(n int, previous *loop.Iteration) (session.Choice, error) {
+		args := starlark.Tuple{starlark.MakeInt(n)}
+		if withPrevious {
+			args = append(args, iterationValue(previous))
+		}
+		out, err := starlark.Call(thread, fn, args, nil)
+		if err != nil {
+			return session.Choice{}, err
+		}
+		if _, ok := out.(*starlark.List); ok || out == starlark.None {
+			return session.Choice{}, fmt.Errorf("agent function %s returned %s for iteration %d: want one agent (an agent(), an alias, a command line) or a pair (agent, procedure)", fn.Name(), shortRepr(out), n)
+		}
+		ch, err := choiceOf(thread, out, 0)
+		if err != nil {
+			return session.Choice{}, fmt.Errorf("agent function %s, iteration %d: %w", fn.Name(), n, err)
+		}
+		return ch, nil
+	}
 }
 
 // roleOf splits an agent= item that is a pair (agent, procedure) into the
@@ -193,6 +241,28 @@ func roleOf(item starlark.Value, i int) (starlark.Value, *config.Procedure, erro
 		return nil, nil, fmt.Errorf("agent[%d]: a role is a pair (agent, procedure), and its second item is a %s, not a compose(…) or procedure(name)", i, pair[1].Type())
 	}
 	return pair[0], proc.asConfig(), nil
+}
+
+// promisesArg converts promises=: a dict of custom promise words, each to
+// the kind it signals, "success" or "failure".
+func promisesArg(d *starlark.Dict, who string) (prompt.Promises, error) {
+	if d == nil {
+		return prompt.Promises{}, nil
+	}
+	var words [][2]string
+	for _, item := range d.Items() {
+		word, ok1 := starlark.AsString(item[0])
+		kind, ok2 := starlark.AsString(item[1])
+		if !ok1 || !ok2 {
+			return prompt.Promises{}, fmt.Errorf("%s: promises maps words to \"success\" or \"failure\", got %s: %s", who, item[0].Type(), item[1].Type())
+		}
+		words = append(words, [2]string{word, kind})
+	}
+	p, err := prompt.NewPromises(words)
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", who, err)
+	}
+	return p, nil
 }
 
 // contextArg converts context=: text or files, or a function called before
@@ -323,6 +393,10 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 		"truncated":            starlark.Bool(it.Result.Dropped > 0),
 		"duration":             starlark.Float(it.Duration.Seconds()),
 		"output":               starlark.String(it.Result.Output),
+		"text":                 starlark.String(it.Said()),
+		"prompt":               starlark.String(it.Prompt),
+		"procedure":            starlark.String(it.Procedure),
+		"role":                 orNone(it.Role),
 		"consecutive_failures": starlark.MakeInt(it.ConsecutiveFailures),
 		"agent":                starlark.String(it.Agent),
 		"outcome":              starlark.String(it.Outcome),

@@ -64,7 +64,7 @@ var composeBuiltin = Builtin{
 		{"act", "list", "[]", "the act phase"},
 	},
 	Returns: "procedure",
-	Doc:     "A procedure's prompt, phase by phase. p.render(iteration=1, max_iterations=None, context=[]) returns the exact prompt an agent would get; p.with_phases(act=[…]) a copy with those phases replaced. The preamble is always the host's.",
+	Doc:     "A procedure's prompt, phase by phase. p.render(iteration=1, max_iterations=None, context=[], promises=None) returns the exact prompt an agent would get; p.with_phases(act=[…]) a copy with those phases replaced. The preamble is always the host's.",
 	Example: `p = compose("tidy",
     observe = ["builtin:fragments/observe/read_agents_md.md"],
     act = [fragment(content = "Tidy one file."), "builtin:fragments/act/emit_signal.md"])
@@ -124,6 +124,7 @@ var procedureMethods = []Builtin{
 			{"iteration", "int", "1", "the iteration the preamble shows"},
 			{"max_iterations", "int", "None", "the limit the preamble shows; None shows (unlimited)"},
 			{"context", "str | file | list", "[]", "the CONTEXT section: text, file(…)s to read, or a list of them, as iterate() takes them"},
+			{"promises", "dict", "None", "custom promise words the preamble names, as iterate(promises=…) takes them"},
 		},
 		Returns: "str",
 		Doc:     "The exact prompt an agent would get in that iteration: the host's preamble, the context, the phases.",
@@ -143,12 +144,18 @@ var procedureMethods = []Builtin{
 	},
 }
 
-// renderFn is p.render(iteration=1, max_iterations=None, context=[]).
+// renderFn is p.render(iteration=1, max_iterations=None, context=[],
+// promises=None).
 func renderFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	p := b.Receiver().(*Procedure)
 	iteration, max := 1, 0
 	var context starlark.Value = starlark.NewList(nil)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "iteration?", &iteration, "max_iterations??", &max, "context?", &context); err != nil {
+	var promisesV *starlark.Dict
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "iteration?", &iteration, "max_iterations??", &max, "context?", &context, "promises??", &promisesV); err != nil {
+		return nil, err
+	}
+	promises, err := promisesArg(promisesV, "render")
+	if err != nil {
 		return nil, err
 	}
 	if iteration < 1 || max < 0 {
@@ -158,7 +165,7 @@ func renderFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if err != nil {
 		return nil, err
 	}
-	text, err := prompt.Compose(p.prompt(), prompt.Iteration{Number: iteration, Max: max}, values)
+	text, err := prompt.ComposeWith(p.prompt(), prompt.Iteration{Number: iteration, Max: max}, prompt.Sections{Context: values, Promises: promises})
 	if err != nil {
 		return nil, err
 	}
@@ -222,26 +229,31 @@ var agentBuiltin = Builtin{
 	Params: []Param{
 		{"alias_or_cmd", "str", "None", "an alias (claude, codex, … or one of ai_cmd_aliases), or else a command line"},
 		{"cmd", "str", "None", "a command line, never taken for an alias"},
+		{"name", "str", "None", "what the log, the record, it.agent and so the prompts it is handed to call it; by default its alias, else its command line"},
 	},
 	Returns: "agent",
 	Doc:     "An AI command for iterate(agent=…). The command line's --ai-cmd and --ai-cmd-alias override it.",
 	Example: `claude = agent("claude")
-mine = agent(cmd = "my-agent --fast")`,
+mine = agent(cmd = "my-agent --fast --model big", name = "strong")`,
 	fn: agentFn,
 }
 
 func agentFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var nameOrCmd, cmd string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "alias_or_cmd??", &nameOrCmd, "cmd??", &cmd); err != nil {
+	var nameOrCmd, cmd, name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "alias_or_cmd??", &nameOrCmd, "cmd??", &cmd, "name??", &name); err != nil {
 		return nil, err
 	}
 	if (nameOrCmd == "") == (cmd == "") {
 		return nil, fmt.Errorf("agent: give an alias or a command line, or cmd=…, one of them")
 	}
+	if name != "" && strings.TrimSpace(name) != name || strings.ContainsAny(name, "\n\r") {
+		return nil, fmt.Errorf("agent: name %q is shown on log lines: give it without line breaks or surrounding spaces", name)
+	}
 	a, err := session.FromThread(thread).ResolveAgent(nameOrCmd+cmd, cmd != "")
 	if err != nil {
 		return nil, err
 	}
+	a.Label = name
 	return &Agent{a}, nil
 }
 

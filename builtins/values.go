@@ -89,10 +89,14 @@ func (p *Procedure) asConfig() *config.Procedure {
 type Agent struct{ a session.Agent }
 
 func (x *Agent) String() string {
-	if x.a.Alias != "" {
-		return fmt.Sprintf("agent(%q)", x.a.Alias)
+	named := ""
+	if x.a.Label != "" {
+		named = fmt.Sprintf(", name=%q", x.a.Label)
 	}
-	return fmt.Sprintf("agent(cmd=%q)", x.a.Line)
+	if x.a.Alias != "" {
+		return fmt.Sprintf("agent(%q%s)", x.a.Alias, named)
+	}
+	return fmt.Sprintf("agent(cmd=%q%s)", x.a.Line, named)
 }
 func (x *Agent) Type() string          { return "agent" }
 func (x *Agent) Freeze()               {}

@@ -209,6 +209,7 @@ func TestRealCLIs(t *testing.T) {
 			}
 		})
 	}
+	t.Run("rotation_claude_codex_gemini", realRotation)
 }
 
 var realScenarios = []struct {
@@ -340,3 +341,93 @@ func (r *realRun) spentRecorded(m runlog.Meta) {
 // authTimesOut tells the CLIs that, refused with a 401, keep retrying until
 // the iteration timeout ends them rather than exiting.
 var authTimesOut = map[string]bool{"claude": true}
+
+// realRotation: claude, codex and gemini take turns in one loop of a
+// script (the rotate_agents example), each through its built-in alias, and
+// each turn is read in its own CLI's format: claude's says nothing
+// (continue), codex's says FAILURE (counted), gemini's says SUCCESS (the
+// end), and every turn's record has its format, tokens, cost and
+// transcript, and its prompt reached the server as recorded.
+func realRotation(t *testing.T) {
+	t.Parallel()
+	names := []string{"claude", "codex", "gemini"}
+	said := []string{"Step one is done.", "I am blocked by the missing spec.", "All done."}
+	clis := make([]realcli.Installed, len(names))
+	for i, name := range names {
+		clis[i] = realCLI(t, name)
+	}
+	r := newRealRun(t, clis[0],
+		modelserver.Text(said[0]), modelserver.Text(said[1]+" "+failureSignal), modelserver.Text(said[2]+" "+successSignal))
+	for _, cli := range clis[1:] {
+		r.addCLI(cli)
+	}
+	r.write("rooda-config.yml", "model_prices:\n  codex: {input: 1, output: 10, cache_read: 0.1}\n  gemini: {input: 1, output: 10, cache_read: 0.1}\n")
+	cmd := exec.Command(binary(t), "script", "run", example("rotate_agents.star"), "--", "claude", "codex", "gemini")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	o := r.waitWithin(r.start(cmd), 2*hangGuard)
+	o.expect(t, 0, "iteration 1: claude, no signal, ", "iteration 2: codex, FAILURE, ", "iteration 3: gemini, SUCCESS, ",
+		"(failure, consecutive: 1/", "Success: the agent signaled SUCCESS in iteration 3/6")
+	outcomes := []string{"continue", "failure", "success"}
+	for i, name := range names {
+		m := r.meta(i + 1)
+		if m.Agent != name || m.Format != name+formatSuffix[name] || m.Outcome != outcomes[i] {
+			t.Errorf("iteration %d: meta %+v", i+1, m)
+		}
+		r.cli = clis[i] // whose tokens spentRecorded expects
+		r.spentRecorded(m)
+		transcript := readText(t, filepath.Join(r.runDir(), "iterations", fmt.Sprintf("%04d", i+1), "transcript.txt"))
+		if !strings.Contains(transcript, said[i]) || strings.Contains(transcript, `"type":`) {
+			t.Errorf("iteration %d (%s): transcript.txt:\n%s", i+1, name, transcript)
+		}
+	}
+	r.promptsArrived(len(names))
+}
+
+// addCLI points one more CLI at the run's model server: its variables and
+// files under a HOME of its own, its binary on PATH beside the others'.
+func (r *realRun) addCLI(cli realcli.Installed) {
+	r.t.Helper()
+	before := r.env
+	env, err := realcli.Environment(before, cli, r.t.TempDir(), r.dir, r.server.URL)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = "PATH=" + filepath.Dir(cli.Binary) + string(os.PathListSeparator) + valueIn(before, "PATH")
+		}
+	}
+	r.env = env
+}
+
+// valueIn is an environment variable's value in env.
+func valueIn(env []string, name string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// promptsArrived checks that each turn the server answered had, byte for
+// byte, the prompt rooda recorded for the iteration its reply was for: a
+// rotation's turns, one reply of the script each.
+func (r *realRun) promptsArrived(iterations int) {
+	r.t.Helper()
+	answered := map[int]bool{}
+	for i, turn := range r.server.Turns() {
+		recorded, err := runlog.ReadPrompt(r.runDir(), turn.Reply+1)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		answered[turn.Reply] = true
+		if turn.Prompt != string(recorded) {
+			r.t.Errorf("turn %d (reply %d): the prompt the server received (%d bytes) is not the one rooda recorded (%d bytes)\n%s",
+				i, turn.Reply, len(turn.Prompt), len(recorded), firstDifference(turn.Prompt, string(recorded)))
+		}
+	}
+	if len(answered) != iterations {
+		r.t.Errorf("the server answered replies %v, want one for each of %d iterations; requests: %+v", answered, iterations, r.server.Requests())
+	}
+}

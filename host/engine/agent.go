@@ -27,7 +27,9 @@ import (
 func (p *Plan) runner(base process.Command, shown io.Writer, log *logging.Logger, waiting func(LimitWait), env func() []string) func(context.Context, loop.Request) (loop.Reply, error) {
 	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
 		cmd := base
-		if len(p.Rotation) > 0 {
+		if c := p.chosenFor(req.Iteration); c != nil {
+			cmd.Argv = c.argv
+		} else if len(p.Rotation) > 0 {
 			cmd.Argv = p.Rotation[(req.Iteration-1)%len(p.Rotation)]
 		}
 		cmd.Prompt = req.Prompt
@@ -158,6 +160,9 @@ type LimitWait struct {
 
 // agentOf names iteration n's agent.
 func (p *Plan) agentOf(n int) string {
+	if c := p.chosenFor(n); c != nil {
+		return c.name
+	}
 	if len(p.Agents) == 0 {
 		return "the agent"
 	}

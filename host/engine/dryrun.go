@@ -126,6 +126,12 @@ func (p *Plan) turnsText() string {
 	if len(p.Agents) > 1 {
 		fmt.Fprintf(&b, "  Agents: [%s] (taking turns, one per iteration)\n", strings.Join(p.Agents, ", "))
 	}
+	if p.Choose != nil {
+		fmt.Fprintf(&b, "  Agents: chosen by %s before each iteration (iteration 1: %s)\n", p.Chooser, p.Agents[0])
+	}
+	if p.Promises.Success != nil || p.Promises.Failure != nil {
+		fmt.Fprintf(&b, "  Promises: success %s, failure %s\n", strings.Join(p.Promises.SuccessWords(), " or "), strings.Join(p.Promises.FailureWords(), " or "))
+	}
 	if len(p.Roles) > 0 {
 		names := make([]string, len(p.Roles))
 		for i, r := range p.Roles {

@@ -30,6 +30,17 @@ type Request struct {
 	// is Turns[(N-1) % len]'s. The command line's --ai-cmd or
 	// --ai-cmd-alias replaces their agents, not their roles.
 	Turns []Turn
+	// Choose, when set, chooses the agent of each iteration from the
+	// second on (a script's agent function), which Turns[0] is the
+	// first's; it is called before the iteration's prompt is composed.
+	// The command line's --ai-cmd or --ai-cmd-alias replaces the agents
+	// it chooses, not their roles.
+	Choose func(iteration int) (Turn, error)
+	// Chooser names Choose for the dry run: the script's function.
+	Chooser string
+	// Promises are the promise words the preamble names and the loop
+	// looks for; the zero value is SUCCESS and FAILURE.
+	Promises prompt.Promises
 	// Runner, when set, stands in for the agent process (a script test's
 	// fake_agent): nothing is started, and there is no binary to check.
 	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
@@ -82,6 +93,21 @@ type Plan struct {
 	Verdict func(*loop.Iteration) (loop.Outcome, error)
 	// Runner stands in for the agent process when set (Request.Runner).
 	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
+	// Promises are the promise words (Request.Promises).
+	Promises prompt.Promises
+	// Choose and Chooser are Request's: the agent of each iteration from
+	// the second on, chosen as it starts (see choose).
+	Choose  func(iteration int) (Turn, error)
+	Chooser string
+	// chosen is the turn Choose gave the iteration going on.
+	chosen *chosenTurn
+	// roleNames name each turn's role, "" for a turn without one.
+	roleNames []string
+	// given are the command line's phases, which replace a chosen role's
+	// as they do the loop's; overridden is set when the command line
+	// names the agent.
+	given      [len(prompt.Phases)][]prompt.Fragment
+	overridden bool
 
 	// readAtStart are the context files read by the checks, each value
 	// to its block: what a file removed while the run goes on still
@@ -125,7 +151,8 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	}
 	phases := s.Procedure.Prompt()
 	override(&phases, given)
-	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner, PriceOf: req.Config.PriceOf}
+	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner, PriceOf: req.Config.PriceOf,
+		Promises: req.Promises, Choose: req.Choose, Chooser: req.Chooser, given: given}
 	p.Formats = []agentstream.Format{formatNamed(s.AIOutput)}
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}
@@ -134,6 +161,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 		p.checkAgent(req.Config)
 	}
 	overridden := config.AICmd.In(&req.Config.Run).Set || config.AICmdAlias.In(&req.Config.Run).Set
+	p.overridden = overridden
 	if len(req.Turns) > 1 && p.Runner == nil && !overridden {
 		p.checkRotation(req.Turns[1:])
 	}
@@ -243,16 +271,24 @@ func (p *Plan) addRoles(turns []Turn, given [len(prompt.Phases)][]prompt.Fragmen
 	for _, t := range turns {
 		if t.Role == nil {
 			p.Roles = append(p.Roles, p.Procedure)
+			p.roleNames = append(p.roleNames, "")
 			continue
 		}
 		phases := t.Role.Prompt()
 		override(&phases, given)
 		p.Roles = append(p.Roles, phases)
+		p.roleNames = append(p.roleNames, phases.Name)
 	}
 }
 
 // procedureOf is the procedure whose prompt iteration n is given.
 func (p *Plan) procedureOf(n int) prompt.Procedure {
+	if c := p.chosenFor(n); c != nil {
+		if c.role != nil {
+			return *c.role
+		}
+		return p.Procedure
+	}
 	if len(p.Roles) == 0 {
 		return p.Procedure
 	}
@@ -269,6 +305,9 @@ func formatNamed(name string) agentstream.Format {
 
 // formatOf is the format of what iteration n's agent prints.
 func (p *Plan) formatOf(n int) agentstream.Format {
+	if c := p.chosenFor(n); c != nil {
+		return c.format
+	}
 	return p.Formats[(n-1)%len(p.Formats)]
 }
 
@@ -391,7 +430,7 @@ func (p *Plan) compose(it prompt.Iteration, extra prompt.Sections) (string, []st
 		}
 	}
 	context, gone := p.keepGone(context)
-	extra.Context = context
+	extra.Context, extra.Promises = context, p.Promises
 	text, err := prompt.ComposeWith(p.procedureOf(it.Number), it, extra)
 	return text, gone, err
 }

@@ -33,11 +33,15 @@ type Config struct {
 	// Agent runs one iteration's agent. Its error means the agent could not
 	// start, which counts as a failed iteration.
 	Agent func(context.Context, Request) (Reply, error)
-	// Agents name the agents that take turns, one per iteration:
-	// iteration N's is Agents[(N-1) % len]. Each iteration carries its
-	// agent's name, so that a script, the record and the log can say who
-	// did it.
-	Agents    []string
+	// Turn, when set, says before each iteration's prompt who runs it:
+	// the agent of a rotation, or the one a script's function chose. Each
+	// iteration carries its agent's name and role, so that a script, the
+	// record and the log can say who did it. Its error (a script's agent
+	// function failed) ends the run as aborted, with the error.
+	Turn func(iteration int) (Turn, error)
+	// Promises are the words the agent signals with, which the preamble
+	// names; the zero value is SUCCESS and FAILURE.
+	Promises  prompt.Promises
 	Log       *logging.Logger
 	Observers []Observer
 	// OutputFile, when set, says where the record keeps the whole output
@@ -78,6 +82,28 @@ type Reply struct {
 	// the agent could run: not the iteration's work.
 	Waited time.Duration
 }
+
+// Turn is who runs an iteration.
+type Turn struct {
+	// Agent names the agent: its name, alias or command line.
+	Agent string
+	// Role is the procedure whose prompt the agent is given, when it has
+	// a role of its own; "" for the loop's.
+	Role string
+}
+
+// TurnError is a Turn that could not be worked out: the script's agent
+// function failed, or chose an agent that cannot run.
+type TurnError struct {
+	Iteration int
+	Err       error
+}
+
+func (e *TurnError) Error() string {
+	return fmt.Sprintf("cannot choose the agent of iteration %d: %v", e.Iteration, e.Err)
+}
+
+func (e *TurnError) Unwrap() error { return e.Err }
 
 // Workspace takes the workspace's state before an iteration's agent runs
 // and says what it changed after (git.Workspace).
@@ -121,8 +147,13 @@ var Verdicts = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, Outcom
 // Iteration is one finished iteration, as the loop judged it.
 type Iteration struct {
 	Number int // 1-based
-	// Agent names the agent that ran it (Config.Agents).
-	Agent         string
+	// Agent names the agent that ran it (Config.Turn).
+	Agent string
+	// Procedure names the procedure whose prompt it was given: its
+	// agent's Role, else the loop's.
+	Procedure string
+	// Role is its agent's role (Turn.Role): "" for the loop's procedure.
+	Role          string
 	MaxIterations int
 	Prompt        string
 	Result        process.Result
@@ -192,10 +223,11 @@ func (it *Iteration) words() []byte {
 	return []byte(d.Text)
 }
 
-// said is what the agent said, where its signals are looked for: the
-// assistant text of a decoded output (not its JSON, not a tool's result
-// echoing the prompt), else the output as it is.
-func (it *Iteration) said() []byte {
+// Said is what the agent said, where its signals are looked for and what
+// a script reads as it.text: the assistant text of a decoded output (not
+// its JSON, not a tool's result echoing the prompt), else the output as
+// it is.
+func (it *Iteration) Said() []byte {
 	if it.Decoded != nil {
 		return []byte(it.Decoded.Text)
 	}
@@ -222,7 +254,12 @@ func Run(ctx context.Context, cfg Config) Result {
 			// A context function the interrupt stopped.
 			return r.finish(Interrupted, context.Cause(ctx))
 		}
-		if err != nil {
+		var turnErr *TurnError
+		switch {
+		case errors.As(err, &turnErr):
+			r.cfg.Log.Errorf("Iteration %s: %v", r.label(n), turnErr.Err)
+			return r.finish(Aborted, err)
+		case err != nil:
 			r.cfg.Log.Errorf("Prompt assembly failed: %v", err)
 			return r.finish(Aborted, err)
 		}
@@ -313,9 +350,16 @@ func (r *runner) stalled(it *Iteration) bool {
 // iterate composes the prompt and runs the agent once. Its error is a
 // prompt that could not be composed, which ends the run.
 func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
-	it := &Iteration{Number: n, MaxIterations: r.cfg.MaxIterations}
-	if len(r.cfg.Agents) > 0 {
-		it.Agent = r.cfg.Agents[(n-1)%len(r.cfg.Agents)]
+	it := &Iteration{Number: n, MaxIterations: r.cfg.MaxIterations, Procedure: r.cfg.Procedure}
+	if r.cfg.Turn != nil {
+		turn, err := r.cfg.Turn(n)
+		if err != nil {
+			return nil, &TurnError{Iteration: n, Err: err}
+		}
+		it.Agent, it.Role = turn.Agent, turn.Role
+		if turn.Role != "" {
+			it.Procedure = turn.Role
+		}
 	}
 	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations})
 	if err != nil {
@@ -350,7 +394,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 // MinIterations, whoever declared it, becomes continue. Its error is the
 // Verdict's: the iteration still counts, with the agent's outcome.
 func (r *runner) record(it *Iteration) error {
-	it.Signals = Scan(it.said(), it.Prompt)
+	it.Signals = ScanFor(it.Said(), it.Prompt, r.cfg.Promises)
 	it.Outcome = MatrixOutcome(it)
 	it.Cause = agentCause(it)
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)

@@ -363,19 +363,44 @@ func TestTimeoutSaysWhatWasStopped(t *testing.T) {
 }
 
 // TestIterationsNameTheirAgent: each iteration carries the name of the
-// agent whose turn it was.
+// agent whose turn it was, and the procedure it was given: its role's,
+// else the loop's.
 func TestIterationsNameTheirAgent(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{}}}
 	cfg := s.config(3, 3, &log)
-	cfg.Agents = []string{"builder", "reviewer"}
+	turns := []Turn{{Agent: "builder"}, {Agent: "reviewer", Role: "review"}}
+	cfg.Turn = func(n int) (Turn, error) { return turns[(n-1)%2], nil }
 	var names []string
 	cfg.Verdict = func(it *Iteration) (Outcome, error) {
-		names = append(names, it.Agent)
+		names = append(names, it.Agent+"/"+it.Procedure+"/"+it.Role)
 		return "", nil
 	}
 	Run(context.Background(), cfg)
-	if got := strings.Join(names, " "); got != "builder reviewer builder" {
+	if got := strings.Join(names, " "); got != "builder/"+cfg.Procedure+"/ reviewer/review/review builder/"+cfg.Procedure+"/" {
 		t.Errorf("agents %q", got)
+	}
+}
+
+// TestTurnErrorAborts: when the agent of an iteration cannot be chosen,
+// no agent runs, the log says why, and the loop ends aborted with the
+// error.
+func TestTurnErrorAborts(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{}}}
+	cfg := s.config(3, 3, &log)
+	cfg.Turn = func(n int) (Turn, error) {
+		if n == 2 {
+			return Turn{}, errors.New("no such agent")
+		}
+		return Turn{Agent: "a"}, nil
+	}
+	res := Run(context.Background(), cfg)
+	var turnErr *TurnError
+	if res.Status != Aborted || res.Iterations != 1 || !errors.As(res.Err, &turnErr) || turnErr.Iteration != 2 {
+		t.Errorf("result: %+v", res)
+	}
+	if !strings.Contains(log.String(), "ERROR: Iteration 2/3: no such agent\n") {
+		t.Errorf("log:\n%s", log.String())
 	}
 }

@@ -3,12 +3,8 @@ package loop
 import (
 	"bytes"
 	"strings"
-)
 
-// The promise signals of seed 001, exactly: case and spacing matter.
-var (
-	successSignal = []byte("<promise>SUCCESS</promise>")
-	failureSignal = []byte("<promise>FAILURE</promise>")
+	"rooda/host/prompt"
 )
 
 // Signals are the promises found in an agent's output.
@@ -41,21 +37,48 @@ func (s Signals) String() string {
 // line of the prompt and so is a line next to it (the nearest non-blank
 // one before or after): an echo comes as a block. An agent's own bare
 // "<promise>SUCCESS</promise>" still counts.
-func Scan(output []byte, prompt string) Signals {
+func Scan(output []byte, promptText string) Signals {
+	return ScanFor(output, promptText, prompt.Promises{})
+}
+
+// ScanFor is Scan for the promise words the preamble named (seed 001's
+// SUCCESS and FAILURE by default), exactly: case and spacing matter. The
+// default word of a kind given custom ones is no signal: the agent was
+// not asked for it.
+func ScanFor(output []byte, text string, promises prompt.Promises) Signals {
 	var s Signals
 	if !bytes.Contains(output, promiseTag) {
 		return s
 	}
-	inPrompt := promptLines(prompt)
+	success, failure := tagsOf(promises.SuccessWords()), tagsOf(promises.FailureWords())
+	inPrompt := promptLines(text)
 	lines := bytes.Split(output, []byte("\n"))
 	for i, line := range lines {
 		if !bytes.Contains(line, promiseTag) || isEcho(lines, i, inPrompt) {
 			continue
 		}
-		s.Success = s.Success || bytes.Contains(line, successSignal)
-		s.Failure = s.Failure || bytes.Contains(line, failureSignal)
+		s.Success = s.Success || containsAny(line, success)
+		s.Failure = s.Failure || containsAny(line, failure)
 	}
 	return s
+}
+
+// tagsOf are words in their promise tags.
+func tagsOf(words []string) [][]byte {
+	out := make([][]byte, len(words))
+	for i, w := range words {
+		out[i] = []byte(prompt.Tag(w))
+	}
+	return out
+}
+
+func containsAny(line []byte, tags [][]byte) bool {
+	for _, t := range tags {
+		if bytes.Contains(line, t) {
+			return true
+		}
+	}
+	return false
 }
 
 var promiseTag = []byte("<promise>")

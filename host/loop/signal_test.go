@@ -3,6 +3,13 @@ package loop
 import (
 	"bytes"
 	"testing"
+
+	"rooda/host/prompt"
+)
+
+var (
+	successSignal = []byte("<promise>SUCCESS</promise>")
+	failureSignal = []byte("<promise>FAILURE</promise>")
 )
 
 func TestScan(t *testing.T) {
@@ -79,6 +86,40 @@ func TestBareSignalCounts(t *testing.T) {
 	} {
 		if got := Scan([]byte(out), prompt); got != want {
 			t.Errorf("%q: got %+v want %+v", out, got, want)
+		}
+	}
+}
+
+// TestCustomPromiseWords: with custom words, the scanner looks for those
+// the preamble names, and only those: the default word of a kind given
+// others is no signal, the other kind keeps its default, and the
+// preamble that names them, echoed back, holds no signal.
+func TestCustomPromiseWords(t *testing.T) {
+	words, err := prompt.NewPromises([][2]string{{"COMPLETE", "success"}, {"DONE", "success"}, {"STUCK", "failure"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onlySuccess, _ := prompt.NewPromises([][2]string{{"COMPLETE", "success"}})
+	text, err := prompt.ComposeWith(prompt.Procedure{Name: "p"}, prompt.Iteration{Number: 1, Max: 3}, prompt.Sections{Promises: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		promises prompt.Promises
+		out      string
+		want     Signals
+	}{
+		{words, "<promise>COMPLETE</promise>", Signals{Success: true}},
+		{words, "ok <promise>DONE</promise>", Signals{Success: true}},
+		{words, "<promise>STUCK</promise>", Signals{Failure: true}},
+		{words, "<promise>SUCCESS</promise>\n<promise>FAILURE</promise>", Signals{}},
+		{words, text, Signals{}},
+		{words, text + "\nAll done.\n<promise>COMPLETE</promise>\n", Signals{Success: true}},
+		{onlySuccess, "<promise>FAILURE</promise>", Signals{Failure: true}},
+		{onlySuccess, "<promise>SUCCESS</promise>", Signals{}},
+	} {
+		if got := ScanFor([]byte(c.out), text, c.promises); got != c.want {
+			t.Errorf("%+v, %q: got %+v want %+v", c.promises, c.out, got, c.want)
 		}
 	}
 }

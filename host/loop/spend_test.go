@@ -37,7 +37,7 @@ func TestUncountedCostIsWarned(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{out: "working"}}}
 	cfg := s.config(3, 3, &log)
-	cfg.Agents = []string{"codex"}
+	cfg.Turn = func(int) (Turn, error) { return Turn{Agent: "codex"}, nil }
 	cfg.Budget = Budget{MaxCostUSD: 2}
 	inner := cfg.Agent
 	cfg.Agent = func(ctx context.Context, req Request) (Reply, error) {

@@ -29,6 +29,9 @@ type Sections struct {
 	Running []string
 	// Digest states the facts of the previous iteration (seed 003).
 	Digest string
+	// Promises are the words the preamble asks the agent to signal with;
+	// the zero value asks for SUCCESS and FAILURE.
+	Promises Promises
 }
 
 // ComposeWith is Compose with every section: CONTEXT, CONTEXT ADDED WHILE
@@ -36,7 +39,7 @@ type Sections struct {
 // it is left out, so without them the prompt is seed 000's.
 func ComposeWith(p Procedure, it Iteration, s Sections) (string, error) {
 	var b strings.Builder
-	writePreamble(&b, p.Name, it)
+	writePreamble(&b, p.Name, it, s.Promises)
 	blocks, err := loadContext(s.Context)
 	if err != nil {
 		return "", fmt.Errorf("failed to load context: %w", err)
@@ -63,9 +66,11 @@ func ComposeWith(p Procedure, it Iteration, s Sections) (string, error) {
 	return b.String(), nil
 }
 
-// writePreamble writes seed 000's preamble with seed 004's iteration line.
-// It is the host's: nothing a procedure says can change it.
-func writePreamble(b *strings.Builder, name string, it Iteration) {
+// writePreamble writes seed 000's preamble with seed 004's iteration line,
+// naming the promise words the loop looks for: without custom ones, the
+// bytes are seed 000's. It is the host's: nothing a procedure's fragments
+// say can change it.
+func writePreamble(b *strings.Builder, name string, it Iteration, promises Promises) {
 	b.WriteString(rule + "\nROODA PROCEDURE EXECUTION\n" + rule + "\n\n")
 	b.WriteString("Procedure: " + name + "\n")
 	b.WriteString("Iteration: " + it.String() + "\n\n")
@@ -75,8 +80,8 @@ This is NOT a template or example - this is an EXECUTABLE PROCEDURE.
 You must complete all phases and produce concrete outputs.
 
 Success Signaling:
-- When you complete all tasks successfully, output: <promise>SUCCESS</promise>
-- If you cannot proceed due to blockers, output: <promise>FAILURE</promise>
+- When you complete all tasks successfully, output: ` + tags(promises.SuccessWords()) + `
+- If you cannot proceed due to blockers, output: ` + tags(promises.FailureWords()) + `
 - Explanations should come AFTER the signal, not embedded in the tag
 - The loop orchestrator uses these signals to determine iteration outcome.
 `)

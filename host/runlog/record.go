@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -223,6 +224,9 @@ type LoopRecord struct {
 	index  int
 	record int
 	name   string
+	// agents are the names of the agents that ran or take turns, so far:
+	// a script's agent function adds those it chooses as they run.
+	agents []string
 }
 
 // NewLoop is the record of a loop of the run that is about to start,
@@ -239,6 +243,7 @@ func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []str
 	defer r.mu.Unlock()
 	r.mend(r.records + 1)
 	loop := Loop{Name: l.name, Procedure: procedure, Settings: settings, Agent: agent}
+	l.agents = slices.Clone(agents)
 	if len(agents) > 1 {
 		loop.Agents = agents
 	}
@@ -264,6 +269,16 @@ func (l *LoopRecord) OutputFile() string {
 	return filepath.Join(iterationDir(l.r.dir, l.record), outputName)
 }
 
+// addAgent names an agent the loop ran that it did not name at its
+// start (one a script's function chose) among the loop's agents.
+func (l *LoopRecord) addAgent(name string) {
+	if name == "" || slices.Contains(l.agents, name) || l.index < 0 {
+		return
+	}
+	l.agents = append(l.agents, name)
+	l.r.run.Loops[l.index].Agents = slices.Clone(l.agents)
+}
+
 // Additions are the context added while the run goes on (see
 // Recorder.Additions).
 func (l *LoopRecord) Additions() (blocks, fresh []string, refused []error) { return l.r.Additions() }
@@ -279,6 +294,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		r.keep(writeFile(filepath.Join(dir, promptName), []byte(it.Prompt)))
 	}
 	r.keep(writeFile(filepath.Join(dir, outputName), it.Result.Output))
+	l.addAgent(it.Agent)
 	m := Meta{
 		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),

@@ -15,11 +15,17 @@ type Agent struct {
 	Line  string // the command line
 	// Output is the format of what it prints (config.Alias.Output).
 	Output string
+	// Label, when set, is the name the script gave it (agent(name=…)).
+	Label string
 }
 
-// Name is what the log, the record and it.agent call the agent: its
-// alias, or its command line.
+// Name is what the log, the record, it.agent and so the prompts a script
+// hands it to call the agent: the name the script gave it, else its
+// alias, else its command line.
 func (a Agent) Name() string {
+	if a.Label != "" {
+		return a.Label
+	}
 	if a.Alias != "" {
 		return a.Alias
 	}

@@ -12,6 +12,7 @@ import (
 	"rooda/host/engine"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/prompt"
 	"rooda/host/worktree"
 )
 
@@ -38,6 +39,16 @@ type IterateSpec struct {
 	// Roles, when set, hold for each agent (of Agents, or of Fakes) the
 	// procedure it is given instead of Procedure; nil keeps Procedure.
 	Roles []*config.Procedure
+	// AgentFunc, when set, chooses the agent of each iteration instead of
+	// Agents and Fakes: the script's function, called before each
+	// iteration with its number and the previous iteration of this loop
+	// (nil before the first), on the thread's goroutine. AgentFuncName
+	// names it in the dry run.
+	AgentFunc     func(iteration int, previous *loop.Iteration) (Choice, error)
+	AgentFuncName string
+	// Promises are the promise words the preamble names and the loop
+	// looks for; the zero value is SUCCESS and FAILURE.
+	Promises prompt.Promises
 	// Worktree, when set, is where the loop's agent works: a worktree of
 	// the run (iterate(worktree=…)).
 	Worktree *worktree.Worktree
@@ -52,12 +63,24 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	if thread.Local(iteratingKey) != nil {
 		// A loop inside a loop's callback would escape the budgets and
 		// interleave two loops' agents.
-		return loop.Result{}, errors.New("iterate() cannot be called while a loop runs (from on_iteration or a context function)")
+		return loop.Result{}, errors.New("iterate() cannot be called while a loop runs (from on_iteration, a context function or an agent function)")
+	}
+	var callbackErr error
+	previous := &previousIteration{}
+	var chooser *choosing
+	if spec.AgentFunc != nil {
+		chooser = &choosing{fn: spec.AgentFunc, previous: previous, keep: &callbackErr, test: s.opts.Test}
+		thread.SetLocal(iteratingKey, true)
+		err := chooser.first(&spec)
+		thread.SetLocal(iteratingKey, nil)
+		if err != nil {
+			return loop.Result{}, err
+		}
 	}
 	if s.opts.Test && len(spec.Fakes) == 0 {
 		return loop.Result{}, errors.New("a script test starts no real agent: give iterate() agent=fake_agent(…)")
 	}
-	req, err := s.request(spec)
+	req, err := s.request(spec, chooser)
 	if err != nil {
 		return loop.Result{}, err
 	}
@@ -72,8 +95,6 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return loop.Result{}, err
 	}
 	s.capByCommandLine(plan, req)
-	var callbackErr error
-	previous := &previousIteration{}
 	plan.ContextFunc, plan.Verdict = keepingErrors(spec.ContextFunc, previous, &callbackErr), verdictKeepingErrors(spec.Verdict, &callbackErr)
 	// Fake agents start no process, so a dry run (a REPL's) lets them
 	// answer: trying a test out at the prompt needs their prompts.
@@ -112,6 +133,9 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	case callbackErr != nil:
 		// The script's own error stops it, with the callback's backtrace.
 		return res, callbackErr
+	case errors.As(res.Err, new(*loop.TurnError)):
+		// The agent its function chose cannot run: the script's mistake.
+		return res, res.Err
 	case capped && res.Status == loop.MaxIters:
 		return res, s.iterationBudget()
 	case res.Status == loop.OverBudget:
@@ -124,10 +148,13 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 // request turns the script's settings into a tier of their own, between
 // the configuration and the command line, checked by the configuration's
 // rules.
-func (s *Session) request(spec IterateSpec) (engine.Request, error) {
-	req := engine.Request{Config: s.opts.Config, Procedure: spec.Procedure, Context: spec.Context}
+func (s *Session) request(spec IterateSpec, chooser *choosing) (engine.Request, error) {
+	req := engine.Request{Config: s.opts.Config, Procedure: spec.Procedure, Context: spec.Context, Promises: spec.Promises}
 	if fakes := spec.Fakes; len(fakes) > 0 {
 		req.Runner = func(ctx context.Context, n int, cmd process.Command) (process.Result, error) {
+			if chooser != nil {
+				return chooser.current.Run(ctx, cmd)
+			}
 			return fakes[(n-1)%len(fakes)].Run(ctx, cmd)
 		}
 	}
@@ -146,15 +173,22 @@ func (s *Session) request(spec IterateSpec) (engine.Request, error) {
 		}
 	}
 	req.Turns = turns(spec)
+	if chooser != nil {
+		req.Choose, req.Chooser = chooser.next, spec.AgentFuncName
+		if len(spec.Fakes) > 0 {
+			req.Turns[0].Name = chooser.fakeName(spec.Fakes[0])
+		}
+	}
 	return req, nil
 }
 
-// turns are the agents of an iterate() that take turns, with their names
-// and roles.
+// turns are the agents of an iterate() that take turns, with their names,
+// the formats of what they print and their roles: in a rotation of claude
+// and gemini each one's JSON is read as its own.
 func turns(spec IterateSpec) []engine.Turn {
 	var out []engine.Turn
 	for _, a := range spec.Agents {
-		out = append(out, engine.Turn{Name: a.Name(), Line: a.Line})
+		out = append(out, engine.Turn{Name: a.Name(), Line: a.Line, Output: a.Output})
 	}
 	for i := range spec.Fakes {
 		name := "fake_agent"

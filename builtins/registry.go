@@ -38,6 +38,7 @@ func Registry() []Builtin {
 		fragmentBuiltin, composeBuiltin, procedureBuiltin, agentBuiltin,
 		fileBuiltin, iterateBuiltin(), runBuiltin, getenvBuiltin,
 		worktreeBuiltin, parallelBuiltin, gitMergeBuiltin,
+		exitBuiltin, nowBuiltin,
 	}
 }
 

@@ -143,7 +143,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Verdict:          p.Verdict,
 		Now:              out.Now,
 		StallIterations:  config.StallIterations.In(s).V,
-		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Others: out.SpentElsewhere},
+		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), MaxDuration: config.MaxDuration.In(s).V, Others: out.SpentElsewhere},
 		// What an iteration changed is looked at once, for the record,
 		// the digest, the stall rule and the script alike.
 		Workspace: git.NewWorkspaceIn(out.Dir),

@@ -80,7 +80,7 @@ var advanceBuiltin = Builtin{
 	Params:  []Param{{"d", "int | float | str", "", "how far: seconds (90, 1.5) or a duration (\"10m\")"}},
 	Returns: "None",
 	Doc: "In script tests, moves the clock forward: now(), the loops' durations and max_duration see it. " +
-		"Called in on_iteration, it makes each iteration take that long.",
+		"Called in on_iteration, the loop's time goes on by that much each iteration.",
 	Example: `def slow(it):
     advance("20m")
 

@@ -238,8 +238,9 @@ const (
 )
 
 // TestOutcomeMatrix runs each row of seed 002's outcome matrix through
-// the real binary: one iteration allowed, a threshold of 2, so the exit
-// code and the progress line tell the outcome.
+// the real binary: one iteration allowed, a threshold of 2 (which the
+// limit lowers to 1: a loop whose every iteration failed aborts), so the
+// exit code and the progress line tell the outcome.
 func TestOutcomeMatrix(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -250,12 +251,12 @@ func TestOutcomeMatrix(t *testing.T) {
 	}{
 		{"exit0_none", 0, "did some work\n", 2, "Iteration 1/1 completed in"},
 		{"exit0_success", 0, successSignal + "\n", 0, "Success: the agent signaled SUCCESS in iteration 1/1"},
-		{"exit0_failure", 0, failureSignal + "\n", 2, "(failure, consecutive: 1/2)"},
-		{"exit0_both", 0, successSignal + failureSignal + "\n", 2, "(failure, consecutive: 1/2)"},
-		{"exit1_none", 1, "oops\n", 2, "(failure, consecutive: 1/2)"},
+		{"exit0_failure", 0, failureSignal + "\n", 1, "(failure, consecutive: 1/1)"},
+		{"exit0_both", 0, successSignal + failureSignal + "\n", 1, "(failure, consecutive: 1/1)"},
+		{"exit1_none", 1, "oops\n", 1, "(failure, consecutive: 1/1)"},
 		{"exit1_success", 1, successSignal + "\n", 0, "(success)\n"},
-		{"exit1_failure", 1, failureSignal + "\n", 2, "WARN: Iteration 1/1: the agent signaled FAILURE (exit code 1)"},
-		{"exit1_both", 1, failureSignal + successSignal + "\n", 2, "(failure, consecutive: 1/2)"},
+		{"exit1_failure", 1, failureSignal + "\n", 1, "WARN: Iteration 1/1: the agent signaled FAILURE (exit code 1)"},
+		{"exit1_both", 1, failureSignal + successSignal + "\n", 1, "(failure, consecutive: 1/1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -265,7 +266,10 @@ func TestOutcomeMatrix(t *testing.T) {
 			if tc.code == 2 && !strings.Contains(o.logLines(), "Reached max iterations: 1") {
 				t.Errorf("no max-iterations line:\n%s", o.stderr)
 			}
-			if tc.line == "(failure, consecutive: 1/2)" || strings.Contains(tc.line, "FAILURE") {
+			if tc.code == 1 {
+				if !strings.Contains(o.logLines(), "ERROR: Aborting after 1 consecutive failure (") {
+					t.Errorf("no abort line:\n%s", o.stderr)
+				}
 				return
 			}
 			if strings.Contains(o.logLines(), "failure") {
@@ -302,7 +306,7 @@ func TestIterationsAndLimits(t *testing.T) {
 		t.Parallel()
 		newWorkspace(t, step{}).run("build", "-n", "1").expect(t, 2, "Starting procedure: build (max 1 iteration)", "Reached max iterations: 1")
 		newWorkspace(t, step{"exit": 1}).run("build", "-n", "1", "--failure-threshold", "1").
-			expect(t, 1, "ERROR: Aborting after 1 consecutive failures (1 iteration completed")
+			expect(t, 1, "ERROR: Aborting after 1 consecutive failure (1 iteration completed")
 	})
 	t.Run("built_in_default_5", func(t *testing.T) {
 		t.Parallel()
@@ -362,12 +366,13 @@ func TestFailureThreshold(t *testing.T) {
 
 // TestTimeoutStopsTheGroup: an agent whose background child holds stdout
 // for 30 s is stopped at the 1 s timeout; the iteration is a failure, the
-// loop goes on, and nothing of it is left.
+// loop goes on (and, both allowed iterations failed, aborts), and nothing
+// of it is left.
 func TestTimeoutStopsTheGroup(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "working\n", "child": "30s", "delay": "30s"})
 	o := w.run("build", "-n", "2", "--iteration-timeout", "1")
-	o.expect(t, 2, "(failure, consecutive: 1/3)", "Iteration 2/2 completed in", "(failure, consecutive: 2/3)")
+	o.expect(t, 1, "(failure, consecutive: 1/2)", "Iteration 2/2 completed in", "(failure, consecutive: 2/2)")
 	o.expectStopped(t, "1/2")
 	// The group ended on SIGTERM: no grace period was waited out, and each
 	// iteration ended within its 1 s and the grace.
@@ -659,7 +664,7 @@ func TestLogSettingsFromConfig(t *testing.T) {
 func TestSignalsAreScannedAfterExit(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal + "\n", "delay": "300ms", "after": failureSignal + "\n"})
-	w.run("build", "-n", "1", "-v").expect(t, 2, "WARN: Iteration 1/1: the agent signaled FAILURE", "(failure, consecutive: 1/3)")
+	w.run("build", "-n", "1", "-v").expect(t, 1, "WARN: Iteration 1/1: the agent signaled FAILURE", "(failure, consecutive: 1/1)")
 }
 
 // TestClosedStdoutDoesNotKillRooda: with --verbose and a stdout nobody
@@ -695,7 +700,7 @@ func TestProcedureSettingsReachTheRun(t *testing.T) {
 	w.write("rooda-config.yml", "loop:\n  failure_threshold: 5\nprocedures:\n  build:\n    max_output_buffer: 1KB\n    iteration_timeout: 1\n    failure_threshold: 1\n")
 	w.run("build", "-n", "3").expect(t, 1,
 		"WARN: Iteration 1/3: the agent printed 5000 bytes; kept the last 1024 (max_output_buffer 1024), dropped 3976",
-		"WARN: Iteration 2/3: timed out after 1s", "ERROR: Aborting after 1 consecutive failures (2 iterations completed")
+		"WARN: Iteration 2/3: timed out after 1s", "ERROR: Aborting after 1 consecutive failure (2 iterations completed")
 }
 
 // TestEchoedPromptNeverSucceeds: an agent that prints its whole prompt

@@ -9,6 +9,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/git"
+	"rooda/host/interrupt"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -202,6 +203,13 @@ func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(promp
 // announce says at once that an interrupt was received, and what happens
 // next: the loop's summary comes only when the agent has stopped.
 func announce(log *logging.Logger, ctx context.Context) {
+	if budget := interrupt.Budget(ctx); budget != nil {
+		// No signal was received: the run's budget (--max-duration) ended it.
+		msg := budget.Error()
+		log.Warnf("%s%s: stopping the agent and its processes (SIGTERM, SIGKILL after %s)",
+			strings.ToUpper(msg[:1]), msg[1:], process.DefaultGrace)
+		return
+	}
 	log.Warnf("Received %v: stopping the agent and its processes (SIGTERM, SIGKILL after %s; again to kill now)",
 		context.Cause(ctx), process.DefaultGrace)
 }

@@ -387,7 +387,7 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"child": "30s", "ignore_term": true, "delay": "30s"})
 	o := w.run("build", "-n", "1", "--iteration-timeout", "1s")
-	o.expect(t, 2, "timed out after 1s", "WARN: Iteration 1/1: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL")
+	o.expect(t, 1, "timed out after 1s", "WARN: Iteration 1/1: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL")
 	if o.took > 1*time.Second+5*time.Second+5*time.Second {
 		t.Errorf("took %s", o.took)
 	}
@@ -416,7 +416,7 @@ func TestCrashes(t *testing.T) {
 	t.Run("segv_partial_failure", func(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t, step{"output": "partial " + failureSignal + "\n", "crash": "SIGSEGV"})
-		w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: the agent signaled FAILURE (killed by SIGSEGV, exit code 139)")
+		w.run("build", "-n", "1").expect(t, 1, "WARN: Iteration 1/1: the agent signaled FAILURE (killed by SIGSEGV, exit code 139)")
 	})
 	t.Run("kill_partial_success", func(t *testing.T) {
 		t.Parallel()
@@ -426,7 +426,7 @@ func TestCrashes(t *testing.T) {
 	t.Run("abort_no_signal", func(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t, step{"output": "half done", "crash": "SIGABRT"})
-		w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: the agent failed (killed by SIGABRT, exit code 134)")
+		w.run("build", "-n", "1").expect(t, 1, "WARN: Iteration 1/1: the agent failed (killed by SIGABRT, exit code 134)")
 	})
 }
 
@@ -531,9 +531,10 @@ func TestVerboseAndLogLevels(t *testing.T) {
 		t.Errorf("-q:\n%s", o.stderr)
 	}
 	o = w.run("build", "-n", "1", "--log-level", "debug")
-	o.expect(t, 2, "DEBUG: Agent command:", "DEBUG: Iteration 1/1: prompt of ", "DEBUG: Setting Failure Threshold: 3 (built-in)")
+	o.expect(t, 1, "DEBUG: Agent command:", "DEBUG: Iteration 1/1: prompt of ", "DEBUG: Setting Failure Threshold: 3 (built-in)")
+	// At error level, only the abort (the one iteration failed) is said.
 	o = w.run("build", "-n", "1", "--log-level", "error")
-	if o.stderr != "" {
+	if lines := strings.Split(strings.TrimSpace(o.logLines()), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "ERROR: Aborting after 1 consecutive failure (") {
 		t.Errorf("--log-level error:\n%s", o.stderr)
 	}
 }
@@ -548,7 +549,7 @@ func TestLogSettingsFromEnvironment(t *testing.T) {
 	}
 	w.env = append(w.env, "ROODA_LOOP_ITERATION_TIMEOUT=1")
 	w.write("script.json", `{"steps": [{"delay": "30s"}]}`)
-	w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: timed out after 1s")
+	w.run("build", "-n", "1").expect(t, 1, "WARN: Iteration 1/1: timed out after 1s")
 }
 
 // TestPhaseAndContextFlags: --observe … --act replace their phases, and

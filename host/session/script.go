@@ -140,5 +140,10 @@ func (s *Session) DescribeScript(opts host.Options, path string) error {
 		}
 	}
 	fmt.Fprintln(w, "\nLoops (as its dry run sees them, without arguments):")
-	return rt.Run(s.ctx, path)
+	err = rt.Run(s.ctx, path)
+	if errors.As(err, new(*host.Exit)) {
+		// exit() ends the script where it is: the loops before it are all.
+		return nil
+	}
+	return err
 }

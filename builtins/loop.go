@@ -29,9 +29,10 @@ func iterateBuiltin() Builtin {
 		Name:    "iterate",
 		Params:  iterateParams(),
 		Returns: "loop_result",
-		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"max-iters\", \"aborted\", or \"dry-run\"), .iterations, .stats, .last. " +
+		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .reason, .iterations, .stats, .last. " +
 			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
-			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. An interrupt ends the script.",
+			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. " +
+			"A budget given here (max_cost_usd, max_tokens, max_duration) ends the loop with .status \"budget\" and the script goes on; the same budget given by the user (configuration, environment, command line) and the run's own (--max-duration, --max-total-iterations) end the run, exit 2. An interrupt ends the script.",
 		Example: `def keep_going_until_3(it):
     if it.number < 3 and it.outcome == "success":
         return "continue"
@@ -62,7 +63,7 @@ func iterateParams() []Param {
 		{"agent", "agent | str | list | function(number) | function(number, previous)", "None", "the AI command: agent(…), an alias or command line, or a list of them that take turns, one per iteration; an item of the list may be a role, a pair (agent, procedure): that agent is given that procedure's prompt (a builder and a reviewer in one loop, one failure threshold, one record); or a function called before each iteration that returns the iteration's agent (or a pair): f(number), or f(number, previous) to be given the previous iteration of this loop (None before the first) — escalation from a cheap agent to a strong one in one loop"},
 		keywords["timeout"], keywords["failure_threshold"], keywords["max_output_buffer"],
 		{"context", "str | file | list | function(number) | function(number, previous)", "None", "the CONTEXT section: text, file(\"notes.md\") (relative to the .star file), or a list of them; or a function called before each iteration that returns them: f(number), or f(number, previous) to be given the previous iteration of this loop (as on_iteration sees it; None before the first)"},
-		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome and it.agent names the agent that ran it; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\" (the README's verdict table)"},
+		{"on_iteration", "function(it)", "None", "f(it) called after each iteration, where it.outcome is the agent's outcome and it.agent names the agent that ran it; returns None to keep it, or \"continue\", \"success\", \"failure\", \"abort\", \"stop\" (the verdict table of docs/running.md), or a pair (verdict, reason) such as (\"stop\", \"over budget\"): the log, the record and r.reason keep the reason"},
 		{"worktree", "worktree", "None", "a worktree(…) of the run: the agent works there (its working directory, whose changes the record shows), as a loop of parallel() does"},
 		{"promises", "dict", "None", "custom promise words, each to the kind it signals: {\"COMPLETE\": \"success\", \"BLOCKED\": \"failure\"}. The preamble asks for them instead of SUCCESS (or FAILURE), and the host looks for them as it does for those, an echo of the prompt never counting; a kind given no word keeps its default"},
 	}
@@ -302,40 +303,69 @@ func takesTwo(fn starlark.Callable) bool {
 	return ok && f.NumParams() >= 2
 }
 
-// verdictOf turns on_iteration into the loop's Verdict.
-func verdictOf(thread *starlark.Thread, fn starlark.Callable) func(*loop.Iteration) (loop.Outcome, error) {
+// verdictOf turns on_iteration into the loop's Verdict: None, a verdict
+// word, or a pair (word, reason) whose reason the log and the record
+// keep.
+func verdictOf(thread *starlark.Thread, fn starlark.Callable) func(*loop.Iteration) (loop.Decision, error) {
 	if fn == nil {
 		return nil
 	}
-	return func(it *loop.Iteration) (loop.Outcome, error) {
+	return func(it *loop.Iteration) (loop.Decision, error) {
 		out, err := starlark.Call(thread, fn, starlark.Tuple{iterationValue(it)}, nil)
 		if err != nil {
-			return "", err
+			return loop.Decision{}, err
 		}
-		if out == starlark.None {
-			return "", nil
-		}
-		s, _ := starlark.AsString(out)
-		if o := loop.Outcome(s); slices.Contains(loop.Verdicts, o) {
-			return o, nil
-		}
-		return "", badVerdict(fn, out, s)
+		return decisionOf(fn, out)
 	}
 }
 
-// badVerdict explains a value on_iteration returned that is no verdict.
-func badVerdict(fn starlark.Callable, out starlark.Value, s string) error {
+// decisionOf is what on_iteration returned, as the loop takes it.
+func decisionOf(fn starlark.Callable, out starlark.Value) (loop.Decision, error) {
+	if out == starlark.None {
+		return loop.Decision{}, nil
+	}
+	word, reason := out, starlark.Value(starlark.None)
+	if pair, ok := out.(starlark.Tuple); ok {
+		if len(pair) != 2 {
+			return loop.Decision{}, fmt.Errorf("%s returned a tuple of %d, not a pair (verdict, reason)", verdictCaller(fn), len(pair))
+		}
+		word, reason = pair[0], pair[1]
+	}
+	s, _ := starlark.AsString(word)
+	o := loop.Outcome(s)
+	if !slices.Contains(loop.Verdicts, o) {
+		return loop.Decision{}, badVerdict(fn, word, s)
+	}
+	d := loop.Decision{Outcome: o}
+	if reason != starlark.None {
+		text, ok := starlark.AsString(reason)
+		if !ok {
+			return loop.Decision{}, fmt.Errorf("%s returned (%q, %s): a verdict's reason is a string, not a %s", verdictCaller(fn), s, shortRepr(reason), reason.Type())
+		}
+		d.Reason = text
+	}
+	return d, nil
+}
+
+// verdictCaller names on_iteration in a message, with the function's
+// own name when it has another.
+func verdictCaller(fn starlark.Callable) string {
 	who := "on_iteration"
 	if fn.Name() != who {
 		who += " (" + fn.Name() + ")"
 	}
-	msg := fmt.Sprintf("%s returned %s, which is no verdict", who, shortRepr(out))
+	return who
+}
+
+// badVerdict explains a value on_iteration returned that is no verdict.
+func badVerdict(fn starlark.Callable, out starlark.Value, s string) error {
+	msg := fmt.Sprintf("%s returned %s, which is no verdict", verdictCaller(fn), shortRepr(out))
 	if _, ok := out.(starlark.String); ok {
 		if near := suggest.Closest(s, verdictNames()); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 	}
-	return errors.New(msg + `: return None to keep the host's verdict, "continue" to go on, "success" to end the loop as done, "failure" to count a failed iteration, or "abort" to stop the loop`)
+	return errors.New(msg + `: return None to keep the host's verdict, "continue" to go on, "success" to end the loop as done, "failure" to count a failed iteration, "abort" to stop the loop as failed, or "stop" to end it without a failure; or a pair (verdict, reason)`)
 }
 
 // verdictNames are the verdicts' names, for suggestions.
@@ -465,6 +495,7 @@ func resultValue(res loop.Result) starlark.Value {
 	}
 	return frozen("loop_result", starlark.StringDict{
 		"status":     starlark.String(res.Status),
+		"reason":     reasonValue(res.Reason),
 		"iterations": starlark.MakeInt(res.Iterations),
 		"last":       last,
 		"dry_run":    starlark.Bool(res.Status == loop.DryRun),
@@ -477,6 +508,15 @@ func resultValue(res loop.Result) starlark.Value {
 			"stddev": starlark.Float(s.StdDev().Seconds()),
 		}),
 	})
+}
+
+// reasonValue is r.reason: why the procedure's verdict ended the loop,
+// or None.
+func reasonValue(reason string) starlark.Value {
+	if reason == "" {
+		return starlark.None
+	}
+	return starlark.String(reason)
 }
 
 func frozen(name string, d starlark.StringDict) starlark.Value {

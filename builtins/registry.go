@@ -54,6 +54,7 @@ func Registry() []Builtin {
 		fragmentBuiltin, composeBuiltin, procedureBuiltin, agentBuiltin,
 		fileBuiltin, iterateBuiltin(), runBuiltin, getenvBuiltin,
 		worktreeBuiltin, parallelBuiltin, gitMergeBuiltin, flagsBuiltin,
+		exitBuiltin, nowBuiltin,
 	}
 }
 

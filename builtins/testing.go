@@ -16,13 +16,13 @@ import (
 )
 
 // TestRegistry lists what `rooda script test` adds for *_test.star files.
-func TestRegistry() []Builtin { return []Builtin{fakeAgentBuiltin, skipBuiltin} }
+func TestRegistry() []Builtin { return []Builtin{fakeAgentBuiltin, skipBuiltin, advanceBuiltin} }
 
 // AssertFunctions are the members of the assert module of script tests.
 func AssertFunctions() []Builtin { return assertFunctions }
 
 // TestPredeclared is what a *_test.star file sees: everything a script
-// sees, the assert module, fake_agent() and skip().
+// sees, the assert module, fake_agent(), skip() and advance().
 func TestPredeclared(args []string) starlark.StringDict {
 	return WithTestNames(Predeclared(args, false))
 }

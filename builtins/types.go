@@ -23,7 +23,8 @@ func Types() []Type {
 	return []Type{
 		{"iteration", "One iteration, as on_iteration(it) sees it and as r.last holds it. Frozen. In a dry run r.last is a placeholder: number 0, outcome \"dry-run\".", iterationTypeFields},
 		{"loop_result", "What iterate() returns. Frozen.", []Field{
-			{"status", "str", "how the loop ended: \"success\", \"max-iters\", \"aborted\", \"stalled\", or \"dry-run\" (the README's table of statuses)"},
+			{"status", "str", "how the loop ended: \"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\" (the table of statuses of docs/running.md)"},
+			{"reason", "str | None", "why the procedure's verdict ended the loop, when it gave a pair (verdict, reason): (\"stop\", \"over budget\"); None otherwise"},
 			{"iterations", "int", "how many iterations ran"},
 			{"last", "iteration", "the last iteration that ran (in a dry run, a placeholder)"},
 			{"dry_run", "bool", "whether nothing ran (--dry-run)"},
@@ -83,7 +84,7 @@ func Types() []Type {
 
 var iterationTypeFields = []Field{
 	{"number", "int", "the iteration's number, from 1"},
-	{"outcome", "str", "\"continue\", \"success\", \"failure\" or \"abort\" (the README's verdict table); in on_iteration, the agent's outcome before the procedure's verdict"},
+	{"outcome", "str", "\"continue\", \"success\", \"failure\", \"abort\" or \"stop\" (the verdict table of docs/running.md); in on_iteration, the agent's outcome before the procedure's verdict"},
 	{"cause", "str | None", "why a failed iteration failed: \"signal_failure\", \"agent_failed\", \"timeout\", \"idle\", \"crash\", \"no_start\", \"procedure\" … (the README's causes table); None when it did not fail. In on_iteration, the agent's cause"},
 	{"signal", "str | None", "the promise the agent signaled: \"SUCCESS\", \"FAILURE\" (when both, FAILURE), or None; with iterate(promises=…), \"SUCCESS\" or \"FAILURE\" for the kind of the word it wrote"},
 	{"exit_code", "int", "the agent's exit code"},

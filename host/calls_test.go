@@ -56,7 +56,7 @@ func TestCheckCalls(t *testing.T) {
 		{`iterate(p, max_output_buffer = "10 megs")`, `iterate: max_output_buffer`},
 		{`iterate(p, on_iteration = lambda it: "success" if it.number > 2 else None)`, ``},
 		{`iterate(p, on_iteration = lambda it: "continue" if it.number > 2 else "Abort")`, `iterate: on_iteration (the lambda) returns "Abort", which is no verdict (did you mean "abort"?)`},
-		{`iterate(p, on_iteration = judge)`, `iterate: on_iteration (def judge) returns "done", which is no verdict: the verdicts are None, "continue", "success", "failure" or "abort"`},
+		{`iterate(p, on_iteration = judge)`, `iterate: on_iteration (def judge) returns "done", which is no verdict: the verdicts are None, "continue", "success", "failure", "abort" or "stop"`},
 		{`iterate(p, on_iteration = combine(kept, judge))`, `(def judge) returns "done"`},
 		{`iterate(p, on_iteration = kept)`, ``},
 		{`flags(n = 3, agent = "claude", dry = False, model = None, ratio = 0.5)`, ``},

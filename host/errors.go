@@ -64,6 +64,9 @@ func describe(err error) string {
 		}
 		return strings.Join(parts, "\n")
 	}
+	if b := budget(err); b != nil && b.Untraced {
+		return "Error: " + at(deepest(err)) + b.Error()
+	}
 	var lines []string
 	if ev := deepest(err); ev != nil {
 		bt := strings.TrimRight(ev.Backtrace(), "\n")
@@ -79,6 +82,20 @@ func describe(err error) string {
 		lines[len(lines)-1] = "Error: " + b.Error()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// at is where the script was when ev happened, as a message begins with
+// it: "main.star:3:8: "; "" when no line of the script is known.
+func at(ev *starlark.EvalError) string {
+	if ev == nil {
+		return ""
+	}
+	for i := len(ev.CallStack) - 1; i >= 0; i-- {
+		if pos := ev.CallStack[i].Pos; pos.IsValid() && pos.Filename() != "<builtin>" {
+			return pos.String() + ": "
+		}
+	}
+	return ""
 }
 
 // parallelFailures are the failures of the first parallel() in err's

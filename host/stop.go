@@ -16,6 +16,12 @@ type BudgetError struct {
 	What   string // what it counts
 	// Message, when set, says it all instead.
 	Message string
+	// Untraced budgets count the run's loops or its time, not the
+	// script's computation: the loop's log has said what reached it, and
+	// the script's end names the line it stopped at, without a
+	// traceback. --max-steps and --max-memory keep theirs, which points
+	// at the computation.
+	Untraced bool
 }
 
 func (e *BudgetError) Error() string {
@@ -35,6 +41,22 @@ func budget(err error) *BudgetError {
 	}
 	return nil
 }
+
+// Exit is a script's exit(code, reason): it ends the script there, and
+// the run with that code, the reason in the log and the record.
+type Exit struct {
+	Code   int
+	Reason string
+}
+
+func (e *Exit) Error() string {
+	if e.Reason == "" {
+		return fmt.Sprintf("exit(%d)", e.Code)
+	}
+	return fmt.Sprintf("exit(%d): %s", e.Code, e.Reason)
+}
+
+func (e *Exit) ExitCode() int { return e.Code }
 
 // StopCause is why ctx ended, as an error with the run's exit code: a
 // budget (--max-duration) or an interrupt.

@@ -26,7 +26,7 @@ func TestFailureCauses(t *testing.T) {
 			t.Parallel()
 			w := newWorkspace(t, tc.step)
 			args := append([]string{"build", "-n", "1"}, tc.args...)
-			w.run(args...).expect(t, 2, " ["+tc.cause+"]\n")
+			w.run(args...).expect(t, 1, " ["+tc.cause+"]\n")
 			if m := w.meta(1); m.Cause != tc.cause {
 				t.Errorf("meta.json: cause %q, want %q", m.Cause, tc.cause)
 			}
@@ -63,7 +63,7 @@ func TestCauseNoStart(t *testing.T) {
 	}
 	cmd := exec.Command(binary(t), "run", "build", "-n", "1", "--ai-cmd", agent)
 	cmd.Dir, cmd.Env = w.dir, w.env
-	w.wait(w.start(cmd)).expect(t, 2, "WARN: Iteration 1/1: the agent could not start: ", " [no_start]\n")
+	w.wait(w.start(cmd)).expect(t, 1, "WARN: Iteration 1/1: the agent could not start: ", " [no_start]\n")
 	if m := w.meta(1); m.Cause != "no_start" {
 		t.Errorf("meta.json: cause %q", m.Cause)
 	}

@@ -125,7 +125,7 @@ func TestScriptBadVerdictExplained(t *testing.T) {
 iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 2, on_iteration = judge)
 `)
 	o := w.runScript("main.star", "--ai-cmd", w.aiCmd())
-	why := `ERROR: Iteration 1/2: on_iteration (judge) returned "SUCCESS", which is no verdict (did you mean "success"?): return None to keep the host's verdict, "continue" to go on, "success" to end the loop as done, "failure" to count a failed iteration, or "abort" to stop the loop` + "\n"
+	why := `ERROR: Iteration 1/2: on_iteration (judge) returned "SUCCESS", which is no verdict (did you mean "success"?): return None to keep the host's verdict, "continue" to go on, "success" to end the loop as done, "failure" to count a failed iteration, "abort" to stop the loop as failed, or "stop" to end it without a failure; or a pair (verdict, reason)` + "\n"
 	at, aborting := strings.Index(o.stderr, why), strings.Index(o.stderr, "ERROR: Aborting")
 	if o.code != 1 || at < 0 || aborting < at {
 		t.Errorf("exit %d, stderr:\n%s", o.code, o.stderr)

@@ -14,7 +14,7 @@ func TestIdleAgentStopped(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "thinking\n", "child": "60s", "delay": "60s"})
 	o := w.run("build", "-n", "3", "--failure-threshold", "1", "--idle-timeout", "1s")
-	o.expect(t, 1, "WARN: Iteration 1/3: no output for 1s; ", " [idle]\n", "Aborting after 1 consecutive failures")
+	o.expect(t, 1, "WARN: Iteration 1/3: no output for 1s; ", " [idle]\n", "Aborting after 1 consecutive failure (")
 	if o.took > 30*time.Second {
 		t.Errorf("took %s", o.took)
 	}

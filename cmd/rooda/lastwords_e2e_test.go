@@ -14,7 +14,7 @@ func TestFailureSaysWhyInTheAgentsWords(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "starting\nreading the task\n\n", "stderr": "Error: Not logged in · Please run /login\n\n", "exit": 1})
 	o := w.run("build", "-n", "1")
-	o.expect(t, 2, "WARN: Iteration 1/1: the agent failed (exit code 1) [agent_failed]\n"+
+	o.expect(t, 1, "WARN: Iteration 1/1: the agent failed (exit code 1) [agent_failed]\n"+
 		"  > starting\n  > reading the task\n  > Error: Not logged in · Please run /login\n  the whole output: .rooda/runs/")
 	_, file, _ := strings.Cut(o.stderr, "  the whole output: ")
 	file, _, _ = strings.Cut(file, "\n")

@@ -240,7 +240,7 @@ var realScenarios = []struct {
 	{"failure_is_counted", func(t *testing.T, cli realcli.Installed) {
 		r := newRealRun(t, cli, modelserver.Text("I cannot. "+failureSignal))
 		r.build("-n", "2", "--failure-threshold", "1").expect(t, 1,
-			"(failure, consecutive: 1/1)", "ERROR: Aborting after 1 consecutive failures")
+			"(failure, consecutive: 1/1)", "ERROR: Aborting after 1 consecutive failure (")
 		r.promptArrived()
 		if m := r.meta(1); m.Outcome != "failure" || m.ExitCode != 0 {
 			t.Errorf("meta: %+v", m)
@@ -301,7 +301,7 @@ var realScenarios = []struct {
 		// the timeout ends is the hang, not the start.
 		r := newRealRun(t, cli, modelserver.Hang())
 		r.build("-n", "2", "--failure-threshold", "1", "--iteration-timeout", "25").expect(t, 1,
-			"(failure, consecutive: 1/1)", "ERROR: Aborting after 1 consecutive failures")
+			"(failure, consecutive: 1/1)", "ERROR: Aborting after 1 consecutive failure (")
 		r.promptArrived()
 		if m := r.meta(1); !m.TimedOut || m.Outcome != "failure" {
 			t.Errorf("meta: %+v", m)

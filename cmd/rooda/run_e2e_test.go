@@ -238,8 +238,9 @@ const (
 )
 
 // TestOutcomeMatrix runs each row of seed 002's outcome matrix through
-// the real binary: one iteration allowed, a threshold of 2, so the exit
-// code and the progress line tell the outcome.
+// the real binary: one iteration allowed, a threshold of 2 (which the
+// limit lowers to 1: a loop whose every iteration failed aborts), so the
+// exit code and the progress line tell the outcome.
 func TestOutcomeMatrix(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -250,12 +251,12 @@ func TestOutcomeMatrix(t *testing.T) {
 	}{
 		{"exit0_none", 0, "did some work\n", 2, "Iteration 1/1 completed in"},
 		{"exit0_success", 0, successSignal + "\n", 0, "Success: the agent signaled SUCCESS in iteration 1/1"},
-		{"exit0_failure", 0, failureSignal + "\n", 2, "(failure, consecutive: 1/2)"},
-		{"exit0_both", 0, successSignal + failureSignal + "\n", 2, "(failure, consecutive: 1/2)"},
-		{"exit1_none", 1, "oops\n", 2, "(failure, consecutive: 1/2)"},
+		{"exit0_failure", 0, failureSignal + "\n", 1, "(failure, consecutive: 1/1)"},
+		{"exit0_both", 0, successSignal + failureSignal + "\n", 1, "(failure, consecutive: 1/1)"},
+		{"exit1_none", 1, "oops\n", 1, "(failure, consecutive: 1/1)"},
 		{"exit1_success", 1, successSignal + "\n", 0, "(success)\n"},
-		{"exit1_failure", 1, failureSignal + "\n", 2, "WARN: Iteration 1/1: the agent signaled FAILURE (exit code 1)"},
-		{"exit1_both", 1, failureSignal + successSignal + "\n", 2, "(failure, consecutive: 1/2)"},
+		{"exit1_failure", 1, failureSignal + "\n", 1, "WARN: Iteration 1/1: the agent signaled FAILURE (exit code 1)"},
+		{"exit1_both", 1, failureSignal + successSignal + "\n", 1, "(failure, consecutive: 1/1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -265,7 +266,10 @@ func TestOutcomeMatrix(t *testing.T) {
 			if tc.code == 2 && !strings.Contains(o.logLines(), "Reached max iterations: 1") {
 				t.Errorf("no max-iterations line:\n%s", o.stderr)
 			}
-			if tc.line == "(failure, consecutive: 1/2)" || strings.Contains(tc.line, "FAILURE") {
+			if tc.code == 1 {
+				if !strings.Contains(o.logLines(), "ERROR: Aborting after 1 consecutive failure (") {
+					t.Errorf("no abort line:\n%s", o.stderr)
+				}
 				return
 			}
 			if strings.Contains(o.logLines(), "failure") {
@@ -302,7 +306,7 @@ func TestIterationsAndLimits(t *testing.T) {
 		t.Parallel()
 		newWorkspace(t, step{}).run("build", "-n", "1").expect(t, 2, "Starting procedure: build (max 1 iteration)", "Reached max iterations: 1")
 		newWorkspace(t, step{"exit": 1}).run("build", "-n", "1", "--failure-threshold", "1").
-			expect(t, 1, "ERROR: Aborting after 1 consecutive failures (1 iteration completed")
+			expect(t, 1, "ERROR: Aborting after 1 consecutive failure (1 iteration completed")
 	})
 	t.Run("built_in_default_5", func(t *testing.T) {
 		t.Parallel()
@@ -362,12 +366,13 @@ func TestFailureThreshold(t *testing.T) {
 
 // TestTimeoutStopsTheGroup: an agent whose background child holds stdout
 // for 30 s is stopped at the 1 s timeout; the iteration is a failure, the
-// loop goes on, and nothing of it is left.
+// loop goes on (and, both allowed iterations failed, aborts), and nothing
+// of it is left.
 func TestTimeoutStopsTheGroup(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "working\n", "child": "30s", "delay": "30s"})
 	o := w.run("build", "-n", "2", "--iteration-timeout", "1")
-	o.expect(t, 2, "(failure, consecutive: 1/3)", "Iteration 2/2 completed in", "(failure, consecutive: 2/3)")
+	o.expect(t, 1, "(failure, consecutive: 1/2)", "Iteration 2/2 completed in", "(failure, consecutive: 2/2)")
 	o.expectStopped(t, "1/2")
 	// The group ended on SIGTERM: no grace period was waited out, and each
 	// iteration ended within its 1 s and the grace.
@@ -382,7 +387,7 @@ func TestTimeoutEscalatesToKill(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"child": "30s", "ignore_term": true, "delay": "30s"})
 	o := w.run("build", "-n", "1", "--iteration-timeout", "1s")
-	o.expect(t, 2, "timed out after 1s", "WARN: Iteration 1/1: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL")
+	o.expect(t, 1, "timed out after 1s", "WARN: Iteration 1/1: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL")
 	if o.took > 1*time.Second+5*time.Second+5*time.Second {
 		t.Errorf("took %s", o.took)
 	}
@@ -411,7 +416,7 @@ func TestCrashes(t *testing.T) {
 	t.Run("segv_partial_failure", func(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t, step{"output": "partial " + failureSignal + "\n", "crash": "SIGSEGV"})
-		w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: the agent signaled FAILURE (killed by SIGSEGV, exit code 139)")
+		w.run("build", "-n", "1").expect(t, 1, "WARN: Iteration 1/1: the agent signaled FAILURE (killed by SIGSEGV, exit code 139)")
 	})
 	t.Run("kill_partial_success", func(t *testing.T) {
 		t.Parallel()
@@ -421,7 +426,7 @@ func TestCrashes(t *testing.T) {
 	t.Run("abort_no_signal", func(t *testing.T) {
 		t.Parallel()
 		w := newWorkspace(t, step{"output": "half done", "crash": "SIGABRT"})
-		w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: the agent failed (killed by SIGABRT, exit code 134)")
+		w.run("build", "-n", "1").expect(t, 1, "WARN: Iteration 1/1: the agent failed (killed by SIGABRT, exit code 134)")
 	})
 }
 
@@ -526,9 +531,10 @@ func TestVerboseAndLogLevels(t *testing.T) {
 		t.Errorf("-q:\n%s", o.stderr)
 	}
 	o = w.run("build", "-n", "1", "--log-level", "debug")
-	o.expect(t, 2, "DEBUG: Agent command:", "DEBUG: Iteration 1/1: prompt of ", "DEBUG: Setting Failure Threshold: 3 (built-in)")
+	o.expect(t, 1, "DEBUG: Agent command:", "DEBUG: Iteration 1/1: prompt of ", "DEBUG: Setting Failure Threshold: 3 (built-in)")
+	// At error level, only the abort (the one iteration failed) is said.
 	o = w.run("build", "-n", "1", "--log-level", "error")
-	if o.stderr != "" {
+	if lines := strings.Split(strings.TrimSpace(o.logLines()), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "ERROR: Aborting after 1 consecutive failure (") {
 		t.Errorf("--log-level error:\n%s", o.stderr)
 	}
 }
@@ -543,7 +549,7 @@ func TestLogSettingsFromEnvironment(t *testing.T) {
 	}
 	w.env = append(w.env, "ROODA_LOOP_ITERATION_TIMEOUT=1")
 	w.write("script.json", `{"steps": [{"delay": "30s"}]}`)
-	w.run("build", "-n", "1").expect(t, 2, "WARN: Iteration 1/1: timed out after 1s")
+	w.run("build", "-n", "1").expect(t, 1, "WARN: Iteration 1/1: timed out after 1s")
 }
 
 // TestPhaseAndContextFlags: --observe … --act replace their phases, and
@@ -659,7 +665,7 @@ func TestLogSettingsFromConfig(t *testing.T) {
 func TestSignalsAreScannedAfterExit(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal + "\n", "delay": "300ms", "after": failureSignal + "\n"})
-	w.run("build", "-n", "1", "-v").expect(t, 2, "WARN: Iteration 1/1: the agent signaled FAILURE", "(failure, consecutive: 1/3)")
+	w.run("build", "-n", "1", "-v").expect(t, 1, "WARN: Iteration 1/1: the agent signaled FAILURE", "(failure, consecutive: 1/1)")
 }
 
 // TestClosedStdoutDoesNotKillRooda: with --verbose and a stdout nobody
@@ -695,7 +701,7 @@ func TestProcedureSettingsReachTheRun(t *testing.T) {
 	w.write("rooda-config.yml", "loop:\n  failure_threshold: 5\nprocedures:\n  build:\n    max_output_buffer: 1KB\n    iteration_timeout: 1\n    failure_threshold: 1\n")
 	w.run("build", "-n", "3").expect(t, 1,
 		"WARN: Iteration 1/3: the agent printed 5000 bytes; kept the last 1024 (max_output_buffer 1024), dropped 3976",
-		"WARN: Iteration 2/3: timed out after 1s", "ERROR: Aborting after 1 consecutive failures (2 iterations completed")
+		"WARN: Iteration 2/3: timed out after 1s", "ERROR: Aborting after 1 consecutive failure (2 iterations completed")
 }
 
 // TestEchoedPromptNeverSucceeds: an agent that prints its whole prompt

@@ -115,7 +115,7 @@ func TestScriptBudgets(t *testing.T) {
 	w := newWorkspace(t, step{})
 	w.write("main.star", "p = compose('p', act = [fragment(content = 'x')])\niterate(p, max_iterations = 3)\niterate(p, max_iterations = 3)\nprint('done')\n")
 	o := w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--max-total-iterations", "4")
-	o.expect(t, 2, "Starting procedure: p (max 1 iteration)", "  main.star:3:8: in <toplevel>\nError: the run reached its budget of 4 iterations (--max-total-iterations)\n")
+	o.expect(t, 2, "Starting procedure: p (max 1 iteration)", "\nError: main.star:3:8: the run reached its budget of 4 iterations (--max-total-iterations)\n")
 	pids := readText(t, filepath.Join(w.dir, "pids"))
 	if n := len(strings.Fields(pids)); n != 4 || strings.Contains(o.stderr, "done") {
 		t.Errorf("%d agents ran, or the script went on:\n%s", n, o.stderr)

@@ -83,7 +83,7 @@ func TestConfigCannotDriveTheTerminal(t *testing.T) {
 	if o := outputs["info"]; !strings.Contains(o.stdout, "Description:\n  line one \\x1b[2J\n  line two\n") {
 		t.Errorf("info's description is not its two lines, shown safe:\n%s", o.stdout)
 	}
-	run.expect(t, 2, "Starting procedure: evil\\x1b[2J (max 2 iterations)", "  > reset \\x1bc title")
+	run.expect(t, 1, "Starting procedure: evil\\x1b[2J (max 2 iterations)", "  > reset \\x1bc title")
 	if o := outputs["list --json"]; !strings.Contains(o.stdout, `"summary": "copies \u001b]52;c;cm0gLXJmIH4=\u0007 and clears \u009b2J"`) {
 		t.Errorf("list --json does not say the same summary, escaped:\n%s", o.stdout)
 	}

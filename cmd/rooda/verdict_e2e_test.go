@@ -54,8 +54,13 @@ var verdictRows = []verdictRow{
 		log: []string{"WARN: Iteration 1/3: the agent failed (exit code 3)"}},
 	{name: "timed_out", table: "timed out, or could not start | any | None | any | failure", agentOutcome: "failure",
 		agent: step{"output": successSignal, "delay": "30s"}, verdict: "None", timeout: "1", max: 1,
-		outcomes: []string{"failure"}, status: "max-iters", code: 2,
-		log: []string{"WARN: Iteration 1/1: timed out after 1s", "(failure, consecutive: 1/2)"}},
+		outcomes: []string{"failure"}, status: "aborted", code: 1,
+		log: []string{"WARN: Iteration 1/1: timed out after 1s", "(failure, consecutive: 1/1)", "Aborting after 1 consecutive failure ("}},
+	// A loop allowed one iteration, which failed, failed every iteration
+	// it had: aborted, though the threshold is 2.
+	{name: "failure_in_a_one_iteration_loop", table: `FAILURE (with or without SUCCESS) | any | None | any | failure`, agentOutcome: "failure", agent: step{"output": failureSignal}, verdict: "None", max: 1,
+		outcomes: []string{"failure"}, status: "aborted", code: 1,
+		log: []string{"(failure, consecutive: 1/1)", "Aborting after 1 consecutive failure ("}, notLog: []string{"Reached max iterations"}},
 	{name: "procedure_continue", table: "any | any | `\"continue\"` | any | continue", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"continue"`,
 		outcomes: []string{"continue", "continue", "continue"}, status: "max-iters", code: 2,
 		log:    []string{"Iteration 1/3: the procedure's on_iteration declared continue; the agent's outcome was success"},
@@ -84,6 +89,13 @@ var verdictRows = []verdictRow{
 	{name: "procedure_abort", table: "any | any | `\"abort\"` | any | abort", agentOutcome: "success", agent: step{"output": successSignal}, verdict: `"abort"`,
 		outcomes: []string{"abort"}, status: "aborted", code: 1,
 		log: []string{"WARN: Iteration 1/3: the procedure's on_iteration declared abort; the agent's outcome was success", "Aborting: the procedure said abort"}},
+	{name: "procedure_abort_with_a_reason", table: "any | any | `\"abort\"` | any | abort", agentOutcome: "continue", agent: step{}, verdict: `("abort", "over budget")`,
+		outcomes: []string{"abort"}, status: "aborted", code: 1,
+		log: []string{"WARN: Iteration 1/3: the procedure's on_iteration declared abort (over budget); the agent's outcome was continue", "Aborting: the procedure said abort (over budget) (1 iteration completed"}},
+	{name: "procedure_stop", table: "any | any | `\"stop\"` | any | stop", agentOutcome: "failure", agent: step{"exit": 1}, verdict: `("stop", "spent enough") if it.number == 2 else None`, min: 3,
+		outcomes: []string{"failure", "stop"}, status: "stopped", code: 0,
+		log:    []string{"Iteration 2/3: the procedure's on_iteration declared stop (spent enough); the agent's outcome was failure", "Stopped: the procedure ended the loop in iteration 2/3 (spent enough)"},
+		notLog: []string{"Aborting", "consecutive: 2/2"}},
 }
 
 // TestVerdictTable runs every row of the verdict table and checks each

@@ -87,23 +87,35 @@ var (
 		Shown: ShownWithMaxIterations,
 	}, AtLeast(1))
 	// MaxCostUSD and MaxTokens are budgets of what the agents spend: the
-	// run ends, status budget, once what it has spent so far reaches them.
+	// loop ends, status budget, once what the run has spent so far
+	// reaches them. Given to iterate(), iterate() returns that status to
+	// the script; given by the user, the run ends.
 	MaxCostUSD = Define(Setting{
 		Key: "max_cost_usd",
-		Doc: "the dollars the run's agents may spend, as their CLIs report it or the model_prices table prices it; the run ends with status budget once it has spent this much",
+		Doc: "the dollars the run's agents may spend, as their CLIs report it or the model_prices table prices it; the run ends with status budget once it has spent this much (given to a script's iterate(), only that loop ends, and the script goes on)",
 		Flags: []FlagDef{{Name: "max-cost-usd", Category: "Budgets",
 			Usage: "end the run once its agents have spent `DOLLARS` (2.50)"}},
 		Keyword: &Keyword{Name: "max_cost_usd", Type: "int | float",
-			Doc: "end the run once its agents have spent this many dollars, counting every loop of the run so far"},
+			Doc: "end this loop, status budget, once the run's agents have spent this many dollars, counting every loop of the run so far; the script goes on"},
 	}, Dollars)
 	MaxTokens = Define(Setting{
 		Key: "max_tokens",
-		Doc: "the tokens (input, output and cached) the run's agents may use; the run ends with status budget once they have used this many",
+		Doc: "the tokens (input, output and cached) the run's agents may use; the run ends with status budget once they have used this many (given to a script's iterate(), only that loop ends, and the script goes on)",
 		Flags: []FlagDef{{Name: "max-tokens", Category: "Budgets",
 			Usage: "end the run once its agents have used `N` tokens"}},
 		Keyword: &Keyword{Name: "max_tokens", Type: "int",
-			Doc: "end the run once its agents have used this many tokens, counting every loop of the run so far"},
+			Doc: "end this loop, status budget, once the run's agents have used this many tokens, counting every loop of the run so far; the script goes on"},
 	}, AtLeast(1))
+	// MaxDuration bounds one loop's wall time, as max_cost_usd bounds
+	// its spending: a script's own budget, which iterate() returns as
+	// status budget. The run's --max-duration is a budget of the script
+	// run, not this setting.
+	MaxDuration = Define(Setting{
+		Key: "max_duration",
+		Doc: "how long one loop may run, looked at as each iteration ends: the loop ends with status budget once it has run this long; none for no limit",
+		Keyword: &Keyword{Name: "max_duration", Type: "int | float | str",
+			Doc: `end the loop, status budget, once it has run this long: seconds (600) or a duration ("30m"), looked at as each iteration ends`},
+	}, Timeout)
 	// StallIterations stops a loop that goes round without changing
 	// anything.
 	StallIterations = Define(Setting{

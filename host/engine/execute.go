@@ -9,6 +9,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/git"
+	"rooda/host/interrupt"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -144,7 +145,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Verdict:          p.Verdict,
 		Now:              out.Now,
 		StallIterations:  config.StallIterations.In(s).V,
-		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), Others: out.SpentElsewhere},
+		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), MaxDuration: config.MaxDuration.In(s).V, Others: out.SpentElsewhere},
 		// What an iteration changed is looked at once, for the record,
 		// the digest, the stall rule and the script alike.
 		Workspace: git.NewWorkspaceIn(out.Dir),
@@ -207,6 +208,13 @@ func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(promp
 // announce says at once that an interrupt was received, and what happens
 // next: the loop's summary comes only when the agent has stopped.
 func announce(log *logging.Logger, ctx context.Context) {
+	if budget := interrupt.Budget(ctx); budget != nil {
+		// No signal was received: the run's budget (--max-duration) ended it.
+		msg := budget.Error()
+		log.Warnf("%s%s: stopping the agent and its processes (SIGTERM, SIGKILL after %s)",
+			strings.ToUpper(msg[:1]), msg[1:], process.DefaultGrace)
+		return
+	}
 	log.Warnf("Received %v: stopping the agent and its processes (SIGTERM, SIGKILL after %s; again to kill now)",
 		context.Cause(ctx), process.DefaultGrace)
 }

@@ -90,7 +90,7 @@ type Plan struct {
 	ContextFunc func(iteration int) ([]string, error)
 	// Verdict, when set, may change the loop's verdict on an iteration: a
 	// script's on_iteration.
-	Verdict func(*loop.Iteration) (loop.Outcome, error)
+	Verdict func(*loop.Iteration) (loop.Decision, error)
 	// Runner stands in for the agent process when set (Request.Runner).
 	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
 	// Promises are the promise words (Request.Promises).

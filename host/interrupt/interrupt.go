@@ -161,3 +161,16 @@ func (w *Watcher) Stop() {
 	close(w.done)
 	w.cancel(context.Canceled)
 }
+
+// Budget is the run-wide budget that ended ctx (its cause has an exit
+// code of its own and is no interrupt: --max-duration), or nil when ctx
+// goes on or an interrupt ended it.
+func Budget(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	if err := Stopped(ctx); !errors.As(err, new(Error)) {
+		return err
+	}
+	return nil
+}

@@ -47,15 +47,15 @@ func TestProcedureCause(t *testing.T) {
 	s := &script{steps: []step{{exit: 2}}}
 	cfg := s.config(1, 3, &log)
 	var seen Cause
-	cfg.Verdict = func(it *Iteration) (Outcome, error) {
+	cfg.Verdict = func(it *Iteration) (Decision, error) {
 		seen = it.Cause
-		return OutcomeContinue, nil
+		return Decision{Outcome: OutcomeContinue}, nil
 	}
 	if res := Run(context.Background(), cfg); seen != CauseAgentFailed || res.Last.Cause != "" {
 		t.Errorf("on_iteration saw %q; the iteration's cause is %q\n%s", seen, res.Last.Cause, log.String())
 	}
 	s.steps = []step{{}}
-	cfg.Verdict = func(it *Iteration) (Outcome, error) { return OutcomeFailure, nil }
+	cfg.Verdict = func(it *Iteration) (Decision, error) { return Decision{Outcome: OutcomeFailure}, nil }
 	res := Run(context.Background(), cfg)
 	if res.Last.Cause != CauseProcedure || !strings.Contains(log.String(), "declared failure; the agent's outcome was continue [procedure]\n") {
 		t.Errorf("cause %q\n%s", res.Last.Cause, log.String())
@@ -70,7 +70,7 @@ func TestCauseInTheEvent(t *testing.T) {
 	cfg := s.config(1, 3, &log)
 	cfg.Log.AsJSON()
 	Run(context.Background(), cfg)
-	if !strings.Contains(log.String(), `"event":"iteration_finished","message":"Iteration 1/1 completed in 0ms (failure, consecutive: 1/3)","iteration":1,"outcome":"failure","cause":"agent_failed"`) {
+	if !strings.Contains(log.String(), `"event":"iteration_finished","message":"Iteration 1/1 completed in 0ms (failure, consecutive: 1/1)","iteration":1,"outcome":"failure","cause":"agent_failed"`) {
 		t.Errorf("log:\n%s", log.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"rooda/host/agentstream"
 	"rooda/host/git"
+	"rooda/host/interrupt"
 	"rooda/host/logging"
 	"rooda/host/process"
 	"rooda/host/prompt"
@@ -49,9 +50,10 @@ type Config struct {
 	// failure's warning can point there.
 	OutputFile func() string
 	// Verdict, when set, sees each iteration after the outcome matrix and
-	// may change its outcome (a script's on_iteration): "" keeps it. Its
-	// error ends the run as aborted, with the error in the Result.
-	Verdict func(*Iteration) (Outcome, error)
+	// may change its outcome (a script's on_iteration), saying why: an
+	// empty Outcome keeps it. Its error ends the run as aborted, with the
+	// error in the Result.
+	Verdict func(*Iteration) (Decision, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Workspace, when set, is looked at around each iteration's agent:
@@ -62,8 +64,16 @@ type Config struct {
 	// many iterations in a row that changed nothing and signaled nothing.
 	StallIterations int
 	// Budget ends the loop (OverBudget) once the run's agents have spent
-	// what it allows.
+	// what it allows, or the loop has run as long.
 	Budget Budget
+}
+
+// Decision is a Verdict's judgement of an iteration: its outcome ("" keeps
+// the agent's), and why, for the log and the record ("" for no reason
+// given).
+type Decision struct {
+	Outcome Outcome
+	Reason  string
 }
 
 // Reply is what one iteration's agent gave.
@@ -134,15 +144,19 @@ const (
 	OutcomeInterrupted Outcome = "interrupted"
 	// Abort ends the run as aborted at once; only a Verdict gives it.
 	OutcomeAbort Outcome = "abort"
+	// Stop ends the loop at once, Stopped, without a failure: the
+	// procedure decided it had done enough (a budget of its own). Only a
+	// Verdict gives it.
+	OutcomeStop Outcome = "stop"
 )
 
 // Outcomes are the outcomes an iteration can have, in the order the docs
 // list them.
-var Outcomes = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, OutcomeAbort, OutcomeInterrupted}
+var Outcomes = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, OutcomeAbort, OutcomeStop, OutcomeInterrupted}
 
 // Verdicts are the outcomes a Verdict may give: all but interrupted,
 // which only an interrupt gives.
-var Verdicts = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, OutcomeAbort}
+var Verdicts = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, OutcomeAbort, OutcomeStop}
 
 // Iteration is one finished iteration, as the loop judged it.
 type Iteration struct {
@@ -175,8 +189,10 @@ type Iteration struct {
 	// Waited is how long the iteration waited for a usage limit to reset
 	// before its agent ran (Reply.Waited): not part of Duration.
 	Waited time.Duration
-	// Overridden is set when a Verdict changed the outcome.
+	// Overridden is set when a Verdict changed the outcome; Reason is
+	// why, when the Verdict said.
 	Overridden bool
+	Reason     string
 	// Changes are what the iteration changed in the workspace; nil when
 	// the loop does not look (Config.Workspace).
 	Changes *git.Changes
@@ -207,6 +223,9 @@ type Result struct {
 	// Message is the log's line of how the loop ended ("Reached max
 	// iterations: 3 (total: 2m16s)"), for those told of it elsewhere.
 	Message string
+	// Reason is why the procedure ended the loop, when its Verdict said
+	// (a stop, an abort, a success); "" otherwise.
+	Reason string
 }
 
 // words are where a failure's warning quotes the agent from: its raw
@@ -238,6 +257,11 @@ func (it *Iteration) Said() []byte {
 // limit, or the end of ctx (an interrupt), and returns how it ended. The
 // cause of ctx's end (context.Cause) names the interrupt in the log.
 func Run(ctx context.Context, cfg Config) Result {
+	if cfg.MaxIterations > 0 && cfg.FailureThreshold > cfg.MaxIterations {
+		// A loop whose every allowed iteration failed is aborted: a
+		// threshold it cannot reach would call it max-iters.
+		cfg.FailureThreshold = cfg.MaxIterations
+	}
 	r := &runner{cfg: cfg}
 	if r.cfg.Now == nil {
 		r.cfg.Now = time.Now
@@ -247,12 +271,12 @@ func Run(ctx context.Context, cfg Config) Result {
 		"Starting procedure: %s (%s)", cfg.Procedure, limitText(cfg.MaxIterations))
 	for n := 1; ; n++ {
 		if ctx.Err() != nil {
-			return r.finish(Interrupted, context.Cause(ctx))
+			return r.stop(ctx)
 		}
 		it, err := r.iterate(ctx, n)
 		if err != nil && ctx.Err() != nil {
 			// A context function the interrupt stopped.
-			return r.finish(Interrupted, context.Cause(ctx))
+			return r.stop(ctx)
 		}
 		var turnErr *TurnError
 		switch {
@@ -266,18 +290,18 @@ func Run(ctx context.Context, cfg Config) Result {
 		if ctx.Err() != nil {
 			// An interrupt wins over whatever the stopped agent printed.
 			r.stopped(it)
-			return r.finish(Interrupted, context.Cause(ctx))
+			return r.stop(ctx)
 		}
 		if err := r.record(it); err != nil {
 			if ctx.Err() != nil {
-				return r.finish(Interrupted, context.Cause(ctx))
+				return r.stop(ctx)
 			}
 			// Why the loop aborts comes before "Aborting", not only in
 			// the script's error after the loop's summary.
 			r.cfg.Log.Errorf("Iteration %s: %v", r.label(it.Number), err)
 			return r.finish(Aborted, err)
 		}
-		over := cfg.Budget.reached(r.result.Spent)
+		over := cfg.Budget.reached(r.result.Spent, r.cfg.Now().Sub(r.start))
 		r.warnUncounted(it)
 		switch {
 		case it.Cause == CauseAuth:
@@ -286,6 +310,8 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(Aborted, err)
 		case it.Outcome == OutcomeAbort:
 			return r.finish(Aborted, errAbort)
+		case it.Outcome == OutcomeStop:
+			return r.finish(Stopped, nil)
 		case it.Outcome == OutcomeSuccess:
 			return r.finish(Success, nil)
 		case it.ConsecutiveFailures >= cfg.FailureThreshold:
@@ -298,6 +324,15 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(MaxIters, nil)
 		}
 	}
+}
+
+// stop ends a loop whose context ended: at a run-wide budget
+// (--max-duration), whose cause says so, or at an interrupt.
+func (r *runner) stop(ctx context.Context) Result {
+	if budget := interrupt.Budget(ctx); budget != nil {
+		return r.finish(OverBudget, budget)
+	}
+	return r.finish(Interrupted, context.Cause(ctx))
 }
 
 type runner struct {
@@ -401,10 +436,10 @@ func (r *runner) record(it *Iteration) error {
 	agentOutcome := it.Outcome
 	var judgeErr error
 	if r.cfg.Verdict != nil {
-		var verdict Outcome
+		var verdict Decision
 		verdict, judgeErr = r.cfg.Verdict(it)
-		if judgeErr == nil && verdict != "" && verdict != it.Outcome {
-			it.Outcome, it.Overridden = verdict, true
+		if judgeErr == nil && verdict.Outcome != "" && (verdict.Outcome != it.Outcome || verdict.Reason != "") {
+			it.Outcome, it.Overridden, it.Reason = verdict.Outcome, true, verdict.Reason
 		}
 	}
 	it.Cause = finalCause(it)
@@ -431,7 +466,7 @@ func (r *runner) record(it *Iteration) error {
 // decider names who declared an iteration's success.
 func (r *runner) decider(it *Iteration) string {
 	if it.Overridden {
-		return "the procedure's on_iteration declared success"
+		return "the procedure's on_iteration declared success" + reasonText(it.Reason)
 	}
 	return "the agent signaled SUCCESS"
 }
@@ -443,7 +478,16 @@ func (r *runner) logVerdict(it *Iteration, agentOutcome Outcome) {
 	if it.Outcome == OutcomeFailure || it.Outcome == OutcomeAbort {
 		log = r.cfg.Log.Warnf
 	}
-	log("Iteration %s: the procedure's on_iteration declared %s; the agent's outcome was %s%s", r.label(it.Number), it.Outcome, agentOutcome, causeTag(it))
+	log("Iteration %s: the procedure's on_iteration declared %s%s; the agent's outcome was %s%s", r.label(it.Number), it.Outcome, reasonText(it.Reason), agentOutcome, causeTag(it))
+}
+
+// reasonText is a verdict's reason as the log quotes it: " (over
+// budget)", or "" when none was given.
+func reasonText(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return " (" + reason + ")"
 }
 
 // countAfter is the consecutive failure count after an iteration with
@@ -624,6 +668,11 @@ func (r *runner) finish(status Status, cause error) Result {
 	if status == Aborted || status == OverBudget {
 		r.result.Err = cause
 	}
+	if last := r.result.Last; last != nil && last.Overridden && (status == Success || status == Stopped || cause == errAbort) {
+		// The reason of a verdict that did not end the loop is its
+		// iteration's alone.
+		r.result.Reason = last.Reason
+	}
 	level, msg := r.summary(status, cause)
 	r.result.Message = msg
 	s := r.result.Stats
@@ -646,10 +695,11 @@ func (r *runner) finish(status Status, cause error) Result {
 func (r *runner) summary(status Status, cause error) (logging.Level, string) {
 	total := logging.Duration(r.result.Elapsed)
 	done := logging.Count(r.result.Iterations, "iteration")
+	why := reasonText(r.result.Reason)
 	switch status {
 	case Success:
 		if r.result.Last.Overridden {
-			return logging.Info, fmt.Sprintf("Success: the procedure ended the loop in iteration %s (total: %s)", r.label(r.result.Iterations), total)
+			return logging.Info, fmt.Sprintf("Success: the procedure ended the loop in iteration %s%s (total: %s)", r.label(r.result.Iterations), why, total)
 		}
 		return logging.Info, fmt.Sprintf("Success: the agent signaled SUCCESS in iteration %s (total: %s)", r.label(r.result.Iterations), total)
 	case MaxIters:
@@ -658,14 +708,16 @@ func (r *runner) summary(status Status, cause error) (logging.Level, string) {
 		return logging.Warn, fmt.Sprintf("Interrupted%s (%s completed, total: %s)", causeText(cause), done, total)
 	case OverBudget:
 		return logging.Warn, fmt.Sprintf("Budget reached: %v (%s completed, total: %s)", cause, done, total)
+	case Stopped:
+		return logging.Info, fmt.Sprintf("Stopped: the procedure ended the loop in iteration %s%s (total: %s)", r.label(r.result.Iterations), why, total)
 	case Stalled:
 		return logging.Warn, fmt.Sprintf("Stalled: the last %s changed no file and signaled nothing (%s completed, total: %s)", logging.Count(r.idle, "iteration"), done, total)
 	}
 	switch {
 	case cause == nil:
-		return logging.Error, fmt.Sprintf("Aborting after %d consecutive failures (%s completed, total: %s)", r.failures, done, total)
+		return logging.Error, fmt.Sprintf("Aborting after %s (%s completed, total: %s)", logging.Count(r.failures, "consecutive failure"), done, total)
 	case cause == errAbort:
-		return logging.Error, fmt.Sprintf("Aborting: the procedure said abort (%s completed, total: %s)", done, total)
+		return logging.Error, fmt.Sprintf("Aborting: the procedure said abort%s (%s completed, total: %s)", why, done, total)
 	case errors.As(cause, new(*LoginError)):
 		return logging.Error, fmt.Sprintf("Aborting: the agent cannot log in (%s completed, total: %s)", done, total)
 	}

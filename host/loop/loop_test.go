@@ -79,9 +79,9 @@ const (
 )
 
 // TestOutcomeMatrix has one case per row of seed 002's matrix: the status
-// after one iteration with the limit at 1 and the threshold at 2 tells
-// the outcome apart (max-iters: continued or failed; success: done), and
-// the consecutive count tells a failure from a success.
+// after one iteration with the limit at 1 (and the threshold at 2, which
+// the limit lowers to 1) tells the outcome apart: max-iters continued,
+// aborted failed, success done; and the consecutive count agrees.
 func TestOutcomeMatrix(t *testing.T) {
 	for _, tc := range []struct {
 		exit     int
@@ -91,12 +91,12 @@ func TestOutcomeMatrix(t *testing.T) {
 	}{
 		{0, "done nothing", MaxIters, 0},
 		{0, success, Success, 0},
-		{0, failure, MaxIters, 1},
-		{0, success + failure, MaxIters, 1},
-		{1, "crashed", MaxIters, 1},
+		{0, failure, Aborted, 1},
+		{0, success + failure, Aborted, 1},
+		{1, "crashed", Aborted, 1},
 		{1, success, Success, 0},
-		{1, failure, MaxIters, 1},
-		{1, failure + " then " + success, MaxIters, 1},
+		{1, failure, Aborted, 1},
+		{1, failure + " then " + success, Aborted, 1},
 	} {
 		t.Run(fmt.Sprintf("exit%d_%s", tc.exit, tc.out), func(t *testing.T) {
 			res, _, _ := run(t, 1, 2, step{out: tc.out, exit: tc.exit})
@@ -294,22 +294,22 @@ func TestJudgeOverrides(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{out: success}}}
 	cfg := s.config(10, 3, &log)
-	cfg.Verdict = func(it *Iteration) (Outcome, error) {
+	cfg.Verdict = func(it *Iteration) (Decision, error) {
 		if it.Outcome == OutcomeSuccess && it.Number < 3 {
-			return OutcomeContinue, nil
+			return Decision{Outcome: OutcomeContinue}, nil
 		}
-		return "", nil
+		return Decision{}, nil
 	}
 	res := Run(context.Background(), cfg)
 	if res.Status != Success || res.Iterations != 3 || !strings.Contains(log.String(), "Iteration 1/10: the procedure's on_iteration declared continue; the agent's outcome was success") {
 		t.Errorf("status %s after %d\n%s", res.Status, res.Iterations, log.String())
 	}
-	cfg.Verdict = func(*Iteration) (Outcome, error) { return OutcomeAbort, nil }
+	cfg.Verdict = func(*Iteration) (Decision, error) { return Decision{Outcome: OutcomeAbort}, nil }
 	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Iterations != 1 {
 		t.Errorf("abort: %s after %d", res.Status, res.Iterations)
 	}
 	boom := errors.New("boom")
-	cfg.Verdict = func(*Iteration) (Outcome, error) { return "", boom }
+	cfg.Verdict = func(*Iteration) (Decision, error) { return Decision{}, boom }
 	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Err != boom || res.Iterations != 1 {
 		t.Errorf("error: %s after %d, %v", res.Status, res.Iterations, res.Err)
 	}
@@ -317,9 +317,9 @@ func TestJudgeOverrides(t *testing.T) {
 	// The Judge sees the count its iteration makes.
 	s.steps = []step{{exit: 1}}
 	var seen []int
-	cfg.Verdict = func(it *Iteration) (Outcome, error) {
+	cfg.Verdict = func(it *Iteration) (Decision, error) {
 		seen = append(seen, it.ConsecutiveFailures)
-		return "", nil
+		return Decision{}, nil
 	}
 	Run(context.Background(), cfg)
 	if fmt.Sprint(seen) != "[1 2 3]" {
@@ -372,9 +372,9 @@ func TestIterationsNameTheirAgent(t *testing.T) {
 	turns := []Turn{{Agent: "builder"}, {Agent: "reviewer", Role: "review"}}
 	cfg.Turn = func(n int) (Turn, error) { return turns[(n-1)%2], nil }
 	var names []string
-	cfg.Verdict = func(it *Iteration) (Outcome, error) {
+	cfg.Verdict = func(it *Iteration) (Decision, error) {
 		names = append(names, it.Agent+"/"+it.Procedure+"/"+it.Role)
-		return "", nil
+		return Decision{}, nil
 	}
 	Run(context.Background(), cfg)
 	if got := strings.Join(names, " "); got != "builder/"+cfg.Procedure+"/ reviewer/review/review builder/"+cfg.Procedure+"/" {

@@ -3,8 +3,10 @@ package loop
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"rooda/host/agentstream"
+	"rooda/host/logging"
 	"rooda/host/shown"
 )
 
@@ -89,11 +91,13 @@ func Dollars(x float64) string {
 }
 
 // Budget bounds what a run's agents spend: once what its other loops and
-// this one spent reaches a limit, the loop ends, OverBudget. 0 is no
-// limit.
+// this one spent reaches a limit, the loop ends, OverBudget; and how long
+// the loop itself runs. 0 is no limit. Each is looked at as an iteration
+// ends: the iteration running when one is passed runs to its end.
 type Budget struct {
-	MaxCostUSD float64
-	MaxTokens  int64
+	MaxCostUSD  float64
+	MaxTokens   int64
+	MaxDuration time.Duration
 	// Others, when set, is what the run's other loops have spent by now,
 	// those that ended and those that run at once with this one
 	// (parallel()), so that together they stay under the limits.
@@ -108,12 +112,15 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string {
+	if e.Setting == "max_duration" {
+		return fmt.Sprintf("the loop ran %s, reaching max_duration %s", e.Spent, e.Limit)
+	}
 	return fmt.Sprintf("the run's agents spent %s, reaching %s %s", e.Spent, e.Setting, e.Limit)
 }
 
 // reached is the limit that spent total, before and in the loop,
-// reaches, or nil.
-func (b Budget) reached(loop Spend) *BudgetError {
+// reaches, or that the loop's elapsed time passed, or nil.
+func (b Budget) reached(loop Spend, elapsed time.Duration) *BudgetError {
 	total := loop
 	if b.Others != nil {
 		total = b.Others().Add(loop)
@@ -123,6 +130,8 @@ func (b Budget) reached(loop Spend) *BudgetError {
 		return &BudgetError{Setting: "max_cost_usd", Limit: Dollars(b.MaxCostUSD), Spent: Dollars(total.CostUSD)}
 	case b.MaxTokens > 0 && total.TotalTokens() >= b.MaxTokens:
 		return &BudgetError{Setting: "max_tokens", Limit: shown.Thousands(b.MaxTokens) + " tokens", Spent: shown.Thousands(total.TotalTokens()) + " tokens"}
+	case b.MaxDuration > 0 && elapsed >= b.MaxDuration:
+		return &BudgetError{Setting: "max_duration", Limit: b.MaxDuration.String(), Spent: logging.Duration(elapsed)}
 	}
 	return nil
 }

@@ -62,15 +62,16 @@ func TestStall(t *testing.T) {
 }
 
 // TestStallNeedsSilence: an iteration that signals, or fails, is not
-// idle, even if it changed nothing; without stall_iterations nothing
-// stalls.
+// idle, even if it changed nothing (a loop that failed every iteration
+// it was allowed is aborted, not stalled); without stall_iterations
+// nothing stalls.
 func TestStallNeedsSilence(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{out: failure}}}
 	cfg := s.config(4, 10, &log)
 	cfg.Workspace = &workspace{changes: []git.Changes{unchanged}}
 	cfg.StallIterations = 2
-	if res := Run(context.Background(), cfg); res.Status != MaxIters {
+	if res := Run(context.Background(), cfg); res.Status != Aborted || res.Iterations != 4 {
 		t.Errorf("FAILURE every time: %s\n%s", res.Status, log.String())
 	}
 	s = &script{steps: []step{{out: "crashed", exit: 1}}}

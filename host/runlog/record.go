@@ -298,7 +298,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	m := Meta{
 		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
-		Outcome: string(it.Outcome), Cause: string(it.Cause), OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
+		Outcome: string(it.Outcome), Cause: string(it.Cause), Reason: it.Reason, OutcomeNames: OutcomeNames2, ExitCode: it.Result.ExitCode, Signal: strings.TrimSuffix(it.Signals.String(), "none"),
 		KilledBy: it.Result.Signal, TimedOut: it.Result.TimedOut,
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		Waited:       it.Waited.Seconds(),
@@ -335,7 +335,7 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 	}
 	r.mend(r.records + 1)
 	loop := &r.run.Loops[l.index]
-	loop.Status = string(res.Status)
+	loop.Status, loop.Reason = string(res.Status), res.Reason
 	s := res.Stats
 	loop.Stats = &Stats{Count: s.Count, Min: s.Min.Seconds(), Max: s.Max.Seconds(), Mean: s.Mean().Seconds(), StdDev: s.StdDev().Seconds(), Total: s.Total.Seconds()}
 	r.save()
@@ -361,12 +361,17 @@ func (r *Recorder) InterruptedBy(signal string) {
 // Finish records how the run ended: run.json is complete whatever the
 // ending, an interrupt included.
 func (r *Recorder) Finish(status loop.Status) error {
+	return r.FinishWith(status, status.ExitCode(), "")
+}
+
+// FinishWith records how the run ended, with its exit code and reason:
+// a script's exit(code, reason).
+func (r *Recorder) FinishWith(status loop.Status, code int, reason string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.mend(r.records + 1)
 	now := time.Now().UTC()
-	code := status.ExitCode()
-	r.run.Status, r.run.ExitCode, r.run.Ended = string(status), &code, &now
+	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.Reason = string(status), &code, &now, reason
 	return r.save()
 }
 

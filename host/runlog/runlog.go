@@ -50,9 +50,11 @@ type Run struct {
 	// rooda killed outright is told from a live run by it. PIDStart is
 	// when that process started (clock ticks since boot; 0 where unknown):
 	// a later process given the same pid is not taken for it.
-	PID        int        `json:"pid,omitempty"`
-	PIDStart   uint64     `json:"pid_start,omitempty"`
-	ExitCode   *int       `json:"exit_code,omitempty"`
+	PID      int    `json:"pid,omitempty"`
+	PIDStart uint64 `json:"pid_start,omitempty"`
+	ExitCode *int   `json:"exit_code,omitempty"`
+	// Reason is why a script ended itself: exit(code, reason).
+	Reason     string     `json:"reason,omitempty"`
 	Started    time.Time  `json:"started"`
 	Ended      *time.Time `json:"ended,omitempty"`
 	Iterations int        `json:"iterations"`
@@ -154,7 +156,10 @@ type Loop struct {
 	// Agents name the agents that took turns, when there were several.
 	Agents []string `json:"agents,omitempty"`
 	Status string   `json:"status,omitempty"`
-	Stats  *Stats   `json:"stats,omitempty"`
+	// Reason is why the procedure's verdict ended the loop, when it said
+	// (("stop", "over budget")).
+	Reason string `json:"reason,omitempty"`
+	Stats  *Stats `json:"stats,omitempty"`
 }
 
 // Stats are a loop's iteration timings, in seconds.
@@ -179,6 +184,8 @@ type Meta struct {
 	Outcome      string `json:"outcome"`
 	// Cause is why a failed iteration failed (loop.Cause's values).
 	Cause string `json:"cause,omitempty"`
+	// Reason is the reason the procedure's verdict gave, if any.
+	Reason string `json:"reason,omitempty"`
 	// OutcomeNames is the vocabulary Outcome is written in: OutcomeNames2
 	// (loop.Outcome's values), or 0 in a record made before it, where
 	// "success" meant continue and "SUCCESS" meant success. ReadMeta

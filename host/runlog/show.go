@@ -80,6 +80,9 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 	if run.ExitCode != nil {
 		fmt.Fprintf(&b, "Exit code: %d\n", *run.ExitCode)
 	}
+	if run.Reason != "" {
+		fmt.Fprintf(&b, "Reason: %s\n", shown.Line(run.Reason))
+	}
 	fmt.Fprintf(&b, "Started: %s\n", run.Started.Format("2006-01-02 15:04:05Z"))
 	switch {
 	case run.Ended != nil:
@@ -100,7 +103,7 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		if loopStatus == "" { // the loop had not ended
 			loopStatus = status
 		}
-		fmt.Fprintf(&b, "\nLoop %d: %s (%s)\n  Agent: %s\n", i+1, shown.Line(l.Procedure), shown.Line(loopStatus), shown.Line(strings.Join(l.Agent, " ")))
+		fmt.Fprintf(&b, "\nLoop %d: %s (%s%s)\n  Agent: %s\n", i+1, shown.Line(l.Procedure), shown.Line(loopStatus), reasonText(l.Reason), shown.Line(strings.Join(l.Agent, " ")))
 		if len(l.Agents) > 1 {
 			fmt.Fprintf(&b, "  Agents: [%s] (taking turns, one per iteration)\n", shown.Line(strings.Join(l.Agents, ", ")))
 		}
@@ -161,6 +164,9 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	fmt.Fprintf(&b, "Outcome: %s\n", shown.Line(m.Outcome))
 	if m.Cause != "" {
 		fmt.Fprintf(&b, "Cause: %s\n", shown.Line(m.Cause))
+	}
+	if m.Reason != "" {
+		fmt.Fprintf(&b, "Reason: %s\n", shown.Line(m.Reason))
 	}
 	fmt.Fprintf(&b, "Exit code: %d\n", m.ExitCode)
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", shown.Line(orNone(m.Signal)), m.TimedOut, m.Duration)
@@ -269,4 +275,13 @@ func hashFile(runDir, rel string) (int64, string, error) {
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	return n, hex.EncodeToString(h.Sum(nil)), err
+}
+
+// reasonText is a loop's reason as its heading ends with it: ": over
+// budget", or "".
+func reasonText(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + shown.Line(reason)
 }

@@ -1,7 +1,10 @@
 package session
 
 import (
+	"errors"
 	"fmt"
+
+	"rooda/host/config"
 
 	"rooda/host/loop"
 
@@ -41,7 +44,7 @@ func (s *Session) capIterations(plan *engine.Plan) (capped bool, reserved int, e
 }
 
 func (s *Session) iterationBudget() error {
-	return &host.BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(s.opts.Budgets.MaxTotalIterations), What: "iterations"}
+	return &host.BudgetError{Budget: "--max-total-iterations", Limit: fmt.Sprint(s.opts.Budgets.MaxTotalIterations), What: "iterations", Untraced: true}
 }
 
 // loopSpend is what one running loop's agents have spent so far: the
@@ -84,4 +87,25 @@ func (l *loopSpend) IterationFinished(it *loop.Iteration) {
 	l.s.mu.Lock()
 	defer l.s.mu.Unlock()
 	l.spent = l.spent.Add(it.Spent)
+}
+
+// ownBudget says whether the budget a loop reached (its Err) is one its
+// script gave iterate(): the script's own bound, which iterate() returns
+// to it as status budget. A budget the user gave (the command line, the
+// environment, the configuration) is the run's, and ends it.
+func ownBudget(plan *engine.Plan, reached error) bool {
+	var b *loop.BudgetError
+	if !errors.As(reached, &b) {
+		return false
+	}
+	var src config.Source
+	switch b.Setting {
+	case config.MaxCostUSD.Key:
+		src = config.MaxCostUSD.In(plan.Settings).Source
+	case config.MaxTokens.Key:
+		src = config.MaxTokens.In(plan.Settings).Source
+	case config.MaxDuration.Key:
+		src = config.MaxDuration.In(plan.Settings).Source
+	}
+	return src.Tier == config.Script
 }

@@ -32,7 +32,7 @@ type IterateSpec struct {
 	// each iteration's outcome. Both are the script's functions and run
 	// on the thread's goroutine.
 	ContextFunc func(iteration int, previous *loop.Iteration) ([]string, error)
-	Verdict     func(*loop.Iteration) (loop.Outcome, error)
+	Verdict     func(*loop.Iteration) (loop.Decision, error)
 	// Fakes, when set, answer instead of agent processes, taking turns: a
 	// script test's fake_agent()s.
 	Fakes []*FakeAgent
@@ -99,7 +99,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	// Fake agents start no process, so a dry run (a REPL's) lets them
 	// answer: trying a test out at the prompt needs their prompts.
 	if s.opts.DryRun && len(spec.Fakes) == 0 {
-		s.ended(loop.Result{Status: loop.DryRun})
+		s.ended(thread, loop.Result{Status: loop.DryRun})
 		if s.opts.Describe != nil {
 			return loop.Result{Status: loop.DryRun}, plan.Describe(s.opts.Describe, spec.Pos)
 		}
@@ -138,10 +138,11 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return res, res.Err
 	case capped && res.Status == loop.MaxIters:
 		return res, s.iterationBudget()
-	case res.Status == loop.OverBudget:
-		// Spending budgets are the run's: the script ends with the loop.
-		return res, &host.BudgetError{Message: res.Err.Error()}
+	case res.Status == loop.OverBudget && !ownBudget(plan, res.Err):
+		// The user's budgets are the run's: the script ends with the loop.
+		return res, &host.BudgetError{Message: res.Err.Error(), Untraced: true}
 	}
+	s.ended(thread, res)
 	return res, nil
 }
 
@@ -237,11 +238,11 @@ func (p *previousIteration) IterationStarted(loop.Request)        {}
 func (p *previousIteration) IterationFinished(it *loop.Iteration) { p.it = it }
 
 // verdictKeepingErrors wraps a script's on_iteration, keeping its error for the script.
-func verdictKeepingErrors(fn func(*loop.Iteration) (loop.Outcome, error), keep *error) func(*loop.Iteration) (loop.Outcome, error) {
+func verdictKeepingErrors(fn func(*loop.Iteration) (loop.Decision, error), keep *error) func(*loop.Iteration) (loop.Decision, error) {
 	if fn == nil {
 		return nil
 	}
-	return func(it *loop.Iteration) (loop.Outcome, error) {
+	return func(it *loop.Iteration) (loop.Decision, error) {
 		o, err := fn(it)
 		if err != nil {
 			*keep = err

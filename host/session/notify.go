@@ -57,9 +57,9 @@ type Notice struct {
 
 // notifyFinished tells the notifier how the run ended; the error is the
 // interrupt that stopped it.
-func (s *Session) notifyFinished(status loop.Status, message string) error {
-	code := status.ExitCode()
-	return s.notify(Notice{Event: NotifyRunFinished, Status: string(status), ExitCode: &code, Message: message})
+func (s *Session) notifyFinished(end runEnd) error {
+	code := end.code
+	return s.notify(Notice{Event: NotifyRunFinished, Status: string(end.status), ExitCode: &code, Message: end.message})
 }
 
 // notifyLoginFailed tells the notifier that a loop stopped because its

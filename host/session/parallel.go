@@ -35,7 +35,9 @@ const (
 // first, as go.starlark.net requires of values that threads share: a
 // function that would change a shared list fails instead of racing.
 // An error of one function does not stop the others: Parallel waits for
-// every one, then fails with the errors of those that failed. In a dry
+// every one, then fails with the errors of those that failed. Once all
+// have returned, the worst way their loops ended is the caller's (the
+// exit rule, ending.go), whichever ended last. In a dry
 // run they run one after another, so that their reports do not
 // interleave.
 func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]starlark.Value, error) {
@@ -58,6 +60,7 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 	ctx := host.Context(thread)
 	results := make([]starlark.Value, len(calls))
 	errs := make([]error, len(calls))
+	endings := make([]*ending, len(calls))
 	slots := make(chan struct{}, max)
 	var wg sync.WaitGroup
 	for i, c := range calls {
@@ -68,7 +71,8 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			results[i], errs[i] = s.call(ctx, rt, c, i, max > 1)
+			endings[i] = &ending{}
+			results[i], errs[i] = s.call(ctx, rt, c, i, max > 1, endings[i])
 		}()
 	}
 	wg.Wait()
@@ -81,16 +85,23 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 	if err := host.StopCause(ctx); ctx.Err() != nil {
 		return nil, err
 	}
-	return results, errors.Join(failed...)
+	if len(failed) > 0 {
+		return nil, errors.Join(failed...)
+	}
+	if e, ok := worst(endings); ok {
+		s.endedWith(thread, e)
+	}
+	return results, nil
 }
 
 // call runs one function of parallel() on a thread of its own; named,
 // its loops name themselves on each line of the log.
-func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, named bool) (starlark.Value, error) {
+func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, named bool, end *ending) (starlark.Value, error) {
 	if ctx.Err() != nil {
 		return nil, host.StopCause(ctx)
 	}
 	th, done := rt.Fork(ctx, fmt.Sprintf("parallel %d", i+1))
+	th.SetLocal(endingKey, end)
 	if named {
 		th.SetLocal(loopKey, loopName(c, i))
 	}

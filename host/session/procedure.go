@@ -43,8 +43,8 @@ func (s *Session) RunProcedure(req engine.Request) error {
 
 // count adds a loop that ended to the run: its iterations (in place of
 // the reserved ones its start held), what its agents spent (no longer
-// counted as a running loop's), how it ended;
-// a loop whose agent cannot log in is told to loop.notify's command.
+// counted as a running loop's); a loop whose agent cannot log in is told
+// to loop.notify's command. How it ended is the script's (ended).
 func (s *Session) count(res loop.Result, reserved int, spending *loopSpend) {
 	s.mu.Lock()
 	s.iterations += res.Iterations
@@ -52,15 +52,7 @@ func (s *Session) count(res loop.Result, reserved int, spending *loopSpend) {
 	delete(s.running, spending)
 	s.spent = s.spent.Add(res.Spent)
 	s.mu.Unlock()
-	s.ended(res)
 	s.notifyLoginFailed(res)
-}
-
-// ended keeps how the latest loop to end ended: the run's status.
-func (s *Session) ended(res loop.Result) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.last, s.message = res.Status, res.Message
 }
 
 // output is where the engine writes, and what it tells of a loop of

@@ -59,25 +59,39 @@ func (s *Session) record(name string) engine.Record {
 	return s.rec.NewLoop(name)
 }
 
+// runEnd is how a run ended: its status, its exit code (the status's,
+// or a script's exit()), the log's line of it, and the script's reason.
+type runEnd struct {
+	status  loop.Status
+	code    int
+	message string
+	reason  string
+}
+
 // finish writes how the run ended, says if the record is incomplete,
 // tells loop.notify's command (message says how it ended), and returns
 // the exit status, the record's.
 func (s *Session) finish(status loop.Status, message string) error {
+	return s.finishWith(runEnd{status: status, code: status.ExitCode(), message: message})
+}
+
+// finishWith is finish with an exit code of the script's own.
+func (s *Session) finishWith(end runEnd) error {
 	if s.rec != nil {
-		if by := s.interruptedBy(); status == loop.Interrupted && by != "" {
+		if by := s.interruptedBy(); end.status == loop.Interrupted && by != "" {
 			s.rec.InterruptedBy(by)
 		}
-		s.rec.Finish(status)
+		s.rec.FinishWith(end.status, end.code, end.reason)
 		if err := s.rec.Err(); err != nil {
 			s.notes().Line(logging.Warn, "record_incomplete", []any{"dir", s.rec.Dir(), "error", err.Error()},
 				"the record of this run in %s is incomplete: %v", s.rec.Dir(), err)
 		}
 	}
-	s.endTrace(status, message)
+	s.endTrace(end)
 	// A notifier stopped by a signal is a warning: the run ended as the
 	// record says, and its exit code says the same.
-	s.notifyFinished(status, message)
-	return exit(status)
+	s.notifyFinished(end)
+	return exit(end.code)
 }
 
 // interruptedBy names the signal that interrupted the run, "" if none

@@ -9,14 +9,16 @@ import (
 
 	"rooda/host"
 	"rooda/host/interrupt"
+	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/scriptargs"
 )
 
 // RunScript runs the script at path with the run's signals, record and
-// budgets, and returns its exit status: its last loop's (0 if it ran
-// none), or its error, which carries its own. options gives the
+// budgets, and returns its exit status: by the exit rule (ending.go), 0
+// if it ran no loop, the code it gave exit(), or its error, which
+// carries its own. options gives the
 // runtime's options once the record has started, so that what it does
 // (fetching libraries) is part of the run, and its failure recorded.
 func (s *Session) RunScript(path string, options func() (host.Options, error)) error {
@@ -44,6 +46,12 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 		return err
 	}
 	if err := rt.Run(s.ctx, path); err != nil {
+		var exit *host.Exit
+		if errors.As(err, &exit) {
+			// The script ended itself: what it had not merged is kept,
+			// as when a run is cut short.
+			return s.exited(exit)
+		}
 		s.finish(statusOf(err), err.Error())
 		return err
 	}
@@ -53,6 +61,21 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 		status, message = loop.Finished, "the script ended without running a loop"
 	}
 	return s.finish(status, message)
+}
+
+// exited ends a run whose script called exit(code, reason): the log says
+// so (an error unless the code is 0), the record keeps the code and the
+// reason, and the process exits with the code.
+func (s *Session) exited(exit *host.Exit) error {
+	level, msg := logging.Info, fmt.Sprintf("The script exited with code %d", exit.Code)
+	if exit.Code != 0 {
+		level = logging.Error
+	}
+	if exit.Reason != "" {
+		msg += ": " + exit.Reason
+	}
+	s.Log().Event(level, "script_exited", []any{"exit_code", exit.Code, "reason", exit.Reason}, "%s", msg)
+	return s.finishWith(runEnd{status: loop.Exited, code: exit.Code, message: msg, reason: exit.Reason})
 }
 
 // Runtime makes the runtime of a script this session runs (see
@@ -129,6 +152,10 @@ func (s *Session) DescribeScript(opts host.Options, path string) error {
 	}
 	fmt.Fprintln(w, "\nLoops (as its dry run sees them, without arguments):")
 	w.Write(loops.Bytes())
+	if errors.As(err, new(*host.Exit)) {
+		// exit() ends the script where it is: the loops before it are all.
+		return nil
+	}
 	return err
 }
 

@@ -55,8 +55,10 @@ type Options struct {
 	// `rooda info`.
 	Describe io.Writer
 	Budgets  Budgets
-	// Now is the loops' clock; nil is the wall clock. Script tests fix it.
-	Now func() time.Time
+	// Now is the loops' clock; nil is the wall clock. Script tests fix it,
+	// at a Clock they move.
+	Now   func() time.Time
+	Clock *Clock
 	// Test is set in script tests, where only fake agents may run.
 	Test bool
 	// Kill, when closed, ends an agent's grace period at once. Start sets
@@ -100,8 +102,8 @@ type Session struct {
 	iterations int
 	reserved   int
 	spent      loop.Spend
-	// last is how the last loop ended, "" before one ends, and message
-	// the log's line of it.
+	// last is how the script's loops ended, by the exit rule (ending.go),
+	// "" before one ends, and message the log's line of it.
 	last    loop.Status
 	message string
 	// running are what the loops running now have spent so far.
@@ -141,7 +143,7 @@ func Start(parent context.Context, opts Options) *Session {
 	opts.Kill = watch.Kill
 	cancel := context.CancelFunc(func() {})
 	if d := opts.Budgets.MaxDuration; d > 0 {
-		budget := &host.BudgetError{Budget: "--max-duration", Limit: d.String(), What: "of run time"}
+		budget := &host.BudgetError{Budget: "--max-duration", Limit: d.String(), What: "of run time", Untraced: true}
 		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
 	}
 	s := New(ctx, opts)
@@ -233,17 +235,55 @@ type ExitStatus int
 func (e ExitStatus) Error() string { return "" }
 func (e ExitStatus) ExitCode() int { return int(e) }
 
-// exit is the error a run that ended with status returns: none for 0.
-func exit(status loop.Status) error {
-	if code := status.ExitCode(); code != 0 {
+// exit is the error a run that ended with exit code returns: none for 0.
+func exit(code int) error {
+	if code != 0 {
 		return ExitStatus(code)
 	}
 	return nil
 }
 
-// TestClock is the fixed time of every script test's loops: their logs
-// read the same every run.
+// TestClock is the time every script test starts at: its logs read the
+// same every run, and the clock moves only when the test moves it.
 var TestClock = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Clock is a script test's clock: TestClock until the test moves it
+// (advance()). Loops read it for their durations and budgets, now() for
+// the script.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewTestClock is a clock at TestClock.
+func NewTestClock() *Clock { return &Clock{t: TestClock} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock d forward.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// Now is the run's time: the wall clock, or a script test's clock.
+func (s *Session) Now() time.Time { return s.opts.now() }
+
+// Advance moves a script test's clock d forward; a run's clock is the
+// wall clock, which nothing moves.
+func (s *Session) Advance(d time.Duration) error {
+	if s.opts.Clock == nil {
+		return errors.New("advance() moves the clock of a script test; a run's clock is the wall clock")
+	}
+	s.opts.Clock.Advance(d)
+	return nil
+}
 
 // ForTests gives each runtime of a script test a session of its own, as
 // host.Options.Attach: one test's loops count nothing for the next, the
@@ -252,7 +292,8 @@ var TestClock = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 func ForTests(ctx context.Context, cfg *config.Config, kill <-chan struct{}) func(*host.Runtime) {
 	return func(rt *host.Runtime) {
 		out := rt.Stderr()
-		s := New(ctx, Options{Config: cfg, Stdout: out, Stderr: out, Now: func() time.Time { return TestClock }, Test: true, Kill: kill})
+		clock := NewTestClock()
+		s := New(ctx, Options{Config: cfg, Stdout: out, Stderr: out, Now: clock.Now, Clock: clock, Test: true, Kill: kill})
 		s.Attach(rt)
 	}
 }

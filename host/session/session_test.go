@@ -44,14 +44,14 @@ func TestStatusOfAnError(t *testing.T) {
 // TestExitOfAStatus: a run that ended well returns no error; any other
 // ending returns its exit code, with no message of its own.
 func TestExitOfAStatus(t *testing.T) {
-	if err := exit(loop.Success); err != nil {
+	if err := exit(loop.Success.ExitCode()); err != nil {
 		t.Errorf("success: %v", err)
 	}
-	if err := exit(loop.Finished); err != nil {
+	if err := exit(loop.Finished.ExitCode()); err != nil {
 		t.Errorf("a script without a loop: %v", err)
 	}
 	var status ExitStatus
-	if err := exit(loop.MaxIters); !errors.As(err, &status) || status.ExitCode() != 2 || err.Error() != "" {
+	if err := exit(loop.MaxIters.ExitCode()); !errors.As(err, &status) || status.ExitCode() != 2 || err.Error() != "" {
 		t.Errorf("max-iters: %v", err)
 	}
 }

@@ -36,6 +36,6 @@ func (s *Session) execute(ctx context.Context, plan *engine.Plan, out engine.Out
 }
 
 // endTrace ends the run's trace with how the run ended, and exports it.
-func (s *Session) endTrace(status loop.Status, message string) {
-	s.trace.End(telemetry.RunEnd{RunID: s.runID(), Command: s.opts.Command, Status: status, Message: message, Iterations: s.iterations, Spent: s.spent})
+func (s *Session) endTrace(end runEnd) {
+	s.trace.End(telemetry.RunEnd{RunID: s.runID(), Command: s.opts.Command, Status: end.status, Code: &end.code, Message: end.message, Iterations: s.iterations, Spent: s.spent})
 }

@@ -143,7 +143,7 @@ func (l *Loop) End(res loop.Result) {
 		return
 	}
 	l.endIteration()
-	endSpan(l.span, res.Status, res.Message, res.Iterations, res.Spent)
+	endSpan(l.span, res.Status, res.Status.ExitCode(), res.Message, res.Iterations, res.Spent)
 }
 
 func (l *Loop) endIteration() {

@@ -155,6 +155,9 @@ type RunEnd struct {
 	RunID   string
 	Command []string
 	Status  loop.Status
+	// Code is the run's exit code when it is not Status's: the one a
+	// script gave exit(). nil is Status's.
+	Code    *int
 	Message string
 	// Iterations counts the iterations of every loop; Spent is what
 	// their agents used.
@@ -172,7 +175,11 @@ func (r *Run) End(end RunEnd) {
 		r.root.SetAttributes(
 			attribute.String("rooda.run.id", end.RunID),
 			attribute.String("rooda.command", strings.Join(end.Command, " ")))
-		endSpan(r.root, end.Status, end.Message, end.Iterations, end.Spent)
+		code := end.Status.ExitCode()
+		if end.Code != nil {
+			code = *end.Code
+		}
+		endSpan(r.root, end.Status, code, end.Message, end.Iterations, end.Spent)
 		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 		defer cancel()
 		if err := r.provider.Shutdown(ctx); err != nil {
@@ -184,8 +191,7 @@ func (r *Run) End(end RunEnd) {
 // endSpan ends the span of a run or a loop with how it ended: its status
 // and exit code, its iterations and their spend; one that did not exit 0
 // is an error, saying message.
-func endSpan(span trace.Span, status loop.Status, message string, iterations int, spent loop.Spend) {
-	code := status.ExitCode()
+func endSpan(span trace.Span, status loop.Status, code int, message string, iterations int, spent loop.Spend) {
 	span.SetAttributes(
 		attribute.String("rooda.status", string(status)),
 		attribute.Int("process.exit.code", code),

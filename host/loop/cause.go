@@ -120,8 +120,11 @@ func (e *LoginError) Error() string {
 func loginError(it *Iteration) error {
 	d := it.Decoded
 	said := d.Err
-	if r := d.LastRetry; said == "" && r.Status != 0 {
-		said = fmt.Sprintf("HTTP %d %s", r.Status, r.Error)
+	if r := d.LastRetry; said == "" && r.Cause == agentstream.CauseAuth {
+		said = r.Error // codex: "unexpected status 401 Unauthorized: …"
+		if r.Status != 0 {
+			said = fmt.Sprintf("HTTP %d %s", r.Status, r.Error)
+		}
 		if d.Retries > 1 {
 			said += fmt.Sprintf(", retried %d times", d.Retries)
 		}

@@ -144,6 +144,8 @@ func (c *claudeDecoder) assistant(m claudeLine, emit func(Event)) {
 		case "tool_use":
 			c.tools.add(b.ID, b.Name)
 			emit(Event{Kind: KindToolCall, Tool: b.Name, Args: shortArgs(b.Input)})
+		case "thinking", "redacted_thinking":
+			emit(Event{Kind: KindProgress})
 		}
 	}
 }

@@ -103,16 +103,26 @@ func (c *codexDecoder) itemCompleted(it codexItem, emit func(Event)) {
 	case "error":
 		emit(Event{Kind: KindNote, Text: "warning: " + it.Message})
 		return
+	case "reasoning":
+		emit(Event{Kind: KindProgress})
+		return
 	}
 	call, ok := codexCall(it)
 	if !ok {
 		return
 	}
-	if !c.started[it.ID] {
+	result, hasResult := codexResult(it)
+	switch {
+	case !c.started[it.ID]:
+		// A file change is reported once applied: no result follows.
+		call.Done = !hasResult
 		emit(call)
+	case !hasResult:
+		// Started, and over: the tool is done, with nothing to show.
+		result, hasResult = Event{Kind: KindToolResult, Tool: call.Tool}, true
 	}
 	delete(c.started, it.ID)
-	if result, ok := codexResult(it); ok {
+	if hasResult {
 		emit(result)
 	}
 }
@@ -164,8 +174,10 @@ func codexResult(it codexItem) (Event, bool) {
 }
 
 // codexReconnect is how codex reports a request it retries:
-// "Reconnecting... 2/5 (stream disconnected before completion: …)".
-var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+)`)
+// "Reconnecting... 2/5 (stream disconnected before completion: …)", or,
+// with no network, "Reconnecting... waiting for network" once a minute
+// without end, and no count.
+var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\.(?: (\d+)/(\d+))?`)
 
 // error is a top-level error event: a retry when it says it reconnects.
 func (c *codexDecoder) error(msg string, emit func(Event)) {

@@ -60,6 +60,9 @@ func (c *copilotDecoder) decode(line []byte, emit func(Event)) bool {
 		emit(Event{Kind: KindToolCall, Tool: m.Data.ToolName, Args: shortArgs(m.Data.Arguments)})
 	case "tool.execution_complete":
 		c.toolResult(m, emit)
+	case "assistant.message_delta", "assistant.reasoning_delta", "assistant.reasoning", "assistant.tool_call_delta", "tool.execution_partial_result":
+		// The whole message comes later; a piece of it shows work now.
+		emit(Event{Kind: KindProgress})
 	case "model.call_failure":
 		c.failure.status, c.failure.message = m.Data.StatusCode, providerMessage(m.Data.ErrorMessage)
 	case "assistant.turn_retry":

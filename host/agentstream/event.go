@@ -38,9 +38,13 @@ const (
 	// KindNote is a remark that is neither the model's nor an error: a
 	// warning of the CLI's, or the decoder's own note of a line it dropped.
 	KindNote
+	// KindProgress is work the transcript does not show: the model's
+	// thinking, a piece of a message or a tool's output still coming. It
+	// says the agent is working (ShowsWork), nothing more.
+	KindProgress
 )
 
-var kindNames = [...]string{"output", "assistant", "tool_call", "tool_result", "retry", "usage", "result", "error", "model", "note"}
+var kindNames = [...]string{"output", "assistant", "tool_call", "tool_result", "retry", "usage", "result", "error", "model", "note", "progress"}
 
 // String returns the kind's name, as in "tool_call".
 func (k Kind) String() string {
@@ -58,13 +62,16 @@ type Event struct {
 	Continues bool   // KindAssistant: continues the previous text
 	Tool      string // KindToolCall, KindToolResult when known
 	Args      string // KindToolCall: the arguments, one short line
-	IsError   bool   // KindToolResult: the tool failed
-	Retry     Retry
-	Usage     Usage
-	Cost      float64 // KindUsage: dollars, when HasCost
-	HasCost   bool
-	Cause     Cause     // KindError
-	ResetAt   time.Time // KindError: when the limit resets, if the CLI said
+	// Done is set on a KindToolCall reported once the tool is done: no
+	// KindToolResult follows it (codex's file changes).
+	Done    bool
+	IsError bool // KindToolResult: the tool failed
+	Retry   Retry
+	Usage   Usage
+	Cost    float64 // KindUsage: dollars, when HasCost
+	HasCost bool
+	Cause   Cause     // KindError
+	ResetAt time.Time // KindError: when the limit resets, if the CLI said
 }
 
 // Usage counts tokens. Input excludes the tokens read from or written to

@@ -56,6 +56,8 @@ func (o *opencodeDecoder) decode(line []byte, emit func(Event)) bool {
 	case m.Part == nil:
 	case m.Type == "text":
 		emit(Event{Kind: KindAssistant, Text: m.Part.Text})
+	case m.Type == "reasoning":
+		emit(Event{Kind: KindProgress})
 	case m.Type == "tool_use" && m.Part.State != nil:
 		st := m.Part.State
 		emit(Event{Kind: KindToolCall, Tool: m.Part.Tool, Args: shortArgs(st.Input)})

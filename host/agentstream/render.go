@@ -16,10 +16,22 @@ type renderer struct {
 	midLine   bool  // the last text written did not end its line
 	lastError string
 	assistant bool // assistant text was written
+	// retries is the run of identical retry lines going on: each is
+	// shown, the repeats with their count and how long since the first
+	// ("(×7, 6m3s)"), so that a CLI that retries without end (codex's
+	// "waiting for network") is not a transcript that looks frozen.
+	retries struct {
+		line  string
+		count int
+		since time.Time
+	}
 }
 
 // event writes e's part of the transcript.
 func (r *renderer) event(e Event) {
+	if e.ShowsWork() {
+		r.retries.line, r.retries.count = "", 0
+	}
 	switch e.Kind {
 	case KindOutput:
 		if !r.raw {
@@ -38,8 +50,10 @@ func (r *renderer) event(e Event) {
 		if !r.assistant {
 			r.line(e.Text)
 		}
-	case KindUsage:
-		// The totals come once, at the end.
+	case KindUsage, KindProgress:
+		// The totals come once, at the end; work not shown is not shown.
+	case KindRetry:
+		r.line(r.retry(describe(e)))
 	case KindError:
 		// A CLI may say the same error twice (a message, then its result).
 		if line := describe(e); line != r.lastError {
@@ -81,9 +95,38 @@ func describe(e Event) string {
 	return "[" + e.Text + "]"
 }
 
-// describeRetry is a retry's line: "retry 1/10 in 30s: 429 rate_limit".
+// retry is a retry's line, with the count of the run of identical ones
+// it ends, when it repeats the one before.
+func (r *renderer) retry(line string) string {
+	now := clock()
+	if line != r.retries.line {
+		r.retries.line, r.retries.count, r.retries.since = line, 1, now
+		return line
+	}
+	r.retries.count++
+	return fmt.Sprintf("%s (×%d, %s)", line, r.retries.count, shortDuration(now.Sub(r.retries.since)))
+}
+
+// shortDuration is d to the second, without a zero tail: "6m", "6m3s",
+// "1h2m".
+func shortDuration(d time.Duration) string {
+	s := max(d, 0).Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// describeRetry is a retry's line: "retry 1/10 in 30s: 429 rate_limit";
+// "retry: waiting for network" when the CLI gave no attempt.
 func describeRetry(r Retry) string {
-	s := fmt.Sprintf("retry %d", r.Attempt)
+	s := "retry"
+	if r.Attempt > 0 {
+		s += fmt.Sprintf(" %d", r.Attempt)
+	}
 	if r.Max > 0 {
 		s += fmt.Sprintf("/%d", r.Max)
 	}

@@ -181,7 +181,7 @@ func (d *decoder) fields(n *yaml.Node, path string, fs []field) {
 }
 
 func (d *decoder) field(v *yaml.Node, path string, f field) {
-	if isNull(v) && f.key != IterationTimeout.Key && f.key != IdleTimeout.Key {
+	if isNull(v) && f.key != IterationTimeout.Key && f.key != IdleTimeout.Key && f.key != ModelTimeout.Key {
 		d.errorf(v, "%s has no value (leave the key out to keep the default)", path)
 		return
 	}

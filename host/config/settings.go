@@ -50,11 +50,26 @@ var (
 	// is down, and iteration_timeout is none by default.
 	IdleTimeout = Define(Setting{
 		Key: "idle_timeout",
-		Doc: "how long one iteration's agent may write nothing, on stdout or stderr, before it is stopped; none for no limit",
+		Doc: "how long one iteration's agent may write nothing, on stdout or stderr, before it is stopped; for an agent whose output rooda decodes, how long a tool it called may run with no result; none for no limit",
 		Flags: []FlagDef{{Name: "idle-timeout", Category: "Loop",
 			Usage: "stop an iteration whose agent prints nothing for `DURATION` (seconds, or 90s, 15m; none)"}},
 		Keyword: &Keyword{Name: "idle_timeout", Type: "int | float | str",
 			Doc: `stop an iteration whose agent prints nothing for this long: seconds (600) or a duration ("15m"), or "none"`},
+		Shown: ShownAlways,
+	}, Timeout)
+	// ModelTimeout stops an agent whose decoded stream shows it waiting
+	// on its model, no tool running, for that long: a CLI that retries or
+	// reconnects prints, but does no work. 10 minutes: a model writing
+	// one long answer (a file of thousands of lines in one tool call)
+	// shows nothing in the stream until it is done, and claude itself
+	// gives up on a request after 10 minutes.
+	ModelTimeout = Define(Setting{
+		Key: "model_timeout",
+		Doc: "how long an agent whose output rooda decodes (output: claude-stream-json …) may wait on its model, no tool running, with no text, thinking, tool call or tokens in its stream, before it is stopped (its CLI's retries and reconnects do not count); none for no limit. While a tool runs, idle_timeout applies instead",
+		Flags: []FlagDef{{Name: "model-timeout", Category: "Loop",
+			Usage: "stop an iteration whose agent waits on its model, showing no work, for `DURATION` (seconds, or 90s, 10m; none)"}},
+		Keyword: &Keyword{Name: "model_timeout", Type: "int | float | str",
+			Doc: `stop an iteration whose decoded agent waits on its model, showing no work, for this long: seconds (600) or a duration ("10m"), or "none"`},
 		Shown: ShownAlways,
 	}, Timeout)
 	MaxOutputBuffer = Define(Setting{

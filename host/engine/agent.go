@@ -83,10 +83,19 @@ func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, shown io
 	}
 	dec := agentstream.New(format, decoded)
 	cmd.Stream = dec
+	// Its events, not its bytes, say whether it works: the watch stops
+	// it, in place of idle_timeout's count of bytes.
+	w := newWatch(config.ModelTimeout.In(p.Settings).V, cmd.IdleTimeout)
+	dec.Observe(w.observe)
+	cmd.Stop, cmd.IdleTimeout = w.stop, 0
 	res, err := p.run(ctx, n, cmd)
+	stop := w.end()
 	dec.Close()
 	sum := dec.Summary()
-	return loop.Reply{Result: res, Decoded: &sum, Transcript: transcript.Bytes(), Spent: p.spent(sum, p.agentOf(n))}, err
+	if !res.Stopped {
+		stop = nil // it ended on its own as the watch fired
+	}
+	return loop.Reply{Result: res, Decoded: &sum, Transcript: transcript.Bytes(), Spent: p.spent(sum, p.agentOf(n)), Stop: stop}, err
 }
 
 // run runs the agent process, or what stands in for it.

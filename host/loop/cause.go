@@ -17,7 +17,8 @@ const (
 	CauseSignalFailure Cause = "signal_failure" // the agent printed FAILURE
 	CauseAgentFailed   Cause = "agent_failed"   // a non-zero exit, no signal
 	CauseTimeout       Cause = "timeout"        // stopped at iteration_timeout
-	CauseIdle          Cause = "idle"           // stopped after idle_timeout without output
+	CauseIdle          Cause = "idle"           // stopped after idle_timeout without output, or a tool's result
+	CauseModelTimeout  Cause = "model_timeout"  // stopped after model_timeout waiting on the model
 	CauseCrash         Cause = "crash"          // killed by a signal rooda did not send (SIGSEGV …)
 	CauseNoStart       Cause = "no_start"       // the agent could not be started
 	CauseProcedure     Cause = "procedure"      // a script's on_iteration declared failure
@@ -31,7 +32,7 @@ const (
 // Causes are the causes of a failure, in the order the README's table
 // lists them.
 var Causes = []Cause{
-	CauseSignalFailure, CauseAgentFailed, CauseTimeout, CauseIdle, CauseCrash, CauseNoStart,
+	CauseSignalFailure, CauseAgentFailed, CauseTimeout, CauseIdle, CauseModelTimeout, CauseCrash, CauseNoStart,
 	CauseProcedure, CauseRateLimited, CauseAuth, CauseNetwork,
 }
 
@@ -54,6 +55,8 @@ func agentCause(it *Iteration) Cause {
 		// What the CLI said went wrong beats how rooda had to stop it: a
 		// login retried until the idle timeout is a login failure.
 		return decoded
+	case it.Stop != nil && it.Stop.Cause != "":
+		return it.Stop.Cause
 	case res.Idle:
 		return CauseIdle
 	case res.TimedOut:
@@ -112,12 +115,19 @@ func (e *LoginError) Error() string {
 }
 
 // loginError is the LoginError of it, with what its CLI said: its error,
-// else the refusal it kept retrying (claude retries a 401 until stopped).
+// else the refusal it was retrying (claude retries a 401 ten times, over
+// three minutes; rooda stops it at the first).
 func loginError(it *Iteration) error {
 	d := it.Decoded
 	said := d.Err
-	if r := d.LastRetry; said == "" && r.Status != 0 {
-		said = fmt.Sprintf("HTTP %d %s, retried %d times", r.Status, r.Error, d.Retries)
+	if r := d.LastRetry; said == "" && r.Cause == agentstream.CauseAuth {
+		said = r.Error // codex: "unexpected status 401 Unauthorized: …"
+		if r.Status != 0 {
+			said = fmt.Sprintf("HTTP %d %s", r.Status, r.Error)
+		}
+		if d.Retries > 1 {
+			said += fmt.Sprintf(", retried %d times", d.Retries)
+		}
 	}
 	return &LoginError{Said: said, CLI: d.Format}
 }

@@ -14,10 +14,14 @@ import (
 func TestLoginErrorSaysWhatTheCLISaid(t *testing.T) {
 	said := loginError(&Iteration{Decoded: &agentstream.Summary{Format: agentstream.Claude, Err: "Not logged in · Please run /login"}}).Error()
 	retried := loginError(&Iteration{Decoded: &agentstream.Summary{Format: agentstream.Claude, Retries: 6,
-		LastRetry: agentstream.Retry{Status: 401, Error: "authentication_failed"}}}).Error()
+		LastRetry: agentstream.Retry{Status: 401, Error: "authentication_failed", Cause: agentstream.CauseAuth}}}).Error()
+	// codex names no status of its own, only in its words.
+	reconnect := loginError(&Iteration{Decoded: &agentstream.Summary{Format: agentstream.Codex, Retries: 1,
+		LastRetry: agentstream.Retry{Attempt: 1, Max: 5, Error: "unexpected status 401 Unauthorized: Incorrect API key provided", Cause: agentstream.CauseAuth}}}).Error()
 	for got, want := range map[string]string{
-		said:    "the agent cannot log in (Not logged in · Please run /login); no further iteration starts. Log claude in",
-		retried: "the agent cannot log in (HTTP 401 authentication_failed, retried 6 times); no further iteration starts.",
+		said:      "the agent cannot log in (Not logged in · Please run /login); no further iteration starts. Log claude in",
+		retried:   "the agent cannot log in (HTTP 401 authentication_failed, retried 6 times); no further iteration starts.",
+		reconnect: "the agent cannot log in (unexpected status 401 Unauthorized: Incorrect API key provided); no further iteration starts. Log codex in",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("got %q, want %q", got, want)

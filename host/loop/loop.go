@@ -91,6 +91,19 @@ type Reply struct {
 	// Waited is how long rooda waited for a usage limit to reset before
 	// the agent could run: not the iteration's work.
 	Waited time.Duration
+	// Stop is why rooda stopped the agent, reading its stream, before it
+	// ended (Result.Stopped); nil when it did not.
+	Stop *Stop
+}
+
+// Stop is why rooda stopped an agent whose decoded stream showed it
+// cannot succeed, or waiting too long on its model or on a tool.
+type Stop struct {
+	// Cause is the iteration's cause; "" leaves it to what the CLI said
+	// (a login refused is auth).
+	Cause Cause
+	// Why says what the stream showed, for the failure's warning.
+	Why string
 }
 
 // Turn is who runs an iteration.
@@ -189,6 +202,9 @@ type Iteration struct {
 	// Waited is how long the iteration waited for a usage limit to reset
 	// before its agent ran (Reply.Waited): not part of Duration.
 	Waited time.Duration
+	// Stop is why rooda stopped the agent early, reading its stream
+	// (Reply.Stop); nil when it did not.
+	Stop *Stop
 	// Overridden is set when a Verdict changed the outcome; Reason is
 	// why, when the Verdict said.
 	Overridden bool
@@ -415,7 +431,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	reply, err := r.cfg.Agent(ctx, req)
 	it.Duration, it.Waited = r.cfg.Now().Sub(began)-reply.Waited, reply.Waited
 	it.Result, it.StartErr = reply.Result, err
-	it.Decoded, it.Transcript, it.Spent = reply.Decoded, reply.Transcript, reply.Spent
+	it.Decoded, it.Transcript, it.Spent, it.Stop = reply.Decoded, reply.Transcript, reply.Spent, reply.Stop
 	if r.cfg.Workspace != nil {
 		changes := r.cfg.Workspace.After()
 		it.Changes = &changes
@@ -522,7 +538,7 @@ func (r *runner) stopped(it *Iteration) {
 // whatever it printed.
 func MatrixOutcome(it *Iteration) Outcome {
 	switch {
-	case it.StartErr != nil || it.Result.TimedOut || it.Result.Idle || it.Signals.Failure:
+	case it.StartErr != nil || it.Result.TimedOut || it.Result.Idle || it.Result.Stopped || it.Signals.Failure:
 		return OutcomeFailure
 	case it.Signals.Success:
 		return OutcomeSuccess
@@ -618,6 +634,8 @@ func failureReason(it *Iteration, cfg Config) string {
 		return ""
 	case it.StartErr != nil:
 		return "the agent could not start: " + it.StartErr.Error()
+	case it.Stop != nil:
+		return it.Stop.Why + "; " + stoppedText(res)
 	case res.Idle:
 		return fmt.Sprintf("no output for %s; %s", cfg.IdleTimeout, stoppedText(res))
 	case res.TimedOut:

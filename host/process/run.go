@@ -31,6 +31,9 @@ type Command struct {
 	Stream io.Writer
 	// Kill, when closed, ends the grace period at once: a second Ctrl+C.
 	Kill <-chan struct{}
+	// Stop, when closed, stops the agent as Timeout does: its caller,
+	// reading its output, saw that it cannot succeed or waits too long.
+	Stop <-chan struct{}
 }
 
 // DefaultGrace is the time between SIGTERM and SIGKILL.
@@ -53,6 +56,8 @@ type Result struct {
 	Idle bool
 	// Interrupted is set when ctx ended the run.
 	Interrupted bool
+	// Stopped is set when the agent was stopped because Stop was closed.
+	Stopped bool
 	// Killed is set when the agent or a process it left did not stop on
 	// SIGTERM within the grace period (or a second interrupt came) and
 	// was sent SIGKILL.
@@ -196,6 +201,9 @@ func (p *started) wait(ctx context.Context, c Command) Result {
 		res.Killed, ended = stop(res.PID, p.exited, c)
 	case <-p.idle.fired():
 		res.Idle = true
+		res.Killed, ended = stop(res.PID, p.exited, c)
+	case <-c.Stop:
+		res.Stopped = true
 		res.Killed, ended = stop(res.PID, p.exited, c)
 	case <-ctx.Done():
 		res.Interrupted = true

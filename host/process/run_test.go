@@ -217,3 +217,36 @@ func TestInterruptedBeforeStartStartsNothing(t *testing.T) {
 		t.Error("the agent ran")
 	}
 }
+
+// TestStopEndsTheAgentAtOnce: closing Stop stops the agent's group, a
+// child with it, as a timeout does, long before the agent would end; the
+// result says so and keeps what it printed.
+func TestStopEndsTheAgentAtOnce(t *testing.T) {
+	stop := make(chan struct{})
+	// Stopped once it said it cannot go on, as a reader of its stream does.
+	said := stopOn{word: "refused", stop: stop}
+	res := run(t, Command{Argv: sh(`echo refused; sleep 300 & sleep 300`), Stop: stop, Stream: &said})
+	if !res.Stopped || res.TimedOut || res.Idle || res.Signal != "SIGTERM" || !strings.Contains(string(res.Output), "refused") {
+		t.Errorf("stopped %v, timed out %v, idle %v, signal %q, output %q", res.Stopped, res.TimedOut, res.Idle, res.Signal, res.Output)
+	}
+	if res.Duration > hangGuard {
+		t.Errorf("took %s", res.Duration)
+	}
+	groupGone(t, res)
+}
+
+// stopOn closes stop once the output it is written has had word.
+type stopOn struct {
+	word string
+	seen strings.Builder
+	stop chan struct{}
+}
+
+func (s *stopOn) Write(p []byte) (int, error) {
+	had := strings.Contains(s.seen.String(), s.word)
+	s.seen.Write(p)
+	if !had && strings.Contains(s.seen.String(), s.word) {
+		close(s.stop)
+	}
+	return len(p), nil
+}

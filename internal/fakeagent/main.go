@@ -27,6 +27,8 @@
 //	 "ignore_term": true, SIGTERM ignored (the child's too)
 //	 "tick": "300ms",     a line "tick N" printed that often …
 //	 "tick_for": "2s",    … for that long, before the pause
+//	 "tick_line": "…",    the line printed at each tick instead, as a
+//	                      CLI retrying or reconnecting prints its own
 //	 "delay": "2s",       a pause after printing
 //	 "after": "…",        printed after the pause
 //	 "crash": "SIGSEGV",  the agent kills itself with that signal
@@ -90,6 +92,7 @@ type step struct {
 	IgnoreTerm   bool   `json:"ignore_term"`
 	Tick         string `json:"tick"`
 	TickFor      string `json:"tick_for"`
+	TickLine     string `json:"tick_line"`
 	Delay        string `json:"delay"`
 	After        string `json:"after"`
 	Crash        string `json:"crash"`
@@ -179,7 +182,7 @@ func act(st step, dir string, prompt []byte) {
 	if st.Daemon != "" {
 		startDaemon(st, dir)
 	}
-	tick(st.Tick, st.TickFor)
+	tick(st.Tick, st.TickFor, st.TickLine)
 	pause(st.Delay)
 	os.Stdout.WriteString(st.After)
 	if st.Crash != "" {
@@ -312,13 +315,17 @@ func child(d string) {
 
 // tick prints a line every interval for span: an agent that works
 // slowly but shows it.
-func tick(interval, span string) {
+func tick(interval, span, line string) {
 	if interval == "" {
 		return
 	}
 	end := time.Now().Add(duration(span))
 	for n := 1; time.Now().Before(end); n++ {
-		fmt.Printf("tick %d\n", n)
+		if line != "" {
+			fmt.Println(line)
+		} else {
+			fmt.Printf("tick %d\n", n)
+		}
 		time.Sleep(duration(interval))
 	}
 }

@@ -1,0 +1,142 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"rooda/host/agentstream"
+	"rooda/host/loop"
+)
+
+// watch reads a decoded agent's events as they come and stops it (closes
+// stop) when they show it cannot succeed (a login refused: claude would
+// retry it for three minutes) or that it has waited too long: on its
+// model, no tool running, for modelLimit without an event that shows
+// work; on a tool it called, for toolLimit without the tool's result. A
+// retry, a reconnect or a keep-alive is no work: codex with its server
+// down writes "Reconnecting..." every minute, for ever. A limit of 0 is
+// none.
+type watch struct {
+	modelLimit, toolLimit time.Duration
+	stop                  chan struct{}
+
+	mu    sync.Mutex
+	timer *time.Timer // the wait going on; nil when it has no limit
+	ended bool
+	// open counts the tool calls without a result; tool is the last
+	// called, for the warning.
+	open int
+	tool agentstream.Event
+	// retries counts the retries since the last work, last is the last.
+	retries int
+	last    agentstream.Retry
+	why     *loop.Stop // set once the agent is stopped
+}
+
+func newWatch(modelLimit, toolLimit time.Duration) *watch {
+	w := &watch{modelLimit: modelLimit, toolLimit: toolLimit, stop: make(chan struct{})}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.wait()
+	return w
+}
+
+// observe takes one decoded event (agentstream.Decoder.Observe).
+func (w *watch) observe(e agentstream.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended || w.why != nil {
+		return
+	}
+	switch {
+	case e.Fatal():
+		w.halt(&loop.Stop{Cause: loop.CauseAuth, Why: "its CLI said it cannot succeed (" + said(e) + "), so it was stopped at once"})
+		return
+	case e.Kind == agentstream.KindRetry:
+		w.retries++
+		w.last = e.Retry
+		return
+	case !e.ShowsWork():
+		return
+	case e.OpensTool():
+		w.open++
+		w.tool = e
+	case e.ClosesTool():
+		w.open = max(w.open-1, 0)
+	}
+	w.retries = 0
+	w.wait()
+}
+
+// said is what a fatal event says, in a few words.
+func said(e agentstream.Event) string {
+	if e.Kind == agentstream.KindRetry {
+		return e.Retry.Describe()
+	}
+	return fmt.Sprintf("error (%s): %s", e.Cause, e.Text)
+}
+
+// wait starts the wait the agent is in now, from now: on a tool while
+// one is open, else on the model.
+func (w *watch) wait() {
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	limit, onTool := w.modelLimit, w.open > 0
+	if onTool {
+		limit = w.toolLimit
+	}
+	if limit <= 0 {
+		return
+	}
+	w.timer = time.AfterFunc(limit, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.ended && w.why == nil {
+			w.halt(w.overdue(onTool, limit))
+		}
+	})
+}
+
+// overdue says which wait ran out.
+func (w *watch) overdue(onTool bool, limit time.Duration) *loop.Stop {
+	if onTool {
+		tool := w.tool.Tool
+		if w.tool.Args != "" {
+			tool += " (" + w.tool.Args + ")"
+		}
+		return &loop.Stop{Cause: loop.CauseIdle, Why: fmt.Sprintf("waiting on a tool: %s had no result for %s (idle_timeout)", tool, limit)}
+	}
+	why := fmt.Sprintf("waiting on the model: no text, tool call or tokens for %s (model_timeout)", limit)
+	if w.retries > 0 {
+		why += fmt.Sprintf(", only %s by its CLI (the last: %s)", retryCount(w.retries), w.last.Describe())
+	}
+	return &loop.Stop{Cause: loop.CauseModelTimeout, Why: why}
+}
+
+func retryCount(n int) string {
+	if n == 1 {
+		return "1 retry"
+	}
+	return fmt.Sprintf("%d retries", n)
+}
+
+// halt stops the agent for why.
+func (w *watch) halt(why *loop.Stop) {
+	w.why = why
+	close(w.stop)
+}
+
+// end ends the watch: the agent is gone. It returns why the watch
+// stopped it, nil if it did not.
+func (w *watch) end() *loop.Stop {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ended = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	return w.why
+}

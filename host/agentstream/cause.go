@@ -43,6 +43,7 @@ var claudeCauses = causeTable{"@anthropic-ai/claude-code@2.1.197", []causeRow{
 	{CauseUsageLimit, "credit balance too low"},
 	{CauseAuth, "not logged in"},
 	{CauseAuth, "/login"},
+	{CauseNetwork, "unable to connect to api"},
 }}
 
 // codexCauses: codex's own words, and how it words a status it got.

@@ -31,6 +31,7 @@ var causeCases = []causeCase{
 	{&claudeCauses, 0, "Credit balance too low · Add funds: https://platform.claude.com/settings/billing", CauseUsageLimit},
 	{&claudeCauses, 0, "Not logged in · Please run /login", CauseAuth},
 	{&claudeCauses, 0, "Invalid API key · Please run /login", CauseAuth},
+	{&claudeCauses, 0, "API Error: Unable to connect to API (ConnectionRefused)", CauseNetwork},
 	// codex 0.169.0
 	{&codexCauses, 0, "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 7:48 AM.", CauseUsageLimit},
 	{&codexCauses, 0, "Quota exceeded. Check your plan and billing details.", CauseUsageLimit},

@@ -141,7 +141,13 @@ func (c *claudeDecoder) assistant(m claudeLine, emit func(Event)) {
 	blocks := claudeBlocks(m.Message.Content)
 	if m.Error != "" {
 		text := blocksText(blocks)
-		emit(c.limitError(text, claudeCauses.sharpen(orOther(claudeErrorCause(m.Error)), text)))
+		cause := claudeErrorCause(m.Error)
+		if cause == CauseOther {
+			// A name that says no cause ("server_error", "unknown"):
+			// the words may ("Unable to connect to API").
+			cause = claudeCauses.text(text)
+		}
+		emit(c.limitError(text, claudeCauses.sharpen(cause, text)))
 		return
 	}
 	for _, b := range blocks {

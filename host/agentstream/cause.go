@@ -15,47 +15,160 @@ func statusCause(status int) Cause {
 	return ""
 }
 
-// causePhrases map what the CLIs write in their error messages (lower
-// case) to a cause, most telling first: a usage limit also says "limit",
-// a login failure may also say "401".
-var causePhrases = []struct {
-	cause   Cause
-	phrases []string
-}{
-	{CauseUsageLimit, []string{"usage limit", "out of usage", "hit your", "exhausted your", "daily quota", "credit balance", "billing", "insufficient_quota"}},
-	{CauseAuth, []string{"not logged in", "/login", "api key", "api_key", "unauthorized", "unauthenticated", "authentication", "auth method", "permission_denied", "401"}},
-	{CauseRateLimited, []string{"rate limit", "rate_limit", "too many requests", "resource_exhausted", "quota", "429"}},
-	{CauseOverloaded, []string{"overloaded", "529", "503", "unavailable"}},
-	{CauseNetwork, []string{"network", "connect", "econnrefused", "econnreset", "enotfound", "timed out", "timeout", "disconnected", "fetch failed", "socket"}},
+// A causeRow says that an error message holding words (lower case, with
+// ’ written ') has cause.
+type causeRow struct {
+	cause Cause
+	words string
 }
 
-// textCause guesses the cause from an error message: the CLIs that say
-// no cause of their own still say it in words.
-func textCause(msg string) Cause {
-	msg = strings.ToLower(msg)
-	for _, c := range causePhrases {
-		for _, p := range c.phrases {
-			if strings.Contains(msg, p) {
-				return c.cause
-			}
+// A causeTable is how one source of errors words them: a CLI at the
+// version its wording was read from (the one internal/realcli/install.sh
+// pins, which a test checks), or the model APIs whose messages the CLIs
+// pass on. Its rows are tried in order, the most telling first: a quota
+// error may also say "limit", gemini ends every 429 with "or switch to
+// another /auth method". Each row has a test with the real message it was
+// read from (cause_test.go): a wording that changes is a row and a test.
+type causeTable struct {
+	source string // "@google/gemini-cli@0.61.0", as install.sh pins it
+	rows   []causeRow
+}
+
+// claudeCauses: what claude says itself (its own usage-limit notices,
+// "You've hit your session limit · resets 3pm (Europe/Paris)"); the API's
+// words come in providerCauses.
+var claudeCauses = causeTable{"@anthropic-ai/claude-code@2.1.197", []causeRow{
+	{CauseUsageLimit, "you've hit your"}, // session, weekly, Opus, usage, monthly spend limit
+	{CauseUsageLimit, "you're out of usage"},
+	{CauseUsageLimit, "credit balance too low"},
+	{CauseAuth, "not logged in"},
+	{CauseAuth, "/login"},
+	{CauseNetwork, "unable to connect to api"},
+}}
+
+// codexCauses: codex's own words, and how it words a status it got.
+var codexCauses = causeTable{"@openai/codex@0.169.0", []causeRow{
+	{CauseUsageLimit, "you've hit your usage limit"},
+	{CauseUsageLimit, "quota exceeded. check your plan"},
+	{CauseAuth, "401 unauthorized"},
+	{CauseNetwork, "waiting for network"},
+	{CauseNetwork, "stream disconnected"},
+}}
+
+// geminiCauses: gemini passes the API's message on inside "[API Error: …]"
+// and adds, to any 429, "Please wait and try again later. To increase your
+// limits, request a quota increase through AI Studio, or switch to another
+// /auth method": which is no login failure.
+var geminiCauses = causeTable{"@google/gemini-cli@0.61.0", []causeRow{
+	{CauseUsageLimit, "exceeded your current quota"},
+	{CauseUsageLimit, "exhausted your daily quota"},
+	{CauseUsageLimit, "exhausted your capacity"},
+	{CauseRateLimited, "request a quota increase"},
+	{CauseAuth, "set an auth method"},
+	{CauseAuth, "api key not valid"},
+	{CauseNetwork, "fetch failed"},
+}}
+
+// opencodeCauses: opencode names its errors (ProviderAuthError, APIError
+// with the provider's status) and passes the provider's message on.
+var opencodeCauses = causeTable{"opencode-ai@1.18.33", []causeRow{
+	{CauseNetwork, "cannot connect to api"},
+}}
+
+// copilotCauses: copilot types its session errors (authentication,
+// rate_limit, quota, query) and passes the provider's message on.
+var copilotCauses = causeTable{"@github/copilot@1.0.102", []causeRow{
+	{CauseAuth, "no authentication information found"},
+	{CauseNetwork, "could not connect to local model provider"},
+}}
+
+// providerCauses are the model APIs' own words (Anthropic's, OpenAI's,
+// Google's), which every CLI passes on.
+var providerCauses = causeTable{"the model APIs", []causeRow{
+	{CauseUsageLimit, "exceeded your current quota"},
+	{CauseUsageLimit, "credit balance is too low"},
+	{CauseAuth, "invalid x-api-key"},
+	{CauseAuth, "incorrect api key provided"},
+	{CauseAuth, "unauthenticated"},
+	{CauseRateLimited, "resource_exhausted"},
+	{CauseOverloaded, "overloaded"},
+}}
+
+// commonCauses are words any message may hold, tried last, most telling
+// first: a usage limit also says "limit", a login failure "401".
+var commonCauses = causeTable{"any", []causeRow{
+	{CauseUsageLimit, "usage limit"},
+	{CauseUsageLimit, "out of usage"},
+	{CauseUsageLimit, "daily quota"},
+	{CauseUsageLimit, "billing"},
+	{CauseUsageLimit, "insufficient_quota"},
+	{CauseAuth, "not logged in"},
+	{CauseAuth, "api key"},
+	{CauseAuth, "api_key"},
+	{CauseAuth, "unauthorized"},
+	{CauseAuth, "authentication"},
+	{CauseAuth, "permission_denied"},
+	{CauseAuth, "401"},
+	{CauseRateLimited, "rate limit"},
+	{CauseRateLimited, "rate_limit"},
+	{CauseRateLimited, "too many requests"},
+	{CauseRateLimited, "quota"},
+	{CauseRateLimited, "429"},
+	{CauseOverloaded, "529"},
+	{CauseOverloaded, "503"},
+	{CauseOverloaded, "unavailable"},
+	{CauseNetwork, "econnrefused"},
+	{CauseNetwork, "econnreset"},
+	{CauseNetwork, "enotfound"},
+	{CauseNetwork, "network"},
+	{CauseNetwork, "connect"},
+	{CauseNetwork, "timed out"},
+	{CauseNetwork, "timeout"},
+	{CauseNetwork, "disconnected"},
+	{CauseNetwork, "socket"},
+}}
+
+// row is the first row of t that msg (lower case) holds.
+func (t *causeTable) row(msg string) (causeRow, bool) {
+	for _, r := range t.rows {
+		if strings.Contains(msg, r.words) {
+			return r, true
+		}
+	}
+	return causeRow{}, false
+}
+
+// causeWords is msg as the rows are written: lower case, a typographic
+// apostrophe (codex's "You’ve") a plain one.
+func causeWords(msg string) string {
+	return strings.ReplaceAll(strings.ToLower(msg), "’", "'")
+}
+
+// text is the cause an error message says in words: the CLI's own first,
+// then the APIs', then the common ones; CauseOther when none says.
+func (t *causeTable) text(msg string) Cause {
+	msg = causeWords(msg)
+	for _, table := range []*causeTable{t, &providerCauses, &commonCauses} {
+		if r, ok := table.row(msg); ok {
+			return r.cause
 		}
 	}
 	return CauseOther
 }
 
-// errorCause is the cause of an error with an HTTP status (0 if none) and
-// a message: the status when it says one, otherwise the words.
-func errorCause(status int, msg string) Cause {
+// error is the cause of an error with an HTTP status (0 if none) and a
+// message: the status when it says one, otherwise the words.
+func (t *causeTable) error(status int, msg string) Cause {
 	if c := statusCause(status); c != "" {
-		return sharpen(c, msg)
+		return t.sharpen(c, msg)
 	}
-	return textCause(msg)
+	return t.text(msg)
 }
 
 // sharpen tells a plan's usage limit from a burst of requests: both come
 // as a 429 or a "rate_limit", only the words differ.
-func sharpen(c Cause, msg string) Cause {
-	if c == CauseRateLimited && textCause(msg) == CauseUsageLimit {
+func (t *causeTable) sharpen(c Cause, msg string) Cause {
+	if c == CauseRateLimited && t.text(msg) == CauseUsageLimit {
 		return CauseUsageLimit
 	}
 	return c

@@ -12,6 +12,9 @@ import (
 // @anthropic-ai/claude-code 2.1.197).
 type claudeDecoder struct {
 	tools toolNames
+	// limitResetAt is when the limit a rate_limit_event rejected resets:
+	// to the second, where the notice that follows names the minute.
+	limitResetAt time.Time
 }
 
 // claudeLine holds the fields of every message type read; "error" is a
@@ -118,9 +121,13 @@ func (c *claudeDecoder) system(m claudeLine, emit func(Event)) {
 			// error_status is null when the request got no response.
 			cause = CauseNetwork
 		}
+		name := m.Error
+		if name == "unknown" {
+			name = "" // what a refused connection is named: no name
+		}
 		emit(Event{Kind: KindRetry, Retry: Retry{
 			Attempt: m.Attempt, Max: m.MaxRetries, Delay: time.Duration(m.RetryDelayMS * float64(time.Millisecond)),
-			Status: m.ErrorStatus, Error: m.Error, Cause: orOther(cause),
+			Status: m.ErrorStatus, Error: name, Cause: orOther(cause),
 		}})
 	}
 }
@@ -134,7 +141,13 @@ func (c *claudeDecoder) assistant(m claudeLine, emit func(Event)) {
 	blocks := claudeBlocks(m.Message.Content)
 	if m.Error != "" {
 		text := blocksText(blocks)
-		emit(Event{Kind: KindError, Text: text, Cause: sharpen(orOther(claudeErrorCause(m.Error)), text)})
+		cause := claudeErrorCause(m.Error)
+		if cause == CauseOther {
+			// A name that says no cause ("server_error", "unknown"):
+			// the words may ("Unable to connect to API").
+			cause = claudeCauses.text(text)
+		}
+		emit(c.limitError(text, claudeCauses.sharpen(cause, text)))
 		return
 	}
 	for _, b := range blocks {
@@ -185,7 +198,21 @@ func (c *claudeDecoder) result(m claudeLine, emit func(Event)) {
 	if msg == "" {
 		msg = m.Subtype
 	}
-	emit(Event{Kind: KindError, Text: msg, Cause: errorCause(m.APIErrorStatus, msg)})
+	emit(c.limitError(msg, claudeCauses.error(m.APIErrorStatus, msg)))
+}
+
+// limitError is an error of cause, with when a usage limit resets: as
+// the rate_limit_event said, else as the message says
+// ("You've hit your session limit · resets 3pm (Europe/Paris)").
+func (c *claudeDecoder) limitError(msg string, cause Cause) Event {
+	e := Event{Kind: KindError, Text: msg, Cause: cause}
+	if cause == CauseUsageLimit {
+		e.ResetAt = c.limitResetAt
+		if e.ResetAt.IsZero() {
+			e.ResetAt = claudeResetAt(msg, clock())
+		}
+	}
+	return e
 }
 
 // rateLimit reports a limit the account hit: "rejected" means no request
@@ -201,6 +228,7 @@ func (c *claudeDecoder) rateLimit(m claudeLine, emit func(Event)) {
 	}
 	if info.ResetsAt > 0 {
 		e.ResetAt = time.Unix(int64(info.ResetsAt), 0)
+		c.limitResetAt = e.ResetAt
 	}
 	emit(e)
 }

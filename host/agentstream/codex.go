@@ -192,7 +192,7 @@ func (c *codexDecoder) error(msg string, emit func(Event)) {
 	if strings.HasPrefix(why, "(") {
 		why = strings.TrimSuffix(why[1:], ")")
 	}
-	cause := textCause(why)
+	cause := codexCauses.text(why)
 	if cause == CauseOther {
 		cause = CauseNetwork // it reconnects: the stream was cut
 	}
@@ -202,7 +202,7 @@ func (c *codexDecoder) error(msg string, emit func(Event)) {
 // codexError is an error codex reported, with when its limit resets if
 // it says: "You've hit your usage limit. … try again at 3:05 PM."
 func codexError(msg string) Event {
-	e := Event{Kind: KindError, Text: msg, Cause: textCause(msg)}
+	e := Event{Kind: KindError, Text: msg, Cause: codexCauses.text(msg)}
 	if e.Cause == CauseUsageLimit || e.Cause == CauseRateLimited {
 		e.ResetAt = codexTryAgainAt(msg, clock())
 	}

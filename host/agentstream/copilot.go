@@ -2,6 +2,7 @@ package agentstream
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // copilotDecoder reads `copilot -p … --output-format json`: one session
@@ -46,7 +47,7 @@ func (c *copilotDecoder) decode(line []byte, emit func(Event)) bool {
 	if json.Unmarshal(line, &m) != nil {
 		return true // its JSON, of a shape not known: skipped
 	}
-	if model := m.Data.Model; model != "" && model != c.model {
+	if model := m.Data.Model; model != "" && model != c.model && !redacted(model) {
 		c.model = model
 		emit(Event{Kind: KindModel, Text: model})
 	}
@@ -68,7 +69,7 @@ func (c *copilotDecoder) decode(line []byte, emit func(Event)) bool {
 	case "assistant.turn_retry":
 		c.retries++
 		r := Retry{Attempt: c.retries, Status: c.failure.status, Error: m.Data.Reason}
-		r.Cause = orOther(errorCause(r.Status, c.failure.message+" "+r.Error))
+		r.Cause = orOther(copilotCauses.error(r.Status, c.failure.message+" "+r.Error))
 		emit(Event{Kind: KindRetry, Retry: r})
 	case "session.error":
 		emit(Event{Kind: KindError, Text: m.Data.Message, Cause: copilotErrorCause(m.Data.ErrorType, m.Data.StatusCode, m.Data.Message)})
@@ -100,11 +101,11 @@ func copilotErrorCause(errorType string, status int, msg string) Cause {
 	case "authentication":
 		return CauseAuth
 	case "rate_limit":
-		return sharpen(CauseRateLimited, msg)
+		return copilotCauses.sharpen(CauseRateLimited, msg)
 	case "quota":
 		return CauseUsageLimit
 	}
-	return errorCause(status, msg)
+	return copilotCauses.error(status, msg)
 }
 
 // providerMessage is the message in a provider's JSON error body
@@ -125,4 +126,12 @@ func providerMessage(body string) string {
 		}
 	}
 	return body
+}
+
+// redacted reports whether copilot masked a name: it writes "******" for
+// any text equal to a secret it was given, such as a model named like
+// COPILOT_PROVIDER_API_KEY's value (1.0.102). It gives the name nowhere
+// else, so such a model has none.
+func redacted(name string) bool {
+	return strings.Trim(name, "*") == ""
 }

@@ -229,25 +229,3 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("ParseFormat(claude): %v", err)
 	}
 }
-
-func TestErrorCause(t *testing.T) {
-	tests := []struct {
-		status int
-		msg    string
-		want   Cause
-	}{
-		{401, "", CauseAuth},
-		{429, "Too Many Requests", CauseRateLimited},
-		{429, "You've hit your usage limit", CauseUsageLimit},
-		{529, "", CauseOverloaded},
-		{0, "Not logged in · Please run /login", CauseAuth},
-		{0, "connect ECONNREFUSED 127.0.0.1:9", CauseNetwork},
-		{0, "[API Error: quota exceeded (Status: RESOURCE_EXHAUSTED)]", CauseRateLimited},
-		{0, "something odd", CauseOther},
-	}
-	for _, tc := range tests {
-		if got := errorCause(tc.status, tc.msg); got != tc.want {
-			t.Errorf("errorCause(%d, %q) = %q, want %q", tc.status, tc.msg, got, tc.want)
-		}
-	}
-}

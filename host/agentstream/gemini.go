@@ -75,7 +75,7 @@ func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 		if m.Severity == "warning" {
 			emit(Event{Kind: KindNote, Text: "warning: " + m.Message})
 		} else {
-			emit(Event{Kind: KindError, Text: m.Message, Cause: textCause(m.Message)})
+			emit(geminiError(m.Timestamp, m.Message, geminiCauses.text(m.Message)))
 		}
 	case "result":
 		g.result(m, emit)
@@ -105,18 +105,26 @@ func (g *geminiDecoder) result(m geminiLine, emit func(Event)) {
 	if m.Status != "error" {
 		return
 	}
-	e := Event{Kind: KindError, Text: "gemini failed", Cause: CauseOther}
-	if m.Error != nil {
-		e.Text, e.Cause = m.Error.Message, geminiErrorCause(m.Error.Type, m.Error.Message)
+	if m.Error == nil {
+		emit(Event{Kind: KindError, Text: "gemini failed", Cause: CauseOther})
+		return
 	}
-	if e.Cause == CauseUsageLimit || e.Cause == CauseRateLimited {
-		e.ResetAt = geminiRetryAt(m.Timestamp, e.Text)
+	emit(geminiError(m.Timestamp, m.Error.Message, geminiErrorCause(m.Error.Type, m.Error.Message)))
+}
+
+// geminiError is an error of cause, with when to retry if it is a limit
+// and its message says.
+func geminiError(timestamp, msg string, cause Cause) Event {
+	e := Event{Kind: KindError, Text: msg, Cause: cause}
+	if cause == CauseUsageLimit || cause == CauseRateLimited {
+		e.ResetAt = geminiRetryAt(timestamp, msg)
 	}
-	emit(e)
+	return e
 }
 
 // geminiErrorCause maps the name of the error gemini failed with to a
-// cause, or else its message.
+// cause, or else its message: a quota error it passes on from the API is
+// named "unknown" (0.61.0).
 func geminiErrorCause(name, msg string) Cause {
 	switch name {
 	case "FatalAuthenticationError":
@@ -126,7 +134,7 @@ func geminiErrorCause(name, msg string) Cause {
 	case "RetryableQuotaError":
 		return CauseRateLimited
 	}
-	return textCause(msg)
+	return geminiCauses.text(msg)
 }
 
 // geminiRetryDelay is how the Gemini API says when to come back, in the

@@ -85,7 +85,7 @@ func opencodeError(name, msg string, status int) Event {
 	if msg == "" {
 		msg = name
 	}
-	cause := errorCause(status, msg)
+	cause := opencodeCauses.error(status, msg)
 	if name == "ProviderAuthError" {
 		cause = CauseAuth
 	}

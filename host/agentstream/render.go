@@ -134,7 +134,10 @@ func describeRetry(r Retry) string {
 		s += " in " + r.Delay.Round(100*time.Millisecond).String()
 	}
 	why := strings.TrimSpace(fmt.Sprintf("%s %s", statusText(r.Status), r.Error))
-	if why == "" {
+	switch {
+	case why == "" && r.Cause == CauseNetwork:
+		why = "no response (network)"
+	case why == "":
 		why = string(r.Cause)
 	}
 	return s + ": " + oneLine(why, 200)

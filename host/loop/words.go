@@ -22,8 +22,14 @@ const (
 // with even when it is a pipe (opencode).
 var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
 
-// LastLines are the last n non-blank lines of out, oldest first, each
-// cleaned of terminal escapes and cut to width characters.
+// stackFrame matches a frame of a JavaScript stack trace, as node prints
+// it under an error ("at retryWithBackoff (file:///…/chunk.js:308039:23)"):
+// where the CLI was, never why it failed.
+var stackFrame = regexp.MustCompile(`^at (?:async )?\S.*:\d+:\d+\)?$`)
+
+// LastLines are the last n non-blank lines of out that are not stack
+// frames, oldest first, each cleaned of terminal escapes and cut to width
+// characters.
 func LastLines(out []byte, n, width int) []string {
 	rest := string(out[max(0, len(out)-lastLineScan):])
 	var lines []string
@@ -31,7 +37,7 @@ func LastLines(out []byte, n, width int) []string {
 		i := strings.LastIndexByte(rest, '\n')
 		line := rest[i+1:]
 		rest = rest[:max(i, 0)]
-		if line = PlainLine(line); line != "" {
+		if line = PlainLine(line); line != "" && !stackFrame.MatchString(line) {
 			lines = append(lines, cut(line, width))
 		}
 	}

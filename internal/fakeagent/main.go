@@ -49,7 +49,9 @@
 //	                      "record", where the runs are counted
 //
 // In "output", {{unix+N}} is the Unix time N seconds from now: a reset
-// time a few seconds ahead.
+// time a few seconds ahead; {{now}} is the time now in RFC 3339, as a CLI
+// stamps its events (gemini's reset is its event's time plus the delay
+// its message names).
 //
 // With "record", each run writes DIR/prompt-N.txt (the exact bytes it
 // read), DIR/env-N.txt (its ROODA_* and TRACE* variables) and appends its pid, and
@@ -137,6 +139,7 @@ func main() {
 		secs, _ := strconv.Atoi(unixTimes.FindStringSubmatch(m)[1])
 		return strconv.FormatInt(time.Now().Unix()+int64(secs), 10)
 	})
+	st.Output = strings.ReplaceAll(st.Output, "{{now}}", time.Now().UTC().Format(time.RFC3339Nano))
 	act(st, s.Record, prompt)
 }
 

@@ -192,8 +192,8 @@ func (r *runner) spinWait(it *Iteration) time.Duration {
 	}
 	wait := backoffStep(r.spins-freeSpins-1, firstSpinWait, maxSpinWait)
 	r.cfg.Log.Event(logging.Warn, "spin_wait", []any{"iteration", it.Number, "in_a_row", r.spins, "wait_seconds", wait.Seconds()},
-		"Iteration %s: %s ended at once without output, %d iterations in a row; waiting %s before the next",
-		r.label(it.Number), agentName(it), r.spins, wait)
+		"Iteration %s: the agent ended at once without output, %d iterations in a row; waiting %s before the next",
+		r.label(it.Number), r.spins, wait)
 	return wait
 }
 

@@ -211,7 +211,7 @@ func TestNoSpinWaitForFailuresOrSlowOrStandIns(t *testing.T) {
 func TestInterruptDuringASpinWait(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{}}}
-	cfg := s.config(0, 3, &log)
+	cfg := s.config(10, 3, &log)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cfg.Sleep = func(context.Context, time.Duration) error {
 		cancel(errors.New("SIGINT"))

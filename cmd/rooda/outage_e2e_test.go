@@ -18,12 +18,13 @@ const codexServerDown = `{"type":"thread.started","thread_id":"0199a213-81c0-780
 `
 
 // TestOutageIsWaitedOut: an agent whose server cannot be reached runs the
-// same iteration again after a wait, which the log and the record say;
-// the iteration then succeeds with no failure counted, even at a failure
-// threshold of 1.
+// same iteration again after a wait, which the log, the notifier and the
+// record say; the iteration then succeeds with no failure counted, even
+// at a failure threshold of 1.
 func TestOutageIsWaitedOut(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": codexServerDown, "exit": 1, "again": step{"output": transcript(t, "codex-json", "tool_call_success")}})
+	w.extraConfig = w.notifier("")
 	o := w.runAlias("codex-json", "build", "-n", "3", "--failure-threshold", "1", "--max-limit-wait", "2s")
 	o.expect(t, 0, "WARN: Iteration 1/3: fake: network; waiting 2s before running iteration 1/3 again (total waited 0s, up to 2s)\n",
 		"Iteration 1/3 completed in ", "(success)")
@@ -32,6 +33,11 @@ func TestOutageIsWaitedOut(t *testing.T) {
 	}
 	if m := w.metaJSON(1); m["waited"] != 2.0 || m["outcome"] != "success" {
 		t.Errorf("meta.json: %v", m)
+	}
+	notices := w.notices()
+	if len(notices) != 2 || notices[0]["event"] != "limit_wait" || notices[0]["cause"] != "network" || notices[0]["backoff"] != true ||
+		notices[0]["wait_seconds"] != 2.0 || notices[0]["status"] != "waiting" {
+		t.Errorf("notices: %v", notices)
 	}
 }
 

@@ -83,6 +83,12 @@ func TestLimitWaitCountsDown(t *testing.T) {
 	if got := lastDrawn(t, s.String()); strings.Contains(got, "waiting") {
 		t.Errorf("the wait is over, yet: %q", got)
 	}
+	// An outage's backoff waits for the network.
+	l.LimitWaiting(loop.LimitWait{Cause: "network", Until: t0.Add(7 * time.Minute), Backoff: true})
+	l.Loop("build")
+	if got, want := lastDrawn(t, s.String()), "build 2 · waiting for the network, 1m00s left (run 6m00s)"; got != want {
+		t.Errorf("status line:\n got %q\nwant %q", got, want)
+	}
 }
 
 // TestCutsToWidthInRunes: a line of multi-byte runes is cut by runes,

@@ -87,3 +87,18 @@ func TestSpinningAgentBacksOff(t *testing.T) {
 		t.Error("a sixth iteration started")
 	}
 }
+
+// TestLimitWithoutResetIsWaitedOut: a 429 that claude's retries did not
+// get past, with no reset time, is waited out like an outage and the
+// same iteration runs again: no failure is counted.
+func TestLimitWithoutResetIsWaitedOut(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "retry_then_rate_limited"), "exit": 1,
+		"again": step{"output": transcript(t, "claude-stream-json", "tool_call_success")}})
+	o := w.runAlias("claude-stream-json", "build", "-n", "2", "--failure-threshold", "1", "--max-limit-wait", "1s")
+	o.expect(t, 0, "WARN: Iteration 1/2: fake: rate limited, no reset time given; waiting 1s before running iteration 1/2 again (total waited 0s, up to 1s)\n",
+		"(success)")
+	if strings.Contains(o.stderr, "failure") {
+		t.Errorf("a failure was counted:\n%s", o.stderr)
+	}
+}

@@ -15,7 +15,7 @@
 #    agent that prints only the signal, and the capture's cost is the
 #    flood's run less that one, on each side. The whole runs, rooda's
 #    start and record included, are shown too.
-# 2. loop: ITERATIONS iterations of an agent that only reads its prompt, run
+# 2. loop: ITERATIONS iterations of an agent that reads its prompt and prints a line, run
 #    records on (the default). `rooda run build -n ITERATIONS` against a
 #    shell loop piping the same prompt to the same agent ITERATIONS times,
 #    and both again with one iteration: an iteration's overhead is what
@@ -42,7 +42,9 @@ for chunk in 65536 8192; do
 done
 printf '{"steps": [{"after": "<promise>SUCCESS</promise>"}]}\n' >"$work/signal.json"
 printf '{"record": "%s", "steps": [{}]}\n' "$work" >"$work/record.json"
-printf '{"steps": [{}]}\n' >"$work/quiet.json"
+# One line of output: an agent that ends at once without any is a loop that
+# spins, which rooda backs off (1 s, doubling) from the third iteration on.
+printf '{"steps": [{"output": "done\\n"}]}\n' >"$work/quiet.json"
 cat >"$work/loop.sh" <<'EOF'
 i=0
 while [ "$i" -lt "$1" ]; do

@@ -42,11 +42,13 @@ func TestRefusedLoginStopsTheAgentAtOnce(t *testing.T) {
 
 // TestReconnectsDoNotPutOffTheModelWait: codex reconnecting every 200ms
 // (every minute, for ever, when its server is down) is stopped at
-// model_timeout; -v shows each reconnect, the repeats counted.
+// model_timeout; -v shows each reconnect, the repeats counted. (The
+// outage it shows would then be waited out: max_limit_wait none makes it
+// the failure this test looks at.)
 func TestReconnectsDoNotPutOffTheModelWait(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"tick": "200ms", "tick_for": "120s", "tick_line": codexReconnect})
-	o := w.runAlias("codex-json", "build", "-n", "2", "--failure-threshold", "1", "--model-timeout", "2s", "-v")
+	o := w.runAlias("codex-json", "build", "-n", "2", "--failure-threshold", "1", "--model-timeout", "2s", "--max-limit-wait", "none", "-v")
 	o.expect(t, 1,
 		"WARN: Iteration 1/2: waiting on the model: no text, tool call or tokens for 2s (model_timeout), only ",
 		" retries by its CLI (the last: retry: waiting for network (Connection failed: error sending request)); ",

@@ -141,13 +141,14 @@ var (
 		Keyword: &Keyword{Name: "stall_iterations", Type: "int",
 			Doc: "end the loop, status stalled, after this many iterations in a row that changed nothing and signaled nothing (it.changed says whether one did)"},
 	}, AtLeast(1))
-	// MaxLimitWait bounds how long rooda waits for an agent's usage limit
-	// to reset before it runs the same iteration again.
+	// MaxLimitWait bounds how long, in all, one iteration waits for its
+	// agent's limits to reset and its outages to pass before it runs
+	// again (host/loop's wait.go).
 	MaxLimitWait = Define(Setting{
 		Key: "max_limit_wait",
-		Doc: "how long rooda waits for an agent's usage or rate limit to reset, then runs the same iteration again; a limit that resets later, or none, is a failure (cause rate_limited)",
+		Doc: "how long, in all, rooda waits in one iteration for an agent's usage or rate limit to reset, or for its model's server to come back (a backoff from 30s to 10m between tries when no reset time is given), each time running the same iteration again; a limit that resets later, or an outage that outlasts it, is a failure (cause rate_limited or network)",
 		Flags: []FlagDef{{Name: "max-limit-wait", Category: "Loop",
-			Usage: "wait up to `DURATION` for an agent's usage limit to reset (6h; none: never wait)"}},
+			Usage: "wait up to `DURATION` in all for an agent's usage limit to reset or its server to come back (6h; none: never wait)"}},
 	}, Timeout)
 	// Digest puts the facts of the previous iteration in each prompt
 	// after the first (seed 003).
@@ -212,7 +213,7 @@ var (
 	Notify = Define(Setting{
 		Key:   "notify",
 		Scope: LoopWide,
-		Doc:   "a command run when the run ends (run_finished), waits for a usage limit (limit_wait) or stops because its agent cannot log in (login_failed), with the event as one JSON object on stdin; its failure is a warning",
+		Doc:   "a command run when the run ends (run_finished), waits for a usage limit or an outage (limit_wait) or stops because its agent cannot log in (login_failed), with the event as one JSON object on stdin; its failure is a warning",
 		Shown: ShownNever,
 	}, Command)
 	// RunsDir is where runs are recorded, from the working directory.

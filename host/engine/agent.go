@@ -2,15 +2,11 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"time"
 
 	"rooda/host/agentstream"
 	"rooda/host/config"
-	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
 )
@@ -19,12 +15,10 @@ import (
 // ROODA_ITERATION, ROODA_MAX_ITERATIONS and ROODA_PROCEDURE. An agent
 // whose output is a CLI's JSON stream is decoded as it prints: its
 // signals are looked for in what it said, -v shows a readable transcript
-// instead of the JSON, and its tokens and cost are counted. A usage limit
-// that resets within max_limit_wait is waited for, and the same
-// iteration runs again: no iteration is spent on it, but what its tries
-// spent counts. env, when set, adds to the agent's environment
-// (TRACEPARENT).
-func (p *Plan) runner(base process.Command, shown io.Writer, log *logging.Logger, waiting func(LimitWait), env func() []string) func(context.Context, loop.Request) (loop.Reply, error) {
+// instead of the JSON, and its tokens and cost are counted. The loop
+// calls it again for the same iteration after a wait for a limit or an
+// outage. env, when set, adds to the agent's environment (TRACEPARENT).
+func (p *Plan) runner(base process.Command, shown io.Writer, env func() []string) func(context.Context, loop.Request) (loop.Reply, error) {
 	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
 		cmd := base
 		if c := p.chosenFor(req.Iteration); c != nil {
@@ -41,27 +35,7 @@ func (p *Plan) runner(base process.Command, shown io.Writer, log *logging.Logger
 		if env != nil {
 			cmd.Env = append(cmd.Env, env()...)
 		}
-		var waited time.Duration
-		var spent loop.Spend // by the tries that hit the limit
-		for again := false; ; again = true {
-			reply, err := p.attempt(ctx, req.Iteration, cmd, shown)
-			reply.Waited = waited
-			spent = spent.Add(reply.Spent)
-			reply.Spent = spent
-			wait, ok := p.limitWait(reply.Decoded, log, req, waited, again)
-			if !ok || err != nil {
-				return reply, err
-			}
-			if waiting != nil {
-				waiting(wait)
-			}
-			select {
-			case <-time.After(wait.Wait):
-				waited += wait.Wait
-			case <-ctx.Done():
-				return reply, err
-			}
-		}
+		return p.attempt(ctx, req.Iteration, cmd, shown)
 	}
 }
 
@@ -124,47 +98,6 @@ func (p *Plan) spent(sum agentstream.Summary, agent string) loop.Spend {
 		}
 	}
 	return s
-}
-
-// limitWait is how long to wait before running the iteration again, when
-// its agent hit a usage or rate limit that resets within max_limit_wait
-// of the iteration's first try (waited is what it waited so far); false
-// when it did not, or the limit resets later, or a limit that had reset
-// before this try (again) is still there: a failure, cause rate_limited,
-// which it says. A reset already past is tried again at once, once.
-func (p *Plan) limitWait(sum *agentstream.Summary, log *logging.Logger, req loop.Request, waited time.Duration, again bool) (LimitWait, bool) {
-	if sum == nil || sum.ResetAt.IsZero() || (sum.Cause != agentstream.CauseUsageLimit && sum.Cause != agentstream.CauseRateLimited) {
-		return LimitWait{}, false
-	}
-	wait := max(time.Until(sum.ResetAt), 0)
-	n := req.Iteration
-	label, name := loop.Label(n, req.MaxIterations), p.agentOf(n)
-	limit := config.MaxLimitWait.In(p.Settings).V
-	what := strings.ReplaceAll(string(sum.Cause), "_", " ")
-	if wait == 0 && again {
-		log.Warnf("Iteration %s: %s: %s; it was to reset at %s, and is still there", label, name, what, sum.ResetAt.Local().Format("15:04:05"))
-		return LimitWait{}, false
-	}
-	if limit == 0 || waited+wait > limit {
-		log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)", label, name, what, sum.ResetAt.Local().Format("15:04"), config.FormatTimeout(limit))
-		return LimitWait{}, false
-	}
-	w := LimitWait{Iteration: n, Agent: name, Cause: string(sum.Cause), Until: sum.ResetAt, Wait: wait,
-		Message: fmt.Sprintf("Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again", label, name, what, sum.ResetAt.Local().Format("15:04:05"), logging.Duration(wait), label)}
-	log.Event(logging.Warn, "limit_wait", []any{"iteration", n, "agent", name, "cause", w.Cause, "until", sum.ResetAt.UTC().Format(time.RFC3339), "wait_seconds", wait.Seconds()}, "%s", w.Message)
-	return w, true
-}
-
-// LimitWait is a wait for an agent's usage or rate limit to reset, as it
-// begins: the iteration runs again at Until.
-type LimitWait struct {
-	Iteration int
-	Agent     string
-	Cause     string
-	Until     time.Time
-	Wait      time.Duration
-	// Message is the log's line of it.
-	Message string
 }
 
 // agentOf names iteration n's agent.

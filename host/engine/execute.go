@@ -36,9 +36,9 @@ type Output struct {
 	// by now, those running at once included, which this loop's budgets
 	// (max_cost_usd, max_tokens) count too.
 	SpentElsewhere func() loop.Spend
-	// LimitWaiting, when set, is told of each wait for a usage limit as
-	// it begins (loop.notify's limit_wait).
-	LimitWaiting func(LimitWait)
+	// LimitWaiting, when set, is told of each wait for an agent's limit
+	// or outage as it begins (loop.notify's limit_wait).
+	LimitWaiting func(loop.LimitWait)
 	// Tap, when set, also receives what the agent says as it says it: its
 	// text, or the readable transcript of a CLI's JSON, with or without
 	// show_ai_output (the status line shows its last line).
@@ -136,7 +136,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		IdleTimeout:      config.IdleTimeout.In(s).V,
 		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
-		Agent:            p.runner(cmd, shownTo(out, config.ShowAIOutput.In(s).V), log, out.LimitWaiting, out.AgentEnv),
+		Agent:            p.runner(cmd, shownTo(out, config.ShowAIOutput.In(s).V), out.AgentEnv),
 		Turn:             p.turn,
 		Promises:         p.Promises,
 		Log:              log,
@@ -148,7 +148,11 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), MaxDuration: config.MaxDuration.In(s).V, Others: out.SpentElsewhere},
 		// What an iteration changed is looked at once, for the record,
 		// the digest, the stall rule and the script alike.
-		Workspace: git.NewWorkspaceIn(out.Dir),
+		Workspace:    git.NewWorkspaceIn(out.Dir),
+		MaxLimitWait: config.MaxLimitWait.In(s).V,
+		LimitWaiting: out.LimitWaiting,
+		// A script test's stand-in agent ends at once, often silent.
+		NoSpinWait: p.Runner != nil,
 	}
 	res := loop.Run(announced, cfg)
 	if out.Record != nil {

@@ -66,6 +66,18 @@ type Config struct {
 	// Budget ends the loop (OverBudget) once the run's agents have spent
 	// what it allows, or the loop has run as long.
 	Budget Budget
+	// MaxLimitWait bounds the waits of one iteration for its agent's
+	// limits and outages (wait.go); 0 waits for none.
+	MaxLimitWait time.Duration
+	// LimitWaiting, when set, is told of each such wait as it begins.
+	LimitWaiting func(LimitWait)
+	// Sleep waits d, or until ctx ends (its error); nil is the wall
+	// clock.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// NoSpinWait turns off the wait after iterations in a row that end
+	// at once without output: a script test's stand-in agent, which is no
+	// process, does that by design.
+	NoSpinWait bool
 }
 
 // Decision is a Verdict's judgement of an iteration: its outcome ("" keeps
@@ -88,9 +100,6 @@ type Reply struct {
 	// Spent is what the agent used, as its CLI reported it or the price
 	// table priced it.
 	Spent Spend
-	// Waited is how long rooda waited for a usage limit to reset before
-	// the agent could run: not the iteration's work.
-	Waited time.Duration
 	// Stop is why rooda stopped the agent, reading its stream, before it
 	// ended (Result.Stopped); nil when it did not.
 	Stop *Stop
@@ -199,8 +208,9 @@ type Iteration struct {
 	Cause               Cause
 	ConsecutiveFailures int
 	Duration            time.Duration
-	// Waited is how long the iteration waited for a usage limit to reset
-	// before its agent ran (Reply.Waited): not part of Duration.
+	// Waited is how long the iteration waited for its agent's limits to
+	// reset and its outages to pass before running it again (wait.go):
+	// not part of Duration. Spent is what all its tries spent.
 	Waited time.Duration
 	// Stop is why rooda stopped the agent early, reading its stream
 	// (Reply.Stop); nil when it did not.
@@ -339,6 +349,9 @@ func Run(ctx context.Context, cfg Config) Result {
 		case cfg.MaxIterations > 0 && n >= cfg.MaxIterations:
 			return r.finish(MaxIters, nil)
 		}
+		if wait := r.spinWait(it); wait > 0 && !r.sleep(ctx, wait) {
+			return r.finish(Interrupted, context.Cause(ctx))
+		}
 	}
 }
 
@@ -361,7 +374,10 @@ type runner struct {
 	// uncounted is set once the log said that max_cost_usd cannot count
 	// what the agent spends.
 	uncounted bool
-	result    Result
+	// spins counts the iterations in a row that ended at once without
+	// output (spinWait).
+	spins  int
+	result Result
 }
 
 // warnUncounted says, once, that max_cost_usd cannot stop a loop whose
@@ -428,15 +444,49 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 		r.cfg.Workspace.Before()
 	}
 	began := r.cfg.Now()
-	reply, err := r.cfg.Agent(ctx, req)
-	it.Duration, it.Waited = r.cfg.Now().Sub(began)-reply.Waited, reply.Waited
-	it.Result, it.StartErr = reply.Result, err
-	it.Decoded, it.Transcript, it.Spent, it.Stop = reply.Decoded, reply.Transcript, reply.Spent, reply.Stop
+	r.tries(ctx, it, req)
+	it.Duration = r.cfg.Now().Sub(began) - it.Waited
 	if r.cfg.Workspace != nil {
 		changes := r.cfg.Workspace.After()
 		it.Changes = &changes
 	}
 	return it, nil
+}
+
+// tries runs the iteration's agent, and again after each wait for a
+// limit or an outage that waitFor gives: the last try is the iteration's;
+// what every try spent counts.
+func (r *runner) tries(ctx context.Context, it *Iteration, req Request) {
+	var w waits
+	for {
+		reply, err := r.cfg.Agent(ctx, req)
+		it.Result, it.StartErr = reply.Result, err
+		it.Decoded, it.Transcript, it.Stop = reply.Decoded, reply.Transcript, reply.Stop
+		it.Spent = it.Spent.Add(reply.Spent)
+		if ctx.Err() != nil {
+			return
+		}
+		r.judgeAgent(it)
+		wait, ok := r.waitFor(it, w)
+		if !ok || !r.sleep(ctx, wait.Wait) {
+			return
+		}
+		w.total += wait.Wait
+		w.reset = !wait.Backoff
+		if wait.Backoff {
+			w.backoffs++
+		}
+		it.Waited = w.total
+	}
+}
+
+// judgeAgent gives it the agent's own outcome and cause: the signals it
+// said, the outcome matrix's verdict, and why it failed, if it did.
+func (r *runner) judgeAgent(it *Iteration) {
+	it.Signals = ScanFor(it.Said(), it.Prompt, r.cfg.Promises)
+	it.Outcome = MatrixOutcome(it)
+	it.Cause = ""
+	it.Cause = agentCause(it)
 }
 
 // record judges a finished iteration, counts it, logs it and tells the
@@ -445,9 +495,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 // MinIterations, whoever declared it, becomes continue. Its error is the
 // Verdict's: the iteration still counts, with the agent's outcome.
 func (r *runner) record(it *Iteration) error {
-	it.Signals = ScanFor(it.Said(), it.Prompt, r.cfg.Promises)
-	it.Outcome = MatrixOutcome(it)
-	it.Cause = agentCause(it)
+	r.judgeAgent(it)
 	it.ConsecutiveFailures = r.countAfter(it.Outcome)
 	agentOutcome := it.Outcome
 	var judgeErr error

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rooda/host/agentstream"
 	"rooda/host/logging"
 	"rooda/host/process"
 	"rooda/host/prompt"
@@ -23,20 +24,29 @@ type step struct {
 	noStart bool
 	// killedBy is the signal that ended the agent: "SIGSEGV".
 	killedBy string
-	// waited is how much of took went to waiting for a usage limit.
-	waited time.Duration
+	// decoded is what a CLI's JSON output said: nil for text.
+	decoded *agentstream.Summary
 }
 
-// script runs the loop against steps, one per iteration (the last repeats),
-// on a clock that advances only by the steps' durations.
+// script runs the loop against steps, one per call of the agent (the
+// last repeats), on a clock that advances only by the steps' durations
+// and the loop's waits.
 type script struct {
 	steps   []step
 	calls   int
 	prompts []string
 	clock   time.Time
+	// slept are the loop's waits, in order.
+	slept []time.Duration
 }
 
 func (s *script) now() time.Time { return s.clock }
+
+func (s *script) sleep(_ context.Context, d time.Duration) error {
+	s.slept = append(s.slept, d)
+	s.clock = s.clock.Add(d)
+	return nil
+}
 
 func (s *script) agent(_ context.Context, req Request) (Reply, error) {
 	st := s.steps[min(s.calls, len(s.steps)-1)]
@@ -46,7 +56,7 @@ func (s *script) agent(_ context.Context, req Request) (Reply, error) {
 	if st.noStart {
 		return Reply{}, errors.New("exec: \"nope\": executable file not found in $PATH")
 	}
-	return Reply{Result: process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout, Signal: st.killedBy}, Waited: st.waited}, nil
+	return Reply{Result: process.Result{Output: []byte(st.out), Total: int64(len(st.out)), ExitCode: st.exit, TimedOut: st.timeout, Signal: st.killedBy}, Decoded: st.decoded}, nil
 }
 
 func (s *script) config(max, threshold int, log *strings.Builder) Config {
@@ -59,9 +69,11 @@ func (s *script) config(max, threshold int, log *strings.Builder) Config {
 		Prompt: func(it prompt.Iteration) (string, error) {
 			return "prompt " + it.String(), nil
 		},
-		Agent: s.agent,
-		Log:   logging.New(log, logging.Info).WithClock(s.now),
-		Now:   s.now,
+		Agent:        s.agent,
+		Log:          logging.New(log, logging.Info).WithClock(s.now),
+		Now:          s.now,
+		Sleep:        s.sleep,
+		MaxLimitWait: 6 * time.Hour,
 	}
 }
 
@@ -114,12 +126,17 @@ func TestSuccessEndsTheRunEarly(t *testing.T) {
 	}
 }
 
-// TestLimitWaitIsNotTheIterationsDuration: the time an agent waited for
-// a usage limit is the iteration's Waited, and its Duration is the rest.
+// TestLimitWaitIsNotTheIterationsDuration: the time an iteration waited
+// for a usage limit is its Waited, and its Duration is its tries' time.
 func TestLimitWaitIsNotTheIterationsDuration(t *testing.T) {
-	res, _, _ := run(t, 1, 3, step{took: 70 * time.Second, waited: 60 * time.Second})
-	if res.Last.Duration != 10*time.Second || res.Last.Waited != 60*time.Second {
-		t.Errorf("duration %s, waited %s; want 10s, 1m0s", res.Last.Duration, res.Last.Waited)
+	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	limit := &agentstream.Summary{Cause: agentstream.CauseUsageLimit, ResetAt: start.Add(65 * time.Second)}
+	res, log, s := run(t, 1, 3, step{took: 5 * time.Second, exit: 1, decoded: limit}, step{took: 5 * time.Second})
+	if res.Last.Duration != 10*time.Second || res.Last.Waited != 60*time.Second || s.calls != 2 {
+		t.Errorf("duration %s, waited %s, %d tries; want 10s, 1m0s, 2", res.Last.Duration, res.Last.Waited, s.calls)
+	}
+	if !strings.Contains(log, "WARN: Iteration 1/1: the agent: usage limit; waiting until 10:01:05, 1m0s, then running iteration 1/1 again\n") {
+		t.Errorf("log:\n%s", log)
 	}
 }
 

@@ -171,7 +171,7 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	fmt.Fprintf(&b, "Exit code: %d\n", m.ExitCode)
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", shown.Line(orNone(m.Signal)), m.TimedOut, m.Duration)
 	if m.Waited > 0 {
-		fmt.Fprintf(&b, "Waited for a usage limit: %.3fs\n", m.Waited)
+		fmt.Fprintf(&b, "Waited for a limit or an outage: %.3fs\n", m.Waited)
 	}
 	b.WriteString(keptOrMissing(runDir, n, promptName, fmt.Sprintf("%d bytes, sha256 %s", m.PromptBytes, shown.Line(m.PromptSHA256))))
 	b.WriteString(keptOrMissing(runDir, n, outputName, fmt.Sprintf("%d bytes, %d dropped", m.OutputBytes, m.DroppedBytes)))

@@ -62,7 +62,7 @@ func drawTimeline(records []iterationView) timeline {
 		b := bar{N: it.N, Outcome: it.Outcome, Title: barTitle(it), BarY: 10, BarH: 30}
 		if it.Waited > 0 {
 			b.Wait, b.WaitX, b.WaitW = true, x, max(scale(it.Waited), minBar)
-			b.WaitTitle = fmt.Sprintf("Iteration %d waited %s for a usage limit", it.N, logging.Duration(it.Waited))
+			b.WaitTitle = fmt.Sprintf("Iteration %d waited %s for a limit or an outage", it.N, logging.Duration(it.Waited))
 			x += b.WaitW
 		}
 		b.X, b.W = x, max(scale(it.Duration), minBar)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"rooda/host/config"
-	"rooda/host/engine"
 	"rooda/host/interrupt"
 	"rooda/host/logging"
 	"rooda/host/loop"
@@ -49,6 +48,9 @@ type Notice struct {
 	Cause       string  `json:"cause,omitempty"`
 	Until       string  `json:"until,omitempty"`
 	WaitSeconds float64 `json:"wait_seconds,omitempty"`
+	// Backoff is set when no reset was read (an outage, a limit that
+	// named none): rooda chose the wait, and tries again at Until.
+	Backoff bool `json:"backoff,omitempty"`
 	// CostUSD and Tokens are what the run's agents spent, when known.
 	CostUSD *float64 `json:"cost_usd,omitempty"`
 	Tokens  *int64   `json:"tokens,omitempty"`
@@ -73,10 +75,15 @@ func (s *Session) notifyLoginFailed(res loop.Result) {
 }
 
 // notifyLimitWait tells the notifier that the run waits for an agent's
-// usage limit to reset; the engine calls it as the wait begins.
-func (s *Session) notifyLimitWait(w engine.LimitWait) {
+// limit to reset, or its outage to pass; the loop calls it as the wait
+// begins. Of an outage's backoff, only the first wait is news: a notice
+// for each of the waits of a night would bury it.
+func (s *Session) notifyLimitWait(w loop.LimitWait) {
+	if w.Again {
+		return
+	}
 	s.notify(Notice{Event: NotifyLimitWait, Status: "waiting", Iteration: w.Iteration, Agent: w.Agent, Cause: w.Cause,
-		Until: w.Until.UTC().Format(time.RFC3339), WaitSeconds: w.Wait.Seconds(), Message: w.Message})
+		Until: w.Until.UTC().Format(time.RFC3339), WaitSeconds: w.Wait.Seconds(), Backoff: w.Backoff, Message: w.Message})
 }
 
 // notify runs loop.notify's command, if there is one, with n on stdin.

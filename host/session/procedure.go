@@ -65,9 +65,9 @@ func (s *Session) output(plan *engine.Plan, name string) engine.Output {
 
 // alsoOnLimitWait has fn told of each of the loop's limit waits, before
 // what out already tells of them (the notifier).
-func alsoOnLimitWait(out *engine.Output, fn func(engine.LimitWait)) {
+func alsoOnLimitWait(out *engine.Output, fn func(loop.LimitWait)) {
 	then := out.LimitWaiting
-	out.LimitWaiting = func(w engine.LimitWait) {
+	out.LimitWaiting = func(w loop.LimitWait) {
 		fn(w)
 		if then != nil {
 			then(w)

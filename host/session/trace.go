@@ -28,7 +28,7 @@ func (s *Session) execute(ctx context.Context, plan *engine.Plan, out engine.Out
 	if span != nil {
 		out.AgentEnv = span.Env
 		observers = append(observers, span)
-		alsoOnLimitWait(&out, func(w engine.LimitWait) { span.LimitWaiting(w.Agent, w.Cause, w.Until, w.Wait) })
+		alsoOnLimitWait(&out, func(w loop.LimitWait) { span.LimitWaiting(w.Agent, w.Cause, w.Until, w.Wait, w.Backoff) })
 	}
 	res := plan.Execute(ctx, out, s.observers(observers...)...)
 	span.End(res)

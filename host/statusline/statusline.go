@@ -22,7 +22,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"rooda/host/engine"
 	"rooda/host/logging"
 	"rooda/host/loop"
 )
@@ -175,9 +174,9 @@ func (l *Line) IterationFinished(it *loop.Iteration) {
 	})
 }
 
-// LimitWaiting counts down a wait for an agent's limit to reset
-// (engine.Output.LimitWaiting).
-func (l *Line) LimitWaiting(w engine.LimitWait) {
+// LimitWaiting counts down a wait for an agent's limit to reset, or its
+// outage to pass (engine.Output.LimitWaiting).
+func (l *Line) LimitWaiting(w loop.LimitWait) {
 	l.update(func() { l.waitCause, l.waitUntil = w.Cause, w.Until })
 }
 
@@ -326,7 +325,7 @@ func (l *Line) text(now time.Time) string {
 	parts := []string{label}
 	switch {
 	case now.Before(l.waitUntil):
-		parts = append(parts, fmt.Sprintf("waiting for %s, %s left (%s)", l.waitCause, logging.Elapsed(l.waitUntil.Sub(now)), run))
+		parts = append(parts, fmt.Sprintf("waiting for %s, %s left (%s)", waitingFor(l.waitCause), logging.Elapsed(l.waitUntil.Sub(now)), run))
 	case l.running:
 		parts = append(parts, fmt.Sprintf("%s (%s)", logging.Elapsed(now.Sub(l.iterStart)), run))
 	default:
@@ -339,6 +338,15 @@ func (l *Line) text(now time.Time) string {
 		parts = append(parts, said)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// waitingFor is what a wait of cause waits for: "the network", or the
+// limit, "usage_limit".
+func waitingFor(cause string) string {
+	if cause == "network" {
+		return "the network"
+	}
+	return cause
 }
 
 // Cut is text made safe for one line of a terminal: each control

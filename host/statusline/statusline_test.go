@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"rooda/host/agentstream"
-	"rooda/host/engine"
 	"rooda/host/loop"
 
 	"rooda/internal/syncbuf"
@@ -72,7 +71,7 @@ func TestLimitWaitCountsDown(t *testing.T) {
 	defer l.Close()
 	l.IterationStarted(loop.Request{Iteration: 2})
 	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
-	l.LimitWaiting(engine.LimitWait{Cause: "usage_limit", Until: t0.Add(5 * time.Minute)})
+	l.LimitWaiting(loop.LimitWait{Cause: "usage_limit", Until: t0.Add(5 * time.Minute)})
 	at = 48 * time.Second
 	l.Loop("build")
 	want := "build 2 · waiting for usage_limit, 4m12s left (run 48s)"
@@ -83,6 +82,12 @@ func TestLimitWaitCountsDown(t *testing.T) {
 	l.Loop("build")
 	if got := lastDrawn(t, s.String()); strings.Contains(got, "waiting") {
 		t.Errorf("the wait is over, yet: %q", got)
+	}
+	// An outage's backoff waits for the network.
+	l.LimitWaiting(loop.LimitWait{Cause: "network", Until: t0.Add(7 * time.Minute), Backoff: true})
+	l.Loop("build")
+	if got, want := lastDrawn(t, s.String()), "build 2 · waiting for the network, 1m00s left (run 6m00s)"; got != want {
+		t.Errorf("status line:\n got %q\nwant %q", got, want)
 	}
 }
 

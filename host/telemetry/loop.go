@@ -105,9 +105,10 @@ func failure(it *loop.Iteration) string {
 	return string(it.Outcome)
 }
 
-// LimitWaiting adds a wait for an agent's usage limit to the iteration's
-// span, as an event: the iteration runs again at until.
-func (l *Loop) LimitWaiting(agent, cause string, until time.Time, wait time.Duration) {
+// LimitWaiting adds a wait for an agent's limit or outage to the
+// iteration's span, as an event: the iteration runs again at until;
+// backoff when no reset was read and rooda chose the wait.
+func (l *Loop) LimitWaiting(agent, cause string, until time.Time, wait time.Duration, backoff bool) {
 	if l == nil || l.iteration == nil {
 		return
 	}
@@ -115,7 +116,8 @@ func (l *Loop) LimitWaiting(agent, cause string, until time.Time, wait time.Dura
 		attribute.String("rooda.agent", agent),
 		attribute.String("rooda.cause", cause),
 		attribute.String("rooda.limit.until", until.UTC().Format(time.RFC3339)),
-		attribute.Float64("rooda.limit.wait_seconds", wait.Seconds())))
+		attribute.Float64("rooda.limit.wait_seconds", wait.Seconds()),
+		attribute.Bool("rooda.limit.backoff", backoff)))
 }
 
 // Env is what the iteration's agent is given of the trace: TRACEPARENT

@@ -60,7 +60,7 @@ func TestOffMakesNothing(t *testing.T) {
 	if env := l.Env(); env != nil {
 		t.Errorf("Env = %q", env)
 	}
-	l.LimitWaiting("claude", "usage_limit", time.Now(), time.Second)
+	l.LimitWaiting("claude", "usage_limit", time.Now(), time.Second, false)
 	l.IterationFinished(&loop.Iteration{Number: 1})
 	l.End(loop.Result{})
 	r.End(RunEnd{})
@@ -123,7 +123,7 @@ func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
 		parents = append(parents, l.Env()...)
 		res := process.Result{ExitCode: n, Total: 100, Dropped: 1}
 		if outcome == loop.OutcomeFailure {
-			l.LimitWaiting("claude", "usage_limit", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 5*time.Second)
+			l.LimitWaiting("claude", "usage_limit", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 5*time.Second, false)
 			res.Signal = "SIGKILL"
 		}
 		l.IterationFinished(&loop.Iteration{Number: n + 1, Agent: "claude", Outcome: outcome, Cause: causeOf(outcome), Spent: spent, Result: res})

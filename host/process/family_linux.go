@@ -325,6 +325,20 @@ func escapees(tag string) []proc {
 	return found
 }
 
+// tagged are rooda's live descendants that carry tag in their
+// environment, wherever they are: below the agent, in a session of their
+// own, or adopted. It scans /proc, for a Ctrl+Z; escapees is the
+// search of every iteration's end.
+func tagged(tag string) []int {
+	var found []int
+	for _, p := range below(children(), processes()) {
+		if p.state != 'Z' && hasTag(p.pid, tag) {
+			found = append(found, p.pid)
+		}
+	}
+	return found
+}
+
 // below are roots and all their descendants in all.
 func below(roots, all []proc) []proc {
 	byParent := map[int][]proc{}

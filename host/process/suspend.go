@@ -14,50 +14,66 @@ import "syscall"
 // in between is stopped as it starts.
 func Suspend() {
 	kin.mu.Lock()
-	defer kin.mu.Unlock()
 	if kin.suspended {
+		kin.mu.Unlock()
 		return
 	}
 	kin.suspended = true
-	for _, p := range kin.started {
+	list := kin.list()
+	for _, p := range list {
 		p.pause()
+	}
+	kin.mu.Unlock()
+	// What left the groups is looked for without the lock, which the
+	// search takes.
+	for _, p := range list {
+		p.holdLeft(true)
 	}
 }
 
 // Resume continues what Suspend stopped, and their clocks.
 func Resume() {
 	kin.mu.Lock()
-	defer kin.mu.Unlock()
 	if !kin.suspended {
+		kin.mu.Unlock()
 		return
 	}
 	kin.suspended = false
-	for _, p := range kin.started {
+	list := kin.list()
+	kin.mu.Unlock()
+	for _, p := range list {
+		p.holdLeft(false)
 		p.resume()
 	}
 }
 
+// list is what rooda started and still waits for; f.mu is held.
+func (f *family) list() []*started {
+	list := make([]*started, 0, len(f.started))
+	for _, p := range f.started {
+		list = append(list, p)
+	}
+	return list
+}
+
 // pause stops the process's group with SIGSTOP, which it cannot catch or
-// ignore, and what left the group: its cgroup frozen, which holds them
-// all, else each found by its tag. Then the clocks.
+// ignore, then the clocks of its timeouts.
 func (p *started) pause() {
-	pgid := p.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGSTOP)
-	p.freezeLeft(true)
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGSTOP)
 	p.idle.pause()
 	p.limit.pause()
 }
 
-// resume undoes pause: the clocks go on where they stopped.
+// resume continues the group, and the clocks where they stopped.
 func (p *started) resume() {
-	p.freezeLeft(false)
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
 	p.idle.resume()
 	p.limit.resume()
 }
 
-// freezeLeft stops (or continues) what left the process's group.
-func (p *started) freezeLeft(stop bool) {
+// holdLeft stops (or continues) what left the process's group: its
+// cgroup frozen, which holds them all, else each found by its tag.
+func (p *started) holdLeft(stop bool) {
 	if p.cgroup != nil && p.cgroup.freeze(stop) {
 		return
 	}
@@ -65,7 +81,7 @@ func (p *started) freezeLeft(stop bool) {
 	if stop {
 		sig = syscall.SIGSTOP
 	}
-	for _, e := range escapees(p.tag) {
-		syscall.Kill(e.pid, sig)
+	for _, pid := range tagged(p.tag) {
+		syscall.Kill(pid, sig)
 	}
 }

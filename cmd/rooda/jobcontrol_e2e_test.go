@@ -61,11 +61,14 @@ func TestCtrlZStopsTheAgentWithRooda(t *testing.T) {
 	}
 	must(t, pty.Type(fmt.Sprintf("%s run --ai-cmd '%s' build -n 1 --iteration-timeout 3s\n", binary(t), w.aiCmd())))
 
-	waitUntil(t, "the agent working", func() bool { _, err := os.Stat(filepath.Join(w.dir, "working")); return err == nil })
+	waitUntil(t, "the agent working", func() bool { _, err := os.Stat(filepath.Join(w.dir, "working")); return err == nil }, pty.Screen)
 	agent := w.recordedPids()[0]
 	rooda := parentOf(t, agent)
 	must(t, pty.Type("\x1a"))
-	waitUntil(t, "rooda and its agent stopped", func() bool { return stateOf(rooda) == "T" && stateOf(agent) == "T" })
+	waitUntil(t, "rooda and its agent stopped", func() bool { return stateOf(rooda) == "T" && stateOf(agent) == "T" },
+		func() string {
+			return fmt.Sprintf("rooda in state %q, its agent in %q; the screen:\n%q", stateOf(rooda), stateOf(agent), pty.Screen())
+		})
 	stoppedAt := len(pty.Screen())
 	time.Sleep(4 * time.Second) // longer than the iteration timeout
 	if r, a := stateOf(rooda), stateOf(agent); r != "T" || a != "T" {
@@ -90,13 +93,13 @@ func TestCtrlZStopsTheAgentWithRooda(t *testing.T) {
 }
 
 // waitUntil polls done until it holds, and fails the test if it never
-// does.
-func waitUntil(t *testing.T, what string, done func() bool) {
+// does, with what state says.
+func waitUntil(t *testing.T, what string, done func() bool, state func() string) {
 	t.Helper()
 	deadline := time.Now().Add(hangGuard)
 	for !done() {
 		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
+			t.Fatalf("never: %s; %s", what, state())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -46,12 +46,13 @@ func tagged(string) []int { return nil }
 // cgroup is Linux's; elsewhere there is none.
 type cgroup struct{}
 
-func newCgroup() *cgroup         { return nil }
-func (*cgroup) find() []proc     { return nil }
-func (*cgroup) killAll()         {}
-func (*cgroup) remove()          {}
-func (*cgroup) freeze(bool) bool { return false }
-func removeBaseCgroup()          {}
+func newCgroup() *cgroup      { return nil }
+func (*cgroup) find() []proc  { return nil }
+func (*cgroup) killAll()      {}
+func (*cgroup) remove()       {}
+func (*cgroup) stopAll() bool { return false }
+func (*cgroup) continueAll()  {}
+func removeBaseCgroup()       {}
 
 var cgroupsOff atomic.Bool
 

@@ -71,10 +71,16 @@ func (p *started) resume() {
 	p.limit.resume()
 }
 
-// holdLeft stops (or continues) what left the process's group: its
-// cgroup frozen, which holds them all, else each found by its tag.
+// holdLeft stops (or continues) what left the process's group: each in
+// its cgroup, which holds them all, else each found by its tag (a kernel
+// that cannot freeze a cgroup has the tags stop them, and what they stop
+// is in the cgroup to continue).
 func (p *started) holdLeft(stop bool) {
-	if p.cgroup != nil && p.cgroup.freeze(stop) {
+	switch {
+	case p.cgroup != nil && stop && p.cgroup.stopAll():
+		return
+	case p.cgroup != nil && !stop:
+		p.cgroup.continueAll()
 		return
 	}
 	sig := syscall.SIGCONT

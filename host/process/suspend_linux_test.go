@@ -2,8 +2,6 @@ package process
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,25 +58,15 @@ func eventually[T any](t *testing.T, what string, get func() (T, bool)) T {
 	}
 }
 
-// held reports whether pid is stopped (state T) or frozen in its cgroup.
-func held(pid int) bool {
-	if state(pid) == 'T' {
-		return true
-	}
-	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
-	for line := range strings.Lines(string(data)) {
-		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
-			events, _ := os.ReadFile(filepath.Join(cgroup2Mount(), path, "cgroup.events"))
-			return strings.Contains(string(events), "frozen 1\n")
-		}
-	}
-	return false
-}
+// held reports whether pid is stopped: state T, what ps shows. (A shell
+// stopped as it forks, between its vfork and the child's exec, shows D:
+// the agents below are checked by what they did not do instead.)
+func held(pid int) bool { return state(pid) == 'T' }
 
-// working is an agent that prints its pid and an escaped child's, then
-// needs about half a second of running (ten sleeps of 50 ms: a stop
-// costs it one of them at most), printing nothing.
-const working = `setsid sleep 30 >/dev/null 2>&1 & echo $$ $!;` + waitEscaped + `; i=0; while [ $i -lt 10 ]; do sleep 0.05; i=$((i+1)); done; echo done`
+// working is an agent that prints the pid of a child that escaped its
+// group, then needs about half a second of running (ten sleeps of 50 ms:
+// a stop costs it one of them at most), printing nothing.
+const working = `setsid sleep 30 >/dev/null 2>&1 & echo $!;` + waitEscaped + `; i=0; while [ $i -lt 10 ]; do sleep 0.05; i=$((i+1)); done; echo done`
 
 // TestSuspendStopsTheAgentAndItsClocks: Suspend stops the agent's group
 // and what escaped it, and Resume continues them; the time between
@@ -92,18 +80,21 @@ func TestSuspendStopsTheAgentAndItsClocks(t *testing.T) {
 			res, _ := Run(context.Background(), Command{Argv: sh(working), Timeout: 1500 * time.Millisecond, IdleTimeout: time.Second, Grace: time.Second, Stream: out, MaxOutput: 1 << 20})
 			done <- res
 		}()
-		pids := out.first(t)
-		agent, _ := strconv.Atoi(pids[0])
-		escaped, _ := strconv.Atoi(pids[1])
+		escaped, _ := strconv.Atoi(out.first(t)[0])
 		Suspend()
-		eventually(t, "the agent and its escaped child stopped", func() (bool, bool) { return true, held(agent) && held(escaped) })
-		time.Sleep(2 * time.Second) // stopped longer than both timeouts
-		stillHeld := held(agent) && held(escaped)
+		eventually(t, "the escaped child stopped", func() (bool, bool) { return true, held(escaped) })
+		time.Sleep(2 * time.Second) // stopped longer than both timeouts, and than the agent's work
+		select {
+		case res := <-done:
+			t.Error("the agent ran on while suspended, to its end")
+			done <- res
+		default:
+		}
+		if !held(escaped) {
+			t.Error("the escaped child ran on while suspended")
+		}
 		Resume()
 		res := <-done
-		if !stillHeld {
-			t.Error("the agent or its escaped child ran on while suspended")
-		}
 		if res.TimedOut || res.Idle || res.ExitCode != 0 || !strings.HasSuffix(string(res.Output), "done\n") {
 			t.Errorf("timed out %t, idle %t, exit %d after %s, output %q: the stopped time was counted", res.TimedOut, res.Idle, res.ExitCode, res.Duration, res.Output)
 		}
@@ -122,10 +113,9 @@ func TestStartedWhileSuspendedIsStopped(t *testing.T) {
 			Resume()
 		}
 	}()
-	out := &lines{}
 	done := make(chan Result, 1)
 	go func() {
-		res, _ := Run(context.Background(), Command{Argv: sh(`echo $$; sleep 0.2; echo done`), Timeout: 5 * time.Second, Stream: out, MaxOutput: 1024})
+		res, _ := Run(context.Background(), Command{Argv: []string{"sleep", "0.2"}, Timeout: 5 * time.Second, MaxOutput: 1024})
 		done <- res
 	}()
 	pid := eventually(t, "the agent started", func() (int, bool) {
@@ -136,17 +126,17 @@ func TestStartedWhileSuspendedIsStopped(t *testing.T) {
 		}
 		return 0, false
 	})
-	eventually(t, "the agent stopped", func() (bool, bool) { return true, state(pid) == 'T' })
+	eventually(t, "the agent stopped", func() (bool, bool) { return true, held(pid) })
 	Resume()
 	resumed = true
-	if res := <-done; res.ExitCode != 0 || !strings.HasSuffix(string(res.Output), "done\n") {
-		t.Errorf("exit %d, output %q", res.ExitCode, res.Output)
+	if res := <-done; res.ExitCode != 0 || res.TimedOut {
+		t.Errorf("exit %d, timed out %t", res.ExitCode, res.TimedOut)
 	}
 }
 
-// TestSuspendFreezesTheCgroup: in a cgroup, what escaped the group with
-// an empty environment, which no tag finds, is stopped all the same.
-func TestSuspendFreezesTheCgroup(t *testing.T) {
+// TestSuspendStopsTheWholeCgroup: in a cgroup, what escaped the group
+// with an empty environment, which no tag finds, is stopped all the same.
+func TestSuspendStopsTheWholeCgroup(t *testing.T) {
 	if baseCgroup() == "" || cgroupsOff.Load() {
 		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
 	}
@@ -158,7 +148,7 @@ func TestSuspendFreezesTheCgroup(t *testing.T) {
 	}()
 	escaped, _ := strconv.Atoi(out.first(t)[0])
 	Suspend()
-	eventually(t, "the escaped child frozen", func() (bool, bool) { return true, held(escaped) })
+	eventually(t, "the escaped child stopped", func() (bool, bool) { return true, held(escaped) })
 	Resume()
 	res := <-done
 	if len(res.Escaped) != 1 || res.Escaped[0].PID != escaped {

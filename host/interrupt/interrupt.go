@@ -4,7 +4,7 @@
 // run as interrupted; the second closes Kill, so the group is killed at
 // once.
 //
-// The agent runs in a process group of its own, so the terminal's Ctrl+C,
+// The agent runs in a session of its own, so the terminal's Ctrl+C,
 // Ctrl+\ and hang-up reach rooda alone: rooda must pass them on, or the
 // agent outlives it. SIGQUIT is caught too, as a stop: left to Go's
 // runtime, it would dump every goroutine's stack into the log and exit at

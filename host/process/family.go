@@ -34,6 +34,9 @@ type family struct {
 	mu      sync.Mutex
 	started map[int]*started
 	tags    int
+	// suspended is set from Suspend to Resume: what starts then is
+	// stopped as it starts.
+	suspended bool
 }
 
 var kin = family{started: map[int]*started{}}
@@ -47,6 +50,9 @@ func (f *family) startTracked(p *started) error {
 		return err
 	}
 	f.started[p.cmd.Process.Pid] = p
+	if f.suspended {
+		p.pause()
+	}
 	return nil
 }
 

@@ -213,12 +213,18 @@ func reap(pgid int) {
 	kin.reapOrphans()
 }
 
-// sysProcAttr puts the agent in a process group of its own, and in its
-// cgroup if it has one, and has the kernel kill it if rooda dies first
-// (kill -9, a crash): an agent never goes on spending without the loop
-// that started it.
+// sysProcAttr puts the agent in a session of its own, which makes it the
+// leader of a process group of its own, and in its cgroup if it has one,
+// and has the kernel kill it if rooda dies first (kill -9, a crash): an
+// agent never goes on spending without the loop that started it.
+//
+// A session of its own has no controlling terminal: what the agent runs
+// that asks the terminal (a git credential prompt, ssh, sudo) fails at
+// once opening /dev/tty (ENXIO), with an error the agent prints and the
+// record keeps, where in rooda's session it would be stopped by SIGTTIN,
+// reading from a background group, until a timeout.
 func sysProcAttr(g *cgroup) *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if g != nil {
 		attr.UseCgroupFD, attr.CgroupFD = true, g.fd
 	}
@@ -314,6 +320,20 @@ func escapees(tag string) []proc {
 	for _, p := range below(roots, processes()) {
 		if p.state != 'Z' && (tag == "" || hasTag(p.pid, tag)) {
 			found = append(found, p)
+		}
+	}
+	return found
+}
+
+// tagged are rooda's live descendants that carry tag in their
+// environment, wherever they are: below the agent, in a session of their
+// own, or adopted. It scans /proc, for a Ctrl+Z; escapees is the
+// search of every iteration's end.
+func tagged(tag string) []int {
+	var found []int
+	for _, p := range below(children(), processes()) {
+		if p.state != 'Z' && hasTag(p.pid, tag) {
+			found = append(found, p.pid)
 		}
 	}
 	return found

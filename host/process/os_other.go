@@ -39,18 +39,26 @@ type proc struct {
 // init.
 func escapees(string) []proc { return nil }
 
+// tagged finds nothing without /proc: a Ctrl+Z stops the agent's group
+// alone.
+func tagged(string) []int { return nil }
+
 // cgroup is Linux's; elsewhere there is none.
 type cgroup struct{}
 
-func newCgroup() *cgroup     { return nil }
-func (*cgroup) find() []proc { return nil }
-func (*cgroup) killAll()     {}
-func (*cgroup) remove()      {}
-func removeBaseCgroup()      {}
+func newCgroup() *cgroup      { return nil }
+func (*cgroup) find() []proc  { return nil }
+func (*cgroup) killAll()      {}
+func (*cgroup) remove()       {}
+func (*cgroup) stopAll() bool { return false }
+func (*cgroup) continueAll()  {}
+func removeBaseCgroup()       {}
 
 var cgroupsOff atomic.Bool
 
-func sysProcAttr(*cgroup) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+// sysProcAttr puts the agent in a session of its own: no controlling
+// terminal, and a process group of its own (family_linux.go).
+func sysProcAttr(*cgroup) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 // outputPipe is the pipe of the agent's output, both ends blocking: the
 // read end is read as cat reads it (capture).

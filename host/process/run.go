@@ -17,7 +17,8 @@ type Command struct {
 	Dir    string   // "" is the current directory
 	Env    []string // added to rooda's own environment
 	Prompt string   // written to stdin, which is then closed
-	// Timeout of 0 means none.
+	// Timeout of 0 means none. Neither it nor IdleTimeout counts the time
+	// the agent spent stopped with rooda (Suspend).
 	Timeout time.Duration
 	// IdleTimeout stops the agent as Timeout does once it has written
 	// nothing, on stdout or stderr, for that long; 0 means never.
@@ -109,12 +110,14 @@ type started struct {
 	exited chan error
 	began  time.Time
 	idle   *watchdog // reset by every read of the output
+	limit  *deadline // Command.Timeout
 	tag    string    // TagVariable's value in its environment
 	cgroup *cgroup   // nil where rooda has no cgroups
 }
 
-// start starts the agent in a process group of its own, with the prompt
-// on its stdin and its stdout and stderr on one pipe that rooda reads.
+// start starts the agent in a session and process group of its own, with
+// the prompt on its stdin and its stdout and stderr on one pipe that
+// rooda reads.
 func start(c Command) (*started, error) {
 	outR, outW, err := outputPipe()
 	if err != nil {
@@ -128,17 +131,21 @@ func start(c Command) (*started, error) {
 	}
 	p := &started{tag: kin.newTag(), cgroup: newCgroup()}
 	becomeSubreaper()
+	// The clocks run before the agent does, so that a Ctrl+Z as it starts
+	// (Suspend) finds them to stop.
 	p.began = time.Now()
+	p.idle, p.limit = newWatchdog(c.IdleTimeout), newDeadline(c.Timeout)
 	err = p.start(c, inR, outW)
 	inR.Close()
 	outW.Close() // the agent holds the only write ends now
 	if err != nil {
+		p.idle.stop()
+		p.limit.stop()
 		inW.Close()
 		outR.Close()
 		return nil, err
 	}
 	p.exited = make(chan error, 1)
-	p.idle = newWatchdog(c.IdleTimeout)
 	p.out = newCapture(outR, NewRing(c.MaxOutput), p.idle, c.Stream)
 	go feed(inW, c.Prompt)
 	go p.out.run()
@@ -196,7 +203,7 @@ func (p *started) wait(ctx context.Context, c Command) Result {
 	ended := true
 	select {
 	case <-p.exited:
-	case <-after(c.Timeout):
+	case <-p.limit.passed():
 		res.TimedOut = true
 		res.Killed, ended = stop(res.PID, p.exited, c)
 	case <-p.idle.fired():
@@ -210,6 +217,7 @@ func (p *started) wait(ctx context.Context, c Command) Result {
 		res.Killed, ended = stop(res.PID, p.exited, c)
 	}
 	p.idle.stop()
+	p.limit.stop()
 	res.Duration = time.Since(p.began)
 	res.Abandoned = !ended
 	if cleanup(res.PID, c) {
@@ -255,13 +263,6 @@ func (p *started) collect(res *Result, c Command) {
 func feed(w *os.File, prompt string) {
 	io.WriteString(w, prompt)
 	w.Close()
-}
-
-func after(d time.Duration) <-chan time.Time {
-	if d <= 0 {
-		return nil
-	}
-	return time.After(d)
 }
 
 // stop ends the agent's group: SIGTERM, then SIGKILL when the grace

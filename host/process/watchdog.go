@@ -27,6 +27,11 @@ type watchdog struct {
 	stopped bool
 	once    sync.Once
 	bark    chan struct{}
+
+	// paused keeps it from setting the timer while the agent is stopped
+	// with rooda (pause); pausedAt is when, as time since began.
+	paused   bool
+	pausedAt time.Duration
 }
 
 // newWatchdog starts a watchdog of limit; with a limit of 0 it never
@@ -44,13 +49,16 @@ func newWatchdog(limit time.Duration) *watchdog {
 // look fires the watchdog if the output has been silent for the limit,
 // and otherwise looks again when the limit since the last read is up.
 func (d *watchdog) look() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.paused {
+		return // resume looks again
+	}
 	silent := time.Since(d.began) - time.Duration(d.last.Load())
 	if silent >= d.limit {
 		d.once.Do(func() { close(d.bark) })
 		return
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if !d.stopped {
 		d.timer.Reset(d.limit - silent)
 	}
@@ -81,4 +89,38 @@ func (d *watchdog) stop() {
 	defer d.mu.Unlock()
 	d.stopped = true
 	d.timer.Stop()
+}
+
+// pause stops its clock while the agent is stopped with rooda (Ctrl+Z):
+// time stopped is not silence.
+func (d *watchdog) pause() {
+	if d.limit <= 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.paused {
+		d.paused, d.pausedAt = true, time.Since(d.began)
+		d.timer.Stop()
+	}
+}
+
+// resume starts its clock again: the output counts as silent for as long
+// as it was when paused, and what was read while paused (what the agent
+// wrote as it stopped) as read now.
+func (d *watchdog) resume() {
+	if d.limit <= 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.paused {
+		return
+	}
+	d.paused = false
+	now := time.Since(d.began)
+	d.last.Store(min(d.last.Load()+int64(now-d.pausedAt), int64(now)))
+	if !d.stopped {
+		d.timer.Reset(0) // look: it sets the timer for what is left
+	}
 }

@@ -27,6 +27,7 @@ import (
 	"rooda/host/loop"
 	"rooda/host/runlog"
 	"rooda/host/statusline"
+	"rooda/host/suspend"
 	"rooda/host/telemetry"
 	"rooda/host/worktree"
 )
@@ -117,6 +118,8 @@ type Session struct {
 	started time.Time
 	// status is the status line under the log, nil when there is none.
 	status *statusline.Line
+	// jobs is Start's watch of Ctrl+Z, nil for a session without one.
+	jobs *suspend.Watcher
 	// trace is the run's OpenTelemetry trace, nil when it exports none.
 	trace *telemetry.Run
 }
@@ -135,8 +138,8 @@ func New(ctx context.Context, opts Options) *Session {
 }
 
 // Start begins a run: from here on SIGINT and SIGTERM interrupt it (the
-// first cancels its context, the second kills at once) and its duration
-// budget runs. Close ends what Start began. The record starts when the
+// first cancels its context, the second kills at once), Ctrl+Z stops it
+// with its processes, and its duration budget runs. Close ends what Start began. The record starts when the
 // run does: RunProcedure's once its checks pass, RunScript's at once.
 func Start(parent context.Context, opts Options) *Session {
 	ctx, watch := interrupt.Watch(parent)
@@ -147,7 +150,8 @@ func Start(parent context.Context, opts Options) *Session {
 		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
 	}
 	s := New(ctx, opts)
-	s.stop = func() { cancel(); watch.Stop(); s.closeStatus() }
+	s.jobs = suspend.Watch()
+	s.stop = func() { cancel(); watch.Stop(); s.jobs.Stop(); s.closeStatus() }
 	s.untilSignal = watch.Next
 	return s
 }

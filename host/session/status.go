@@ -30,6 +30,9 @@ func (s *Session) showStatus() {
 		return
 	}
 	s.status = line
+	if s.jobs != nil {
+		s.jobs.Around(line.Hide, line.Show)
+	}
 	s.opts.Stderr = line.Writer(s.opts.Stderr)
 	if f, ok := s.opts.Stdout.(*os.File); ok && statusline.IsTerminal(f) {
 		s.opts.Stdout = line.Writer(f)

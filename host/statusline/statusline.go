@@ -68,6 +68,7 @@ type Line struct {
 	waitUntil   time.Time
 	shown       bool // a status line is on the screen
 	closed      bool
+	hidden      bool // between Hide and Show
 	stopTicking chan struct{}
 	ticked      chan struct{}
 	// writers are the Writers made, whose partial lines Close writes.
@@ -150,6 +151,17 @@ func (l *Line) Close() {
 	if l.onClose != nil {
 		l.onClose()
 	}
+}
+
+// Hide clears the line and draws it no more until Show: rooda is about
+// to stop (Ctrl+Z), and the shell writes below it.
+func (l *Line) Hide() {
+	l.update(func() { l.hidden = true; l.erase() })
+}
+
+// Show draws the line again, at once: rooda goes on (fg).
+func (l *Line) Show() {
+	l.update(func() { l.hidden = false })
 }
 
 // Loop names the procedure of the loop about to run.
@@ -305,7 +317,7 @@ func (l *Line) erase() {
 // draw writes the status line again, in place, once an iteration has
 // started.
 func (l *Line) draw() {
-	if l.closed || l.iteration == 0 {
+	if l.closed || l.hidden || l.iteration == 0 {
 		return
 	}
 	text := Cut(l.text(l.now()), l.width()-1)

@@ -7,6 +7,7 @@ import (
 
 	"rooda/host/agentstream"
 	"rooda/host/loop"
+	"rooda/host/process"
 )
 
 // watch reads a decoded agent's events as they come and stops it (closes
@@ -32,10 +33,13 @@ type watch struct {
 	retries int
 	last    agentstream.Retry
 	why     *loop.Stop // set once the agent is stopped
+	// stopped is how long the agent was suspended since a time
+	// (process.StoppedSince).
+	stopped func(time.Time) time.Duration
 }
 
 func newWatch(modelLimit, toolLimit time.Duration) *watch {
-	w := &watch{modelLimit: modelLimit, toolLimit: toolLimit, stop: make(chan struct{})}
+	w := &watch{modelLimit: modelLimit, toolLimit: toolLimit, stop: make(chan struct{}), stopped: process.StoppedSince}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.wait()
@@ -91,12 +95,24 @@ func (w *watch) wait() {
 	if limit <= 0 {
 		return
 	}
-	w.timer = time.AfterFunc(limit, func() {
+	w.arm(time.Now(), limit, limit, onTool)
+}
+
+// arm fires the wait begun at since when limit of it has passed, the
+// agent running: time it spent stopped (Ctrl+Z) does not count, and
+// the timer, fired early for it, is armed again for what is left.
+func (w *watch) arm(since time.Time, limit, after time.Duration, onTool bool) {
+	w.timer = time.AfterFunc(after, func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		if !w.ended && w.why == nil {
-			w.halt(w.overdue(onTool, limit))
+		if w.ended || w.why != nil {
+			return
 		}
+		if left := limit - (time.Since(since) - w.stopped(since)); left > 0 {
+			w.arm(since, limit, left, onTool)
+			return
+		}
+		w.halt(w.overdue(onTool, limit))
 	})
 }
 

@@ -110,3 +110,30 @@ func TestFatalEventStopsAtOnce(t *testing.T) {
 		t.Errorf("%+v", why)
 	}
 }
+
+// TestStoppedTimeIsNoWait: the time the agent spent stopped (Ctrl+Z) is
+// not counted against its wait: stopped all along, it is never overdue;
+// stopped no more, it is, at its limit.
+func TestStoppedTimeIsNoWait(t *testing.T) {
+	w := newWatch(200*time.Millisecond, time.Hour)
+	stoppedAll := true
+	w.mu.Lock()
+	w.stopped = func(since time.Time) time.Duration {
+		if stoppedAll {
+			return time.Since(since)
+		}
+		return 0
+	}
+	w.mu.Unlock()
+	select {
+	case <-w.stop:
+		t.Fatalf("stopped while suspended: %+v", w.end())
+	case <-time.After(time.Second):
+	}
+	w.mu.Lock()
+	stoppedAll = false
+	w.mu.Unlock()
+	if why := fired(t, w); why.Cause != loop.CauseModelTimeout {
+		t.Errorf("%+v", why)
+	}
+}

@@ -1,6 +1,9 @@
 package process
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // Ctrl+Z stops rooda alone: the terminal sends SIGTSTP to its foreground
 // process group, and each process rooda starts is in a session of its
@@ -19,6 +22,7 @@ func Suspend() {
 		return
 	}
 	kin.suspended = true
+	noteSuspended(time.Now())
 	list := kin.list()
 	for _, p := range list {
 		p.pause()
@@ -39,6 +43,7 @@ func Resume() {
 		return
 	}
 	kin.suspended = false
+	noteResumed(time.Now())
 	list := kin.list()
 	kin.mu.Unlock()
 	for _, p := range list {

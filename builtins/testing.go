@@ -342,7 +342,7 @@ type FakeAgent struct{ f *session.FakeAgent }
 
 var _ starlark.HasAttrs = (*FakeAgent)(nil)
 
-func (x *FakeAgent) String() string        { return fmt.Sprintf("fake_agent(calls=%d)", len(x.f.Prompts)) }
+func (x *FakeAgent) String() string        { return fmt.Sprintf("fake_agent(calls=%d)", len(x.f.Received())) }
 func (x *FakeAgent) Type() string          { return "fake_agent" }
 func (x *FakeAgent) Freeze()               {}
 func (x *FakeAgent) Truth() starlark.Bool  { return true }
@@ -351,10 +351,11 @@ func (x *FakeAgent) AttrNames() []string   { return []string{"calls", "prompts"}
 func (x *FakeAgent) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "calls":
-		return starlark.MakeInt(len(x.f.Prompts)), nil
+		return starlark.MakeInt(len(x.f.Received())), nil
 	case "prompts":
-		list := make([]starlark.Value, len(x.f.Prompts))
-		for i, p := range x.f.Prompts {
+		received := x.f.Received()
+		list := make([]starlark.Value, len(received))
+		for i, p := range received {
 			list[i] = starlark.String(p)
 		}
 		return starlark.NewList(list), nil

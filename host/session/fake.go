@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"rooda/host/agentstream"
@@ -45,8 +46,10 @@ type FakeAgent struct {
 	// Writes are the files each turn writes in its working directory,
 	// by path relative to it.
 	Writes []map[string]string
-	// Prompts are the prompts received, one per iteration, in order.
-	Prompts []string
+	// prompts are the prompts received, one per iteration, in order.
+	prompts []string
+	// mu orders the turns of loops that share the agent in parallel().
+	mu sync.Mutex
 }
 
 // Check says what in f no agent could do: report what its CLI never
@@ -84,13 +87,22 @@ func (f *FakeAgent) checkWrites() error {
 	return nil
 }
 
+// Received is a copy of the prompts received so far.
+func (f *FakeAgent) Received() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.prompts)
+}
+
 // Run answers one iteration: it writes the turn's files, prints its
 // output, and moves clock (a script test's; nil for none) by the time the
 // turn takes. spent is what a text agent reports spending; a CLI's format
 // carries it in the output, for the decoder to read.
 func (f *FakeAgent) Run(ctx context.Context, cmd process.Command, clock *Clock) (res process.Result, spent loop.Spend, err error) {
-	n := len(f.Prompts)
-	f.Prompts = append(f.Prompts, cmd.Prompt)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(f.prompts)
+	f.prompts = append(f.prompts, cmd.Prompt)
 	if err := f.write(n, cmd.Dir); err != nil {
 		return process.Result{}, loop.Spend{}, err
 	}

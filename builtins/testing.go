@@ -3,14 +3,19 @@ package builtins
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 
 	"rooda/host"
+	"rooda/host/agentstream"
 	"rooda/host/session"
 	"rooda/host/suggest"
 )
@@ -165,37 +170,171 @@ func prefix(msg string) string {
 var fakeAgentBuiltin = Builtin{
 	Name: "fake_agent",
 	Params: []Param{
-		{"outputs", "list of str", "[]", "what the agent prints in each iteration; the last repeats"},
-		{"exit_codes", "list of int", "[]", "its exit code in each iteration; the last repeats (0 when empty)"},
+		{"outputs", "list of str", "[]", "what the agent says in each turn (each iteration it runs); the last repeats, as in every list here"},
+		{"exit_codes", "list of int", "[]", "its exit code in each turn (0 when empty; 1 in a turn with a cause)"},
+		{"format", "str", `"text"`, "the CLI whose output it prints (\"claude-stream-json\", \"codex-json\", … as an alias's output:): each turn's output, usage, cost and cause are written as that CLI's stream and read back as a real one is, so it.output is the JSON and it.text the output; \"text\" prints the output as it is"},
+		{"costs", "list of float", "[]", "the dollars its CLI reports in each turn: it.cost, and what max_cost_usd counts"},
+		{"usage", "list of dict", "[]", "the tokens its CLI reports in each turn, {\"input\": 100, \"output\": 50, \"cache_read\": 0, \"cache_write\": 0} (keys left out are 0): it.usage, and what max_tokens counts"},
+		{"durations", "list of int | float | str", "[]", "how long each turn takes on the test clock, seconds or \"10m\": it.duration, now() and max_duration see it"},
+		{"timed_out", "list of bool", "[]", "the turns that run into the iteration timeout: it.timed_out, cause \"timeout\", exit code 143, and the timeout taken on the test clock unless durations says otherwise"},
+		{"causes", "list of str", "[]", "the error its CLI reports in each turn (a format other than text): \"rate_limited\", \"usage_limit\" and \"overloaded\" (it.cause \"rate_limited\"), \"auth\" (which ends the loop: no later turn could log in), \"network\", \"other\" (it.cause \"agent_failed\"); None for none"},
+		{"writes", "list of dict", "[]", "the files each turn writes in its working directory (a worktree's with iterate(worktree=…)), {\"PLAN.md\": \"…\"}, by path relative to it; {} for none"},
+		{"name", "str", "None", "what it.agent, the log and the record call it; else fake_agent, or fake_agent N in the order first used"},
 	},
 	Returns: "fake_agent",
-	Doc:     "An agent for iterate(agent=…) in script tests that starts no process. .prompts holds the exact prompt of each iteration it answered, .calls how many.",
-	fn:      fakeAgentFn,
+	Doc: "An agent for iterate(agent=…) in script tests that starts no process. .prompts holds the exact prompt of each iteration it answered, .calls how many. " +
+		"What a CLI never reports is refused (codex-json reports no cost, copilot-json no tokens, a text agent no cause), so a test cannot pass on a reply no agent gives; " +
+		"costs and usage given to a text agent are reported beside its output.",
+	Example: `agent = fake_agent(outputs = ["Planned.", "<promise>SUCCESS</promise>"], format = "claude-stream-json",
+                   costs = [0.5], usage = [{"input": 100, "output": 50}], durations = ["10m"],
+                   writes = [{"PLAN.md": "1. the parser"}, {}])
+r = iterate(compose("p", act = [fragment(content = "Work.")]), agent = agent, max_iterations = 5)
+assert.eq((r.status, r.iterations, r.stats.total), ("success", 2, 1200.0))
+assert.eq((r.last.text, r.last.cost, r.last.usage.total), ("<promise>SUCCESS</promise>", 0.5, 150))`,
+	fn: fakeAgentFn,
 }
 
 func fakeAgentFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var outputs, codes *starlark.List
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "outputs?", &outputs, "exit_codes?", &codes); err != nil {
+	var outputs, codes, costs, usage, durations, timedOut, causes, writes *starlark.List
+	format, name := "text", ""
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "outputs?", &outputs, "exit_codes?", &codes, "format?", &format,
+		"costs?", &costs, "usage?", &usage, "durations?", &durations, "timed_out?", &timedOut, "causes?", &causes,
+		"writes?", &writes, "name?", &name); err != nil {
 		return nil, err
 	}
-	f := &session.FakeAgent{}
+	f := &session.FakeAgent{Name: name}
+	var err error
+	if f.Format, err = agentstream.ParseFormat(format); err != nil {
+		return nil, fmt.Errorf("format: %w", err)
+	}
 	if outputs != nil {
-		texts, err := stringList(outputs, "outputs")
-		if err != nil {
+		if f.Outputs, err = stringList(outputs, "outputs"); err != nil {
 			return nil, err
 		}
-		f.Outputs = texts
 	}
-	if codes != nil {
-		for e := range codes.Elements() {
-			var n int
-			if err := starlark.AsInt(e, &n); err != nil {
-				return nil, fmt.Errorf("exit_codes must hold ints, got %s", e.Type())
-			}
-			f.ExitCodes = append(f.ExitCodes, n)
-		}
+	if f.ExitCodes, err = each(codes, "exit_codes", func(v starlark.Value) (n int, err error) { return n, starlark.AsInt(v, &n) }); err != nil {
+		return nil, err
+	}
+	if f.Costs, err = each(costs, "costs", fakeCost); err != nil {
+		return nil, err
+	}
+	if f.Usage, err = each(usage, "usage", fakeUsage); err != nil {
+		return nil, err
+	}
+	if f.Durations, err = each(durations, "durations", func(v starlark.Value) (time.Duration, error) {
+		var d duration
+		return d.d, d.Unpack(v)
+	}); err != nil {
+		return nil, err
+	}
+	if f.TimedOut, err = each(timedOut, "timed_out", fakeBool); err != nil {
+		return nil, err
+	}
+	if f.Causes, err = each(causes, "causes", fakeCause); err != nil {
+		return nil, err
+	}
+	if f.Writes, err = each(writes, "writes", fakeWrites); err != nil {
+		return nil, err
+	}
+	if err := f.Check(); err != nil {
+		return nil, err
 	}
 	return &FakeAgent{f}, nil
+}
+
+// each converts every element of list (nil: none) with conv; an error
+// names the element.
+func each[T any](list *starlark.List, what string, conv func(starlark.Value) (T, error)) ([]T, error) {
+	if list == nil {
+		return nil, nil
+	}
+	var out []T
+	for i := range list.Len() {
+		v, err := conv(list.Index(i))
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d]: %w", what, i, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func fakeCost(v starlark.Value) (float64, error) {
+	f, ok := starlark.AsFloat(v)
+	if !ok || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("want dollars, a number from 0, got %s", v)
+	}
+	return f, nil
+}
+
+func fakeBool(v starlark.Value) (bool, error) {
+	b, ok := v.(starlark.Bool)
+	if !ok {
+		return false, fmt.Errorf("want True or False, got %s", v.Type())
+	}
+	return bool(b), nil
+}
+
+// fakeCauses are the causes a fake agent's CLI may report.
+var fakeCauses = []agentstream.Cause{agentstream.CauseRateLimited, agentstream.CauseUsageLimit, agentstream.CauseOverloaded,
+	agentstream.CauseAuth, agentstream.CauseNetwork, agentstream.CauseOther}
+
+func fakeCause(v starlark.Value) (agentstream.Cause, error) {
+	if v == starlark.None {
+		return "", nil
+	}
+	s, ok := starlark.AsString(v)
+	if !ok || !slices.Contains(fakeCauses, agentstream.Cause(s)) {
+		return "", fmt.Errorf("want None or one of %s, got %s", causeNames(), v)
+	}
+	return agentstream.Cause(s), nil
+}
+
+func causeNames() string {
+	var names []string
+	for _, c := range fakeCauses {
+		names = append(names, strconv.Quote(string(c)))
+	}
+	return strings.Join(names, ", ")
+}
+
+// fakeUsage reads {"input": 100, "output": 50, …}.
+func fakeUsage(v starlark.Value) (agentstream.Usage, error) {
+	var u agentstream.Usage
+	d, ok := v.(*starlark.Dict)
+	if !ok {
+		return u, fmt.Errorf("want a dict like {\"input\": 100, \"output\": 50}, got %s", v.Type())
+	}
+	fields := map[string]*int64{"input": &u.Input, "output": &u.Output, "cache_read": &u.CacheRead, "cache_write": &u.CacheWrite}
+	for _, item := range d.Items() {
+		key, _ := starlark.AsString(item[0])
+		field, known := fields[key]
+		if !known {
+			return u, fmt.Errorf("unknown key %s; the keys are input, output, cache_read, cache_write", item[0])
+		}
+		if err := starlark.AsInt(item[1], field); err != nil || *field < 0 {
+			return u, fmt.Errorf("%s: want a count of tokens, got %s", key, item[1])
+		}
+	}
+	return u, nil
+}
+
+// fakeWrites reads {"PLAN.md": "…"}.
+func fakeWrites(v starlark.Value) (map[string]string, error) {
+	d, ok := v.(*starlark.Dict)
+	if !ok {
+		return nil, fmt.Errorf("want a dict of path to content, got %s", v.Type())
+	}
+	files := map[string]string{}
+	for _, item := range d.Items() {
+		path, ok1 := starlark.AsString(item[0])
+		content, ok2 := starlark.AsString(item[1])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("want a path and its content as strings, got %s: %s", item[0].Type(), item[1].Type())
+		}
+		files[path] = content
+	}
+	return files, nil
 }
 
 // FakeAgent is a fake_agent() value.
@@ -203,7 +342,7 @@ type FakeAgent struct{ f *session.FakeAgent }
 
 var _ starlark.HasAttrs = (*FakeAgent)(nil)
 
-func (x *FakeAgent) String() string        { return fmt.Sprintf("fake_agent(calls=%d)", len(x.f.Prompts)) }
+func (x *FakeAgent) String() string        { return fmt.Sprintf("fake_agent(calls=%d)", len(x.f.Received())) }
 func (x *FakeAgent) Type() string          { return "fake_agent" }
 func (x *FakeAgent) Freeze()               {}
 func (x *FakeAgent) Truth() starlark.Bool  { return true }
@@ -212,10 +351,11 @@ func (x *FakeAgent) AttrNames() []string   { return []string{"calls", "prompts"}
 func (x *FakeAgent) Attr(name string) (starlark.Value, error) {
 	switch name {
 	case "calls":
-		return starlark.MakeInt(len(x.f.Prompts)), nil
+		return starlark.MakeInt(len(x.f.Received())), nil
 	case "prompts":
-		list := make([]starlark.Value, len(x.f.Prompts))
-		for i, p := range x.f.Prompts {
+		received := x.f.Received()
+		list := make([]starlark.Value, len(received))
+		for i, p := range received {
 			list[i] = starlark.String(p)
 		}
 		return starlark.NewList(list), nil

@@ -8,9 +8,11 @@ import (
 	"testing"
 )
 
-// TestFirstExamplesPass: the examples a team writes first — tests until
-// green, a shared library of helpers, a builder and a reviewer — are under scripts/examples/, and
-// their script tests pass in the real binary, as CI runs them.
+// TestFirstExamplesPass: the examples a team writes first — plan then
+// build, a builder and a reviewer, a fan-out into worktrees, a budget of
+// the script's own, escalation, a shared library with its tests, a ralph
+// loop, tests until green — are under scripts/examples/, and their script
+// tests pass in the real binary, as CI runs them.
 func TestFirstExamplesPass(t *testing.T) {
 	cmd := exec.Command(binary(t), "script", "test", "-v", filepath.Join("scripts", "examples"))
 	cmd.Dir = filepath.Join("..", "..")
@@ -22,7 +24,13 @@ func TestFirstExamplesPass(t *testing.T) {
 		"test_tests_until_green_ends_when_the_tests_pass",
 		"test_tests_until_green_never_trusts_success_alone",
 		"test_shared_library_builds_the_team_procedure",
-		"test_builder_and_reviewer_take_turns_until_the_reviewer_approves",
+		"test_passes_trusts_the_command_not_the_agent",
+		"test_plan_then_build_until_the_tests_pass",
+		"test_builder_and_reviewer_until_the_reviewer_approves_twice",
+		"test_fan_out_merges_what_does_not_conflict",
+		"test_budget_carries_a_summary_into_the_next_round",
+		"test_escalation_hands_over_after_two_failures",
+		"test_ralph_reads_prompt_md_anew_until_complete",
 	} {
 		if !strings.Contains(string(out), " "+test+"\n") {
 			t.Errorf("%s did not run:\n%s", test, out)

@@ -46,8 +46,8 @@ func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, shown io
 	format := p.formatOf(n)
 	if format == agentstream.Text {
 		cmd.Stream = shown
-		res, err := p.run(ctx, n, cmd)
-		return loop.Reply{Result: res}, err
+		res, spent, err := p.run(ctx, n, cmd)
+		return loop.Reply{Result: res, Spent: spent}, err
 	}
 	// The transcript is shown, and its last bytes go to the record.
 	transcript := process.NewRing(cmd.MaxOutput)
@@ -62,7 +62,7 @@ func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, shown io
 	w := newWatch(config.ModelTimeout.In(p.Settings).V, cmd.IdleTimeout)
 	dec.Observe(w.observe)
 	cmd.Stop, cmd.IdleTimeout = w.stop, 0
-	res, err := p.run(ctx, n, cmd)
+	res, _, err := p.run(ctx, n, cmd)
 	stop := w.end()
 	dec.Close()
 	sum := dec.Summary()
@@ -72,12 +72,14 @@ func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, shown io
 	return loop.Reply{Result: res, Decoded: &sum, Transcript: transcript.Bytes(), Spent: p.spent(sum, p.agentOf(n)), Stop: stop}, err
 }
 
-// run runs the agent process, or what stands in for it.
-func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Result, error) {
+// run runs the agent process, or what stands in for it, which may say
+// what a text agent spent.
+func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Result, loop.Spend, error) {
 	if p.Runner != nil {
 		return p.Runner(ctx, n, cmd)
 	}
-	return process.Run(ctx, cmd)
+	res, err := process.Run(ctx, cmd)
+	return res, loop.Spend{}, err
 }
 
 // spent is what a decoded output says the agent used: its CLI's cost,

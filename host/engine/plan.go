@@ -43,7 +43,9 @@ type Request struct {
 	Promises prompt.Promises
 	// Runner, when set, stands in for the agent process (a script test's
 	// fake_agent): nothing is started, and there is no binary to check.
-	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
+	// Besides what it printed, it says what it spent when it is read as
+	// text (a CLI's format carries that in its output).
+	Runner Runner
 	// Context holds the --context values, in order.
 	Context []string
 	// Phases holds --observe, --orient, --decide and --act values by
@@ -64,6 +66,10 @@ type Turn struct {
 	// instead of the loop's: a builder and a reviewer in one loop.
 	Role *config.Procedure
 }
+
+// Runner runs iteration's agent in place of a process: a script test's
+// fake agent.
+type Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, loop.Spend, error)
 
 // Plan is a run worked out and checked, ready to execute or to show.
 type Plan struct {
@@ -92,7 +98,7 @@ type Plan struct {
 	// script's on_iteration.
 	Verdict func(*loop.Iteration) (loop.Decision, error)
 	// Runner stands in for the agent process when set (Request.Runner).
-	Runner func(ctx context.Context, iteration int, cmd process.Command) (process.Result, error)
+	Runner Runner
 	// Promises are the promise words (Request.Promises).
 	Promises prompt.Promises
 	// Choose and Chooser are Request's: the agent of each iteration from
@@ -157,6 +163,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}
 		p.pass("Fake agent: no process is started")
+		p.fakeFormats(req.Turns)
 	} else {
 		p.checkAgent(req.Config)
 	}
@@ -301,6 +308,18 @@ func formatNamed(name string) agentstream.Format {
 		return agentstream.Text
 	}
 	return agentstream.Format(name)
+}
+
+// fakeFormats are the formats fake agents print, turn by turn: each
+// writes as its CLI would, read back as that CLI is.
+func (p *Plan) fakeFormats(turns []Turn) {
+	if len(turns) == 0 {
+		return
+	}
+	p.Formats = nil
+	for _, t := range turns {
+		p.Formats = append(p.Formats, formatNamed(t.Output))
+	}
 }
 
 // formatOf is the format of what iteration n's agent prints.

@@ -66,7 +66,9 @@ func (p *Plan) choose(n int) error {
 	switch {
 	case p.overridden:
 		c.name = p.Agents[0]
-	case p.Runner == nil:
+	case p.Runner != nil:
+		c.format = formatNamed(t.Output)
+	default:
 		argv, err := process.Split(t.Line)
 		if err != nil {
 			return err

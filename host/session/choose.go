@@ -69,7 +69,7 @@ func (c *choosing) next(n int) (engine.Turn, error) {
 	}
 	if ch.Fake != nil {
 		c.chose(ch.Fake)
-		return engine.Turn{Name: c.fakeName(ch.Fake), Role: ch.Role}, nil
+		return engine.Turn{Name: c.fakeName(ch.Fake), Output: string(ch.Fake.Format), Role: ch.Role}, nil
 	}
 	return engine.Turn{Name: ch.Agent.Name(), Line: ch.Agent.Line, Output: ch.Agent.Output, Role: ch.Role}, nil
 }
@@ -95,11 +95,15 @@ func (c *choosing) chose(f *FakeAgent) *FakeAgent {
 	return f
 }
 
-// fakeName names a chosen fake agent by the order in which it was first
-// chosen: "fake_agent 1", "fake_agent 2"; "" for one not chosen yet.
+// fakeName names a chosen fake agent by its name, else by the order in
+// which it was first chosen: "fake_agent 1", "fake_agent 2"; "" for one
+// not chosen yet.
 func (c *choosing) fakeName(f *FakeAgent) string {
 	for i, g := range c.fakes {
-		if g == f {
+		switch {
+		case g == f && f.Name != "":
+			return f.Name
+		case g == f:
 			return fmt.Sprintf("fake_agent %d", i+1)
 		}
 	}

@@ -152,11 +152,11 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 func (s *Session) request(spec IterateSpec, chooser *choosing) (engine.Request, error) {
 	req := engine.Request{Config: s.opts.Config, Procedure: spec.Procedure, Context: spec.Context, Promises: spec.Promises}
 	if fakes := spec.Fakes; len(fakes) > 0 {
-		req.Runner = func(ctx context.Context, n int, cmd process.Command) (process.Result, error) {
+		req.Runner = func(ctx context.Context, n int, cmd process.Command) (process.Result, loop.Spend, error) {
 			if chooser != nil {
-				return chooser.current.Run(ctx, cmd)
+				return chooser.current.Run(ctx, cmd, s.opts.Clock)
 			}
-			return fakes[(n-1)%len(fakes)].Run(ctx, cmd)
+			return fakes[(n-1)%len(fakes)].Run(ctx, cmd, s.opts.Clock)
 		}
 	}
 	src := config.Source{Tier: config.Script, Name: spec.Pos}
@@ -191,12 +191,15 @@ func turns(spec IterateSpec) []engine.Turn {
 	for _, a := range spec.Agents {
 		out = append(out, engine.Turn{Name: a.Name(), Line: a.Line, Output: a.Output})
 	}
-	for i := range spec.Fakes {
+	for i, f := range spec.Fakes {
 		name := "fake_agent"
 		if len(spec.Fakes) > 1 {
 			name = fmt.Sprintf("fake_agent %d", i+1)
 		}
-		out = append(out, engine.Turn{Name: name})
+		if f.Name != "" {
+			name = f.Name
+		}
+		out = append(out, engine.Turn{Name: name, Output: string(f.Format)})
 	}
 	for i, role := range spec.Roles {
 		if i < len(out) {

@@ -26,7 +26,7 @@ var keywordKinds = map[string]keywordKind{
 	"int":               {"??", newValue, intText},
 	"int | str":         {"??", newValue, intOrStringText},
 	"int | float":       {"??", newValue, numberText},
-	"int | float | str": {"??", func() any { return new(duration) }, durationText},
+	"int | float | str": {"??", func() any { return new(settingDuration) }, durationText},
 	"bool":              {"?", func() any { return new(bool) }, switchText},
 }
 
@@ -70,8 +70,26 @@ func numberText(k config.Keyword, target any) (string, bool, error) {
 }
 
 func durationText(_ config.Keyword, target any) (string, bool, error) {
-	d := target.(*duration)
+	d := target.(*settingDuration)
+	if d.none {
+		return "none", true, nil
+	}
 	return d.d.String(), d.given, nil
+}
+
+// settingDuration is a setting's duration: 30, 1.5, "30s", or "none",
+// which turns the setting off, as in the configuration.
+type settingDuration struct {
+	duration
+	none bool
+}
+
+func (d *settingDuration) Unpack(v starlark.Value) error {
+	if s, ok := v.(starlark.String); ok && s == "none" {
+		d.none, d.given = true, true
+		return nil
+	}
+	return d.duration.Unpack(v)
 }
 
 // switchText: True sets what the keyword's switch sets; False, nothing.

@@ -149,6 +149,8 @@ var (
 		Doc: "how long, in all, rooda waits in one iteration for an agent's usage or rate limit to reset, or for its model's server to come back (a backoff from 30s to 10m between tries when no reset time is given), each time running the same iteration again; a limit that resets later, or an outage that outlasts it, is a failure (cause rate_limited or network)",
 		Flags: []FlagDef{{Name: "max-limit-wait", Category: "Loop",
 			Usage: "wait up to `DURATION` in all for an agent's usage limit to reset or its server to come back (6h; none: never wait)"}},
+		Keyword: &Keyword{Name: "max_limit_wait", Type: "int | float | str",
+			Doc: `wait up to this long in all, in one iteration, for an agent's limit to reset or its server to come back: seconds or a duration ("6h"), or "none" to count them as failures at once`},
 	}, Timeout)
 	// Digest puts the facts of the previous iteration in each prompt
 	// after the first (seed 003).

@@ -39,6 +39,10 @@ type Output struct {
 	// LimitWaiting, when set, is told of each wait for an agent's limit
 	// or outage as it begins (loop.notify's limit_wait).
 	LimitWaiting func(loop.LimitWait)
+	// Sleep, when set, is how the loop waits (for a limit, an outage, a
+	// spinning agent): a script test's clock moves instead of time
+	// passing.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Tap, when set, also receives what the agent says as it says it: its
 	// text, or the readable transcript of a CLI's JSON, with or without
 	// show_ai_output (the status line shows its last line).
@@ -153,6 +157,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		LimitWaiting: out.LimitWaiting,
 		// A script test's stand-in agent ends at once, often silent.
 		NoSpinWait: p.Runner != nil,
+		Sleep:      out.Sleep,
 	}
 	res := loop.Run(announced, cfg)
 	if out.Record != nil {

@@ -161,12 +161,21 @@ func TestSuspendStopsTheWholeCgroup(t *testing.T) {
 // moment is the suspensions' overlap with the time since, the one going
 // on included.
 func TestStoppedSinceCountsOnlyTheStopsAfter(t *testing.T) {
+	// What other tests' suspensions left is set aside, then put back.
+	stops.mu.Lock()
+	before := stops.spans
+	stops.spans = nil
+	stops.mu.Unlock()
+	t.Cleanup(func() {
+		stops.mu.Lock()
+		stops.spans = before
+		stops.mu.Unlock()
+	})
 	base := time.Now().Add(-time.Hour)
 	noteSuspended(base)
 	noteResumed(base.Add(10 * time.Minute))
 	noteSuspended(base.Add(20 * time.Minute))
 	noteResumed(base.Add(25 * time.Minute))
-	t.Cleanup(func() { stops.spans = nil })
 	for since, want := range map[time.Duration]time.Duration{0: 15 * time.Minute, 5 * time.Minute: 10 * time.Minute, 22 * time.Minute: 3 * time.Minute, 30 * time.Minute: 0} {
 		if got := StoppedSince(base.Add(since)); got != want {
 			t.Errorf("since +%s: %s, want %s", since, got, want)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"time"
 
 	"rooda/host/engine"
 	"rooda/host/interrupt"
@@ -59,6 +60,13 @@ func (s *Session) count(res loop.Result, reserved int, spending *loopSpend) {
 // plan, named name when several run at once (parallel()); "" for none.
 func (s *Session) output(plan *engine.Plan, name string) engine.Output {
 	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(name), LimitWaiting: s.notifyLimitWait, Loop: name}
+	if clock := s.opts.Clock; clock != nil {
+		// A script test waits out a limit on its own clock, at once.
+		out.Sleep = func(ctx context.Context, d time.Duration) error {
+			clock.Advance(d)
+			return ctx.Err()
+		}
+	}
 	// Loops at once share the status line: it names the loop that started last.
 	return s.statusOutput(out, cmp.Or(name, plan.Procedure.Name))
 }

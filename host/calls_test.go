@@ -17,7 +17,7 @@ func TestCheckCalls(t *testing.T) {
 		{`iterate(p, max_iteration = 3)`, `iterate: unexpected keyword argument "max_iteration" (did you mean max_iterations?)`},
 		{`iterate(p, zzz = 3)`, `iterate: unexpected keyword argument "zzz" (iterate takes procedure, max_iterations,`},
 		{`iterate(p, 3)`, ``},
-		{`iterate(p, 3, True, None, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19)`, `iterate: got 20 positional arguments, want at most`},
+		{`iterate(p, 3, True, None, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39)`, `iterate: got 40 positional arguments, want at most`},
 		{`iterate(p, timeout = [1])`, `iterate: timeout must be an int, a float or a str, got list`},
 		{`iterate(p, timeout = 1.5, max_output_buffer = "10MB")`, ``},
 		{`iterate(p, unlimited = "yes")`, `iterate: unlimited must be a bool, got string "yes"`},

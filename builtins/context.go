@@ -40,7 +40,7 @@ func fileFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	if work {
 		resolved, err := host.WorkPath(path)
 		if err != nil {
-			return nil, fmt.Errorf("file: %w", err)
+			return nil, err
 		}
 		return &ContextFile{path: resolved, work: true}, nil
 	}

@@ -19,7 +19,7 @@ import (
 func (s *Session) ReadWork(path, pos string) (string, error) {
 	path, err := host.WorkPath(path)
 	if err != nil {
-		return "", fmt.Errorf("read: %w", err)
+		return "", err
 	}
 	data, err := files.Read(path, files.PromptLimit)
 	switch {
@@ -28,9 +28,9 @@ func (s *Session) ReadWork(path, pos string) (string, error) {
 		s.madeUp(fmt.Sprintf("read(%q) at %s: not there yet; \"\"", path, pos))
 		return "", nil
 	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("read: %s is not there (%s); exists(%q) tells before reading", path, whereIs(path), path)
+		return "", fmt.Errorf("%s is not there (%s); exists(%q) tells before reading", path, whereIs(path), path)
 	case err != nil:
-		return "", fmt.Errorf("read: %s: %v", path, errors.Unwrap(err))
+		return "", fmt.Errorf("%s: %v", path, errors.Unwrap(err))
 	}
 	return string(data), nil
 }
@@ -40,7 +40,7 @@ func (s *Session) ReadWork(path, pos string) (string, error) {
 func (s *Session) WorkExists(path string) (bool, error) {
 	path, err := host.WorkPath(path)
 	if err != nil {
-		return false, fmt.Errorf("exists: %w", err)
+		return false, err
 	}
 	_, err = os.Stat(path)
 	return err == nil, nil

@@ -4,31 +4,45 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 
 	"rooda/host"
+	"rooda/host/prompt"
 )
 
 var fileBuiltin = Builtin{
-	Name:    "file",
-	Params:  []Param{{"path", "str", "", "a file, relative to the .star file that calls file(), as fragment()'s path is"}},
+	Name: "file",
+	Params: []Param{
+		{"path", "str", "", "a file beside the script: relative to the .star file that calls file(), as fragment()'s path is; with work = True, a file of the working directory"},
+		{"work", "bool", "False", "a file of the work, relative to the working directory, where agents and run() work: looked for only when a prompt is composed, so it may name what an earlier loop writes (PLAN.md)"},
+	},
 	Returns: "file",
-	Doc: "A file for the CONTEXT section: context = [file(\"notes.md\"), \"inline text\"]. The file must exist at the call, so a typo fails there (and at rooda script check), never reaching the prompt as its name; its content is read before each prompt, under \"Source: PATH\". " +
-		"A plain string is text, or a file when it names one relative to the .star file; a plain single word that looks like a path (notes.md, docs/plan) and names nothing is an error.",
-	Example: `this = file("example_test.star")  # the file this example is run from, relative to it
+	Doc: "A file for the CONTEXT section, read before each prompt, under \"Source: PATH\": context = [file(\"notes.md\"), \"inline text\"]. " +
+		"A file beside the script, which ships with it, must exist at the call, so a typo fails there (and at rooda script check), never reaching the prompt as its name. " +
+		"file(\"PLAN.md\", work = True) is a file of the work, which an earlier loop may write: it must be there when the prompt is composed. " +
+		"A plain string in context is always text, never a file (docs/scripts.md, Paths).",
+	Example: `this = file("example_test.star")  # the file this example is run from, beside it
 assert.fails(lambda: file("no-such-notes.md"), "no-such-notes.md")
+plan = file("PLAN.md", work = True)  # not there yet: an earlier loop would write it
 p = compose("p", act = [fragment(content = "Work.")])
-prompt = p.render(context = [this, "Inline text."])
+prompt = p.render(context = [this, "Inline text.", "example_test.star"])
 assert.contains(prompt, "Source: ")
 assert.contains(prompt, "this = file(")
-assert.contains(prompt, "Inline text.")`,
+assert.contains(prompt, "Inline text.\n\nexample_test.star")  # a plain string is text`,
 	fn: fileFn,
 }
 
 func fileFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var path string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path); err != nil {
+	var work bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path, "work?", &work); err != nil {
 		return nil, err
+	}
+	if work {
+		resolved, err := host.WorkPath(path)
+		if err != nil {
+			return nil, err
+		}
+		return &ContextFile{path: resolved, work: true}, nil
 	}
 	resolved, err := host.FromThread(thread).ContextFile(caller(thread), path)
 	if err != nil {
@@ -37,30 +51,49 @@ func fileFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	return &ContextFile{path: resolved}, nil
 }
 
-// ContextFile is a file() value: a context file that existed when the
-// script named it, its path as the working directory sees it.
-type ContextFile struct{ path string }
+// ContextFile is a file() value: a file beside the script, which existed
+// when the script named it, its path as the working directory sees it;
+// or a file of the work, read when it is used.
+type ContextFile struct {
+	path string
+	work bool
+}
 
-func (x *ContextFile) String() string        { return fmt.Sprintf("file(%q)", x.path) }
+func (x *ContextFile) String() string {
+	if x.work {
+		return fmt.Sprintf("file(%q, work = True)", x.path)
+	}
+	return fmt.Sprintf("file(%q)", x.path)
+}
 func (x *ContextFile) Type() string          { return "file" }
 func (x *ContextFile) Freeze()               {}
 func (x *ContextFile) Truth() starlark.Bool  { return true }
-func (x *ContextFile) Hash() (uint32, error) { return starlark.String(x.path).Hash() }
+func (x *ContextFile) Hash() (uint32, error) { return starlark.String(x.String()).Hash() }
 
-// Attr gives .path, so that a script can show or pass it on.
+// Attr gives .path and .work, so that a script can show or pass it on.
 func (x *ContextFile) Attr(name string) (starlark.Value, error) {
-	if name == "path" {
+	switch name {
+	case "path":
 		return starlark.String(x.path), nil
+	case "work":
+		return starlark.Bool(x.work), nil
 	}
 	return nil, nil
 }
 
-func (x *ContextFile) AttrNames() []string { return []string{"path"} }
+func (x *ContextFile) AttrNames() []string { return []string{"path", "work"} }
 
-// contextValues converts a context: a str, a file(), or a list of them,
-// plain strings taken as the .star file at pos means them (see
-// host.Runtime.ContextString).
-func contextValues(thread *starlark.Thread, pos syntax.Position, v starlark.Value, what string) ([]string, error) {
+// value is the file as the prompt takes it.
+func (x *ContextFile) value() prompt.ContextValue {
+	if x.work {
+		return prompt.ContextValue{Value: x.path, Kind: prompt.WorkFile}
+	}
+	return prompt.ContextValue{Value: x.path, Kind: prompt.File}
+}
+
+// contextValues converts a context: a str, a file(), or a list of them.
+// A plain string is text, whatever it says.
+func contextValues(v starlark.Value, what string) ([]prompt.ContextValue, error) {
 	items := []starlark.Value{v}
 	if _, isFile := v.(*ContextFile); !isFile {
 		if _, isString := starlark.AsString(v); !isString {
@@ -74,24 +107,17 @@ func contextValues(thread *starlark.Thread, pos syntax.Position, v starlark.Valu
 			}
 		}
 	}
-	out := make([]string, 0, len(items))
+	out := make([]prompt.ContextValue, 0, len(items))
 	for _, item := range items {
-		value, err := contextValue(thread, pos, item, what)
-		if err != nil {
-			return nil, err
+		if f, ok := item.(*ContextFile); ok {
+			out = append(out, f.value())
+			continue
 		}
-		out = append(out, value)
+		s, ok := starlark.AsString(item)
+		if !ok {
+			return nil, fmt.Errorf("%s must hold strings or file()s, got %s", what, item.Type())
+		}
+		out = append(out, prompt.ContextValue{Value: s, Kind: prompt.Text})
 	}
 	return out, nil
-}
-
-func contextValue(thread *starlark.Thread, pos syntax.Position, v starlark.Value, what string) (string, error) {
-	if f, ok := v.(*ContextFile); ok {
-		return f.path, nil
-	}
-	s, ok := starlark.AsString(v)
-	if !ok {
-		return "", fmt.Errorf("%s must hold strings or file()s, got %s", what, v.Type())
-	}
-	return host.FromThread(thread).ContextString(pos, s)
 }

@@ -267,19 +267,14 @@ func promisesArg(d *starlark.Dict, who string) (prompt.Promises, error) {
 }
 
 // contextArg converts context=: text or files, or a function called before
-// each iteration that returns them. A plain string is taken as the .star
-// file that gives it means it: iterate()'s caller, or the function's own.
-func contextArg(thread *starlark.Thread, v starlark.Value) ([]string, func(int, *loop.Iteration) ([]string, error), error) {
+// each iteration that returns them.
+func contextArg(thread *starlark.Thread, v starlark.Value) ([]prompt.ContextValue, func(int, *loop.Iteration) ([]prompt.ContextValue, error), error) {
 	if v == nil {
 		return nil, nil, nil
 	}
-	pos := caller(thread)
 	if fn, ok := v.(starlark.Callable); ok {
-		if f, ok := fn.(*starlark.Function); ok {
-			pos = f.Position()
-		}
 		withPrevious := takesTwo(fn)
-		return nil, func(n int, previous *loop.Iteration) ([]string, error) {
+		return nil, func(n int, previous *loop.Iteration) ([]prompt.ContextValue, error) {
 			args := starlark.Tuple{starlark.MakeInt(n)}
 			if withPrevious {
 				args = append(args, iterationValue(previous))
@@ -288,10 +283,10 @@ func contextArg(thread *starlark.Thread, v starlark.Value) ([]string, func(int, 
 			if err != nil || out == starlark.None {
 				return nil, err
 			}
-			return contextValues(thread, pos, out, fn.Name()+"'s result")
+			return contextValues(out, fn.Name()+"'s result")
 		}, nil
 	}
-	values, err := contextValues(thread, pos, v, "context")
+	values, err := contextValues(v, "context")
 	return values, nil, err
 }
 
@@ -560,9 +555,11 @@ var runBuiltin = Builtin{
 		{"cmd", "str | list", "", "a shell command line, run by sh -c as checks: are (pipes, redirections and $VARS work); or a list, the program and its arguments, run as they are without a shell"},
 		{"timeout", "int | float | str", "60", "stop the command and everything it started after this long"},
 		{"dir", "worktree", "None", "run it in this worktree(…); None is the working directory"},
+		{"safe", "bool", "False", "the command only reads (cat tasks.txt, git ls-files): a dry run runs it too, so that what the script does with its output (how many loops) shows"},
 	},
 	Returns: "command_result",
-	Doc:     "Runs a bounded command, for checks between iterations (\"go test ./... | tail -20\"), and returns .exit_code, .output (stdout and stderr, the last 1 MiB), .duration, .timed_out. A string goes through sh -c; a list, such as [\"git\", \"commit\", \"-m\", message], reaches the program word for word, with nothing for a shell to expand. In a dry run nothing runs: .dry_run is True and .exit_code 0.",
+	Doc: "Runs a bounded command in the working directory, for checks between iterations (\"go test ./... | tail -20\"), and returns .exit_code, .output (stdout and stderr, the last 1 MiB), .duration, .timed_out, .dry_run. A string goes through sh -c; a list, such as [\"git\", \"commit\", \"-m\", message], reaches the program word for word, with nothing for a shell to expand. " +
+		"In a dry run only a command marked safe = True runs (not in a worktree, which a dry run does not make); another gives a placeholder, .dry_run True, .exit_code 0, .output \"\", which the end of the dry run names.",
 	Example: `r = run("printf 'a\\nb\\n' | wc -l", timeout = 30)
 assert.eq((r.exit_code, r.output.strip()), (0, "2"))
 r = run(["echo", "$HOME | not a pipe"])
@@ -573,22 +570,23 @@ assert.eq(r.output, "$HOME | not a pipe\n")`,
 func runFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var cmd, dirV starlark.Value
 	timeout := duration{d: time.Minute}
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cmd", &cmd, "timeout?", &timeout, "dir??", &dirV); err != nil {
+	spec := session.CommandSpec{Pos: where(caller(thread))}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "cmd", &cmd, "timeout?", &timeout, "dir??", &dirV, "safe?", &spec.Safe); err != nil {
 		return nil, err
 	}
-	line, argv, err := commandOf(cmd)
-	if err != nil {
+	var err error
+	if spec.Line, spec.Argv, err = commandOf(cmd); err != nil {
 		return nil, err
 	}
 	wt, err := worktreeArg(dirV, "run: dir")
 	if err != nil {
 		return nil, err
 	}
-	dir := ""
 	if wt != nil {
-		dir = wt.Path
+		spec.Dir = wt.Path
 	}
-	res, ran, err := session.FromThread(thread).Command(thread, line, argv, timeout.d, dir)
+	spec.Timeout = timeout.d
+	res, ran, err := session.FromThread(thread).Command(thread, spec)
 	if err != nil {
 		return nil, err
 	}

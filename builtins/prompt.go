@@ -161,7 +161,7 @@ func renderFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if iteration < 1 || max < 0 {
 		return nil, fmt.Errorf("render: iteration must be >= 1 and max_iterations >= 1 (or None), got %d and %d", iteration, max)
 	}
-	values, err := contextValues(thread, caller(thread), context, "context")
+	values, err := contextValues(context, "context")
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func (b Builtin) function(args []string) builtinFn {
 func Registry() []Builtin {
 	return []Builtin{
 		fragmentBuiltin, composeBuiltin, procedureBuiltin, agentBuiltin,
-		fileBuiltin, iterateBuiltin(), runBuiltin, getenvBuiltin,
+		fileBuiltin, readBuiltin, existsBuiltin, iterateBuiltin(), runBuiltin, getenvBuiltin,
 		worktreeBuiltin, parallelBuiltin, gitMergeBuiltin, flagsBuiltin,
 		exitBuiltin, nowBuiltin,
 	}

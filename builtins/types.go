@@ -46,11 +46,11 @@ func Types() []Type {
 			{"stddev", "float", "the standard deviation"},
 		}},
 		{"command_result", "What run() returns. Frozen.", []Field{
-			{"exit_code", "int", "the command's exit code (127 when it could not start; 0 in a dry run)"},
+			{"exit_code", "int", "the command's exit code (127 when it could not start; 0 in a dry run that did not run it)"},
 			{"output", "str", "its stdout and stderr, the last 1 MiB"},
 			{"duration", "float", "how long it ran, in seconds"},
 			{"timed_out", "bool", "whether it was stopped at its timeout"},
-			{"dry_run", "bool", "whether it did not run (--dry-run)"},
+			{"dry_run", "bool", "whether it did not run (--dry-run, and not safe = True): a placeholder"},
 		}},
 		{"worktree", "What worktree() returns: a git worktree of the run, for iterate(worktree=…), run(dir=…) and git_merge(). Frozen.", []Field{
 			{"name", "str", "its name, unique in the run"},
@@ -71,8 +71,9 @@ func Types() []Type {
 			{"path", "str | None", "the file it was read from, or None for inline content"},
 			{"content", "str | None", "the inline text, or None for a fragment read from a file"},
 		}},
-		{"file", "What file() returns: a context file.", []Field{
-			{"path", "str", "the file, as the working directory sees it"},
+		{"file", "What file() returns: a context file, beside the script or, with work = True, of the work.", []Field{
+			{"path", "str", "the file, as the working directory sees it (a file of the work: as given)"},
+			{"work", "bool", "whether it is a file of the work, looked for only when a prompt is composed"},
 		}},
 		{"agent", "What agent() returns: an AI command for iterate(agent=…). It has no fields.", nil},
 		{"fake_agent", "In script tests, what fake_agent() returns: an agent that starts no process and records every prompt it receives.", []Field{

@@ -25,19 +25,22 @@ import (
 // named by literal paths that do not exist, and calls of builtins that
 // cannot work (see calls). A directory stands for every .star file below
 // it. A *_test.star file, and what it loads, is checked with the names of
-// script tests (assert, fake_agent). It returns the files it checked; its
-// error lists every problem, each "Error: file:line:col: …".
-func (r *Runtime) Check(paths ...string) ([]string, error) {
+// script tests (assert, fake_agent). It returns the files it checked and
+// what it warns of, each "Warning: file:line:col: …" (what works, but most
+// likely not as meant); its error lists every problem, each
+// "Error: file:line:col: …".
+func (r *Runtime) Check(paths ...string) (Checked, error) {
 	files, err := starFiles(paths)
 	if err != nil {
-		return nil, err
+		return Checked{}, err
 	}
 	var lines []string
+	checked := Checked{Files: files}
 	reported := map[string]bool{}
 	for _, file := range files {
 		root, err := r.resolver.root(file)
 		if err != nil {
-			return nil, err
+			return Checked{}, err
 		}
 		c := &checker{r: r, seen: map[string]bool{}, globals: map[string]map[string]bool{}, predeclared: r.opts.Predeclared}
 		if strings.HasSuffix(file, "_test.star") && r.opts.TestPredeclared != nil {
@@ -52,12 +55,25 @@ func (r *Runtime) Check(paths ...string) ([]string, error) {
 				lines = append(lines, line)
 			}
 		}
+		for _, w := range c.warnings {
+			if line := "Warning: " + w.String(); !reported[line] {
+				reported[line] = true
+				checked.Warnings = append(checked.Warnings, line)
+			}
+		}
 	}
 	if len(lines) == 0 {
-		return files, nil
+		return checked, nil
 	}
 	text := r.hints().add(strings.Join(lines, "\n"))
-	return files, &Error{text: text, err: fmt.Errorf("%d problems", len(lines))}
+	return checked, &Error{text: text, err: fmt.Errorf("%d problems", len(lines))}
+}
+
+// Checked is what Check found fine: the files it checked, and its
+// warnings.
+type Checked struct {
+	Files    []string
+	Warnings []string
 }
 
 // starFiles are the scripts paths name: a file as it is, a directory as
@@ -112,6 +128,8 @@ type checker struct {
 	r        *Runtime
 	seen     map[string]bool
 	problems []problem
+	// warnings are what works, but most likely not as its author meant.
+	warnings []problem
 	// predeclared are the names the scripts being checked see.
 	predeclared starlark.StringDict
 	// globals are the names each module defines, by its key; wanted the
@@ -281,8 +299,10 @@ func (c *checker) fragments(f *syntax.File, loc Location) {
 		case "fragment":
 			c.fragmentCall(call, loc)
 		case "file":
-			if lit := pathArg(call); lit != nil {
-				c.contextLiteral(lit, loc, true)
+			// A file of the work may be written by an earlier loop: only
+			// a file beside the script must be there now.
+			if lit := pathArg(call); lit != nil && besideTheScript(call) {
+				c.contextFile(lit, loc)
 			}
 		case "iterate", "render":
 			c.contextStrings(keywordArg(call, "context"), loc)
@@ -330,9 +350,9 @@ func pathArg(call *syntax.CallExpr) *syntax.Literal {
 	return nil
 }
 
-// contextStrings checks the literal strings of a context= argument: a
-// single word that looks like a path must name a file. file() calls in it
-// are checked as every call is.
+// contextStrings looks at the literal strings of a context= argument:
+// each is text, and one that looks meant as a file is warned of. file()
+// calls in it are checked as every call is.
 func (c *checker) contextStrings(e syntax.Expr, loc Location) {
 	items := []syntax.Expr{e}
 	if list, ok := e.(*syntax.ListExpr); ok {
@@ -340,24 +360,33 @@ func (c *checker) contextStrings(e syntax.Expr, loc Location) {
 	}
 	for _, item := range items {
 		if lit, ok := item.(*syntax.Literal); ok && lit.Token == syntax.STRING {
-			c.contextLiteral(lit, loc, false)
+			value, _ := lit.Value.(string)
+			if msg := c.r.PlainContext(loc, value); msg != "" {
+				c.warnings = append(c.warnings, problem{lit.TokenPos, msg})
+			}
 		}
 	}
 }
 
-// contextLiteral checks a context value: the path of file(…), or a plain
-// string.
-func (c *checker) contextLiteral(lit *syntax.Literal, loc Location, isFile bool) {
+// contextFile checks the path of file(…): a file beside the script.
+func (c *checker) contextFile(lit *syntax.Literal, loc Location) {
 	value, _ := lit.Value.(string)
-	var err error
-	if isFile {
-		_, err = c.r.contextFile(loc, value)
-	} else {
-		_, err = c.r.contextString(loc, value)
-	}
-	if err != nil {
+	if _, err := c.r.contextFile(loc, value); err != nil {
 		c.add(lit.TokenPos, "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
+}
+
+// besideTheScript says whether a file() call names a file beside the
+// script: it gives no work=, or work = False.
+func besideTheScript(call *syntax.CallExpr) bool {
+	work := keywordArg(call, "work")
+	if work == nil && len(call.Args) > 1 {
+		if kw, isKeyword := call.Args[1].(*syntax.BinaryExpr); !isKeyword || kw.Op != syntax.EQ {
+			work = call.Args[1]
+		}
+	}
+	id, ok := work.(*syntax.Ident)
+	return work == nil || ok && id.Name == "False"
 }
 
 // fragmentCall checks a fragment() call as far as its literal arguments

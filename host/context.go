@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,30 +50,36 @@ func fromHere(abs string) string {
 	return abs
 }
 
-// ContextString is what a plain string a script gives as context at pos
-// becomes. One that names a file, relative to the .star file, is that
-// file, as it has always been; any other is text, except a single word
-// that looks like a path (notes.md, docs/plan): a file that is missing is
-// an error, not its name pasted into the prompt.
-func (r *Runtime) ContextString(pos syntax.Position, s string) (string, error) {
-	return r.contextString(r.files[pos.Filename()], s)
-}
-
-func (r *Runtime) contextString(loc Location, s string) (string, error) {
+// PlainContext is what rooda script check says of a plain string a
+// script gives as context in the module at loc, "" when nothing: a plain
+// string is text, always, even when it names a file; one that names a
+// file beside the script, or looks like a path, was most likely meant as
+// the file, as scripts written before this rule had it.
+func (r *Runtime) PlainContext(loc Location, s string) string {
 	if !singleWord(s) {
-		return s, nil
+		return ""
 	}
 	abs, err := r.contextPath(loc, s)
-	if err != nil {
-		return "", err
-	}
-	if info, err := os.Stat(abs); err == nil && !info.IsDir() {
-		return fromHere(abs), nil
+	if err == nil {
+		if info, err := os.Stat(abs); err == nil && !info.IsDir() {
+			return fmt.Sprintf("context %q is text, not the file %s beside the script: a plain string in context is always text; for the file, write file(%q)", s, r.resolver.display(abs), s)
+		}
 	}
 	if prompt.LooksLikePath(s) {
-		return "", fmt.Errorf("context %q names no file: %s is not there\n%s Fix the path; for text rather than a file, write a sentence", s, r.resolver.display(abs), scriptTip)
+		return fmt.Sprintf("context %q is text, not a file: a plain string in context is always text; for a file beside the script, write file(%q), for one of the working directory file(%q, work = True)", s, s, s)
 	}
-	return s, nil
+	return ""
+}
+
+// WorkPath is the path of a file of the work, file(path, work = True),
+// read(path) or exists(path): as given, relative to the working directory
+// when it is not absolute, and read when it is used, not here, so that it
+// may name what an earlier loop writes.
+func WorkPath(path string) (string, error) {
+	if strings.TrimSpace(path) == "" {
+		return "", errors.New("the path is empty")
+	}
+	return filepath.Clean(path), nil
 }
 
 // contextPath is path as the module at loc means it: relative to its

@@ -7,39 +7,42 @@ import (
 	"testing"
 )
 
-// TestScriptContextFilesResolveFromTheScript: a script in proc/, run from
-// the workspace, gives context=[file("notes.md"), "notes.md", "inline
-// text"]: both name proc/notes.md, whose content reaches the prompt with
-// the text; neither is pasted in as its name.
-func TestScriptContextFilesResolveFromTheScript(t *testing.T) {
+// TestScriptPlainContextIsText: a script in proc/, run from the
+// workspace, gives context=[file("notes.md"), "notes.md", "inline text"]:
+// file() names proc/notes.md, whose content reaches the prompt once; the
+// plain string is text, even though it names that file, and rooda script
+// check warns of it, suggesting file(), without failing.
+func TestScriptPlainContextIsText(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal})
 	must(t, os.Mkdir(filepath.Join(w.dir, "proc"), 0o755))
 	w.write("proc/notes.md", "The notes of the procedure.\n")
 	w.write("proc/main.star", `
 iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 1,
-        context = [file("notes.md"), "notes.md", "Some inline text."])
+        context = [file("notes.md"), "notes.md", "Some inline text.", "plan.md"])
 `)
-	o := w.runScript("proc/main.star", "--ai-cmd", w.aiCmd())
-	o.expect(t, 0)
+	o := w.rooda("script", "check", "proc/main.star")
+	want := "Warning: proc/main.star:3:38: context \"notes.md\" is text, not the file proc/notes.md beside the script: a plain string in context is always text; for the file, write file(\"notes.md\")\n" +
+		"Warning: proc/main.star:3:71: context \"plan.md\" is text, not a file: a plain string in context is always text; for a file beside the script, write file(\"plan.md\"), for one of the working directory file(\"plan.md\", work = True)\n"
+	if o.code != 0 || o.stderr != want || o.stdout != "proc/main.star: ok\n" {
+		t.Errorf("check: exit %d, stdout %q, stderr:\n%s", o.code, o.stdout, o.stderr)
+	}
+	w.runScript("proc/main.star", "--ai-cmd", w.aiCmd()).expect(t, 0)
 	got := w.prompt(1)
-	if n := strings.Count(got, "The notes of the procedure."); n != 2 {
-		t.Errorf("the notes are in the prompt %d times, want 2:\n%s", n, got)
+	if n := strings.Count(got, "The notes of the procedure."); n != 1 {
+		t.Errorf("the notes are in the prompt %d times, want 1:\n%s", n, got)
 	}
-	if !strings.Contains(got, "Some inline text.") {
-		t.Errorf("the inline text is not in the prompt:\n%s", got)
-	}
-	if strings.Contains(got, "\nnotes.md\n") {
-		t.Errorf("the file's name is in the prompt as text:\n%s", got)
+	if !strings.Contains(got, "Source: proc/notes.md\n\nThe notes of the procedure.\n\nnotes.md\n\nSome inline text.\n\nplan.md\n") {
+		t.Errorf("the file, then the plain strings as text, are not in the prompt:\n%s", got)
 	}
 }
 
-// TestScriptMissingContextFileIsAnError: a context file that does not
-// exist, given with file() or as a plain path, fails script check, the
-// dry run and the run, naming the file; no agent starts.
+// TestScriptMissingContextFileIsAnError: a file beside the script that
+// does not exist, given with file(), fails script check, the dry run and
+// the run, naming the file; no agent starts.
 func TestScriptMissingContextFileIsAnError(t *testing.T) {
 	t.Parallel()
-	for _, value := range []string{`file("gone.md")`, `"gone.md"`, `["text", file(path = "gone.md")]`} {
+	for _, value := range []string{`file("gone.md")`, `["text", file(path = "gone.md")]`} {
 		t.Run(value, func(t *testing.T) {
 			w := newWorkspace(t, step{"output": successSignal})
 			must(t, os.Mkdir(filepath.Join(w.dir, "proc"), 0o755))

@@ -75,14 +75,33 @@ func (w *repoWorkspace) agentLine() string {
 	return "sh -c 'exec " + filepath.Join(binaries(w.t), "fakeagent") + " " + w.dir + "/$ROODA_PROCEDURE.json'"
 }
 
-// example starts the parallel example with the fake agents; the tests
-// pass where no broken.txt was written.
-func (w *repoWorkspace) example(maxParallel string) started {
+// example starts the parallel example with the fake agents on the tasks
+// task-a, task-b and task-c; the tests pass where no broken.txt was
+// written. more are rooda's own flags (--dry-run).
+func (w *repoWorkspace) example(maxParallel string, more ...string) started {
 	w.t.Helper()
+	w.taskFiles("task-a", "task-b", "task-c")
 	script, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "examples", "parallel_tasks.star"))
-	cmd := exec.Command(binary(w.t), "script", "run", script, "--", w.agentLine(), "test ! -e broken.txt", maxParallel)
+	args := append(append([]string{"script", "run", script}, more...), "--", "--agent", w.agentLine(), "--tests", "test ! -e broken.txt", "--max-parallel", maxParallel)
+	cmd := exec.Command(binary(w.t), args...)
 	cmd.Dir, cmd.Env = w.repo, w.env
 	return w.start(cmd)
+}
+
+// taskFiles commits the example's task files, tasks/NAME.md, unless they
+// are there.
+func (w *repoWorkspace) taskFiles(names ...string) {
+	w.t.Helper()
+	must(w.t, os.MkdirAll(filepath.Join(w.repo, "tasks"), 0o755))
+	for _, name := range names {
+		path := filepath.Join(w.repo, "tasks", name+".md")
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		must(w.t, os.WriteFile(path, []byte("Do "+name+".\n"), 0o644))
+	}
+	w.git("add", "tasks")
+	w.git("commit", "--quiet", "-m", "tasks")
 }
 
 // interval is when one agent ran, and where.
@@ -158,7 +177,7 @@ func TestParallelExample(t *testing.T) {
 	w.task("task-b", "b.txt", "1s")
 	w.task("task-c", "broken.txt", "1s")
 	o := w.wait(w.example("0"))
-	o.expect(t, 0, "merged: task-a\n", "merged: task-b\n", "not merged: task-c: its tests failed", "merged 2 of 3 tasks\n",
+	o.expect(t, 0, "not merged: task-c: its tests failed", "merged 2 of 3 tasks: task-a, task-b\n",
 		"[task-a] Iteration 1/5 starting", "[task-c] Success: the agent signaled SUCCESS")
 	in := w.intervals()
 	if len(in) != 3 || !overlapAll(in) {
@@ -184,6 +203,30 @@ func TestParallelExample(t *testing.T) {
 	}
 }
 
+// TestParallelExampleDryRun: the example's dry run lists the tasks with
+// git ls-files, which it marks safe and so runs, and reports a loop for
+// each task file, one after another; no agent starts and no worktree is
+// made.
+func TestParallelExampleDryRun(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.tasks("1s")
+	o := w.wait(w.example("0", "--dry-run"))
+	o.expect(t, 0, "[dry-run] running, as it is safe: git ls-files 'tasks/*.md'\n", "merged 0 of 3 tasks: none\n")
+	for _, want := range []string{"=== Dry-Run: task-a ===\n", "=== Dry-Run: task-b ===\n", "=== Dry-Run: task-c ===\n", "Do task-b.\n", "=== Dry-run of the script: 3 loops reported ===\n"} {
+		if !strings.Contains(o.stdout, want) {
+			t.Errorf("the dry run lacks %q:\n%s", want, o.stdout)
+		}
+	}
+	if strings.Contains(o.stdout, "Placeholders") {
+		t.Errorf("the dry run made up what it ran:\n%s", o.stdout)
+	}
+	if pids := w.recordedPids(); len(pids) != 0 {
+		t.Errorf("agents started in a dry run: %v", pids)
+	}
+	w.noWorktreesLeft()
+}
+
 // TestParallelOneAtATime: with max_parallel = 1 the loops run one after
 // another.
 func TestParallelOneAtATime(t *testing.T) {
@@ -191,7 +234,7 @@ func TestParallelOneAtATime(t *testing.T) {
 	w := newRepoWorkspace(t)
 	w.tasks("300ms")
 	o := w.wait(w.example("1"))
-	o.expect(t, 0, "merged 3 of 3 tasks\n")
+	o.expect(t, 0, "merged 3 of 3 tasks: task-a, task-b, task-c\n")
 	if in := w.intervals(); len(in) != 3 || anyOverlap(in) {
 		t.Errorf("the agents overlapped under max_parallel = 1: %+v", in)
 	}
@@ -273,7 +316,7 @@ func TestParallelAfterKill(t *testing.T) {
 	w.write("pids", "")
 	w.tasks("10ms")
 	o := w.wait(w.example("0"))
-	o.expect(t, 0, "removed 3 worktree(s) of 1 run(s) that ended without removing them: ["+dead+"]", "merged 3 of 3 tasks\n")
+	o.expect(t, 0, "removed 3 worktree(s) of 1 run(s) that ended without removing them: ["+dead+"]", "merged 3 of 3 tasks: task-a, task-b, task-c\n")
 	w.noWorktreesLeft()
 	if _, err := os.Stat(mine); err != nil {
 		t.Errorf("a file beside the dead run's directory is gone: %v", err)

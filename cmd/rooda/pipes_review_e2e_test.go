@@ -93,7 +93,7 @@ func TestSilentPipeInterruptsScript(t *testing.T) {
 	silentWriter(t, fifo)
 	w.write("main.star", `
 p = compose("piped", act = [fragment(content = "Do one step.")])
-iterate(p, max_iterations = 1, context = ["fifo"])
+iterate(p, max_iterations = 1, context = [file("fifo")])
 `)
 	cmd := exec.Command(binary(t), "script", "run", "main.star", "--ai-cmd", w.aiCmd())
 	cmd.Dir, cmd.Env = w.dir, w.env

@@ -89,7 +89,7 @@ func runAction(c *cli.Context) error {
 	if len(after) > 0 {
 		return fmt.Errorf("arguments after -- go to a script procedure; %s is not one: %s", name, strings.Join(after, " "))
 	}
-	req := engine.Request{Config: cfg, Name: name, Context: c.StringSlice("context")}
+	req := engine.Request{Config: cfg, Name: name, Context: prompt.GivenValues(c.StringSlice("context"))}
 	for _, ph := range prompt.Phases {
 		req.Phases[ph] = c.StringSlice(ph.String())
 	}

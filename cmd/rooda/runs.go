@@ -224,7 +224,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				block, _, err := prompt.ContextBlock(c.Context, value)
+				block, _, err := prompt.ContextBlock(c.Context, prompt.ContextValue{Value: value, Kind: prompt.Given})
 				if err != nil {
 					return err
 				}

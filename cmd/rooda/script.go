@@ -380,11 +380,14 @@ func scriptCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	files, err := rt.Check(paths...)
+	checked, err := rt.Check(paths...)
+	for _, w := range checked.Warnings {
+		fmt.Fprintln(c.App.ErrWriter, w)
+	}
 	if err != nil {
 		return err
 	}
-	for _, file := range files {
+	for _, file := range checked.Files {
 		fmt.Fprintf(c.App.Writer, "%s: ok\n", file)
 	}
 	return nil

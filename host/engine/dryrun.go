@@ -50,6 +50,7 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 		}
 	}
 	if onlyAgent {
+		p.rehearsing = true
 		text, err := p.Prompt(prompt.Iteration{Number: 1, Max: p.Settings.MaxIterations.V, Min: config.MinIterations.In(p.Settings).V})
 		if err != nil {
 			fmt.Fprintf(&b, "  ✗ Prompt assembly failed\n%s\n", indent(err.Error(), "    "))

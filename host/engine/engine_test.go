@@ -85,7 +85,7 @@ func TestPhasesReplaceOnlyTheirOwn(t *testing.T) {
 func TestChecks(t *testing.T) {
 	cfg, dir := load(t, map[string]string{"rooda-config.yml": "procedures:\n  p:\n    observe:\n      - path: gone.md\n    act:\n      - content: Act.\n"},
 		aiCmd("no-such-agent-xyz"))
-	p, err := Prepare(context.Background(), Request{Config: cfg, Name: "p", Context: []string{"inline words", dir}})
+	p, err := Prepare(context.Background(), Request{Config: cfg, Name: "p", Context: prompt.GivenValues([]string{"inline words", dir})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,8 +46,9 @@ type Request struct {
 	// Besides what it printed, it says what it spent when it is read as
 	// text (a CLI's format carries that in its output).
 	Runner Runner
-	// Context holds the --context values, in order.
-	Context []string
+	// Context holds the context values, in order: the command line's
+	// --context, or a script's texts and files.
+	Context []prompt.ContextValue
 	// Phases holds --observe, --orient, --decide and --act values by
 	// phase; a phase given any replaces the procedure's.
 	Phases [len(prompt.Phases)][]string
@@ -75,7 +76,7 @@ type Runner func(ctx context.Context, iteration int, cmd process.Command) (proce
 type Plan struct {
 	Settings  *config.Settings
 	Procedure prompt.Procedure
-	Context   []string
+	Context   []prompt.ContextValue
 	// Argv is the agent's command, split; nil if it could not be worked out.
 	Argv []string
 	// Rotation, when not nil, holds the agents that take turns.
@@ -93,7 +94,7 @@ type Plan struct {
 	Checks []Check
 	// ContextFunc, when set, gives each iteration's context instead of
 	// Context: a script's context function.
-	ContextFunc func(iteration int) ([]string, error)
+	ContextFunc func(iteration int) ([]prompt.ContextValue, error)
 	// Verdict, when set, may change the loop's verdict on an iteration: a
 	// script's on_iteration.
 	Verdict func(*loop.Iteration) (loop.Decision, error)
@@ -119,6 +120,10 @@ type Plan struct {
 	// to its block: what a file removed while the run goes on still
 	// gives (see keepGone).
 	readAtStart map[string]string
+	// rehearsing is set while a dry run composes the prompt: a file of
+	// the work not there yet (an earlier loop, which a dry run does not
+	// run, would write it) is shown as such.
+	rehearsing bool
 }
 
 // Check is one thing verified before a run: a ✓ or ✗ line of the dry run.
@@ -386,27 +391,42 @@ func (p *Plan) checkFragmentsOf(proc prompt.Procedure, named bool) {
 }
 
 // checkContext reads every context value. A pipe's, such as -c <(cmd),
-// is kept as read: a pipe gives its content once.
+// is kept as read: a pipe gives its content once. A file of the work is
+// only looked for: it is read when each prompt is composed, and may be
+// written by then.
 func (p *Plan) checkContext(ctx context.Context) {
 	for i, v := range p.Context {
+		if v.Kind == prompt.WorkFile {
+			p.pass(workFileCheck(v.Value))
+			continue
+		}
 		block, fromFile, err := prompt.ContextBlock(ctx, v)
 		switch {
 		case err != nil:
 			p.fail("", fmt.Errorf("context %d: %w", i+1, err))
 		case fromFile:
-			if files.IsPipe(v) {
-				p.Context[i] = block
+			if files.IsPipe(v.Value) {
+				p.Context[i] = prompt.ContextValue{Value: block, Kind: prompt.Text}
 			} else {
 				if p.readAtStart == nil {
 					p.readAtStart = map[string]string{}
 				}
-				p.readAtStart[v] = block
+				p.readAtStart[v.Value] = block
 			}
-			p.pass("Context file exists: " + v)
+			p.pass("Context file exists: " + v.Value)
 		default:
-			p.pass(fmt.Sprintf("Context %d: inline text (%d bytes)", i+1, len(v)))
+			p.pass(fmt.Sprintf("Context %d: inline text (%d bytes)", i+1, len(v.Value)))
 		}
 	}
+}
+
+// workFileCheck is the dry run's line of a file of the work: whether it
+// is there now, which says nothing of when the loop starts.
+func workFileCheck(path string) string {
+	if _, err := os.Stat(path); err != nil {
+		return "Context file of the work, not there yet: " + path + " (read as each iteration starts; an earlier loop may write it)"
+	}
+	return "Context file of the work: " + path + " (read as each iteration starts)"
 }
 
 // checkLimits refuses a minimum no run could reach.
@@ -449,28 +469,49 @@ func (p *Plan) compose(it prompt.Iteration, extra prompt.Sections) (string, []st
 		}
 	}
 	context, gone := p.keepGone(context)
+	if p.rehearsing {
+		context = notThereYet(context)
+	}
 	extra.Context, extra.Promises = context, p.Promises
 	text, err := prompt.ComposeWith(p.procedureOf(it.Number), it, extra)
 	return text, gone, err
+}
+
+// notThereYet shows, in a dry run's prompt, each file of the work that is
+// not there yet as such: an earlier loop, which the dry run did not run,
+// may write it.
+func notThereYet(context []prompt.ContextValue) []prompt.ContextValue {
+	out, copied := context, false
+	for i, v := range context {
+		if _, err := os.Stat(v.Value); v.Kind != prompt.WorkFile || err == nil {
+			continue
+		}
+		if !copied {
+			out, copied = slices.Clone(context), true // the plan's stays as it is
+		}
+		out[i] = prompt.ContextValue{Value: "Source: " + v.Value + "\n\n(not there yet: read as the iteration starts)", Kind: prompt.Text}
+	}
+	return out
 }
 
 // keepGone gives, for a context file the checks read that is gone now
 // (an agent removed or renamed it as part of its work), the text it held
 // when the run started, saying so, instead of failing the run; it
 // returns the values given so.
-func (p *Plan) keepGone(context []string) ([]string, []string) {
+func (p *Plan) keepGone(context []prompt.ContextValue) ([]prompt.ContextValue, []string) {
 	var gone []string
 	kept := context
 	for i, v := range context {
-		block, read := p.readAtStart[v]
-		if _, err := os.Stat(v); !read || err == nil {
+		block, read := p.readAtStart[v.Value]
+		checked := v.Kind == prompt.Given || v.Kind == prompt.File
+		if _, err := os.Stat(v.Value); !read || !checked || err == nil {
 			continue
 		}
 		if len(gone) == 0 {
 			kept = slices.Clone(context)
 		}
-		kept[i] = block + "\n\n(" + v + " is gone since the run started; this is what it held then.)"
-		gone = append(gone, v)
+		kept[i] = prompt.ContextValue{Value: block + "\n\n(" + v.Value + " is gone since the run started; this is what it held then.)", Kind: prompt.Text}
+		gone = append(gone, v.Value)
 	}
 	return kept, gone
 }

@@ -16,14 +16,14 @@ var rule = strings.Repeat("═", 63)
 // Compose does not re-validate p (Validate does that before a run); it
 // reports what it meets, in seed 000's composition-time wording.
 func Compose(p Procedure, it Iteration, context []string) (string, error) {
-	return ComposeWith(p, it, Sections{Context: context})
+	return ComposeWith(p, it, Sections{Context: GivenValues(context)})
 }
 
 // Sections are what a prompt holds besides its preamble and phases, in
 // the order they come.
 type Sections struct {
-	// Context holds --context values: file paths or inline text.
-	Context []string
+	// Context holds the context values: texts and files.
+	Context []ContextValue
 	// Running holds the blocks of context the user added while the loop
 	// runs (seed 004), as they were recorded.
 	Running []string

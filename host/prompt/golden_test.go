@@ -195,7 +195,7 @@ func TestEverySection(t *testing.T) {
 		{{Content: "Read the task."}}, {{Content: "Weigh it."}}, {{Content: "Choose a step."}}, {{Content: "Take it."}},
 	}}
 	got, err := ComposeWith(small, Iteration{Number: 2, Max: 3}, Sections{
-		Context: []string{"Given on the command line."},
+		Context: GivenValues([]string{"Given on the command line."}),
 		Running: []string{"Added while running, first.", "Added while running, second."},
 		Digest:  "Exit code: 0\nFiles changed: main.go",
 	})

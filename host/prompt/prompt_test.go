@@ -322,6 +322,31 @@ func TestContext(t *testing.T) {
 	}
 }
 
+// TestContextKinds: a script's text stays text even when it names a file;
+// its files must be there, and a file of the work that is not says when
+// it is read.
+func TestContextKinds(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("notes.md", []byte("The notes.\n"), 0o644)
+	values := []ContextValue{{Value: "notes.md", Kind: Text}, {Value: "notes.md", Kind: File}, {Value: "notes.md", Kind: WorkFile}}
+	got, err := ComposeWith(only(Fragment{Content: "obs"}), Iteration{Number: 1, Max: 1}, Sections{Context: values})
+	if want := "\nnotes.md\n\nSource: notes.md\n\nThe notes.\n\nSource: notes.md\n\nThe notes.\n"; err != nil || !strings.Contains(got, want) {
+		t.Errorf("got %v:\n%s\nwant it to contain:\n%s", err, got, want)
+	}
+	for _, tc := range []struct {
+		kind ContextKind
+		want string
+	}{
+		{File, "failed to load context: context file not found: PLAN.md"},
+		{WorkFile, "failed to load context: context file not found: PLAN.md\n" + WorkTip},
+	} {
+		_, err := ComposeWith(only(Fragment{Content: "obs"}), Iteration{Number: 1, Max: 1}, Sections{Context: []ContextValue{{Value: "PLAN.md", Kind: tc.kind}}})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("kind %d: got %v, want %s", tc.kind, err, tc.want)
+		}
+	}
+}
+
 func TestNoContextNoSection(t *testing.T) {
 	got, _ := Compose(only(Fragment{Content: "x"}), Iteration{Number: 1, Max: 1}, []string{})
 	if strings.Contains(got, "CONTEXT") {

@@ -26,12 +26,12 @@ type IterateSpec struct {
 	// for their parsers, in the order of iterate()'s parameters.
 	Settings []config.Assignment
 	Agents   []Agent
-	Context  []string
+	Context  []prompt.ContextValue
 	// ContextFunc gives each iteration's context, given the previous
 	// iteration of this loop (nil before the first); Verdict may change
 	// each iteration's outcome. Both are the script's functions and run
 	// on the thread's goroutine.
-	ContextFunc func(iteration int, previous *loop.Iteration) ([]string, error)
+	ContextFunc func(iteration int, previous *loop.Iteration) ([]prompt.ContextValue, error)
 	Verdict     func(*loop.Iteration) (loop.Decision, error)
 	// Fakes, when set, answer instead of agent processes, taking turns: a
 	// script test's fake_agent()s.
@@ -103,9 +103,13 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		if s.opts.Describe != nil {
 			return loop.Result{Status: loop.DryRun}, plan.Describe(s.opts.Describe, spec.Pos)
 		}
-		if err := plan.DryRun(s.opts.Stdout, s.opts.Command); err != nil {
+		// A loop not ready is counted, and the script goes on, so that
+		// every loop shows with every problem (rehearsal.go).
+		err := plan.DryRun(s.opts.Stdout, s.opts.Command)
+		if err != nil && !errors.Is(err, engine.ErrDryRunFailed) {
 			return loop.Result{}, err
 		}
+		s.rehearsed(plan.Procedure.Name, spec.Pos, err)
 		fmt.Fprintln(s.opts.Stdout)
 		return loop.Result{Status: loop.DryRun}, nil
 	}
@@ -212,19 +216,19 @@ func turns(spec IterateSpec) []engine.Turn {
 // keepingErrors wraps a script's context function: it keeps the function's
 // error for the script, and takes an empty result (a command that printed
 // nothing) for no context.
-func keepingErrors(fn func(int, *loop.Iteration) ([]string, error), previous *previousIteration, keep *error) func(int) ([]string, error) {
+func keepingErrors(fn func(int, *loop.Iteration) ([]prompt.ContextValue, error), previous *previousIteration, keep *error) func(int) ([]prompt.ContextValue, error) {
 	if fn == nil {
 		return nil
 	}
-	return func(n int) ([]string, error) {
+	return func(n int) ([]prompt.ContextValue, error) {
 		values, err := fn(n, previous.it)
 		if err != nil {
 			*keep = err
 			return nil, err
 		}
-		var kept []string
+		var kept []prompt.ContextValue
 		for _, v := range values {
-			if v != "" {
+			if v.Value != "" {
 				kept = append(kept, v)
 			}
 		}

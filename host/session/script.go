@@ -56,6 +56,11 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 		return err
 	}
 	cut = false
+	if s.opts.DryRun {
+		if err := s.endRehearsal(); err != nil {
+			return err
+		}
+	}
 	status, message := s.last, s.message
 	if status == "" {
 		status, message = loop.Finished, "the script ended without running a loop"

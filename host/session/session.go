@@ -107,6 +107,8 @@ type Session struct {
 	// "" before one ends, and message the log's line of it.
 	last    loop.Status
 	message string
+	// rehearsal is what a dry run found so far.
+	rehearsal rehearsal
 	// running are what the loops running now have spent so far.
 	running map[*loopSpend]bool
 	// worktrees are the run's git worktrees, nil before the first.

@@ -1,0 +1,82 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"rooda/host/engine"
+	"rooda/host/shown"
+)
+
+// rehearsal is what a script's dry run found, told as it ends: the loops
+// it reported, those not ready to execute, and the results it made up. A
+// dry run goes on past a loop that is not ready, so that every loop shows
+// with every problem, and exits 1 at the end if any was not ready.
+type rehearsal struct {
+	loops int
+	// notReady name the loops whose checks failed: "task-b at main.star:12".
+	notReady []string
+	// placeholders name the results the dry run made up instead of
+	// running or reading: `run("cat tasks.txt") at main.star:3`.
+	placeholders []string
+}
+
+// rehearsed counts a loop the dry run reported, not ready when its
+// report failed.
+func (s *Session) rehearsed(name, pos string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rehearsal.loops++
+	if err != nil {
+		s.rehearsal.notReady = append(s.rehearsal.notReady, name+" at "+pos)
+	}
+}
+
+// madeUp counts a result the dry run made up (a placeholder): what the
+// script does with it, how many loops it starts among them, may differ in
+// a real run.
+func (s *Session) madeUp(what string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rehearsal.placeholders = append(s.rehearsal.placeholders, what)
+}
+
+// endRehearsal tells, at the end of a script's dry run, how many loops it
+// reported, those not ready, and the placeholders the loops may depend
+// on; it fails when a loop was not ready.
+func (s *Session) endRehearsal() error {
+	s.mu.Lock()
+	r := s.rehearsal
+	s.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "=== Dry-run of the script: %s reported", countOf(r.loops, "loop"))
+	if len(r.notReady) > 0 {
+		fmt.Fprintf(&b, ", %d not ready to execute", len(r.notReady))
+	}
+	b.WriteString(" ===\n")
+	for _, loop := range r.notReady {
+		fmt.Fprintf(&b, "  ✗ %s\n", loop)
+	}
+	if len(r.placeholders) > 0 {
+		b.WriteString("Placeholders: what the script did with these results — how many loops, which ones — may differ in a real run:\n")
+		for _, p := range r.placeholders {
+			fmt.Fprintf(&b, "  %s\n", p)
+		}
+		b.WriteString("A read-only command marked run(…, safe = True) runs in a dry run too.\n")
+	}
+	if _, err := fmt.Fprint(s.opts.Stdout, shown.Text(b.String())); err != nil {
+		return err
+	}
+	if len(r.notReady) > 0 {
+		return fmt.Errorf("%w: %d of %s not ready to execute; mend what their ✗ lines say", engine.ErrDryRunFailed, len(r.notReady), countOf(r.loops, "loop"))
+	}
+	return nil
+}
+
+// countOf is n things, in the singular for one.
+func countOf(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

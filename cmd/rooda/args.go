@@ -71,7 +71,9 @@ func moveFlagsFirst(app *cli.App, args []string) ([]string, error) {
 		}
 		out = append(out, l.given...)
 	}
-	if last := levels[len(levels)-1]; len(last.args) > 0 {
+	// Asked for help, the command's is shown: its arguments (rooda build
+	// --help names the procedure) are no help topic.
+	if last := levels[len(levels)-1]; len(last.args) > 0 && !slices.ContainsFunc(out, isHelpFlag) {
 		out = append(out, "--")
 		out = append(out, last.args...)
 	}
@@ -171,6 +173,9 @@ func ownerOf(levels []*level, a string) *level {
 // isHelp reports whether a asks for help: urfave/cli adds the flag to
 // every command as it runs it, after the arguments are moved.
 func isHelp(a string) bool { return slices.Contains(cli.HelpFlag.Names(), flagName(a)) }
+
+// isHelpFlag reports whether a is --help or -h, not a command named so.
+func isHelpFlag(a string) bool { return isFlag(a) && isHelp(a) }
 
 // unknownFlag is the error for the flag a that no level defines: named as
 // it was typed, with the defined flag it most likely meant.

@@ -56,7 +56,7 @@ func TestMoveFlagsFirst(t *testing.T) {
 		{"-- ends flags", "script run x.star --dry-run -- a --max-steps 1", "script run --dry-run -- x.star -- a --max-steps 1"},
 		{"-- first", "script run -- --x", "script run -- -- --x"},
 		{"lone dash is an argument", "run -", "run -- -"},
-		{"help stays with the command", "run build --help", "run --help -- build"},
+		{"help is the command's, its arguments no topic", "run build --help", "run --help"},
 		{"a command name after an argument is an argument", "build run -v", "-v -- build run"},
 		{"no arguments", "", ""},
 		{"a negative number is a value", "run build -n -3", "run -n -3 -- build"},

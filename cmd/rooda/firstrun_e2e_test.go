@@ -257,3 +257,16 @@ func TestContextFileRemovedWhileRunning(t *testing.T) {
 		t.Errorf("prompt 2:\n%s", second)
 	}
 }
+
+// TestHelpOfAProcedure: rooda build --help, the first thing a newcomer
+// types, shows the help of running a procedure, exit 0, not "No help
+// topic for 'build'".
+func TestHelpOfAProcedure(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"build", "--help"}, {"run", "build", "-h"}, {"script", "run", "x.star", "--help"}} {
+		stdout, stderr, code := exe(t, args...)
+		if code != 0 || !strings.Contains(stdout, "USAGE:") || strings.Contains(stderr, "No help topic") {
+			t.Errorf("rooda %v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+}

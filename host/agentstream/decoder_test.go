@@ -229,3 +229,32 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("ParseFormat(claude): %v", err)
 	}
 }
+
+// TestGeminiRetryLines: gemini's retries, which it reports on stderr
+// only, are read as retries with their cause: its server down (the real
+// line), and the other forms of retryWithBackoff (@google/gemini-cli-core
+// 0.61.0, packages/core/src/utils/retry.ts), which carry a status or a
+// delay. Other stderr lines are not retries.
+func TestGeminiRetryLines(t *testing.T) {
+	cases := []struct {
+		line string
+		want Retry
+		ok   bool
+	}{
+		{"Attempt 1 failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request",
+			Retry{Attempt: 1, Error: "exception TypeError: fetch failed sending request", Cause: CauseNetwork}, true},
+		{"Attempt 2 failed with status 503. Retrying with backoff... ApiError: Service Unavailable",
+			Retry{Attempt: 2, Status: 503, Error: "ApiError: Service Unavailable", Cause: CauseOverloaded}, true},
+		{"Attempt 3 failed: Resource has been exhausted (e.g. check quota). Please retry in 2s.. Retrying after 5494ms...",
+			Retry{Attempt: 3, Delay: 5494 * time.Millisecond, Error: "Resource has been exhausted (e.g. check quota). Please retry in 2s.", Cause: CauseRateLimited}, true},
+		{"Attempt 1 failed with 5xx error. Retrying with backoff... Error: boom", Retry{Attempt: 1, Error: "boom", Cause: CauseOther}, true},
+		{"[Routing] NumericalClassifierStrategy failed: Error: Failed to generate content: exception TypeError: fetch failed sending request", Retry{}, false},
+		{"    at async retryWithBackoff (file:///x/chunk.js:308039:23)", Retry{}, false},
+	}
+	for _, c := range cases {
+		got, ok := geminiRetry(c.line)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%q: %+v %v, want %+v %v", c.line, got, ok, c.want, c.ok)
+		}
+	}
+}

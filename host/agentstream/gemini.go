@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -47,6 +48,11 @@ type geminiLine struct {
 func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 	var m geminiLine
 	if !typed(line) {
+		if r, ok := geminiRetry(string(line)); ok {
+			g.broken = true
+			emit(Event{Kind: KindRetry, Retry: r})
+			return true
+		}
 		return false
 	}
 	if json.Unmarshal(line, &m) != nil {
@@ -120,6 +126,34 @@ func geminiError(timestamp, msg string, cause Cause) Event {
 		e.ResetAt = geminiRetryAt(timestamp, msg)
 	}
 	return e
+}
+
+// geminiRetryLine is how gemini reports, on stderr only, a request it
+// retries (retryWithBackoff in @google/gemini-cli-core 0.61.0): "Attempt 1
+// failed. Retrying with backoff... Error: exception TypeError: fetch
+// failed sending request", then the error's stack; "Attempt 2 failed with
+// status 503. Retrying with backoff... …"; "Attempt 3 failed: <message>.
+// Retrying after 5494ms...". With its server down it retries so without
+// end, and its JSON stream says nothing.
+var geminiRetryLine = regexp.MustCompile(`^Attempt (\d+) failed(?: with status (\d+))?(?:: (.*?))?[^.]*\. Retrying (?:with backoff|after (\d+)ms)\.\.\.\s*(.*)$`)
+
+// geminiRetry reads a line of gemini's stderr that reports a retry.
+func geminiRetry(line string) (Retry, bool) {
+	m := geminiRetryLine.FindStringSubmatch(line)
+	if m == nil {
+		return Retry{}, false
+	}
+	r := Retry{Error: m[3]}
+	r.Attempt, _ = strconv.Atoi(m[1])
+	r.Status, _ = strconv.Atoi(m[2])
+	if ms, err := strconv.Atoi(m[4]); err == nil {
+		r.Delay = time.Duration(ms) * time.Millisecond
+	}
+	if r.Error == "" {
+		r.Error = strings.TrimPrefix(m[5], "Error: ")
+	}
+	r.Cause = geminiCauses.error(r.Status, r.Error)
+	return r, true
 }
 
 // geminiErrorCause maps the name of the error gemini failed with to a

@@ -17,14 +17,19 @@ import (
 // work; on a tool it called, for toolLimit without the tool's result. A
 // retry, a reconnect or a keep-alive is no work: codex with its server
 // down writes "Reconnecting..." every minute, for ever. A limit of 0 is
-// none.
+// none. An agent that has only retried for want of its server since its
+// last work, for outageLimit (networkRetryLimit), is stopped with cause
+// network, so that the loop waits the outage out.
 type watch struct {
-	modelLimit, toolLimit time.Duration
-	stop                  chan struct{}
+	modelLimit, toolLimit, outageLimit time.Duration
+	stop                               chan struct{}
 
 	mu    sync.Mutex
 	timer *time.Timer // the wait going on; nil when it has no limit
-	ended bool
+	// outage fires outageLimit after the first of the network retries
+	// since the last work; nil when the last retry had another cause.
+	outage *time.Timer
+	ended  bool
 	// open counts the tool calls without a result; tool is the last
 	// called, for the warning.
 	open int
@@ -39,7 +44,7 @@ type watch struct {
 }
 
 func newWatch(modelLimit, toolLimit time.Duration) *watch {
-	w := &watch{modelLimit: modelLimit, toolLimit: toolLimit, stop: make(chan struct{}), stopped: process.StoppedSince}
+	w := &watch{modelLimit: modelLimit, toolLimit: toolLimit, outageLimit: networkRetryLimit, stop: make(chan struct{}), stopped: process.StoppedSince}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.wait()
@@ -60,6 +65,7 @@ func (w *watch) observe(e agentstream.Event) {
 	case e.Kind == agentstream.KindRetry:
 		w.retries++
 		w.last = e.Retry
+		w.retried()
 		return
 	case !e.ShowsWork():
 		return
@@ -70,7 +76,48 @@ func (w *watch) observe(e agentstream.Event) {
 		w.open = max(w.open-1, 0)
 	}
 	w.retries = 0
+	w.stopTimer(&w.outage)
 	w.wait()
+}
+
+// networkRetryLimit is how long an agent may retry for want of its server
+// (retries whose cause is network, and nothing else, since its last
+// work) before it is stopped, cause network, for the loop to wait the
+// outage out (host/loop's wait.go). The CLI's own retries recover a blip
+// (a restarted server, a dropped connection) without losing what the
+// agent did so far in the iteration, and most blips last seconds; so
+// they get 2 minutes, about what claude's ten retries take. codex and
+// gemini retry without end, codex once a minute: it is stopped about 3
+// minutes in, and the loop says it waits for the network well within
+// 5 minutes, where model_timeout (10 minutes) would take longer.
+const networkRetryLimit = 2 * time.Minute
+
+// retried starts the outage's wait at a first network retry since the
+// last work, and ends it at a retry of another cause: only a run of
+// network retries is an outage.
+func (w *watch) retried() {
+	if w.last.Cause != agentstream.CauseNetwork {
+		w.stopTimer(&w.outage)
+		return
+	}
+	if w.outage == nil {
+		w.arm(&w.outage, time.Now(), w.outageLimit, w.outageLimit, w.outageOver)
+	}
+}
+
+// outageOver is the stop of an agent that retried only for want of its
+// server for outageLimit.
+func (w *watch) outageOver() *loop.Stop {
+	return &loop.Stop{Cause: loop.CauseNetwork, Why: fmt.Sprintf("its CLI could not reach the model's server for %s, only %s (the last: %s)",
+		w.outageLimit, retryCount(w.retries), w.last.Describe())}
+}
+
+// stopTimer stops the timer in slot, if any.
+func (w *watch) stopTimer(slot **time.Timer) {
+	if *slot != nil {
+		(*slot).Stop()
+		*slot = nil
+	}
 }
 
 // said is what a fatal event says, in a few words.
@@ -84,10 +131,7 @@ func said(e agentstream.Event) string {
 // wait starts the wait the agent is in now, from now: on a tool while
 // one is open, else on the model.
 func (w *watch) wait() {
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
-	}
+	w.stopTimer(&w.timer)
 	limit, onTool := w.modelLimit, w.open > 0
 	if onTool {
 		limit = w.toolLimit
@@ -95,25 +139,28 @@ func (w *watch) wait() {
 	if limit <= 0 {
 		return
 	}
-	w.arm(time.Now(), limit, limit, onTool)
+	w.arm(&w.timer, time.Now(), limit, limit, func() *loop.Stop { return w.overdue(onTool, limit) })
 }
 
-// arm fires the wait begun at since when limit of it has passed, the
-// agent running: time it spent stopped (Ctrl+Z) does not count, and
-// the timer, fired early for it, is armed again for what is left.
-func (w *watch) arm(since time.Time, limit, after time.Duration, onTool bool) {
-	w.timer = time.AfterFunc(after, func() {
+// arm sets slot to a timer that stops the agent, for why, when limit of
+// the wait begun at since has passed, the agent running: time it spent
+// stopped (Ctrl+Z) does not count, and the timer, fired early for it, is
+// armed again for what is left.
+func (w *watch) arm(slot **time.Timer, since time.Time, limit, after time.Duration, why func() *loop.Stop) {
+	var t *time.Timer
+	t = time.AfterFunc(after, func() {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		if w.ended || w.why != nil {
-			return
+		if w.ended || w.why != nil || *slot != t {
+			return // ended, or a wait that was stopped or started again
 		}
 		if left := limit - (time.Since(since) - w.stopped(since)); left > 0 {
-			w.arm(since, limit, left, onTool)
+			w.arm(slot, since, limit, left, why)
 			return
 		}
-		w.halt(w.overdue(onTool, limit))
+		w.halt(why())
 	})
+	*slot = t
 }
 
 // overdue says which wait ran out.
@@ -151,8 +198,7 @@ func (w *watch) end() *loop.Stop {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.ended = true
-	if w.timer != nil {
-		w.timer.Stop()
-	}
+	w.stopTimer(&w.timer)
+	w.stopTimer(&w.outage)
 	return w.why
 }

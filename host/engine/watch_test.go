@@ -137,3 +137,51 @@ func TestStoppedTimeIsNoWait(t *testing.T) {
 		t.Errorf("%+v", why)
 	}
 }
+
+// outageWatch is a watch with no model or tool limit whose outage limit
+// is limit.
+func outageWatch(limit time.Duration) *watch {
+	w := newWatch(time.Hour, time.Hour)
+	w.mu.Lock()
+	w.outageLimit = limit
+	w.mu.Unlock()
+	return w
+}
+
+// TestNetworkRetriesStopTheAgent: a CLI that only retries for want of
+// its server is stopped at the outage limit, long before model_timeout,
+// with cause network, so that the loop waits the outage out.
+func TestNetworkRetriesStopTheAgent(t *testing.T) {
+	w := outageWatch(300 * time.Millisecond)
+	w.observe(text)
+	w.observe(retry)
+	w.observe(retry)
+	why := fired(t, w)
+	if why.Cause != loop.CauseNetwork || why.Why != "its CLI could not reach the model's server for 300ms, only 2 retries (the last: retry: waiting for network)" {
+		t.Errorf("%+v", why)
+	}
+}
+
+// TestOutageWaitIsOnlyNetworkRetries: work, or a retry of another cause,
+// between network retries starts the outage's wait again: an agent that
+// keeps doing either is not stopped for an outage; once only network
+// retries come, it is.
+func TestOutageWaitIsOnlyNetworkRetries(t *testing.T) {
+	rateLimited := agentstream.Event{Kind: agentstream.KindRetry, Retry: agentstream.Retry{Status: 429, Cause: agentstream.CauseRateLimited}}
+	for _, between := range []agentstream.Event{text, rateLimited} {
+		w := outageWatch(300 * time.Millisecond)
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			w.observe(retry)
+			w.observe(between)
+			select {
+			case <-w.stop:
+				t.Fatalf("%s between network retries: stopped: %+v", between.Kind, w.end())
+			default:
+			}
+		}
+		w.observe(retry)
+		if why := fired(t, w); why.Cause != loop.CauseNetwork {
+			t.Errorf("%+v", why)
+		}
+	}
+}

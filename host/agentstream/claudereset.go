@@ -29,29 +29,19 @@ func claudeResetAt(msg string, now time.Time) time.Time {
 			return time.Time{}
 		}
 	}
-	hour, _ := strconv.Atoi(m[4])
-	minute, _ := strconv.Atoi(m[5])
-	if hour < 1 || hour > 12 || minute > 59 {
+	hour, minute, ok := clock12(m[4], m[5], m[6] == "pm")
+	if !ok {
 		return time.Time{}
 	}
-	hour %= 12
-	if m[6] == "pm" {
-		hour += 12
-	}
-	local := now.In(loc)
 	if m[1] == "" {
-		at := time.Date(local.Year(), local.Month(), local.Day(), hour, minute, 0, 0, loc)
-		if at.Before(now.Add(-5 * time.Minute)) {
-			at = at.AddDate(0, 0, 1)
-		}
-		return at.Add(time.Minute)
+		return nextEndOfMinute(now, hour, minute, loc)
 	}
 	month, err := time.Parse("Jan", m[1])
 	day, _ := strconv.Atoi(m[2])
 	if err != nil || day < 1 || day > 31 {
 		return time.Time{}
 	}
-	year := local.Year()
+	year := now.In(loc).Year()
 	if m[3] != "" {
 		year, _ = strconv.Atoi(m[3])
 	}

@@ -221,16 +221,34 @@ func codexTryAgainAt(msg string, now time.Time) time.Time {
 	if m == nil {
 		return time.Time{}
 	}
-	hour, _ := strconv.Atoi(m[1])
-	minute, _ := strconv.Atoi(m[2])
-	if hour < 1 || hour > 12 || minute > 59 {
+	hour, minute, ok := clock12(m[1], m[2], m[3] == "PM")
+	if !ok {
 		return time.Time{}
 	}
+	return nextEndOfMinute(now, hour, minute, now.Location())
+}
+
+// clock12 reads a time of a 12-hour clock, "3" "05" pm, as the hour and
+// minute of a 24-hour one; ok is false for no such time.
+func clock12(hourText, minuteText string, pm bool) (hour, minute int, ok bool) {
+	hour, _ = strconv.Atoi(hourText)
+	minute, _ = strconv.Atoi(minuteText)
+	if hour < 1 || hour > 12 || minute > 59 {
+		return 0, 0, false
+	}
 	hour %= 12
-	if m[3] == "PM" {
+	if pm {
 		hour += 12
 	}
-	at := time.Date(now.Year(), now.Month(), now.Day(), hour, minute, 0, 0, now.Location())
+	return hour, minute, true
+}
+
+// nextEndOfMinute is the end of the minute hour:minute in loc next shows
+// after now (today's, unless it was more than five minutes ago): a CLI
+// names its reset to the minute, so the limit may last into it.
+func nextEndOfMinute(now time.Time, hour, minute int, loc *time.Location) time.Time {
+	local := now.In(loc)
+	at := time.Date(local.Year(), local.Month(), local.Day(), hour, minute, 0, 0, loc)
 	if at.Before(now.Add(-5 * time.Minute)) {
 		at = at.AddDate(0, 0, 1)
 	}

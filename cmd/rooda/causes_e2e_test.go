@@ -35,8 +35,8 @@ func TestLastWordsSkipStackFrames(t *testing.T) {
 		"    at async Models.generateContent (file:///cli/bundle/chunk-JDPZ4CE3.js:268643:16)\n" +
 		"    at async retryWithBackoff (file:///cli/bundle/chunk-JDPZ4CE3.js:308039:23)\n"
 	w := newWorkspace(t, step{"output": `{"type":"init","timestamp":"2026-11-26T07:34:37.416Z","session_id":"s","model":"auto"}` + "\n", "stderr": stderr, "exit": 1})
-	o := w.runAlias("gemini-stream-json", "build", "-n", "1", "--failure-threshold", "1")
-	o.expect(t, 1, "> Attempt 4 failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request\n")
+	o := w.runAlias("gemini-stream-json", "build", "-n", "1", "--failure-threshold", "1", "--max-limit-wait", "none")
+	o.expect(t, 1, "  > retry 4: exception TypeError: fetch failed sending request\n")
 	if strings.Contains(o.stderr, "> at ") {
 		t.Errorf("the last words quote a stack frame:\n%s", o.stderr)
 	}

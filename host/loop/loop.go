@@ -263,9 +263,21 @@ func (it *Iteration) words() []byte {
 	case d == nil:
 		return it.Result.Output
 	case d.Err != "" || d.Output != "":
-		return []byte(d.Output + "\n" + d.Err)
+		return []byte(d.Output + "\n" + d.Err + "\n" + lastRetry(d))
+	case d.Retries > 0:
+		return []byte(lastRetry(d))
 	}
 	return []byte(d.Text)
+}
+
+// lastRetry is the last retry a CLI reported, as -v shows it, or "": a
+// CLI that only retried said why in its retries (gemini's stderr lines,
+// read as retries, are no longer its output).
+func lastRetry(d *agentstream.Summary) string {
+	if d.Retries == 0 {
+		return ""
+	}
+	return d.LastRetry.Describe()
 }
 
 // Said is what the agent said, where its signals are looked for and what

@@ -314,6 +314,7 @@ var realScenarios = []struct {
 		}
 	}},
 	{"server_down_is_waited_out", serverDownIsWaitedOut},
+	{"limit_without_reset_is_waited_out", limitWithoutResetIsWaitedOut},
 	{"hang_ends_at_the_timeout", func(t *testing.T, cli realcli.Installed) {
 		// Long enough for the slowest CLI to start and ask on a busy
 		// 2-core machine (opencode took over 10 s there), so that what

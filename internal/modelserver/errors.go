@@ -77,8 +77,10 @@ func openAIError(status int, r Reply) obj {
 			"resets_in_seconds": int(math.Ceil(r.wait().Seconds())),
 		}
 	case status == http.StatusTooManyRequests:
-		e = obj{"type": "requests", "code": "rate_limit_exceeded",
-			"message": fmt.Sprintf("Rate limit reached. Please try again in %s.", r.RetryAfter)}
+		e = obj{"type": "requests", "code": "rate_limit_exceeded", "message": "Rate limit reached. Please try again later."}
+		if r.RetryAfter > 0 {
+			e["message"] = fmt.Sprintf("Rate limit reached. Please try again in %s.", r.RetryAfter)
+		}
 	case status == http.StatusServiceUnavailable:
 		e = obj{"type": "server_error", "code": "server_is_overloaded",
 			"message": "The server is overloaded. Please try again later."}
@@ -95,9 +97,13 @@ func geminiError(status int, r Reply) obj {
 	case http.StatusUnauthorized:
 		e["status"], e["message"] = "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."
 	case http.StatusTooManyRequests:
+		e["status"], e["message"] = "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."
+		if r.wait() == 0 {
+			break // a limit that names no time to retry at
+		}
 		seconds := strconv.Itoa(int(math.Ceil(r.wait().Seconds()))) + "s"
 		details := []obj{{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": seconds}}
-		e["status"], e["message"] = "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota). Please retry in "+seconds+"."
+		e["message"] = "Resource has been exhausted (e.g. check quota). Please retry in " + seconds + "."
 		if !r.ResetAt.IsZero() {
 			details = append([]obj{{"@type": "type.googleapis.com/google.rpc.QuotaFailure",
 				"violations": []obj{{"quotaMetric": "generativelanguage.googleapis.com/generate_content_requests",

@@ -94,7 +94,8 @@ func Text(text string) Reply { return Reply{Text: text} }
 func Shell(command, text string) Reply { return Reply{Command: command, Text: text} }
 
 // Status is an HTTP error in the API's own shape: 401 is an authentication
-// error, 429 a rate limit, 529 (503 for Gemini) an overload, others a
+// error, 429 a rate limit that names no time to retry at (no retry-after,
+// no reset in the body), 529 (503 for Gemini) an overload, others a
 // server error.
 func Status(code int) Reply { return Reply{Status: code} }
 

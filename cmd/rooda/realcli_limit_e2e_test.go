@@ -29,23 +29,11 @@ func limitWithoutResetIsWaitedOut(t *testing.T, cli realcli.Installed) {
 	cmd := exec.Command(binary(t), "build", "--ai-cmd-alias", cli.Name, "-n", "1")
 	cmd.Dir, cmd.Env = r.dir, r.env
 	s := r.start(cmd)
-	said := waitForText(t, s.stderr, "; waiting 30s before running iteration 1/1 again", s.at.Add(limitNotice))
+	said := r.waitForLogWithin(s, "; waiting 30s before running iteration 1/1 again", "rooda never said it waits out the limit", limitNotice)
 	t.Logf("%s, limited with no reset: rooda said it waits %s after its start, after %d requests: %s",
 		cli.Name, time.Since(s.at).Round(time.Second), len(r.server.Requests()), said)
 	r.promptArrived()
 	r.server.Close() // the limit is lifted: the same address answers
-	back, err := modelserver.Listen(addr, modelserver.Script{modelserver.Text("All done. " + successSignal)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(back.Close)
-	o := r.waitWithin(s, hangGuard+limitNotice)
-	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
-	if strings.Contains(o.stderr, "(failure") {
-		t.Errorf("a failure was counted:\n%s", o.stderr)
-	}
-	if m := r.meta(1); m.Waited < 1 || m.Outcome != "success" {
-		t.Errorf("meta: %+v", m)
-	}
+	o := r.servedAgainAndWaitedOut(s, addr, modelserver.Script{modelserver.Text("All done. " + successSignal)}, limitNotice)
 	t.Logf("%s: the run took %s:\n%s", cli.Name, o.took.Round(time.Second), o.stderr)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os/exec"
 	"strings"
 	"testing"
@@ -30,40 +29,28 @@ func serverDownIsWaitedOut(t *testing.T, cli realcli.Installed) {
 	cmd := exec.Command(binary(t), "build", "--ai-cmd-alias", cli.Name, "-n", "1", "--failure-threshold", "1")
 	cmd.Dir, cmd.Env = r.dir, r.env
 	s := r.start(cmd)
-	said := waitForText(t, s.stderr, " before running iteration 1/1 again", s.at.Add(outageNotice))
+	said := r.waitForLogWithin(s, " before running iteration 1/1 again", "rooda never said it waits for the server", outageNotice)
 	t.Logf("%s, its server down: rooda said it waits %s after its start: %s", cli.Name, time.Since(s.at).Round(time.Second), said)
-	back, err := modelserver.Listen(addr, script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(back.Close)
-	o := r.waitWithin(s, hangGuard+outageNotice)
-	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
-	if strings.Contains(o.stderr, "(failure") {
-		t.Errorf("a failure was counted:\n%s", o.stderr)
-	}
-	if m := r.meta(1); m.Waited < 1 || m.Outcome != "success" {
-		t.Errorf("meta: %+v", m)
-	}
+	r.servedAgainAndWaitedOut(s, addr, script, outageNotice)
 }
 
-// waitForText waits until buf holds text, until deadline at most, and
-// returns its line; it fails the test if it never does.
-func waitForText(t *testing.T, buf *bytes.Buffer, text string, deadline time.Time) string {
-	t.Helper()
-	for {
-		log := buf.String()
-		if i := strings.Index(log, text); i >= 0 {
-			start := strings.LastIndexByte(log[:i], '\n') + 1
-			end := i + len(text)
-			if j := strings.IndexByte(log[end:], '\n'); j >= 0 {
-				end += j
-			}
-			return log[start:end]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q by %s:\n%s", text, deadline.Format("15:04:05"), log)
-		}
-		time.Sleep(100 * time.Millisecond)
+// servedAgainAndWaitedOut serves script on addr, where the run s waits for
+// its model's server, and checks that the run ends in a success after a
+// wait, with no failure counted.
+func (r *realRun) servedAgainAndWaitedOut(s started, addr string, script modelserver.Script, notice time.Duration) outcome {
+	r.t.Helper()
+	back, err := modelserver.Listen(addr, script)
+	if err != nil {
+		r.t.Fatal(err)
 	}
+	r.t.Cleanup(back.Close)
+	o := r.waitWithin(s, hangGuard+notice)
+	o.expect(r.t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
+	if strings.Contains(o.stderr, "(failure") {
+		r.t.Errorf("a failure was counted:\n%s", o.stderr)
+	}
+	if m := r.meta(1); m.Waited < 1 || m.Outcome != "success" {
+		r.t.Errorf("meta: %+v", m)
+	}
+	return o
 }

@@ -104,10 +104,26 @@ func (w *workspace) start(cmd *exec.Cmd) started {
 // fails the test, saying why, if it never does.
 func (w *workspace) waitForLog(s started, text, why string) {
 	w.t.Helper()
-	deadline := time.Now().Add(hangGuard)
-	for !strings.Contains(s.stderr.String(), text) {
+	w.waitForLogWithin(s, text, why, hangGuard)
+}
+
+// waitForLogWithin is waitForLog for a log line that may rightly take up
+// to guard; it returns the line that holds text.
+func (w *workspace) waitForLogWithin(s started, text, why string, guard time.Duration) string {
+	w.t.Helper()
+	deadline := time.Now().Add(guard)
+	for {
+		log := s.stderr.String()
+		if i := strings.Index(log, text); i >= 0 {
+			start := strings.LastIndexByte(log[:i], '\n') + 1
+			end := i + len(text)
+			if j := strings.IndexByte(log[end:], '\n'); j >= 0 {
+				end += j
+			}
+			return log[start:end]
+		}
 		if time.Now().After(deadline) {
-			w.t.Fatalf("%s\n%s", why, s.stderr)
+			w.t.Fatalf("%s\n%s", why, log)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -27,7 +27,7 @@ func AddContext(runDir, block string) (string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "cleared"), 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := writeTemp(dir, []byte(block))
+	tmp, err := files.WriteTemp(dir, []byte(block))
 	var pathErr *fs.PathError
 	if errors.As(err, &pathErr) {
 		err = pathErr.Err // the file it names is gone

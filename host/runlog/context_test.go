@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"rooda/host/files"
 )
 
 // TestAdditions: numbered in order, never reused after a clear, each of
@@ -54,7 +56,7 @@ func TestAdditionBeingWritten(t *testing.T) {
 	dir := t.TempDir()
 	r := newRecorder(dir, Run{})
 	mkdir(t, contextDir(dir))
-	tmp, err := writeTemp(contextDir(dir), []byte("half a blo"))
+	tmp, err := files.WriteTemp(contextDir(dir), []byte("half a blo"))
 	if err != nil {
 		t.Fatal(err)
 	}

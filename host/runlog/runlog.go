@@ -238,36 +238,13 @@ func writeJSON(path string, v any) error {
 	return writeFile(path, append(data, '\n'))
 }
 
-// writeFile writes a file under a temporary name and renames it: a reader,
-// or a run killed midway, never sees half of it.
+// writeFile writes a record's file whole (files.WriteWhole), making its
+// directory.
 func writeFile(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(filepath.Dir(path), data)
-	if err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-	}
-	return err
-}
-
-// writeTemp writes data whole to a new file of dir and returns its name,
-// which begins with a dot: no reader of records takes it for one. A
-// write that fails leaves nothing.
-func writeTemp(dir string, data []byte) (string, error) {
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = tmp.Write(data)
-	if err = errors.Join(err, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return tmp.Name(), nil
+	return files.WriteWhole(path, data)
 }
 
 // idForm is the form of the ids newID gives, the older ones without

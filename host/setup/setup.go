@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"rooda/host/agents"
+	"rooda/host/files"
 	"rooda/host/suggest"
 )
 
@@ -139,11 +140,11 @@ func Write(dir, configPath, alias string, aliases []string, force bool) (Written
 // writeFile writes content to path, which must not exist unless replace
 // is set: a file made meanwhile is not overwritten.
 func writeFile(path, content string, replace bool) error {
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if replace {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		// Whole or not at all: a killed init leaves the old file.
+		return files.WriteWhole(path, []byte(content))
 	}
-	f, err := os.OpenFile(path, flags, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}

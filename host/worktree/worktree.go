@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"rooda/host/files"
 	"rooda/host/git"
 	"rooda/host/process"
 )
@@ -163,7 +164,9 @@ func (s *Set) claim(trees []*Worktree) error {
 	}
 	ignore := filepath.Join(s.repo, Root, ".gitignore")
 	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-		os.WriteFile(ignore, []byte("*\n"), 0o644)
+		if err := os.WriteFile(ignore, []byte("*\n"), 0o644); err != nil {
+			return err
+		}
 	}
 	o := owner{PID: os.Getpid(), PIDStart: process.StartTime(os.Getpid())}
 	for _, t := range trees {
@@ -171,12 +174,11 @@ func (s *Set) claim(trees []*Worktree) error {
 			o.Keep = append(o.Keep, t.Name)
 		}
 	}
-	data, _ := json.Marshal(o)
-	path := filepath.Join(s.runDir(), ownerFile)
-	if err := os.WriteFile(path+".new", data, 0o644); err != nil {
+	data, err := json.Marshal(o)
+	if err != nil {
 		return err
 	}
-	return os.Rename(path+".new", path)
+	return files.WriteWhole(filepath.Join(s.runDir(), ownerFile), data)
 }
 
 // Close removes every worktree not kept, and its branch: what a loop

@@ -1,0 +1,37 @@
+package files
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+// WriteWhole writes data to path under a temporary name in its directory
+// and renames it into place: a reader, or a rooda killed midway, finds
+// the file as it was or as it is now, never half written.
+func WriteWhole(path string, data []byte) error {
+	tmp, err := WriteTemp(filepath.Dir(path), data)
+	if err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// WriteTemp writes data whole to a new file of dir and returns its name,
+// which begins with a dot: no reader that passes over dot-files takes it
+// for one of its own. A write that fails leaves nothing.
+func WriteTemp(dir string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = tmp.Write(data)
+	if err = errors.Join(err, tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}

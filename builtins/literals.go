@@ -61,10 +61,10 @@ func verdictLiteral(s string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("returns %q, which is no verdict", s)
-	if near := suggest.Closest(s, verdictNames()); near != "" {
+	if near := loop.NearestVerdict(s); near != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", near)
 	}
-	return fmt.Errorf("%s: the verdicts are None, %s", msg, suggest.OneOf(quoted(verdictNames())))
+	return fmt.Errorf("%s: the verdicts are None, %s", msg, suggest.OneOf(quoted(loop.VerdictNames())))
 }
 
 func quoted(names []string) []string {

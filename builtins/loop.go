@@ -18,7 +18,6 @@ import (
 	"rooda/host/process"
 	"rooda/host/prompt"
 	"rooda/host/session"
-	"rooda/host/suggest"
 )
 
 // iterateBuiltin is iterate(), whose parameters include a keyword for
@@ -356,20 +355,11 @@ func verdictCaller(fn starlark.Callable) string {
 func badVerdict(fn starlark.Callable, out starlark.Value, s string) error {
 	msg := fmt.Sprintf("%s returned %s, which is no verdict", verdictCaller(fn), shortRepr(out))
 	if _, ok := out.(starlark.String); ok {
-		if near := suggest.Closest(s, verdictNames()); near != "" {
+		if near := loop.NearestVerdict(s); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 	}
 	return errors.New(msg + `: return None to keep the host's verdict, "continue" to go on, "success" to end the loop as done, "failure" to count a failed iteration, "abort" to stop the loop as failed, or "stop" to end it without a failure; or a pair (verdict, reason)`)
-}
-
-// verdictNames are the verdicts' names, for suggestions.
-func verdictNames() []string {
-	names := make([]string, len(loop.Verdicts))
-	for i, v := range loop.Verdicts {
-		names[i] = string(v)
-	}
-	return names
 }
 
 // shortRepr is a value as a message shows it: its repr, cut to a line.

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"os"
 	"strings"
 
 	"go.starlark.net/syntax"
@@ -21,6 +22,21 @@ func Docstring(path string) (string, error) {
 		return "", nil
 	}
 	return strings.TrimSpace(DocOf(f.Stmts[0])), nil
+}
+
+// Summary is the first line of the docstring of the script at path; ""
+// when it has none, or it is not a regular file (a named pipe is read by
+// the run, never by a listing).
+func Summary(path string) string {
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	doc, err := Docstring(path)
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(doc, "\n")
+	return strings.TrimSpace(first)
 }
 
 // DocOf is the string a statement that is only a string literal holds:

@@ -2,8 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,7 +33,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			cfg.SummarizeScripts(scriptSummary)
+			cfg.SummarizeScripts(host.Summary)
 			if c.Bool("json") {
 				return cfg.WriteListJSON(c.App.Writer)
 			}
@@ -71,27 +69,12 @@ Examples:
 			if err != nil {
 				return err
 			}
-			cfg.SummarizeScripts(scriptSummary)
+			cfg.SummarizeScripts(host.Summary)
 			return cfg.WriteInfo(c.App.Writer, name, func(w io.Writer, path string) error {
 				return describeScript(c, cfg, path, w)
 			})
 		},
 	}
-}
-
-// scriptSummary is the first line of the docstring of the script at
-// path; "" when it has none, or it is not a regular file (a named pipe
-// is read by the run, never by a listing).
-func scriptSummary(path string) string {
-	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
-		return ""
-	}
-	doc, err := host.Docstring(path)
-	if err != nil {
-		return ""
-	}
-	first, _, _ := strings.Cut(doc, "\n")
-	return strings.TrimSpace(first)
 }
 
 // describeScript runs a script procedure as a dry run that reports each

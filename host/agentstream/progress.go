@@ -38,7 +38,3 @@ func (e Event) OpensTool() bool { return e.Kind == KindToolCall && !e.Done }
 
 // ClosesTool reports whether e is a tool's result.
 func (e Event) ClosesTool() bool { return e.Kind == KindToolResult }
-
-// Describe is the retry as the transcript shows it: "retry 1/10 in
-// 500ms: 401 authentication_failed".
-func (r Retry) Describe() string { return describeRetry(r) }

@@ -82,7 +82,7 @@ func describe(e Event) string {
 		}
 		return "  ← " + e.Text
 	case KindRetry:
-		return describeRetry(e.Retry)
+		return e.Retry.Describe()
 	case KindError:
 		s := fmt.Sprintf("error (%s): %s", e.Cause, oneLine(e.Text, 300))
 		if !e.ResetAt.IsZero() {
@@ -120,9 +120,10 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// describeRetry is a retry's line: "retry 1/10 in 30s: 429 rate_limit";
-// "retry: waiting for network" when the CLI gave no attempt.
-func describeRetry(r Retry) string {
+// Describe is the retry as the transcript shows it: "retry 1/10 in 30s:
+// 429 rate_limit"; "retry: waiting for network" when the CLI gave no
+// attempt.
+func (r Retry) Describe() string {
 	s := "retry"
 	if r.Attempt > 0 {
 		s += fmt.Sprintf(" %d", r.Attempt)

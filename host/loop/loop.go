@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"rooda/host/agentstream"
@@ -12,6 +13,7 @@ import (
 	"rooda/host/logging"
 	"rooda/host/process"
 	"rooda/host/prompt"
+	"rooda/host/suggest"
 )
 
 // Config is one run of the loop.
@@ -179,6 +181,24 @@ var Outcomes = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, Outcom
 // Verdicts are the outcomes a Verdict may give: all but interrupted,
 // which only an interrupt gives.
 var Verdicts = []Outcome{OutcomeContinue, OutcomeSuccess, OutcomeFailure, OutcomeAbort, OutcomeStop}
+
+// VerdictNames are the verdicts' names, in order.
+func VerdictNames() []string {
+	names := make([]string, len(Verdicts))
+	for i, v := range Verdicts {
+		names[i] = string(v)
+	}
+	return names
+}
+
+// NearestVerdict is the verdict s most likely meant ("SUCCESS" for
+// "success"), "" when s is one or is near none.
+func NearestVerdict(s string) string {
+	if slices.Contains(Verdicts, Outcome(s)) {
+		return ""
+	}
+	return suggest.Closest(s, VerdictNames())
+}
 
 // Iteration is one finished iteration, as the loop judged it.
 type Iteration struct {

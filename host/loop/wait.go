@@ -120,7 +120,7 @@ func (r *runner) backoff(it *Iteration, w waits) (LimitWait, bool) {
 	left := limit - w.total
 	if left <= 0 {
 		if limit > 0 {
-			r.cfg.Log.Warnf("Iteration %s: %s: %s; waited %s, all of max_limit_wait: giving up", label, agentName(it), what, limitWords(w.total))
+			r.cfg.Log.Warnf("Iteration %s: %s: %s; waited %s, all of max_limit_wait: giving up", label, agentName(it), what, w.total.Round(time.Second))
 		}
 		return LimitWait{}, false
 	}

@@ -70,7 +70,10 @@ func nowFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	t := session.FromThread(thread).Now()
+	t, err := session.FromThread(thread).ScriptNow(thread, where(caller(thread)))
+	if err != nil {
+		return nil, err
+	}
 	return starlark.Float(float64(t.UnixNano()) / float64(time.Second)), nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -623,14 +622,15 @@ var getenvBuiltin = Builtin{
 	fn:      getenvFn,
 }
 
-func getenvFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func getenvFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
 	var dflt starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "default?", &dflt); err != nil {
 		return nil, err
 	}
-	if v, ok := os.LookupEnv(name); ok {
-		return starlark.String(v), nil
+	v, ok, err := session.FromThread(thread).Getenv(thread, where(caller(thread)), name)
+	if err != nil || !ok {
+		return dflt, err
 	}
-	return dflt, nil
+	return starlark.String(v), nil
 }

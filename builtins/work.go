@@ -28,7 +28,7 @@ func readFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path); err != nil {
 		return nil, err
 	}
-	text, err := session.FromThread(thread).ReadWork(path, where(caller(thread)))
+	text, err := session.FromThread(thread).ReadWork(thread, path, where(caller(thread)))
 	return starlark.String(text), err
 }
 
@@ -48,6 +48,6 @@ func existsFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path); err != nil {
 		return nil, err
 	}
-	ok, err := session.FromThread(thread).WorkExists(path)
+	ok, err := session.FromThread(thread).WorkExists(thread, path, where(caller(thread)))
 	return starlark.Bool(ok), err
 }

@@ -45,7 +45,7 @@ Examples:
   rooda build -c "focus on the auth module" -c notes.md
   rooda review --act "Write the review to REVIEW.md."
   rooda build --unlimited --iteration-timeout 20m --failure-threshold 5`,
-		Flags: append(slices.Concat(runSettingFlags(), scriptOnlyFlags(), settingFlags(config.ForYAMLRuns)),
+		Flags: append(append(slices.Concat(runSettingFlags(), scriptOnlyFlags(), settingFlags(config.ForYAMLRuns)),
 			&cli.StringSliceFlag{Name: "context", Aliases: []string{"c"}, Usage: "add `TEXT` or the content of a file to the prompt's CONTEXT (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "observe", Usage: "replace the observe phase with `FRAGMENT`: a file, builtin:… or inline text (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "orient", Usage: "replace the orient phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
@@ -54,7 +54,7 @@ Examples:
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "show the settings, the checks and the first prompt; run nothing", Category: "Output"},
 			noRecordFlag(),
 			&cli.BoolFlag{Name: shorthandFlag, Hidden: true},
-		),
+		), resumeFlags()...),
 		Action: runAction,
 	}
 }
@@ -93,7 +93,11 @@ func runAction(c *cli.Context) error {
 	for _, ph := range prompt.Phases {
 		req.Phases[ph] = c.StringSlice(ph.String())
 	}
-	s := session.Start(c.Context, sessionOptions(c, cfg, name))
+	opts := sessionOptions(c, cfg, name)
+	if ends, err := durable(c, cfg, &opts); ends || err != nil {
+		return err
+	}
+	s := session.Start(c.Context, opts)
 	defer s.Close()
 	return s.RunProcedure(req)
 }

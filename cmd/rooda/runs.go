@@ -113,7 +113,7 @@ Examples:
 			},
 			Action:       runsReportAction,
 			BashComplete: completeRunIDs,
-		}},
+		}, runsResumeCommand()},
 	}
 }
 

@@ -332,11 +332,11 @@ func libFlag() cli.Flag {
 }
 
 func scriptRunFlags() []cli.Flag {
-	return append(slices.Concat(runSettingFlags(), settingFlags(config.ForScriptRuns)),
+	return append(append(slices.Concat(runSettingFlags(), settingFlags(config.ForScriptRuns)),
 		libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag(),
 		&cli.BoolFlag{Name: "dry-run", Aliases: []string{"d"}, Usage: "evaluate the script, report each iterate() instead of running it, run no command", Category: "Output"},
 		noRecordFlag(),
-	)
+	), resumeFlags()...)
 }
 
 func maxStepsFlag() cli.Flag {
@@ -401,6 +401,9 @@ func runScript(c *cli.Context, cfg *config.Config, file string, args []string) e
 		MaxTotalIterations: c.Int("max-total-iterations"),
 		MaxDuration:        c.Duration("max-duration"),
 		MaxMemory:          int64(config.MaxMemory.In(&cfg.Loop).V),
+	}
+	if ends, err := durable(c, cfg, &opts); ends || err != nil {
+		return err
 	}
 	s := session.Start(c.Context, opts)
 	defer s.Close()

@@ -180,6 +180,16 @@ func FormatMaxIterations(n int) string {
 // the settings every run shows, those shown only when given, and the
 // checks.
 func (s *Settings) Lines() []string {
+	return s.lines(settingLine)
+}
+
+// Values are Lines without their sources: the settings a loop runs with,
+// whichever tier gave each.
+func (s *Settings) Values() []string {
+	return s.lines(func(name, value string, _ Source, _ bool) string { return name + ": " + value })
+}
+
+func (s *Settings) lines(settingLine func(name, value string, src Source, set bool) string) []string {
 	ai := "none"
 	if s.AICommand.Set {
 		ai = s.AICommand.V

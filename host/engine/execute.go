@@ -58,6 +58,9 @@ type Output struct {
 	// Loop, when set, names the loop on each line of its log: several
 	// loops run at once.
 	Loop string
+	// Replay, when set, answers the iterations a resumed run had ended
+	// (loop.Config.Replay).
+	Replay func(n int) loop.Replayed
 }
 
 // started is when the run started: Started, else now by the log's
@@ -158,6 +161,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		// A script test's stand-in agent ends at once, often silent.
 		NoSpinWait: p.Runner != nil,
 		Sleep:      out.Sleep,
+		Replay:     out.Replay,
 	}
 	res := loop.Run(announced, cfg)
 	if out.Record != nil {
@@ -192,7 +196,7 @@ func shownTo(out Output, verbose bool) io.Writer {
 func (p *Plan) sections(rec Record, dig *digest, log *logging.Logger) func(prompt.Iteration) (string, error) {
 	return func(it prompt.Iteration) (string, error) {
 		var extra prompt.Sections
-		if rec != nil {
+		if rec != nil && !it.Replayed {
 			var fresh []string
 			var refused []error
 			extra.Running, fresh, refused = rec.Additions()

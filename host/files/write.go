@@ -9,8 +9,15 @@ import (
 // WriteWhole writes data to path under a temporary name in its directory
 // and renames it into place: a reader, or a rooda killed midway, finds
 // the file as it was or as it is now, never half written.
-func WriteWhole(path string, data []byte) error {
-	tmp, err := WriteTemp(filepath.Dir(path), data)
+func WriteWhole(path string, data []byte) error { return writeWhole(path, data, false) }
+
+// WriteWholeSynced is WriteWhole for a file that must outlive a power
+// loss as well as a crash: its bytes reach the disk (fsync) before it
+// takes its name.
+func WriteWholeSynced(path string, data []byte) error { return writeWhole(path, data, true) }
+
+func writeWhole(path string, data []byte, sync bool) error {
+	tmp, err := writeTemp(filepath.Dir(path), data, sync)
 	if err != nil {
 		return err
 	}
@@ -23,12 +30,17 @@ func WriteWhole(path string, data []byte) error {
 // WriteTemp writes data whole to a new file of dir and returns its name,
 // which begins with a dot: no reader that passes over dot-files takes it
 // for one of its own. A write that fails leaves nothing.
-func WriteTemp(dir string, data []byte) (string, error) {
+func WriteTemp(dir string, data []byte) (string, error) { return writeTemp(dir, data, false) }
+
+func writeTemp(dir string, data []byte, sync bool) (string, error) {
 	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return "", err
 	}
 	_, err = tmp.Write(data)
+	if err == nil && sync {
+		err = tmp.Sync()
+	}
 	if err = errors.Join(err, tmp.Close()); err != nil {
 		os.Remove(tmp.Name())
 		return "", err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"rooda/host/files"
+
 	"rooda/host/interrupt"
 )
 
@@ -44,7 +46,7 @@ func (m *Manager) lock(ctx context.Context) (func(), error) {
 // process holds it.
 func (m *Manager) waitForLock(ctx context.Context, f *os.File, path string) error {
 	for said := false; ; said = true {
-		busy, err := tryLock(f)
+		busy, err := files.TryLock(f)
 		if err != nil || !busy {
 			return err
 		}

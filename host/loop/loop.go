@@ -80,6 +80,33 @@ type Config struct {
 	// at once without output: a script test's stand-in agent, which is no
 	// process, does that by design.
 	NoSpinWait bool
+	// Replay, when set, tells of each iteration what a resumed run's
+	// journal holds of it: the iterations that ended before the run
+	// stopped are answered from it, their agents not started again.
+	Replay func(n int) Replayed
+}
+
+// Replayed is what a resumed run's journal holds of an iteration. One
+// that Ended is judged again, as it was, from what its agent gave: the
+// loop's counters, its spend and a script's callbacks see it as they
+// did, and no agent starts. One that only began was in flight when the
+// run stopped: it runs Again.
+type Replayed struct {
+	Ended bool
+	Again bool
+	// Prompt is the prompt the agent was given; Reply, StartErr and
+	// Changes what it gave and changed.
+	Prompt   string
+	Reply    Reply
+	StartErr error
+	Changes  *git.Changes
+	// Duration and Waited are the iteration's; Elapsed is how long the
+	// loop had run when it ended.
+	Duration, Waited, Elapsed time.Duration
+	// Err says why the journal's answer cannot be read (a file of the
+	// record changed since): the loop ends, aborted, rather than judge
+	// the iteration otherwise than it was.
+	Err error
 }
 
 // Decision is a Verdict's judgement of an iteration: its outcome ("" keeps
@@ -139,6 +166,19 @@ func (e *TurnError) Error() string {
 
 func (e *TurnError) Unwrap() error { return e.Err }
 
+// ResumeError is an iteration of a resumed run that its journal cannot
+// answer as it was: a file of its record changed since.
+type ResumeError struct {
+	Iteration int
+	Err       error
+}
+
+func (e *ResumeError) Error() string {
+	return fmt.Sprintf("cannot resume iteration %d as it ended: %v", e.Iteration, e.Err)
+}
+
+func (e *ResumeError) Unwrap() error { return e.Err }
+
 // Workspace takes the workspace's state before an iteration's agent runs
 // and says what it changed after (git.Workspace).
 type Workspace interface {
@@ -151,6 +191,10 @@ type Request struct {
 	Iteration     int // 1-based
 	MaxIterations int // 0 means unlimited
 	Prompt        string
+	// Replayed is set for an iteration answered from a resumed run's
+	// journal, whose agent does not run; Again for one that was in
+	// flight when the run stopped, and runs again.
+	Replayed, Again bool
 }
 
 // Outcome is what an iteration means for the loop (seed 002's matrix).
@@ -242,6 +286,12 @@ type Iteration struct {
 	// Changes are what the iteration changed in the workspace; nil when
 	// the loop does not look (Config.Workspace).
 	Changes *git.Changes
+	// Elapsed is how long the loop had run when the iteration ended,
+	// waits and the run before a resume included.
+	Elapsed time.Duration
+	// Replayed is set for an iteration answered from a resumed run's
+	// journal (Config.Replay): its agent did not run again.
+	Replayed bool
 }
 
 // Observer is told of every iteration; later parts of rooda (run records,
@@ -341,6 +391,9 @@ func Run(ctx context.Context, cfg Config) Result {
 		case errors.As(err, &turnErr):
 			r.cfg.Log.Errorf("Iteration %s: %v", r.label(n), turnErr.Err)
 			return r.finish(Aborted, err)
+		case errors.As(err, new(*ResumeError)):
+			r.cfg.Log.Errorf("%v", err)
+			return r.finish(Aborted, err)
 		case err != nil:
 			r.cfg.Log.Errorf("Prompt assembly failed: %v", err)
 			return r.finish(Aborted, err)
@@ -381,7 +434,7 @@ func Run(ctx context.Context, cfg Config) Result {
 		case cfg.MaxIterations > 0 && n >= cfg.MaxIterations:
 			return r.finish(MaxIters, nil)
 		}
-		if wait := r.spinWait(it); wait > 0 && !r.sleep(ctx, wait) {
+		if wait := r.spinWait(it); wait > 0 && !it.Replayed && !r.sleep(ctx, wait) {
 			return r.finish(Interrupted, context.Cause(ctx))
 		}
 	}
@@ -460,14 +513,31 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 			it.Procedure = turn.Role
 		}
 	}
-	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations})
-	if err != nil {
+	replayed := r.replayed(n)
+	if replayed.Err != nil {
+		return nil, &ResumeError{Iteration: n, Err: replayed.Err}
+	}
+	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations, Replayed: replayed.Ended})
+	switch {
+	case replayed.Ended:
+		// The prompt is composed again for what the script's context
+		// functions do, but the agent was given the recorded one, which
+		// files changed since cannot change.
+		text = replayed.Prompt
+	case err != nil:
 		return nil, err
 	}
 	it.Prompt = text
-	req := Request{Iteration: n, MaxIterations: r.cfg.MaxIterations, Prompt: text}
-	r.cfg.Log.Event(logging.Info, "iteration_started", []any{"iteration", n, "max_iterations", r.cfg.MaxIterations, "prompt_bytes", len(text)},
-		"Iteration %s starting...", r.label(n))
+	req := Request{Iteration: n, MaxIterations: r.cfg.MaxIterations, Prompt: text, Replayed: replayed.Ended, Again: replayed.Again}
+	if replayed.Ended {
+		for _, o := range r.cfg.Observers {
+			o.IterationStarted(req)
+		}
+		r.replay(it, replayed)
+		return it, nil
+	}
+	r.cfg.Log.Event(logging.Info, "iteration_started", []any{"iteration", n, "max_iterations", r.cfg.MaxIterations, "prompt_bytes", len(text), "again", replayed.Again},
+		"Iteration %s starting%s...", r.label(n), againText(replayed.Again))
 	r.cfg.Log.Debugf("Iteration %s: prompt of %d bytes", r.label(n), len(text))
 	for _, o := range r.cfg.Observers {
 		o.IterationStarted(req)
@@ -483,6 +553,33 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 		it.Changes = &changes
 	}
 	return it, nil
+}
+
+// replayed is what a resumed run's journal holds of iteration n.
+func (r *runner) replayed(n int) Replayed {
+	if r.cfg.Replay == nil {
+		return Replayed{}
+	}
+	return r.cfg.Replay(n)
+}
+
+// againText says that an iteration runs again: it was in flight when the
+// run stopped.
+func againText(again bool) string {
+	if again {
+		return " again (it was in flight when the run stopped)"
+	}
+	return ""
+}
+
+// replay gives it what its agent gave before the run stopped, without
+// running it, and sets the loop's clock to where it was then.
+func (r *runner) replay(it *Iteration, rep Replayed) {
+	it.Replayed = true
+	it.Result, it.StartErr = rep.Reply.Result, rep.StartErr
+	it.Decoded, it.Transcript, it.Stop, it.Spent = rep.Reply.Decoded, rep.Reply.Transcript, rep.Reply.Stop, rep.Reply.Spent
+	it.Duration, it.Waited, it.Changes = rep.Duration, rep.Waited, rep.Changes
+	r.start = r.cfg.Now().Add(-rep.Elapsed)
 }
 
 // tries runs the iteration's agent, and again after each wait for a
@@ -552,6 +649,7 @@ func (r *runner) record(it *Iteration) error {
 	r.result.Stats.Add(it.Duration)
 	r.result.Spent = r.result.Spent.Add(it.Spent)
 	r.result.Last = it
+	it.Elapsed = r.cfg.Now().Sub(r.start)
 	r.logIteration(it)
 	for _, o := range r.cfg.Observers {
 		o.IterationFinished(it)
@@ -631,6 +729,12 @@ func MatrixOutcome(it *Iteration) Outcome {
 func (r *runner) logIteration(it *Iteration) {
 	log, label := r.cfg.Log, r.label(it.Number)
 	res := it.Result
+	if it.Replayed {
+		log.Event(logging.Info, "iteration_replayed", append([]any{"iteration", it.Number, "outcome", string(it.Outcome), "cause", string(it.Cause),
+			"consecutive_failures", it.ConsecutiveFailures}, it.Spent.Fields()...),
+			"Iteration %s: from the journal, not run again (%s)%s", label, it.Outcome, spentText(it.Spent))
+		return
+	}
 	if res.Dropped > 0 {
 		log.Warnf("Iteration %s: the agent printed %d bytes; kept the last %d (max_output_buffer %d), dropped %d",
 			label, res.Total, res.Total-res.Dropped, r.cfg.MaxOutput, res.Dropped)

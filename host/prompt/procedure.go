@@ -32,4 +32,8 @@ type Iteration struct {
 	// Min is how many iterations run before SUCCESS may end the loop;
 	// above 1, the preamble says so (seed 004).
 	Min int
+	// Replayed is set for an iteration a resumed run answers from its
+	// journal: the prompt is composed for what a script's functions do,
+	// and the recorded one stands.
+	Replayed bool
 }

@@ -165,16 +165,11 @@ func (r *Recorder) Additions() (blocks, fresh []string, refused []error) {
 
 // Running is the newest run under dir that is still going.
 func Running(dir string) (string, error) {
-	ids, err := IDs(dir)
-	if err != nil {
-		return "", err
+	run, found, err := newest(dir, Run.Going)
+	if err == nil && !found {
+		err = fmt.Errorf("no run is going on in %s; name one with --run ID", dir)
 	}
-	for i := len(ids) - 1; i >= 0; i-- {
-		if run, err := ReadRun(dir, ids[i]); err == nil && run.Going() {
-			return ids[i], nil
-		}
-	}
-	return "", fmt.Errorf("no run is going on in %s; name one with --run ID", dir)
+	return run.ID, err
 }
 
 // ContextTarget is the directory of the run whose context is added to or

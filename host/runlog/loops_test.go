@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"rooda/host/journal"
 	"sync"
 	"testing"
 
@@ -15,14 +16,14 @@ import (
 // meta.json naming its own loop, and each loop's status in run.json.
 func TestLoopsAtOnce(t *testing.T) {
 	dir := t.TempDir()
-	r, err := Start(dir, "parallel", nil, 10)
+	r, err := Start(dir, "parallel", nil, 10, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const loops, iterations = 3, 4
 	var wg sync.WaitGroup
 	for i := range loops {
-		l := r.NewLoop("task-" + string(rune('a'+i)))
+		l := r.NewLoop("task-"+string(rune('a'+i)), journal.Key{Thread: "t", Seq: i + 1})
 		l.LoopStarted("task", nil, []string{"agent"}, nil)
 		wg.Add(1)
 		go func() {

@@ -3,6 +3,7 @@ package runlog
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"rooda/host/journal"
 	"rooda/host/loop"
 	"rooda/host/process"
 )
@@ -37,19 +39,29 @@ type Recorder struct {
 	warning string
 	// warn is told what the run's user should know as the run goes on.
 	warn func(string)
+	// journal is the run's journal, journalBytes what it holds; lock is
+	// the record's lock, held while the run goes on (openJournal).
+	journal      *journal.Writer
+	journalBytes []byte
+	lock         *os.File
+	// book is the journal of the run before it was resumed, and before
+	// how long it went on; nil and 0 for a run that was not.
+	book   *journal.Book
+	before time.Duration
 }
 
 // Start creates the record of a run named name (the procedure or
 // script) under dir, and removes the oldest records beyond keep. Only
 // runs are ever removed; a dir that holds other things keeps them, and
 // Warning says so.
-func Start(dir, name string, command []string, keep int) (*Recorder, error) {
+func Start(dir, name string, command []string, keep int, runName string) (*Recorder, error) {
 	runs, others, err := survey(dir)
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now()
-	run := Run{ID: newID(safeName(name), now), Name: name, Command: command, Status: string(loop.Running), Started: now.UTC()}
+	wd, _ := os.Getwd()
+	run := Run{ID: newID(safeName(name), now), Name: name, Command: command, Status: string(loop.Running), Started: now.UTC(), Dir: wd, RunName: runName}
 	run.PID, run.PIDStart = os.Getpid(), process.StartTime(os.Getpid())
 	r := newRecorder(filepath.Join(dir, run.ID), run)
 	if err := r.create(); err != nil {
@@ -86,8 +98,9 @@ func (r *Recorder) create() error {
 	}
 	if err != nil {
 		os.RemoveAll(tmp)
+		return err
 	}
-	return err
+	return r.openJournal()
 }
 
 func newRecorder(dir string, run Run) *Recorder {
@@ -181,6 +194,7 @@ func (r *Recorder) mend(keptFrom int) {
 	}
 	r.run.Removed = append(r.run.Removed, Removal{At: time.Now().UTC(), KeptFrom: keptFrom})
 	r.save()
+	r.mendJournal()
 	runsDir := filepath.Dir(r.dir)
 	if _, others, err := survey(runsDir); err == nil && len(others) == 0 {
 		ignoreRecords(runsDir)
@@ -224,15 +238,20 @@ type LoopRecord struct {
 	index  int
 	record int
 	name   string
+	// key is the loop's place in the journal; again is set while an
+	// iteration that was in flight when the run stopped runs again.
+	key   journal.Key
+	again bool
 	// agents are the names of the agents that ran or take turns, so far:
 	// a script's agent function adds those it chooses as they run.
 	agents []string
 }
 
 // NewLoop is the record of a loop of the run that is about to start,
-// named as parallel() names it ("" for a loop that runs alone).
-func (r *Recorder) NewLoop(name string) *LoopRecord {
-	return &LoopRecord{r: r, index: -1, name: name}
+// named as parallel() names it ("" for a loop that runs alone), at key
+// in the journal.
+func (r *Recorder) NewLoop(name string, key journal.Key) *LoopRecord {
+	return &LoopRecord{r: r, index: -1, name: name, key: key}
 }
 
 // LoopStarted records a loop's settings (with their sources) and agent,
@@ -252,15 +271,34 @@ func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []str
 	r.save()
 }
 
-// IterationStarted keeps the exact prompt the agent is given.
+// IterationStarted keeps the exact prompt the agent is given, and
+// journals that the iteration began. An iteration answered from the
+// journal of a resumed run keeps the record it has; one that runs again
+// takes the record it had.
 func (l *LoopRecord) IterationStarted(req loop.Request) {
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.mend(r.records + 1)
-	r.records++
-	l.record = r.records
+	l.record, l.again = 0, req.Again
+	if r.book != nil {
+		e, ok := r.book.Ended(l.key, req.Iteration)
+		if !ok {
+			e, ok = r.book.Began(l.key, req.Iteration)
+		}
+		if ok && (req.Replayed || req.Again) {
+			l.record = e.Record
+		}
+	}
+	if req.Replayed {
+		return
+	}
+	if l.record == 0 {
+		r.records++
+		l.record = r.records
+	}
 	r.keep(writeFile(filepath.Join(iterationDir(r.dir, l.record), promptName), []byte(req.Prompt)))
+	r.appendEntry(journal.Entry{Kind: journal.Began, Key: l.key, N: req.Iteration, Record: l.record}, false)
 }
 
 // OutputFile is where the iteration going on keeps the agent's output,
@@ -288,13 +326,17 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if it.Replayed {
+		l.count(it)
+		r.save()
+		return
+	}
 	r.mend(l.record)
 	dir := iterationDir(r.dir, l.record)
 	if _, err := os.Stat(filepath.Join(dir, promptName)); os.IsNotExist(err) { // removed meanwhile
 		r.keep(writeFile(filepath.Join(dir, promptName), []byte(it.Prompt)))
 	}
-	r.keep(writeFile(filepath.Join(dir, outputName), it.Result.Output))
-	l.addAgent(it.Agent)
+	r.keep(writeFileSynced(filepath.Join(dir, outputName), it.Result.Output))
 	m := Meta{
 		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
@@ -303,26 +345,38 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		Waited:       it.Waited.Seconds(),
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),
-		EscapedSurvived: it.Result.EscapedSurvived,
+		EscapedSurvived: it.Result.EscapedSurvived, RanAgain: l.again,
 	}
 	if d := it.Decoded; d != nil {
 		m.Format, m.Model, m.Retries = string(d.Format), d.Model, d.Retries
-		r.keep(writeFile(filepath.Join(dir, transcriptName), it.Transcript))
+		r.keep(writeFileSynced(filepath.Join(dir, transcriptName), it.Transcript))
 	}
 	m.Spent = spentOf(it.Spent)
-	if it.Outcome != loop.OutcomeInterrupted {
-		r.spent = r.spent.Add(it.Spent)
-		r.run.Spent = spentOf(r.spent)
-	}
 	if c := it.Changes; c != nil {
 		m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = c.HeadBefore, c.HeadAfter, c.Files
 	}
 	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))
 	r.fresh = nil
 	if it.Outcome != loop.OutcomeInterrupted {
-		r.run.Iterations++
+		// Only an iteration that ended is answered from the journal on
+		// a resume; one an interrupt cut short runs again.
+		data, err := json.Marshal(endedOf(it))
+		if r.keep(err) == nil {
+			r.appendEntry(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data}, true)
+		}
+		l.count(it)
 	}
 	r.save()
+}
+
+// count adds an iteration that ended to the run's: its agent, its spend
+// and the count of iterations.
+func (l *LoopRecord) count(it *loop.Iteration) {
+	r := l.r
+	l.addAgent(it.Agent)
+	r.spent = r.spent.Add(it.Spent)
+	r.run.Spent = spentOf(r.spent)
+	r.run.Iterations++
 }
 
 // LoopFinished records how a loop ended and its timings.

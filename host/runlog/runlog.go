@@ -68,6 +68,14 @@ type Run struct {
 	// run went on (an agent's "git clean -fdx" removes it): rooda wrote it
 	// again from what it held.
 	Removed []Removal `json:"removed,omitempty"`
+	// Resumes are the times the run was resumed after it was cut short.
+	Resumes []Resumption `json:"resumes,omitempty"`
+	// Dir is the working directory the run ran in, where a resume runs
+	// it again.
+	Dir string `json:"dir,omitempty"`
+	// RunName is the name the caller started the run under (--run-name),
+	// which a later start under that name finds.
+	RunName string `json:"run_name,omitempty"`
 }
 
 // Worktree is a git worktree a run made, and its branch.
@@ -219,6 +227,9 @@ type Meta struct {
 	Spent  *Spent `json:"spent,omitempty"`
 	// Retries counts the retries the CLI reported (429, 529 …).
 	Retries int `json:"retries,omitempty"`
+	// RanAgain is set for an iteration that was in flight when its run
+	// stopped, and ran again when the run was resumed.
+	RanAgain bool `json:"ran_again,omitempty"`
 }
 
 // newID names a run: sortable by time (to the microsecond, so that runs
@@ -245,6 +256,15 @@ func writeFile(path string, data []byte) error {
 		return err
 	}
 	return files.WriteWhole(path, data)
+}
+
+// writeFileSynced is writeFile for what a resume reads back: it reaches
+// the disk before the journal names it.
+func writeFileSynced(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return files.WriteWholeSynced(path, data)
 }
 
 // idForm is the form of the ids newID gives, the older ones without

@@ -98,7 +98,7 @@ func TestStartPrunesOnlyRuns(t *testing.T) {
 	mkRun(t, ".", "20250101T000000.000000Z-old-ab12")
 	mkdir(t, "docs")
 	os.WriteFile("docs/guide.md", []byte("keep"), 0o644)
-	rec, err := Start(".", "build", nil, 1)
+	rec, err := Start(".", "build", nil, 1, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestStartPrunesOnlyRuns(t *testing.T) {
 		t.Errorf("warning %q, want it to begin %q", rec.Warning(), want)
 	}
 
-	rec, err = Start("runs", "build", nil, 1)
+	rec, err = Start("runs", "build", nil, 1, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestLostSaysWhichIterations(t *testing.T) {
 // recorded, the .gitignore written again.
 func TestRecordWipedBeforeAWorktree(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "runs")
-	r, err := Start(dir, "build", []string{"rooda", "build"}, 0)
+	r, err := Start(dir, "build", []string{"rooda", "build"}, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package runlog
 import (
 	"os"
 	"path/filepath"
+	"rooda/host/journal"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +15,11 @@ import (
 // keeps the wait in meta.json as waited, apart from its duration, and
 // runs show says so; one that did not wait writes no waited at all.
 func TestLimitWaitIsRecorded(t *testing.T) {
-	r, err := Start(t.TempDir(), "build", nil, 0)
+	r, err := Start(t.TempDir(), "build", nil, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := r.NewLoop("")
+	l := r.NewLoop("", journal.Key{})
 	for _, waited := range []time.Duration{90 * time.Second, 0} {
 		l.IterationStarted(loop.Request{Iteration: 1, Prompt: "p"})
 		l.IterationFinished(&loop.Iteration{Number: 1, Prompt: "p", Outcome: loop.OutcomeContinue, Duration: 2 * time.Second, Waited: waited})

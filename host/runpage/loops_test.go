@@ -1,6 +1,7 @@
 package runpage
 
 import (
+	"rooda/host/journal"
 	"testing"
 
 	"rooda/host/loop"
@@ -13,11 +14,11 @@ import (
 // loop, not against the other loop's that came between.
 func TestLoopsAtOnce(t *testing.T) {
 	dir := t.TempDir()
-	r, err := runlog.Start(dir, "tasks", []string{"rooda", "script", "run", "tasks.star"}, 0)
+	r, err := runlog.Start(dir, "tasks", []string{"rooda", "script", "run", "tasks.star"}, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := r.NewLoop("task-a"), r.NewLoop("task-b")
+	a, b := r.NewLoop("task-a", journal.Key{}), r.NewLoop("task-b", journal.Key{})
 	a.LoopStarted("build", nil, nil, nil)
 	b.LoopStarted("build", nil, nil, nil)
 	// The loops' iterations take turns in the record: a1, b1, a2.

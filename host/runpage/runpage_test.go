@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"rooda/host/journal"
 	"strings"
 	"testing"
 	"time"
@@ -36,11 +37,11 @@ type step struct {
 // of a real run does, and returns its id.
 func record(t *testing.T, dir, name, procedure string, steps ...step) string {
 	t.Helper()
-	r, err := runlog.Start(dir, name, []string{"rooda", "run", name}, 0)
+	r, err := runlog.Start(dir, name, []string{"rooda", "run", name}, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := r.NewLoop("")
+	l := r.NewLoop("", journal.Key{})
 	l.LoopStarted(procedure, nil, []string{"fake-agent"}, nil)
 	for i, s := range steps {
 		l.IterationStarted(loop.Request{Iteration: i + 1, Prompt: s.prompt})
@@ -252,11 +253,11 @@ func TestInlineStyleAndScriptMatchTheirHashes(t *testing.T) {
 // its loop's.
 func going(t *testing.T, dir string) (*runlog.Recorder, *runlog.LoopRecord) {
 	t.Helper()
-	r, err := runlog.Start(dir, "build", nil, 0)
+	r, err := runlog.Start(dir, "build", nil, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := r.NewLoop("")
+	l := r.NewLoop("", journal.Key{})
 	l.LoopStarted("build", nil, nil, nil)
 	l.IterationStarted(loop.Request{Iteration: 1, Prompt: "p"})
 	return r, l

@@ -58,13 +58,18 @@ func (s *Session) Command(thread *starlark.Thread, c CommandSpec) (res process.R
 		s.notes().Line(logging.Info, "dry_run_command", []any{"command", shown, "safe", true}, "[dry-run] running, as it is safe: %s", shown)
 	}
 	ctx := host.Context(thread)
-	res, err = process.Run(ctx, process.Command{Argv: argv, Dir: c.Dir, Timeout: c.Timeout, MaxOutput: commandOutput, Kill: s.opts.Kill})
-	if err != nil {
-		// A command that cannot start is a result, as in a shell: 127.
-		return process.Result{ExitCode: 127, Output: []byte("cannot start: " + err.Error() + "\n")}, true, nil
-	}
-	if ctx.Err() != nil {
-		return res, true, host.StopCause(ctx)
-	}
-	return res, true, nil
+	// Journaled once it ended, not when an interrupt stopped it: a
+	// resumed run runs again a command that did not end.
+	res, _, err = journaled(s, thread, call{"run", c.Pos, shown}, true, func() (process.Result, error) {
+		res, err := process.Run(ctx, process.Command{Argv: argv, Dir: c.Dir, Timeout: c.Timeout, MaxOutput: commandOutput, Kill: s.opts.Kill})
+		if err != nil {
+			// A command that cannot start is a result, as in a shell: 127.
+			return process.Result{ExitCode: 127, Output: []byte("cannot start: " + err.Error() + "\n")}, nil
+		}
+		if ctx.Err() != nil {
+			return res, host.StopCause(ctx)
+		}
+		return res, nil
+	})
+	return res, true, err
 }

@@ -116,12 +116,16 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	if err := plan.Err(); err != nil {
 		return loop.Result{}, fmt.Errorf("cannot run %s:\n%w", plan.Procedure.Name, err)
 	}
+	key, err := s.startLoop(thread, "iterate", spec.Pos, plan.Procedure.Name, plan.Settings.Values())
+	if err != nil {
+		return loop.Result{}, err
+	}
 	capped, reserved, err := s.capIterations(plan)
 	if err != nil {
 		return loop.Result{}, err
 	}
 	name, _ := thread.Local(loopKey).(string)
-	out := s.output(plan, name)
+	out := s.output(plan, name, key)
 	if spec.Worktree != nil {
 		out.Dir = spec.Worktree.Path
 	}

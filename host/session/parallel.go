@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"rooda/host"
+	"rooda/host/journal"
 	"rooda/host/worktree"
 )
 
@@ -51,6 +52,10 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 	for _, c := range calls {
 		freezeReachable(c)
 	}
+	key, err := s.startParallel(thread, calls)
+	if err != nil {
+		return nil, err
+	}
 	if max <= 0 || max > len(calls) {
 		max = len(calls)
 	}
@@ -72,7 +77,7 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 			defer wg.Done()
 			defer func() { <-slots }()
 			endings[i] = &ending{}
-			results[i], errs[i] = s.call(ctx, rt, c, i, max > 1, endings[i])
+			results[i], errs[i] = s.call(ctx, rt, c, i, max > 1, endings[i], key)
 		}()
 	}
 	wg.Wait()
@@ -96,12 +101,15 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 
 // call runs one function of parallel() on a thread of its own; named,
 // its loops name themselves on each line of the log.
-func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, named bool, end *ending) (starlark.Value, error) {
+func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, named bool, end *ending, key journal.Key) (starlark.Value, error) {
 	if ctx.Err() != nil {
 		return nil, host.StopCause(ctx)
 	}
 	th, done := rt.Fork(ctx, fmt.Sprintf("parallel %d", i+1))
 	th.SetLocal(endingKey, end)
+	// Each branch counts its calls from its own place in the journal,
+	// whatever the order the branches run in.
+	th.SetLocal(cursorKey, &cursor{thread: journal.Branch(key, i+1)})
 	if named {
 		th.SetLocal(loopKey, loopName(c, i))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"rooda/host/engine"
 	"rooda/host/interrupt"
+	"rooda/host/journal"
 	"rooda/host/loop"
 )
 
@@ -37,7 +38,12 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	defer s.stopStragglers()
 	s.showStatus()
 	s.startRecord()
-	res := s.execute(s.ctx, plan, s.output(plan, ""))
+	key, err := s.startLoop(nil, "procedure", "", req.Name, plan.Settings.Values())
+	if err != nil {
+		s.finish(statusOf(err), err.Error())
+		return err
+	}
+	res := s.execute(s.ctx, plan, s.output(plan, "", key))
 	s.count(res, 0, nil)
 	return s.finish(res.Status, res.Message)
 }
@@ -58,8 +64,11 @@ func (s *Session) count(res loop.Result, reserved int, spending *loopSpend) {
 
 // output is where the engine writes, and what it tells of a loop of
 // plan, named name when several run at once (parallel()); "" for none.
-func (s *Session) output(plan *engine.Plan, name string) engine.Output {
-	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, Record: s.record(name), LimitWaiting: s.notifyLimitWait, Loop: name}
+func (s *Session) output(plan *engine.Plan, name string, key journal.Key) engine.Output {
+	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, LimitWaiting: s.notifyLimitWait, Loop: name}
+	if rec := s.record(name, key); rec != nil {
+		out.Record, out.Replay = rec, rec.Replay()
+	}
 	if clock := s.opts.Clock; clock != nil {
 		// A script test waits out a limit on its own clock, at once.
 		out.Sleep = func(ctx context.Context, d time.Duration) error {

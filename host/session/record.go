@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"rooda/host/config"
-	"rooda/host/engine"
 	"rooda/host/interrupt"
+	"rooda/host/journal"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -20,7 +20,13 @@ func (s *Session) startRecord() {
 	if s.opts.DryRun || s.opts.NoRecord {
 		return
 	}
-	rec, err := runlog.Start(RunsDir(s.opts.Config), s.opts.Name, s.opts.Command, keepRuns(s.opts.Config))
+	if rec := s.opts.Resume; rec != nil {
+		s.Log().Infof("Resuming run %s: what its journal holds is answered from it, nothing of it runs again", rec.ID())
+		rec.OnWarning(func(w string) { s.Log().Warnf("%s", w) })
+		s.rec = rec
+		return
+	}
+	rec, err := runlog.Start(RunsDir(s.opts.Config), s.opts.Name, s.opts.Command, keepRuns(s.opts.Config), s.opts.RunName)
 	if err != nil {
 		s.Log().Warnf("no record of this run: %v", err)
 		return
@@ -52,11 +58,11 @@ func keepRuns(cfg *config.Config) int {
 // record is the record of a loop about to start, as the engine takes
 // it: nil when the run keeps none. Each loop has its own, so that loops
 // that run at once each record their own iterations.
-func (s *Session) record(name string) engine.Record {
+func (s *Session) record(name string, key journal.Key) *runlog.LoopRecord {
 	if s.rec == nil {
 		return nil
 	}
-	return s.rec.NewLoop(name)
+	return s.rec.NewLoop(name, key)
 }
 
 // runEnd is how a run ended: its status, its exit code (the status's,

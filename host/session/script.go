@@ -118,6 +118,10 @@ func statusOf(err error) loop.Status {
 	switch {
 	case errors.As(err, new(interrupt.Error)):
 		return loop.Interrupted
+	case errors.As(err, new(*DiffersError)):
+		// A resume refused: the run is as it was, cut short, and may be
+		// resumed once the script is as it was, or with --force.
+		return loop.Interrupted
 	case errors.As(err, &budget):
 		return loop.OverBudget
 	}

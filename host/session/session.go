@@ -65,6 +65,15 @@ type Options struct {
 	// Kill, when closed, ends an agent's grace period at once. Start sets
 	// it from its own signal watch.
 	Kill <-chan struct{}
+	// Resume, when set, is the record of the run this one resumes
+	// (runlog.Resume): its journal answers the calls it holds, and the
+	// run's budgets count what the run spent before. Force goes on live
+	// from a call that differs from the journal's, instead of stopping.
+	Resume *runlog.Recorder
+	Force  bool
+	// RunName, when set, is the name the caller gave the run, which a
+	// later start under the same name finds (runlog.Named).
+	RunName string
 }
 
 // Budgets bound a whole run, every loop of a script together. Each is
@@ -124,6 +133,10 @@ type Session struct {
 	jobs *suspend.Watcher
 	// trace is the run's OpenTelemetry trace, nil when it exports none.
 	trace *telemetry.Run
+	// main counts the journaled calls of the threads that have no count
+	// of their own: the script's main thread and those loading modules,
+	// which run one at a time.
+	main cursor
 }
 
 // New makes a session without a life of its own: no signals are caught
@@ -136,7 +149,7 @@ func New(ctx context.Context, opts Options) *Session {
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
-	return &Session{opts: opts, ctx: ctx, stop: func() {}, started: opts.now()}
+	return &Session{opts: opts, ctx: ctx, stop: func() {}, started: opts.now(), main: cursor{thread: "main"}}
 }
 
 // Start begins a run: from here on SIGINT and SIGTERM interrupt it (the
@@ -148,6 +161,10 @@ func Start(parent context.Context, opts Options) *Session {
 	opts.Kill = watch.Kill
 	cancel := context.CancelFunc(func() {})
 	if d := opts.Budgets.MaxDuration; d > 0 {
+		if opts.Resume != nil {
+			// The run's time before it was cut short counts.
+			d -= opts.Resume.Elapsed()
+		}
 		budget := &host.BudgetError{Budget: "--max-duration", Limit: d.String(), What: "of run time", Untraced: true}
 		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
 	}

@@ -33,11 +33,32 @@ func (s *Session) Worktree(thread *starlark.Thread, name, branch, base string, k
 	if err != nil {
 		return nil, err
 	}
-	wt, err := set.Add(host.Context(thread), name, branch, base, keep)
-	if err == nil && s.rec != nil {
+	ctx := host.Context(thread)
+	var wt *worktree.Worktree
+	made, replayed, err := journaled(s, thread, call{"worktree", "", name}, true, func() (worktree.Worktree, error) {
+		wt, err = set.Add(ctx, name, branch, base, keep)
+		if err != nil {
+			return worktree.Worktree{}, err
+		}
+		return *wt, nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case replayed:
+		// A resumed run takes back the worktree it made, with its work;
+		// one that held none, which a later run removed, is made again.
+		if wt, err = set.Reattach(ctx, made); err != nil {
+			wt, err = set.Add(ctx, name, branch, base, keep)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if s.rec != nil {
 		s.rec.WorktreeMade(wt.Name, wt.Path, wt.Branch)
 	}
-	return wt, err
+	return wt, nil
 }
 
 // worktreeSet is the run's worktrees, made at the first call.
@@ -87,7 +108,9 @@ func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res wor
 		return res, false, err
 	}
 	ctx := host.Context(thread)
-	res, err = worktree.Merge(ctx, set.Repo(), wt.Branch)
+	res, _, err = journaled(s, thread, call{"git_merge", "", wt.Branch}, true, func() (worktree.MergeResult, error) {
+		return worktree.Merge(ctx, set.Repo(), wt.Branch)
+	})
 	stopped := ctx.Err() != nil
 	if (err != nil || stopped) && !res.Merged && !worktree.Merged(ctx, set.Repo(), wt.Branch) {
 		err = errors.Join(err, set.Keep(wt))

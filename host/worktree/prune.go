@@ -38,7 +38,9 @@ type Kept struct {
 // removes it. The run's directory then keeps them, without its owner
 // file: they are the user's, and later runs leave them alone. PruneDead
 // touches nothing outside Root/<dead-run-id>/ but git's own records of
-// those worktrees and those branches.
+// those worktrees and those branches. What it keeps is what a resume of
+// the run finds again; what it removes held nothing, and a resume makes
+// it again.
 func PruneDead(ctx context.Context, repo string) (Pruned, error) {
 	var p Pruned
 	entries, err := os.ReadDir(filepath.Join(repo, Root))

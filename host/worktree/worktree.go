@@ -102,6 +102,24 @@ func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*W
 	return t, nil
 }
 
+// Reattach takes back t, a worktree the run made before it was cut short
+// and resumed, as the set's: it must still be there, a worktree of the
+// repository on its branch. What was made is not made again.
+func (s *Set) Reattach(ctx context.Context, t Worktree) (*Worktree, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	top, err := runGit(ctx, t.Path, "rev-parse", "--show-toplevel")
+	if err != nil || top != t.Path {
+		return nil, fmt.Errorf("worktree %q of the run, %s, is no longer there: it cannot be taken back", t.Name, t.Path)
+	}
+	again := &Worktree{Name: t.Name, Path: t.Path, Branch: t.Branch, Keep: t.Keep}
+	if err := s.claim(append(s.trees, again)); err != nil {
+		return nil, err
+	}
+	s.trees = append(s.trees, again)
+	return again, nil
+}
+
 // Keep keeps t, a worktree of the set, and its branch when the run
 // ends, as worktree(keep = True) does: for a merge of its branch that did
 // not happen.

@@ -55,7 +55,9 @@
 //
 // With "record", each run writes DIR/prompt-N.txt (the exact bytes it
 // read), DIR/env-N.txt (its ROODA_* and TRACE* variables) and appends its pid, and
-// its child's, to DIR/pids, so tests can check that none survives.
+// its child's, to DIR/pids, so tests can check that none survives, and
+// appends "SCRIPT N" (the script's file name) to DIR/starts, so tests can count how often each iteration's
+// agent started.
 package main
 
 import (
@@ -396,6 +398,7 @@ func record(dir string, n int, prompt []byte) {
 	sort.Strings(env)
 	write(filepath.Join(dir, fmt.Sprintf("env-%d.txt", n)), []byte(strings.Join(env, "\n")+"\n"))
 	appendPid(dir, os.Getpid())
+	appendLine(filepath.Join(dir, "starts"), filepath.Base(os.Args[len(os.Args)-1])+" "+strconv.Itoa(n))
 }
 
 func pidsFile(dir string) string {
@@ -409,11 +412,16 @@ func appendPid(dir string, pid int) {
 	if dir == "" {
 		return
 	}
-	f, err := os.OpenFile(pidsFile(dir), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	appendLine(pidsFile(dir), strconv.Itoa(pid))
+}
+
+// appendLine appends line to the file at path, in one write.
+func appendLine(path, line string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		fail("%v", err)
 	}
-	fmt.Fprintln(f, pid)
+	f.WriteString(line + "\n")
 	f.Close()
 }
 

@@ -15,6 +15,7 @@ FUZZTIME=${FUZZTIME:-5s}
 targets=(
 	"./host/config FuzzDecode"
 	"./host/loop FuzzScan"
+	"./host/journal FuzzParse"
 	"./host/process FuzzRing"
 	"./host/agentstream FuzzDecodeClaude"
 	"./host/agentstream FuzzDecodeCodex"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package libs
+package files
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// tryLock takes an exclusive lock on f, released when f is closed, if no
+// TryLock takes an exclusive lock on f, released when f is closed, if no
 // one holds it: busy reports that someone does.
-func tryLock(f *os.File) (busy bool, err error) {
+func TryLock(f *os.File) (busy bool, err error) {
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
 		return true, nil

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"rooda/host/journal"
+)
+
+// claudeTurn is what the fake agent prints as claude's stream-json: text
+// said, and a result with its cost and tokens.
+func claudeTurn(text string, cost float64, in, out int) string {
+	usage := map[string]any{"input_tokens": in, "output_tokens": out, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
+	lines := []map[string]any{
+		{"type": "assistant", "message": map[string]any{"model": "claude-test", "role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}}},
+		{"type": "result", "subtype": "success", "is_error": false, "result": text, "total_cost_usd": cost, "usage": usage},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// durableSteps are a loop's turns for the crash tests: work that
+// continues, a FAILURE, a failed exit, and SUCCESS last, each with what it
+// spent, each taking a moment in which rooda may be killed.
+func durableSteps(turns int, delay string) []step {
+	var steps []step
+	for i := 1; i <= turns; i++ {
+		text, exit := fmt.Sprintf("working on part %d", i), 0
+		switch {
+		case i == turns:
+			text = "all done <promise>SUCCESS</promise>"
+		case i%3 == 2:
+			text = "this part failed <promise>FAILURE</promise>"
+		case i%3 == 0:
+			exit = 1
+		}
+		steps = append(steps, step{"output": claudeTurn(text, 0.001*float64(i), 100*i, 10*i), "delay": delay, "exit": exit})
+	}
+	return steps
+}
+
+// durableRun is one trial: a workspace, the command that starts the run,
+// and where its agents count their starts.
+type durableRun struct {
+	w    *workspace
+	args []string
+}
+
+// newDurableYAML is a YAML run of six turns under a claude-stream-json
+// alias.
+func newDurableYAML(t *testing.T) durableRun {
+	w := newWorkspace(t, durableSteps(6, "120ms")...)
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\nloop:\n  ai_cmd_alias: fake\n")
+	return durableRun{w: w, args: []string{"run", "build", "-n", "8", "--failure-threshold", "3"}}
+}
+
+// newDurableScript is a script of two loops one after the other, then a
+// parallel() of two, each loop with its own agent (alias fa … fd), and a
+// run() and a getenv() between them.
+func newDurableScript(t *testing.T) durableRun {
+	w := newWorkspace(t, step{})
+	config := "ai_cmd_aliases:\n"
+	for i, name := range []string{"fa", "fb", "fc", "fd"} {
+		data, _ := json.Marshal(map[string]any{"record": w.dir, "steps": durableSteps(2+i%2, "80ms")})
+		w.write(name+".json", string(data))
+		config += fmt.Sprintf("  %s: {cmd: \"%s %s\", output: claude-stream-json}\n", name, filepath.Join(binaries(t), "fakeagent"), filepath.Join(w.dir, name+".json"))
+	}
+	w.write("rooda-config.yml", config)
+	w.write("main.star", `build = procedure("build")
+first = iterate(build, agent = agent("fa"), max_iterations = 4)
+run("echo between >> between.txt")
+second = iterate(build, agent = agent("fb"), max_iterations = 4)
+who = getenv("USER", "nobody")
+
+def task(name):
+    return iterate(build, agent = agent(name), max_iterations = 4).status
+
+both = parallel([(task, "fc"), (task, "fd")])
+print("ended:", first.status, second.status, both)
+`)
+	return durableRun{w: w, args: []string{"script", "run", "main.star"}}
+}
+
+func (d durableRun) start() started {
+	cmd := exec.Command(binary(d.w.t), d.args...)
+	cmd.Dir, cmd.Env = d.w.dir, d.w.env
+	return d.w.start(cmd)
+}
+
+func (d durableRun) rooda(args ...string) outcome {
+	cmd := exec.Command(binary(d.w.t), args...)
+	cmd.Dir, cmd.Env = d.w.dir, d.w.env
+	return d.w.wait(d.w.start(cmd))
+}
+
+// ending is how a run ended, as its record says: what must be the same
+// whether it was cut short and resumed or not.
+type ending struct {
+	Status     string `json:"status"`
+	ExitCode   *int   `json:"exit_code"`
+	Iterations int    `json:"iterations"`
+	Spent      *struct {
+		InputTokens  int64    `json:"input_tokens"`
+		OutputTokens int64    `json:"output_tokens"`
+		CostUSD      *float64 `json:"cost_usd"`
+	} `json:"spent"`
+}
+
+func (e ending) String() string {
+	data, _ := json.Marshal(e)
+	return string(data)
+}
+
+// recorded is the run's record, the only one of the workspace; "" when
+// none was made yet.
+func (d durableRun) recorded() (dir string, e ending) {
+	found, _ := filepath.Glob(filepath.Join(d.w.dir, ".rooda", "runs", "*", "run.json"))
+	if len(found) == 0 {
+		return "", e
+	}
+	if len(found) > 1 {
+		d.w.t.Fatalf("more than one run: %v", found)
+	}
+	must(d.w.t, json.Unmarshal([]byte(readText(d.w.t, found[0])), &e))
+	return filepath.Dir(found[0]), e
+}
+
+// starts counts how often each iteration's agent started, by script
+// ("fa.json 2").
+func (d durableRun) starts() map[string]int {
+	counts := map[string]int{}
+	data, err := os.ReadFile(filepath.Join(d.w.dir, "starts"))
+	if err != nil && !os.IsNotExist(err) {
+		d.w.t.Fatal(err)
+	}
+	for _, line := range strings.Fields(strings.ReplaceAll(string(data), " ", "_")) {
+		counts[line]++
+	}
+	return counts
+}
+
+// tearJournal cuts the journal inside its last entry, as a crash in the
+// middle of its write leaves it.
+func tearJournal(t *testing.T, runDir string, rnd *rand.Rand) {
+	path := filepath.Join(runDir, journal.Name)
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < 2 {
+		return
+	}
+	last := strings.LastIndexByte(string(data[:len(data)-1]), '\n') + 1
+	cut := last + 1 + rnd.IntN(len(data)-last-1)
+	must(t, os.Truncate(path, int64(cut)))
+}
+
+// TestResumeAfterKill: a run killed outright (SIGKILL) at a random
+// moment — before its record, mid-iteration, between iterations, with
+// its journal torn in the middle of an entry — and then resumed ends as
+// the same run not killed: the same status, exit code, iterations and
+// spend. No iteration that ended runs its agent again; at most the one in
+// flight (or one whose end the torn entry lost) runs twice; and no agent
+// is left running. For a YAML run and for a script of two loops, a run()
+// and a parallel() of two.
+func TestResumeAfterKill(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []struct {
+		name   string
+		new    func(*testing.T) durableRun
+		trials int
+	}{{"yaml", newDurableYAML, 28}, {"script", newDurableScript, 24}} {
+		t.Run(kind.name, func(t *testing.T) {
+			t.Parallel()
+			ref := kind.new(t)
+			began := time.Now()
+			want := ref.w.wait(ref.start())
+			took := time.Since(began)
+			_, wantEnd := ref.recorded()
+			if wantEnd.Spent == nil || wantEnd.Iterations == 0 {
+				t.Fatalf("the run not killed: %s\n%s", wantEnd, want.stderr)
+			}
+			seed := time.Now().UnixNano()
+			t.Logf("uninterrupted: %s in %s; seed %d", wantEnd, took.Round(time.Millisecond), seed)
+			rnd := rand.New(rand.NewPCG(uint64(seed), 1))
+			for i := range kind.trials {
+				at := time.Duration(rnd.Int64N(int64(took * 11 / 10)))
+				tear := rnd.IntN(3) == 0
+				t.Run(fmt.Sprint(i), func(t *testing.T) {
+					resumeAfterKill(t, kind.new(t), at, tear, rand.New(rand.NewPCG(uint64(seed), uint64(i))), wantEnd, want.code)
+				})
+			}
+		})
+	}
+}
+
+func resumeAfterKill(t *testing.T, d durableRun, at time.Duration, tear bool, rnd *rand.Rand, want ending, wantCode int) {
+	s := d.start()
+	time.Sleep(at)
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	runDir, cut := d.recorded()
+	if runDir != "" && tear {
+		tearJournal(t, runDir, rnd)
+	}
+	before := d.starts()
+	if runDir == "" {
+		// Killed before it recorded anything: nothing to resume.
+		return
+	}
+	o := d.rooda("runs", "resume")
+	if cut.Status != "running" {
+		// It had ended: nothing to resume, and it says so.
+		if o.code != 1 || !strings.Contains(o.stderr, "can be resumed: none was cut short") {
+			t.Fatalf("resume of a run that ended (%s): exit %d\n%s", cut.Status, o.code, o.stderr)
+		}
+	} else if o.code != wantCode {
+		t.Fatalf("killed after %s, resumed: exit %d, want %d\nfirst run:\n%s\nresume:\n%s", at, o.code, wantCode, s.stderr, o.stderr)
+	}
+	_, got := d.recorded()
+	if got.String() != want.String() {
+		t.Fatalf("killed after %s (torn journal: %v), resumed, it ended as\n  %s\nnot as the run not killed:\n  %s\nresume:\n%s", at, tear, got, want, o.stderr)
+	}
+	// Each loop has a script of its own, and starts its iterations one
+	// after the other: the one in flight is the last it started before
+	// the kill. Only that one may have run again.
+	last := map[string]int{}
+	for it := range before {
+		loop, n := iterationOf(it)
+		last[loop] = max(last[loop], n)
+	}
+	for it, n := range d.starts() {
+		loop, number := iterationOf(it)
+		if n > 2 || n == 2 && number != last[loop] {
+			t.Errorf("killed after %s: the agent of iteration %d of the loop of %s started %d times (only the one in flight, %d, may run again): %v\nresume:\n%s",
+				at, number, loop, n, last[loop], d.starts(), o.stderr)
+		}
+	}
+}
+
+// iterationOf reads a line of starts: the loop's script and the
+// iteration.
+func iterationOf(start string) (loop string, n int) {
+	loop, number, _ := strings.Cut(start, "_")
+	fmt.Sscan(number, &n)
+	return loop, n
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+
+	"rooda/host/config"
+	"rooda/host/runlog"
+	"rooda/host/session"
+)
+
+// resumeFlags are the flags of a durable run: resume a run cut short, or
+// start one under a name that a restart finds again.
+func resumeFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "resume", Usage: "resume `RUN`, cut short (crashed, killed or interrupted): what its journal holds is not run again", Category: "Resume"},
+		&cli.StringFlag{Name: "run-name", Usage: "start the run as `NAME`, or resume the run of that name if one was cut short; if it ended, exit with its exit code", Category: "Resume"},
+		&cli.BoolFlag{Name: "force", Usage: "with --resume or --run-name: where the run's calls differ from its journal's, go on live instead of stopping", Category: "Resume"},
+	}
+}
+
+// durable fills in what opts needs to resume the run c asks for
+// (--resume, or --run-name naming a run cut short) or to start it under
+// its name. A --run-name whose run ended returns that run's exit status,
+// having said so, and ends is set: nothing is to run.
+func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bool, err error) {
+	query, name := c.String("resume"), c.String("run-name")
+	switch {
+	case c.Bool("force") && query == "" && name == "":
+		return false, fmt.Errorf("--force goes with --resume or --run-name")
+	case (query != "" || name != "") && (opts.DryRun || opts.NoRecord):
+		return false, fmt.Errorf("--resume and --run-name need the run's record: not with --dry-run or --no-record")
+	case query != "" && name != "":
+		return false, fmt.Errorf("--resume and --run-name: give one")
+	}
+	dir := session.RunsDir(cfg)
+	opts.Force, opts.RunName = c.Bool("force"), name
+	if name != "" {
+		run, found, err := runlog.Named(dir, name)
+		switch {
+		case err != nil || !found:
+			return false, err
+		case run.Resumable() != nil:
+			code := 0
+			if run.ExitCode != nil {
+				code = *run.ExitCode
+			}
+			fmt.Fprintf(c.App.ErrWriter, "run %s, named %s, has ended (%s, exit code %d); not starting it again\n", run.ID, name, run.ShownStatus(), code)
+			return true, session.ExitStatus(code)
+		}
+		query = run.ID
+	}
+	if query == "" {
+		return false, nil
+	}
+	id, err := runlog.Find(dir, query)
+	if err != nil {
+		return false, err
+	}
+	run, err := runlog.ReadRun(dir, id)
+	if err != nil {
+		return false, err
+	}
+	if run.Name != opts.Name {
+		return false, fmt.Errorf("run %s ran %s, not %s: rooda runs resume %s runs it again as it was", id, run.Name, opts.Name, id)
+	}
+	opts.Resume, err = runlog.Resume(dir, id)
+	return false, err
+}
+
+func runsResumeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "resume a run that was cut short (crashed, killed or interrupted) where it stopped",
+		ArgsUsage: "[RUN]",
+		Description: `Runs again the command that started RUN (by default the newest run that can be
+resumed), in the directory it ran in, with its record: a YAML or built-in
+procedure goes on at the iteration after the last one that ended, with its
+counters and spend; a script runs again from the top, every call its journal
+holds (iterations, run(), worktree(), git_merge(), getenv() …) answered from
+there, nothing run again, and goes on live after. The iteration that was in
+flight runs again. Budgets count what the run spent before.
+
+A run that ended is not resumed; one still going is refused. If the script,
+a module it loads or the settings changed so that a call differs from the
+journal's, the resume stops at that call, saying what was recorded and what
+is asked; --force goes on live from it.
+
+Examples:
+  rooda runs resume                 the newest run that was cut short
+  rooda runs resume 1a2b            (any part of an id that names one run)
+  rooda runs resume last --force`,
+		Flags:        []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "where the run's calls differ from its journal's, go on live instead of stopping"}},
+		Action:       runsResumeAction,
+		BashComplete: completeRunIDs,
+	}
+}
+
+func runsResumeAction(c *cli.Context) error {
+	args, _ := splitArgs(c)
+	if len(args) > 1 {
+		_, err := oneArgument(c, "RUN")
+		return err
+	}
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	dir := session.RunsDir(cfg)
+	id := ""
+	if len(args) == 1 {
+		id, err = runlog.Find(dir, args[0])
+	} else {
+		id, err = runlog.LastResumable(dir)
+	}
+	if err != nil {
+		return err
+	}
+	run, err := runlog.ReadRun(dir, id)
+	if err != nil {
+		return err
+	}
+	if err := run.Resumable(); err != nil {
+		return err
+	}
+	if err := sameDir(run); err != nil {
+		return err
+	}
+	again := resumedCommand(run.Command, id, c.Bool("force"))
+	if code := runArgs(c, again); code != 0 {
+		return session.ExitStatus(code)
+	}
+	return nil
+}
+
+// sameDir refuses to resume a run from another directory than the one it
+// ran in: its procedure, its files and its record are found from there.
+func sameDir(run runlog.Run) error {
+	wd, err := os.Getwd()
+	if err != nil || run.Dir == "" {
+		return err
+	}
+	here, _ := filepath.EvalSymlinks(wd)
+	there, _ := filepath.EvalSymlinks(run.Dir)
+	if here != there {
+		return fmt.Errorf("run %s ran in %s: resume it from there (cd %s && rooda runs resume %s)", run.ID, run.Dir, run.Dir, run.ID)
+	}
+	return nil
+}
+
+// resumedCommand is the command line that started a run, told to resume
+// it: --resume ID before its script's arguments, if any.
+func resumedCommand(command []string, id string, force bool) []string {
+	flags := []string{"--resume", id}
+	if force {
+		flags = append(flags, "--force")
+	}
+	var without []string
+	for i := 0; i < len(command); i++ {
+		switch a := command[i]; {
+		case a == "--run-name" || a == "--resume":
+			i++ // and its value
+		case hasFlagValue(a, "--run-name"), hasFlagValue(a, "--resume"), a == "--force":
+		default:
+			without = append(without, a)
+		}
+	}
+	at := slices.Index(without, "--")
+	if at < 0 {
+		at = len(without)
+	}
+	return slices.Concat(without[:at], flags, without[at:])
+}
+
+func hasFlagValue(arg, flag string) bool {
+	return len(arg) > len(flag) && arg[:len(flag)+1] == flag+"="
+}
+
+// runArgs runs rooda with args, as main does, and returns its exit code:
+// its error is said already.
+func runArgs(c *cli.Context, args []string) int {
+	return run(c.Context, args, c.App.Writer, c.App.ErrWriter)
+}

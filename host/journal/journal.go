@@ -1,0 +1,182 @@
+// Package journal keeps a run's journal: one line per call of the run
+// that has an effect or an answer from outside (an iteration of a loop, a
+// command, a worktree, a merge, an environment variable, the clock, a
+// file of the work read), appended as each call ends. A resumed run
+// reads it back and answers those calls from it instead of making them
+// again.
+//
+// Each line is a checksum, a space and a JSON entry. A crash at any byte
+// leaves a journal that reads to its last whole entry: a line cut short,
+// or one the checksum does not match (a block a power loss left
+// unwritten), ends the reading there, and nothing after it is taken.
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"sync"
+)
+
+// Name is the journal's file in a run's record.
+const Name = "journal.jsonl"
+
+// Entry is one line of the journal.
+type Entry struct {
+	// Kind says what the entry is: Call, Began, Ended, Void or Resumed.
+	Kind string `json:"k"`
+	// Key is the call's place in the run: its thread and its number
+	// there.
+	Key
+	// Op names the call ("iterate", "run", "getenv" …), Pos where the
+	// script made it ("main.star:12") and What what it asked (the
+	// procedure, the command line, the variable): a resumed run's call
+	// matches a recorded one only when all three are the same.
+	Op   string `json:"op,omitempty"`
+	Pos  string `json:"pos,omitempty"`
+	What string `json:"what,omitempty"`
+	// N is an iteration's number in its loop, Record its number in the
+	// run's record (iterations/NNNN).
+	N      int `json:"n,omitempty"`
+	Record int `json:"rec,omitempty"`
+	// Result is what the call, or the iteration, gave.
+	Result json.RawMessage `json:"res,omitempty"`
+	// At is when the entry was written, in milliseconds since 1970 UTC:
+	// how long the run had gone on before it was cut short.
+	At int64 `json:"at,omitempty"`
+}
+
+// The kinds of entries.
+const (
+	// Call is a call that gave its answer at once, or a loop that began
+	// (its iterations follow as Began and Ended).
+	Call = "call"
+	// Began is an iteration whose agent started; Ended one that ended,
+	// with what it gave.
+	Began = "began"
+	Ended = "ended"
+	// Void says that the entries of a thread from a number on, and those
+	// of the threads they started, no longer hold: a resume told to go on
+	// live (--force) from a call that differed.
+	Void = "void"
+	// Resumed marks where a resumed run began to append.
+	Resumed = "resumed"
+)
+
+// Key is a call's place in a run: the thread that made it ("main", or a
+// parallel() branch's path, "main/3.2") and its number among that
+// thread's calls. A script that runs again makes the same calls in the
+// same order on each thread, whatever the order its threads run in.
+type Key struct {
+	Thread string `json:"t,omitempty"`
+	Seq    int    `json:"s,omitempty"`
+}
+
+func (k Key) String() string { return fmt.Sprintf("%s#%d", k.Thread, k.Seq) }
+
+// Writer appends to a journal.
+type Writer struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+// Open opens the journal at path for appending, making it if need be.
+// A torn last line (a crash in the middle of a write) is cut off first,
+// so that what is appended starts a line of its own.
+func Open(path string) (*Writer, error) {
+	if _, good, err := Read(path); err == nil {
+		if info, err := os.Stat(path); err == nil && info.Size() > good {
+			if err := os.Truncate(path, good); err != nil {
+				return nil, err
+			}
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f}, nil
+}
+
+// Append writes e as one line, in one write; sync makes it durable
+// (fsync) before Append returns.
+func (w *Writer) Append(e Entry, sync bool) error {
+	line, err := Line(e)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.f.Write(line); err != nil {
+		return err
+	}
+	if sync {
+		return w.f.Sync()
+	}
+	return nil
+}
+
+// Close closes the journal.
+func (w *Writer) Close() error { return w.f.Close() }
+
+// Line is e as the journal writes it.
+func Line(e Entry) ([]byte, error) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	line := fmt.Appendf(nil, "%08x ", crc32.Checksum(data, table))
+	line = append(line, data...)
+	return append(line, '\n'), nil
+}
+
+var table = crc32.MakeTable(crc32.Castagnoli)
+
+// Read reads the journal at path: its entries up to the first line that
+// is not whole, and how many bytes they take.
+func Read(path string) ([]Entry, int64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	entries, good := Parse(data)
+	return entries, good, nil
+}
+
+// Parse reads the entries of a journal's bytes, up to the first line
+// that is cut short, damaged or not an entry, and says how many bytes
+// the entries before it take.
+func Parse(data []byte) ([]Entry, int64) {
+	var entries []Entry
+	var good int64
+	for {
+		end := bytes.IndexByte(data, '\n')
+		if end < 0 {
+			return entries, good
+		}
+		e, ok := parseLine(data[:end])
+		if !ok {
+			return entries, good
+		}
+		entries = append(entries, e)
+		good += int64(end + 1)
+		data = data[end+1:]
+	}
+}
+
+// parseLine reads one line, without its newline.
+func parseLine(line []byte) (Entry, bool) {
+	var e Entry
+	sum, data, ok := bytes.Cut(line, []byte(" "))
+	if !ok || len(sum) != 8 || fmt.Sprintf("%08x", crc32.Checksum(data, table)) != string(sum) {
+		return e, false
+	}
+	if json.Unmarshal(data, &e) != nil || e.Kind == "" {
+		return e, false
+	}
+	return e, true
+}

@@ -1,0 +1,176 @@
+package runlog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"rooda/host/agentstream"
+	"rooda/host/files"
+	"rooda/host/git"
+	"rooda/host/journal"
+	"rooda/host/loop"
+	"rooda/host/process"
+)
+
+// The journal of a run (host/journal) sits in its record beside run.json:
+// the iterations that began and ended, with what each agent gave, and
+// every call of a script with an effect or an answer from outside, which
+// the session appends (Journal). A resumed run reads it back (Resume).
+
+// lockName is the file of a record that the rooda writing it holds
+// locked while it runs: a resume cannot take a run that another rooda
+// still writes, and two resumes at once cannot both take one.
+const lockName = ".lock"
+
+// openJournal opens the run's journal for appending, and takes the
+// record's lock, held until the process ends.
+func (r *Recorder) openJournal() error {
+	lock, err := os.OpenFile(filepath.Join(r.dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	busy, err := files.TryLock(lock)
+	if err != nil || busy {
+		lock.Close()
+		if busy {
+			err = fmt.Errorf("run %s is being written by another rooda (resumed at the same moment?)", r.run.ID)
+		}
+		return err
+	}
+	w, err := journal.Open(filepath.Join(r.dir, journal.Name))
+	if err != nil {
+		lock.Close()
+		return err
+	}
+	r.lock, r.journal = lock, w
+	return nil
+}
+
+// Journal appends e to the run's journal; sync makes it durable before
+// Journal returns. A journal that cannot be written is the record's
+// first error, as any file of it.
+func (r *Recorder) Journal(e journal.Entry, sync bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.mend(r.records + 1)
+	r.appendEntry(e, sync)
+}
+
+// appendEntry appends e, with r.mu held. What the journal holds is kept
+// in memory too, so that a record an agent removed is written again
+// whole (mend).
+func (r *Recorder) appendEntry(e journal.Entry, sync bool) {
+	if r.journal == nil {
+		return
+	}
+	e.At = time.Now().UnixMilli()
+	line, err := journal.Line(e)
+	if err == nil {
+		r.journalBytes = append(r.journalBytes, line...)
+		err = r.journal.Append(e, sync)
+	}
+	r.keep(err)
+}
+
+// mendJournal writes the journal again from what the run holds, when its
+// file is gone with the rest of the record.
+func (r *Recorder) mendJournal() {
+	if r.journal == nil {
+		return
+	}
+	path := filepath.Join(r.dir, journal.Name)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		return
+	}
+	r.journal.Close()
+	err := files.WriteWholeSynced(path, r.journalBytes)
+	if err == nil {
+		r.journal, err = journal.Open(path)
+	}
+	r.keep(err)
+}
+
+// replayLimit bounds a file of an iteration read back for a resume: a
+// prompt as large as runs diff reads.
+const replayLimit = 64 << 20
+
+// ended is what the journal keeps of an iteration that ended: enough to
+// judge it again as it was judged, without its agent. The prompt, the
+// output and the transcript stay in the iteration's files, named by
+// their hashes.
+type ended struct {
+	Agent  string `json:"agent,omitempty"`
+	Result process.Result
+	// StartErr is why the agent could not start, if it could not.
+	StartErr     string               `json:"start_err,omitempty"`
+	Decoded      *agentstream.Summary `json:"decoded,omitempty"`
+	Spent        *Spent               `json:"spent,omitempty"`
+	Stop         *loop.Stop           `json:"stop,omitempty"`
+	Changes      *git.Changes         `json:"changes,omitempty"`
+	Duration     time.Duration        `json:"duration"`
+	Waited       time.Duration        `json:"waited,omitempty"`
+	Elapsed      time.Duration        `json:"elapsed"`
+	PromptSHA256 string               `json:"prompt_sha256"`
+	OutputSHA256 string               `json:"output_sha256"`
+	Transcript   string               `json:"transcript_sha256,omitempty"`
+}
+
+// endedOf is what the journal keeps of it.
+func endedOf(it *loop.Iteration) ended {
+	e := ended{Agent: it.Agent, Result: it.Result, Decoded: it.Decoded, Spent: spentOf(it.Spent), Stop: it.Stop, Changes: it.Changes,
+		Duration: it.Duration, Waited: it.Waited, Elapsed: it.Elapsed,
+		PromptSHA256: sha256Hex([]byte(it.Prompt)), OutputSHA256: sha256Hex(it.Result.Output)}
+	e.Result.Output = nil
+	if it.StartErr != nil {
+		e.StartErr = it.StartErr.Error()
+	}
+	if it.Decoded != nil {
+		e.Transcript = sha256Hex(it.Transcript)
+	}
+	return e
+}
+
+// replayed reads back what the journal keeps of an iteration that ended
+// in record n of the run at runDir, with its files: a file that is gone
+// or does not match its hash is an error, for the iteration cannot be
+// judged again as it was.
+func replayed(runDir string, n int, data json.RawMessage) (loop.Replayed, error) {
+	var e ended
+	if err := json.Unmarshal(data, &e); err != nil {
+		return loop.Replayed{}, fmt.Errorf("the journal's entry of iteration record %d: %w", n, err)
+	}
+	read := func(name, sum string) ([]byte, error) {
+		_, data, err := readRecord(runDir, iterationPart(n, name), replayLimit)
+		if err == nil && sha256Hex(data) != sum {
+			err = errors.New("it does not match the journal (changed since the run wrote it)")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(runDir, iterationPart(n, name)), err)
+		}
+		return data, nil
+	}
+	prompt, err := read(promptName, e.PromptSHA256)
+	if err != nil {
+		return loop.Replayed{}, err
+	}
+	output, err := read(outputName, e.OutputSHA256)
+	if err != nil {
+		return loop.Replayed{}, err
+	}
+	rep := loop.Replayed{Ended: true, Prompt: string(prompt), Changes: e.Changes, Duration: e.Duration, Waited: e.Waited, Elapsed: e.Elapsed}
+	rep.Reply = loop.Reply{Result: e.Result, Decoded: e.Decoded, Stop: e.Stop, Spent: e.Spent.Spend()}
+	rep.Reply.Output = output
+	if e.Decoded != nil {
+		if rep.Reply.Transcript, err = read(transcriptName, e.Transcript); err != nil {
+			return loop.Replayed{}, err
+		}
+	}
+	if e.StartErr != "" {
+		rep.StartErr = errors.New(e.StartErr)
+	}
+	return rep, nil
+}

@@ -1,0 +1,177 @@
+package runlog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"rooda/host/journal"
+	"rooda/host/loop"
+	"rooda/host/process"
+)
+
+// Resumption is a time a run was resumed, and by which process.
+type Resumption struct {
+	At  time.Time `json:"at"`
+	PID int       `json:"pid"`
+}
+
+// Resumable says why the run cannot be resumed, or nil when it can: only
+// a run cut short — crashed, killed outright, or interrupted — resumes;
+// one that ended, however, does not, and one still going is its own
+// rooda's.
+func (r Run) Resumable() error {
+	switch {
+	case r.Going():
+		return fmt.Errorf("run %s is still going (pid %d): only a run that was cut short resumes", r.ID, r.PID)
+	case r.Crashed(), r.Status == string(loop.Interrupted):
+		return nil
+	case r.Status == string(loop.Running):
+		return fmt.Errorf("run %s is recorded as running by no process rooda can name: it cannot be told from a run still going", r.ID)
+	}
+	code := ""
+	if r.ExitCode != nil {
+		code = fmt.Sprintf(", exit code %d", *r.ExitCode)
+	}
+	return fmt.Errorf("run %s has ended (%s%s): only a run that was cut short — crashed, killed or interrupted — resumes; start a new one", r.ID, r.Status, code)
+}
+
+// Resume takes the record of run id under dir for a rooda that resumes
+// the run: the run must be resumable, and no other rooda may hold its
+// record (two resumes at once: the second is refused). The record goes on
+// as the run's: running again, by this process, with the time of the
+// resume kept. Its loops, iterations and spend are counted again as the
+// resumed run answers its iterations from the journal (Replay).
+func Resume(dir, id string) (*Recorder, error) {
+	run, err := ReadRun(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := run.Resumable(); err != nil {
+		return nil, err
+	}
+	r := newRecorder(filepath.Join(dir, id), run)
+	entries, _, err := journal.Read(filepath.Join(r.dir, journal.Name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("run %s has no journal (%s): it was recorded by an older rooda, and cannot be resumed", id, journal.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := r.openJournal(); err != nil {
+		return nil, err
+	}
+	// Another resume may have taken the run and ended it before the lock
+	// was ours: what counts is the record as it is now.
+	if r.run, err = ReadRun(dir, id); err == nil {
+		err = r.run.Resumable()
+	}
+	if err != nil {
+		r.lock.Close()
+		return nil, err
+	}
+	r.book = journal.NewBook(entries)
+	r.before = elapsed(r.run, entries)
+	r.records = r.book.Records()
+	for _, e := range entries {
+		line, _ := journal.Line(e)
+		r.journalBytes = append(r.journalBytes, line...)
+	}
+	now := time.Now().UTC()
+	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.InterruptedBy, r.run.Reason = string(loop.Running), nil, nil, "", ""
+	r.run.PID, r.run.PIDStart = os.Getpid(), process.StartTime(os.Getpid())
+	r.run.Iterations, r.run.Spent, r.run.Loops, r.run.Worktrees = 0, nil, nil, nil
+	r.run.Resumes = append(r.run.Resumes, Resumption{At: now, PID: r.run.PID})
+	r.appendEntry(journal.Entry{Kind: journal.Resumed}, true)
+	return r, r.save()
+}
+
+// elapsed is how long run went on before it was last cut short: from its
+// start, and from each resume, to the last entry the journal holds
+// before the next resume.
+func elapsed(run Run, entries []journal.Entry) time.Duration {
+	starts := []time.Time{run.Started}
+	for _, r := range run.Resumes {
+		starts = append(starts, r.At)
+	}
+	var total time.Duration
+	segment, last := 0, time.Time{}
+	end := func() {
+		if segment < len(starts) && last.After(starts[segment]) {
+			total += last.Sub(starts[segment])
+		}
+	}
+	for _, e := range entries {
+		if e.Kind == journal.Resumed {
+			end()
+			segment, last = segment+1, time.Time{}
+			continue
+		}
+		if e.At > 0 {
+			last = time.UnixMilli(e.At)
+		}
+	}
+	end()
+	return total
+}
+
+// Elapsed is how long the run went on before it was resumed; 0 for a
+// run that was not.
+func (r *Recorder) Elapsed() time.Duration { return r.before }
+
+// Book is the journal of the run before it was resumed; nil for a run
+// that was not.
+func (r *Recorder) Book() *journal.Book { return r.book }
+
+// Replay answers the iterations of the loop that the journal of a
+// resumed run holds (loop.Config.Replay); nil for a run that was not
+// resumed.
+func (l *LoopRecord) Replay() func(n int) loop.Replayed {
+	book := l.r.book
+	if book == nil {
+		return nil
+	}
+	return func(n int) loop.Replayed {
+		if e, ok := book.Ended(l.key, n); ok {
+			rep, err := replayed(l.r.dir, e.Record, e.Result)
+			if err != nil {
+				return loop.Replayed{Err: err}
+			}
+			return rep
+		}
+		_, again := book.Began(l.key, n)
+		return loop.Replayed{Again: again}
+	}
+}
+
+// Named is the newest run under dir started under name (--run-name), if
+// there is one.
+func Named(dir, name string) (Run, bool, error) {
+	return newest(dir, func(r Run) bool { return r.RunName == name })
+}
+
+// LastResumable is the id of the newest run under dir that can be
+// resumed.
+func LastResumable(dir string) (string, error) {
+	run, found, err := newest(dir, func(r Run) bool { return r.Resumable() == nil })
+	if err == nil && !found {
+		err = fmt.Errorf("no run in %s can be resumed: none was cut short (rooda runs list shows them)", dir)
+	}
+	return run.ID, err
+}
+
+// newest is the newest run under dir that keep keeps.
+func newest(dir string, keep func(Run) bool) (Run, bool, error) {
+	ids, err := IDs(dir)
+	if err != nil {
+		return Run{}, false, err
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		if run, err := ReadRun(dir, ids[i]); err == nil && keep(run) {
+			return run, true, nil
+		}
+	}
+	return Run{}, false, nil
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +24,6 @@ const limitNotice = 5 * time.Minute
 // the iteration runs again and succeeds.
 func limitWithoutResetIsWaitedOut(t *testing.T, cli realcli.Installed) {
 	r := newRealRun(t, cli, modelserver.Status(429))
-	addr := strings.TrimPrefix(r.server.URL, "http://")
 	cmd := exec.Command(binary(t), "build", "--ai-cmd-alias", cli.Name, "-n", "1")
 	cmd.Dir, cmd.Env = r.dir, r.env
 	s := r.start(cmd)
@@ -33,7 +31,10 @@ func limitWithoutResetIsWaitedOut(t *testing.T, cli realcli.Installed) {
 	t.Logf("%s, limited with no reset: rooda said it waits %s after its start, after %d requests: %s",
 		cli.Name, time.Since(s.at).Round(time.Second), len(r.server.Requests()), said)
 	r.promptArrived()
-	r.server.Close() // the limit is lifted: the same address answers
-	o := r.servedAgainAndWaitedOut(s, addr, modelserver.Script{modelserver.Text("All done. " + successSignal)}, limitNotice)
+	up, err := r.server.Down() // the limit is lifted: the same address answers
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := r.servedAgainAndWaitedOut(s, up, modelserver.Script{modelserver.Text("All done. " + successSignal)}, limitNotice)
 	t.Logf("%s: the run took %s:\n%s", cli.Name, o.took.Round(time.Second), o.stderr)
 }

@@ -24,22 +24,24 @@ const outageNotice = 5 * time.Minute
 func serverDownIsWaitedOut(t *testing.T, cli realcli.Installed) {
 	script := modelserver.Script{modelserver.Text("All done. " + successSignal)}
 	r := newRealRun(t, cli, script...)
-	addr := strings.TrimPrefix(r.server.URL, "http://")
-	r.server.Close()
+	up, err := r.server.Down()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(binary(t), "build", "--ai-cmd-alias", cli.Name, "-n", "1", "--failure-threshold", "1")
 	cmd.Dir, cmd.Env = r.dir, r.env
 	s := r.start(cmd)
 	said := r.waitForLogWithin(s, " before running iteration 1/1 again", "rooda never said it waits for the server", outageNotice)
 	t.Logf("%s, its server down: rooda said it waits %s after its start: %s", cli.Name, time.Since(s.at).Round(time.Second), said)
-	r.servedAgainAndWaitedOut(s, addr, script, outageNotice)
+	r.servedAgainAndWaitedOut(s, up, script, outageNotice)
 }
 
-// servedAgainAndWaitedOut serves script on addr, where the run s waits for
-// its model's server, and checks that the run ends in a success after a
-// wait, with no failure counted.
-func (r *realRun) servedAgainAndWaitedOut(s started, addr string, script modelserver.Script, notice time.Duration) outcome {
+// servedAgainAndWaitedOut serves script again where the run s waits for
+// its model's server (up, from Server.Down), and checks that the run ends
+// in a success after a wait, with no failure counted.
+func (r *realRun) servedAgainAndWaitedOut(s started, up func(modelserver.Script) (*modelserver.Server, error), script modelserver.Script, notice time.Duration) outcome {
 	r.t.Helper()
-	back, err := modelserver.Listen(addr, script)
+	back, err := up(script)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -38,6 +38,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -161,6 +162,7 @@ type Server struct {
 
 	script   Script
 	http     *http.Server
+	ln       net.Listener
 	closing  chan struct{}
 	mu       sync.Mutex
 	next     int // the index of the next reply to take
@@ -192,7 +194,7 @@ func Listen(addr string, script Script) (*Server, error) {
 		closing: make(chan struct{}),
 		current: -1,
 	}
-	s.http = &http.Server{Handler: s}
+	s.http, s.ln = &http.Server{Handler: s}, ln
 	go s.http.Serve(ln)
 	return s, nil
 }
@@ -210,6 +212,9 @@ func (s *Server) Close() {
 	if s.http.Shutdown(ctx) != nil {
 		s.http.Close()
 	}
+	// Shutdown closes the listener only once Serve has taken it: the
+	// port is free when Close returns, whenever it is called.
+	s.ln.Close()
 }
 
 // Requests returns a copy of the log of requests, in the order they came.
@@ -534,4 +539,44 @@ func ParseReply(s string) (Reply, error) {
 		return Reply{}, fmt.Errorf("reply %q: %w", s, err)
 	}
 	return r.After(delay), nil
+}
+
+// Down closes the server and holds its port while it is down: a socket
+// bound to the address and not listening, so that a client's connection
+// is refused, as by a server that is down, and no other server started
+// meanwhile on a free port (tests run at once) is given this one. Up
+// releases the port and starts a server answering script there.
+func (s *Server) Down() (up func(Script) (*Server, error), err error) {
+	addr := strings.TrimPrefix(s.URL, "http://")
+	s.Close()
+	hold, err := holdPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	return func(script Script) (*Server, error) {
+		syscall.Close(hold)
+		return Listen(addr, script)
+	}, nil
+}
+
+// holdPort binds a TCP socket to addr without listening on it.
+func holdPort(addr string) (int, error) {
+	tcp, err := net.ResolveTCPAddr("tcp4", addr)
+	if err != nil {
+		return -1, err
+	}
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	// As the listener had it: the connections it closed wait out TIME_WAIT
+	// on this port.
+	syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1)
+	sa := &syscall.SockaddrInet4{Port: tcp.Port}
+	copy(sa.Addr[:], tcp.IP.To4())
+	if err := syscall.Bind(fd, sa); err != nil {
+		syscall.Close(fd)
+		return -1, fmt.Errorf("holding %s: %w", addr, err)
+	}
+	return fd, nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rooda/host/journal"
+	"rooda/internal/golden"
 )
 
 // claudeTurn is what the fake agent prints as claude's stream-json: text
@@ -65,6 +66,14 @@ func newDurableYAML(t *testing.T) durableRun {
 	w := newWorkspace(t, durableSteps(6, "120ms")...)
 	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\nloop:\n  ai_cmd_alias: fake\n")
 	return durableRun{w: w, args: []string{"run", "build", "-n", "8", "--failure-threshold", "3"}}
+}
+
+// newDurableBudget is a YAML run that its token budget ends, in the
+// middle of its turns: the budget counts what was spent before the kill.
+func newDurableBudget(t *testing.T) durableRun {
+	d := newDurableYAML(t)
+	d.args = append(d.args, "--max-tokens", "1500")
+	return d
 }
 
 // newDurableScript is a script of two loops one after the other, then a
@@ -179,7 +188,7 @@ func TestResumeAfterKill(t *testing.T) {
 		name   string
 		new    func(*testing.T) durableRun
 		trials int
-	}{{"yaml", newDurableYAML, 28}, {"script", newDurableScript, 24}} {
+	}{{"yaml", newDurableYAML, 24}, {"budget", newDurableBudget, 8}, {"script", newDurableScript, 24}} {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()
 			ref := kind.new(t)
@@ -254,4 +263,107 @@ func iterationOf(start string) (loop string, n int) {
 	loop, number, _ := strings.Cut(start, "_")
 	fmt.Sscan(number, &n)
 	return loop, n
+}
+
+// TestResumeRefusesAChangedScript: a script changed after its run was
+// cut short is not resumed: the resume stops at the first call that
+// differs, naming what was recorded and what is asked, runs no agent and
+// leaves the run resumable; a setting changed since is named the same
+// way; --force goes on live from the call that differs.
+func TestResumeRefusesAChangedScript(t *testing.T) {
+	t.Parallel()
+	d := newDurableScript(t)
+	s := d.start()
+	d.w.waitForLog(s, "Iteration 2/4 starting", "the first loop never reached its second iteration")
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	script := readText(t, filepath.Join(d.w.dir, "main.star"))
+	d.w.write("main.star", strings.Replace(script, "first = ", "home = getenv(\"HOME\")\nfirst = ", 1))
+	before := d.starts()
+	o := d.rooda("runs", "resume")
+	runDir, _ := d.recorded()
+	golden.Check(t, "resume_differs", strings.ReplaceAll(o.logLines(), filepath.Base(runDir), "RUN"))
+	if o.code != 1 || !equalCounts(d.starts(), before) {
+		t.Fatalf("refused resume: exit %d, agents started %v (before: %v)", o.code, d.starts(), before)
+	}
+	d.w.write("main.star", script)
+	config := readText(t, filepath.Join(d.w.dir, "rooda-config.yml"))
+	d.w.write("rooda-config.yml", config+"loop:\n  failure_threshold: 5\n")
+	o = d.rooda("runs", "resume")
+	if o.code != 1 || !strings.Contains(o.stderr, "Failure Threshold: 3 recorded, 5 asked") {
+		t.Fatalf("resume with a setting changed: exit %d\n%s", o.code, o.stderr)
+	}
+	d.w.write("rooda-config.yml", config)
+	d.w.write("main.star", strings.Replace(script, "first = ", "home = getenv(\"HOME\")\nfirst = ", 1))
+	o = d.rooda("runs", "resume", "--force")
+	o.expect(t, 0, "going on live from it (--force)", "ended: success success")
+	if d.starts()["fa.json_1"] != before["fa.json_1"]+1 {
+		t.Errorf("with --force the first loop runs live from its first iteration: %v (before: %v)", d.starts(), before)
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestResumeRefusals: a run that ended is not resumed and says how it
+// ended; a run still going is refused, naming its pid; of two resumes
+// started at once one resumes, the other says the run is taken, and each
+// iteration's agent starts at most once more. With nothing to resume,
+// runs resume says so.
+func TestResumeRefusals(t *testing.T) {
+	t.Parallel()
+	d := newDurableYAML(t)
+	o := d.rooda("runs", "resume")
+	if o.code != 1 || !strings.Contains(o.stderr, "no run in .rooda/runs can be resumed: none was cut short") {
+		t.Errorf("nothing recorded: exit %d\n%s", o.code, o.stderr)
+	}
+	d.w.wait(d.start())
+	runDir, _ := d.recorded()
+	id := filepath.Base(runDir)
+	o = d.rooda("runs", "resume", id)
+	if o.code != 1 || !strings.Contains(o.stderr, "run "+id+" has ended (success, exit code 0): only a run that was cut short — crashed, killed or interrupted — resumes") {
+		t.Errorf("resume of a run that ended: exit %d\n%s", o.code, o.stderr)
+	}
+
+	d = newDurableYAML(t)
+	s := d.start()
+	d.w.waitForLog(s, "Iteration 3/8 starting", "the run never reached its third iteration")
+	runDir, _ = d.recorded()
+	id = filepath.Base(runDir)
+	o = d.rooda("runs", "resume", id)
+	if o.code != 1 || !strings.Contains(o.stderr, fmt.Sprintf("run %s is still going (pid %d)", id, s.cmd.Process.Pid)) {
+		t.Errorf("resume of a run going on: exit %d\n%s", o.code, o.stderr)
+	}
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	before := d.starts()
+	first, second := d.rooda2("runs", "resume")
+	if first.code+second.code != 1 || !strings.Contains(first.stderr+second.stderr, "is being written by another rooda") && !strings.Contains(first.stderr+second.stderr, "is still going") {
+		t.Errorf("two resumes at once: exit %d and %d\n%s\n---\n%s", first.code, second.code, first.stderr, second.stderr)
+	}
+	for it, n := range d.starts() {
+		if n > before[it]+1 {
+			t.Errorf("two resumes at once started iteration %s %d times, %d before", it, n, before[it])
+		}
+	}
+}
+
+// rooda2 runs rooda twice at once with the same arguments.
+func (d durableRun) rooda2(args ...string) (outcome, outcome) {
+	var s [2]started
+	for i := range s {
+		cmd := exec.Command(binary(d.w.t), args...)
+		cmd.Dir, cmd.Env = d.w.dir, d.w.env
+		s[i] = d.w.start(cmd)
+	}
+	return d.w.wait(s[0]), d.w.wait(s[1])
 }

@@ -58,11 +58,19 @@ type call struct {
 // to go on live from it (--force).
 type DiffersError struct {
 	Recorded, Asked journal.Entry
+	// Settings, for a loop, are its settings that differ, recorded and
+	// asked.
+	Settings []string
 }
 
 func (e *DiffersError) Error() string {
-	return fmt.Sprintf("cannot resume: the run no longer makes the calls it made; the first that differs:\n  recorded: %s\n  asked:    %s\n(the script, a module it loads or the settings changed since the run began; --force goes on live from this call)",
-		describeCall(e.Recorded), describeCall(e.Asked))
+	var b strings.Builder
+	fmt.Fprintf(&b, "cannot resume: the run no longer makes the calls it made; the first that differs:\n  recorded: %s\n  asked:    %s\n", describeCall(e.Recorded), describeCall(e.Asked))
+	for _, s := range e.Settings {
+		fmt.Fprintf(&b, "    %s\n", s)
+	}
+	b.WriteString("(the script, a module it loads or the settings changed since the run began; --force goes on live from this call)")
+	return b.String()
 }
 
 // ExitCode is a configuration error's.
@@ -98,14 +106,20 @@ func (s *Session) replaying(key journal.Key, c call) (journal.Entry, bool, error
 	if e.Op == c.op && e.Pos == c.pos && e.What == c.what {
 		return e, true, nil
 	}
-	asked := journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what}
+	return e, false, s.differs(&DiffersError{Recorded: e, Asked: journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what}})
+}
+
+// differs stops a resume at a call that differs from the journal's, or,
+// told to go on live (Options.Force), takes back the journal's entries
+// from that call on its thread, says so, and lets the call run live.
+func (s *Session) differs(d *DiffersError) error {
 	if !s.opts.Force {
-		return e, false, &DiffersError{Recorded: e, Asked: asked}
+		return d
 	}
-	s.Log().Warnf("resuming: %s differs from the recorded %s; going on live from it (--force)", describeCall(asked), describeCall(e))
-	book.Void(key)
-	s.rec.Journal(journal.Entry{Kind: journal.Void, Key: key}, false)
-	return e, false, nil
+	s.Log().Warnf("resuming: %s differs from the recorded %s; going on live from it (--force)", describeCall(d.Asked), describeCall(d.Recorded))
+	s.book().Void(d.Asked.Key)
+	s.rec.Journal(journal.Entry{Kind: journal.Void, Key: d.Asked.Key}, false)
+	return nil
 }
 
 // book is the journal of the run before it was resumed, nil when it was
@@ -179,12 +193,61 @@ func (s *Session) startLoop(thread *starlark.Thread, op, pos, procedure string, 
 		return journal.Key{}, nil
 	}
 	key := s.next(thread)
-	c := call{op: op, pos: pos, what: procedure + "; " + strings.Join(settings, ", ")}
-	if _, ok, err := s.replaying(key, c); ok || err != nil {
+	c := call{op: op, pos: pos, what: procedure}
+	e, ok, err := s.replaying(key, c)
+	if err != nil {
 		return key, err
 	}
-	s.rec.Journal(journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what}, false)
+	if ok {
+		var recorded []string
+		json.Unmarshal(e.Result, &recorded)
+		changed := changedSettings(recorded, settings)
+		if len(changed) == 0 {
+			return key, nil
+		}
+		asked := journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what}
+		if err := s.differs(&DiffersError{Recorded: e, Asked: asked, Settings: changed}); err != nil {
+			return key, err
+		}
+	}
+	data, _ := json.Marshal(settings)
+	s.rec.Journal(journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what, Result: data}, false)
 	return key, nil
+}
+
+// changedSettings are the settings ("Max Iterations: 4") that differ
+// between two lists, as "Max Iterations: 4 recorded, 3 asked".
+func changedSettings(recorded, asked []string) []string {
+	values := func(lines []string) map[string]string {
+		m := map[string]string{}
+		for _, l := range lines {
+			name, value, _ := strings.Cut(l, ": ")
+			m[name] = value
+		}
+		return m
+	}
+	was, now := values(recorded), values(asked)
+	var changed []string
+	for _, l := range asked {
+		name, _, _ := strings.Cut(l, ": ")
+		if old, ok := was[name]; !ok || old != now[name] {
+			changed = append(changed, fmt.Sprintf("%s: %s recorded, %s asked", name, orNone(old, ok), now[name]))
+		}
+	}
+	for _, l := range recorded {
+		name, _, _ := strings.Cut(l, ": ")
+		if _, ok := now[name]; !ok {
+			changed = append(changed, fmt.Sprintf("%s: %s recorded, not set now", name, was[name]))
+		}
+	}
+	return changed
+}
+
+func orNone(value string, set bool) string {
+	if !set {
+		return "not set"
+	}
+	return value
 }
 
 // startParallel is the journal's key of a parallel() call, whose

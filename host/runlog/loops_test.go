@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"rooda/host/journal"
 	"sync"
 	"testing"
 
+	"rooda/host/journal"
 	"rooda/host/loop"
 )
 

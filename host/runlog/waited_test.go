@@ -3,11 +3,11 @@ package runlog
 import (
 	"os"
 	"path/filepath"
-	"rooda/host/journal"
 	"strings"
 	"testing"
 	"time"
 
+	"rooda/host/journal"
 	"rooda/host/loop"
 )
 

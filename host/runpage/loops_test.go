@@ -1,9 +1,9 @@
 package runpage
 
 import (
-	"rooda/host/journal"
 	"testing"
 
+	"rooda/host/journal"
 	"rooda/host/loop"
 	"rooda/host/runlog"
 )

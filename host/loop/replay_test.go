@@ -1,0 +1,81 @@
+package loop
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"rooda/host/agentstream"
+	"rooda/host/process"
+)
+
+// replayOf is what a journal holds of iterations that ended, one per
+// reply, and which iteration was in flight (0: none).
+func replayOf(replies []Reply, inFlight int) func(int) Replayed {
+	return func(n int) Replayed {
+		if n <= len(replies) {
+			return Replayed{Ended: true, Prompt: "recorded prompt", Reply: replies[n-1], Duration: time.Minute, Elapsed: time.Duration(n) * time.Minute}
+		}
+		return Replayed{Again: n == inFlight}
+	}
+}
+
+func reply(out string, exit int, tokens int64) Reply {
+	return Reply{Result: process.Result{Output: []byte(out), ExitCode: exit}, Spent: Spend{Tokens: agentstream.Usage{Input: tokens}}}
+}
+
+// TestReplayCountsWithoutRunning: iterations the journal answers run no
+// agent and are judged as they were: two recorded failures and a live
+// one reach a threshold of three; the recorded spend counts towards the
+// budget; the clock goes on from where the run was; the iteration that
+// was in flight runs again and is told so.
+func TestReplayCountsWithoutRunning(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{out: "<promise>FAILURE</promise>", took: time.Second}}}
+	cfg := s.config(10, 3, &log)
+	cfg.Replay = replayOf([]Reply{reply("<promise>FAILURE</promise>", 0, 40), reply("broke", 1, 40)}, 3)
+	var again []bool
+	agent := cfg.Agent
+	cfg.Agent = func(ctx context.Context, req Request) (Reply, error) {
+		again = append(again, req.Again)
+		return agent(ctx, req)
+	}
+	res := Run(context.Background(), cfg)
+	if s.calls != 1 || len(again) != 1 || !again[0] {
+		t.Fatalf("agent calls: %d, told again: %v; want one, the in-flight iteration run again", s.calls, again)
+	}
+	if res.Status != Aborted || res.Iterations != 3 || res.Last.ConsecutiveFailures != 3 || res.Spent.Tokens.Input != 80 {
+		t.Fatalf("result: %+v", res)
+	}
+	if res.Elapsed < 2*time.Minute {
+		t.Errorf("elapsed %s: the time before the resume is not counted", res.Elapsed)
+	}
+	for _, want := range []string{"Iteration 1/10: from the journal, not run again (failure)", "Iteration 3/10 starting again (it was in flight when the run stopped)"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+
+	s = &script{steps: []step{{out: "more", took: time.Second}}}
+	cfg = s.config(10, 3, &log)
+	cfg.Budget.MaxTokens = 100
+	cfg.Replay = replayOf([]Reply{reply("a", 0, 60), reply("b", 0, 60)}, 0)
+	if res := Run(context.Background(), cfg); res.Status != OverBudget || s.calls != 0 {
+		t.Errorf("a budget the recorded spend reached: %s after %d agent calls", res.Status, s.calls)
+	}
+}
+
+// TestReplayOfADamagedRecordAborts: an iteration whose record cannot be
+// read back as it was ends the loop, aborted, naming why, without
+// running its agent.
+func TestReplayOfADamagedRecordAborts(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{out: "x"}}}
+	cfg := s.config(5, 3, &log)
+	cfg.Replay = func(n int) Replayed { return Replayed{Err: context.DeadlineExceeded} }
+	res := Run(context.Background(), cfg)
+	if res.Status != Aborted || s.calls != 0 || !strings.Contains(log.String(), "cannot resume iteration 1 as it ended") {
+		t.Errorf("%s after %d calls:\n%s", res.Status, s.calls, log.String())
+	}
+}

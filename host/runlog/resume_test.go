@@ -1,0 +1,147 @@
+package runlog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"rooda/host/journal"
+	"rooda/host/loop"
+	"rooda/host/process"
+)
+
+// crashed records a run of two iterations that ended and a third in
+// flight, then leaves it as a rooda killed outright leaves its record:
+// running, by a process that is gone.
+func crashed(t *testing.T) (dir, id string) {
+	dir = t.TempDir()
+	r, err := Start(dir, "build", []string{"rooda", "run", "build"}, 0, "nightly")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.NewLoop("", journal.Key{Thread: "main", Seq: 1})
+	for n := 1; n <= 3; n++ {
+		l.IterationStarted(loop.Request{Iteration: n, Prompt: "prompt"})
+		if n < 3 {
+			l.IterationFinished(&loop.Iteration{Number: n, Prompt: "prompt", Outcome: loop.OutcomeContinue, Result: loopResult("out"), Spent: loop.Spend{CostUSD: 0.5, Costed: true}})
+		}
+	}
+	r.lock.Close() // the process that held it is gone
+	r.run.PID = 1 << 22
+	r.save()
+	return dir, r.ID()
+}
+
+// TestResumeTakesTheRecordBack: a crashed run resumes: its journal
+// answers the iterations that ended, with their outputs and spend; the
+// in-flight one runs again in the record it had; the record says when it
+// was resumed and by whom, and the name it was started under finds it.
+// The lock refuses a second resume while the first holds the record.
+func TestResumeTakesTheRecordBack(t *testing.T) {
+	dir, id := crashed(t)
+	if run, found, err := Named(dir, "nightly"); err != nil || !found || run.ID != id {
+		t.Fatalf("Named: %v %v %v", run.ID, found, err)
+	}
+	if got, err := LastResumable(dir); err != nil || got != id {
+		t.Fatalf("LastResumable: %q, %v", got, err)
+	}
+	r, err := Resume(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Resume(dir, id); err == nil || !strings.Contains(err.Error(), "is still going (pid") {
+		t.Errorf("a second resume: %v", err)
+	}
+	l := r.NewLoop("", journal.Key{Thread: "main", Seq: 1})
+	replay := l.Replay()
+	rep := replay(2)
+	if !rep.Ended || string(rep.Reply.Output) != "out" || rep.Prompt != "prompt" || rep.Reply.Spent.CostUSD != 0.5 {
+		t.Errorf("iteration 2 from the journal: %+v", rep)
+	}
+	if rep := replay(3); rep.Ended || !rep.Again {
+		t.Errorf("the iteration in flight: %+v", rep)
+	}
+	l.IterationStarted(loop.Request{Iteration: 3, Prompt: "prompt", Again: true})
+	l.IterationFinished(&loop.Iteration{Number: 3, Prompt: "prompt", Outcome: loop.OutcomeSuccess})
+	m, err := ReadMeta(r.Dir(), 3)
+	if err != nil || !m.RanAgain || m.Iteration != 3 {
+		t.Errorf("meta of the iteration run again: %+v, %v", m, err)
+	}
+	run, _ := ReadRun(dir, id)
+	if run.Status != "running" || run.PID != os.Getpid() || len(run.Resumes) != 1 || run.RunName != "nightly" {
+		t.Errorf("run.json after the resume: %+v", run)
+	}
+}
+
+// TestDamagedOutputIsNotReplayed: an iteration whose output changed since
+// the journal named it is not answered otherwise than it ended: its
+// replay is an error naming the file.
+func TestDamagedOutputIsNotReplayed(t *testing.T) {
+	dir, id := crashed(t)
+	os.WriteFile(filepath.Join(dir, id, iterationPart(1, outputName)), []byte("changed"), 0o644)
+	r, err := Resume(dir, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(1)
+	if rep.Err == nil || !strings.Contains(rep.Err.Error(), "output.txt: it does not match the journal") {
+		t.Errorf("replay of a changed output: %+v", rep)
+	}
+}
+
+// TestElapsedBeforeAResume: the time a run went on before it was cut
+// short is from its start, and from each resume, to the last entry
+// written before the next.
+func TestElapsedBeforeAResume(t *testing.T) {
+	start := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) int64 { return start.Add(d).UnixMilli() }
+	run := Run{Started: start, Resumes: []Resumption{{At: start.Add(time.Hour)}}}
+	entries := []journal.Entry{
+		{Kind: journal.Began, At: at(time.Minute)},
+		{Kind: journal.Ended, At: at(10 * time.Minute)},
+		{Kind: journal.Resumed, At: at(time.Hour)},
+		{Kind: journal.Ended, At: at(time.Hour + 5*time.Minute)},
+	}
+	if got := elapsed(run, entries); got != 15*time.Minute {
+		t.Errorf("elapsed %s, want 15m (10m, then 5m after the resume)", got)
+	}
+}
+
+// TestRunThatEndedIsNotResumable: a run that ended says how, and is not
+// resumed.
+func TestRunThatEndedIsNotResumable(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Start(dir, "build", nil, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Finish(loop.MaxIters)
+	r.lock.Close()
+	_, err = Resume(dir, r.ID())
+	if err == nil || !strings.Contains(err.Error(), "has ended (max-iters, exit code 2): only a run that was cut short") {
+		t.Errorf("resume of a run that ended: %v", err)
+	}
+}
+
+func loopResult(out string) process.Result {
+	return process.Result{Output: []byte(out), Total: int64(len(out))}
+}
+
+// TestRemovedJournalIsWrittenAgain: a record an agent removed (git clean)
+// gets its journal back whole at its next write, and goes on appending.
+func TestRemovedJournalIsWrittenAgain(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Start(dir, "build", nil, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 1}, Op: "getenv", What: "HOME"}, false)
+	os.RemoveAll(r.Dir())
+	r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "now"}, true)
+	entries, _, err := journal.Read(filepath.Join(r.Dir(), journal.Name))
+	if err != nil || len(entries) != 2 || entries[0].Op != "getenv" || entries[1].Op != "now" {
+		t.Errorf("journal after the record was removed: %+v, %v", entries, err)
+	}
+}

@@ -44,7 +44,7 @@ func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bo
 		switch {
 		case err != nil || !found:
 			return false, err
-		case run.Resumable() != nil:
+		case run.Over():
 			code := 0
 			if run.ExitCode != nil {
 				code = *run.ExitCode
@@ -124,8 +124,10 @@ func runsResumeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := run.Resumable(); err != nil {
-		return err
+	if run.Over() {
+		// Whether one not over is still going is its record's lock's to
+		// say, as the resume takes it.
+		return run.Resumable()
 	}
 	if err := sameDir(run); err != nil {
 		return err

@@ -27,8 +27,9 @@ loop.keep_runs keeps more or fewer than 50): run.json, and per iteration the exa
 prompt sent, the output kept and meta.json. Only runs are pruned: nothing else
 in the directory is removed. A run left "running" by a rooda killed outright is
 shown as crashed (runs show --json keeps "status" as recorded and adds
-"shown_status": "crashed"). A run id may be shortened to any part of it that names one
-run, or given as "last" (the newest).`,
+"shown_status": "crashed"); a run cut short, crashed or interrupted, is resumed
+where it stopped by rooda runs resume. A run id may be shortened to any part of it
+that names one run, or given as "last" (the newest).`,
 		Subcommands: []*cli.Command{{
 			Name:  "list",
 			Usage: "every recorded run: id, status, iterations, start",

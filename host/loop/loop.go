@@ -103,6 +103,8 @@ type Replayed struct {
 	// Duration and Waited are the iteration's; Elapsed is how long the
 	// loop had run when it ended.
 	Duration, Waited, Elapsed time.Duration
+	// ContextAdded are the additions of context first given in it.
+	ContextAdded []string
 	// Err says why the journal's answer cannot be read (a file of the
 	// record changed since): the loop ends, aborted, rather than judge
 	// the iteration otherwise than it was.
@@ -290,8 +292,10 @@ type Iteration struct {
 	// waits and the run before a resume included.
 	Elapsed time.Duration
 	// Replayed is set for an iteration answered from a resumed run's
-	// journal (Config.Replay): its agent did not run again.
-	Replayed bool
+	// journal (Config.Replay): its agent did not run again; ContextAdded
+	// are the additions of context it was the first given.
+	Replayed     bool
+	ContextAdded []string
 }
 
 // Observer is told of every iteration; later parts of rooda (run records,
@@ -578,7 +582,7 @@ func (r *runner) replay(it *Iteration, rep Replayed) {
 	it.Replayed = true
 	it.Result, it.StartErr = rep.Reply.Result, rep.StartErr
 	it.Decoded, it.Transcript, it.Stop, it.Spent = rep.Reply.Decoded, rep.Reply.Transcript, rep.Reply.Stop, rep.Reply.Spent
-	it.Duration, it.Waited, it.Changes = rep.Duration, rep.Waited, rep.Changes
+	it.Duration, it.Waited, it.Changes, it.ContextAdded = rep.Duration, rep.Waited, rep.Changes, rep.ContextAdded
 	r.start = r.cfg.Now().Add(-rep.Elapsed)
 }
 

@@ -26,6 +26,9 @@ import (
 // still writes, and two resumes at once cannot both take one.
 const lockName = ".lock"
 
+// errBusy is a record another rooda holds: it writes it still.
+var errBusy = errors.New("the record is held by another rooda")
+
 // openJournal opens the run's journal for appending, and takes the
 // record's lock, held until the process ends.
 func (r *Recorder) openJournal() error {
@@ -37,7 +40,7 @@ func (r *Recorder) openJournal() error {
 	if err != nil || busy {
 		lock.Close()
 		if busy {
-			err = fmt.Errorf("run %s is being written by another rooda (resumed at the same moment?)", r.run.ID)
+			err = errBusy
 		}
 		return err
 	}
@@ -114,16 +117,21 @@ type ended struct {
 	Duration     time.Duration        `json:"duration"`
 	Waited       time.Duration        `json:"waited,omitempty"`
 	Elapsed      time.Duration        `json:"elapsed"`
-	PromptSHA256 string               `json:"prompt_sha256"`
+	// ContextAdded are the additions first given in the iteration: a
+	// resumed run gives them as fresh to no other.
+	ContextAdded []string `json:"context_added,omitempty"`
+	PromptSHA256 string   `json:"prompt_sha256"`
 	OutputSHA256 string               `json:"output_sha256"`
 	Transcript   string               `json:"transcript_sha256,omitempty"`
 }
 
-// endedOf is what the journal keeps of it.
-func endedOf(it *loop.Iteration) ended {
+// endedOf is what the journal keeps of it, given the additions first
+// given in it.
+func endedOf(it *loop.Iteration, fresh []string) ended {
 	e := ended{Agent: it.Agent, Result: it.Result, Decoded: it.Decoded, Spent: spentOf(it.Spent), Stop: it.Stop, Changes: it.Changes,
 		Duration: it.Duration, Waited: it.Waited, Elapsed: it.Elapsed,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), OutputSHA256: sha256Hex(it.Result.Output)}
+	e.ContextAdded = fresh
 	e.Result.Output = nil
 	if it.StartErr != nil {
 		e.StartErr = it.StartErr.Error()
@@ -161,7 +169,7 @@ func replayed(runDir string, n int, data json.RawMessage) (loop.Replayed, error)
 	if err != nil {
 		return loop.Replayed{}, err
 	}
-	rep := loop.Replayed{Ended: true, Prompt: string(prompt), Changes: e.Changes, Duration: e.Duration, Waited: e.Waited, Elapsed: e.Elapsed}
+	rep := loop.Replayed{Ended: true, Prompt: string(prompt), Changes: e.Changes, Duration: e.Duration, Waited: e.Waited, Elapsed: e.Elapsed, ContextAdded: e.ContextAdded}
 	rep.Reply = loop.Reply{Result: e.Result, Decoded: e.Decoded, Stop: e.Stop, Spent: e.Spent.Spend()}
 	rep.Reply.Output = output
 	if e.Decoded != nil {

@@ -48,6 +48,8 @@ type Recorder struct {
 	// how long it went on; nil and 0 for a run that was not.
 	book   *journal.Book
 	before time.Duration
+	// resumedFrom is the record as the run left it, before a resume.
+	resumedFrom Run
 }
 
 // Start creates the record of a run named name (the procedure or
@@ -327,6 +329,9 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if it.Replayed {
+		for _, name := range it.ContextAdded {
+			r.seen[name+".txt"] = true
+		}
 		l.count(it)
 		r.save()
 		return
@@ -356,11 +361,12 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = c.HeadBefore, c.HeadAfter, c.Files
 	}
 	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))
+	fresh := r.fresh
 	r.fresh = nil
 	if it.Outcome != loop.OutcomeInterrupted {
 		// Only an iteration that ended is answered from the journal on
 		// a resume; one an interrupt cut short runs again.
-		data, err := json.Marshal(endedOf(it))
+		data, err := json.Marshal(endedOf(it, fresh))
 		if r.keep(err) == nil {
 			r.appendEntry(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data}, true)
 		}

@@ -25,12 +25,26 @@ type Resumption struct {
 func (r Run) Resumable() error {
 	switch {
 	case r.Going():
-		return fmt.Errorf("run %s is still going (pid %d): only a run that was cut short resumes", r.ID, r.PID)
+		return r.stillGoing()
 	case r.Crashed(), r.Status == string(loop.Interrupted):
 		return nil
 	case r.Status == string(loop.Running):
 		return fmt.Errorf("run %s is recorded as running by no process rooda can name: it cannot be told from a run still going", r.ID)
 	}
+	return r.ended()
+}
+
+// Over reports whether the run ended, however: it will never resume.
+func (r Run) Over() bool {
+	return r.Status != string(loop.Running) && r.Status != string(loop.Interrupted)
+}
+
+func (r Run) stillGoing() error {
+	return fmt.Errorf("run %s is still going (pid %d): only a run that was cut short resumes", r.ID, r.PID)
+}
+
+// ended says that the run ended, and how.
+func (r Run) ended() error {
 	code := ""
 	if r.ExitCode != nil {
 		code = fmt.Sprintf(", exit code %d", *r.ExitCode)
@@ -44,13 +58,18 @@ func (r Run) Resumable() error {
 // as the run's: running again, by this process, with the time of the
 // resume kept. Its loops, iterations and spend are counted again as the
 // resumed run answers its iterations from the journal (Replay).
+//
+// Whether the rooda that wrote the record is gone is the record's lock's
+// to say, which the kernel releases when its holder dies, wherever it
+// ran: a recorded pid may be another live process's in a container on
+// another node, where rooda runs as pid 1 in every pod.
 func Resume(dir, id string) (*Recorder, error) {
 	run, err := ReadRun(dir, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := run.Resumable(); err != nil {
-		return nil, err
+	if run.Over() {
+		return nil, run.ended()
 	}
 	r := newRecorder(filepath.Join(dir, id), run)
 	entries, _, err := journal.Read(filepath.Join(r.dir, journal.Name))
@@ -60,13 +79,21 @@ func Resume(dir, id string) (*Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, lockErr := os.Stat(filepath.Join(r.dir, lockName))
 	if err := r.openJournal(); err != nil {
+		if errors.Is(err, errBusy) {
+			err = run.stillGoing()
+		}
 		return nil, err
 	}
 	// Another resume may have taken the run and ended it before the lock
-	// was ours: what counts is the record as it is now.
-	if r.run, err = ReadRun(dir, id); err == nil {
-		err = r.run.Resumable()
+	// was ours: what counts is the record as it is now. A lock file made
+	// just now, when the record's pid lives, is no proof: the record was
+	// removed (git clean) under a run still going.
+	if r.run, err = ReadRun(dir, id); err == nil && r.run.Over() {
+		err = r.run.ended()
+	} else if err == nil && lockErr != nil && r.run.Going() {
+		err = r.run.stillGoing()
 	}
 	if err != nil {
 		r.lock.Close()
@@ -80,6 +107,7 @@ func Resume(dir, id string) (*Recorder, error) {
 		r.journalBytes = append(r.journalBytes, line...)
 	}
 	now := time.Now().UTC()
+	r.resumedFrom = r.run
 	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.InterruptedBy, r.run.Reason = string(loop.Running), nil, nil, "", ""
 	r.run.PID, r.run.PIDStart = os.Getpid(), process.StartTime(os.Getpid())
 	r.run.Iterations, r.run.Spent, r.run.Loops, r.run.Worktrees = 0, nil, nil, nil
@@ -120,6 +148,21 @@ func elapsed(run Run, entries []journal.Entry) time.Duration {
 // Elapsed is how long the run went on before it was resumed; 0 for a
 // run that was not.
 func (r *Recorder) Elapsed() time.Duration { return r.before }
+
+// Unresume puts back what the record said of the run's loops, iterations,
+// spend and worktrees before it was resumed, which the resume counts
+// again as it goes: a resume refused midway leaves the record as the run
+// left it.
+func (r *Recorder) Unresume() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.book == nil {
+		return
+	}
+	was := r.resumedFrom
+	r.run.Iterations, r.run.Spent, r.run.Loops, r.run.Worktrees = was.Iterations, was.Spent, was.Loops, was.Worktrees
+	r.spent = was.Spent.Spend()
+}
 
 // Book is the journal of the run before it was resumed; nil for a run
 // that was not.

@@ -91,6 +91,15 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		b.WriteString("Ended: unknown: rooda was killed or crashed before it could record the end and the exit code\n")
 	}
 	fmt.Fprintf(&b, "Iterations: %d\n", run.Iterations)
+	if run.RunName != "" {
+		fmt.Fprintf(&b, "Run name: %s\n", shown.Line(run.RunName))
+	}
+	for _, r := range run.Resumes {
+		fmt.Fprintf(&b, "Resumed: %s, by rooda pid %d\n", r.At.Format("2006-01-02 15:04:05Z"), r.PID)
+	}
+	if run.Resumable() == nil {
+		fmt.Fprintf(&b, "Resume: rooda runs resume %s\n", shown.Line(run.ID))
+	}
 	for i := range run.Removed {
 		fmt.Fprintf(&b, "Record: removed while the run went on and written again from what rooda held; %s\n", lost(run.Removed, i))
 	}
@@ -169,6 +178,9 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 		fmt.Fprintf(&b, "Reason: %s\n", shown.Line(m.Reason))
 	}
 	fmt.Fprintf(&b, "Exit code: %d\n", m.ExitCode)
+	if m.RanAgain {
+		b.WriteString("Ran again: it was in flight when the run was cut short, and ran again when the run was resumed\n")
+	}
 	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", shown.Line(orNone(m.Signal)), m.TimedOut, m.Duration)
 	if m.Waited > 0 {
 		fmt.Fprintf(&b, "Waited for a limit or an outage: %.3fs\n", m.Waited)

@@ -40,7 +40,7 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	s.startRecord()
 	key, err := s.startLoop(nil, "procedure", "", req.Name, plan.Settings.Values())
 	if err != nil {
-		s.finish(statusOf(err), err.Error())
+		s.failed(err)
 		return err
 	}
 	res := s.execute(s.ctx, plan, s.output(plan, "", key))

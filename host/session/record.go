@@ -118,3 +118,13 @@ func (s *Session) stopStragglers() {
 		s.Log().Warnf("stopped %s still running below rooda as the run ended: %s", process.Count(len(left)), process.List(left))
 	}
 }
+
+// failed finishes the record of a run that err ended. A resume refused at
+// a call that differs from the journal's leaves the record as the run
+// left it, to be resumed again.
+func (s *Session) failed(err error) {
+	if s.rec != nil && errors.As(err, new(*DiffersError)) {
+		s.rec.Unresume()
+	}
+	s.finish(statusOf(err), err.Error())
+}

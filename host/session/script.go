@@ -42,7 +42,7 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 	}
 	if err != nil {
 		// An interrupt may end the fetching of a library.
-		s.finish(statusOf(err), err.Error())
+		s.failed(err)
 		return err
 	}
 	if err := rt.Run(s.ctx, path); err != nil {
@@ -52,7 +52,7 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 			// as when a run is cut short.
 			return s.exited(exit)
 		}
-		s.finish(statusOf(err), err.Error())
+		s.failed(err)
 		return err
 	}
 	cut = false
@@ -106,7 +106,7 @@ func (s *Session) RuntimeOptions(opts host.Options) host.Options {
 // step: it says why, finishes the record, stops every process and exits.
 func (s *Session) abandon(err error) {
 	code := Report(s.opts.Stderr, s.logFormat(), err)
-	s.finish(statusOf(err), err.Error())
+	s.failed(err)
 	process.KillAll()
 	s.closeStatus()
 	os.Exit(code)

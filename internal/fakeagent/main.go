@@ -55,8 +55,9 @@
 //
 // With "record", each run writes DIR/prompt-N.txt (the exact bytes it
 // read), DIR/env-N.txt (its ROODA_* and TRACE* variables) and appends its pid, and
-// its child's, to DIR/pids, so tests can check that none survives, and
-// appends "SCRIPT N" (the script's file name) to DIR/starts, so tests can count how often each iteration's
+// its child's, to DIR/pids, so tests can check that none survives. With
+// "starts": FILE, each run appends "SCRIPT N" (the script's file name and
+// the iteration) to FILE, so tests can count how often each iteration's
 // agent started.
 package main
 
@@ -79,6 +80,8 @@ import (
 
 type script struct {
 	Record string `json:"record"`
+	// Starts, when set, is a file each run appends "SCRIPT N" to.
+	Starts string `json:"starts"`
 	Steps  []step `json:"steps"`
 }
 
@@ -130,6 +133,9 @@ func main() {
 	prompt, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fail("reading stdin: %v", err)
+	}
+	if s.Starts != "" {
+		appendLine(s.Starts, filepath.Base(os.Args[len(os.Args)-1])+" "+strconv.Itoa(n))
 	}
 	if s.Record != "" {
 		record(s.Record, n, prompt)
@@ -398,7 +404,6 @@ func record(dir string, n int, prompt []byte) {
 	sort.Strings(env)
 	write(filepath.Join(dir, fmt.Sprintf("env-%d.txt", n)), []byte(strings.Join(env, "\n")+"\n"))
 	appendPid(dir, os.Getpid())
-	appendLine(filepath.Join(dir, "starts"), filepath.Base(os.Args[len(os.Args)-1])+" "+strconv.Itoa(n))
 }
 
 func pidsFile(dir string) string {

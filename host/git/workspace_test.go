@@ -3,6 +3,7 @@ package git
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,146 @@ func TestOutsideARepository(t *testing.T) {
 	os.WriteFile("f.txt", []byte("x"), 0o644)
 	if c := g.After(); c.InRepo || c.Changed() {
 		t.Errorf("outside a repository: %+v", c)
+	}
+}
+
+// newRepository makes a repository in a new working directory with one
+// commit of files (name → content), and its Workspace.
+func newRepository(t *testing.T, files map[string]string) *Workspace {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	t.Chdir(t.TempDir())
+	gitRun(t, "init", "--quiet")
+	for f, content := range files {
+		write(t, f, content)
+	}
+	gitRun(t, "add", "-A")
+	gitRun(t, "commit", "--quiet", "-m", "first")
+	g := NewWorkspaceIn("")
+	t.Cleanup(g.Close)
+	return g
+}
+
+func write(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// iteration runs Before, the agent's work, After.
+func iteration(g *Workspace, work func()) Changes {
+	g.Before()
+	work()
+	return g.After()
+}
+
+func expectFiles(t *testing.T, what string, c Changes, want ...string) {
+	t.Helper()
+	if !c.InRepo || strings.Join(c.Files, ",") != strings.Join(want, ",") {
+		t.Errorf("%s: files %q (in a repository: %v), want %q", what, c.Files, c.InRepo, want)
+	}
+}
+
+// TestCommittedOrNot: an agent's commit counts, of a file it changed and
+// of one it made; so does a file dirty before that it changed again, not
+// one dirty before that it left alone.
+func TestCommittedOrNot(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a", "b.txt": "b", "c.txt": "c"})
+	iteration(g, func() {
+		write(t, "b.txt", "b dirty")
+		write(t, "c.txt", "c dirty")
+	})
+	c := iteration(g, func() {
+		write(t, "a.txt", "a committed")
+		write(t, "new.txt", "new, committed")
+		gitRun(t, "add", "a.txt", "new.txt")
+		gitRun(t, "commit", "--quiet", "-m", "second")
+		write(t, "c.txt", "c dirty again")
+	})
+	expectFiles(t, "a commit, a file dirty before and changed, one left alone", c, "a.txt", "c.txt", "new.txt")
+	if c.HeadBefore == c.HeadAfter || len(c.HeadAfter) != 40 {
+		t.Errorf("HEAD %q, then %q: the commit moved it", c.HeadBefore, c.HeadAfter)
+	}
+	// Committing what was already there changes no content: HEAD moved.
+	c = iteration(g, func() {
+		gitRun(t, "commit", "--quiet", "-am", "third")
+	})
+	expectFiles(t, "a commit of files changed before", c)
+	if !c.Changed() {
+		t.Errorf("a commit is a change: %+v", c)
+	}
+}
+
+// TestRevertedAndDeleted: a file put back as HEAD has it counts, and so
+// does one deleted, tracked or not; the index alone changes no content:
+// an untracked file added to it, a change staged and then taken back.
+func TestRevertedAndDeleted(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a", "b.txt": "b", "c.txt": "c"})
+	iteration(g, func() {
+		write(t, "a.txt", "a dirty")
+		write(t, "untracked.txt", "u")
+		write(t, "staged.txt", "s")
+		write(t, "c.txt", "c staged")
+		gitRun(t, "add", "c.txt")
+		write(t, "c.txt", "c") // as HEAD has it; the index does not
+	})
+	c := iteration(g, func() {
+		gitRun(t, "checkout", "--quiet", "--", "a.txt")
+		if err := os.Remove("b.txt"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove("untracked.txt"); err != nil {
+			t.Fatal(err)
+		}
+		gitRun(t, "add", "staged.txt")
+		gitRun(t, "reset", "--quiet", "c.txt")
+	})
+	expectFiles(t, "a file reverted, two deleted, one staged", c, "a.txt", "b.txt", "untracked.txt")
+}
+
+// TestUntrackedDirectories: the files of a directory git does not track
+// count one by one, and again when one changes in a later iteration;
+// rooda's own records do not.
+func TestUntrackedDirectories(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a"})
+	c := iteration(g, func() {
+		write(t, "pkg/one.go", "1")
+		write(t, "pkg/deep/two.go", "2")
+		write(t, ".rooda/notes.txt", "rooda's")
+	})
+	expectFiles(t, "a new directory", c, "pkg/deep/two.go", "pkg/one.go")
+	c = iteration(g, func() {
+		write(t, "pkg/deep/two.go", "2, edited")
+		write(t, ".rooda/notes.txt", "rooda's, edited")
+	})
+	expectFiles(t, "a file of an untracked directory edited", c, "pkg/deep/two.go")
+}
+
+// TestBetweenIterations: what changes between two iterations is neither's:
+// an edit in a directory the last iteration made, a commit that touches
+// no file of the working tree.
+func TestBetweenIterations(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a"})
+	iteration(g, func() {
+		write(t, "made/x.txt", "x")
+		write(t, "a.txt", "a dirty")
+	})
+	write(t, "made/x.txt", "x, edited by the user")
+	write(t, "made/new/y.txt", "y, by the user")
+	c := iteration(g, func() {})
+	expectFiles(t, "edits between iterations in a new directory", c)
+	if c.Changed() {
+		t.Errorf("an iteration that changed nothing: %+v", c)
+	}
+	gitRun(t, "commit", "--quiet", "-am", "the user's")
+	c = iteration(g, func() {})
+	if c.Changed() || c.HeadBefore != c.HeadAfter {
+		t.Errorf("a commit between iterations counted: %+v", c)
 	}
 }

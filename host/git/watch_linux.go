@@ -1,0 +1,130 @@
+package git
+
+import (
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// watch tells whether anything in a working tree changed since it last
+// asked: inotify on each of its directories, .git and rooda's records
+// left out. It is a hint that can only err one way: what it cannot tell
+// (too many directories, a queue that overflowed) counts as changed.
+type watch struct {
+	fd   int
+	top  string
+	skip []string         // directories not watched, besides each .git
+	dirs map[int32]string // each watch's directory
+	// broken is set once a directory could not be watched: from then on
+	// everything counts as changed.
+	broken bool
+}
+
+// watchMask is every change of a directory's entries or of a file's
+// content or mode; reading (rooda's hashes) is none.
+const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE |
+	unix.IN_DELETE | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
+	unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
+
+// maxWatched bounds the directories watched (and walked to watch them):
+// a tree with more is looked at anew before each iteration.
+const maxWatched = 20000
+
+var errTooMany = errors.New("too many directories to watch")
+
+// newWatch watches top and every directory in it but skip's; nil where it
+// cannot.
+func newWatch(top string, skip ...string) *watch {
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	w := &watch{fd: fd, top: top, skip: skip, dirs: map[int32]string{}}
+	if w.add(top); w.broken {
+		w.close()
+		return nil
+	}
+	return w
+}
+
+// add watches dir and the directories in it.
+func (w *watch) add(dir string) {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			// Gone already (its removal is an event), or unreadable,
+			// as it is to git.
+			return nil
+		case !d.IsDir():
+			return nil
+		case d.Name() == ".git" || slices.Contains(w.skip, path):
+			return filepath.SkipDir
+		case len(w.dirs) >= maxWatched:
+			return errTooMany
+		}
+		wd, err := unix.InotifyAddWatch(w.fd, path, watchMask)
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+			return filepath.SkipDir // gone or replaced: an event says so
+		}
+		if err != nil {
+			return err
+		}
+		w.dirs[int32(wd)] = path
+		return nil
+	})
+	if err != nil {
+		w.broken = true
+	}
+}
+
+// changed reads the events that came since it last did: whether there
+// were any. A directory made meanwhile is watched from now on.
+func (w *watch) changed() bool {
+	changed := w.broken
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := unix.Read(w.fd, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if n <= 0 {
+			if !errors.Is(err, unix.EAGAIN) {
+				w.broken = true
+			}
+			return changed || w.broken
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			wd := int32(binary.NativeEndian.Uint32(buf[off:]))
+			mask := binary.NativeEndian.Uint32(buf[off+4:])
+			size := int(binary.NativeEndian.Uint32(buf[off+12:]))
+			name := string(buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+size])
+			for len(name) > 0 && name[len(name)-1] == 0 {
+				name = name[:len(name)-1]
+			}
+			off += unix.SizeofInotifyEvent + size
+			switch {
+			case mask&unix.IN_Q_OVERFLOW != 0:
+				// Events were lost, directories made among them too.
+				changed = true
+				w.add(w.top)
+			case mask&unix.IN_IGNORED != 0:
+				delete(w.dirs, wd) // its directory went away, as another event says
+			default:
+				changed = true
+				if mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+					if dir, ok := w.dirs[wd]; ok {
+						w.add(filepath.Join(dir, name))
+					}
+				}
+			}
+		}
+	}
+}
+
+func (w *watch) close() {
+	unix.Close(w.fd)
+}

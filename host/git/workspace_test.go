@@ -182,6 +182,7 @@ func TestUntrackedDirectories(t *testing.T) {
 // no file of the working tree.
 func TestBetweenIterations(t *testing.T) {
 	g := newRepository(t, map[string]string{"a.txt": "a"})
+	iteration(g, func() {})
 	iteration(g, func() {
 		write(t, "made/x.txt", "x")
 		write(t, "a.txt", "a dirty")

@@ -10,6 +10,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,9 @@ type looker struct {
 	// whose config says what to do about it (core.untrackedCache) is left
 	// to say.
 	config []string
+	// lastMoved is moved's last answer, from movedFrom to movedTo.
+	lastMoved          map[string][2]state
+	movedFrom, movedTo string
 }
 
 // newLooker finds dir's repository; false outside one.
@@ -87,13 +91,22 @@ func (l *looker) list(args ...string) ([]string, bool) {
 	return entries[:len(entries)-1], true
 }
 
-// snapshot looks at the workspace; nil when git could not say.
-func (l *looker) snapshot() *snapshot {
+// snapshot looks at the workspace, or at the paths given ("dir/" for a
+// directory and all in it) when there are any; nil when git could not
+// say.
+func (l *looker) snapshot(paths []string) *snapshot {
 	// Untracked directories stay whole (-unormal): the untracked cache
 	// serves only that; their files are listed after, when there are
 	// any. Submodules count by their commit, as HEAD records them.
-	entries, ok := l.list("status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-		"--untracked-files=normal", "--no-renames", "--ignore-submodules=dirty")
+	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+		"--untracked-files=normal", "--no-renames", "--ignore-submodules=dirty"}
+	if len(paths) > 0 {
+		args = append(args, "--")
+		for _, p := range paths {
+			args = append(args, pathspec(p))
+		}
+	}
+	entries, ok := l.list(args...)
 	if !ok {
 		return nil
 	}
@@ -182,14 +195,117 @@ func (s *snapshot) tracked(kind, rest string) (string, bool) {
 func (l *looker) untrackedIn(dirs []string) ([]string, bool) {
 	args := []string{"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--"}
 	for _, d := range dirs {
-		args = append(args, ":(top,literal)"+d)
+		args = append(args, pathspec(d))
 	}
 	return l.list(args...)
 }
 
+// pathspec names a path from the top, as it is: no pattern.
+func pathspec(path string) string {
+	return ":(top,literal)" + strings.TrimSuffix(path, "/")
+}
+
+// maxPaths bounds the paths one update looks at: more take a whole look.
+const maxPaths = 1000
+
+// update is base, a snapshot, with paths (the watch's: what changed since
+// base was taken) looked at again. Any other file is as base saw it,
+// unless HEAD moved: then what differs between the two HEADs is looked at
+// too. Files base listed are looked at again whatever the watch says:
+// the index or HEAD may have changed what git says of them.
+func (l *looker) update(base *snapshot, paths []string) *snapshot {
+	for f := range base.files {
+		paths = append(paths, f)
+	}
+	var part *snapshot
+	switch {
+	case len(paths) > maxPaths:
+		return l.snapshot(nil)
+	case len(paths) == 0:
+		head, ok := l.head()
+		if head == base.head {
+			return base
+		}
+		if !ok {
+			return l.snapshot(nil) // no HEAD now, or no answer
+		}
+		part = &snapshot{head: head, files: map[string]state{}, inHead: map[string]state{}}
+	default:
+		if part = l.snapshot(paths); part == nil {
+			return nil
+		}
+		if part.head == base.head {
+			return base.with(part, paths)
+		}
+	}
+	moved, ok := l.moved(base.head, part.head)
+	if !ok {
+		return nil
+	}
+	var more []string
+	for f := range moved {
+		if !covered(f, paths) {
+			more = append(more, f)
+		}
+	}
+	if len(more) > maxPaths {
+		return l.snapshot(nil)
+	}
+	if len(more) > 0 {
+		rest := l.snapshot(more)
+		if rest == nil || rest.head != part.head {
+			return l.snapshot(nil) // HEAD moved again meanwhile
+		}
+		part = part.with(rest, more)
+	}
+	return base.with(part, append(paths, more...))
+}
+
+// with is s with the paths looked at again: what part says of them.
+func (s *snapshot) with(part *snapshot, paths []string) *snapshot {
+	out := &snapshot{head: part.head, files: map[string]state{}, inHead: map[string]state{}}
+	for f, st := range s.files {
+		if !covered(f, paths) {
+			out.files[f] = st
+		}
+	}
+	for f, st := range s.inHead {
+		if !covered(f, paths) {
+			out.inHead[f] = st
+		}
+	}
+	maps.Copy(out.files, part.files)
+	maps.Copy(out.inHead, part.inHead)
+	return out
+}
+
+// covered reports whether the file is one of paths or in one of their
+// directories.
+func covered(file string, paths []string) bool {
+	for _, p := range paths {
+		if file == p || strings.HasSuffix(p, "/") && strings.HasPrefix(file, p) || strings.HasPrefix(file, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // moved is what differs between two HEADs: each file's state in the first
-// and in the second.
+// and in the second. The last answer is kept: the update that found HEAD
+// moved and the iteration's changes ask the same.
 func (l *looker) moved(from, to string) (map[string][2]state, bool) {
+	if l.lastMoved != nil && l.movedFrom == from && l.movedTo == to {
+		return l.lastMoved, true
+	}
+	moved, ok := l.diffTree(from, to)
+	if ok {
+		l.lastMoved, l.movedFrom, l.movedTo = moved, from, to
+	}
+	return moved, ok
+}
+
+// diffTree is moved, from git.
+func (l *looker) diffTree(from, to string) (map[string][2]state, bool) {
 	empty := emptyTree(len(from + to))
 	if from == "" {
 		from = empty

@@ -6,21 +6,21 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// watch tells whether anything in a working tree changed since it last
-// asked: inotify on each of its directories, .git and rooda's records
-// left out. It is a hint that can only err one way: what it cannot tell
-// (too many directories, a queue that overflowed) counts as changed.
+// watch tells what in a working tree changed since it last asked: inotify
+// on each of its directories, .git and rooda's records left out. What it
+// cannot tell (too many directories, a queue that overflowed) is all.
 type watch struct {
 	fd   int
 	top  string
 	skip []string         // directories not watched, besides each .git
 	dirs map[int32]string // each watch's directory
 	// broken is set once a directory could not be watched: from then on
-	// everything counts as changed.
+	// all changed, always.
 	broken bool
 }
 
@@ -81,11 +81,13 @@ func (w *watch) add(dir string) {
 	}
 }
 
-// changed reads the events that came since it last did: whether there
-// were any. A directory made meanwhile is watched from now on.
-func (w *watch) changed() bool {
-	changed := w.broken
+// changes reads the events that came since it last did: the paths that
+// changed, from the top ("dir/" for a directory made, moved or removed,
+// and all in it), or all when it cannot tell. A directory made meanwhile
+// is watched from now on.
+func (w *watch) changes() (paths []string, all bool) {
 	buf := make([]byte, 64<<10)
+	seen := map[string]bool{}
 	for {
 		n, err := unix.Read(w.fd, buf)
 		if errors.Is(err, unix.EINTR) {
@@ -95,31 +97,50 @@ func (w *watch) changed() bool {
 			if !errors.Is(err, unix.EAGAIN) {
 				w.broken = true
 			}
-			return changed || w.broken
+			return paths, all || w.broken
 		}
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			wd := int32(binary.NativeEndian.Uint32(buf[off:]))
 			mask := binary.NativeEndian.Uint32(buf[off+4:])
 			size := int(binary.NativeEndian.Uint32(buf[off+12:]))
-			name := string(buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+size])
-			for len(name) > 0 && name[len(name)-1] == 0 {
-				name = name[:len(name)-1]
-			}
+			name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+size]), "\x00")
 			off += unix.SizeofInotifyEvent + size
+			dir, known := w.dirs[wd]
 			switch {
 			case mask&unix.IN_Q_OVERFLOW != 0:
 				// Events were lost, directories made among them too.
-				changed = true
+				all = true
 				w.add(w.top)
+				continue
 			case mask&unix.IN_IGNORED != 0:
 				delete(w.dirs, wd) // its directory went away, as another event says
-			default:
-				changed = true
-				if mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
-					if dir, ok := w.dirs[wd]; ok {
-						w.add(filepath.Join(dir, name))
-					}
-				}
+				continue
+			case !known:
+				all = true // cannot be
+				continue
+			case name == "":
+				name, dir = filepath.Base(dir), filepath.Dir(dir) // the directory itself
+				mask |= unix.IN_ISDIR
+			}
+			path := filepath.Join(dir, name)
+			if name == ".git" || slices.Contains(w.skip, path) {
+				continue
+			}
+			if mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+				w.add(path)
+			}
+			rel, err := filepath.Rel(w.top, path)
+			if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+				all = true
+				continue
+			}
+			rel = filepath.ToSlash(rel)
+			if mask&unix.IN_ISDIR != 0 {
+				rel += "/"
+			}
+			if !seen[rel] {
+				seen[rel] = true
+				paths = append(paths, rel)
 			}
 		}
 	}

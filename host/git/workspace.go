@@ -12,9 +12,11 @@ import (
 //
 // A look is one `git status` (HEAD, the files that differ from HEAD or
 // the index, the untracked ones), and rooda hashes the files it lists: in
-// a clean tree, nothing. An iteration that moved HEAD adds a `git
-// diff-tree` of the two commits, and untracked directories a `git
-// ls-files` of their files (status.go).
+// a clean tree, nothing. Where a watch of the tree says which paths
+// changed since the last look, the status is of those paths and of the
+// files the last look listed; where it saw none, a `git rev-parse HEAD`.
+// An iteration that moved HEAD adds a `git diff-tree` of the two commits,
+// and untracked directories a `git ls-files` of their files (status.go).
 type Workspace struct {
 	// dir is the workspace's directory; "" is the working directory.
 	dir    string
@@ -25,8 +27,8 @@ type Workspace struct {
 	before *snapshot
 	// last is the state After saw.
 	last *snapshot
-	// watch says whether anything in the tree changed since After; nil
-	// before the first After, and where the tree cannot be watched.
+	// watch says what in the tree changed since the last look; nil
+	// before the first Before, and where the tree cannot be watched.
 	watch   *watch
 	watched bool // a watch was tried
 }
@@ -58,33 +60,14 @@ func NewWorkspaceIn(dir string) *Workspace {
 }
 
 // Before notes HEAD and the state of the working tree.
-//
-// A look costs a stat of every tracked file: in a repository of 11,000
-// files, as much as the rest of the iteration. So the state After saw at
-// the end of the previous iteration serves again when nothing changed
-// since: the watch saw no change in the tree and HEAD is where it was.
-// Anything else takes a new look — a check's output, a script's run() or
-// commit between iterations, the user's edits — so that what changed
-// between two iterations is neither's: never the agent's, for the record
-// and the stall rule.
 func (g *Workspace) Before() {
 	if !g.inRepo {
 		return
 	}
-	if g.unchanged() {
-		g.before = g.last
-		return
+	if !g.watched {
+		g.watch, g.watched = newWatch(g.look.top, g.look.records()), true
 	}
-	g.before = g.look.snapshot()
-}
-
-// unchanged reports whether the workspace is as After last saw it.
-func (g *Workspace) unchanged() bool {
-	if g.last == nil || g.watch == nil || g.watch.changed() {
-		return false
-	}
-	head, _ := g.look.head()
-	return head == g.last.head
+	g.before = g.refresh(g.last)
 }
 
 // Close lets go of the watch.
@@ -102,14 +85,7 @@ func (g *Workspace) After() Changes {
 	if !g.inRepo {
 		return Changes{}
 	}
-	// What changed until now is the look's to see; the watch minds what
-	// changes after it.
-	if !g.watched {
-		g.watch, g.watched = newWatch(g.look.top, g.look.records()), true
-	} else if g.watch != nil {
-		g.watch.changed()
-	}
-	now := g.look.snapshot()
+	now := g.refresh(g.before)
 	g.last = now
 	if g.before == nil || now == nil {
 		return Changes{}
@@ -129,6 +105,27 @@ func (g *Workspace) After() Changes {
 	}
 	slices.Sort(files)
 	return Changes{InRepo: true, HeadBefore: g.before.head, HeadAfter: now.head, Files: files}
+}
+
+// refresh is the state of the workspace now: base, the state the last
+// look saw, with the paths that the watch saw change since looked at
+// again, or a whole look where that cannot be (no base, no watch, more
+// changes than it can name). A whole look costs a stat of every tracked
+// file and a read of every directory whose untracked files git does not
+// keep: in a repository of 11,000 files, more than the rest of an
+// iteration. Between two iterations, what the watch saw change is looked
+// at anew, so that it is neither's: a check's output, a script's commit,
+// the user's edits are never counted as the agent's.
+func (g *Workspace) refresh(base *snapshot) *snapshot {
+	if g.watch == nil {
+		return g.look.snapshot(nil)
+	}
+	// What changes from now on is the next call's.
+	paths, all := g.watch.changes()
+	if base == nil || all {
+		return g.look.snapshot(nil)
+	}
+	return g.look.update(base, paths)
 }
 
 // changedFiles are the files whose state differs between two snapshots,

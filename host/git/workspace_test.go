@@ -200,3 +200,40 @@ func TestBetweenIterations(t *testing.T) {
 		t.Errorf("a commit between iterations counted: %+v", c)
 	}
 }
+
+// TestDirectoriesMovedAndRemoved: a directory moved or removed whole
+// moves or removes each of its files.
+func TestDirectoriesMovedAndRemoved(t *testing.T) {
+	g := newRepository(t, map[string]string{"lib/a.go": "a", "lib/b/c.go": "c"})
+	iteration(g, func() {})
+	c := iteration(g, func() {
+		if err := os.Rename("lib", "src"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	expectFiles(t, "a directory moved", c, "lib/a.go", "lib/b/c.go", "src/a.go", "src/b/c.go")
+	c = iteration(g, func() {
+		if err := os.RemoveAll("src"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	expectFiles(t, "a directory removed", c, "src/a.go", "src/b/c.go")
+}
+
+// TestHeadMovedBack: a commit undone, its changes kept in the index,
+// changes no file's content; HEAD moved.
+func TestHeadMovedBack(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a"})
+	c := iteration(g, func() {
+		write(t, "a.txt", "a, committed")
+		gitRun(t, "commit", "--quiet", "-am", "second")
+	})
+	expectFiles(t, "a commit", c, "a.txt")
+	c = iteration(g, func() {
+		gitRun(t, "reset", "--quiet", "--soft", "HEAD~1")
+	})
+	expectFiles(t, "a commit undone", c)
+	if !c.Changed() {
+		t.Errorf("HEAD moved: %+v", c)
+	}
+}

@@ -211,12 +211,9 @@ const maxPaths = 1000
 // update is base, a snapshot, with paths (the watch's: what changed since
 // base was taken) looked at again. Any other file is as base saw it,
 // unless HEAD moved: then what differs between the two HEADs is looked at
-// too. Files base listed are looked at again whatever the watch says:
-// the index or HEAD may have changed what git says of them.
+// too. The index alone changes no file's content: a file staged, or taken
+// out of the index, is as it was.
 func (l *looker) update(base *snapshot, paths []string) *snapshot {
-	for f := range base.files {
-		paths = append(paths, f)
-	}
 	var part *snapshot
 	switch {
 	case len(paths) > maxPaths:
@@ -280,10 +277,10 @@ func (s *snapshot) with(part *snapshot, paths []string) *snapshot {
 }
 
 // covered reports whether the file is one of paths or in one of their
-// directories.
+// directories ("dir/").
 func covered(file string, paths []string) bool {
 	for _, p := range paths {
-		if file == p || strings.HasSuffix(p, "/") && strings.HasPrefix(file, p) || strings.HasPrefix(file, p+"/") {
+		if file == p || strings.HasSuffix(p, "/") && strings.HasPrefix(file, p) {
 			return true
 		}
 	}

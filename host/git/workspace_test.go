@@ -199,12 +199,17 @@ func TestBetweenIterations(t *testing.T) {
 	if c.Changed() || c.HeadBefore != c.HeadAfter {
 		t.Errorf("a commit between iterations counted: %+v", c)
 	}
+	c = iteration(g, func() {
+		write(t, "made/x.txt", "x, by the agent")
+		write(t, "made/new/y.txt", "y, by the user") // as it was
+	})
+	expectFiles(t, "a file edited before and again", c, "made/x.txt")
 }
 
 // TestDirectoriesMovedAndRemoved: a directory moved or removed whole
 // moves or removes each of its files.
 func TestDirectoriesMovedAndRemoved(t *testing.T) {
-	g := newRepository(t, map[string]string{"lib/a.go": "a", "lib/b/c.go": "c"})
+	g := newRepository(t, map[string]string{"lib/a.go": "a", "lib/b/c.go": "c", "doc/d.md": "d"})
 	iteration(g, func() {})
 	c := iteration(g, func() {
 		if err := os.Rename("lib", "src"); err != nil {
@@ -213,11 +218,17 @@ func TestDirectoriesMovedAndRemoved(t *testing.T) {
 	})
 	expectFiles(t, "a directory moved", c, "lib/a.go", "lib/b/c.go", "src/a.go", "src/b/c.go")
 	c = iteration(g, func() {
-		if err := os.RemoveAll("src"); err != nil {
+		if err := os.Rename("src", filepath.Join(t.TempDir(), "src")); err != nil {
 			t.Fatal(err)
 		}
 	})
-	expectFiles(t, "a directory removed", c, "src/a.go", "src/b/c.go")
+	expectFiles(t, "a directory moved out", c, "src/a.go", "src/b/c.go")
+	c = iteration(g, func() {
+		if err := os.RemoveAll("doc"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	expectFiles(t, "a directory removed", c, "doc/d.md")
 }
 
 // TestHeadMovedBack: a commit undone, its changes kept in the index,

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,4 +248,19 @@ func TestHeadMovedBack(t *testing.T) {
 	if !c.Changed() {
 		t.Errorf("HEAD moved: %+v", c)
 	}
+}
+
+// TestWatchOverflowed: when more changed than the watch could queue, the
+// look is whole. Linux queues 16384 events by default; each file written
+// is two or three, and the last written is among those lost.
+func TestWatchOverflowed(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a", "b.txt": "b"})
+	iteration(g, func() {})
+	c := iteration(g, func() {
+		for i := range 10000 {
+			write(t, []string{"a.txt", "b.txt"}[i%2], fmt.Sprint(i))
+		}
+		write(t, "last.txt", "after the queue was full")
+	})
+	expectFiles(t, "more changes than the queue holds", c, "a.txt", "b.txt", "last.txt")
 }

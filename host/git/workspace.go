@@ -13,13 +13,11 @@ import (
 // A look is one `git status` (HEAD, the files that differ from HEAD or
 // the index, the untracked ones), and rooda hashes the files it lists: in
 // a clean tree, nothing. Where a watch of the tree says which paths
-// changed since the last look, the status is of those paths and of the
-// files the last look listed; where it saw none, a `git rev-parse HEAD`.
-// An iteration that moved HEAD adds a `git diff-tree` of the two commits,
-// and untracked directories a `git ls-files` of their files (status.go).
+// changed since the last look, the status is of those paths only; where
+// it saw none, a `git rev-parse HEAD`. A HEAD that moved adds a `git
+// diff-tree` of the two commits, and untracked directories a `git
+// ls-files` of their files (status.go).
 type Workspace struct {
-	// dir is the workspace's directory; "" is the working directory.
-	dir    string
 	inRepo bool
 	look   looker
 	// before is the state before the iteration; nil when it could not
@@ -54,7 +52,7 @@ func (c Changes) Changed() bool {
 // NewWorkspaceIn looks whether dir ("" is the working directory) is in a
 // git repository: a parallel loop's worktree is its own workspace.
 func NewWorkspaceIn(dir string) *Workspace {
-	g := &Workspace{dir: dir}
+	g := &Workspace{}
 	g.look, g.inRepo = newLooker(dir)
 	return g
 }

@@ -33,6 +33,7 @@ func BenchmarkWorkspace(b *testing.B) {
 	}
 	b.Run("clean", func(b *testing.B) {
 		g := NewWorkspaceIn(dir)
+		defer g.Close()
 		for b.Loop() {
 			g.Before()
 			g.After()
@@ -48,6 +49,7 @@ func BenchmarkWorkspace(b *testing.B) {
 			os.Remove(untracked)
 		})
 		g := NewWorkspaceIn(dir)
+		defer g.Close()
 		i := 0
 		for b.Loop() {
 			g.Before()

@@ -28,6 +28,7 @@ func TestFilesChanged(t *testing.T) {
 	t.Chdir(t.TempDir())
 	gitRun(t, "init", "--quiet")
 	g := NewWorkspaceIn("")
+	defer g.Close()
 	g.Before()
 	os.WriteFile("f1.txt", []byte("one"), 0o644)
 	gitRun(t, "add", "f1.txt")

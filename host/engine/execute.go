@@ -134,6 +134,10 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		outputFile = rec.OutputFile
 	}
 	promptOf := p.sections(rec, dig, log)
+	// What an iteration changed is looked at once, for the record, the
+	// digest, the stall rule and the script alike.
+	workspace := git.NewWorkspaceIn(out.Dir)
+	defer workspace.Close()
 	cfg := loop.Config{
 		Procedure:        p.Procedure.Name,
 		MaxIterations:    s.MaxIterations.V,
@@ -153,11 +157,9 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Now:              out.Now,
 		StallIterations:  config.StallIterations.In(s).V,
 		Budget:           loop.Budget{MaxCostUSD: config.MaxCostUSD.In(s).V, MaxTokens: int64(config.MaxTokens.In(s).V), MaxDuration: config.MaxDuration.In(s).V, Others: out.SpentElsewhere},
-		// What an iteration changed is looked at once, for the record,
-		// the digest, the stall rule and the script alike.
-		Workspace:    git.NewWorkspaceIn(out.Dir),
-		MaxLimitWait: config.MaxLimitWait.In(s).V,
-		LimitWaiting: out.LimitWaiting,
+		Workspace:        workspace,
+		MaxLimitWait:     config.MaxLimitWait.In(s).V,
+		LimitWaiting:     out.LimitWaiting,
 		// A script test's stand-in agent ends at once, often silent.
 		NoSpinWait: p.Runner != nil,
 		Sleep:      out.Sleep,

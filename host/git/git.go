@@ -20,32 +20,49 @@ type Command struct {
 	Env     []string // added to rooda's environment
 	Stdin   string
 	Timeout time.Duration // 0 means 5 minutes
+	// List is set for a command whose output is a list to parse, whole
+	// and untrimmed: its stderr is discarded, so that no warning lands
+	// among the entries, and a list too long to keep is an error, never
+	// its tail.
+	List bool
 }
 
 // defaultTimeout bounds a git command that says no other: a fetch that
 // hangs must not hold a run forever.
 const defaultTimeout = 5 * time.Minute
 
-// Run runs git and returns what it printed, trimmed; its error says why
-// git failed, with git's own words.
+// maxOutput is what git may print; a List may be longer (a workspace's
+// untracked files).
+const maxOutput, maxList = 4 << 20, 64 << 20
+
+// Run runs git and returns what it printed, trimmed unless it is a List;
+// its error says why git failed, with git's own words.
 func Run(ctx context.Context, c Command) (string, error) {
 	timeout := c.Timeout
 	if timeout == 0 {
 		timeout = defaultTimeout
 	}
+	limit := maxOutput
+	if c.List {
+		limit = maxList
+	}
 	res, err := process.Run(ctx, process.Command{
-		Argv:      append([]string{"git"}, c.Args...),
-		Dir:       c.Dir,
-		Env:       append([]string{"GIT_TERMINAL_PROMPT=0"}, c.Env...),
-		Prompt:    c.Stdin,
-		Timeout:   timeout,
-		Grace:     time.Second,
-		MaxOutput: 4 << 20,
+		Argv:          append([]string{"git"}, c.Args...),
+		Dir:           c.Dir,
+		Env:           append([]string{"GIT_TERMINAL_PROMPT=0"}, c.Env...),
+		Prompt:        c.Stdin,
+		Timeout:       timeout,
+		Grace:         time.Second,
+		MaxOutput:     limit,
+		DiscardStderr: c.List,
 	})
 	if err != nil {
 		return "", fmt.Errorf("cannot run git: %w", err)
 	}
-	out := strings.TrimSpace(string(res.Output))
+	out := string(res.Output)
+	if !c.List {
+		out = strings.TrimSpace(out)
+	}
 	switch {
 	case res.Interrupted:
 		return out, interrupt.Stopped(ctx)
@@ -53,6 +70,8 @@ func Run(ctx context.Context, c Command) (string, error) {
 		return out, fmt.Errorf("git %s took more than %s", c.Args[0], timeout)
 	case res.ExitCode != 0:
 		return out, fmt.Errorf("git %s failed: %s", strings.Join(c.Args, " "), out)
+	case c.List && res.Dropped > 0:
+		return "", fmt.Errorf("git %s printed more than %d bytes", strings.Join(c.Args, " "), limit)
 	}
 	return out, nil
 }

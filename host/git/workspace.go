@@ -5,30 +5,41 @@ import (
 	"strings"
 )
 
-// emptyTree is git's tree with nothing in it: what a repository with no
-// commit is compared from.
-const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-
 // Workspace takes the facts of a git workspace around each iteration:
 // HEAD, and the files the iteration changed — not those changed before
 // it. The loop takes them once an iteration, for the record, the digest
 // and the stall rule alike.
+//
+// A look is one `git status` (HEAD, the files that differ from HEAD or
+// the index, the untracked ones), and rooda hashes the files it lists: in
+// a clean tree, nothing. Where a watch of the tree says which paths
+// changed since the last look, the status is of those paths only; where
+// it saw none, a `git rev-parse HEAD`. A HEAD that moved adds a `git
+// diff-tree` of the two commits, and untracked directories a `git
+// ls-files` of their files (status.go).
 type Workspace struct {
-	// dir is the workspace's directory; "" is the working directory.
-	dir       string
-	inRepo    bool
-	head      string
-	tree      string            // the working tree's tracked files before
-	untracked map[string]string // untracked files before, and their hashes
+	inRepo bool
+	look   looker
+	// before is the state before the iteration; nil when it could not
+	// be looked at.
+	before *snapshot
+	// last is the state After saw.
+	last *snapshot
+	// watch says what in the tree changed since the last look; nil
+	// before the first Before, and where the tree cannot be watched.
+	watch   *watch
+	watched bool // a watch was tried
 }
 
 // Changes are what an iteration changed in the workspace.
 type Changes struct {
-	// InRepo is false outside a git repository, where nothing is known.
+	// InRepo is false outside a git repository, where nothing is known,
+	// and when git could not be asked.
 	InRepo                bool
 	HeadBefore, HeadAfter string
 	// Files are the files whose content changed, tracked or not,
-	// committed or not; rooda's own records are left out.
+	// committed or not, named from the repository's top; rooda's own
+	// records are left out.
 	Files []string
 }
 
@@ -41,15 +52,9 @@ func (c Changes) Changed() bool {
 // NewWorkspaceIn looks whether dir ("" is the working directory) is in a
 // git repository: a parallel loop's worktree is its own workspace.
 func NewWorkspaceIn(dir string) *Workspace {
-	g := &Workspace{dir: dir}
-	out, ok := g.output("", "rev-parse", "--is-inside-work-tree")
-	g.inRepo = ok && out == "true"
+	g := &Workspace{}
+	g.look, g.inRepo = newLooker(dir)
 	return g
-}
-
-// output is Output in the workspace's directory.
-func (g *Workspace) output(stdin string, args ...string) (string, bool) {
-	return OutputIn(g.dir, stdin, args...)
 }
 
 // Before notes HEAD and the state of the working tree.
@@ -57,8 +62,18 @@ func (g *Workspace) Before() {
 	if !g.inRepo {
 		return
 	}
-	g.head, _ = g.output("", "rev-parse", "HEAD")
-	g.tree, g.untracked = g.snapshot()
+	if !g.watched {
+		g.watch, g.watched = newWatch(g.look.top, g.look.records()), true
+	}
+	g.before = g.refresh(g.last)
+}
+
+// Close lets go of the watch.
+func (g *Workspace) Close() {
+	if g.watch != nil {
+		g.watch.close()
+		g.watch = nil
+	}
 }
 
 // After is what changed since Before: HEAD before and now, and the files
@@ -68,65 +83,95 @@ func (g *Workspace) After() Changes {
 	if !g.inRepo {
 		return Changes{}
 	}
-	now, _ := g.output("", "rev-parse", "HEAD")
-	tree, untracked := g.snapshot()
-	set := lines(g.output("", "diff", "--name-only", g.tree, tree))
-	for f, hash := range untracked {
-		if g.untracked[f] != hash {
-			set[f] = true
-		}
+	now := g.refresh(g.before)
+	g.last = now
+	if g.before == nil || now == nil {
+		return Changes{}
 	}
-	for f := range g.untracked {
-		if _, still := untracked[f]; !still {
-			set[f] = true
-		}
-	}
-	var changed []string
-	for f := range set {
-		if !strings.HasPrefix(f, ".rooda/") { // rooda's own records
-			changed = append(changed, f)
-		}
-	}
-	slices.Sort(changed)
-	return Changes{InRepo: true, HeadBefore: g.head, HeadAfter: now, Files: changed}
-}
-
-// snapshot is a tree of the working tree's tracked files (a stash commit
-// that touches nothing, else HEAD, else the empty tree) and the untracked
-// files with the hashes of their content.
-func (g *Workspace) snapshot() (string, map[string]string) {
-	tree, ok := g.output("", "stash", "create")
-	if !ok || tree == "" {
-		if tree, ok = g.output("", "rev-parse", "HEAD"); !ok {
-			tree = emptyTree
+	var moved map[string][2]state
+	if g.before.head != now.head {
+		var ok bool
+		if moved, ok = g.look.moved(g.before.head, now.head); !ok {
+			return Changes{}
 		}
 	}
 	var files []string
-	for f := range lines(g.output("", "ls-files", "--others", "--exclude-standard")) {
-		files = append(files, f)
+	for _, f := range changedFiles(g.before, now, moved) {
+		if !strings.HasPrefix(f, g.look.prefix+".rooda/") {
+			files = append(files, f)
+		}
 	}
 	slices.Sort(files)
-	hashes := map[string]string{}
-	if len(files) > 0 {
-		out, _ := g.output(strings.Join(files, "\n")+"\n", "hash-object", "--stdin-paths")
-		for i, h := range strings.Split(out, "\n") {
-			if i < len(files) {
-				hashes[files[i]] = h
-			}
-		}
-	}
-	return tree, hashes
+	return Changes{InRepo: true, HeadBefore: g.before.head, HeadAfter: now.head, Files: files}
 }
 
-func lines(out string, ok bool) map[string]bool {
-	set := map[string]bool{}
-	if !ok {
-		return set
+// refresh is the state of the workspace now: base, the state the last
+// look saw, with the paths that the watch saw change since looked at
+// again, or a whole look where that cannot be (no base, no watch, more
+// changes than it can name). A whole look costs a stat of every tracked
+// file and a read of every directory whose untracked files git does not
+// keep: in a repository of 11,000 files, more than the rest of an
+// iteration. Between two iterations, what the watch saw change is looked
+// at anew, so that it is neither's: a check's output, a script's commit,
+// the user's edits are never counted as the agent's.
+func (g *Workspace) refresh(base *snapshot) *snapshot {
+	if g.watch == nil {
+		return g.look.snapshot(nil)
 	}
-	for _, l := range strings.Split(out, "\n") {
-		if l != "" {
-			set[l] = true
+	// What changes from now on is the next call's.
+	paths, all := g.watch.changes()
+	if base == nil || all {
+		return g.look.snapshot(nil)
+	}
+	return g.look.update(base, paths)
+}
+
+// changedFiles are the files whose state differs between two snapshots,
+// moved being what differs between their HEADs. Only a file one of them
+// lists or the HEADs differ in can have changed: any other is the same
+// in both HEADs and matches it in both trees.
+func changedFiles(before, after *snapshot, moved map[string][2]state) []string {
+	// inHead is a file's state in the HEAD of one side (0 before, 1
+	// after): where the HEADs differ, the diff says; elsewhere they
+	// agree, and either side's status named it if it is tracked. A file
+	// neither lists as tracked is in neither HEAD: git lists a file the
+	// index lacks and HEAD has as deleted.
+	inHead := func(f string, side int) state {
+		if m, ok := moved[f]; ok {
+			return m[side]
+		}
+		if s, ok := before.inHead[f]; ok {
+			return s
+		}
+		return after.inHead[f]
+	}
+	var changed []string
+	seen := map[string]bool{}
+	check := func(f string) {
+		if seen[f] {
+			return
+		}
+		seen[f] = true
+		was, ok := before.files[f]
+		if !ok {
+			was = inHead(f, 0)
+		}
+		is, ok := after.files[f]
+		if !ok {
+			is = inHead(f, 1)
+		}
+		if was != is {
+			changed = append(changed, f)
 		}
 	}
-	return set
+	for f := range before.files {
+		check(f)
+	}
+	for f := range after.files {
+		check(f)
+	}
+	for f := range moved {
+		check(f)
+	}
+	return changed
 }

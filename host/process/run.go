@@ -35,6 +35,9 @@ type Command struct {
 	// Stop, when closed, stops the agent as Timeout does: its caller,
 	// reading its output, saw that it cannot succeed or waits too long.
 	Stop <-chan struct{}
+	// DiscardStderr sends stderr to /dev/null: a caller that parses the
+	// output (git's lists) must find no warning among its entries.
+	DiscardStderr bool
 }
 
 // DefaultGrace is the time between SIGTERM and SIGKILL.
@@ -192,6 +195,9 @@ func command(c Command, tag string, g *cgroup, stdin, stdout *os.File) *exec.Cmd
 	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir, cmd.Env = c.Dir, append(append(os.Environ(), c.Env...), TagVariable+"="+tag)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stdout
+	if c.DiscardStderr {
+		cmd.Stderr = nil // os/exec's /dev/null
+	}
 	cmd.SysProcAttr = sysProcAttr(g)
 	return cmd
 }

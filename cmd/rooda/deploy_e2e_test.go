@@ -15,15 +15,18 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"gopkg.in/yaml.v3"
 
+	"rooda/host/loop"
 	"rooda/host/process"
 )
 
@@ -623,6 +626,23 @@ type k8sVolume struct {
 	} `yaml:"persistentVolumeClaim"`
 }
 
+// k8sPodFailurePolicy is a Job's spec.podFailurePolicy (batch/v1).
+type k8sPodFailurePolicy struct {
+	Rules []struct {
+		Action      string `yaml:"action"`
+		OnExitCodes *struct {
+			ContainerName string `yaml:"containerName"`
+			Operator      string `yaml:"operator"`
+			Values        []int  `yaml:"values"`
+		} `yaml:"onExitCodes"`
+		OnPodConditions []k8sPodCondition `yaml:"onPodConditions"`
+	} `yaml:"rules"`
+}
+
+type k8sPodCondition struct {
+	Type string `yaml:"type"`
+}
+
 type k8sObject struct {
 	Kind     string `yaml:"kind"`
 	Metadata struct {
@@ -630,13 +650,15 @@ type k8sObject struct {
 	} `yaml:"metadata"`
 	Data map[string]string `yaml:"data"`
 	Spec struct {
-		CompletionMode        string `yaml:"completionMode"`
-		Completions           int    `yaml:"completions"`
-		Parallelism           int    `yaml:"parallelism"`
-		BackoffLimit          *int   `yaml:"backoffLimit"`
-		ActiveDeadlineSeconds int    `yaml:"activeDeadlineSeconds"`
+		CompletionMode        string               `yaml:"completionMode"`
+		Completions           int                  `yaml:"completions"`
+		Parallelism           int                  `yaml:"parallelism"`
+		BackoffLimit          *int                 `yaml:"backoffLimit"`
+		ActiveDeadlineSeconds int                  `yaml:"activeDeadlineSeconds"`
+		PodFailurePolicy      *k8sPodFailurePolicy `yaml:"podFailurePolicy"`
 		Template              struct {
 			Spec struct {
+				RestartPolicy   string             `yaml:"restartPolicy"`
 				SecurityContext k8sSecurityContext `yaml:"securityContext"`
 				InitContainers  []k8sContainer     `yaml:"initContainers"`
 				Containers      []k8sContainer     `yaml:"containers"`
@@ -665,6 +687,21 @@ func parseK8s(text string) ([]k8sObject, error) {
 
 const indexVariable = "$(JOB_COMPLETION_INDEX)"
 
+// loopContainer is the manifest's Job and the index of its container
+// whose command is rooda; an error if there is no such Job or container.
+func loopContainer(objects []k8sObject) (job k8sObject, i int, err error) {
+	j := slices.IndexFunc(objects, func(o k8sObject) bool { return o.Kind == "Job" })
+	if j < 0 {
+		return job, -1, errors.New("no Job")
+	}
+	job = objects[j]
+	i = slices.IndexFunc(job.Spec.Template.Spec.Containers, func(c k8sContainer) bool { return slices.Equal(c.Command, []string{"rooda"}) })
+	if i < 0 {
+		return job, -1, errors.New("no container's command is rooda")
+	}
+	return job, i, nil
+}
+
 // checkIndexedJob checks deploy/kubernetes/indexed-job.yaml's text: see
 // TestDeployIndexedJob.
 func checkIndexedJob(t *testing.T, text string) error {
@@ -672,11 +709,10 @@ func checkIndexedJob(t *testing.T, text string) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(objects, func(o k8sObject) bool { return o.Kind == "Job" })
-	if i < 0 {
-		return errors.New("no Job")
+	job, i, err := loopContainer(objects)
+	if job.Kind == "" {
+		return err
 	}
-	job := objects[i]
 	spec, pod := job.Spec, job.Spec.Template.Spec
 	var problems []error
 	if spec.CompletionMode != "Indexed" {
@@ -685,8 +721,11 @@ func checkIndexedJob(t *testing.T, text string) error {
 	if spec.Completions < 1 || spec.Parallelism < 1 || spec.Parallelism > spec.Completions {
 		problems = append(problems, fmt.Errorf("completions %d, parallelism %d: want 1 <= parallelism <= completions", spec.Completions, spec.Parallelism))
 	}
-	if spec.BackoffLimit == nil || spec.ActiveDeadlineSeconds <= 0 {
-		problems = append(problems, errors.New("no backoffLimit or activeDeadlineSeconds: a loop could be retried or run without end"))
+	if spec.BackoffLimit == nil || *spec.BackoffLimit < 1 {
+		problems = append(problems, errors.New("backoffLimit is not above 0: a pod killed midway is not run again, and its run never resumes"))
+	}
+	if spec.ActiveDeadlineSeconds <= 0 {
+		problems = append(problems, errors.New("no activeDeadlineSeconds: the Job could run without end"))
 	}
 	if sc := pod.SecurityContext; sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser == 0 {
 		problems = append(problems, errors.New("the pod's securityContext does not run as a user that is not root (runAsNonRoot, runAsUser)"))
@@ -699,58 +738,218 @@ func checkIndexedJob(t *testing.T, text string) error {
 			problems = append(problems, fmt.Errorf("container %s: allowPrivilegeEscalation is not false", c.Name))
 		}
 	}
-	i = slices.IndexFunc(pod.Containers, func(c k8sContainer) bool { return slices.Equal(c.Command, []string{"rooda"}) })
-	if i < 0 {
-		return errors.Join(append(problems, errors.New("no container's command is rooda"))...)
+	if err != nil {
+		return errors.Join(append(problems, err)...)
 	}
-	return errors.Join(append(problems, checkLoopContainer(t, pod.Containers[i], objects, spec.Completions))...)
+	c := pod.Containers[i]
+	problems = append(problems, checkPodFailurePolicy(spec.PodFailurePolicy, pod.RestartPolicy, c.Name)...)
+	problems = append(problems, checkLoopContainer(t, c, objects, spec.Completions))
+	return errors.Join(append(problems, checkClone(t, c, pod.InitContainers))...)
 }
 
-// checkLoopContainer: the container that runs rooda chooses its task by
-// its index, has the agent's key from a Secret, sends traces to a
-// collector, keeps .rooda/runs on a claim, and its command line, for every
-// index, is one rooda accepts, reading that index's task from the
-// ConfigMap.
-func checkLoopContainer(t *testing.T, c k8sContainer, objects []k8sObject, completions int) error {
-	var problems []error
-	if !slices.ContainsFunc(c.Args, func(a string) bool { return strings.Contains(a, indexVariable) }) {
-		problems = append(problems, fmt.Errorf("container %s: its args do not use %s: every index would run the same task", c.Name, indexVariable))
+// exitOfKill is the exit code of a container killed outright (SIGKILL):
+// an OOM kill, the end of a drain's grace period.
+const exitOfKill = 128 + int(syscall.SIGKILL)
+
+// action is what the policy does with a pod whose container exited with
+// code, as Kubernetes decides it: the first rule that matches, with the
+// pod's condition DisruptionTarget (a drain, a preemption, an eviction)
+// or not; no rule, and the failure counts against backoffLimit.
+func (p *k8sPodFailurePolicy) action(container string, code int, disrupted bool) string {
+	for _, r := range p.Rules {
+		if e := r.OnExitCodes; e != nil && (e.ContainerName == "" || e.ContainerName == container) &&
+			slices.Contains(e.Values, code) == (e.Operator == "In") {
+			return r.Action
+		}
+		if disrupted && slices.Contains(r.OnPodConditions, k8sPodCondition{Type: "DisruptionTarget"}) {
+			return r.Action
+		}
 	}
-	var env []string
-	secret, otel := false, false
+	return "Count"
+}
+
+// checkPodFailurePolicy: the exit codes of a loop that ended fail the
+// Job (running it again would only find its run ended); those of a run
+// cut short (interrupted, killed) do not: that pod runs again and resumes
+// its run, without counting against backoffLimit when the cluster
+// disrupted it. Kubernetes takes a podFailurePolicy only with
+// restartPolicy Never.
+func checkPodFailurePolicy(p *k8sPodFailurePolicy, restartPolicy, container string) []error {
+	if p == nil {
+		return []error{errors.New("no podFailurePolicy: a loop that ended would be run again, and a drain would count against backoffLimit")}
+	}
+	var problems []error
+	if restartPolicy != "Never" {
+		problems = append(problems, fmt.Errorf("restartPolicy is %q: a podFailurePolicy needs Never", restartPolicy))
+	}
+	for _, s := range loop.Statuses {
+		if code := s.ExitCode(); code != 0 && s != loop.Interrupted && p.action(container, code, false) != "FailJob" {
+			problems = append(problems, fmt.Errorf("podFailurePolicy: exit code %d of container %s (%s, a loop that ended) does not fail the Job: it would run again", code, container, s))
+		}
+	}
+	for _, code := range []int{loop.Interrupted.ExitCode(), exitOfKill} {
+		if a := p.action(container, code, false); a == "FailJob" {
+			problems = append(problems, fmt.Errorf("podFailurePolicy: exit code %d of container %s (a run cut short) fails the Job: it would never resume", code, container))
+		}
+		if a := p.action(container, code, true); a != "Ignore" {
+			problems = append(problems, fmt.Errorf("podFailurePolicy: a pod disrupted (DisruptionTarget) with exit code %d is %s, not Ignore: a drain would count against backoffLimit", code, a))
+		}
+	}
+	return problems
+}
+
+// podEnv is the container's environment for a run here: its Secrets'
+// keys with a sample value, without its OTEL_ settings (the collector's
+// address resolves in the cluster only); and whether it takes a key from
+// a Secret and sends traces to a collector.
+func podEnv(c k8sContainer) (env []string, secret, otel bool) {
 	for _, e := range c.Env {
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
 			secret = true
 			env = append(env, e.Name+"=sample")
 		case e.Name == "OTEL_EXPORTER_OTLP_ENDPOINT":
-			// The collector's address resolves in the cluster only: the dry run
-			// goes without it.
 			otel = strings.HasPrefix(e.Value, "http://") || strings.HasPrefix(e.Value, "https://")
 		case !strings.HasPrefix(e.Name, "OTEL_"):
 			env = append(env, e.Name+"="+e.Value)
 		}
 	}
+	return env, secret, otel
+}
+
+// checkLoopContainer: the container that runs rooda chooses its task and
+// its run's name by its index, has the agent's key from a Secret, sends
+// traces to a collector, keeps its working directory and .rooda/runs on
+// a claim, and its command line, for every index, is one rooda accepts,
+// reading that index's task from the ConfigMap.
+func checkLoopContainer(t *testing.T, c k8sContainer, objects []k8sObject, completions int) error {
+	var problems []error
+	if task := flagValue(c.Args, "--context"); !strings.Contains(task, indexVariable) {
+		problems = append(problems, fmt.Errorf("container %s: its task (--context %q) does not use %s: every index would run the same task", c.Name, task, indexVariable))
+	}
+	if name := flagValue(c.Args, "--run-name"); !strings.Contains(name, indexVariable) {
+		problems = append(problems, fmt.Errorf("container %s: no --run-name with %s (%q): a pod run again would start its index's run anew, not resume it", c.Name, indexVariable, name))
+	}
+	env, secret, otel := podEnv(c)
 	if !secret {
 		problems = append(problems, fmt.Errorf("container %s: the agent's key comes from no Secret", c.Name))
 	}
 	if !otel {
 		problems = append(problems, fmt.Errorf("container %s: no OTEL_EXPORTER_OTLP_ENDPOINT URL for the collector", c.Name))
 	}
-	if i := slices.IndexFunc(c.VolumeMounts, func(m k8sVolumeMount) bool { return m.MountPath == c.WorkingDir+"/.rooda/runs" }); i < 0 {
-		problems = append(problems, fmt.Errorf("container %s: .rooda/runs (below workingDir %s) is on no volume", c.Name, c.WorkingDir))
-	} else if m := c.VolumeMounts[i]; podVolume(objects, m.Name).PersistentVolumeClaim == nil || !strings.Contains(m.SubPathExpr, indexVariable) {
+	if m, ok := mountOf(c.VolumeMounts, c.WorkingDir); !ok || !onClaimPerIndex(objects, m) {
+		problems = append(problems, fmt.Errorf("container %s: its workingDir %s is not on a claim in a directory of each index's (subPathExpr with %s): a pod run again would resume its run without the agent's work", c.Name, c.WorkingDir, indexVariable))
+	}
+	if m, ok := mountOf(c.VolumeMounts, c.WorkingDir+"/.rooda/runs"); !ok || !onClaimPerIndex(objects, m) {
 		problems = append(problems, fmt.Errorf("container %s: .rooda/runs is not on a claim in a directory of each index's (subPathExpr with %s): the records would not outlive the pod, or would mix", c.Name, indexVariable))
 	}
 	return errors.Join(append(problems, dryRunEveryIndex(t, c, objects, env, completions))...)
 }
 
-// dryRunEveryIndex dry-runs the container's args for each index, its
-// ConfigMap volumes written out below the workspace and their mount paths
-// in the args moved there.
-func dryRunEveryIndex(t *testing.T, c k8sContainer, objects []k8sObject, env []string, completions int) error {
-	w := newRecipeWorkspace(t)
-	var mounts []string
+// flagValue is the value of the last flag in args, "" if none.
+func flagValue(args []string, flag string) string {
+	value := ""
+	for i, arg := range args {
+		if arg == flag && i+1 < len(args) {
+			value = args[i+1]
+		} else if v, ok := strings.CutPrefix(arg, flag+"="); ok {
+			value = v
+		}
+	}
+	return value
+}
+
+// mountOf is the mount that holds path: the deepest whose mountPath is
+// path or a directory above it.
+func mountOf(mounts []k8sVolumeMount, path string) (k8sVolumeMount, bool) {
+	var found k8sVolumeMount
+	for _, m := range mounts {
+		if (path == m.MountPath || strings.HasPrefix(path, strings.TrimSuffix(m.MountPath, "/")+"/")) && len(m.MountPath) > len(found.MountPath) {
+			found = m
+		}
+	}
+	return found, found.Name != ""
+}
+
+// onClaimPerIndex: the mount is of a claim, in a directory of each
+// index's.
+func onClaimPerIndex(objects []k8sObject, m k8sVolumeMount) bool {
+	return podVolume(objects, m.Name).PersistentVolumeClaim != nil && strings.Contains(m.SubPathExpr, indexVariable)
+}
+
+// checkClone: an init container puts the clone where the rooda
+// container works — the same volume, directory and path — and, run as a
+// pod run again runs it, leaves a clone that is there as it is, and
+// clones again after a clone that was cut short. Its command runs here,
+// its mount moved to a directory of the test's and git a stand-in that
+// makes the directory it clones into, or fails (as a cut clone) having
+// made it, when $FAIL is set.
+func checkClone(t *testing.T, c k8sContainer, inits []k8sContainer) error {
+	work, _ := mountOf(c.VolumeMounts, c.WorkingDir)
+	i := slices.IndexFunc(inits, func(init k8sContainer) bool { return slices.Contains(init.VolumeMounts, work) })
+	if i < 0 {
+		return fmt.Errorf("no init container mounts %s as container %s does (%+v): none puts the clone there", work.MountPath, c.Name, work)
+	}
+	init := inits[i]
+	dir := t.TempDir()
+	bin, calls := filepath.Join(dir, "bin"), filepath.Join(dir, "calls")
+	must(t, os.Mkdir(bin, 0o755))
+	must(t, os.WriteFile(filepath.Join(bin, "git"), []byte(`#!/bin/sh
+echo "$*" >> "$CALLS"
+for into; do :; done
+if [ -e "$into" ]; then echo "fatal: destination path '$into' already exists" >&2; exit 128; fi
+mkdir -p "$into/.git"
+[ -z "$FAIL" ]
+`), 0o755))
+	moved := strings.NewReplacer(work.MountPath, filepath.Join(dir, "work"))
+	must(t, os.Mkdir(filepath.Join(dir, "work"), 0o755))
+	var command []string
+	for _, arg := range slices.Concat(init.Command, init.Args) {
+		command = append(command, moved.Replace(arg))
+	}
+	// clone runs the command as a pod does, and returns how many times
+	// git ran in all.
+	clone := func(fail string) (int, error) {
+		cmd := exec.Command(command[0], command[1:]...)
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CALLS="+calls, "FAIL="+fail)
+		out, err := cmd.CombinedOutput()
+		switch {
+		case fail != "":
+			err = nil // a clone cut short fails the container, as it should
+		case err != nil:
+			err = fmt.Errorf("%w\n%s", err, out)
+		default:
+			if _, statErr := os.Stat(filepath.Join(moved.Replace(c.WorkingDir), ".git")); statErr != nil {
+				err = fmt.Errorf("no clone in %s after it: %w", c.WorkingDir, statErr)
+			}
+		}
+		data, _ := os.ReadFile(calls)
+		return strings.Count(string(data), "\n"), err
+	}
+	var problems []error
+	for _, run := range []struct {
+		what, fail string
+		clones     int
+	}{
+		{"a clone cut short", "1", 1},
+		{"the pod after it", "", 2},
+		{"a pod run again", "", 2},
+	} {
+		n, err := clone(run.fail)
+		if err != nil {
+			problems = append(problems, fmt.Errorf("init container %s, in %s: %w", init.Name, run.what, err))
+		} else if n != run.clones {
+			problems = append(problems, fmt.Errorf("init container %s: after %s, git ran %d times in all, not %d: a pod run again must keep the clone it finds, and only a whole one", init.Name, run.what, n, run.clones))
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// podArgs are the container's args as the pod of index runs them, here:
+// the ConfigMaps it mounts written out below the workspace, and their
+// mount paths in the args moved there.
+func podArgs(w *workspace, c k8sContainer, objects []k8sObject, index int) []string {
+	mounts := []string{indexVariable, strconv.Itoa(index)}
 	for _, m := range c.VolumeMounts {
 		data := configMapOf(objects, m.Name)
 		if data == nil {
@@ -761,12 +960,24 @@ func dryRunEveryIndex(t *testing.T, c k8sContainer, objects []k8sObject, env []s
 			w.writeTask(filepath.Join(w.dir, "mounts", m.MountPath, name), content)
 		}
 	}
+	replacer := strings.NewReplacer(mounts...)
+	var args []string
+	for _, arg := range c.Args {
+		args = append(args, replacer.Replace(arg))
+	}
+	return args
+}
+
+// dryRunEveryIndex dry-runs the container's args for each index, without
+// --run-name (a dry run makes no record to name: TestDeployIndexedJobResumes
+// runs it for real).
+func dryRunEveryIndex(t *testing.T, c k8sContainer, objects []k8sObject, env []string, completions int) error {
+	w := newRecipeWorkspace(t)
 	var problems []error
 	for index := range completions {
-		replacer := strings.NewReplacer(append([]string{indexVariable, strconv.Itoa(index)}, mounts...)...)
-		var args []string
-		for _, arg := range c.Args {
-			args = append(args, replacer.Replace(arg))
+		args := podArgs(w, c, objects, index)
+		if i := slices.Index(args, "--run-name"); i >= 0 && i+1 < len(args) {
+			args = slices.Delete(args, i, i+2)
 		}
 		if _, err := w.dryRun(env, args); err != nil {
 			problems = append(problems, fmt.Errorf("index %d: %w", index, err))
@@ -803,14 +1014,98 @@ func configMapOf(objects []k8sObject, volume string) map[string]string {
 }
 
 // TestDeployIndexedJob: deploy/kubernetes/indexed-job.yaml parses; its
-// Job is Indexed, with parallelism at most its completions, a backoff
-// limit and a deadline; its pod runs as a user that is not root, every
-// container limited; the rooda container takes its task by its index,
-// its key from a Secret, sends traces to a collector and keeps .rooda/runs
-// on a claim, in a directory of each index's; and its command line, for every index, is one rooda
-// accepts, reading that index's task file from the ConfigMap.
+// Job is Indexed, with parallelism at most its completions, a deadline,
+// and a backoff limit above 0 whose podFailurePolicy fails the Job on
+// the exit codes of a loop that ended, not on those of a run cut short,
+// and does not count a disruption; its pod runs as a user that is not
+// root, every container limited; the rooda container takes its task and
+// its --run-name by its index, its key from a Secret, sends traces to a
+// collector and keeps its working directory and .rooda/runs on a claim,
+// in a directory of each index's, where an init container clones the
+// repository unless a whole clone is there; and its command line, for
+// every index, is one rooda accepts, reading that index's task file from
+// the ConfigMap.
 func TestDeployIndexedJob(t *testing.T) {
 	checkRecipe(t, "deploy/kubernetes/indexed-job.yaml")
+}
+
+// TestDeployIndexedJobResumes: the recipe's rooda command line, run for
+// real as the pod of index 1 runs it (its task from the ConfigMap, the
+// image's claude the fake agent), killed outright in its second
+// iteration as an OOM kill or a drain's end leaves it, then started
+// again as the Job's next pod is: it resumes the same run, runs no agent
+// of an iteration that ended again, and ends as the run not killed does
+// (all its iterations, the spend of each once). Started once more, it
+// exits at once with that run's exit code, one the podFailurePolicy
+// fails the Job on, and starts no agent.
+func TestDeployIndexedJobResumes(t *testing.T) {
+	t.Parallel()
+	objects, err := parseK8s(readRepoFile(t, "deploy/kubernetes/indexed-job.yaml"))
+	must(t, err)
+	job, i, err := loopContainer(objects)
+	must(t, err)
+	c := job.Spec.Template.Spec.Containers[i]
+	turns, err := strconv.Atoi(flagValue(c.Args, "--max-iterations"))
+	must(t, err)
+	var steps []step
+	for n := 1; n <= turns; n++ {
+		steps = append(steps, step{"output": claudeTurn(fmt.Sprintf("working on part %d", n), 0.01, 100, 10), "delay": "200ms"})
+	}
+	// The second iteration's agent works until the kill: run again, it
+	// ends as the others do.
+	steps[1] = step{"output": steps[1]["output"], "delay": "1m", "again": steps[1]}
+	w := newWorkspace(t, steps...)
+	bin := filepath.Join(w.dir, "bin")
+	must(t, os.Mkdir(bin, 0o755))
+	must(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexec "+w.aiCmd()+"\n"), 0o755))
+	env, _, _ := podEnv(c)
+	w.env = append(w.env, append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))...)
+	d := durableRun{w: w, args: podArgs(w, c, objects, 1)}
+
+	first := d.start()
+	w.waitForLog(first, "Iteration 2/", "the run never reached its second iteration")
+	waitUntil(t, "the agent of the second iteration started", func() bool { return d.starts()["script.json_2"] == 1 }, first.stderr.String)
+	first.cmd.Process.Signal(syscall.SIGKILL)
+	first.cmd.Wait()
+	runDir, cut := d.recorded()
+	if cut.Status != "running" {
+		t.Fatalf("killed in its second iteration, the run is recorded as %s\n%s", cut, first.stderr)
+	}
+	if task := readText(t, flagValue(d.args, "--context")); !strings.Contains(w.prompt(1), task) {
+		t.Errorf("the agent was not given index 1's task %q:\n%s", task, w.prompt(1))
+	}
+
+	second := w.wait(d.start())
+	again, ended := d.recorded()
+	if again != runDir || !strings.Contains(second.stderr, "Resuming run "+filepath.Base(runDir)) {
+		t.Fatalf("started again, it did not resume run %s (now %s)\n%s", filepath.Base(runDir), again, second.stderr)
+	}
+	for n := 1; n <= turns; n++ {
+		want := 1
+		if n == 2 {
+			want = 2 // in flight when it was killed
+		}
+		if got := d.starts()[fmt.Sprintf("script.json_%d", n)]; got != want {
+			t.Errorf("the agent of iteration %d started %d times, want %d (only the one in flight runs again): %v", n, got, want, d.starts())
+		}
+	}
+	code := loop.MaxIters.ExitCode()
+	want := fmt.Sprintf(`{"status":"%s","exit_code":%d,"iterations":%d,"spent":{"input_tokens":%d,"output_tokens":%d,"cost_usd":%g}}`,
+		loop.MaxIters, code, turns, 100*turns, 10*turns, 0.01*float64(turns))
+	if second.code != code || ended.String() != want {
+		t.Errorf("resumed, it ended with exit %d as\n  %s\nnot exit %d as\n  %s\n%s", second.code, ended, code, want, second.stderr)
+	}
+
+	before := d.starts()
+	third := w.wait(d.start())
+	third.expect(t, code, fmt.Sprintf("run %s, named %s, has ended (%s, exit code %d); not starting it again",
+		filepath.Base(runDir), flagValue(d.args, "--run-name"), loop.MaxIters, code))
+	if !equalCounts(d.starts(), before) {
+		t.Errorf("started after its run ended, it started agents: %v (before: %v)", d.starts(), before)
+	}
+	if a := job.Spec.PodFailurePolicy.action(c.Name, third.code, false); a != "FailJob" {
+		t.Errorf("the exit code %d of a run that ended is %s by the podFailurePolicy, not FailJob", third.code, a)
+	}
 }
 
 // recipeChecks is the check of each recipe, by its path in the repository.
@@ -852,9 +1147,26 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 		{"deploy/kubernetes/indexed-job.yaml", "runAsNonRoot: true", "runAsNonRoot: false"},
 		{"deploy/kubernetes/indexed-job.yaml", "task-$(JOB_COMPLETION_INDEX).md", "task-0.md"},
 		{"deploy/kubernetes/indexed-job.yaml", "completions: 3", "completions: 4"},
-		{"deploy/kubernetes/indexed-job.yaml", "mountPath: /work/repo/.rooda/runs", "mountPath: /runs"},
-		{"deploy/kubernetes/indexed-job.yaml", "persistentVolumeClaim:\n            claimName: rooda-runs", "emptyDir: {}"},
-		{"deploy/kubernetes/indexed-job.yaml", "subPathExpr: task-$(JOB_COMPLETION_INDEX)", "subPathExpr: tasks"},
+		{"deploy/kubernetes/indexed-job.yaml", "persistentVolumeClaim:\n            claimName: rooda-work", "emptyDir: {}"},
+		{"deploy/kubernetes/indexed-job.yaml", "            - name: work\n              mountPath: /work\n              subPathExpr: task-$(JOB_COMPLETION_INDEX)\n            - name: tasks",
+			"            - name: work\n              mountPath: /work\n              subPathExpr: tasks\n            - name: tasks"},
+		{"deploy/kubernetes/indexed-job.yaml", "              readOnly: true\n", "              readOnly: true\n            - name: scratch\n              mountPath: /work/repo/.rooda/runs\n"},
+		{"deploy/kubernetes/indexed-job.yaml", "            - --run-name\n            - task-$(JOB_COMPLETION_INDEX)\n", ""},
+		{"deploy/kubernetes/indexed-job.yaml", "            - --run-name\n            - task-$(JOB_COMPLETION_INDEX)\n", "            - --run-name\n            - task\n"},
+		{"deploy/kubernetes/indexed-job.yaml", "backoffLimit: 3", "backoffLimit: 0"},
+		{"deploy/kubernetes/indexed-job.yaml", "restartPolicy: Never", "restartPolicy: OnFailure"},
+		{"deploy/kubernetes/indexed-job.yaml", "values: [1, 2]", "values: [1]"},
+		{"deploy/kubernetes/indexed-job.yaml", "values: [1, 2]", "values: [1, 2, 130]"},
+		{"deploy/kubernetes/indexed-job.yaml", "operator: In", "operator: NotIn"},
+		{"deploy/kubernetes/indexed-job.yaml", "containerName: rooda", "containerName: clone"},
+		{"deploy/kubernetes/indexed-job.yaml", "action: FailJob", "action: Count"},
+		{"deploy/kubernetes/indexed-job.yaml", "type: DisruptionTarget", "type: Ready"},
+		{"deploy/kubernetes/indexed-job.yaml", "  podFailurePolicy:\n", "  podFailurePolicyX:\n"},
+		{"deploy/kubernetes/indexed-job.yaml", "test -d /work/repo || {", "{"},
+		{"deploy/kubernetes/indexed-job.yaml", "rm -rf /work/repo.partial &&", ""},
+		{"deploy/kubernetes/indexed-job.yaml", "git clone https://github.com/your-org/your-repo.git /work/repo.partial &&\n              mv /work/repo.partial /work/repo;",
+			"git clone https://github.com/your-org/your-repo.git /work/repo;"},
+		{"deploy/kubernetes/indexed-job.yaml", "              mountPath: /work\n              subPathExpr: task-$(JOB_COMPLETION_INDEX)\n      containers:", "              mountPath: /work\n      containers:"},
 	} {
 		t.Run(c.file+": "+c.new, func(t *testing.T) {
 			t.Parallel()

@@ -1054,7 +1054,8 @@ func TestDeployIndexedJobResumes(t *testing.T) {
 	// The second iteration's agent works until the kill: run again, it
 	// ends as the others do.
 	steps[1] = step{"output": steps[1]["output"], "delay": "1m", "again": steps[1]}
-	w := newWorkspace(t, steps...)
+	w := newWorkspace(t)
+	w.countStarts(steps)
 	bin := filepath.Join(w.dir, "bin")
 	must(t, os.Mkdir(bin, 0o755))
 	must(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexec "+w.aiCmd()+"\n"), 0o755))

@@ -65,10 +65,16 @@ type durableRun struct {
 // alias.
 func newDurableYAML(t *testing.T) durableRun {
 	w := newWorkspace(t)
-	data, _ := json.Marshal(map[string]any{"record": w.dir, "starts": filepath.Join(w.dir, "starts"), "steps": durableSteps(6, "120ms")})
-	w.write("script.json", string(data))
+	w.countStarts(durableSteps(6, "120ms"))
 	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\nloop:\n  ai_cmd_alias: fake\n")
 	return durableRun{w: w, args: []string{"run", "build", "-n", "8", "--failure-threshold", "3"}}
+}
+
+// countStarts has the workspace's fake agent follow steps and count its
+// starts in the file "starts" (durableRun.starts reads it).
+func (w *workspace) countStarts(steps []step) {
+	data, _ := json.Marshal(map[string]any{"record": w.dir, "starts": filepath.Join(w.dir, "starts"), "steps": steps})
+	w.write("script.json", string(data))
 }
 
 // newDurableBudget is a YAML run that its token budget ends, in the

@@ -109,20 +109,20 @@ type ended struct {
 	Agent  string `json:"agent,omitempty"`
 	Result process.Result
 	// StartErr is why the agent could not start, if it could not.
-	StartErr     string               `json:"start_err,omitempty"`
-	Decoded      *agentstream.Summary `json:"decoded,omitempty"`
-	Spent        *Spent               `json:"spent,omitempty"`
-	Stop         *loop.Stop           `json:"stop,omitempty"`
-	Changes      *git.Changes         `json:"changes,omitempty"`
-	Duration     time.Duration        `json:"duration"`
-	Waited       time.Duration        `json:"waited,omitempty"`
-	Elapsed      time.Duration        `json:"elapsed"`
+	StartErr string               `json:"start_err,omitempty"`
+	Decoded  *agentstream.Summary `json:"decoded,omitempty"`
+	Spent    *Spent               `json:"spent,omitempty"`
+	Stop     *loop.Stop           `json:"stop,omitempty"`
+	Changes  *git.Changes         `json:"changes,omitempty"`
+	Duration time.Duration        `json:"duration"`
+	Waited   time.Duration        `json:"waited,omitempty"`
+	Elapsed  time.Duration        `json:"elapsed"`
 	// ContextAdded are the additions first given in the iteration: a
 	// resumed run gives them as fresh to no other.
 	ContextAdded []string `json:"context_added,omitempty"`
 	PromptSHA256 string   `json:"prompt_sha256"`
-	OutputSHA256 string               `json:"output_sha256"`
-	Transcript   string               `json:"transcript_sha256,omitempty"`
+	OutputSHA256 string   `json:"output_sha256"`
+	Transcript   string   `json:"transcript_sha256,omitempty"`
 }
 
 // endedOf is what the journal keeps of it, given the additions first

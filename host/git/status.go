@@ -13,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -38,12 +39,6 @@ type looker struct {
 	dir    string // the workspace's directory; "" is the working directory
 	top    string // the repository's top, where the files git names are
 	prefix string // dir's path from the top, "" or ending in "/"
-	// config turns on git's untracked cache, which keeps the untracked
-	// files of each directory whose mtime has not changed: without it,
-	// status reads every directory of the tree each look. A repository
-	// whose config says what to do about it (core.untrackedCache) is left
-	// to say.
-	config []string
 	// lastMoved is moved's last answer, from movedFrom to movedTo.
 	lastMoved          map[string][2]state
 	movedFrom, movedTo string
@@ -61,9 +56,10 @@ func newLooker(dir string) (looker, bool) {
 	if len(lines) > 2 {
 		l.prefix = lines[2]
 	}
-	if _, set := OutputIn(dir, "", "config", "core.untrackedCache"); !set {
-		l.config = []string{"-c", "core.untrackedCache=true"}
-	}
+	// git's untracked cache would make a whole look cheaper, but it lives
+	// in the user's index, where a look would turn it on for their own
+	// git status too, and it can go stale: the repository's own setting
+	// stands.
 	return l, true
 }
 
@@ -80,7 +76,7 @@ func (l *looker) head() (string, bool) {
 
 // list runs a git command whose output is a list of NUL-ended entries.
 func (l *looker) list(args ...string) ([]string, bool) {
-	out, err := Run(context.Background(), Command{Args: append(l.config, args...), Dir: l.dir, Timeout: 30 * time.Second, List: true})
+	out, err := Run(context.Background(), Command{Args: args, Dir: l.dir, Timeout: 30 * time.Second, List: true})
 	if err != nil {
 		return nil, false
 	}
@@ -95,9 +91,10 @@ func (l *looker) list(args ...string) ([]string, bool) {
 // directory and all in it) when there are any; nil when git could not
 // say.
 func (l *looker) snapshot(paths []string) *snapshot {
-	// Untracked directories stay whole (-unormal): the untracked cache
-	// serves only that; their files are listed after, when there are
-	// any. Submodules count by their commit, as HEAD records them.
+	// Untracked directories stay whole (-unormal), as the untracked
+	// cache, where the repository has it, keeps them; their files are
+	// listed after, when there are any. Submodules count by their
+	// commit, as HEAD records them.
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
 		"--untracked-files=normal", "--no-renames", "--ignore-submodules=dirty"}
 	if len(paths) > 0 {
@@ -122,10 +119,15 @@ func (l *looker) snapshot(paths []string) *snapshot {
 			}
 		case "1", "u":
 			f, ok := s.tracked(kind, rest)
-			if !ok {
+			switch {
+			case !ok:
 				return nil
-			}
-			if f != "" {
+			case f != "" && s.inHead[f].mode != "160000" && l.isDir(f):
+				// A tracked file replaced by a directory: status names
+				// the file as deleted, never the files now in it.
+				s.files[f] = state{}
+				dirs = append(dirs, f+"/")
+			case f != "":
 				worktree = append(worktree, f)
 			}
 		case "?":
@@ -205,8 +207,17 @@ func pathspec(path string) string {
 	return ":(top,literal)" + strings.TrimSuffix(path, "/")
 }
 
-// maxPaths bounds the paths one update looks at: more take a whole look.
-const maxPaths = 1000
+// isDir reports whether the file, named from the top, is a directory in
+// the working tree.
+func (l *looker) isDir(name string) bool {
+	info, err := os.Lstat(filepath.Join(l.top, filepath.FromSlash(name)))
+	return err == nil && info.IsDir()
+}
+
+// maxPaths bounds the paths one update looks at: more take a whole look,
+// which costs less than a status of a few hundred paths named one by one
+// (measured in an 11k-file tree: 400 paths 96 ms, a whole look 61-77 ms).
+const maxPaths = 200
 
 // update is base, a snapshot, with paths (the watch's: what changed since
 // base was taken) looked at again. Any other file is as base saw it,
@@ -216,7 +227,9 @@ const maxPaths = 1000
 func (l *looker) update(base *snapshot, paths []string) *snapshot {
 	var part *snapshot
 	switch {
-	case len(paths) > maxPaths:
+	case len(paths) > maxPaths || slices.ContainsFunc(paths, ignoreRules):
+		// Rules that ignore files changed: what base listed may be
+		// ignored now, and what it left out listed.
 		return l.snapshot(nil)
 	case len(paths) == 0:
 		head, ok := l.head()
@@ -256,6 +269,12 @@ func (l *looker) update(base *snapshot, paths []string) *snapshot {
 		part = part.with(rest, more)
 	}
 	return base.with(part, append(paths, more...))
+}
+
+// ignoreRules reports whether a path the watch saw change holds rules
+// of what git ignores.
+func ignoreRules(path string) bool {
+	return filepath.Base(strings.TrimSuffix(path, "/")) == ".gitignore"
 }
 
 // with is s with the paths looked at again: what part says of them.
@@ -396,6 +415,10 @@ func (l *looker) state(h func() hash.Hash, name, mode string) state {
 			return state{mode, head}
 		}
 		return state{mode, "repository"}
+	}
+	if !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0 {
+		// A pipe or a device: opening it could wait for ever.
+		return state{mode, "special " + info.Mode().Type().String()}
 	}
 	w := h()
 	if info.Mode()&fs.ModeSymlink != 0 {

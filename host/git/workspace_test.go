@@ -1,12 +1,15 @@
 package git
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func gitRun(t *testing.T, args ...string) {
@@ -264,4 +267,50 @@ func TestWatchOverflowed(t *testing.T) {
 		write(t, "last.txt", "after the queue was full")
 	})
 	expectFiles(t, "more changes than the queue holds", c, "a.txt", "b.txt", "last.txt")
+}
+
+// TestSpecialFiles: a tracked file replaced by a pipe is no content to
+// read (the look does not wait on it for ever), and one replaced by a
+// directory counts with the files in it, watched or looked at whole.
+func TestSpecialFiles(t *testing.T) {
+	g := newRepository(t, map[string]string{"a": "a", "p": "p"})
+	iteration(g, func() {})
+	done := make(chan Changes, 1)
+	go func() { done <- iteration(g, func() { os.Remove("p"); syscall.Mkfifo("p", 0o644) }) }()
+	select {
+	case c := <-done:
+		expectFiles(t, "a file replaced by a pipe", c, "p")
+	case <-time.After(20 * time.Second):
+		f, _ := os.OpenFile("p", os.O_WRONLY, 0) // let it go
+		f.Close()
+		t.Fatal("the look waits on a pipe where a tracked file was")
+	}
+	c := iteration(g, func() { os.Remove("a"); write(t, "a/x", "x") })
+	expectFiles(t, "a file replaced by a directory", c, "a", "a/x")
+	whole := NewWorkspaceIn("")
+	whole.watched = true // no watch: every look is whole
+	c = iteration(whole, func() { write(t, "a/x", "x edited"); write(t, "a/y", "new") })
+	expectFiles(t, "whole looks, in the directory that replaced a tracked file", c, "a/x", "a/y")
+}
+
+// TestIgnoreRulesChanged: files a changed .gitignore ignores from then on
+// are not charged to a later iteration that changed only ignored files,
+// and the user's index is left as it was: no untracked cache is written
+// into it.
+func TestIgnoreRulesChanged(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a", ".gitignore": "node_modules/\n"})
+	write(t, "node_modules/.keep", "")
+	write(t, "gen/one", "1")
+	write(t, "gen/two", "2")
+	iteration(g, func() {})
+	iteration(g, func() { write(t, ".gitignore", "node_modules/\ngen/\n") })
+	c := iteration(g, func() {
+		for i := range 300 { // an npm install: ignored files only
+			write(t, fmt.Sprintf("node_modules/p%d.js", i), "x")
+		}
+	})
+	expectFiles(t, "an iteration that changed only ignored files", c)
+	if index, _ := os.ReadFile(filepath.Join(".git", "index")); bytes.Contains(index, []byte("UNTR")) {
+		t.Error("a look wrote git's untracked cache into the user's index")
+	}
 }

@@ -292,7 +292,9 @@ func TestParallelAfterKill(t *testing.T) {
 	for _, name := range []string{"task-a", "task-b", "task-c"} {
 		w.agentScript(name, step{"delay": "30s"})
 	}
-	s := w.example("0")
+	// Without a record: a run that can be resumed keeps its worktrees
+	// whole for its resume (TestResumeKeepsWorktrees).
+	s := w.example("0", "--no-record")
 	w.waitForPids(3)
 	s.cmd.Process.Kill()
 	w.wait(s)

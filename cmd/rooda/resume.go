@@ -40,6 +40,11 @@ func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bo
 	dir := session.RunsDir(cfg)
 	opts.Force, opts.RunName = c.Bool("force"), name
 	if name != "" {
+		// One rooda at a time under a name: two started at once would
+		// both find no run of that name, and both start one.
+		if err := runlog.HoldName(dir, name); err != nil {
+			return false, err
+		}
 		run, found, err := runlog.Named(dir, name)
 		switch {
 		case err != nil || !found:
@@ -67,6 +72,9 @@ func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bo
 	}
 	if run.Name != opts.Name {
 		return false, fmt.Errorf("run %s ran %s, not %s: rooda runs resume %s runs it again as it was", id, run.Name, opts.Name, id)
+	}
+	if err := sameDir(run); err != nil {
+		return false, err
 	}
 	opts.Resume, err = runlog.Resume(dir, id)
 	return false, err
@@ -164,6 +172,10 @@ func resumedCommand(command []string, id string, force bool) []string {
 	var without []string
 	for i := 0; i < len(command); i++ {
 		switch a := command[i]; {
+		case a == "--":
+			// What follows is the script's, as it is.
+			without = append(without, command[i:]...)
+			i = len(command)
 		case a == "--run-name" || a == "--resume":
 			i++ // and its value
 		case hasFlagValue(a, "--run-name"), hasFlagValue(a, "--resume"), a == "--force":

@@ -159,7 +159,11 @@ func starFile(path string, after []string) error {
 func withoutDryRun(c *cli.Context) []string {
 	args, _ := c.App.Metadata["args"].([]string)
 	var kept []string
-	for _, a := range args {
+	for i, a := range args {
+		if a == "--" {
+			// What follows is the script's, as it is.
+			return append(kept, args[i:]...)
+		}
 		if a != "-d" && a != "--dry-run" && !strings.HasPrefix(a, "--dry-run=") {
 			kept = append(kept, a)
 		}

@@ -65,6 +65,10 @@ iterate(compose("kept", act = [fragment(content = "Work.")]), agent = args[0], w
 	w.wait(s)
 	w.noSurvivorsQuietly()
 	id := w.runOfWorktrees()
+	// A run that can be resumed keeps its worktrees whole for its resume
+	// (TestResumeKeepsWorktrees); one recorded without a journal, by an
+	// older rooda, cannot be.
+	must(t, os.Remove(filepath.Join(w.repo, ".rooda", "runs", id, "journal.jsonl")))
 	kept := filepath.Join(w.repo, ".rooda", "worktrees", id, "kept")
 	work := filepath.Join(w.repo, ".rooda", "worktrees", id, "work")
 	branch := "rooda/" + id + "/kept"
@@ -206,9 +210,12 @@ iterate(compose("zombie", act = [fragment(content = "Work.")]), agent = args[0],
 	if o := w.roodaIn(w.repo, "runs", "list"); !strings.Contains(o.stdout, "\tcrashed\t") {
 		t.Errorf("the zombie's run is not shown crashed:\n%s%s", o.stdout, o.stderr)
 	}
+	// The zombie's run can be resumed: its worktrees are left for that.
 	o := w.roodaIn(w.repo, "script", "run", filepath.Join(w.dir, "next.star"), "--", w.agentLine())
-	o.expect(t, 0, "removed 1 worktree(s) of 1 run(s) that ended without removing them: ["+id+"]")
-	w.noWorktreesLeft()
+	o.expect(t, 0, "left the worktrees of run "+id+" as they are: it was cut short and can be resumed (rooda runs resume "+id+")")
+	if _, err := os.Stat(filepath.Join(w.repo, ".rooda", "worktrees", id, "w")); err != nil {
+		t.Errorf("the worktree of the run that can be resumed: %v", err)
+	}
 	switch {
 	case !inCgroup:
 		// Without cgroups nothing finds what a dead rooda's agent left.
@@ -260,7 +267,9 @@ run(["sh", "-c", "echo work > work.txt && git add work.txt && git commit -qm 'th
 run(["sh", "-c", "echo draft > draft.txt"], dir = draft)
 iterate(compose("work", act = [fragment(content = "Work.")]), agent = args[0], worktree = work, max_iterations = 1)
 `)
-	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "cut.star"), "--", w.agentLine())
+	// Without a record: a run that can be resumed keeps every worktree
+	// for its resume (TestResumeKeepsWorktrees).
+	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "cut.star"), "--no-record", "--", w.agentLine())
 	cmd.Dir, cmd.Env = w.repo, w.env
 	s := w.start(cmd)
 	w.waitForPids(1)

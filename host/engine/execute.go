@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -230,8 +231,14 @@ func announce(log *logging.Logger, ctx context.Context) {
 			strings.ToUpper(msg[:1]), msg[1:], process.DefaultGrace)
 		return
 	}
+	cause := context.Cause(ctx)
+	if !errors.As(cause, new(interrupt.Signal)) {
+		// The run stopped itself (a resume refused in another loop).
+		log.Warnf("The run stops: stopping the agent and its processes (SIGTERM, SIGKILL after %s)", process.DefaultGrace)
+		return
+	}
 	log.Warnf("Received %v: stopping the agent and its processes (SIGTERM, SIGKILL after %s; again to kill now)",
-		context.Cause(ctx), process.DefaultGrace)
+		cause, process.DefaultGrace)
 }
 
 func maxText(n int) string {

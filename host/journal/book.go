@@ -3,12 +3,16 @@ package journal
 import (
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Book is a journal read back for a resumed run: the answer of each call
 // by its key, and of each iteration by its loop's key and its number.
 // Entries a Void took back are not in it.
 type Book struct {
+	// mu guards the maps: the threads of parallel() read them while a
+	// Void of one of them takes entries back.
+	mu     sync.Mutex
 	calls  map[Key]Entry
 	began  map[Iteration]Entry
 	ended  map[Iteration]Entry
@@ -35,7 +39,7 @@ func NewBook(entries []Entry) *Book {
 		case Ended:
 			b.ended[Iteration{e.Key, e.N}] = e
 		case Void:
-			b.Void(e.Key)
+			b.void(e.Key)
 		}
 	}
 	return b
@@ -44,6 +48,12 @@ func NewBook(entries []Entry) *Book {
 // Void takes back the entries of k's thread from k on, and those of the
 // threads their calls started.
 func (b *Book) Void(k Key) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.void(k)
+}
+
+func (b *Book) void(k Key) {
 	gone := func(of Key) bool { return after(of, k) }
 	for key := range b.calls {
 		if gone(key) {
@@ -78,12 +88,16 @@ func after(of, k Key) bool {
 
 // Call is the recorded call at k, if there is one.
 func (b *Book) Call(k Key) (Entry, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	e, ok := b.calls[k]
 	return e, ok
 }
 
 // Ended is the recorded end of iteration n of the loop at k, if it ended.
 func (b *Book) Ended(k Key, n int) (Entry, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	e, ok := b.ended[Iteration{k, n}]
 	return e, ok
 }
@@ -91,6 +105,8 @@ func (b *Book) Ended(k Key, n int) (Entry, bool) {
 // Began is the recorded start of iteration n of the loop at k, if it
 // began.
 func (b *Book) Began(k Key, n int) (Entry, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	e, ok := b.began[Iteration{k, n}]
 	return e, ok
 }

@@ -80,6 +80,8 @@ func (k Key) String() string { return fmt.Sprintf("%s#%d", k.Thread, k.Seq) }
 type Writer struct {
 	mu sync.Mutex
 	f  *os.File
+	// size is the journal's length after its last whole entry.
+	size int64
 }
 
 // Open opens the journal at path for appending, making it if need be.
@@ -95,11 +97,16 @@ func Open(path string) (*Writer, error) {
 	} else if !os.IsNotExist(err) {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{f: f}, nil
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Writer{f: f, size: info.Size()}, nil
 }
 
 // Append writes e as one line, in one write; sync makes it durable
@@ -112,12 +119,27 @@ func (w *Writer) Append(e Entry, sync bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if _, err := w.f.Write(line); err != nil {
+		// Part of the line may be written (a full disk): cut it off, so
+		// that the entries appended after it are read.
+		w.f.Truncate(w.size)
 		return err
 	}
+	w.size += int64(len(line))
 	if sync {
 		return w.f.Sync()
 	}
 	return nil
+}
+
+// Bytes are the journal's whole entries, read from the file the writer
+// holds open: the journal as it is, even once its name is gone (an
+// agent's git clean).
+func (w *Writer) Bytes() ([]byte, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	data := make([]byte, w.size)
+	_, err := w.f.ReadAt(data, 0)
+	return data, err
 }
 
 // Close closes the journal.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -63,24 +64,21 @@ func (r *Recorder) Journal(e journal.Entry, sync bool) {
 	r.appendEntry(e, sync)
 }
 
-// appendEntry appends e, with r.mu held. What the journal holds is kept
-// in memory too, so that a record an agent removed is written again
-// whole (mend).
+// appendEntry appends e, with r.mu held.
 func (r *Recorder) appendEntry(e journal.Entry, sync bool) {
 	if r.journal == nil {
 		return
 	}
-	e.At = time.Now().UnixMilli()
-	line, err := journal.Line(e)
-	if err == nil {
-		r.journalBytes = append(r.journalBytes, line...)
-		err = r.journal.Append(e, sync)
+	if e.Kind != journal.Resumed {
+		r.live = true
 	}
-	r.keep(err)
+	e.At = time.Now().UnixMilli()
+	r.keep(r.journal.Append(e, sync))
 }
 
-// mendJournal writes the journal again from what the run holds, when its
-// file is gone with the rest of the record.
+// mendJournal writes the journal again, when its file is gone with the
+// rest of the record: from the file the run holds open, whose name alone
+// is gone.
 func (r *Recorder) mendJournal() {
 	if r.journal == nil {
 		return
@@ -89,9 +87,12 @@ func (r *Recorder) mendJournal() {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		return
 	}
-	r.journal.Close()
-	err := files.WriteWholeSynced(path, r.journalBytes)
+	data, err := r.journal.Bytes()
 	if err == nil {
+		err = files.WriteWholeSynced(path, data)
+	}
+	if err == nil {
+		r.journal.Close()
 		r.journal, err = journal.Open(path)
 	}
 	r.keep(err)
@@ -155,6 +156,10 @@ func replayed(runDir string, n int, data json.RawMessage) (loop.Replayed, error)
 		_, data, err := readRecord(runDir, iterationPart(n, name), replayLimit)
 		if err == nil && sha256Hex(data) != sum {
 			err = errors.New("it does not match the journal (changed since the run wrote it)")
+		}
+		var pathErr *fs.PathError
+		if errors.As(err, &pathErr) {
+			err = pathErr.Err // the path is said once, below
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(runDir, iterationPart(n, name)), err)

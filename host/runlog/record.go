@@ -39,11 +39,13 @@ type Recorder struct {
 	warning string
 	// warn is told what the run's user should know as the run goes on.
 	warn func(string)
-	// journal is the run's journal, journalBytes what it holds; lock is
-	// the record's lock, held while the run goes on (openJournal).
-	journal      *journal.Writer
-	journalBytes []byte
-	lock         *os.File
+	// journal is the run's journal; lock is the record's lock, held while
+	// the run goes on (openJournal).
+	journal *journal.Writer
+	lock    *os.File
+	// live is set once the run appended to its journal: a resumed run
+	// that has not is still answering what it did before.
+	live bool
 	// book is the journal of the run before it was resumed, and before
 	// how long it went on; nil and 0 for a run that was not.
 	book   *journal.Book
@@ -211,7 +213,19 @@ func (r *Recorder) mend(keptFrom int) {
 func (r *Recorder) ID() string  { return r.run.ID }
 func (r *Recorder) Dir() string { return r.dir }
 
-func (r *Recorder) save() error { return r.keep(writeJSON(filepath.Join(r.dir, "run.json"), r.run)) }
+// save writes run.json; not while a resumed run is still answering from
+// its journal what it did before (replaying): until it goes on live, the
+// record says what the run left, not what the replay has counted so far.
+func (r *Recorder) save() error {
+	if r.replaying() {
+		return nil
+	}
+	return r.keep(writeJSON(filepath.Join(r.dir, "run.json"), r.run))
+}
+
+// replaying reports whether the run was resumed and has appended nothing
+// to its journal yet.
+func (r *Recorder) replaying() bool { return r.book != nil && !r.live }
 
 // keep remembers the first error a write met, and returns err.
 func (r *Recorder) keep(err error) error {
@@ -263,13 +277,20 @@ func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []str
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.mend(r.records + 1)
-	loop := Loop{Name: l.name, Procedure: procedure, Settings: settings, Agent: agent}
+	loop := Loop{Name: l.name, Key: l.key.String(), Procedure: procedure, Settings: settings, Agent: agent}
 	l.agents = slices.Clone(agents)
 	if len(agents) > 1 {
 		loop.Agents = agents
 	}
-	r.run.Loops = append(r.run.Loops, loop)
-	l.index = len(r.run.Loops) - 1
+	// A resumed run's loop keeps its place, which the meta.json of its
+	// iterations name: loops at once may start in another order.
+	l.index = slices.IndexFunc(r.run.Loops, func(old Loop) bool { return old.Key == loop.Key })
+	if l.index < 0 {
+		r.run.Loops = append(r.run.Loops, loop)
+		l.index = len(r.run.Loops) - 1
+	} else {
+		r.run.Loops[l.index] = loop
+	}
 	r.save()
 }
 
@@ -430,6 +451,14 @@ func (r *Recorder) FinishWith(status loop.Status, code int, reason string) error
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.mend(r.records + 1)
+	if r.replaying() {
+		// A resume that ended before it did anything leaves the run as it
+		// was: cut short, to be resumed.
+		resumes := r.run.Resumes
+		r.run, r.live = r.resumedFrom, true
+		r.run.Resumes = resumes
+		return r.save()
+	}
 	now := time.Now().UTC()
 	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.Reason = string(status), &code, &now, reason
 	return r.save()
@@ -453,8 +482,9 @@ func safeName(name string) string {
 }
 
 // prune removes the oldest finished runs of runs (as survey found them,
-// oldest first) beyond keep; the one being written, and runs still going,
-// stay. Only runs that their run.json proves are ever removed, and what
+// oldest first) beyond keep; the one being written, runs still going,
+// and runs cut short that can be resumed stay: their record is what
+// resumes them. Only runs that their run.json proves are ever removed, and what
 // is left of those a rooda killed while it removed them.
 func prune(dir string, runs []Run, keep int, current string) {
 	removeLeftovers(dir)
@@ -462,7 +492,7 @@ func prune(dir string, runs []Run, keep int, current string) {
 		return
 	}
 	for _, run := range runs[:len(runs)-keep] {
-		if run.ID != current && !run.Going() {
+		if run.ID != current && !run.Going() && !CanResume(dir, run.ID) {
 			removeRun(dir, run.ID)
 		}
 	}

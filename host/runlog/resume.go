@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
+	"rooda/host/files"
 	"rooda/host/journal"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -72,12 +74,8 @@ func Resume(dir, id string) (*Recorder, error) {
 		return nil, run.ended()
 	}
 	r := newRecorder(filepath.Join(dir, id), run)
-	entries, _, err := journal.Read(filepath.Join(r.dir, journal.Name))
-	if errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(r.dir, journal.Name)); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("run %s has no journal (%s): it was recorded by an older rooda, and cannot be resumed", id, journal.Name)
-	}
-	if err != nil {
-		return nil, err
 	}
 	_, lockErr := os.Stat(filepath.Join(r.dir, lockName))
 	if err := r.openJournal(); err != nil {
@@ -95,6 +93,11 @@ func Resume(dir, id string) (*Recorder, error) {
 	} else if err == nil && lockErr != nil && r.run.Going() {
 		err = r.run.stillGoing()
 	}
+	var entries []journal.Entry
+	if err == nil {
+		// Read once the lock is ours: what another resume appended is in.
+		entries, _, err = journal.Read(filepath.Join(r.dir, journal.Name))
+	}
 	if err != nil {
 		r.lock.Close()
 		return nil, err
@@ -102,18 +105,17 @@ func Resume(dir, id string) (*Recorder, error) {
 	r.book = journal.NewBook(entries)
 	r.before = elapsed(r.run, entries)
 	r.records = r.book.Records()
-	for _, e := range entries {
-		line, _ := journal.Line(e)
-		r.journalBytes = append(r.journalBytes, line...)
-	}
 	now := time.Now().UTC()
 	r.resumedFrom = r.run
 	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.InterruptedBy, r.run.Reason = string(loop.Running), nil, nil, "", ""
 	r.run.PID, r.run.PIDStart = os.Getpid(), process.StartTime(os.Getpid())
-	r.run.Iterations, r.run.Spent, r.run.Loops, r.run.Worktrees = 0, nil, nil, nil
 	r.run.Resumes = append(r.run.Resumes, Resumption{At: now, PID: r.run.PID})
+	// Said at once, with what the record held: the run's record is this
+	// process's now. What the replay counts is written once it goes on.
+	err = r.keep(writeJSON(filepath.Join(r.dir, "run.json"), r.run))
+	r.run.Iterations, r.run.Spent, r.run.Worktrees = 0, nil, nil
 	r.appendEntry(journal.Entry{Kind: journal.Resumed}, true)
-	return r, r.save()
+	return r, err
 }
 
 // elapsed is how long run went on before it was last cut short: from its
@@ -149,21 +151,6 @@ func elapsed(run Run, entries []journal.Entry) time.Duration {
 // run that was not.
 func (r *Recorder) Elapsed() time.Duration { return r.before }
 
-// Unresume puts back what the record said of the run's loops, iterations,
-// spend and worktrees before it was resumed, which the resume counts
-// again as it goes: a resume refused midway leaves the record as the run
-// left it.
-func (r *Recorder) Unresume() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.book == nil {
-		return
-	}
-	was := r.resumedFrom
-	r.run.Iterations, r.run.Spent, r.run.Loops, r.run.Worktrees = was.Iterations, was.Spent, was.Loops, was.Worktrees
-	r.spent = was.Spent.Spend()
-}
-
 // Book is the journal of the run before it was resumed; nil for a run
 // that was not.
 func (r *Recorder) Book() *journal.Book { return r.book }
@@ -188,6 +175,49 @@ func (l *LoopRecord) Replay() func(n int) loop.Replayed {
 		return loop.Replayed{Again: again}
 	}
 }
+
+// CanResume reports whether run id under dir was cut short and keeps a
+// journal to resume it from.
+func CanResume(dir, id string) bool {
+	run, err := ReadRun(dir, id)
+	if err != nil || run.Over() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, id, journal.Name))
+	return err == nil
+}
+
+// HoldName takes the name a run is started under (--run-name) for this
+// process, until it ends: another rooda asking for the same name is
+// refused while this one holds it, whether it starts the run or resumes
+// it.
+func HoldName(dir, name string) error {
+	if !validRunName.MatchString(name) {
+		return fmt.Errorf("run name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".name-"+name+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	busy, err := files.TryLock(f)
+	if err != nil || busy {
+		f.Close()
+		if busy {
+			err = fmt.Errorf("a run named %s is going on: another rooda holds the name", name)
+		}
+		return err
+	}
+	heldNames = append(heldNames, f) // held until the process ends
+	return nil
+}
+
+var (
+	validRunName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+	heldNames    []*os.File
+)
 
 // Named is the newest run under dir started under name (--run-name), if
 // there is one.

@@ -157,7 +157,10 @@ func spentOf(s loop.Spend) *Spent {
 type Loop struct {
 	// Name is the loop's in parallel(), which the log's lines carry;
 	// "" for a loop that ran alone.
-	Name      string   `json:"name,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Key is the loop's place in the journal ("main#2"), by which a
+	// resumed run finds it again.
+	Key       string   `json:"key,omitempty"`
 	Procedure string   `json:"procedure"`
 	Settings  []string `json:"settings"`
 	Agent     []string `json:"agent"`

@@ -114,6 +114,9 @@ func (s *Session) replaying(key journal.Key, c call) (journal.Entry, bool, error
 // from that call on its thread, says so, and lets the call run live.
 func (s *Session) differs(d *DiffersError) error {
 	if !s.opts.Force {
+		// The other threads of a parallel() stop too, rather than go on
+		// live in a run whose resume is refused.
+		s.abort(d)
 		return d
 	}
 	s.Log().Warnf("resuming: %s differs from the recorded %s; going on live from it (--force)", describeCall(d.Asked), describeCall(d.Recorded))
@@ -205,10 +208,13 @@ func (s *Session) startLoop(thread *starlark.Thread, op, pos, procedure string, 
 		if len(changed) == 0 {
 			return key, nil
 		}
-		asked := journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what}
-		if err := s.differs(&DiffersError{Recorded: e, Asked: asked, Settings: changed}); err != nil {
-			return key, err
+		if !s.opts.Force {
+			asked := journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what}
+			return key, s.differs(&DiffersError{Recorded: e, Asked: asked, Settings: changed})
 		}
+		// The same loop with other settings: what its iterations did
+		// stands, judged under the settings given now.
+		s.Log().Warnf("resuming: %s at %s runs with other settings than it was recorded with (--force): %s", c.what, orNone(c.pos, c.pos != ""), strings.Join(changed, "; "))
 	}
 	data, _ := json.Marshal(settings)
 	s.rec.Journal(journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what, Result: data}, false)
@@ -230,18 +236,22 @@ func changedSettings(recorded, asked []string) []string {
 	var changed []string
 	for _, l := range asked {
 		name, _, _ := strings.Cut(l, ": ")
-		if old, ok := was[name]; !ok || old != now[name] {
+		if old, ok := was[name]; (!ok || old != now[name]) && !shownOnly[name] {
 			changed = append(changed, fmt.Sprintf("%s: %s recorded, %s asked", name, orNone(old, ok), now[name]))
 		}
 	}
 	for _, l := range recorded {
 		name, _, _ := strings.Cut(l, ": ")
-		if _, ok := now[name]; !ok {
+		if _, ok := now[name]; !ok && !shownOnly[name] {
 			changed = append(changed, fmt.Sprintf("%s: %s recorded, not set now", name, was[name]))
 		}
 	}
 	return changed
 }
+
+// shownOnly are the settings that change what a run shows, not what it
+// does: a resume may give them anew.
+var shownOnly = map[string]bool{"Log Level": true, "Log Format": true, "Log Timestamp Format": true, "Show AI Output": true}
 
 func orNone(value string, set bool) string {
 	if !set {

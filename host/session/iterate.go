@@ -141,8 +141,9 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	case callbackErr != nil:
 		// The script's own error stops it, with the callback's backtrace.
 		return res, callbackErr
-	case errors.As(res.Err, new(*loop.TurnError)):
-		// The agent its function chose cannot run: the script's mistake.
+	case errors.As(res.Err, new(*loop.TurnError)), errors.As(res.Err, new(*loop.ResumeError)):
+		// The agent its function chose cannot run: the script's mistake;
+		// or the journal cannot answer as the run went: the resume stops.
 		return res, res.Err
 	case capped && res.Status == loop.MaxIters:
 		return res, s.iterationBudget()

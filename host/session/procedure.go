@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -45,6 +46,10 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	}
 	res := s.execute(s.ctx, plan, s.output(plan, "", key))
 	s.count(res, 0, nil)
+	if errors.As(res.Err, new(*loop.ResumeError)) {
+		s.failed(res.Err)
+		return res.Err
+	}
 	return s.finish(res.Status, res.Message)
 }
 

@@ -83,6 +83,9 @@ func (s *Session) finish(status loop.Status, message string) error {
 
 // finishWith is finish with an exit code of the script's own.
 func (s *Session) finishWith(end runEnd) error {
+	// A run interrupted, or whose resume was refused, is resumed later:
+	// its worktrees are its resume's.
+	s.resumableEnd = s.rec != nil && end.status == loop.Interrupted
 	if s.rec != nil {
 		if by := s.interruptedBy(); end.status == loop.Interrupted && by != "" {
 			s.rec.InterruptedBy(by)
@@ -119,12 +122,5 @@ func (s *Session) stopStragglers() {
 	}
 }
 
-// failed finishes the record of a run that err ended. A resume refused at
-// a call that differs from the journal's leaves the record as the run
-// left it, to be resumed again.
-func (s *Session) failed(err error) {
-	if s.rec != nil && errors.As(err, new(*DiffersError)) {
-		s.rec.Unresume()
-	}
-	s.finish(statusOf(err), err.Error())
-}
+// failed finishes the record of a run that err ended.
+func (s *Session) failed(err error) { s.finish(statusOf(err), err.Error()) }

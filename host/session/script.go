@@ -118,9 +118,10 @@ func statusOf(err error) loop.Status {
 	switch {
 	case errors.As(err, new(interrupt.Error)):
 		return loop.Interrupted
-	case errors.As(err, new(*DiffersError)):
-		// A resume refused: the run is as it was, cut short, and may be
-		// resumed once the script is as it was, or with --force.
+	case errors.As(err, new(*DiffersError)), errors.As(err, new(*loop.ResumeError)):
+		// A resume refused: the run is cut short still, and may be
+		// resumed once the script or the record is as it was, or with
+		// --force.
 		return loop.Interrupted
 	case errors.As(err, &budget):
 		return loop.OverBudget

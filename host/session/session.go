@@ -137,6 +137,11 @@ type Session struct {
 	// of their own: the script's main thread and those loading modules,
 	// which run one at a time.
 	main cursor
+	// abort ends the run's context with a cause of the session's own: a
+	// resume refused in one branch of parallel() stops the others.
+	abort context.CancelCauseFunc
+	// resumableEnd is set when the run ended so that it can be resumed.
+	resumableEnd bool
 }
 
 // New makes a session without a life of its own: no signals are caught
@@ -149,7 +154,8 @@ func New(ctx context.Context, opts Options) *Session {
 	if opts.Stdout == nil {
 		opts.Stdout = os.Stdout
 	}
-	return &Session{opts: opts, ctx: ctx, stop: func() {}, started: opts.now(), main: cursor{thread: "main"}}
+	ctx, abort := context.WithCancelCause(ctx)
+	return &Session{opts: opts, ctx: ctx, abort: abort, stop: func() {}, started: opts.now(), main: cursor{thread: "main"}}
 }
 
 // Start begins a run: from here on SIGINT and SIGTERM interrupt it (the

@@ -11,6 +11,7 @@ import (
 
 	"rooda/host"
 	"rooda/host/logging"
+	"rooda/host/runlog"
 	"rooda/host/worktree"
 )
 
@@ -121,6 +122,16 @@ func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res wor
 	return res, true, err
 }
 
+// resumable reports whether run id, whose rooda is gone, can be resumed:
+// its worktrees are then its resume's, as they are. The run this one
+// resumes is.
+func (s *Session) resumable(id string) bool {
+	if s.runID() == id {
+		return true
+	}
+	return runlog.CanResume(RunsDir(s.opts.Config), id)
+}
+
 // closeWorktrees removes the run's worktrees that are not kept, as the
 // run ends however it ends — but, when the run was cut short, not those
 // that hold work — and says where the kept ones are and how to remove
@@ -131,6 +142,9 @@ func (s *Session) closeWorktrees(cut bool) {
 	s.mu.Unlock()
 	if set == nil {
 		return
+	}
+	if s.resumableEnd {
+		set.Hold("it can be resumed: rooda runs resume " + s.runID())
 	}
 	kept, err := set.Close(s.ctx, cut)
 	for _, wt := range kept {
@@ -164,7 +178,10 @@ func (s *Session) pruneDeadWorktrees() {
 		return
 	}
 	start := time.Now()
-	pruned, err := worktree.PruneDead(ctx, repo)
+	pruned, err := worktree.PruneDead(ctx, repo, s.resumable)
+	for _, id := range pruned.Spared {
+		s.Log().Infof("left the worktrees of run %s as they are: it was cut short and can be resumed (rooda runs resume %s)", id, id)
+	}
 	if pruned.Removed > 0 {
 		s.Log().Infof("removed %d worktree(s) of %d run(s) that ended without removing them: %v (%s)", pruned.Removed, len(pruned.Runs), pruned.Runs, logging.Duration(time.Since(start)))
 	}

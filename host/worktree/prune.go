@@ -21,6 +21,8 @@ type Pruned struct {
 	// Kept are the dead runs' worktrees, and branches without one, left
 	// to the user.
 	Kept []Kept
+	// Spared are the dead runs left whole, to be resumed.
+	Spared []string
 }
 
 // Kept is a dead run's worktree left where it is, or a branch of the
@@ -38,10 +40,10 @@ type Kept struct {
 // removes it. The run's directory then keeps them, without its owner
 // file: they are the user's, and later runs leave them alone. PruneDead
 // touches nothing outside Root/<dead-run-id>/ but git's own records of
-// those worktrees and those branches. What it keeps is what a resume of
-// the run finds again; what it removes held nothing, and a resume makes
-// it again.
-func PruneDead(ctx context.Context, repo string) (Pruned, error) {
+// those worktrees and those branches. A run spare spares is left whole:
+// one that can be resumed, whose resume takes its worktrees back as they
+// are.
+func PruneDead(ctx context.Context, repo string, spare func(runID string) bool) (Pruned, error) {
 	var p Pruned
 	entries, err := os.ReadDir(filepath.Join(repo, Root))
 	if errors.Is(err, os.ErrNotExist) {
@@ -54,6 +56,10 @@ func PruneDead(ctx context.Context, repo string) (Pruned, error) {
 	for _, e := range entries {
 		dir := filepath.Join(repo, Root, e.Name())
 		if !e.IsDir() || !validName.MatchString(e.Name()) || going(dir) {
+			continue
+		}
+		if spare != nil && spare(e.Name()) {
+			p.Spared = append(p.Spared, e.Name())
 			continue
 		}
 		if trees == nil {

@@ -199,6 +199,18 @@ func (s *Set) claim(trees []*Worktree) error {
 	return files.WriteWhole(filepath.Join(s.runDir(), ownerFile), data)
 }
 
+// Hold keeps every worktree of the set as the run ends, saying why: a run
+// that will be resumed takes them back as they are.
+func (s *Set) Hold(why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.trees {
+		if !t.Keep {
+			t.Why = why
+		}
+	}
+}
+
 // Close removes every worktree not kept, and its branch: what a loop
 // committed there and the script did not merge goes with it, as the
 // script decided by not keeping it. A run cut short (an interrupt, an
@@ -213,7 +225,7 @@ func (s *Set) Close(ctx context.Context, cut bool) (kept []*Worktree, err error)
 	defer s.mu.Unlock()
 	var errs []error
 	for _, t := range s.trees {
-		if !t.Keep && cut {
+		if !t.Keep && cut && t.Why == "" {
 			// The run's context may be cancelled: git must still answer.
 			t.Why = whyKeep(context.WithoutCancel(ctx), t.Path, t.Branch, branchPrefix(s.runID), false)
 		}

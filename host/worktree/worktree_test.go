@@ -123,7 +123,7 @@ func TestAddMergeClose(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, Root, "run1", ownerFile)); err == nil {
 		ownedByDead(t, filepath.Join(dir, Root, "run1"))
 	}
-	if p, err := PruneDead(ctx, dir); err != nil || len(p.Runs) != 0 {
+	if p, err := PruneDead(ctx, dir, nil); err != nil || len(p.Runs) != 0 {
 		t.Errorf("PruneDead after the run = %+v, %v; want nothing pruned", p, err)
 	}
 	if _, err := os.Stat(kept.Path); err != nil {
@@ -150,7 +150,7 @@ func TestPruneDead(t *testing.T) {
 	liveTree, _ := live.Add(ctx, "a", "", "HEAD", false)
 	os.WriteFile(filepath.Join(dir, Root, "note.txt"), []byte("mine"), 0o644)
 
-	p, err := PruneDead(ctx, dir)
+	p, err := PruneDead(ctx, dir, nil)
 	if err != nil || !slices.Equal(p.Runs, []string{"dead"}) || p.Removed != 1 || len(p.Kept) != 0 {
 		t.Fatalf("PruneDead = %+v, %v; want [dead], one removed", p, err)
 	}
@@ -214,7 +214,7 @@ func TestPruneDeadKeepsWork(t *testing.T) {
 	gitIn(t, dir, "branch", "rooda/dead/stale", "main")
 	ownedByDead(t, filepath.Join(dir, Root, "dead"))
 
-	p, err := PruneDead(ctx, dir)
+	p, err := PruneDead(ctx, dir, nil)
 	if err != nil || !slices.Equal(p.Runs, []string{"dead"}) || p.Removed != 2 {
 		t.Fatalf("PruneDead = %+v, %v; want [dead], two removed", p, err)
 	}
@@ -248,7 +248,7 @@ func TestPruneDeadKeepsWork(t *testing.T) {
 	if wantBranches := []string{committed.Branch, dirty.Branch, kept.Branch, "rooda/dead/orphan"}; !slices.Equal(branches, wantBranches) {
 		t.Errorf("branches %v, want %v", branches, wantBranches)
 	}
-	if again, err := PruneDead(ctx, dir); err != nil || len(again.Runs) != 0 {
+	if again, err := PruneDead(ctx, dir, nil); err != nil || len(again.Runs) != 0 {
 		t.Errorf("a later PruneDead = %+v, %v; want the kept ones left alone", again, err)
 	}
 }
@@ -292,7 +292,7 @@ func TestPruneDeadKeepsWorkOfAMovedRepository(t *testing.T) {
 	must(t, os.Rename(dir, moved))
 	t.Cleanup(func() { os.RemoveAll(moved) })
 
-	p, err := PruneDead(ctx, moved)
+	p, err := PruneDead(ctx, moved, nil)
 	if p.Removed != 0 || len(p.Kept) != 1 {
 		t.Errorf("PruneDead = %+v, %v; want the kept worktree kept", p, err)
 	}

@@ -284,7 +284,10 @@ func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []str
 	}
 	// A resumed run's loop keeps its place, which the meta.json of its
 	// iterations name: loops at once may start in another order.
-	l.index = slices.IndexFunc(r.run.Loops, func(old Loop) bool { return old.Key == loop.Key })
+	l.index = -1
+	if r.book != nil {
+		l.index = slices.IndexFunc(r.run.Loops, func(old Loop) bool { return old.Key == loop.Key })
+	}
 	if l.index < 0 {
 		r.run.Loops = append(r.run.Loops, loop)
 		l.index = len(r.run.Loops) - 1
@@ -451,14 +454,16 @@ func (r *Recorder) FinishWith(status loop.Status, code int, reason string) error
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.mend(r.records + 1)
-	if r.replaying() {
-		// A resume that ended before it did anything leaves the run as it
-		// was: cut short, to be resumed.
+	if r.replaying() && (status == loop.Errored || status == loop.Interrupted) {
+		// A resume that failed, or was stopped, before it did anything
+		// leaves the run as it was: cut short, to be resumed.
 		resumes := r.run.Resumes
 		r.run, r.live = r.resumedFrom, true
 		r.run.Resumes = resumes
 		return r.save()
 	}
+	// Ended by what its journal answered: its end is written.
+	r.live = true
 	now := time.Now().UTC()
 	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.Reason = string(status), &code, &now, reason
 	return r.save()

@@ -7,6 +7,7 @@
 package worktree
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -50,6 +51,9 @@ type Set struct {
 	repo  string // the main checkout's top level
 	runID string
 	trees []*Worktree
+	// hold is why every worktree is kept as the run ends (Hold); "" when
+	// only those holding work are.
+	hold string
 }
 
 // NewSet is the worktrees of the run runID in the repository that holds
@@ -199,16 +203,13 @@ func (s *Set) claim(trees []*Worktree) error {
 	return files.WriteWhole(filepath.Join(s.runDir(), ownerFile), data)
 }
 
-// Hold keeps every worktree of the set as the run ends, saying why: a run
-// that will be resumed takes them back as they are.
+// Hold keeps every worktree of the set as the run, cut short, ends,
+// saying why of those that hold no work: a run that will be resumed takes
+// them back as they are.
 func (s *Set) Hold(why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range s.trees {
-		if !t.Keep {
-			t.Why = why
-		}
-	}
+	s.hold = why
 }
 
 // Close removes every worktree not kept, and its branch: what a loop
@@ -225,9 +226,9 @@ func (s *Set) Close(ctx context.Context, cut bool) (kept []*Worktree, err error)
 	defer s.mu.Unlock()
 	var errs []error
 	for _, t := range s.trees {
-		if !t.Keep && cut && t.Why == "" {
+		if !t.Keep && cut {
 			// The run's context may be cancelled: git must still answer.
-			t.Why = whyKeep(context.WithoutCancel(ctx), t.Path, t.Branch, branchPrefix(s.runID), false)
+			t.Why = cmp.Or(whyKeep(context.WithoutCancel(ctx), t.Path, t.Branch, branchPrefix(s.runID), false), s.hold)
 		}
 		if t.Keep || t.Why != "" {
 			kept = append(kept, t)

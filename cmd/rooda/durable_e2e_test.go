@@ -502,3 +502,48 @@ func TestResumeOfADamagedRecord(t *testing.T) {
 	must(t, os.WriteFile(output, []byte(kept), 0o644))
 	d.rooda("runs", "resume").expect(t, 0, "ended: success success")
 }
+
+// TestResumeAfterKillInMerge: rooda killed while git_merge() runs a slow
+// hook leaves the merge staged in the checkout; the resume undoes it,
+// sparing the user's unstaged change, and merges again.
+func TestResumeAfterKillInMerge(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.write("repo/notes.txt", "the user's\n")
+	w.git("add", "notes.txt")
+	w.git("commit", "-qm", "notes")
+	w.write("repo/notes.txt", "the user's, edited\n")
+	hook, hookPid := filepath.Join(w.repo, ".git", "hooks", "pre-merge-commit"), filepath.Join(w.dir, "hook.pid")
+	w.write("repo/.git/hooks/pre-merge-commit", "#!/bin/sh\necho $$ > "+hookPid+".new && mv "+hookPid+".new "+hookPid+"\nexec sleep 30\n")
+	must(t, os.Chmod(hook, 0o755))
+	w.write("merge.star", `wt = worktree("task")
+run(["sh", "-c", "echo work > work.txt && git add work.txt && git commit -qm 'the agent work'"], dir = wt)
+run(["git", "commit", "-q", "--allow-empty", "-m", "main moves on"])
+res = git_merge(wt)
+print("merged:", res.merged)
+`)
+	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "merge.star"))
+	cmd.Dir, cmd.Env = w.repo, w.env
+	s := w.start(cmd)
+	var pid int
+	waitUntil(t, "the merge ran its hook", func() bool {
+		data, err := os.ReadFile(hookPid)
+		_, scanErr := fmt.Sscan(string(data), &pid)
+		return err == nil && scanErr == nil
+	}, s.stderr.String)
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	syscall.Kill(pid, syscall.SIGKILL) // git died with rooda; its hook would sleep on
+	if st := w.git("status", "--porcelain"); !strings.Contains(st, "A  work.txt") {
+		t.Fatalf("the killed merge left nothing staged to undo (the test's premise):\n%s", st)
+	}
+	must(t, os.Remove(hook))
+	o := w.roodaIn(w.repo, "runs", "resume")
+	o.expect(t, 0, "the merge of rooda/", "was cut short midway; undone, it runs again", "merged: True")
+	if st := w.git("status", "--porcelain"); st != "M notes.txt" {
+		t.Errorf("the checkout after the resumed merge (only the user's change, unstaged):\n%s", st)
+	}
+	if log := w.git("log", "--oneline", "-3"); !strings.Contains(log, "Merge branch") {
+		t.Errorf("no merge commit:\n%s", log)
+	}
+}

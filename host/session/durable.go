@@ -140,8 +140,14 @@ func (s *Session) book() *journal.Book {
 // resume runs again); sync makes the entry durable at once, for a call
 // whose effect must not be made twice.
 func journaled[T any](s *Session, thread *starlark.Thread, c call, sync bool, live func() (T, error)) (v T, replayed bool, err error) {
+	return journaledAt(s, thread, c, sync, func(journal.Key) (T, error) { return live() })
+}
+
+// journaledAt is journaled, live told the call's key (journal.Key{} for a
+// run without a journal).
+func journaledAt[T any](s *Session, thread *starlark.Thread, c call, sync bool, live func(journal.Key) (T, error)) (v T, replayed bool, err error) {
 	if s.rec == nil {
-		v, err = live()
+		v, err = live(journal.Key{})
 		return v, false, err
 	}
 	key := s.next(thread)
@@ -155,7 +161,7 @@ func journaled[T any](s *Session, thread *starlark.Thread, c call, sync bool, li
 		}
 		return v, true, nil
 	}
-	if v, err = live(); err != nil {
+	if v, err = live(key); err != nil {
 		return v, false, err
 	}
 	data, err := json.Marshal(v)

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"rooda/host"
+	"rooda/host/journal"
 	"rooda/host/logging"
 	"rooda/host/runlog"
 	"rooda/host/worktree"
@@ -109,8 +112,8 @@ func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res wor
 		return res, false, err
 	}
 	ctx := host.Context(thread)
-	res, _, err = journaled(s, thread, call{"git_merge", "", wt.Branch}, true, func() (worktree.MergeResult, error) {
-		return worktree.Merge(ctx, set.Repo(), wt.Branch)
+	res, _, err = journaledAt(s, thread, call{"git_merge", "", wt.Branch}, true, func(key journal.Key) (worktree.MergeResult, error) {
+		return s.merge(ctx, key, set.Repo(), wt.Branch)
 	})
 	stopped := ctx.Err() != nil
 	if (err != nil || stopped) && !res.Merged && !worktree.Merged(ctx, set.Repo(), wt.Branch) {
@@ -130,6 +133,38 @@ func (s *Session) resumable(id string) bool {
 		return true
 	}
 	return runlog.CanResume(RunsDir(s.opts.Config), id)
+}
+
+// merge merges branch into the checkout of repo, the call at key of a
+// durable run: the start of the merge is journaled first, so that a
+// resume finds a merge killed midway and undoes it before merging again
+// (or takes it as done, when it got as far as its commit).
+func (s *Session) merge(ctx context.Context, key journal.Key, repo, branch string) (worktree.MergeResult, error) {
+	if book := s.book(); book != nil {
+		if began, ok := book.Began(key, 0); ok {
+			var killed worktree.MergeStart
+			if err := json.Unmarshal(began.Result, &killed); err != nil {
+				return worktree.MergeResult{}, err
+			}
+			merged, err := worktree.UndoKilled(ctx, repo, killed)
+			switch {
+			case err != nil:
+				return worktree.MergeResult{}, err
+			case merged:
+				return worktree.MergeResult{Merged: true, Output: "merged before the run was cut short"}, nil
+			}
+			s.Log().Warnf("resuming: the merge of %s was cut short midway; undone, it runs again", branch)
+		}
+	}
+	start, err := worktree.StartOfMerge(ctx, repo)
+	if err != nil {
+		return worktree.MergeResult{}, err
+	}
+	if s.rec != nil {
+		data, _ := json.Marshal(start)
+		s.rec.Journal(journal.Entry{Kind: journal.Began, Key: key, Op: "git_merge", What: branch, Result: data}, true)
+	}
+	return worktree.MergeFrom(ctx, repo, branch, start)
 }
 
 // closeWorktrees removes the run's worktrees that are not kept, as the

@@ -286,11 +286,40 @@ type MergeResult struct {
 // mergeTimeout — is undone, the checkout left as it was, unless it got as
 // far as its commit (Merged).
 func Merge(ctx context.Context, repo, branch string) (MergeResult, error) {
-	head, err := runGit(ctx, repo, "rev-parse", "--verify", "-q", "HEAD")
+	start, err := StartOfMerge(ctx, repo)
 	if err != nil {
 		return MergeResult{}, err
 	}
-	staged := stagedIn(ctx, repo)
+	return MergeFrom(ctx, repo, branch, start)
+}
+
+// MergeStart is the checkout as a merge starts: its HEAD, and whether
+// anything was staged. A merge stopped midway is undone against it.
+type MergeStart struct {
+	Head   string
+	Staged bool
+}
+
+// StartOfMerge is the checkout of repo as a merge is about to start.
+func StartOfMerge(ctx context.Context, repo string) (MergeStart, error) {
+	head, err := runGit(ctx, repo, "rev-parse", "--verify", "-q", "HEAD")
+	return MergeStart{Head: head, Staged: stagedIn(ctx, repo)}, err
+}
+
+// UndoKilled puts back the checkout of repo as it was at start, where a
+// merge that started there was killed midway, with the rooda that ran
+// it: the same undoing as an interrupted merge's. merged reports a merge
+// that got as far as its commit: done, not undone.
+func UndoKilled(ctx context.Context, repo string, start MergeStart) (merged bool, err error) {
+	if !begun(ctx, repo, start.Head, start.Staged) {
+		return false, nil
+	}
+	return undoMerge(ctx, repo, start.Head)
+}
+
+// MergeFrom is Merge, the checkout as it was at start.
+func MergeFrom(ctx context.Context, repo, branch string, start MergeStart) (MergeResult, error) {
+	head, staged := start.Head, start.Staged
 	out, err := git.Run(ctx, git.Command{Args: []string{"merge", "--no-edit", branch}, Dir: repo, Timeout: mergeTimeout})
 	if err == nil {
 		return MergeResult{Merged: true, Output: out}, nil

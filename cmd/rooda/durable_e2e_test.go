@@ -288,10 +288,7 @@ func iterationOf(start string) (loop string, n int) {
 func TestResumeRefusesAChangedScript(t *testing.T) {
 	t.Parallel()
 	d := newDurableScript(t)
-	s := d.start()
-	d.w.waitForLog(s, "Iteration 2/4 starting", "the first loop never reached its second iteration")
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	d.killIn("Iteration 2/4 starting")
 	script := readText(t, filepath.Join(d.w.dir, "main.star"))
 	d.w.write("main.star", strings.Replace(script, "first = ", "home = getenv(\"HOME\")\nfirst = ", 1))
 	before := d.starts()
@@ -483,10 +480,7 @@ iterate(procedure("build"), agent = "`+w.aiCmd()+`", max_iterations = 3)
 func TestResumeOfADamagedRecord(t *testing.T) {
 	t.Parallel()
 	d := newDurableScript(t)
-	s := d.start()
-	d.w.waitForLog(s, "Iteration 2/4 starting", "the first loop never reached its second iteration")
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	d.killIn("Iteration 2/4 starting")
 	runDir, cut := d.recorded()
 	output := filepath.Join(runDir, "iterations", "0001", "output.txt")
 	kept := readText(t, output)
@@ -546,4 +540,12 @@ print("merged:", res.merged)
 	if log := w.git("log", "--oneline", "-3"); !strings.Contains(log, "Merge branch") {
 		t.Errorf("no merge commit:\n%s", log)
 	}
+}
+
+// killIn starts the run and kills it (SIGKILL) once its log says text.
+func (d durableRun) killIn(text string) {
+	s := d.start()
+	d.w.waitForLog(s, text, "the run never logged "+text)
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
 }

@@ -47,3 +47,18 @@ func writeTemp(dir string, data []byte, sync bool) (string, error) {
 	}
 	return tmp.Name(), nil
 }
+
+// Lock opens the lock file at path, making it if need be, and takes its
+// lock (TryLock), held until the file is closed or the process ends:
+// busy, and no file, when another holds it.
+func Lock(path string) (f *os.File, busy bool, err error) {
+	f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, false, err
+	}
+	if busy, err = TryLock(f); err != nil || busy {
+		f.Close()
+		return nil, busy, err
+	}
+	return f, false, nil
+}

@@ -33,16 +33,11 @@ var errBusy = errors.New("the record is held by another rooda")
 // openJournal opens the run's journal for appending, and takes the
 // record's lock, held until the process ends.
 func (r *Recorder) openJournal() error {
-	lock, err := os.OpenFile(filepath.Join(r.dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
+	lock, busy, err := files.Lock(filepath.Join(r.dir, lockName))
+	if busy {
+		err = errBusy
 	}
-	busy, err := files.TryLock(lock)
-	if err != nil || busy {
-		lock.Close()
-		if busy {
-			err = errBusy
-		}
+	if err != nil {
 		return err
 	}
 	w, err := journal.Open(filepath.Join(r.dir, journal.Name))

@@ -198,16 +198,11 @@ func HoldName(dir, name string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, ".name-"+name+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
+	f, busy, err := files.Lock(filepath.Join(dir, ".name-"+name+".lock"))
+	if busy {
+		err = fmt.Errorf("a run named %s is going on: another rooda holds the name", name)
 	}
-	busy, err := files.TryLock(f)
-	if err != nil || busy {
-		f.Close()
-		if busy {
-			err = fmt.Errorf("a run named %s is going on: another rooda holds the name", name)
-		}
+	if err != nil {
 		return err
 	}
 	heldNames = append(heldNames, f) // held until the process ends

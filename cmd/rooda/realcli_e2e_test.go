@@ -314,6 +314,7 @@ var realScenarios = []struct {
 		}
 	}},
 	{"server_down_is_waited_out", serverDownIsWaitedOut},
+	{"resumes_after_a_kill", resumesAfterAKill},
 	{"limit_without_reset_is_waited_out", limitWithoutResetIsWaitedOut},
 	{"hang_ends_at_the_timeout", func(t *testing.T, cli realcli.Installed) {
 		// Long enough for the slowest CLI to start and ask on a busy

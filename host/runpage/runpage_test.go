@@ -3,6 +3,7 @@ package runpage
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -360,4 +361,33 @@ func TestRunPageBoundsItsLists(t *testing.T) {
 		t.Errorf("the page names %d files, want %d", n, pageListLimit)
 	}
 	mustContain(t, "the run page", page, "… and 4,900 more files (meta.json names every one)")
+}
+
+// TestResumedRunPage: the page of a resumed run says when it was resumed,
+// and which iteration ran again.
+func TestResumedRunPage(t *testing.T) {
+	dir := t.TempDir()
+	r, l := going(t, dir)
+	l.IterationFinished(&loop.Iteration{Number: 1, Prompt: "p", Outcome: loop.OutcomeContinue})
+	l.IterationStarted(loop.Request{Iteration: 2, Prompt: "p", Again: true})
+	l.IterationFinished(&loop.Iteration{Number: 2, Prompt: "p", Outcome: loop.OutcomeSuccess})
+	r.Finish(loop.Success)
+	path := filepath.Join(dir, r.ID(), "run.json")
+	var run map[string]any
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(data, &run)
+	run["resumes"] = []map[string]any{{"at": "2026-11-26T03:00:00Z", "pid": 7}}
+	data, _ = json.Marshal(run)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, page := get(t, dir, "/runs/"+r.ID())
+	mustContain(t, "the page of a resumed run", page, "<dt>Resumed</dt><dd>2026-11-26T03:00:00Z</dd>",
+		"<dt>Ran again</dt><dd>in flight when the run was cut short, it ran again when the run was resumed</dd>")
+	if strings.Count(page, "<dt>Ran again</dt>") != 1 {
+		t.Errorf("more than the iteration that ran again says so")
+	}
 }

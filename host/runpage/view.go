@@ -107,6 +107,8 @@ type runView struct {
 	LastRecord           int
 	Loops                []runlog.Loop
 	Started, Ended, Exit string
+	// Resumed are the times the run was resumed, as the page shows them.
+	Resumed []string
 }
 
 // iterationView is one iteration record: its meta and its files.
@@ -200,6 +202,9 @@ func readRun(dir, id string, now time.Time, inline bool) (runView, error) {
 	}
 	if run.ExitCode != nil {
 		v.Exit = fmt.Sprint(*run.ExitCode)
+	}
+	for _, r := range run.Resumes {
+		v.Resumed = append(v.Resumed, r.At.Format(time.RFC3339))
 	}
 	// Each prompt is diffed against the one before it in its own loop:
 	// loops that ran at once (parallel()) take turns in the record.

@@ -63,6 +63,9 @@ type Options struct {
 	// The caller reports err, finishes the record, stops every process
 	// and exits. Without it the step runs to its end.
 	Abandon func(err error)
+	// Loaded, when set, is told of each module as it is loaded, the
+	// script first, with its source: a durable run journals what it ran.
+	Loaded func(display string, src []byte) error
 }
 
 // Runtime runs one script: one thread for the script, every module it
@@ -318,6 +321,9 @@ func (r *Runtime) exec(loc Location) (starlark.StringDict, error) {
 		return nil, fmt.Errorf("load cycle: %s", chain)
 	}
 	src, err := r.resolver.read(Context(r.thread), loc)
+	if err == nil && r.opts.Loaded != nil {
+		err = r.opts.Loaded(loc.Display, src)
+	}
 	if err != nil {
 		return nil, err
 	}

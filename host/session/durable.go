@@ -1,6 +1,8 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -264,6 +266,21 @@ func orNone(value string, set bool) string {
 		return "not set"
 	}
 	return value
+}
+
+// loaded journals a module the script loads, with the hash of its
+// source. A resumed run loads the same modules in the same order; one
+// whose source changed since is said, once: its calls are checked
+// against the journal as they come, and the first that differs stops the
+// resume.
+func (s *Session) loaded(display string, src []byte) error {
+	sum := sha256.Sum256(src)
+	hash := hex.EncodeToString(sum[:])
+	recorded, _, err := journaled(s, nil, call{op: "load", what: display}, false, func() (string, error) { return hash, nil })
+	if err == nil && recorded != hash {
+		s.Log().Warnf("resuming: %s changed since the run began: each of its calls is checked against the journal, and the first that differs stops the resume", display)
+	}
+	return err
 }
 
 // startParallel is the journal's key of a parallel() call, whose

@@ -99,6 +99,7 @@ func (s *Session) RuntimeOptions(opts host.Options) host.Options {
 	opts.MaxSteps, opts.MaxMemory = s.opts.Budgets.MaxSteps, s.opts.Budgets.MaxMemory
 	opts.PrintJSON = s.logFormat() == "json"
 	opts.Abandon = s.abandon
+	opts.Loaded = s.loaded
 	return opts
 }
 

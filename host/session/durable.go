@@ -49,7 +49,7 @@ func (s *Session) next(thread *starlark.Thread) journal.Key {
 	return journal.Key{Thread: c.thread, Seq: c.seq}
 }
 
-// Call is a call as the journal keeps it, to be matched on a resume.
+// call is a call as the journal keeps it, to be matched on a resume.
 type call struct {
 	op, pos, what string
 }

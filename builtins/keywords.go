@@ -28,6 +28,7 @@ var keywordKinds = map[string]keywordKind{
 	"int | float":       {"??", newValue, numberText},
 	"int | float | str": {"??", func() any { return new(settingDuration) }, durationText},
 	"bool":              {"?", func() any { return new(bool) }, switchText},
+	"str":               {"??", newValue, stringText},
 }
 
 func newValue() any { return new(starlark.Value) }
@@ -55,6 +56,19 @@ func intOrStringText(_ config.Keyword, target any) (string, bool, error) {
 		return s, true, nil
 	}
 	return v.String(), true, nil
+}
+
+// stringText takes a string for the parser to read.
+func stringText(k config.Keyword, target any) (string, bool, error) {
+	v := *target.(*starlark.Value)
+	if v == nil {
+		return "", false, nil
+	}
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return "", false, fmt.Errorf("%s must be a str, got %s %s", k.Name, v.Type(), shortRepr(v))
+	}
+	return s, true, nil
 }
 
 // numberText takes an int or a float as it is written.

@@ -8,9 +8,13 @@ import (
 	"os"
 
 	"rooda/host/process"
+	"rooda/host/sandbox"
 )
 
 func main() {
+	// Run as a confined agent's trampoline, rooda restricts itself and
+	// execs the agent, and goes no further.
+	sandbox.Serve()
 	// rooda starts every process through host/process, so it may reap
 	// every orphan its agents leave.
 	process.AdoptOrphans()

@@ -506,8 +506,16 @@ func TestSecondInterruptKills(t *testing.T) {
 // ends starts no other. (The engine's tests send one between two.)
 func TestInterruptAsAnIterationEnds(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, step{"signal_parent": "SIGINT"})
-	o := w.run("build", "-n", "5")
+	// The agent cannot signal rooda (its signals are scoped to its own
+	// tree): the test does, once the agent says it is ending.
+	w := newWorkspace(t, step{"write": "ending", "delay": "300ms"})
+	s := w.start(w.command("build", "-n", "5"))
+	waitUntil(t, "the agent of iteration 1 is ending", func() bool {
+		_, err := os.Stat(filepath.Join(w.dir, "ending"))
+		return err == nil
+	}, s.stderr.String)
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := w.wait(s)
 	o.expect(t, 130, "Interrupted by SIGINT")
 	if w.ran(2) {
 		t.Error("iteration 2 started after the interrupt")

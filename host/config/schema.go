@@ -111,6 +111,8 @@ var (
 	iterationModes = []string{ModeMaxIterations, ModeUnlimited}
 	logLevels      = []string{"debug", "info", "warn", "error"}
 	logFormats     = []string{"text", "json"}
+	// SandboxModes are the values of sandbox (host/sandbox's modes).
+	SandboxModes = []string{"off", "workspace", "best-effort"}
 	// timestampFormats are the upstream Go rooda's, spelled as it does.
 	timestampFormats = []string{"time", "time-ms", "relative", "iso", "none"}
 	statusLineModes  = []string{"auto", "off"}

@@ -152,6 +152,27 @@ var (
 		Keyword: &Keyword{Name: "max_limit_wait", Type: "int | float | str",
 			Doc: `wait up to this long in all, in one iteration, for an agent's limit to reset or its server to come back: seconds or a duration ("6h"), or "none" to count them as failures at once`},
 	}, Timeout)
+	// Sandbox confines what the agent's processes may write (Landlock):
+	// host/sandbox.
+	Sandbox = Define(Setting{
+		Key: "sandbox",
+		Doc: "what the agent's processes may write: off (anything the user may), workspace (only the loop's workspace, a temporary directory of the iteration's own, its CLI's state directories and sandbox_write; refused where the kernel has no Landlock) or best-effort (as workspace, as far as the kernel can); in every mode, where the kernel can, the agent may signal no process outside its own tree",
+		Flags: []FlagDef{{Name: "sandbox", Category: "Loop",
+			Usage: "confine what the agent writes: `MODE` off, workspace or best-effort (Landlock)"}},
+		Keyword: &Keyword{Name: "sandbox", Type: "str",
+			Doc: `"workspace" confines the agent's writes to its workspace, its own TMPDIR, its CLI's state directories and sandbox_write; "best-effort" as far as the kernel can; "off" does not`},
+		Shown: ShownWhenGiven,
+	}, OneOf(SandboxModes...))
+	// SandboxWrite adds paths the agent may write under a sandbox.
+	SandboxWrite = Define(Setting{
+		Key: "sandbox_write",
+		Doc: "more directories and files the agent may write under a sandbox, separated by ':' (~/ is the home directory), as a build's caches need",
+		Flags: []FlagDef{{Name: "sandbox-write", Category: "Loop",
+			Usage: "under a sandbox, let the agent write `PATHS` too (separated by ':')"}},
+		Keyword: &Keyword{Name: "sandbox_write", Type: "str",
+			Doc: "more paths the agent may write under a sandbox, separated by ':'"},
+		Shown: ShownWhenGiven,
+	}, Text)
 	// Digest puts the facts of the previous iteration in each prompt
 	// after the first (seed 003).
 	Digest = Define(Setting{

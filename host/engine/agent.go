@@ -1,14 +1,19 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"rooda/host/agentstream"
 	"rooda/host/config"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/sandbox"
 )
 
 // runner runs the agent for one iteration, telling it where it is through
@@ -78,8 +83,40 @@ func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Res
 	if p.Runner != nil {
 		return p.Runner(ctx, n, cmd)
 	}
+	done, err := p.confine(&cmd, n)
+	if err != nil {
+		return process.Result{}, loop.Spend{}, err
+	}
+	defer done()
 	res, err := process.Run(ctx, cmd)
 	return res, loop.Spend{}, err
+}
+
+// confine has the agent of iteration n started through the sandbox's
+// trampoline (host/sandbox): its signals scoped to its own tree, and
+// under sandbox: workspace or best-effort its writes confined to its
+// workspace, a temporary directory of its own (TMPDIR, removed by done),
+// its CLI's state directories, the caches and sandbox_write.
+func (p *Plan) confine(cmd *process.Command, n int) (done func(), err error) {
+	spec := sandbox.Spec{Mode: cmp.Or(config.Sandbox.In(p.Settings).V, sandbox.Off)}
+	done = func() {}
+	if spec.Mode != sandbox.Off {
+		tmp, err := os.MkdirTemp("", "rooda-agent-")
+		if err != nil {
+			return done, err
+		}
+		done = func() { os.RemoveAll(tmp) }
+		workspace := cmd.Dir
+		if workspace == "" {
+			workspace, _ = os.Getwd()
+		}
+		spec.Write = sandbox.Paths(workspace, tmp, string(p.formatOf(n)), strings.Split(config.SandboxWrite.In(p.Settings).V, ":"))
+		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
+	}
+	argv, env, err := sandbox.Command(spec, cmd.Argv)
+	cmd.Argv, cmd.Env = argv, append(cmd.Env, env...)
+	return done, err
 }
 
 // spent is what a decoded output says the agent used: its CLI's cost,

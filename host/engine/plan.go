@@ -14,6 +14,7 @@ import (
 	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/prompt"
+	"rooda/host/sandbox"
 )
 
 // Request is what the command line, or a script, asks to run.
@@ -182,6 +183,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	p.checkFragments()
 	p.checkContext(ctx)
 	p.checkLimits()
+	p.checkSandbox()
 	return p, nil
 }
 
@@ -434,6 +436,19 @@ func (p *Plan) checkLimits() {
 	min, max := config.MinIterations.In(p.Settings), p.Settings.MaxIterations
 	if min.Set && max.V > 0 && min.V > max.V {
 		p.fail("", fmt.Errorf("min_iterations %d (%s) is above max_iterations %d (%s): no SUCCESS could end the loop", min.V, min.Source, max.V, max.Source))
+	}
+}
+
+// checkSandbox says what the sandbox will apply, and refuses sandbox:
+// workspace where the kernel cannot confine writes.
+func (p *Plan) checkSandbox() {
+	mode := config.Sandbox.In(p.Settings)
+	abi := sandbox.ABI()
+	switch {
+	case mode.V == sandbox.Workspace && abi == 0:
+		p.fail("", fmt.Errorf("sandbox: workspace (%s) needs Landlock, which this kernel (%s) does not offer: use sandbox: best-effort to run unconfined, or off", mode.Source, sandbox.Kernel()))
+	case mode.V == sandbox.Workspace || mode.V == sandbox.BestEffort:
+		p.pass(fmt.Sprintf("Sandbox: %s, Landlock ABI %d: the agent writes only its workspace, its own TMPDIR, its CLI's state directories, caches and sandbox_write", mode.V, abi))
 	}
 }
 

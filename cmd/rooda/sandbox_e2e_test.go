@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rooda/host/sandbox"
+)
+
+// killRooda is a shell line run by the fake agent that tries SIGKILL on
+// rooda, its parent's parent (the shell's parent is the agent).
+const killRooda = `kill -9 $(awk '{print $4}' /proc/$PPID/stat) 2>/dev/null && echo killed-rooda || echo kill-refused`
+
+// TestSandboxConfinesWrites: under sandbox: workspace the agent writes
+// in its workspace and its own TMPDIR, and not in $HOME or another
+// directory; it cannot kill rooda; and the run goes on to its end.
+func TestSandboxConfinesWrites(t *testing.T) {
+	t.Parallel()
+	if sandbox.ABI() < 6 {
+		t.Skipf("this kernel's Landlock ABI is %d; the sandbox's tests need 6", sandbox.ABI())
+	}
+	w := newWorkspace(t)
+	home, outside := t.TempDir(), t.TempDir()
+	w.env = append(w.env, "HOME="+home)
+	line := `echo in > in.txt && echo tmp > "$TMPDIR/t" && echo tmp-ok; ` +
+		`(echo home > "$HOME/home.txt") 2>/dev/null || echo home-refused; ` +
+		`(echo out > ` + outside + `/out.txt) 2>/dev/null || echo out-refused; ` + killRooda
+	w.countStarts([]step{{"shell": line, "output": successSignal}})
+	o := w.run("build", "-n", "1", "--sandbox", "workspace")
+	o.expect(t, 0, "Success: the agent signaled SUCCESS")
+	kept := readText(t, filepath.Join(w.runDir(), "iterations", "0001", "output.txt"))
+	for _, want := range []string{"tmp-ok", "home-refused", "out-refused", "kill-refused"} {
+		if !strings.Contains(kept, want) {
+			t.Errorf("the agent's output lacks %s:\n%s", want, kept)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "in.txt")); err != nil {
+		t.Errorf("the write in the workspace: %v", err)
+	}
+	for _, f := range []string{filepath.Join(home, "home.txt"), filepath.Join(outside, "out.txt")} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("a write outside the sandbox went through: %s", f)
+		}
+	}
+}
+
+// TestAgentCannotKillRooda: whatever sandbox says, the agent cannot
+// signal rooda.
+func TestAgentCannotKillRooda(t *testing.T) {
+	t.Parallel()
+	if sandbox.ABI() < 6 {
+		t.Skipf("this kernel's Landlock ABI is %d; signals are scoped from 6", sandbox.ABI())
+	}
+	w := newWorkspace(t)
+	w.countStarts([]step{{"shell": killRooda, "output": successSignal}})
+	o := w.run("build", "-n", "1")
+	o.expect(t, 0, "Success: the agent signaled SUCCESS")
+	if kept := readText(t, filepath.Join(w.runDir(), "iterations", "0001", "output.txt")); !strings.Contains(kept, "kill-refused") {
+		t.Errorf("the agent's output:\n%s", kept)
+	}
+}
+
+// TestSandboxWithoutLandlock: sandbox: workspace on a kernel without
+// Landlock fails before the first iteration, naming the kernel and the
+// setting; best-effort runs.
+func TestSandboxWithoutLandlock(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal})
+	w.env = append(w.env, "ROODA_SANDBOX_ABI=0")
+	o := w.run("build", "-n", "1", "--sandbox", "workspace")
+	o.expect(t, 1, "sandbox: workspace (cli: --sandbox) needs Landlock, which this kernel ("+sandbox.Kernel()+") does not offer")
+	if w.ran(1) {
+		t.Error("an agent ran")
+	}
+	w.run("build", "-n", "1", "--sandbox", "best-effort").expect(t, 0, "Success: the agent signaled SUCCESS")
+}
+
+// runDir is the workspace's only run's record.
+func (w *workspace) runDir() string {
+	w.t.Helper()
+	found, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "run.json"))
+	if len(found) != 1 {
+		w.t.Fatalf("runs: %v", found)
+	}
+	return filepath.Dir(found[0])
+}

@@ -1,0 +1,133 @@
+// Package sandbox confines an agent's processes with Landlock, the
+// kernel's unprivileged sandbox: what they may write (the workspace, a
+// temporary directory of the iteration's own, the state directories of
+// the agent's CLI, what the user adds) and, where the kernel offers it,
+// whom they may signal (their own tree: not rooda, not a sibling loop's
+// agent).
+//
+// Go cannot run code between fork and exec, so the restriction is applied
+// by a trampoline: rooda started again in a hidden mode (Arg), which
+// restricts itself and execs the agent in the same process. Landlock
+// domains are inherited: everything the agent starts is confined too.
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// Arg is the hidden first argument of the trampoline: "rooda __sandbox
+// -- AGENT ARGS…", its Spec in the environment (specVar).
+const Arg = "__sandbox"
+
+// specVar carries the Spec to the trampoline, which takes it out of the
+// agent's environment before exec.
+const specVar = "ROODA_SANDBOX_SPEC"
+
+// signalsABI is the first Landlock ABI that scopes signals.
+const signalsABI = 6
+
+// Modes of the sandbox setting.
+const (
+	Off        = "off"
+	Workspace  = "workspace"
+	BestEffort = "best-effort"
+)
+
+// Spec is what the trampoline applies.
+type Spec struct {
+	// Mode is Off (only signals are scoped), Workspace or BestEffort.
+	Mode string `json:"mode"`
+	// Write are the directories and files the agent may write; all
+	// else it reads, as before, and cannot write.
+	Write []string `json:"write,omitempty"`
+}
+
+// trampoline is the executable that serves as the trampoline: rooda's,
+// once Serve found it can; "" in a program that cannot (a test binary),
+// whose agents run as they are.
+var trampoline string
+
+// Serve makes this program the trampoline of the agents it starts: run
+// as one (Arg first), it confines itself and execs the agent, never
+// returning; else it notes its executable for Wrap. rooda's main calls it
+// first.
+func Serve() {
+	if len(os.Args) > 1 && os.Args[1] == Arg {
+		Main(os.Args[2:])
+	}
+	trampoline, _ = os.Executable()
+}
+
+// Command is argv confined by spec, with what to add to its environment;
+// argv as it is where this program is no trampoline (Serve), or where
+// there is nothing to apply: the mode is off and the kernel cannot scope
+// signals.
+func Command(spec Spec, argv []string) (wrapped []string, env []string, err error) {
+	if trampoline == "" || spec.Mode == Off && ABI() < signalsABI {
+		return argv, nil, nil
+	}
+	wrapped, e, err := Wrap(trampoline, spec, argv)
+	return wrapped, []string{e}, err
+}
+
+// Wrap is the command line and the environment that run argv under
+// spec through the trampoline, self being rooda's executable.
+func Wrap(self string, spec Spec, argv []string) (wrapped []string, env string, err error) {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return nil, "", err
+	}
+	return slices.Concat([]string{self, Arg, "--"}, argv), specVar + "=" + string(data), nil
+}
+
+// Main is the trampoline: it reads its Spec, restricts itself, and execs
+// the agent, never returning but on failure (its exit code 126, as a
+// shell's for a command that cannot run).
+func Main(args []string) {
+	if len(args) < 2 || args[0] != "--" {
+		fail(errors.New("usage: rooda " + Arg + " -- COMMAND [ARG…]"))
+	}
+	var spec Spec
+	if err := json.Unmarshal([]byte(os.Getenv(specVar)), &spec); err != nil {
+		fail(fmt.Errorf("%s: %w", specVar, err))
+	}
+	os.Unsetenv(specVar)
+	if err := Restrict(spec); err != nil {
+		fail(err)
+	}
+	path, err := lookPath(args[1])
+	if err != nil {
+		fail(err)
+	}
+	fail(syscall.Exec(path, args[1:], os.Environ()))
+}
+
+// fail says why the trampoline cannot run the agent, and exits 126.
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "rooda sandbox: %v\n", err)
+	os.Exit(126)
+}
+
+// lookPath finds the agent's executable as exec.LookPath does, without
+// its refusal of relative paths found through PATH.
+func lookPath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for _, dir := range strings.Split(os.Getenv("PATH"), ":") {
+		if dir == "" {
+			dir = "."
+		}
+		path := dir + "/" + name
+		if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
+}

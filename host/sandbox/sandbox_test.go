@@ -1,0 +1,62 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary be its own trampoline, as rooda is.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == Arg {
+		Main(os.Args[2:])
+	}
+	os.Exit(m.Run())
+}
+
+// confined runs a shell line through the trampoline under spec and
+// returns what it printed.
+func confined(t *testing.T, spec Spec, line string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env, err := Wrap(self, spec, []string{"sh", "-c", line})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env)
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+// TestWritesOnlyWhereAllowed: under workspace, the agent writes in the
+// directories it is given and /dev/null, and nowhere else; it cannot
+// signal a process outside its own tree, in any mode.
+func TestWritesOnlyWhereAllowed(t *testing.T) {
+	if ABI() < signalsABI {
+		t.Skipf("this kernel's Landlock ABI is %d: signals are scoped from ABI %d", ABI(), signalsABI)
+	}
+	ws, outside := t.TempDir(), t.TempDir()
+	spec := Spec{Mode: Workspace, Write: []string{ws, "/dev/null"}}
+	out := confined(t, spec, `echo in > `+ws+`/a && echo in-ok; echo out > `+outside+`/b 2>/dev/null || echo out-refused; echo x > /dev/null && echo null-ok; kill -0 `+itoa(os.Getpid())+` 2>/dev/null || echo kill-refused`)
+	for _, want := range []string{"in-ok", "out-refused", "null-ok", "kill-refused"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("confined: %q lacks %s", out, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "b")); err == nil {
+		t.Error("a write outside the workspace went through")
+	}
+	out = confined(t, Spec{Mode: Off}, `echo out > `+outside+`/c && echo write-ok; kill -0 `+itoa(os.Getpid())+` 2>/dev/null || echo kill-refused`)
+	if !strings.Contains(out, "write-ok") || !strings.Contains(out, "kill-refused") {
+		t.Errorf("off: writes as before, signals scoped: %q", out)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -314,6 +314,7 @@ var realScenarios = []struct {
 		}
 	}},
 	{"server_down_is_waited_out", serverDownIsWaitedOut},
+	{"sandboxed_tool_call", sandboxedToolCall},
 	{"resumes_after_a_kill", resumesAfterAKill},
 	{"limit_without_reset_is_waited_out", limitWithoutResetIsWaitedOut},
 	{"hang_ends_at_the_timeout", func(t *testing.T, cli realcli.Installed) {

@@ -7,6 +7,7 @@
 #   bench/run.sh              1 GiB floods, 200 iterations, 5 runs of each
 #   BYTES=268435456 RUNS=3 ITERATIONS=100 bench/run.sh
 #   REPO=big RUNS=3 ITERATIONS=30 bench/run.sh    the loop alone, in a big repository
+#   SANDBOX=1 RUNS=5 ITERATIONS=50 bench/run.sh   the sandbox's trampoline alone
 #
 # 1. flood: an agent prints BYTES of output, then <promise>SUCCESS</promise>,
 #    by two writers: a fast one (64 KiB writes) and one in 8 KiB pieces, as
@@ -40,6 +41,8 @@ BYTES=${BYTES:-1073741824}
 RUNS=${RUNS:-5}
 ITERATIONS=${ITERATIONS:-200}
 REPO=${REPO:-}
+SANDBOX=${SANDBOX:-}
+TRAMPOLINE_TARGET_MS=5
 FLOOD_TARGET=1.1
 OVERHEAD_TARGET_MS=0.5
 BIG_REPO_TARGET_MS=20
@@ -183,6 +186,34 @@ loop() {
 	echo "    ${over} ms wall (target <= $target) $(verdict "$over" "$target"), $(per_iteration 2 slope) ms CPU"
 	echo "  the whole runs' difference per iteration, rooda's start included: $(per_iteration 1 whole) ms wall, $(per_iteration 2 whole) ms CPU"
 }
+
+# trampoline: what an iteration's agent started through the sandbox's
+# trampoline (rooda re-executed, restricting itself with Landlock, then
+# exec'ing the agent) costs beyond the agent started as it is: ITERATIONS
+# iterations and one, each way, the slopes compared, per iteration.
+trampoline() {
+	local over
+	plain_loop=(env ROODA_SANDBOX_ABI=0 ./rooda run build -n "$ITERATIONS" --ai-cmd "./fakeagent quiet.json")
+	boxed_loop=(./rooda run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "./fakeagent quiet.json")
+	plain_once=(env ROODA_SANDBOX_ABI=0 ./rooda run build -n 1 --ai-cmd "./fakeagent quiet.json")
+	boxed_once=(./rooda run build -n 1 --sandbox workspace --ai-cmd "./fakeagent quiet.json")
+	turns plain_loop boxed_loop plain_once boxed_once
+	echo "sandbox: workspace, $ITERATIONS iterations, against agents started as they are:"
+	for f in 1 2; do
+		over=$(paste -d' ' boxed_loop.times plain_loop.times boxed_once.times plain_once.times |
+			awk -v f="$f" -v n="$ITERATIONS" '{ printf "%.3f\n", (($f - $(f + 4)) - ($(f + 2) - $(f + 6))) * 1000 / (n - 1) }' | median)
+		if [ "$f" = 1 ]; then
+			echo "  the trampoline's cost per iteration: ${over} ms wall (target <= $TRAMPOLINE_TARGET_MS) $(verdict "$over" "$TRAMPOLINE_TARGET_MS")"
+		else
+			echo "  and ${over} ms CPU"
+		fi
+	done
+}
+
+if [ -n "$SANDBOX" ]; then
+	trampoline
+	exit
+fi
 
 if [ "$REPO" = big ]; then
 	# Go's src tree, as it is on this machine: 11k files.

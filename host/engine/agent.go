@@ -83,12 +83,22 @@ func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Res
 	if p.Runner != nil {
 		return p.Runner(ctx, n, cmd)
 	}
+	agent := ""
+	if len(cmd.Argv) > 0 {
+		agent = cmd.Argv[0]
+	}
 	done, err := p.confine(&cmd, n)
 	if err != nil {
 		return process.Result{}, loop.Spend{}, err
 	}
 	defer done()
 	res, err := process.Run(ctx, cmd)
+	if err == nil && len(cmd.Argv) > 0 && cmd.Argv[0] != agent {
+		if why := sandbox.NotStarted(res.ExitCode, res.Output); why != nil {
+			// Started through the trampoline, the agent could not be.
+			return process.Result{}, loop.Spend{}, why
+		}
+	}
 	return res, loop.Spend{}, err
 }
 

@@ -151,12 +151,14 @@ func Line(e Entry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	line := fmt.Appendf(nil, "%08x ", crc32.Checksum(data, table))
+	line := fmt.Appendf(nil, "%08x ", crc32.Checksum(data, table()))
 	line = append(line, data...)
 	return append(line, '\n'), nil
 }
 
-var table = crc32.MakeTable(crc32.Castagnoli)
+// table is made when first used, not as rooda starts: rooda starts too
+// as each agent's trampoline (host/sandbox), where it costs.
+var table = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Read reads the journal at path: its entries up to the first line that
 // is not whole, and how many bytes they take.
@@ -194,7 +196,7 @@ func Parse(data []byte) ([]Entry, int64) {
 func parseLine(line []byte) (Entry, bool) {
 	var e Entry
 	sum, data, ok := bytes.Cut(line, []byte(" "))
-	if !ok || len(sum) != 8 || fmt.Sprintf("%08x", crc32.Checksum(data, table)) != string(sum) {
+	if !ok || len(sum) != 8 || fmt.Sprintf("%08x", crc32.Checksum(data, table())) != string(sum) {
 		return e, false
 	}
 	if json.Unmarshal(data, &e) != nil || e.Kind == "" {

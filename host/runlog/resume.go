@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"rooda/host/files"
@@ -192,7 +191,7 @@ func CanResume(dir, id string) bool {
 // refused while this one holds it, whether it starts the run or resumes
 // it.
 func HoldName(dir, name string) error {
-	if !validRunName.MatchString(name) {
+	if !validRunName(name) {
 		return fmt.Errorf("run name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -209,10 +208,23 @@ func HoldName(dir, name string) error {
 	return nil
 }
 
-var (
-	validRunName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
-	heldNames    []*os.File
-)
+// heldNames are the run names this process holds, open until it ends.
+var heldNames []*os.File
+
+// validRunName reports whether name may name a run: a file name of
+// letters, digits, '.', '_' and '-', starting with a letter or digit, at
+// most 100 long.
+func validRunName(name string) bool {
+	if name == "" || len(name) > 100 || name[0] == '.' || name[0] == '_' || name[0] == '-' {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Named is the newest run under dir started under name (--run-name), if
 // there is one.

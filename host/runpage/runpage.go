@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"rooda/host/files"
@@ -53,7 +54,9 @@ var (
 	piecesJS string
 )
 
-var pages = template.Must(template.New("page").Parse(pageHTML))
+// pages are parsed when first used, not as rooda starts: rooda starts
+// too as each agent's trampoline (host/sandbox), where it costs.
+var pages = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageHTML)) })
 
 // policy allows the page nothing but its own inline style and scripts,
 // named by their hashes, the data: favicon, and asking the server for a
@@ -296,7 +299,7 @@ func (s *server) render(w http.ResponseWriter, status int, name string, p page) 
 func (s *server) page(name string, p page) (string, error) {
 	p.Dir, p.Style = s.dir, template.CSS(styleCSS)
 	var b strings.Builder
-	err := pages.ExecuteTemplate(&b, name, p)
+	err := pages().ExecuteTemplate(&b, name, p)
 	return b.String(), err
 }
 
@@ -316,7 +319,7 @@ func WriteReport(w io.Writer, dir, id string) error {
 		return err
 	}
 	p := page{Title: "rooda run " + id, Dir: dir, Report: true, Policy: reportPolicy, Style: template.CSS(styleCSS), Run: &v}
-	return pages.ExecuteTemplate(w, "run", p)
+	return pages().ExecuteTemplate(w, "run", p)
 }
 
 // WriteReportFile writes the report of run id to path. The page is made

@@ -102,10 +102,31 @@ func Main(args []string) {
 		fail(err)
 	}
 	path, err := lookPath(args[1])
-	if err != nil {
-		fail(err)
+	if err == nil {
+		err = syscall.Exec(path, args[1:], os.Environ())
 	}
-	fail(syscall.Exec(path, args[1:], os.Environ()))
+	// The agent did not start: said so that rooda tells it from an agent
+	// that failed (NotStarted).
+	fmt.Fprintf(os.Stderr, "%s%s: %v\n", notStarted, args[1], err)
+	os.Exit(notStartedCode)
+}
+
+// notStarted begins what the trampoline prints when the agent cannot
+// start, and notStartedCode is its exit code then, a shell's for a
+// command it cannot find or run.
+const (
+	notStarted     = "rooda sandbox: cannot start "
+	notStartedCode = 127
+)
+
+// NotStarted is why the agent could not start, when what the trampoline
+// printed and its exit code say it could not; nil when it started.
+func NotStarted(exitCode int, output []byte) error {
+	first, _, _ := strings.Cut(string(output), "\n")
+	if exitCode != notStartedCode || !strings.HasPrefix(first, notStarted) {
+		return nil
+	}
+	return errors.New(strings.TrimPrefix(first, notStarted))
 }
 
 // fail says why the trampoline cannot run the agent, and exits 126.

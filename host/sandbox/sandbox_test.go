@@ -60,3 +60,26 @@ func TestWritesOnlyWhereAllowed(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestAgentThatCannotStart: an agent the trampoline cannot exec is told
+// from one that failed: NotStarted says why.
+func TestAgentThatCannotStart(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env, err := Wrap(self, Spec{Mode: Off}, []string{"/no/such/agent", "--flag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env)
+	out, _ := cmd.CombinedOutput()
+	why := NotStarted(cmd.ProcessState.ExitCode(), out)
+	if why == nil || !strings.Contains(why.Error(), "/no/such/agent: no such file or directory") {
+		t.Errorf("exit %d, %q: %v", cmd.ProcessState.ExitCode(), out, why)
+	}
+	if NotStarted(127, []byte("sh: 1: agent: not found\n")) != nil {
+		t.Error("an agent's own 127 taken for the trampoline's")
+	}
+}

@@ -134,3 +134,16 @@ func TestAsk(t *testing.T) {
 		t.Errorf("at the end of the input: %v", err)
 	}
 }
+
+// TestInitSandbox: init writes sandbox: workspace where the kernel has
+// Landlock, and leaves it commented out, saying why, where it has not.
+func TestInitSandbox(t *testing.T) {
+	t.Setenv("ROODA_SANDBOX_ABI", "7")
+	if text := ConfigText("claude", []string{"claude"}); !strings.Contains(text, "\n  sandbox: workspace\n") {
+		t.Errorf("with Landlock:\n%s", text)
+	}
+	t.Setenv("ROODA_SANDBOX_ABI", "0")
+	if text := ConfigText("claude", []string{"claude"}); !strings.Contains(text, "  # sandbox: workspace   (this kernel has no Landlock: not available here)\n") {
+		t.Errorf("without Landlock:\n%s", text)
+	}
+}

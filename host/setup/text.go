@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"strings"
 	"text/template"
+
+	"rooda/host/sandbox"
 )
 
 var (
@@ -20,7 +22,8 @@ var configText = template.Must(template.New("rooda-config.yml").Parse(configTemp
 // do.
 func ConfigText(agent string, aliases []string) string {
 	var b strings.Builder
-	if err := configText.Execute(&b, map[string]string{"Agent": agent, "Aliases": strings.Join(aliases, ", ")}); err != nil {
+	data := map[string]any{"Agent": agent, "Aliases": strings.Join(aliases, ", "), "Sandbox": sandbox.ABI() > 0}
+	if err := configText.Execute(&b, data); err != nil {
 		panic(err) // the template is embedded, and its data always fit it
 	}
 	return b.String()

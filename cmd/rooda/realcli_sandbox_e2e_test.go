@@ -34,8 +34,11 @@ func sandboxedToolCall(t *testing.T, cli realcli.Installed) {
 	if !strings.Contains(strings.ToLower(output), "permission denied") {
 		t.Errorf("the refusal is not in what %s printed:\n%s", cli.Name, output)
 	}
-	if !strings.Contains(transcript, "Permission") && !strings.Contains(transcript, "permission") {
-		t.Errorf("the refusal is not in the transcript:\n%s", transcript)
+	// The transcript gives a tool's result its first line: the refusal
+	// itself ("Permission denied"), or the error it made of it (claude
+	// puts "Exit code 1" first).
+	if lower := strings.ToLower(transcript); !strings.Contains(lower, "permission") && !strings.Contains(lower, "error") {
+		t.Errorf("the refused write is not in the transcript:\n%s", transcript)
 	}
 	t.Logf("%s under sandbox: workspace; transcript:\n%s", cli.Name, transcript)
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,4 +87,67 @@ func (w *workspace) runDir() string {
 		w.t.Fatalf("runs: %v", found)
 	}
 	return filepath.Dir(found[0])
+}
+
+// TestSandboxKeepsLoopsApart: of two loops in worktrees at once under
+// sandbox: workspace, one's agent can neither write in the other's
+// worktree nor signal the other's agent, nor kill any rooda by name; the
+// other goes on to its end.
+func TestSandboxKeepsLoopsApart(t *testing.T) {
+	t.Parallel()
+	if sandbox.ABI() < 6 {
+		t.Skipf("this kernel's Landlock ABI is %d; the sandbox's tests need 6", sandbox.ABI())
+	}
+	w := newRepoWorkspace(t)
+	// The fake agents keep their records apart from the repository, in a
+	// directory the sandbox lets them write.
+	rec := filepath.Join(w.dir, "rec")
+	must(t, os.Mkdir(rec, 0o755))
+	script := func(name string, s step) {
+		data, _ := json.Marshal(map[string]any{"record": rec, "steps": []step{s}})
+		w.write(name+".json", string(data))
+	}
+	script("b", step{"shell": `echo $PPID > b.pid`, "delay": "2s", "output": successSignal})
+	script("a", step{"shell": `for i in 1 2 3 4 5 6 7 8 9 10; do [ -s ../b/b.pid ] && break; sleep 0.2; done; ` +
+		`kill -9 $(cat ../b/b.pid) 2>/dev/null && echo killed-b || echo kill-b-refused; ` +
+		`(echo x > ../b/x.txt) 2>/dev/null || echo write-b-refused; ` +
+		`pkill -9 -x rooda-apart 2>/dev/null && echo pkilled || echo pkill-refused`, "output": successSignal})
+	w.write("apart.star", `def task(name):
+    wt = worktree(name)
+    return iterate(compose(name, act = [fragment(content = "Work.")]), agent = args[0], worktree = wt, max_iterations = 1).status
+
+print("statuses:", parallel([(task, "a"), (task, "b")]))
+`)
+	// rooda under a name of this test's own: were the agent's pkill to
+	// work, it would kill this rooda and no other.
+	named := filepath.Join(w.dir, "rooda-apart")
+	data, err := os.ReadFile(binary(t))
+	must(t, err)
+	must(t, os.WriteFile(named, data, 0o755))
+	cmd := exec.Command(named, "script", "run", filepath.Join(w.dir, "apart.star"), "--sandbox", "workspace", "--sandbox-write", rec, "--", w.agentLine())
+	cmd.Dir, cmd.Env = w.repo, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 0, `statuses: ["success", "success"]`)
+	var a string
+	for _, out := range globText(t, filepath.Join(w.repo, ".rooda", "runs", "*", "iterations", "*", "output.txt")) {
+		if strings.Contains(out, "refused") || strings.Contains(out, "killed") {
+			a = out
+		}
+	}
+	for _, want := range []string{"kill-b-refused", "write-b-refused", "pkill-refused"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("the agent of loop a: lacks %s:\n%s", want, a)
+		}
+	}
+}
+
+// globText reads every file the pattern matches.
+func globText(t *testing.T, pattern string) []string {
+	t.Helper()
+	found, _ := filepath.Glob(pattern)
+	var texts []string
+	for _, f := range found {
+		texts = append(texts, readText(t, f))
+	}
+	return texts
 }

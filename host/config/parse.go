@@ -29,6 +29,29 @@ type Parser[T any] struct {
 	accepts string
 }
 
+// Ports reads TCP ports separated by commas: "443,8080".
+var Ports = Parser[[]int]{
+	accepts: "TCP ports separated by ',' (443,8080)",
+	parse: func(s string) ([]int, error) {
+		var ports []int
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("must be TCP ports (1-65535) separated by ',', got %q", s)
+			}
+			ports = append(ports, n)
+		}
+		return ports, nil
+	},
+	format: func(ports []int) string {
+		var s []string
+		for _, p := range ports {
+			s = append(s, strconv.Itoa(p))
+		}
+		return strings.Join(s, ",")
+	},
+}
+
 // AtLeast reads an integer of at least low.
 func AtLeast(low int) Parser[int] {
 	return Parser[int]{

@@ -173,6 +173,16 @@ var (
 			Doc: "more paths the agent may write under a sandbox, separated by ':'"},
 		Shown: ShownWhenGiven,
 	}, Text)
+	// SandboxNet limits the TCP ports the agent may connect to.
+	SandboxNet = Define(Setting{
+		Key: "sandbox_net",
+		Doc: "under a sandbox, the only TCP ports the agent may connect to, separated by ',' (443 for HTTPS to its model; Landlock ABI 4); unset, any",
+		Flags: []FlagDef{{Name: "sandbox-net", Category: "Loop",
+			Usage: "under a sandbox, let the agent connect to these TCP `PORTS` only (443,8080)"}},
+		Keyword: &Keyword{Name: "sandbox_net", Type: "str",
+			Doc: "under a sandbox, the only TCP ports the agent may connect to, separated by ','"},
+		Shown: ShownWhenGiven,
+	}, Ports)
 	// Digest puts the facts of the previous iteration in each prompt
 	// after the first (seed 003).
 	Digest = Define(Setting{

@@ -121,6 +121,7 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), err error) {
 			workspace, _ = os.Getwd()
 		}
 		spec.Write = sandbox.Paths(workspace, tmp, string(p.formatOf(n)), strings.Split(config.SandboxWrite.In(p.Settings).V, ":"))
+		spec.Ports = config.SandboxNet.In(p.Settings).V
 		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
 	}

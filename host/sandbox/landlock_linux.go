@@ -49,7 +49,14 @@ func Restrict(spec Spec) error {
 	if abi == 0 && spec.Mode == Workspace {
 		return fmt.Errorf("sandbox: workspace needs Landlock, which this kernel does not offer")
 	}
-	cfg, err := landlock.NewConfig(landlock.AccessFSSet(writeRights), landlock.ScopedSet(ll.ScopeSignal))
+	if len(spec.Ports) > 0 && abi < netABI && spec.Mode == Workspace {
+		return fmt.Errorf("sandbox_net needs Landlock ABI %d, and this kernel offers %d", netABI, abi)
+	}
+	args := []any{landlock.AccessFSSet(writeRights), landlock.ScopedSet(ll.ScopeSignal)}
+	if len(spec.Ports) > 0 {
+		args = append(args, landlock.AccessNetSet(ll.AccessNetConnectTCP))
+	}
+	cfg, err := landlock.NewConfig(args...)
 	if err != nil {
 		return err
 	}
@@ -66,8 +73,14 @@ func Restrict(spec Spec) error {
 			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(ll.AccessFSWriteFile|ll.AccessFSTruncate), path))
 		}
 	}
+	for _, port := range spec.Ports {
+		rules = append(rules, landlock.ConnectTCP(uint16(port)))
+	}
 	return c.Restrict(rules...)
 }
+
+// netABI is the first ABI that confines TCP connections.
+const netABI = 4
 
 // Kernel names the running kernel ("Linux 6.18.5"), for messages.
 func Kernel() string {

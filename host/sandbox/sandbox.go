@@ -46,6 +46,9 @@ type Spec struct {
 	// Write are the directories and files the agent may write; all
 	// else it reads, as before, and cannot write.
 	Write []string `json:"write,omitempty"`
+	// Ports, when given, are the only TCP ports the agent may connect
+	// to.
+	Ports []int `json:"ports,omitempty"`
 }
 
 // trampoline is the executable that serves as the trampoline: rooda's,

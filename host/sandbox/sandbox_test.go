@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,5 +82,38 @@ func TestAgentThatCannotStart(t *testing.T) {
 	}
 	if NotStarted(127, []byte("sh: 1: agent: not found\n")) != nil {
 		t.Error("an agent's own 127 taken for the trampoline's")
+	}
+}
+
+// TestConnectOnlyToPorts: with Ports, the agent connects to those TCP
+// ports and to no other.
+func TestConnectOnlyToPorts(t *testing.T) {
+	if ABI() < netABI {
+		t.Skipf("this kernel's Landlock ABI is %d: TCP is confined from %d", ABI(), netABI)
+	}
+	var ports []int
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	connect := func(port int) string {
+		return `(exec 3<>/dev/tcp/127.0.0.1/` + strconv.Itoa(port) + `) 2>/dev/null && echo ` + strconv.Itoa(port) + `-connected || echo ` + strconv.Itoa(port) + `-refused; `
+	}
+	self, _ := os.Executable()
+	argv, env, err := Wrap(self, Spec{Mode: Workspace, Write: []string{"/dev/null"}, Ports: ports[:1]}, []string{"bash", "-c", connect(ports[0]) + connect(ports[1])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env)
+	out, _ := cmd.CombinedOutput()
+	for _, want := range []string{strconv.Itoa(ports[0]) + "-connected", strconv.Itoa(ports[1]) + "-refused"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("confined to port %d: %q lacks %s", ports[0], out, want)
+		}
 	}
 }

@@ -503,35 +503,14 @@ func TestResumeOfADamagedRecord(t *testing.T) {
 func TestResumeAfterKillInMerge(t *testing.T) {
 	t.Parallel()
 	w := newRepoWorkspace(t)
-	w.write("repo/notes.txt", "the user's\n")
-	w.git("add", "notes.txt")
-	w.git("commit", "-qm", "notes")
-	w.write("repo/notes.txt", "the user's, edited\n")
-	hook, hookPid := filepath.Join(w.repo, ".git", "hooks", "pre-merge-commit"), filepath.Join(w.dir, "hook.pid")
-	w.write("repo/.git/hooks/pre-merge-commit", "#!/bin/sh\necho $$ > "+hookPid+".new && mv "+hookPid+".new "+hookPid+"\nexec sleep 30\n")
-	must(t, os.Chmod(hook, 0o755))
-	w.write("merge.star", `wt = worktree("task")
-run(["sh", "-c", "echo work > work.txt && git add work.txt && git commit -qm 'the agent work'"], dir = wt)
-run(["git", "commit", "-q", "--allow-empty", "-m", "main moves on"])
-res = git_merge(wt)
-print("merged:", res.merged)
-`)
-	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "merge.star"))
-	cmd.Dir, cmd.Env = w.repo, w.env
-	s := w.start(cmd)
-	var pid int
-	waitUntil(t, "the merge ran its hook", func() bool {
-		data, err := os.ReadFile(hookPid)
-		_, scanErr := fmt.Sscan(string(data), &pid)
-		return err == nil && scanErr == nil
-	}, s.stderr.String)
+	s, _, pid := w.startSlowMerge()
 	s.cmd.Process.Signal(syscall.SIGKILL)
 	s.cmd.Wait()
 	syscall.Kill(pid, syscall.SIGKILL) // git died with rooda; its hook would sleep on
 	if st := w.git("status", "--porcelain"); !strings.Contains(st, "A  work.txt") {
 		t.Fatalf("the killed merge left nothing staged to undo (the test's premise):\n%s", st)
 	}
-	must(t, os.Remove(hook))
+	must(t, os.Remove(filepath.Join(w.repo, ".git", "hooks", "pre-merge-commit")))
 	o := w.roodaIn(w.repo, "runs", "resume")
 	o.expect(t, 0, "the merge of rooda/", "was cut short midway; undone, it runs again", "merged: True")
 	if st := w.git("status", "--porcelain"); st != "M notes.txt" {

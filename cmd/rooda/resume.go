@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/urfave/cli/v2"
@@ -66,17 +64,7 @@ func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bo
 	if err != nil {
 		return false, err
 	}
-	run, err := runlog.ReadRun(dir, id)
-	if err != nil {
-		return false, err
-	}
-	if run.Name != opts.Name {
-		return false, fmt.Errorf("run %s ran %s, not %s: rooda runs resume %s runs it again as it was", id, run.Name, opts.Name, id)
-	}
-	if err := sameDir(run); err != nil {
-		return false, err
-	}
-	opts.Resume, err = runlog.Resume(dir, id)
+	opts.Resume, err = runlog.Resume(dir, id, opts.Name)
 	return false, err
 }
 
@@ -137,27 +125,9 @@ func runsResumeAction(c *cli.Context) error {
 		// say, as the resume takes it.
 		return run.Resumable()
 	}
-	if err := sameDir(run); err != nil {
-		return err
-	}
 	again := resumedCommand(run.Command, id, c.Bool("force"))
 	if code := runArgs(c, again); code != 0 {
 		return session.ExitStatus(code)
-	}
-	return nil
-}
-
-// sameDir refuses to resume a run from another directory than the one it
-// ran in: its procedure, its files and its record are found from there.
-func sameDir(run runlog.Run) error {
-	wd, err := os.Getwd()
-	if err != nil || run.Dir == "" {
-		return err
-	}
-	here, _ := filepath.EvalSymlinks(wd)
-	there, _ := filepath.EvalSymlinks(run.Dir)
-	if here != there {
-		return fmt.Errorf("run %s ran in %s: resume it from there (cd %s && rooda runs resume %s)", run.ID, run.Dir, run.Dir, run.ID)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,33 +132,11 @@ gone = worktree("gone")
 func TestInterruptedMergeIsUndone(t *testing.T) {
 	t.Parallel()
 	w := newRepoWorkspace(t)
-	w.write("repo/notes.txt", "the user's\n")
-	w.git("add", "notes.txt")
-	w.git("commit", "-qm", "notes")
-	w.write("repo/notes.txt", "the user's, edited\n")
-	started := filepath.Join(w.dir, "hook-started")
-	w.write("repo/.git/hooks/pre-merge-commit", "#!/bin/sh\ntouch "+started+"\nexec sleep 30\n")
-	os.Chmod(filepath.Join(w.repo, ".git", "hooks", "pre-merge-commit"), 0o755)
-	head := w.git("rev-parse", "HEAD")
-	w.write("merge.star", `wt = worktree("task")
-run(["sh", "-c", "echo work > work.txt && git add work.txt && git commit -qm 'the agent work'"], dir = wt)
-run(["git", "commit", "-q", "--allow-empty", "-m", "main moves on"])
-git_merge(wt)
-print("merged")
-`)
-	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "merge.star"))
-	cmd.Dir, cmd.Env = w.repo, w.env
-	s := w.start(cmd)
-	deadline := time.Now().Add(hangGuard)
-	for _, err := os.Stat(started); err != nil; _, err = os.Stat(started) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the merge never ran its hook\n%s", s.stderr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	s, head, hookPid := w.startSlowMerge()
 	s.cmd.Process.Signal(syscall.SIGINT)
 	o := w.wait(s)
-	if strings.Contains(o.stderr, "merged\n") {
+	syscall.Kill(hookPid, syscall.SIGKILL) // git stopped; its hook would sleep on
+	if strings.Contains(o.stderr, "merged:") {
 		t.Errorf("the script went on after the interrupt:\n%s", o.stderr)
 	}
 	if st := w.git("status", "--porcelain"); st != "M notes.txt" {
@@ -225,6 +204,39 @@ iterate(compose("zombie", act = [fragment(content = "Work.")]), agent = args[0],
 		t.Errorf("process %d, left by the zombie's agent in its cgroup, survived the next run", escaped)
 		syscall.Kill(escaped, syscall.SIGKILL)
 	}
+}
+
+// startSlowMerge starts a script that commits in a worktree and merges
+// its branch into the checkout, where the user has an unstaged change,
+// through a pre-merge-commit hook that sleeps: the merge staged, no
+// MERGE_HEAD yet. It returns once the hook runs, with the checkout's
+// HEAD before the merge and the hook's pid. The script prints "merged:"
+// and the merge's result if the merge returns.
+func (w *repoWorkspace) startSlowMerge() (s started, head string, hookPid int) {
+	w.t.Helper()
+	w.write("repo/notes.txt", "the user's\n")
+	w.git("add", "notes.txt")
+	w.git("commit", "-qm", "notes")
+	w.write("repo/notes.txt", "the user's, edited\n")
+	pidFile := filepath.Join(w.dir, "hook.pid")
+	w.write("repo/.git/hooks/pre-merge-commit", "#!/bin/sh\necho $$ > "+pidFile+".new && mv "+pidFile+".new "+pidFile+"\nexec sleep 30\n")
+	must(w.t, os.Chmod(filepath.Join(w.repo, ".git", "hooks", "pre-merge-commit"), 0o755))
+	w.write("merge.star", `wt = worktree("task")
+run(["sh", "-c", "echo work > work.txt && git add work.txt && git commit -qm 'the agent work'"], dir = wt)
+run(["git", "commit", "-q", "--allow-empty", "-m", "main moves on"])
+res = git_merge(wt)
+print("merged:", res.merged)
+`)
+	cmd := exec.Command(binary(w.t), "script", "run", filepath.Join(w.dir, "merge.star"))
+	cmd.Dir, cmd.Env = w.repo, w.env
+	head = w.git("rev-parse", "HEAD")
+	s = w.start(cmd)
+	waitUntil(w.t, "the merge ran its hook", func() bool {
+		data, err := os.ReadFile(pidFile)
+		_, scanErr := fmt.Sscan(string(data), &hookPid)
+		return err == nil && scanErr == nil
+	}, s.stderr.String)
+	return s, head, hookPid
 }
 
 // startUnreaped starts rooda with args in the repository as the child of

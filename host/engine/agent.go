@@ -83,17 +83,13 @@ func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Res
 	if p.Runner != nil {
 		return p.Runner(ctx, n, cmd)
 	}
-	agent := ""
-	if len(cmd.Argv) > 0 {
-		agent = cmd.Argv[0]
-	}
-	done, err := p.confine(&cmd, n)
+	done, wrapped, err := p.confine(&cmd, n)
 	if err != nil {
 		return process.Result{}, loop.Spend{}, err
 	}
 	defer done()
 	res, err := process.Run(ctx, cmd)
-	if err == nil && len(cmd.Argv) > 0 && cmd.Argv[0] != agent {
+	if err == nil && wrapped {
 		if why := sandbox.NotStarted(res.ExitCode, res.Output); why != nil {
 			// Started through the trampoline, the agent could not be.
 			return process.Result{}, loop.Spend{}, why
@@ -107,13 +103,13 @@ func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Res
 // under sandbox: workspace or best-effort its writes confined to its
 // workspace, a temporary directory of its own (TMPDIR, removed by done),
 // its CLI's state directories, the caches and sandbox_write.
-func (p *Plan) confine(cmd *process.Command, n int) (done func(), err error) {
+func (p *Plan) confine(cmd *process.Command, n int) (done func(), wrapped bool, err error) {
 	spec := sandbox.Spec{Mode: cmp.Or(config.Sandbox.In(p.Settings).V, sandbox.Off)}
 	done = func() {}
 	if spec.Mode != sandbox.Off {
 		tmp, err := os.MkdirTemp("", "rooda-agent-")
 		if err != nil {
-			return done, err
+			return done, false, err
 		}
 		done = func() { os.RemoveAll(tmp) }
 		workspace := cmd.Dir
@@ -127,7 +123,8 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), err error) {
 	}
 	argv, env, err := sandbox.Command(spec, cmd.Argv)
 	cmd.Argv, cmd.Env = argv, append(cmd.Env, env...)
-	return done, err
+	// The trampoline's environment is given only when it runs the agent.
+	return done, len(env) > 0, err
 }
 
 // spent is what a decoded output says the agent used: its CLI's cost,

@@ -115,10 +115,10 @@ type ended struct {
 	Elapsed  time.Duration        `json:"elapsed"`
 	// ContextAdded are the additions first given in the iteration: a
 	// resumed run gives them as fresh to no other.
-	ContextAdded []string `json:"context_added,omitempty"`
-	PromptSHA256 string   `json:"prompt_sha256"`
-	OutputSHA256 string   `json:"output_sha256"`
-	Transcript   string   `json:"transcript_sha256,omitempty"`
+	ContextAdded     []string `json:"context_added,omitempty"`
+	PromptSHA256     string   `json:"prompt_sha256"`
+	OutputSHA256     string   `json:"output_sha256"`
+	TranscriptSHA256 string   `json:"transcript_sha256,omitempty"`
 }
 
 // endedOf is what the journal keeps of it, given the additions first
@@ -133,7 +133,7 @@ func endedOf(it *loop.Iteration, fresh []string) ended {
 		e.StartErr = it.StartErr.Error()
 	}
 	if it.Decoded != nil {
-		e.Transcript = sha256Hex(it.Transcript)
+		e.TranscriptSHA256 = sha256Hex(it.Transcript)
 	}
 	return e
 }
@@ -173,7 +173,7 @@ func replayed(runDir string, n int, data json.RawMessage) (loop.Replayed, error)
 	rep.Reply = loop.Reply{Result: e.Result, Decoded: e.Decoded, Stop: e.Stop, Spent: e.Spent.Spend()}
 	rep.Reply.Output = output
 	if e.Decoded != nil {
-		if rep.Reply.Transcript, err = read(transcriptName, e.Transcript); err != nil {
+		if rep.Reply.Transcript, err = read(transcriptName, e.TranscriptSHA256); err != nil {
 			return loop.Replayed{}, err
 		}
 	}

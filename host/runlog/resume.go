@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"rooda/host/files"
@@ -64,13 +65,16 @@ func (r Run) ended() error {
 // to say, which the kernel releases when its holder dies, wherever it
 // ran: a recorded pid may be another live process's in a container on
 // another node, where rooda runs as pid 1 in every pod.
-func Resume(dir, id string) (*Recorder, error) {
+func Resume(dir, id, name string) (*Recorder, error) {
 	run, err := ReadRun(dir, id)
 	if err != nil {
 		return nil, err
 	}
 	if run.Over() {
 		return nil, run.ended()
+	}
+	if err := run.resumedAs(name); err != nil {
+		return nil, err
 	}
 	r := newRecorder(filepath.Join(dir, id), run)
 	if _, err := os.Stat(filepath.Join(r.dir, journal.Name)); errors.Is(err, os.ErrNotExist) {
@@ -150,6 +154,25 @@ func elapsed(run Run, entries []journal.Entry) time.Duration {
 // run that was not.
 func (r *Recorder) Elapsed() time.Duration { return r.before }
 
+// resumedAs refuses to resume the run as another procedure or script
+// than name, or from another directory than the one it ran in: its
+// procedure, its files and its record are found from there.
+func (r Run) resumedAs(name string) error {
+	if r.Name != name {
+		return fmt.Errorf("run %s ran %s, not %s: rooda runs resume %s runs it again as it was", r.ID, r.Name, name, r.ID)
+	}
+	wd, err := os.Getwd()
+	if err != nil || r.Dir == "" {
+		return err
+	}
+	here, _ := filepath.EvalSymlinks(wd)
+	there, _ := filepath.EvalSymlinks(r.Dir)
+	if here != there {
+		return fmt.Errorf("run %s ran in %s: resume it from there (cd %s && rooda runs resume %s)", r.ID, r.Dir, r.Dir, r.ID)
+	}
+	return nil
+}
+
 // Book is the journal of the run before it was resumed; nil for a run
 // that was not.
 func (r *Recorder) Book() *journal.Book { return r.book }
@@ -212,19 +235,13 @@ func HoldName(dir, name string) error {
 var heldNames []*os.File
 
 // validRunName reports whether name may name a run: a file name of
-// letters, digits, '.', '_' and '-', starting with a letter or digit, at
-// most 100 long.
-func validRunName(name string) bool {
-	if name == "" || len(name) > 100 || name[0] == '.' || name[0] == '_' || name[0] == '-' {
-		return false
-	}
-	for _, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// letters, digits, '.', '_' and '-', starting with a letter or digit, as
+// a worktree's, at most 100 long. (The bound is not the pattern's: a
+// counted repetition compiles into a large program at every start of
+// rooda, the sandbox's trampoline's included.)
+func validRunName(name string) bool { return len(name) <= 100 && runNameForm.MatchString(name) }
+
+var runNameForm = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Named is the newest run under dir started under name (--run-name), if
 // there is one.

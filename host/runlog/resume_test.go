@@ -47,11 +47,11 @@ func TestResumeTakesTheRecordBack(t *testing.T) {
 	if got, err := LastResumable(dir); err != nil || got != id {
 		t.Fatalf("LastResumable: %q, %v", got, err)
 	}
-	r, err := Resume(dir, id)
+	r, err := Resume(dir, id, "build")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(dir, id); err == nil || !strings.Contains(err.Error(), "is still going (pid") {
+	if _, err := Resume(dir, id, "build"); err == nil || !strings.Contains(err.Error(), "is still going (pid") {
 		t.Errorf("a second resume: %v", err)
 	}
 	l := r.NewLoop("", journal.Key{Thread: "main", Seq: 1})
@@ -81,7 +81,7 @@ func TestResumeTakesTheRecordBack(t *testing.T) {
 func TestDamagedOutputIsNotReplayed(t *testing.T) {
 	dir, id := crashed(t)
 	os.WriteFile(filepath.Join(dir, id, iterationPart(1, outputName)), []byte("changed"), 0o644)
-	r, err := Resume(dir, id)
+	r, err := Resume(dir, id, "build")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestRunThatEndedIsNotResumable(t *testing.T) {
 	}
 	r.Finish(loop.MaxIters)
 	r.lock.Close()
-	_, err = Resume(dir, r.ID())
+	_, err = Resume(dir, r.ID(), "build")
 	if err == nil || !strings.Contains(err.Error(), "has ended (max-iters, exit code 2): only a run that was cut short") {
 		t.Errorf("resume of a run that ended: %v", err)
 	}

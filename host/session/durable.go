@@ -54,6 +54,11 @@ type call struct {
 	op, pos, what string
 }
 
+// at is the journal's entry of the call at key, which gave result.
+func (c call) at(key journal.Key, result json.RawMessage) journal.Entry {
+	return journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what, Result: result}
+}
+
 // DiffersError is a call of a resumed run that is not the one its
 // journal holds at that place: the script, a module it loads or the
 // settings changed since the run began. The run stops there unless told
@@ -108,7 +113,7 @@ func (s *Session) replaying(key journal.Key, c call) (journal.Entry, bool, error
 	if e.Op == c.op && e.Pos == c.pos && e.What == c.what {
 		return e, true, nil
 	}
-	return e, false, s.differs(&DiffersError{Recorded: e, Asked: journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what}})
+	return e, false, s.differs(&DiffersError{Recorded: e, Asked: c.at(key, nil)})
 }
 
 // differs stops a resume at a call that differs from the journal's, or,
@@ -170,7 +175,7 @@ func journaledAt[T any](s *Session, thread *starlark.Thread, c call, sync bool, 
 	if err != nil {
 		return v, false, err
 	}
-	s.rec.Journal(journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what, Result: data}, sync)
+	s.rec.Journal(c.at(key, data), sync)
 	return v, false, nil
 }
 
@@ -217,7 +222,7 @@ func (s *Session) startLoop(thread *starlark.Thread, op, pos, procedure string, 
 			return key, nil
 		}
 		if !s.opts.Force {
-			asked := journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what}
+			asked := c.at(key, nil)
 			return key, s.differs(&DiffersError{Recorded: e, Asked: asked, Settings: changed})
 		}
 		// The same loop with other settings: what its iterations did
@@ -225,7 +230,7 @@ func (s *Session) startLoop(thread *starlark.Thread, op, pos, procedure string, 
 		s.Log().Warnf("resuming: %s at %s runs with other settings than it was recorded with (--force): %s", c.what, orNone(c.pos, c.pos != ""), strings.Join(changed, "; "))
 	}
 	data, _ := json.Marshal(settings)
-	s.rec.Journal(journal.Entry{Kind: journal.Call, Key: key, Op: c.op, Pos: c.pos, What: c.what, Result: data}, false)
+	s.rec.Journal(c.at(key, data), false)
 	return key, nil
 }
 
@@ -298,6 +303,6 @@ func (s *Session) startParallel(thread *starlark.Thread, calls []Call) (journal.
 	if _, ok, err := s.replaying(key, c); ok || err != nil {
 		return key, err
 	}
-	s.rec.Journal(journal.Entry{Kind: journal.Call, Key: key, Op: c.op, What: c.what}, false)
+	s.rec.Journal(c.at(key, nil), false)
 	return key, nil
 }

@@ -34,11 +34,13 @@ func sandboxedToolCall(t *testing.T, cli realcli.Installed) {
 	if !strings.Contains(strings.ToLower(output), "permission denied") {
 		t.Errorf("the refusal is not in what %s printed:\n%s", cli.Name, output)
 	}
-	// The transcript gives a tool's result its first line: the refusal
-	// itself ("Permission denied"), or the error it made of it (claude
-	// puts "Exit code 1" first).
-	if lower := strings.ToLower(transcript); !strings.Contains(lower, "permission") && !strings.Contains(lower, "error") {
+	// The transcript cuts a tool's result to a line, and says the
+	// refusal all the same; the iteration's record counts it.
+	if !strings.Contains(transcript, "Permission denied") {
 		t.Errorf("the refused write is not in the transcript:\n%s", transcript)
+	}
+	if meta := readText(t, filepath.Join(r.runDir(), "iterations", "0001", "meta.json")); !strings.Contains(meta, `"refused_tool_results": 1`) {
+		t.Errorf("meta.json does not count the refusal:\n%s", meta)
 	}
 	t.Logf("%s under sandbox: workspace; transcript:\n%s", cli.Name, transcript)
 }

@@ -180,6 +180,10 @@ func (d *Decoder) count(e Event) {
 		s.TextBytes += int64(len(e.Text))
 	case KindToolCall:
 		s.ToolCalls++
+	case KindToolResult:
+		if refusal(e.Text) != "" {
+			s.Refused++
+		}
 	case KindRetry:
 		s.Retries++
 		s.LastRetry = e.Retry
@@ -221,6 +225,9 @@ type Summary struct {
 	CostUSD       float64
 	CostReported  bool // the CLI reported a cost (CostUSD may still be 0)
 	ToolCalls     int
+	// Refused counts the tool results that say the system refused a
+	// file or a process ("Permission denied"): what a sandbox refused.
+	Refused int
 	Retries       int
 	LastRetry     Retry
 	// Err is the last error the CLI reported, Cause its cause (the most

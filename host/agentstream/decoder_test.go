@@ -38,7 +38,7 @@ func report(transcript string, s Summary) string {
 	fmt.Fprintf(&b, "model: %q\n", s.Model)
 	fmt.Fprintf(&b, "usage: %+v\n", s.Usage)
 	fmt.Fprintf(&b, "cost: %v reported: %v\n", s.CostUSD, s.CostReported)
-	fmt.Fprintf(&b, "tool calls: %d, retries: %d, last retry: %+v\n", s.ToolCalls, s.Retries, s.LastRetry)
+	fmt.Fprintf(&b, "tool calls: %d, refused: %d, retries: %d, last retry: %+v\n", s.ToolCalls, s.Refused, s.Retries, s.LastRetry)
 	fmt.Fprintf(&b, "error: %q\ncause: %q, failure cause: %q\n", s.Err, s.Cause, s.FailureCause())
 	if !s.ResetAt.IsZero() {
 		fmt.Fprintf(&b, "resets at: %s\n", s.ResetAt.UTC().Format(time.RFC3339))

@@ -60,6 +60,11 @@ func shortResult(s string) string {
 	s = strings.TrimSpace(s)
 	first, rest, more := strings.Cut(s, "\n")
 	line := oneLine(first, resultWidth)
+	// A refusal cut off the line is said all the same: a write the
+	// sandbox refused must show in the transcript.
+	if why := refusal(s); why != "" && !strings.Contains(line, why) {
+		line += " [" + why + "]"
+	}
 	if more {
 		if n := strings.Count(rest, "\n") + 1; n == 1 {
 			line += " (+1 line)"
@@ -68,6 +73,21 @@ func shortResult(s string) string {
 		}
 	}
 	return line
+}
+
+// refusals are what a tool's output says when the system refused it a
+// file or a process: a sandbox's refusals (EACCES, EPERM, EROFS) among
+// them.
+var refusals = []string{"Permission denied", "Operation not permitted", "Read-only file system"}
+
+// refusal is the first of the refusals s says, "" if none.
+func refusal(s string) string {
+	for _, why := range refusals {
+		if strings.Contains(s, why) {
+			return why
+		}
+	}
+	return ""
 }
 
 // oneLine puts s on one line (newlines and tabs become spaces, runs of

@@ -377,7 +377,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		EscapedSurvived: it.Result.EscapedSurvived, RanAgain: l.again,
 	}
 	if d := it.Decoded; d != nil {
-		m.Format, m.Model, m.Retries = string(d.Format), d.Model, d.Retries
+		m.Format, m.Model, m.Retries, m.Refused = string(d.Format), d.Model, d.Retries, d.Refused
 		r.keep(writeFileSynced(filepath.Join(dir, transcriptName), it.Transcript))
 	}
 	m.Spent = spentOf(it.Spent)

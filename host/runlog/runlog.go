@@ -230,6 +230,9 @@ type Meta struct {
 	Spent  *Spent `json:"spent,omitempty"`
 	// Retries counts the retries the CLI reported (429, 529 …).
 	Retries int `json:"retries,omitempty"`
+	// Refused counts the tool results that say the system refused a
+	// file or a process: what the sandbox refused shows here.
+	Refused int `json:"refused_tool_results,omitempty"`
 	// RanAgain is set for an iteration that was in flight when its run
 	// stopped, and ran again when the run was resumed.
 	RanAgain bool `json:"ran_again,omitempty"`

@@ -227,9 +227,9 @@ type Summary struct {
 	ToolCalls     int
 	// Refused counts the tool results that say the system refused a
 	// file or a process ("Permission denied"): what a sandbox refused.
-	Refused int
-	Retries       int
-	LastRetry     Retry
+	Refused   int
+	Retries   int
+	LastRetry Retry
 	// Err is the last error the CLI reported, Cause its cause (the most
 	// telling of the errors seen) and ResetAt when a limit resets, if the
 	// CLI said. A run ended while its CLI was retrying has no Err but a

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,4 +45,30 @@ func sandboxedToolCall(t *testing.T, cli realcli.Installed) {
 		t.Errorf("meta.json does not count the refusal:\n%s", meta)
 	}
 	t.Logf("%s under sandbox: workspace; transcript:\n%s", cli.Name, transcript)
+}
+
+// sandboxNetReachesTheModelOnly: with sandbox_net the model server's
+// port, the CLI talks to its model as before, and its tool call cannot
+// connect to another port that listens.
+func sandboxNetReachesTheModelOnly(t *testing.T, cli realcli.Installed) {
+	if sandbox.ABI() < 6 {
+		t.Skipf("this kernel's Landlock ABI is %d: the sandbox's test needs 6", sandbox.ABI())
+	}
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	otherPort := strconv.Itoa(other.Addr().(*net.TCPAddr).Port)
+	line := "bash -c '(exec 3<>/dev/tcp/127.0.0.1/" + otherPort + ") 2>/dev/null && echo other-port-connected || echo other-port-refused'"
+	r := newRealRun(t, cli, modelserver.Shell(line, "All done. "+successSignal))
+	_, modelPort, _ := strings.Cut(strings.TrimPrefix(r.server.URL, "http://"), ":")
+	o := r.build("-n", "1", "--sandbox", "workspace", "--sandbox-net", modelPort)
+	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
+	// The tool's result, as the transcript shows it (the command line,
+	// which names both outcomes, is echoed in the stream).
+	transcript := readText(t, filepath.Join(r.runDir(), "iterations", "0001", "transcript.txt"))
+	if !strings.Contains(transcript, "← other-port-refused") {
+		t.Errorf("the tool call's connection to port %s was not refused:\n%s", otherPort, transcript)
+	}
 }

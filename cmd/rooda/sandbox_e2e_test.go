@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,8 +17,10 @@ import (
 const killRooda = `kill -9 $(awk '{print $4}' /proc/$PPID/stat) 2>/dev/null && echo killed-rooda || echo kill-refused`
 
 // TestSandboxConfinesWrites: under sandbox: workspace the agent writes
-// in its workspace and its own TMPDIR, and not in $HOME or another
-// directory; it cannot kill rooda; and the run goes on to its end.
+// in its workspace and its own TMPDIR, and not in $HOME, another
+// directory or rooda's records, which it does not even see; it cannot
+// kill rooda; and the run goes on to its end, its record saying what
+// confined the agent.
 func TestSandboxConfinesWrites(t *testing.T) {
 	t.Parallel()
 	if sandbox.ABI() < 6 {
@@ -28,12 +31,14 @@ func TestSandboxConfinesWrites(t *testing.T) {
 	w.env = append(w.env, "HOME="+home)
 	line := `echo in > in.txt && echo tmp > "$TMPDIR/t" && echo tmp-ok; ` +
 		`(echo home > "$HOME/home.txt") 2>/dev/null || echo home-refused; ` +
-		`(echo out > ` + outside + `/out.txt) 2>/dev/null || echo out-refused; ` + killRooda
+		`(echo out > ` + outside + `/out.txt) 2>/dev/null || echo out-refused; ` +
+		`(echo x > .rooda/runs/x.txt) 2>/dev/null || echo records-refused; ` +
+		`[ -d .rooda/runs ] && [ -z "$(ls -A .rooda/runs)" ] && echo records-hidden; ` + killRooda
 	w.countStarts([]step{{"shell": line, "output": successSignal}})
 	o := w.run("build", "-n", "1", "--sandbox", "workspace")
 	o.expect(t, 0, "Success: the agent signaled SUCCESS")
 	kept := readText(t, filepath.Join(w.runDir(), "iterations", "0001", "output.txt"))
-	for _, want := range []string{"tmp-ok", "home-refused", "out-refused", "kill-refused"} {
+	for _, want := range []string{"tmp-ok", "home-refused", "out-refused", "records-refused", "records-hidden", "kill-refused"} {
 		if !strings.Contains(kept, want) {
 			t.Errorf("the agent's output lacks %s:\n%s", want, kept)
 		}
@@ -41,10 +46,15 @@ func TestSandboxConfinesWrites(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.dir, "in.txt")); err != nil {
 		t.Errorf("the write in the workspace: %v", err)
 	}
-	for _, f := range []string{filepath.Join(home, "home.txt"), filepath.Join(outside, "out.txt")} {
+	for _, f := range []string{filepath.Join(home, "home.txt"), filepath.Join(outside, "out.txt"), filepath.Join(w.dir, ".rooda", "runs", "x.txt")} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("a write outside the sandbox went through: %s", f)
 		}
+	}
+	var meta struct{ Sandbox sandbox.Spec }
+	must(t, json.Unmarshal([]byte(readText(t, filepath.Join(w.runDir(), "iterations", "0001", "meta.json"))), &meta))
+	if s := meta.Sandbox; s.Mode != "workspace" || s.ABI != sandbox.ABI() || !slices.Contains(s.Write, w.dir) || !slices.Contains(s.Hide, filepath.Join(w.dir, ".rooda", "runs")) {
+		t.Errorf("meta.json's sandbox: %+v", s)
 	}
 }
 
@@ -89,15 +99,25 @@ func (w *workspace) runDir() string {
 	return filepath.Dir(found[0])
 }
 
-// TestSandboxKeepsLoopsApart: of two loops in worktrees at once under
-// sandbox: workspace, one's agent can neither write in the other's
-// worktree nor signal the other's agent, nor kill any rooda by name; the
-// other goes on to its end.
+// TestSandboxKeepsLoopsApart: of two loops in worktrees at once, one's
+// agent can neither signal the other's agent (whose pid it is given) nor
+// kill any rooda by name, whatever sandbox says; under sandbox:
+// workspace, it can neither see nor write the other's worktree either.
+// The other goes on to its end, and commits in its own worktree.
 func TestSandboxKeepsLoopsApart(t *testing.T) {
 	t.Parallel()
 	if sandbox.ABI() < 6 {
 		t.Skipf("this kernel's Landlock ABI is %d; the sandbox's tests need 6", sandbox.ABI())
 	}
+	for _, mode := range []string{"workspace", "off"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			keepsLoopsApart(t, mode)
+		})
+	}
+}
+
+func keepsLoopsApart(t *testing.T, mode string) {
 	w := newRepoWorkspace(t)
 	// The fake agents keep their records apart from the repository, in a
 	// directory the sandbox lets them write.
@@ -107,10 +127,10 @@ func TestSandboxKeepsLoopsApart(t *testing.T) {
 		data, _ := json.Marshal(map[string]any{"record": rec, "steps": []step{s}})
 		w.write(name+".json", string(data))
 	}
-	script("b", step{"shell": `echo $PPID > b.pid`, "delay": "2s", "output": successSignal})
-	script("a", step{"shell": `for i in 1 2 3 4 5 6 7 8 9 10; do [ -s ../b/b.pid ] && break; sleep 0.2; done; ` +
-		`kill -9 $(cat ../b/b.pid) 2>/dev/null && echo killed-b || echo kill-b-refused; ` +
-		`(echo x > ../b/x.txt) 2>/dev/null || echo write-b-refused; ` +
+	script("b", step{"shell": `echo $PPID > ` + rec + `/b.pid; echo b > b.txt && git add b.txt && git commit -qm b && echo b-committed`, "delay": "2s", "output": successSignal})
+	script("a", step{"shell": `for i in 1 2 3 4 5 6 7 8 9 10; do [ -s ` + rec + `/b.pid ] && break; sleep 0.2; done; ` +
+		`kill -9 $(cat ` + rec + `/b.pid) 2>/dev/null && echo killed-b || echo kill-b-refused; ` +
+		`[ -e ../b ] || echo b-hidden; (echo x > ../b/x.txt) 2>/dev/null || echo write-b-refused; ` +
 		`pkill -9 -x rooda-apart 2>/dev/null && echo pkilled || echo pkill-refused`, "output": successSignal})
 	w.write("apart.star", `def task(name):
     wt = worktree(name)
@@ -124,17 +144,28 @@ print("statuses:", parallel([(task, "a"), (task, "b")]))
 	data, err := os.ReadFile(binary(t))
 	must(t, err)
 	must(t, os.WriteFile(named, data, 0o755))
-	cmd := exec.Command(named, "script", "run", filepath.Join(w.dir, "apart.star"), "--sandbox", "workspace", "--sandbox-write", rec, "--", w.agentLine())
+	cmd := exec.Command(named, "script", "run", filepath.Join(w.dir, "apart.star"), "--sandbox", mode, "--sandbox-write", rec, "--", w.agentLine())
 	cmd.Dir, cmd.Env = w.repo, w.env
 	o := w.wait(w.start(cmd))
 	o.expect(t, 0, `statuses: ["success", "success"]`)
-	var a string
+	var a, b string
 	for _, out := range globText(t, filepath.Join(w.repo, ".rooda", "runs", "*", "iterations", "*", "output.txt")) {
 		if strings.Contains(out, "refused") || strings.Contains(out, "killed") {
 			a = out
+		} else {
+			b = out
 		}
 	}
-	for _, want := range []string{"kill-b-refused", "write-b-refused", "pkill-refused"} {
+	// Its own worktree, bound back below the hidden worktrees, is b's to
+	// commit in.
+	if !strings.Contains(b, "b-committed") {
+		t.Errorf("the agent of loop b could not commit in its worktree:\n%s", b)
+	}
+	wants := []string{"kill-b-refused", "pkill-refused"}
+	if mode == "workspace" {
+		wants = append(wants, "b-hidden", "write-b-refused")
+	}
+	for _, want := range wants {
 		if !strings.Contains(a, want) {
 			t.Errorf("the agent of loop a: lacks %s:\n%s", want, a)
 		}

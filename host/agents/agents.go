@@ -1,12 +1,14 @@
 // Package agents finds which of the agent CLIs the configuration's
 // aliases start are installed on this machine (on PATH), and tells a user
 // who has chosen no agent how to choose one: the flag and the line of
-// rooda-config.yml for each agent found, or how to install one.
+// rooda-config.yml for each agent found, or how to install one; and what
+// each agent's program writes, as its aliases declare it, for a sandbox.
 package agents
 
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -56,6 +58,26 @@ func programs(aliases map[string]config.Value[config.Alias]) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// StateDirs are, by program (the base name of an alias's first word),
+// the paths its aliases declare it writes its state to (sandbox_write:),
+// which a sandbox lets it write whichever alias or command line starts
+// it.
+func StateDirs(aliases map[string]config.Value[config.Alias]) map[string][]string {
+	dirs := map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(aliases)) {
+		a := aliases[name]
+		if argv, err := process.Split(a.V.Line); err == nil && len(argv) > 0 {
+			program := filepath.Base(argv[0])
+			for _, w := range a.V.Writes {
+				if !slices.Contains(dirs[program], w) {
+					dirs[program] = append(dirs[program], w)
+				}
+			}
+		}
+	}
+	return dirs
 }
 
 // npmPackages are the npm packages of the CLIs that are published there,

@@ -67,3 +67,20 @@ func TestAdviceWithNoneInstalled(t *testing.T) {
 		}
 	}
 }
+
+// TestStateDirs: what a program's aliases declare it writes is that
+// program's, whichever alias starts it, by base name, each path once.
+func TestStateDirs(t *testing.T) {
+	declared := map[string]config.Value[config.Alias]{
+		"claude": {V: config.Alias{Line: "claude -p", Writes: []string{"~/.claude"}}, Set: true},
+		"fast":   {V: config.Alias{Line: "/usr/bin/claude --model haiku", Writes: []string{"~/.claude", "~/.extra"}}, Set: true},
+		"mine":   alias("my-agent"),
+	}
+	got := StateDirs(declared)
+	if strings.Join(got["claude"], " ") != "~/.claude ~/.extra" {
+		t.Errorf("claude: %q", got["claude"])
+	}
+	if len(got["my-agent"]) != 0 || len(got) != 1 {
+		t.Errorf("state dirs: %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -25,21 +26,22 @@ func TestAliasesDocumented(t *testing.T) {
 	}
 }
 
-// TestAliasOutput: an alias may say what its command prints; the run
-// that uses it knows the format, and config show writes it back.
+// TestAliasOutput: an alias may say what its command prints, and what
+// its program writes under a sandbox; the run that uses it knows the
+// format, and config show writes it back.
 func TestAliasOutput(t *testing.T) {
 	s := newSandbox(t)
 	s.workspace(`ai_cmd_aliases:
-  structured: {cmd: "claude -p --output-format stream-json --verbose", output: claude-stream-json}
+  structured: {cmd: "claude -p --output-format stream-json --verbose", output: claude-stream-json, sandbox_write: [~/.x, "${A:-~/.y}/z"]}
   plain: my-agent --fast
 loop:
   ai_cmd_alias: structured
 `)
 	cfg := s.mustLoad()
-	if got := cfg.Aliases["structured"].V; got != (Alias{Line: "claude -p --output-format stream-json --verbose", Output: "claude-stream-json"}) {
+	if got := cfg.Aliases["structured"].V; !reflect.DeepEqual(got, Alias{Line: "claude -p --output-format stream-json --verbose", Output: "claude-stream-json", Writes: []string{"~/.x", "${A:-~/.y}/z"}}) {
 		t.Errorf("structured alias: %+v", got)
 	}
-	if got := cfg.Aliases["plain"].V; got != (Alias{Line: "my-agent --fast"}) {
+	if got := cfg.Aliases["plain"].V; !reflect.DeepEqual(got, Alias{Line: "my-agent --fast"}) {
 		t.Errorf("plain alias: %+v", got)
 	}
 	settings, err := cfg.Resolve("build")
@@ -55,7 +57,7 @@ loop:
 	}
 	again := newSandbox(t)
 	again.workspace(out.String())
-	if got := again.mustLoad().Aliases["structured"].V; got != cfg.Aliases["structured"].V {
+	if got := again.mustLoad().Aliases["structured"].V; !reflect.DeepEqual(got, cfg.Aliases["structured"].V) {
 		t.Errorf("config show's alias reads back as %+v:\n%s", got, out.String())
 	}
 }

@@ -185,13 +185,56 @@ func (d *decoder) field(v *yaml.Node, path string, f field) {
 		d.errorf(v, "%s has no value (leave the key out to keep the default)", path)
 		return
 	}
-	s, ok := d.scalar(v, path)
+	s, ok := "", false
+	if sep := f.separator(); sep != "" && v.Kind == yaml.SequenceNode {
+		s, ok = d.list(v, path, sep)
+	} else {
+		s, ok = d.scalar(v, path)
+	}
 	if !ok {
 		return
 	}
 	if err := f.assign(s, d.src, v.Line); err != nil {
 		d.errorf(v, "%s %v", path, err)
 	}
+}
+
+// list returns the items of a sequence node joined by sep, each a
+// scalar that holds no sep.
+func (d *decoder) list(v *yaml.Node, path, sep string) (string, bool) {
+	var items []string
+	for i, item := range v.Content {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		s, ok := d.scalar(item, at)
+		if !ok {
+			return "", false
+		}
+		if strings.Contains(s, sep) || isNull(item) {
+			d.errorf(item, "%s must be one item, without %q, got %q", at, sep, item.Value)
+			return "", false
+		}
+		items = append(items, s)
+	}
+	return strings.Join(items, sep), true
+}
+
+// strings returns the items of a sequence of scalars, or a scalar as the
+// one item.
+func (d *decoder) strings(v *yaml.Node, path string) []string {
+	if v.Kind != yaml.SequenceNode {
+		s, ok := d.scalar(v, path)
+		if !ok || isNull(v) {
+			return nil
+		}
+		return []string{s}
+	}
+	var items []string
+	for i, item := range v.Content {
+		if s, ok := d.scalar(item, fmt.Sprintf("%s[%d]", path, i)); ok && !isNull(item) {
+			items = append(items, s)
+		}
+	}
+	return items
 }
 
 // scalar returns the text of a scalar node. An explicit null reads as
@@ -211,14 +254,18 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[Alias]) {
 	d.mapping(n, "ai_cmd_aliases", nil, func(name string, v *yaml.Node) {
 		path := join("ai_cmd_aliases", name)
 		var cmd, output Value[string]
+		var writes []string
 		if deref(v).Kind == yaml.MappingNode {
 			given := false
-			d.mapping(v, path, []string{"cmd", "output"}, func(key string, x *yaml.Node) {
-				if key == "cmd" {
+			d.mapping(v, path, []string{"cmd", "output", "sandbox_write"}, func(key string, x *yaml.Node) {
+				switch key {
+				case "cmd":
 					given = true
 					d.field(x, join(path, key), bind(key, &cmd, Command))
-				} else {
+				case "output":
 					d.field(x, join(path, key), bind(key, &output, OneOf(outputFormats()...)))
+				default:
+					writes = d.strings(x, join(path, key))
 				}
 			})
 			if !given {
@@ -228,7 +275,7 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[Alias]) {
 			d.field(v, path, bind(name, &cmd, Command))
 		}
 		if cmd.Set {
-			into[name] = Value[Alias]{V: Alias{Line: cmd.V, Output: output.V}, Set: true, Source: cmd.Source, Line: cmd.Line}
+			into[name] = Value[Alias]{V: Alias{Line: cmd.V, Output: output.V, Writes: writes}, Set: true, Source: cmd.Source, Line: cmd.Line}
 		}
 	})
 }

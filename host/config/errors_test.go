@@ -48,6 +48,8 @@ func TestErrorMessages(t *testing.T) {
 		{name: "enum_close", workspace: "loop:\n  log_level: wran\n"},
 		{name: "no_value", workspace: "loop:\n  failure_threshold:\n"},
 		{name: "list_for_map", workspace: "loop: [1, 2]\n"},
+		{name: "list_item_with_separator", workspace: "loop:\n  sandbox_write:\n    - ~/.m2\n    - \"a:b\"\n"},
+		{name: "list_of_ports", workspace: "loop:\n  sandbox_net: [443, http]\n"},
 		{name: "top_level_list", workspace: "- loop\n- procedures\n"},
 		{name: "procedures_string", workspace: "procedures: build\n"},
 		{name: "mapping_for_scalar", workspace: "loop:\n  ai_cmd: {name: claude}\n"},

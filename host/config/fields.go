@@ -24,6 +24,9 @@ type setting interface {
 	where() string
 	// format is the value as it would be written in rooda-config.yml.
 	format() string
+	// separator joins a YAML list's items for assign; "" when the
+	// setting is no list.
+	separator() string
 }
 
 type typed[T any] struct {
@@ -49,6 +52,7 @@ func (t typed[T]) isSet() bool             { return t.v.Set }
 func (t typed[T]) origin() Source          { return t.v.Source }
 func (t typed[T]) where() string           { return t.v.Where() }
 func (t typed[T]) format() string          { return t.Parser.format(t.v.V) }
+func (t typed[T]) separator() string       { return t.sep }
 
 // slot is a row of the table in one tier's Limits.
 type slot struct {
@@ -90,6 +94,8 @@ func (s slot) where() string {
 	v, _ := s.stored()
 	return v.value().Where()
 }
+
+func (s slot) separator() string { return s.row.sep }
 
 func (s slot) format() string {
 	v, _ := s.stored()

@@ -27,11 +27,15 @@ type Parser[T any] struct {
 	show func(T) string
 	// accepts says in words what the parser takes, for docs/settings.md.
 	accepts string
+	// sep, for a list, joins the items of a YAML sequence into the text
+	// parse reads: "" for a single value.
+	sep string
 }
 
 // Ports reads TCP ports separated by commas: "443,8080".
 var Ports = Parser[[]int]{
-	accepts: "TCP ports separated by ',' (443,8080)",
+	accepts: "TCP ports separated by ',' (443,8080), or a YAML list",
+	sep:     ",",
 	parse: func(s string) ([]int, error) {
 		var ports []int
 		for _, f := range strings.Split(s, ",") {
@@ -123,6 +127,14 @@ var Text = Parser[string]{
 	accepts: "any text",
 	parse:   func(s string) (string, error) { return s, nil },
 	format:  quote,
+}
+
+// PathList is paths separated by ':', as PATH is, or a YAML list.
+var PathList = Parser[string]{
+	accepts: "paths separated by ':', or a YAML list",
+	parse:   func(s string) (string, error) { return s, nil },
+	format:  quote,
+	sep:     ":",
 }
 
 // Name is a non-empty word, such as an alias name; Command is an AI

@@ -81,6 +81,10 @@ type Alias struct {
 	// Output is the format of what the command prints: "" (text, read as
 	// it is) or the name of a CLI's JSON stream, which the host decodes.
 	Output string
+	// Writes are the directories and files the command's program writes
+	// its state to (sandbox_write:), which a sandbox lets it write: "~/"
+	// and "${VAR:-default}" are expanded as the agent starts.
+	Writes []string
 }
 
 // Check is a command run after each iteration: checks: [{name, run}].

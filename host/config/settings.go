@@ -156,7 +156,7 @@ var (
 	// host/sandbox.
 	Sandbox = Define(Setting{
 		Key: "sandbox",
-		Doc: "what the agent's processes may write: off (anything the user may), workspace (only the loop's workspace, a temporary directory of the iteration's own, its CLI's state directories and sandbox_write; refused where the kernel has no Landlock) or best-effort (as workspace, as far as the kernel can); in every mode, where the kernel can, the agent may signal no process outside its own tree",
+		Doc: "what the agent's processes may write: off (anything the user may), workspace (only the loop's workspace, a temporary directory of the iteration's own, its CLI's state directories, the caches and sandbox_write, rooda's run records and the worktrees of other loops hidden from it; refused where the kernel has no Landlock) or best-effort (as workspace, as far as the kernel can); in every mode, where the kernel can, the agent may signal no process outside its own tree",
 		Flags: []FlagDef{{Name: "sandbox", Category: "Loop",
 			Usage: "confine what the agent writes: `MODE` off, workspace or best-effort (Landlock)"}},
 		Keyword: &Keyword{Name: "sandbox", Type: "str",
@@ -166,17 +166,17 @@ var (
 	// SandboxWrite adds paths the agent may write under a sandbox.
 	SandboxWrite = Define(Setting{
 		Key: "sandbox_write",
-		Doc: "more directories and files the agent may write under a sandbox, separated by ':' (~/ is the home directory), as a build's caches need",
+		Doc: "more directories and files the agent may write under a sandbox, a YAML list or separated by ':' (~/ is the home directory), as a build's caches need",
 		Flags: []FlagDef{{Name: "sandbox-write", Category: "Loop",
 			Usage: "under a sandbox, let the agent write `PATHS` too (separated by ':')"}},
 		Keyword: &Keyword{Name: "sandbox_write", Type: "str",
 			Doc: "more paths the agent may write under a sandbox, separated by ':'"},
 		Shown: ShownWhenGiven,
-	}, Text)
+	}, PathList)
 	// SandboxNet limits the TCP ports the agent may connect to.
 	SandboxNet = Define(Setting{
 		Key: "sandbox_net",
-		Doc: "under a sandbox, the only TCP ports the agent may connect to, separated by ',' (443 for HTTPS to its model; Landlock ABI 4); unset, any",
+		Doc: "under a sandbox, the only TCP ports the agent may connect to, a YAML list or separated by ',' (443 for HTTPS to its model; Landlock ABI 4); unset, any",
 		Flags: []FlagDef{{Name: "sandbox-net", Category: "Loop",
 			Usage: "under a sandbox, let the agent connect to these TCP `PORTS` only (443,8080)"}},
 		Keyword: &Keyword{Name: "sandbox_net", Type: "str",
@@ -312,6 +312,7 @@ type Setting struct {
 	Shown Shown
 
 	accepts string
+	sep     string
 	parse   func(string) (any, error)
 	format  func(any) string
 	show    func(any) string
@@ -413,7 +414,7 @@ var table []*Setting
 // and Undefine it after.
 func Define[T any](s Setting, p Parser[T]) *Def[T] {
 	row := &s
-	row.accepts = p.accepts
+	row.accepts, row.sep = p.accepts, p.sep
 	row.parse = func(text string) (any, error) {
 		v, err := p.parse(text)
 		return v, err

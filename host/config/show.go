@@ -235,12 +235,23 @@ func (y *yamlWriter) checks(depth int, v Value[[]Check]) {
 }
 
 // yaml is the alias as ai_cmd_aliases: writes it: its command, or
-// {cmd, output} when it declares an output format.
+// {cmd, output, sandbox_write} when it declares more.
 func (a Alias) yaml() string {
-	if a.Output == "" {
+	if a.Output == "" && len(a.Writes) == 0 {
 		return quote(a.Line)
 	}
-	return "{cmd: " + quoteFlow(a.Line) + ", output: " + quoteFlow(a.Output) + "}"
+	s := "{cmd: " + quoteFlow(a.Line)
+	if a.Output != "" {
+		s += ", output: " + quoteFlow(a.Output)
+	}
+	if len(a.Writes) > 0 {
+		var items []string
+		for _, w := range a.Writes {
+			items = append(items, quoteFlow(w))
+		}
+		s += ", sandbox_write: [" + strings.Join(items, ", ") + "]"
+	}
+	return s + "}"
 }
 
 // yaml writes a library as rooda-config.yml would: its directory, or its

@@ -184,3 +184,16 @@ func TestExplicitConfigFile(t *testing.T) {
 		t.Errorf("failure_threshold %d from %s: --config must replace ./rooda-config.yml", f.V, f.Source)
 	}
 }
+
+// TestListsInYAML: a list setting takes a YAML list as it takes its
+// items joined by its separator.
+func TestListsInYAML(t *testing.T) {
+	s := newSandbox(t)
+	s.workspace("loop:\n  sandbox_write: [~/.m2, /opt/cache]\n  sandbox_net:\n    - 443\n    - 8080\n")
+	cfg := s.mustLoad()
+	for key, want := range map[string]string{"sandbox_write": "~/.m2:/opt/cache", "sandbox_net": "443,8080"} {
+		if f := loopField(cfg, key); f.format() != want {
+			t.Errorf("%s = %s, want %s", key, f.format(), want)
+		}
+	}
+}

@@ -1,13 +1,9 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"rooda/host/agentstream"
 	"rooda/host/config"
@@ -51,8 +47,8 @@ func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, shown io
 	format := p.formatOf(n)
 	if format == agentstream.Text {
 		cmd.Stream = shown
-		res, spent, err := p.run(ctx, n, cmd)
-		return loop.Reply{Result: res, Spent: spent}, err
+		res, spent, confined, err := p.run(ctx, n, cmd)
+		return loop.Reply{Result: res, Spent: spent, Sandbox: confined}, err
 	}
 	// The transcript is shown, and its last bytes go to the record.
 	transcript := process.NewRing(cmd.MaxOutput)
@@ -67,64 +63,37 @@ func (p *Plan) attempt(ctx context.Context, n int, cmd process.Command, shown io
 	w := newWatch(config.ModelTimeout.In(p.Settings).V, cmd.IdleTimeout)
 	dec.Observe(w.observe)
 	cmd.Stop, cmd.IdleTimeout = w.stop, 0
-	res, _, err := p.run(ctx, n, cmd)
+	res, _, confined, err := p.run(ctx, n, cmd)
 	stop := w.end()
 	dec.Close()
 	sum := dec.Summary()
 	if !res.Stopped {
 		stop = nil // it ended on its own as the watch fired
 	}
-	return loop.Reply{Result: res, Decoded: &sum, Transcript: transcript.Bytes(), Spent: p.spent(sum, p.agentOf(n)), Stop: stop}, err
+	return loop.Reply{Result: res, Decoded: &sum, Transcript: transcript.Bytes(), Spent: p.spent(sum, p.agentOf(n)), Stop: stop, Sandbox: confined}, err
 }
 
 // run runs the agent process, or what stands in for it, which may say
-// what a text agent spent.
-func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (process.Result, loop.Spend, error) {
+// what a text agent spent; confined is what the sandbox applied, nil for
+// none.
+func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (res process.Result, spent loop.Spend, confined *sandbox.Spec, err error) {
 	if p.Runner != nil {
-		return p.Runner(ctx, n, cmd)
+		res, spent, err = p.Runner(ctx, n, cmd)
+		return res, spent, nil, err
 	}
-	done, wrapped, err := p.confine(&cmd, n)
+	done, confined, wrapped, err := p.confine(&cmd, n)
 	if err != nil {
-		return process.Result{}, loop.Spend{}, err
+		return process.Result{}, loop.Spend{}, nil, err
 	}
 	defer done()
-	res, err := process.Run(ctx, cmd)
+	res, err = process.Run(ctx, cmd)
 	if err == nil && wrapped {
 		if why := sandbox.NotStarted(res.ExitCode, res.Output); why != nil {
 			// Started through the trampoline, the agent could not be.
-			return process.Result{}, loop.Spend{}, why
+			return process.Result{}, loop.Spend{}, confined, why
 		}
 	}
-	return res, loop.Spend{}, err
-}
-
-// confine has the agent of iteration n started through the sandbox's
-// trampoline (host/sandbox): its signals scoped to its own tree, and
-// under sandbox: workspace or best-effort its writes confined to its
-// workspace, a temporary directory of its own (TMPDIR, removed by done),
-// its CLI's state directories, the caches and sandbox_write.
-func (p *Plan) confine(cmd *process.Command, n int) (done func(), wrapped bool, err error) {
-	spec := sandbox.Spec{Mode: cmp.Or(config.Sandbox.In(p.Settings).V, sandbox.Off)}
-	done = func() {}
-	if spec.Mode != sandbox.Off {
-		tmp, err := os.MkdirTemp("", "rooda-agent-")
-		if err != nil {
-			return done, false, err
-		}
-		done = func() { os.RemoveAll(tmp) }
-		workspace := cmd.Dir
-		if workspace == "" {
-			workspace, _ = os.Getwd()
-		}
-		spec.Write = sandbox.Paths(workspace, tmp, string(p.formatOf(n)), strings.Split(config.SandboxWrite.In(p.Settings).V, ":"))
-		spec.Ports = config.SandboxNet.In(p.Settings).V
-		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
-		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
-	}
-	argv, env, err := sandbox.Command(spec, cmd.Argv)
-	cmd.Argv, cmd.Env = argv, append(cmd.Env, env...)
-	// The trampoline's environment is given only when it runs the agent.
-	return done, len(env) > 0, err
+	return res, loop.Spend{}, confined, err
 }
 
 // spent is what a decoded output says the agent used: its CLI's cost,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -117,6 +118,10 @@ type Plan struct {
 	given      [len(prompt.Phases)][]prompt.Fragment
 	overridden bool
 
+	// stateDirs are, by program, the state directories aliases declare
+	// (agents.StateDirs), which a sandbox lets the agent write.
+	stateDirs map[string][]string
+
 	// readAtStart are the context files read by the checks, each value
 	// to its block: what a file removed while the run goes on still
 	// gives (see keepGone).
@@ -166,6 +171,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner, PriceOf: req.Config.PriceOf,
 		Promises: req.Promises, Choose: req.Choose, Chooser: req.Chooser, given: given}
 	p.Formats = []agentstream.Format{formatNamed(s.AIOutput)}
+	p.stateDirs = agents.StateDirs(req.Config.Aliases)
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}
 		p.pass("Fake agent: no process is started")
@@ -449,7 +455,29 @@ func (p *Plan) checkSandbox() {
 		p.fail("", fmt.Errorf("sandbox: workspace (%s) needs Landlock, which this kernel (%s) does not offer: use sandbox: best-effort to run unconfined, or off", mode.Source, sandbox.Kernel()))
 	case mode.V == sandbox.Workspace || mode.V == sandbox.BestEffort:
 		p.pass(fmt.Sprintf("Sandbox: %s, Landlock ABI %d: the agent writes only its workspace, its own TMPDIR, its CLI's state directories, caches and sandbox_write", mode.V, abi))
+		p.Checks[len(p.Checks)-1].Detail = p.sandboxRules()
 	}
+}
+
+// sandboxRules are the sandbox's rules for the first iteration's agent,
+// as a dry run shows them.
+func (p *Plan) sandboxRules() string {
+	var spec sandbox.Spec
+	var state []string
+	if len(p.Argv) > 0 {
+		state = p.stateDirs[filepath.Base(p.Argv[0])]
+	}
+	p.rules(&spec, workspaceOf(""), "", state)
+	lines := []string{"writes: " + strings.Join(append(spec.Write, "its own TMPDIR"), ", ")}
+	if err := sandbox.CanHide(); err != nil {
+		lines = append(lines, "not hidden, rooda's records and the worktrees of runs: "+err.Error())
+	} else {
+		lines = append(lines, "hidden: "+strings.Join(private(p.Settings), ", "))
+	}
+	if len(spec.Ports) > 0 {
+		lines = append(lines, "connects to: "+strings.Trim(fmt.Sprint(spec.Ports), "[]"))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // Err is nil when every check passed, and otherwise tells every failed

@@ -13,6 +13,7 @@ import (
 	"rooda/host/logging"
 	"rooda/host/process"
 	"rooda/host/prompt"
+	"rooda/host/sandbox"
 	"rooda/host/suggest"
 )
 
@@ -134,6 +135,8 @@ type Reply struct {
 	// Stop is why rooda stopped the agent, reading its stream, before it
 	// ended (Result.Stopped); nil when it did not.
 	Stop *Stop
+	// Sandbox is what confined the agent; nil when nothing did.
+	Sandbox *sandbox.Spec
 }
 
 // Stop is why rooda stopped an agent whose decoded stream showed it
@@ -281,6 +284,8 @@ type Iteration struct {
 	// Stop is why rooda stopped the agent early, reading its stream
 	// (Reply.Stop); nil when it did not.
 	Stop *Stop
+	// Sandbox is what confined its agent (Reply.Sandbox).
+	Sandbox *sandbox.Spec
 	// Overridden is set when a Verdict changed the outcome; Reason is
 	// why, when the Verdict said.
 	Overridden bool
@@ -594,7 +599,7 @@ func (r *runner) tries(ctx context.Context, it *Iteration, req Request) {
 	for {
 		reply, err := r.cfg.Agent(ctx, req)
 		it.Result, it.StartErr = reply.Result, err
-		it.Decoded, it.Transcript, it.Stop = reply.Decoded, reply.Transcript, reply.Stop
+		it.Decoded, it.Transcript, it.Stop, it.Sandbox = reply.Decoded, reply.Transcript, reply.Stop, reply.Sandbox
 		it.Spent = it.Spent.Add(reply.Spent)
 		if ctx.Err() != nil {
 			return

@@ -38,6 +38,9 @@ type Command struct {
 	// DiscardStderr sends stderr to /dev/null: a caller that parses the
 	// output (git's lists) must find no warning among its entries.
 	DiscardStderr bool
+	// Attr, when set, adds to the attributes the process starts with:
+	// the namespaces a sandbox needs (host/sandbox).
+	Attr func(*syscall.SysProcAttr)
 }
 
 // DefaultGrace is the time between SIGTERM and SIGKILL.
@@ -199,6 +202,9 @@ func command(c Command, tag string, g *cgroup, stdin, stdout *os.File) *exec.Cmd
 		cmd.Stderr = nil // os/exec's /dev/null
 	}
 	cmd.SysProcAttr = sysProcAttr(g)
+	if c.Attr != nil {
+		c.Attr(cmd.SysProcAttr)
+	}
 	return cmd
 }
 

@@ -374,7 +374,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		Waited:       it.Waited.Seconds(),
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),
-		EscapedSurvived: it.Result.EscapedSurvived, RanAgain: l.again,
+		EscapedSurvived: it.Result.EscapedSurvived, RanAgain: l.again, Sandbox: it.Sandbox,
 	}
 	if d := it.Decoded; d != nil {
 		m.Format, m.Model, m.Retries, m.Refused = string(d.Format), d.Model, d.Retries, d.Refused

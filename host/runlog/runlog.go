@@ -29,6 +29,7 @@ import (
 	"rooda/host/files"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/sandbox"
 )
 
 // DefaultDir is where runs are recorded, from the workspace.
@@ -233,6 +234,10 @@ type Meta struct {
 	// Refused counts the tool results that say the system refused a
 	// file or a process: what the sandbox refused shows here.
 	Refused int `json:"refused_tool_results,omitempty"`
+	// Sandbox is what confined the agent: its mode, the kernel's
+	// Landlock ABI, the paths it could write, the ports it could reach,
+	// what was hidden from it.
+	Sandbox *sandbox.Spec `json:"sandbox,omitempty"`
 	// RanAgain is set for an iteration that was in flight when its run
 	// stopped, and ran again when the run was resumed.
 	RanAgain bool `json:"ran_again,omitempty"`

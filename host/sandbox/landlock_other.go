@@ -4,7 +4,9 @@ package sandbox
 
 import (
 	"errors"
+	"os"
 	"runtime"
+	"syscall"
 )
 
 // ABI is 0: only Linux has Landlock.
@@ -20,3 +22,19 @@ func Restrict(spec Spec) error {
 
 // Kernel names the running system, for messages.
 func Kernel() string { return runtime.GOOS }
+
+// Hidden hides nothing: only Linux has the mount namespaces it needs.
+func Hidden([]string) ([]string, func(*syscall.SysProcAttr), error) {
+	return nil, nil, errors.New("only Linux can hide rooda's records from the agent")
+}
+
+// CanHide says why nothing can be hidden: only Linux can.
+func CanHide() error { return errors.New("only Linux can hide rooda's records from the agent") }
+
+func hide([]string, []string) error { return errors.New("only Linux hides") }
+
+func probeMain(string) { os.Exit(1) }
+
+func lockThread() {}
+
+const probeArg = "--probe"

@@ -49,6 +49,14 @@ type Spec struct {
 	// Ports, when given, are the only TCP ports the agent may connect
 	// to.
 	Ports []int `json:"ports,omitempty"`
+	// Hide are the directories the agent may neither read nor write:
+	// rooda's records and the worktrees of runs (Hidden). The process
+	// must start in a namespace of its own for them (Hidden's attr).
+	Hide []string `json:"hide,omitempty"`
+	// ABI is the kernel's Landlock ABI, and NotHidden why what should
+	// have been hidden is not: for the record, which keeps the Spec.
+	ABI       int    `json:"abi"`
+	NotHidden string `json:"not_hidden,omitempty"`
 }
 
 // trampoline is the executable that serves as the trampoline: rooda's,
@@ -93,6 +101,9 @@ func Wrap(self string, spec Spec, argv []string) (wrapped []string, env string, 
 // the agent, never returning but on failure (its exit code 126, as a
 // shell's for a command that cannot run).
 func Main(args []string) {
+	if len(args) == 2 && args[0] == probeArg {
+		probeMain(args[1])
+	}
 	if len(args) < 2 || args[0] != "--" {
 		fail(errors.New("usage: rooda " + Arg + " -- COMMAND [ARG…]"))
 	}
@@ -101,6 +112,12 @@ func Main(args []string) {
 		fail(fmt.Errorf("%s: %w", specVar, err))
 	}
 	os.Unsetenv(specVar)
+	lockThread()
+	if len(spec.Hide) > 0 {
+		if err := hide(spec.Hide, spec.Write); err != nil {
+			fail(err)
+		}
+	}
 	if err := Restrict(spec); err != nil {
 		fail(err)
 	}

@@ -117,3 +117,23 @@ func TestConnectOnlyToPorts(t *testing.T) {
 		}
 	}
 }
+
+// TestExpand: a declared path takes its variables, the default of one
+// unset or empty, and the home directory.
+func TestExpand(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	t.Setenv("ROODA_TEST_SET", "/set")
+	t.Setenv("ROODA_TEST_EMPTY", "")
+	for path, want := range map[string]string{
+		"${ROODA_TEST_SET:-~/.a}/b":   "/set/b",
+		"${ROODA_TEST_EMPTY:-~/.a}/b": filepath.Join(home, ".a/b"),
+		"${ROODA_TEST_UNSET:-/x}":     "/x",
+		"$ROODA_TEST_SET/c":           "/set/c",
+		"~/.gemini":                   filepath.Join(home, ".gemini"),
+		"/dev/null":                   "/dev/null",
+	} {
+		if got := Expand(path); got != want {
+			t.Errorf("Expand(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

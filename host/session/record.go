@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"rooda/host/config"
+	"rooda/host/engine"
 	"rooda/host/interrupt"
 	"rooda/host/journal"
 	"rooda/host/logging"
@@ -41,10 +42,7 @@ func (s *Session) startRecord() {
 // RunsDir is where runs are recorded: loop.runs_dir, else .rooda/runs
 // in the workspace.
 func RunsDir(cfg *config.Config) string {
-	if dir := config.RunsDir.In(&cfg.Loop); dir.Set && dir.V != "" {
-		return dir.V
-	}
-	return runlog.DefaultDir
+	return engine.RunsDir(&cfg.Loop)
 }
 
 // keepRuns is how many records are kept: loop.keep_runs, else 50.

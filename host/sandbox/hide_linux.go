@@ -1,0 +1,190 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Landlock cannot take a directory out of one it allows: rooda's records
+// and the worktrees of runs lie inside the workspace. So the agent is
+// started in a mount namespace of its own, where each of them is covered
+// by an empty, read-only tmpfs: it can neither read nor write them, and
+// rooda, outside, sees them as they are. What of the agent's own
+// workspace lies below one (its worktree) is bound back in place. Once
+// Landlock confines the agent it can no longer mount or unmount: the
+// cover stays.
+//
+// root makes the namespace itself; another user makes it inside a user
+// namespace of its own, with its own uid and gid mapped to themselves
+// and CAP_SYS_ADMIN held for the mounts alone.
+
+// hiding is how an agent gets its namespace, found once by a probe; why
+// says why it cannot, when it cannot.
+var hiding struct {
+	once sync.Once
+	attr func(*syscall.SysProcAttr)
+	why  error
+}
+
+// probeArg is the trampoline's hidden argument that tries a way of
+// hiding on a directory: "rooda __sandbox --probe DIR".
+const probeArg = "--probe"
+
+// Hidden is dirs, those that exist, when this system can hide them from
+// the agent, with the attributes its process needs for it; else nil and
+// why it cannot.
+func Hidden(dirs []string) ([]string, func(*syscall.SysProcAttr), error) {
+	var kept []string
+	for _, dir := range dirs {
+		if info, err := os.Stat(dir); err == nil && info.IsDir() {
+			kept = append(kept, dir)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, nil, nil
+	}
+	if err := CanHide(); err != nil {
+		return nil, nil, err
+	}
+	return kept, hiding.attr, nil
+}
+
+// CanHide is nil when this system can hide directories from the agent,
+// else why it cannot. It asks once.
+func CanHide() error {
+	hiding.once.Do(probe)
+	return hiding.why
+}
+
+// probe finds the first way of making the namespace that works here.
+func probe() {
+	if trampoline == "" {
+		hiding.why = errors.New("this program is not rooda")
+		return
+	}
+	ways := []func(*syscall.SysProcAttr){ownNamespace, userNamespace}
+	if os.Geteuid() != 0 {
+		ways = ways[1:]
+	}
+	for _, way := range ways {
+		if hiding.why = try(way); hiding.why == nil {
+			hiding.attr = way
+			return
+		}
+	}
+}
+
+// try starts the trampoline's probe in a namespace made the given way.
+func try(way func(*syscall.SysProcAttr)) error {
+	dir, err := os.MkdirTemp("", "rooda-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command(trampoline, Arg, probeArg, dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	way(cmd.SysProcAttr)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			return errors.New(msg)
+		}
+		return fmt.Errorf("a mount namespace: %w", err)
+	}
+	return nil
+}
+
+// ownNamespace is root's way: a mount namespace alone.
+func ownNamespace(attr *syscall.SysProcAttr) { attr.Cloneflags |= syscall.CLONE_NEWNS }
+
+// userNamespace is everyone's: a user namespace too, in which the
+// process is who it was, holding CAP_SYS_ADMIN for the mounts (the
+// trampoline drops it before the agent starts).
+func userNamespace(attr *syscall.SysProcAttr) {
+	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+}
+
+// probeMain is the trampoline's probe: it hides dir, and says why it
+// cannot.
+func probeMain(dir string) {
+	if err := hide([]string{dir}, nil); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// hide covers each of dirs, in the trampoline's own mount namespace,
+// with an empty read-only tmpfs, binding back what of keep lies below
+// one, then returns to the working directory through the new mounts.
+func hide(dirs, keep []string) error {
+	// The namespace's mounts are the host's, and nothing made in it
+	// goes back there.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("a mount namespace of its own: %w", err)
+	}
+	for _, dir := range dirs {
+		if err := cover(dir, keep); err != nil {
+			return fmt.Errorf("hiding %s: %w", dir, err)
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		os.Chdir(wd)
+	}
+	// The capability served the mounts: the agent has none.
+	return unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+}
+
+// cover puts the empty tmpfs over dir and what of keep lies below it
+// back.
+func cover(dir string, keep []string) error {
+	type back struct {
+		rel string
+		fd  int
+	}
+	var below []back
+	for _, k := range keep {
+		rel, err := filepath.Rel(dir, k)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		fd, err := unix.Open(k, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		defer unix.Close(fd)
+		below = append(below, back{rel, fd})
+	}
+	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+	if err := unix.Mount("tmpfs", dir, "tmpfs", flags, "size=64k,mode=0755"); err != nil {
+		return err
+	}
+	for _, b := range below {
+		at := filepath.Join(dir, b.rel)
+		if err := os.MkdirAll(at, 0o755); err != nil {
+			return err
+		}
+		if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", b.fd), at, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return err
+		}
+	}
+	return unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_RDONLY|flags, "")
+}
+
+// lockThread keeps the trampoline on one thread from the dropping of
+// its capability to the exec: capabilities are a thread's.
+func lockThread() { runtime.LockOSThread() }

@@ -1,0 +1,63 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestHideEachWay: in a namespace made either way, a hidden directory
+// is empty and read-only to the agent, what of its workspace lies below
+// it is there and writable, and nothing changed outside.
+func TestHideEachWay(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trampoline = self
+	ways := map[string]func(*syscall.SysProcAttr){"own namespace": ownNamespace, "user namespace": userNamespace}
+	for name, way := range ways {
+		t.Run(name, func(t *testing.T) {
+			if why := try(way); why != nil {
+				t.Skipf("NOT TESTED: this system makes no namespace this way: %v", why)
+			}
+			hidden := t.TempDir()
+			ws := filepath.Join(hidden, "run", "ws")
+			must(t, os.MkdirAll(ws, 0o755))
+			must(t, os.WriteFile(filepath.Join(hidden, "record.txt"), []byte("secret"), 0o644))
+			line := `cat ` + hidden + `/record.txt 2>/dev/null || echo read-refused; ` +
+				`(echo x > ` + hidden + `/new.txt) 2>/dev/null || echo write-refused; ` +
+				`echo y > ` + ws + `/own.txt && echo own-ok`
+			argv, env, err := Wrap(self, Spec{Mode: Off, Write: []string{ws}, Hide: []string{hidden}}, []string{"sh", "-c", line})
+			must(t, err)
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Env, cmd.SysProcAttr = append(os.Environ(), env), &syscall.SysProcAttr{}
+			way(cmd.SysProcAttr)
+			out, _ := cmd.CombinedOutput()
+			for _, want := range []string{"read-refused", "write-refused", "own-ok"} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("%q lacks %s", out, want)
+				}
+			}
+			if strings.Contains(string(out), "secret") {
+				t.Errorf("the hidden record was read: %q", out)
+			}
+			if _, err := os.Stat(filepath.Join(ws, "own.txt")); err != nil {
+				t.Errorf("the write in the workspace below the hidden directory: %v", err)
+			}
+			if data, err := os.ReadFile(filepath.Join(hidden, "record.txt")); string(data) != "secret" {
+				t.Errorf("outside, the record: %q, %v", data, err)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -76,7 +76,9 @@ func TestAgentCannotKillRooda(t *testing.T) {
 
 // TestSandboxWithoutLandlock: sandbox: workspace on a kernel without
 // Landlock fails before the first iteration, naming the kernel and the
-// setting; best-effort runs.
+// setting; best-effort runs, and says what it could not apply. On a
+// kernel with too old a Landlock for sandbox_net, workspace fails as
+// well, best-effort warns.
 func TestSandboxWithoutLandlock(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal})
@@ -86,7 +88,14 @@ func TestSandboxWithoutLandlock(t *testing.T) {
 	if w.ran(1) {
 		t.Error("an agent ran")
 	}
-	w.run("build", "-n", "1", "--sandbox", "best-effort").expect(t, 0, "Success: the agent signaled SUCCESS")
+	w.run("build", "-n", "1", "--sandbox", "best-effort").expect(t, 0, "Success: the agent signaled SUCCESS",
+		"WARN: Sandbox: not applied: this kernel ("+sandbox.Kernel()+") has no Landlock; the agent writes anywhere you may")
+	w.env = append(w.env, "ROODA_SANDBOX_ABI=3")
+	w.run("build", "-n", "1", "--sandbox", "workspace", "--sandbox-net", "443").expect(t, 1,
+		"sandbox_net (cli: --sandbox-net) needs Landlock ABI 4, and this kernel ("+sandbox.Kernel()+") offers 3")
+	w.run("build", "-n", "1", "--sandbox", "best-effort", "--sandbox-net", "443").expect(t, 0, "Success: the agent signaled SUCCESS",
+		"WARN: Sandbox: not applied: sandbox_net, which needs Landlock ABI 4 (this kernel offers 3)",
+		"WARN: Sandbox: not applied: the agent's signals are not scoped to its own tree, which needs Landlock ABI 6 (this kernel offers 3)")
 }
 
 // runDir is the workspace's only run's record.

@@ -105,6 +105,9 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		log.Debugf("Setting %s", l)
 	}
 	log.Debugf("Agent command: %q", p.Argv)
+	for _, short := range p.SandboxShortfalls() {
+		log.Warnf("Sandbox: %s", short)
+	}
 	// The loop sees the interrupt only once it is announced, so the
 	// announcement always comes before the summary.
 	announced, cancel := context.WithCancelCause(context.WithoutCancel(ctx))

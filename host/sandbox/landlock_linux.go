@@ -41,7 +41,7 @@ const writeRights = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRem
 func Restrict(spec Spec) error {
 	abi := ABI()
 	if spec.Mode == Off {
-		if abi < signalsABI {
+		if abi < SignalsABI {
 			return nil
 		}
 		return landlock.MustConfig(landlock.ScopedSet(ll.ScopeSignal)).RestrictScoped()
@@ -49,8 +49,8 @@ func Restrict(spec Spec) error {
 	if abi == 0 && spec.Mode == Workspace {
 		return fmt.Errorf("sandbox: workspace needs Landlock, which this kernel does not offer")
 	}
-	if len(spec.Ports) > 0 && abi < netABI && spec.Mode == Workspace {
-		return fmt.Errorf("sandbox_net needs Landlock ABI %d, and this kernel offers %d", netABI, abi)
+	if len(spec.Ports) > 0 && abi < NetABI && spec.Mode == Workspace {
+		return fmt.Errorf("sandbox_net needs Landlock ABI %d, and this kernel offers %d", NetABI, abi)
 	}
 	args := []any{landlock.AccessFSSet(writeRights), landlock.ScopedSet(ll.ScopeSignal)}
 	if len(spec.Ports) > 0 {
@@ -78,9 +78,6 @@ func Restrict(spec Spec) error {
 	}
 	return c.Restrict(rules...)
 }
-
-// netABI is the first ABI that confines TCP connections.
-const netABI = 4
 
 // Kernel names the running kernel ("Linux 6.18.5"), for messages.
 func Kernel() string {

@@ -29,8 +29,11 @@ const Arg = "__sandbox"
 // agent's environment before exec.
 const specVar = "ROODA_SANDBOX_SPEC"
 
-// signalsABI is the first Landlock ABI that scopes signals.
-const signalsABI = 6
+// SignalsABI is the first Landlock ABI that scopes signals.
+const SignalsABI = 6
+
+// NetABI is the first Landlock ABI that confines TCP connections.
+const NetABI = 4
 
 // Modes of the sandbox setting.
 const (
@@ -80,7 +83,7 @@ func Serve() {
 // there is nothing to apply: the mode is off and the kernel cannot scope
 // signals.
 func Command(spec Spec, argv []string) (wrapped []string, env []string, err error) {
-	if trampoline == "" || spec.Mode == Off && ABI() < signalsABI {
+	if trampoline == "" || spec.Mode == Off && ABI() < SignalsABI {
 		return argv, nil, nil
 	}
 	wrapped, e, err := Wrap(trampoline, spec, argv)

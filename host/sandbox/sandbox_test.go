@@ -40,8 +40,8 @@ func confined(t *testing.T, spec Spec, line string) string {
 // directories it is given and /dev/null, and nowhere else; it cannot
 // signal a process outside its own tree, in any mode.
 func TestWritesOnlyWhereAllowed(t *testing.T) {
-	if ABI() < signalsABI {
-		t.Skipf("this kernel's Landlock ABI is %d: signals are scoped from ABI %d", ABI(), signalsABI)
+	if ABI() < SignalsABI {
+		t.Skipf("this kernel's Landlock ABI is %d: signals are scoped from ABI %d", ABI(), SignalsABI)
 	}
 	ws, outside := t.TempDir(), t.TempDir()
 	spec := Spec{Mode: Workspace, Write: []string{ws, "/dev/null"}}
@@ -88,8 +88,8 @@ func TestAgentThatCannotStart(t *testing.T) {
 // TestConnectOnlyToPorts: with Ports, the agent connects to those TCP
 // ports and to no other.
 func TestConnectOnlyToPorts(t *testing.T) {
-	if ABI() < netABI {
-		t.Skipf("this kernel's Landlock ABI is %d: TCP is confined from %d", ABI(), netABI)
+	if ABI() < NetABI {
+		t.Skipf("this kernel's Landlock ABI is %d: TCP is confined from %d", ABI(), NetABI)
 	}
 	var ports []int
 	for range 2 {

@@ -151,9 +151,11 @@ func onlySpan(t *testing.T, spans []*tracepb.Span, name string) *tracepb.Span {
 }
 
 // TestTraceOfARun: a two-iteration run with a structured alias exports
-// one trace: the run's span, its loop's, and an iteration span for each
-// with its outcome, exit code, tokens and cost; each agent was given its
-// iteration's span as TRACEPARENT.
+// one trace, named as the GenAI conventions name an agent system's: the
+// run's invoke_workflow span, its loop's, and an invoke_agent CLIENT
+// span for each iteration with its outcome, exit code, tokens, cost,
+// provider, model and session, and its error.type when it failed; each
+// agent was given its iteration's span as TRACEPARENT.
 func TestTraceOfARun(t *testing.T) {
 	t.Parallel()
 	quiet := strings.ReplaceAll(transcript(t, "claude-stream-json", "tool_call_success"), `\u003cpromise\u003eSUCCESS\u003c/promise\u003e`, "")
@@ -167,7 +169,7 @@ func TestTraceOfARun(t *testing.T) {
 		t.Errorf("service.name %q", c.service)
 	}
 	children := spanTree(spans)
-	run := onlySpan(t, children[""], "rooda run build")
+	run := onlySpan(t, children[""], "invoke_workflow build")
 	loop := onlySpan(t, children[hex.EncodeToString(run.SpanId)], "loop build")
 	iterations := children[hex.EncodeToString(loop.SpanId)]
 	if len(iterations) != 2 || len(spans) != 4 {
@@ -189,12 +191,19 @@ func TestTraceOfARun(t *testing.T) {
 	for _, it := range iterations {
 		n := intAttr(it, "rooda.iteration")
 		a := attrs(it.Attributes)
-		if w := want[n]; a["rooda.outcome"].GetStringValue() != w.outcome || a["rooda.cause"].GetStringValue() != w.cause || intAttr(it, "process.exit.code") != w.code || it.Status.GetCode() != w.status {
+		st := want[n]
+		if a["rooda.outcome"].GetStringValue() != st.outcome || a["rooda.cause"].GetStringValue() != st.cause || intAttr(it, "process.exit.code") != st.code || it.Status.GetCode() != st.status {
 			t.Errorf("iteration %d: %v %v", n, it.Attributes, it.Status)
 		}
 		if intAttr(it, "gen_ai.usage.input_tokens") != 143 || intAttr(it, "gen_ai.usage.output_tokens") != 35 ||
 			a["rooda.cost_usd"].GetDoubleValue() != 0.000285 || intAttr(it, "rooda.output_bytes") == 0 || a["rooda.agent"].GetStringValue() == "" {
 			t.Errorf("iteration %d's spend: %v", n, it.Attributes)
+		}
+		agent := a["gen_ai.agent.name"].GetStringValue()
+		if it.Kind != tracepb.Span_SPAN_KIND_CLIENT || it.Name != "invoke_agent "+agent || a["gen_ai.operation.name"].GetStringValue() != "invoke_agent" ||
+			a["gen_ai.provider.name"].GetStringValue() != "anthropic" || a["gen_ai.request.model"].GetStringValue() != "claude-opus-4-8" ||
+			a["gen_ai.conversation.id"].GetStringValue() != "5f1c2a7e-0b1d-4c1e-9d7a-2f3e4b5c6d7e" || a["error.type"].GetStringValue() != st.cause {
+			t.Errorf("iteration %d, %s (%v): %v", n, it.Name, it.Kind, it.Attributes)
 		}
 		env := readText(t, filepath.Join(w.dir, "env-"+string(rune('0'+n))+".txt"))
 		if parent := "TRACEPARENT=00-" + trace + "-" + hex.EncodeToString(it.SpanId) + "-01\n"; !strings.Contains(env, parent) {
@@ -244,7 +253,7 @@ iterate(p, max_iterations = 2)
 	spans, _ := c.received()
 	oneTrace(t, spans)
 	children := spanTree(spans)
-	run := onlySpan(t, children[""], "rooda script run main.star")
+	run := onlySpan(t, children[""], "invoke_workflow main")
 	loops := children[hex.EncodeToString(run.SpanId)]
 	if len(loops) != 2 {
 		t.Fatalf("want 2 loops under the run, got %d", len(loops))
@@ -327,7 +336,7 @@ func TestTraceOverGRPC(t *testing.T) {
 	w.run("build", "-n", "2").expect(t, 2)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	onlySpan(t, spanTree(c.spans)[""], "rooda run build")
+	onlySpan(t, spanTree(c.spans)[""], "invoke_workflow build")
 	if len(c.spans) != 4 {
 		t.Errorf("want 4 spans, got %d", len(c.spans))
 	}
@@ -347,7 +356,7 @@ func TestLimitWaitIsAnEvent(t *testing.T) {
 	trace := oneTrace(t, spans)
 	var it *tracepb.Span
 	for _, s := range spans {
-		if s.Name == "iteration 1" {
+		if intAttr(s, "rooda.iteration") == 1 {
 			it = s
 		}
 	}

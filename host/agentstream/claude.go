@@ -23,6 +23,7 @@ type claudeLine struct {
 	Type    string `json:"type"`
 	Subtype string `json:"subtype"`
 	Model   string `json:"model"` // system init
+	Session string `json:"session_id"`
 	Message *struct {
 		Model   string          `json:"model"`
 		Content json.RawMessage `json:"content"` // blocks, or a string
@@ -111,6 +112,9 @@ func (c *claudeDecoder) system(m claudeLine, emit func(Event)) {
 	case "init":
 		if m.Model != "" {
 			emit(Event{Kind: KindModel, Text: m.Model})
+		}
+		if m.Session != "" {
+			emit(Event{Kind: KindSession, Text: m.Session})
 		}
 	case "api_retry":
 		cause := claudeErrorCause(m.Error)

@@ -16,9 +16,10 @@ type codexDecoder struct {
 }
 
 type codexLine struct {
-	Type  string     `json:"type"`
-	Item  *codexItem `json:"item"`
-	Usage *struct {
+	Type   string     `json:"type"`
+	Thread string     `json:"thread_id"` // thread.started
+	Item   *codexItem `json:"item"`
+	Usage  *struct {
 		Input       int64 `json:"input_tokens"`
 		CachedInput int64 `json:"cached_input_tokens"`
 		Output      int64 `json:"output_tokens"`
@@ -58,6 +59,10 @@ func (c *codexDecoder) decode(line []byte, emit func(Event)) bool {
 		return true // its JSON, of a shape not known: skipped
 	}
 	switch m.Type {
+	case "thread.started":
+		if m.Thread != "" {
+			emit(Event{Kind: KindSession, Text: m.Thread})
+		}
 	case "item.started":
 		if m.Item != nil {
 			c.itemStarted(*m.Item, emit)

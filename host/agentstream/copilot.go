@@ -22,8 +22,9 @@ type copilotDecoder struct {
 }
 
 type copilotLine struct {
-	Type string `json:"type"`
-	Data struct {
+	Type    string `json:"type"`
+	Session string `json:"sessionId"` // result
+	Data    struct {
 		Model        string          `json:"model"`
 		Content      string          `json:"content"`   // assistant.message
 		ToolName     string          `json:"toolName"`  // tool.execution_start
@@ -46,6 +47,9 @@ func (c *copilotDecoder) decode(line []byte, emit func(Event)) bool {
 	}
 	if json.Unmarshal(line, &m) != nil {
 		return true // its JSON, of a shape not known: skipped
+	}
+	if m.Session != "" {
+		emit(Event{Kind: KindSession, Text: m.Session})
 	}
 	if model := m.Data.Model; model != "" && model != c.model && !redacted(model) {
 		c.model = model

@@ -207,6 +207,10 @@ func (d *Decoder) count(e Event) {
 		}
 	case KindModel:
 		s.Model = e.Text
+	case KindSession:
+		if s.Session == "" {
+			s.Session = e.Text
+		}
 	}
 }
 
@@ -221,10 +225,12 @@ type Summary struct {
 	TextTruncated bool  // Text lost its beginning to the bound
 	Result        string
 	Model         string
-	Usage         Usage
-	CostUSD       float64
-	CostReported  bool // the CLI reported a cost (CostUSD may still be 0)
-	ToolCalls     int
+	// Session is the CLI's id of its session, the first it named.
+	Session      string
+	Usage        Usage
+	CostUSD      float64
+	CostReported bool // the CLI reported a cost (CostUSD may still be 0)
+	ToolCalls    int
 	// Refused counts the tool results that say the system refused a
 	// file or a process ("Permission denied"): what a sandbox refused.
 	Refused   int

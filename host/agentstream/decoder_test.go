@@ -35,7 +35,7 @@ func report(transcript string, s Summary) string {
 	fmt.Fprintf(&b, "== transcript ==\n%s== summary ==\n", transcript)
 	fmt.Fprintf(&b, "text: %q\n", s.Text)
 	fmt.Fprintf(&b, "result: %q\n", s.Result)
-	fmt.Fprintf(&b, "model: %q\n", s.Model)
+	fmt.Fprintf(&b, "model: %q, session: %q\n", s.Model, s.Session)
 	fmt.Fprintf(&b, "usage: %+v\n", s.Usage)
 	fmt.Fprintf(&b, "cost: %v reported: %v\n", s.CostUSD, s.CostReported)
 	fmt.Fprintf(&b, "tool calls: %d, refused: %d, retries: %d, last retry: %+v\n", s.ToolCalls, s.Refused, s.Retries, s.LastRetry)
@@ -209,7 +209,7 @@ func TestObserveSeesEveryEvent(t *testing.T) {
 	d.Observe(func(e Event) { kinds = append(kinds, e.Kind.String()) })
 	d.Write(input)
 	d.Close()
-	want := "model assistant tool_call tool_result tool_call tool_result assistant assistant usage result"
+	want := "model session assistant tool_call tool_result tool_call tool_result assistant assistant usage result"
 	if got := strings.Join(kinds, " "); got != want {
 		t.Errorf("events %s, want %s", got, want)
 	}

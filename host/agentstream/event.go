@@ -42,9 +42,13 @@ const (
 	// thinking, a piece of a message or a tool's output still coming. It
 	// says the agent is working (ShowsWork), nothing more.
 	KindProgress
+	// KindSession is the CLI's id of its session (claude's and gemini's
+	// session_id, codex's thread_id, opencode's sessionID, copilot's
+	// sessionId), in Text: gen_ai.conversation.id in the trace.
+	KindSession
 )
 
-var kindNames = [...]string{"output", "assistant", "tool_call", "tool_result", "retry", "usage", "result", "error", "model", "note", "progress"}
+var kindNames = [...]string{"output", "assistant", "tool_call", "tool_result", "retry", "usage", "result", "error", "model", "note", "progress", "session"}
 
 // String returns the kind's name, as in "tool_call".
 func (k Kind) String() string {

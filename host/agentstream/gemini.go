@@ -22,7 +22,8 @@ type geminiDecoder struct {
 type geminiLine struct {
 	Type       string          `json:"type"`
 	Timestamp  string          `json:"timestamp"`
-	Model      string          `json:"model"`   // init
+	Model      string          `json:"model"` // init
+	Session    string          `json:"session_id"`
 	Role       string          `json:"role"`    // message: user or assistant
 	Content    string          `json:"content"` // message
 	Delta      bool            `json:"delta"`
@@ -65,6 +66,9 @@ func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 	case "init":
 		if m.Model != "" {
 			emit(Event{Kind: KindModel, Text: m.Model})
+		}
+		if m.Session != "" {
+			emit(Event{Kind: KindSession, Text: m.Session})
 		}
 	case "message":
 		// The user's message is the prompt, echoed: never the model's text.

@@ -8,11 +8,14 @@ import (
 // {type, timestamp, sessionID, part} for text, tool_use, step_start,
 // step_finish and reasoning, {type: "error", error} for errors (the run
 // command and MessageV2's schemas in opencode-ai 1.18.33's binary).
-type opencodeDecoder struct{}
+type opencodeDecoder struct {
+	session string // the session id named last
+}
 
 type opencodeLine struct {
-	Type string `json:"type"`
-	Part *struct {
+	Type    string `json:"type"`
+	Session string `json:"sessionID"`
+	Part    *struct {
 		Type  string `json:"type"`
 		Text  string `json:"text"` // text
 		Tool  string `json:"tool"` // tool
@@ -49,6 +52,10 @@ func (o *opencodeDecoder) decode(line []byte, emit func(Event)) bool {
 	}
 	if json.Unmarshal(line, &m) != nil {
 		return true // its JSON, of a shape not known: skipped
+	}
+	if m.Session != "" && m.Session != o.session {
+		o.session = m.Session
+		emit(Event{Kind: KindSession, Text: m.Session})
 	}
 	switch {
 	case m.Type == "error" && m.Error != nil:

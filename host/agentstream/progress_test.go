@@ -57,8 +57,8 @@ func TestFatalEvents(t *testing.T) {
 			t.Errorf("%s/%s: the first fatal event is event %d, want one: %v", tc.format, tc.name, first, tc.fatal)
 		}
 	}
-	if e := events(t, Claude, "auth_retries_real"); !e[1].Fatal() || e[1].Retry.Attempt != 1 {
-		t.Errorf("claude's first retry of a 401 is not fatal: %+v", e[1])
+	if e := events(t, Claude, "auth_retries_real"); !e[2].Fatal() || e[2].Retry.Attempt != 1 {
+		t.Errorf("claude's first retry of a 401 is not fatal: %+v", e[2])
 	}
 }
 

@@ -50,7 +50,7 @@ func (r *renderer) event(e Event) {
 		if !r.assistant {
 			r.line(e.Text)
 		}
-	case KindUsage, KindProgress:
+	case KindUsage, KindProgress, KindSession:
 		// The totals come once, at the end; work not shown is not shown.
 	case KindRetry:
 		r.line(r.retry(describe(e)))

@@ -32,7 +32,7 @@ func (s *Session) RunProcedure(req engine.Request) error {
 		return fmt.Errorf("cannot run %s:\n\n%w", req.Name, err)
 	}
 	// Before the record: a malformed endpoint is an error of the settings.
-	if err := s.startTrace("rooda run " + req.Name); err != nil {
+	if err := s.startTrace(req.Name); err != nil {
 		return err
 	}
 	// While the signals are still caught, after the record is finished.

@@ -2,9 +2,11 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"rooda/host"
@@ -23,7 +25,7 @@ import (
 // (fetching libraries) is part of the run, and its failure recorded.
 func (s *Session) RunScript(path string, options func() (host.Options, error)) error {
 	// Before the record: a malformed endpoint is an error of the settings.
-	if err := s.startTrace("rooda script run " + path); err != nil {
+	if err := s.startTrace(strings.TrimSuffix(filepath.Base(cmp.Or(s.opts.Name, path)), ".star")); err != nil {
 		return err
 	}
 	// While the signals are still caught, after the record is finished.

@@ -8,8 +8,8 @@ import (
 	"rooda/host/telemetry"
 )
 
-// startTrace starts the run's trace, named name ("rooda run build"),
-// when the OTEL_* variables ask for one, and fails when they name no
+// startTrace starts the run's trace, of the workflow named name (a
+// procedure's or a script's), when the OTEL_* variables ask for one, and fails when they name no
 // place it can go; a dry run has nothing to trace.
 func (s *Session) startTrace(name string) error {
 	if s.opts.DryRun {

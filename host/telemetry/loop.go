@@ -2,7 +2,6 @@ package telemetry
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"rooda/host/agentstream"
 	"rooda/host/loop"
 )
 
@@ -48,13 +48,15 @@ func (r *Run) Loop(name, procedure string, agents []string) *Loop {
 	return &Loop{tracer: r.tracer, ctx: ctx, span: span, procedure: procedure}
 }
 
-// IterationStarted starts the iteration's span.
+// IterationStarted starts the iteration's span: an invoke_agent CLIENT
+// span, the agent being a remote one, named after the agent once known.
 func (l *Loop) IterationStarted(req loop.Request) {
 	if l == nil {
 		return
 	}
 	l.endIteration() // one the loop never finished
-	_, l.iteration = l.tracer.Start(l.ctx, "iteration "+strconv.Itoa(req.Iteration), trace.WithAttributes(
+	_, l.iteration = l.tracer.Start(l.ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "invoke_agent"),
 		attribute.Int("rooda.iteration", req.Iteration),
 		attribute.Int("rooda.max_iterations", req.MaxIterations),
 		attribute.String("rooda.procedure", l.procedure)))
@@ -79,9 +81,38 @@ func (l *Loop) IterationFinished(it *loop.Iteration) {
 		attribute.Float64("rooda.duration_seconds", it.Duration.Seconds()),
 		attribute.Float64("rooda.waited_seconds", it.Waited.Seconds()))
 	l.iteration.SetAttributes(spendAttributes(it.Spent)...)
+	l.iteration.SetAttributes(agentAttributes(it)...)
+	if it.Agent != "" {
+		l.iteration.SetName("invoke_agent " + it.Agent)
+	}
 	failed := it.Outcome == loop.OutcomeFailure || it.Outcome == loop.OutcomeInterrupted
+	if failed {
+		l.iteration.SetAttributes(attribute.String("error.type", failure(it)))
+	}
 	setStatus(l.iteration, failed, failure(it))
 	l.endIteration()
+}
+
+// providers are the gen_ai.provider.name of the CLIs whose models are
+// one provider's; opencode and copilot reach many.
+var providers = map[agentstream.Format]string{
+	agentstream.Claude: "anthropic",
+	agentstream.Codex:  "openai",
+	agentstream.Gemini: "gcp.gemini",
+}
+
+// agentAttributes are the GenAI attributes of an iteration's agent: its
+// name, and what its decoded stream said of its provider, model and
+// session.
+func agentAttributes(it *loop.Iteration) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{attribute.String("gen_ai.agent.name", it.Agent)}
+	if d := it.Decoded; d != nil {
+		attrs = append(attrs,
+			attribute.String("gen_ai.provider.name", providers[d.Format]),
+			attribute.String("gen_ai.request.model", d.Model),
+			attribute.String("gen_ai.conversation.id", d.Session))
+	}
+	return nonEmpty(attrs...)
 }
 
 // nonEmpty are the attributes of kvs that say something: a cause only

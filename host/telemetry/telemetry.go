@@ -1,8 +1,13 @@
-// Package telemetry exports a run as an OpenTelemetry trace: a span for
-// the run, a child for each loop, and a child of the loop for each
-// iteration, sent over OTLP (http/protobuf, or grpc) by the official Go
-// SDK. Each agent is given its iteration's span as TRACEPARENT, so that
-// a CLI that emits telemetry of its own joins the same trace.
+// Package telemetry exports a run as an OpenTelemetry trace, named as
+// the GenAI semantic conventions name an agent system's: the run is an
+// invoke_workflow span, each loop a child of it, and each iteration an
+// invoke_agent CLIENT span, child of its loop, with the agent's
+// provider, model, session, tokens and error type; rooda's own
+// attributes are under rooda.*. No prompt or output is exported. The
+// spans go over OTLP (http/protobuf, or grpc) by the official Go SDK.
+// Each agent is given its iteration's span as TRACEPARENT, so that a CLI
+// that emits telemetry of its own joins the same trace (AgentTelemetry
+// turns a CLI's on).
 //
 // Tracing is on only when OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, and neither
@@ -87,13 +92,14 @@ func protocol(getenv func(string) string) string {
 	return "http/protobuf"
 }
 
-// Start begins the trace of a run named name (its root span's name, as
-// "rooda run build"), or returns nil when tracing is off. It fails when
+// Start begins the trace of a run of workflow (a procedure's or a
+// script's name; its root span is "invoke_workflow <workflow>"), or
+// returns nil when tracing is off. It fails when
 // an endpoint variable is malformed. warn says what went wrong with the
 // export; it is called at most once per run, since a collector that is
 // down fails every export alike. A TRACEPARENT in rooda's own
 // environment (a CI job's span) is the run's parent.
-func Start(name string, warn func(format string, args ...any)) (*Run, error) {
+func Start(workflow string, warn func(format string, args ...any)) (*Run, error) {
 	if !Enabled(os.Getenv) {
 		return nil, nil
 	}
@@ -119,14 +125,18 @@ func Start(name string, warn func(format string, args ...any)) (*Run, error) {
 		once.Warnf("trace resource: %v", err)
 	}
 	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
-	return start(provider, name, once), nil
+	return start(provider, workflow, once), nil
 }
 
 // start begins the run's root span with provider, under the span
 // rooda's environment names, if any.
-func start(provider *sdktrace.TracerProvider, name string, warn *warnOnce) *Run {
+func start(provider *sdktrace.TracerProvider, workflow string, warn *warnOnce) *Run {
 	r := &Run{provider: provider, tracer: provider.Tracer(scope), warn: warn}
-	r.ctx, r.root = r.tracer.Start(parentFromEnv(context.Background()), name)
+	r.ctx, r.root = r.tracer.Start(parentFromEnv(context.Background()), "invoke_workflow "+workflow,
+		trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(
+			attribute.String("gen_ai.operation.name", "invoke_workflow"),
+			attribute.String("gen_ai.workflow.name", workflow)))
 	return r
 }
 
@@ -213,10 +223,12 @@ func setStatus(span trace.Span, failed bool, why string) {
 func spendAttributes(s loop.Spend) []attribute.KeyValue {
 	u := s.Tokens
 	attrs := []attribute.KeyValue{
-		attribute.Int64("gen_ai.usage.input_tokens", u.Input),
+		// The conventions count the tokens read from and written to the
+		// prompt cache in the input, and apart as well.
+		attribute.Int64("gen_ai.usage.input_tokens", u.Input+u.CacheRead+u.CacheWrite),
 		attribute.Int64("gen_ai.usage.output_tokens", u.Output),
-		attribute.Int64("rooda.tokens.cache_read", u.CacheRead),
-		attribute.Int64("rooda.tokens.cache_write", u.CacheWrite),
+		attribute.Int64("gen_ai.usage.cache_read.input_tokens", u.CacheRead),
+		attribute.Int64("gen_ai.usage.cache_creation.input_tokens", u.CacheWrite),
 		attribute.Int64("rooda.tokens.total", s.TotalTokens()),
 	}
 	if s.Costed {

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"rooda/host/agentstream"
 	"rooda/host/loop"
@@ -114,7 +115,7 @@ func TestMalformedEndpoints(t *testing.T) {
 func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
 	unsetTracing(t)
 	exporter := keeping{tracetest.NewInMemoryExporter()}
-	r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "rooda run build", &warnOnce{})
+	r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "build", &warnOnce{})
 	l := r.Loop("", "build", []string{"claude"})
 	var parents []string
 	spent := loop.Spend{Tokens: agentstream.Usage{Input: 10, Output: 5, CacheRead: 2}, CostUSD: 0.5, Costed: true}
@@ -122,17 +123,23 @@ func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
 		l.IterationStarted(loop.Request{Iteration: n + 1, MaxIterations: 2})
 		parents = append(parents, l.Env()...)
 		res := process.Result{ExitCode: n, Total: 100, Dropped: 1}
+		var decoded *agentstream.Summary
 		if outcome == loop.OutcomeFailure {
 			l.LimitWaiting("claude", "usage_limit", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), 5*time.Second, false)
 			res.Signal = "SIGKILL"
+			decoded = &agentstream.Summary{Format: agentstream.Claude, Model: "claude-opus-4-8", Session: "5f1c2a7e"}
 		}
-		l.IterationFinished(&loop.Iteration{Number: n + 1, Agent: "claude", Outcome: outcome, Cause: causeOf(outcome), Spent: spent, Result: res})
+		l.IterationFinished(&loop.Iteration{Number: n + 1, Agent: "claude", Outcome: outcome, Cause: causeOf(outcome), Spent: spent, Result: res, Decoded: decoded})
 	}
 	l.End(loop.Result{Status: loop.Aborted, Iterations: 2, Message: "aborted"})
 	r.End(RunEnd{RunID: "id", Command: []string{"rooda", "run", "build"}, Status: loop.Aborted, Message: "aborted", Iterations: 2, Spent: spent.Add(spent)})
 	spans := map[string]tracetest.SpanStub{}
 	for _, s := range exporter.GetSpans() {
-		spans[s.Name] = s
+		name := s.Name
+		if n := attr(s, "rooda.iteration"); n.Type() != attribute.INVALID {
+			name += fmt.Sprintf(" #%d", n.AsInt64())
+		}
+		spans[name] = s
 	}
 	return spans, parents
 }
@@ -160,20 +167,38 @@ func attr(s tracetest.SpanStub, key string) attribute.Value {
 }
 
 // TestSpans: the iterations are children of the loop, the loop of the
-// run, in one trace; each agent's TRACEPARENT names its iteration; the
-// failed iteration and run are errors; the limit wait is an event.
+// run, in one trace, named and kinded as the GenAI conventions name an
+// invoke_workflow and its invoke_agent calls; each agent's TRACEPARENT
+// names its iteration; the failed iteration and run are errors, the
+// iteration with its error.type; the limit wait is an event.
 func TestSpans(t *testing.T) {
 	spans, parents := recorded(t)
-	run, lp, first, second := spans["rooda run build"], spans["loop build"], spans["iteration 1"], spans["iteration 2"]
+	run, lp, first, second := spans["invoke_workflow build"], spans["loop build"], spans["invoke_agent claude #1"], spans["invoke_agent claude #2"]
 	if len(spans) != 4 {
 		t.Fatalf("spans: %v", spans)
 	}
-	trace := run.SpanContext.TraceID()
-	if lp.Parent.SpanID() != run.SpanContext.SpanID() || first.Parent.SpanID() != lp.SpanContext.SpanID() || second.Parent.SpanID() != lp.SpanContext.SpanID() || second.SpanContext.TraceID() != trace {
+	if run.SpanKind != trace.SpanKindInternal || first.SpanKind != trace.SpanKindClient || attr(run, "gen_ai.operation.name").AsString() != "invoke_workflow" ||
+		attr(run, "gen_ai.workflow.name").AsString() != "build" || attr(first, "gen_ai.operation.name").AsString() != "invoke_agent" {
+		t.Errorf("kinds %v %v; run %v\nfirst %v", run.SpanKind, first.SpanKind, run.Attributes, first.Attributes)
+	}
+	for key, want := range map[string]string{"gen_ai.agent.name": "claude", "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-opus-4-8",
+		"gen_ai.conversation.id": "5f1c2a7e", "error.type": "agent_failed"} {
+		if got := attr(second, key).AsString(); got != want {
+			t.Errorf("iteration 2's %s = %q, want %q", key, got, want)
+		}
+	}
+	if attr(first, "error.type").Type() != attribute.INVALID || attr(first, "gen_ai.provider.name").Type() != attribute.INVALID {
+		t.Errorf("iteration 1, a success of an agent not decoded: %v", first.Attributes)
+	}
+	if attr(second, "gen_ai.usage.cache_read.input_tokens").AsInt64() != 2 {
+		t.Errorf("cache read: %v", second.Attributes)
+	}
+	traceID := run.SpanContext.TraceID()
+	if lp.Parent.SpanID() != run.SpanContext.SpanID() || first.Parent.SpanID() != lp.SpanContext.SpanID() || second.Parent.SpanID() != lp.SpanContext.SpanID() || second.SpanContext.TraceID() != traceID {
 		t.Errorf("not a tree run → loop → iterations")
 	}
 	for i, it := range []tracetest.SpanStub{first, second} {
-		want := fmt.Sprintf("TRACEPARENT=00-%s-%s-01", trace, it.SpanContext.SpanID())
+		want := fmt.Sprintf("TRACEPARENT=00-%s-%s-01", traceID, it.SpanContext.SpanID())
 		if i >= len(parents) || parents[i] != want {
 			t.Errorf("iteration %d's agent was given %q, want %q", i+1, parents, want)
 		}
@@ -181,7 +206,7 @@ func TestSpans(t *testing.T) {
 	if first.Status.Code != codes.Unset || second.Status.Code != codes.Error || second.Status.Description != "agent_failed" || run.Status.Code != codes.Error {
 		t.Errorf("statuses: %v %v %v", first.Status, second.Status, run.Status)
 	}
-	if attr(second, "rooda.outcome").AsString() != "failure" || attr(second, "process.exit.code").AsInt64() != 1 || attr(second, "gen_ai.usage.input_tokens").AsInt64() != 10 ||
+	if attr(second, "rooda.outcome").AsString() != "failure" || attr(second, "process.exit.code").AsInt64() != 1 || attr(second, "gen_ai.usage.input_tokens").AsInt64() != 12 ||
 		attr(second, "rooda.cost_usd").AsFloat64() != 0.5 || attr(second, "rooda.dropped_bytes").AsInt64() != 1 || attr(second, "rooda.agent").AsString() != "claude" {
 		t.Errorf("iteration 2: %v", second.Attributes)
 	}
@@ -204,7 +229,7 @@ func TestParentFromEnvironment(t *testing.T) {
 	const parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 	t.Setenv("TRACEPARENT", parent)
 	exporter := keeping{tracetest.NewInMemoryExporter()}
-	r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "rooda run build", &warnOnce{})
+	r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "build", &warnOnce{})
 	r.End(RunEnd{Status: loop.Success})
 	spans := exporter.GetSpans()
 	if len(spans) != 1 || spans[0].Parent.SpanID().String() != "b7ad6b7169203331" || spans[0].SpanContext.TraceID().String() != "0af7651916cd43dd8448eb211c80319c" {

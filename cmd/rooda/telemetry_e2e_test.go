@@ -372,3 +372,28 @@ func TestLimitWaitIsAnEvent(t *testing.T) {
 		t.Errorf("the try after the wait saw:\n%s", env)
 	}
 }
+
+// TestTelemetryAgentsTurnsTheCLIsOn: with telemetry: agents, the agent
+// is given what turns its CLI's own traces on, and resource attributes
+// naming the run and the iteration; without it, none of that.
+func TestTelemetryAgentsTurnsTheCLIsOn(t *testing.T) {
+	t.Parallel()
+	c := newOTLPCollector(t)
+	for _, agents := range []bool{false, true} {
+		w := newWorkspace(t, step{"output": successSignal})
+		w.traced(c.URL)
+		args := []string{"build", "-n", "1"}
+		if agents {
+			args = append(args, "--telemetry", "agents")
+		}
+		w.run(args...).expect(t, 0)
+		env := readText(t, filepath.Join(w.dir, "env-1.txt"))
+		wants := []string{"CLAUDE_CODE_ENABLE_TELEMETRY=1", "OTEL_TRACES_EXPORTER=otlp", "GEMINI_TELEMETRY_ENABLED=true",
+			"GEMINI_TELEMETRY_OTLP_ENDPOINT=" + c.URL + "\n", "OTEL_RESOURCE_ATTRIBUTES=rooda.run.id=" + filepath.Base(w.runDir()) + ",rooda.procedure=build,rooda.iteration=1\n"}
+		for _, want := range wants {
+			if strings.Contains(env, want) != agents {
+				t.Errorf("telemetry agents %v: %q in the agent's environment is %v:\n%s", agents, want, !agents, env)
+			}
+		}
+	}
+}

@@ -115,6 +115,8 @@ var (
 	iterationModes = []string{ModeMaxIterations, ModeUnlimited}
 	logLevels      = []string{"debug", "info", "warn", "error"}
 	logFormats     = []string{"text", "json"}
+	// TelemetryValues are the values of telemetry.
+	TelemetryValues = []string{"rooda", "agents"}
 	// SandboxModes are the values of sandbox (host/sandbox's modes).
 	SandboxModes = []string{"off", "workspace", "best-effort"}
 	// timestampFormats are the upstream Go rooda's, spelled as it does.

@@ -213,6 +213,16 @@ var (
 			Usage: "stream the agent's output (show_ai_output: true)"}},
 		Shown: ShownAlways,
 	}, Boolean)
+	// Telemetry says whose traces a run exports where OTEL_* asks for
+	// traces: rooda's alone, or the agent CLIs' own too.
+	Telemetry = Define(Setting{
+		Key:   "telemetry",
+		Scope: LoopWide,
+		Doc:   "where OTEL_EXPORTER_OTLP_ENDPOINT asks for traces: rooda (rooda's spans alone, the default) or agents (the agent CLIs' own traces too, turned on and sent to the same endpoint: claude's spans become children of each iteration's invoke_agent span; gemini's go to the same collector in traces of their own)",
+		Flags: []FlagDef{{Name: "telemetry",
+			Usage: "with OTEL_* set, also turn on the agents' own traces (`WHOSE`: rooda or agents)"}},
+		Shown: ShownWhenGiven,
+	}, OneOf(TelemetryValues...))
 	// LogFormat is text (the seeds' lines) or json (an object per event).
 	LogFormat = Define(Setting{
 		Key:   "log_format",

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 
+	"rooda/host/config"
 	"rooda/host/engine"
 	"rooda/host/loop"
 	"rooda/host/telemetry"
@@ -16,7 +17,8 @@ func (s *Session) startTrace(name string) error {
 		return nil
 	}
 	var err error
-	s.trace, err = telemetry.Start(name, s.Log().Warnf)
+	agents := config.Telemetry.In(&s.opts.Config.Loop).V == "agents"
+	s.trace, err = telemetry.Start(name, agents, s.Log().Warnf)
 	return err
 }
 
@@ -26,6 +28,7 @@ func (s *Session) startTrace(name string) error {
 func (s *Session) execute(ctx context.Context, plan *engine.Plan, out engine.Output, observers ...loop.Observer) loop.Result {
 	span := s.trace.Loop(out.Loop, plan.Procedure.Name, plan.Agents)
 	if span != nil {
+		span.RunID = s.runID()
 		out.AgentEnv = span.Env
 		observers = append(observers, span)
 		alsoOnLimitWait(&out, func(w loop.LimitWait) { span.LimitWaiting(w.Agent, w.Cause, w.Until, w.Wait, w.Backoff) })

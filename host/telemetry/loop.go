@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"os"
 	"strings"
 	"time"
 
@@ -19,6 +20,10 @@ import (
 // iterations run one after another, on its goroutine; a nil *Loop does
 // nothing.
 type Loop struct {
+	// RunID names the run in what the agents' own telemetry exports.
+	RunID     string
+	agents    bool // telemetry: agents
+	n         int  // the iteration going on
 	tracer    trace.Tracer
 	ctx       context.Context // the loop span's
 	span      trace.Span
@@ -45,7 +50,7 @@ func (r *Run) Loop(name, procedure string, agents []string) *Loop {
 		attrs = append(attrs, attribute.String("rooda.loop", name))
 	}
 	ctx, span := r.tracer.Start(r.ctx, spanName, trace.WithAttributes(attrs...))
-	return &Loop{tracer: r.tracer, ctx: ctx, span: span, procedure: procedure}
+	return &Loop{tracer: r.tracer, ctx: ctx, span: span, procedure: procedure, agents: r.agents}
 }
 
 // IterationStarted starts the iteration's span: an invoke_agent CLIENT
@@ -55,6 +60,7 @@ func (l *Loop) IterationStarted(req loop.Request) {
 		return
 	}
 	l.endIteration() // one the loop never finished
+	l.n = req.Iteration
 	_, l.iteration = l.tracer.Start(l.ctx, "invoke_agent", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "invoke_agent"),
 		attribute.Int("rooda.iteration", req.Iteration),
@@ -153,7 +159,8 @@ func (l *Loop) LimitWaiting(agent, cause string, until time.Time, wait time.Dura
 
 // Env is what the iteration's agent is given of the trace: TRACEPARENT
 // (W3C, 00-<trace>-<span>-<flags>) naming the iteration's span, and
-// TRACESTATE when there is one.
+// TRACESTATE when there is one; with telemetry: agents, what turns the
+// CLIs' own traces on (agentEnv).
 func (l *Loop) Env() []string {
 	if l == nil || l.iteration == nil {
 		return nil
@@ -165,6 +172,9 @@ func (l *Loop) Env() []string {
 		if v := carrier.Get(key); v != "" {
 			env = append(env, strings.ToUpper(key)+"="+v)
 		}
+	}
+	if l.agents {
+		env = append(env, agentEnv(os.Getenv, l.RunID, l.procedure, l.n)...)
 	}
 	return env
 }

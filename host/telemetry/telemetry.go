@@ -56,6 +56,8 @@ const scope = "rooda"
 // Its methods may be called from several goroutines (loops that run at
 // once); a nil *Run is tracing turned off.
 type Run struct {
+	// agents turns the agent CLIs' own traces on (telemetry: agents).
+	agents   bool
 	provider *sdktrace.TracerProvider
 	tracer   trace.Tracer
 	ctx      context.Context // the root span's
@@ -99,7 +101,9 @@ func protocol(getenv func(string) string) string {
 // export; it is called at most once per run, since a collector that is
 // down fails every export alike. A TRACEPARENT in rooda's own
 // environment (a CI job's span) is the run's parent.
-func Start(workflow string, warn func(format string, args ...any)) (*Run, error) {
+//
+// With agents, each agent's own traces are turned on too (agentEnv).
+func Start(workflow string, agents bool, warn func(format string, args ...any)) (*Run, error) {
 	if !Enabled(os.Getenv) {
 		return nil, nil
 	}
@@ -125,7 +129,9 @@ func Start(workflow string, warn func(format string, args ...any)) (*Run, error)
 		once.Warnf("trace resource: %v", err)
 	}
 	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
-	return start(provider, workflow, once), nil
+	r := start(provider, workflow, once)
+	r.agents = agents
+	return r, nil
 }
 
 // start begins the run's root span with provider, under the span

@@ -52,7 +52,7 @@ func unsetTracing(t *testing.T) {
 func TestOffMakesNothing(t *testing.T) {
 	unsetTracing(t)
 	before := runtime.NumGoroutine()
-	r, err := Start("rooda run build", func(string, ...any) { t.Error("warned") })
+	r, err := Start("build", false, func(string, ...any) { t.Error("warned") })
 	if r != nil || err != nil {
 		t.Fatalf("Start made a run: %v, %v", r, err)
 	}
@@ -78,7 +78,7 @@ func TestHTTPJSONIsRefused(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json")
 	var warned []string
-	if r, err := Start("rooda run build", func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }); r != nil || err != nil {
+	if r, err := Start("build", false, func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }); r != nil || err != nil {
 		t.Errorf("a run was started: %v, %v", r, err)
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], `"http/json" is not supported`) {
@@ -253,5 +253,32 @@ func TestLoopsAtOnceAreNamed(t *testing.T) {
 	}
 	if names["loop task-a"] != "task-a" || names["loop task-b"] != "task-b" {
 		t.Errorf("spans and their rooda.loop: %v", names)
+	}
+}
+
+// TestAgentEnv: with telemetry: agents, an agent is given what turns on
+// claude's and gemini's traces, gemini's endpoint without the signal's
+// path, and resource attributes naming the run and iteration after the
+// user's own; without it, TRACEPARENT alone.
+func TestAgentEnv(t *testing.T) {
+	env := map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces", "OTEL_RESOURCE_ATTRIBUTES": "team=core"}
+	got := strings.Join(agentEnv(func(k string) string { return env[k] }, "20261126-abc", "build", 3), "\n")
+	for _, want := range []string{"CLAUDE_CODE_ENABLE_TELEMETRY=1", "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf", "GEMINI_TELEMETRY_TRACES_ENABLED=true",
+		"GEMINI_TELEMETRY_OTLP_ENDPOINT=http://collector:4318\n", "GEMINI_TELEMETRY_OTLP_PROTOCOL=http", "GEMINI_TELEMETRY_LOG_PROMPTS=false",
+		"OTEL_RESOURCE_ATTRIBUTES=team=core,rooda.run.id=20261126-abc,rooda.procedure=build,rooda.iteration=3"} {
+		if !strings.Contains(got+"\n", want) {
+			t.Errorf("agent env lacks %q:\n%s", want, got)
+		}
+	}
+	unsetTracing(t)
+	exporter := keeping{tracetest.NewInMemoryExporter()}
+	for _, agents := range []bool{false, true} {
+		r := start(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter)), "build", &warnOnce{})
+		r.agents = agents
+		l := r.Loop("", "build", nil)
+		l.IterationStarted(loop.Request{Iteration: 1})
+		if given := strings.Join(l.Env(), "\n"); strings.Contains(given, "CLAUDE_CODE_ENABLE_TELEMETRY") != agents || !strings.Contains(given, "TRACEPARENT=") {
+			t.Errorf("agents %v: %s", agents, given)
+		}
 	}
 }

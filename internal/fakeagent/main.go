@@ -54,7 +54,7 @@
 // its message names).
 //
 // With "record", each run writes DIR/prompt-N.txt (the exact bytes it
-// read), DIR/env-N.txt (its ROODA_* and TRACE* variables) and appends its pid, and
+// read), DIR/env-N.txt (its ROODA_*, TRACE* and telemetry variables) and appends its pid, and
 // its child's, to DIR/pids, so tests can check that none survives. With
 // "starts": FILE, each run appends "SCRIPT N" (the script's file name and
 // the iteration) to FILE, so tests can count how often each iteration's
@@ -392,12 +392,14 @@ func load(path string) script {
 }
 
 // record keeps what rooda gave this run: the prompt bytes, the ROODA_*
-// variables and the trace context (TRACEPARENT, TRACESTATE).
+// variables, the trace context (TRACEPARENT, TRACESTATE) and what turns
+// the CLIs' own telemetry on (OTEL_*, CLAUDE_CODE_*, GEMINI_TELEMETRY_*).
 func record(dir string, n int, prompt []byte) {
 	write(filepath.Join(dir, fmt.Sprintf("prompt-%d.txt", n)), prompt)
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "ROODA_") || strings.HasPrefix(kv, "TRACE") {
+		if strings.HasPrefix(kv, "ROODA_") || strings.HasPrefix(kv, "TRACE") || strings.HasPrefix(kv, "OTEL_") ||
+			strings.HasPrefix(kv, "CLAUDE_CODE_") || strings.HasPrefix(kv, "GEMINI_TELEMETRY_") {
 			env = append(env, kv)
 		}
 	}

@@ -1,0 +1,65 @@
+package telemetry
+
+import (
+	"cmp"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// The agent CLIs keep their own telemetry off unless asked. With
+// telemetry: agents, each iteration's agent is given what turns on the
+// traces of the CLIs that have them, sent to rooda's endpoint, and
+// OTEL_RESOURCE_ATTRIBUTES naming the run and the iteration. claude
+// (measured with 2.1.197) takes its interaction span's parent from
+// TRACEPARENT: its spans join rooda's trace below the iteration's
+// invoke_agent span. gemini (0.61.0) exports its spans to the same
+// collector, in traces of its own. codex sends its tokens and cost only
+// through a logs exporter of its config file, which rooda leaves alone.
+
+// agentEnv is what turns the CLIs' traces on, for iteration n of the
+// run runID's loop of procedure; getenv is rooda's environment.
+func agentEnv(getenv func(string) string, runID, procedure string, n int) []string {
+	env := []string{
+		// claude: its telemetry, its traces (a beta), over OTLP; it
+		// reads the endpoint and protocol from the OTEL_* it inherits.
+		"CLAUDE_CODE_ENABLE_TELEMETRY=1",
+		"CLAUDE_CODE_ENHANCED_TELEMETRY_BETA=1",
+		"OTEL_TRACES_EXPORTER=otlp",
+		// rooda's protocol: claude's own default is grpc.
+		"OTEL_EXPORTER_OTLP_PROTOCOL=" + protocol(getenv),
+		// gemini: its own variables, its endpoint without the signal's
+		// path, which it adds.
+		"GEMINI_TELEMETRY_ENABLED=true",
+		"GEMINI_TELEMETRY_TRACES_ENABLED=true",
+		"GEMINI_TELEMETRY_TARGET=local",
+		"GEMINI_TELEMETRY_OTLP_ENDPOINT=" + baseEndpoint(getenv),
+		"GEMINI_TELEMETRY_OTLP_PROTOCOL=" + geminiProtocol(protocol(getenv)),
+		// No prompt leaves with the CLIs' telemetry unless the user
+		// asks: gemini logs them by default.
+		"GEMINI_TELEMETRY_LOG_PROMPTS=" + cmp.Or(strings.TrimSpace(getenv("GEMINI_TELEMETRY_LOG_PROMPTS")), "false"),
+	}
+	attrs := []string{"rooda.run.id=" + url.PathEscape(runID), "rooda.procedure=" + url.PathEscape(procedure), "rooda.iteration=" + strconv.Itoa(n)}
+	if given := strings.TrimSpace(getenv("OTEL_RESOURCE_ATTRIBUTES")); given != "" {
+		attrs = append([]string{given}, attrs...)
+	}
+	return append(env, "OTEL_RESOURCE_ATTRIBUTES="+strings.Join(attrs, ","))
+}
+
+// baseEndpoint is the endpoint of rooda's traces without the path a
+// signal adds: OTEL_EXPORTER_OTLP_ENDPOINT, else the traces' own less
+// its /v1/traces.
+func baseEndpoint(getenv func(string) string) string {
+	if base := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")); base != "" {
+		return base
+	}
+	return strings.TrimSuffix(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), "/v1/traces")
+}
+
+// geminiProtocol is gemini's name of an OTLP protocol.
+func geminiProtocol(p string) string {
+	if p == "grpc" {
+		return "grpc"
+	}
+	return "http"
+}

@@ -541,7 +541,7 @@ func (d *duration) Unpack(v starlark.Value) error {
 var runBuiltin = Builtin{
 	Name: "run",
 	Params: []Param{
-		{"cmd", "str | list", "", "a shell command line, run by sh -c as checks: are (pipes, redirections and $VARS work); or a list, the program and its arguments, run as they are without a shell"},
+		{"cmd", "str | list of str", "", "a shell command line, run by sh -c as checks: are (pipes, redirections and $VARS work); or a list, the program and its arguments, run as they are without a shell"},
 		{"timeout", "int | float | str", "60", "stop the command and everything it started after this long"},
 		{"dir", "worktree", "None", "run it in this worktree(…); None is the working directory"},
 		{"safe", "bool", "False", "the command only reads (cat tasks.txt, git ls-files): a dry run runs it too, so that what the script does with its output (how many loops) shows"},

@@ -5,6 +5,7 @@
 package reference
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -111,27 +112,49 @@ func library(module string, globals starlark.StringDict) []Entry {
 		if !ok || strings.HasPrefix(name, "_") {
 			continue
 		}
-		doc, args := docstring(fn.Doc())
-		e := Entry{Name: name, Kind: "library", Section: "load(\"" + module + "\", …)", Doc: doc}
+		d := docstring(fn.Doc())
+		e := Entry{Name: name, Kind: "library", Section: "load(\"" + module + "\", …)", Doc: d.text, Returns: d.returns}
 		for i := range fn.NumParams() {
 			p, _ := fn.Param(i)
-			param := Param{Name: p, Doc: args[p], Type: "any"}
-			if d := fn.ParamDefault(i); d != nil {
-				param.Default = d.String()
+			param := Param{Name: p}
+			if value := fn.ParamDefault(i); value != nil {
+				param.Default = value.String()
 			}
-			if fn.HasVarargs() && i == fn.NumParams()-1-boolInt(fn.HasKwargs()) {
+			switch {
+			case fn.HasKwargs() && i == fn.NumParams()-1:
+				param.Name = "**" + p
+			case fn.HasVarargs() && i == fn.NumParams()-1-boolInt(fn.HasKwargs()):
 				param.Name = "*" + p
 			}
-			e.Params = append(e.Params, param)
+			e.Params = append(e.Params, d.param(param))
 		}
 		out = append(out, e)
 	}
 	return out
 }
 
+// doc is a docstring taken apart.
+type doc struct {
+	text string
+	// args are the descriptions of its "Args:" section, types the types
+	// an argument's line gives in parentheses, "n (int): …", by name.
+	args, types map[string]string
+	// returns is the type a "Returns:" section begins with: "function(it): …".
+	returns string
+}
+
+// param fills in p's description and type from the docstring, "any"
+// when it gives none.
+func (d doc) param(p Param) Param {
+	name := strings.TrimLeft(p.Name, "*")
+	p.Doc, p.Type = d.args[name], cmp.Or(d.types[name], "any")
+	return p
+}
+
 // docstring splits a Python-style docstring into its text, dedented,
-// and the descriptions of its "Args:" section, by parameter name.
-func docstring(raw string) (string, map[string]string) {
+// the descriptions and types of its "Args:" section, by parameter name,
+// and the type its "Returns:" section names.
+func docstring(raw string) doc {
 	lines := strings.Split(strings.TrimSpace(raw), "\n")
 	indent := -1
 	for _, l := range lines[1:] {
@@ -140,8 +163,8 @@ func docstring(raw string) (string, map[string]string) {
 		}
 	}
 	var text []string
-	args := map[string]string{}
-	inArgs := false
+	d := doc{args: map[string]string{}, types: map[string]string{}}
+	inArgs, inReturns := false, false
 	// An argument's description may wrap: a line indented deeper than the
 	// argument's name goes on the description of the one before.
 	argIndent, last := -1, ""
@@ -153,22 +176,33 @@ func docstring(raw string) (string, map[string]string) {
 		switch {
 		case strings.TrimSpace(l) == "Args:":
 			inArgs, argIndent, last = true, -1, ""
+		case strings.TrimSpace(l) == "Returns:":
+			inReturns = true
+		case inReturns && depth > 0:
+			if d.returns == "" {
+				d.returns, _, _ = strings.Cut(strings.TrimSpace(l), ":")
+			}
 		case inArgs && last != "" && argIndent >= 0 && depth > argIndent:
-			args[last] = strings.TrimSpace(args[last] + " " + strings.TrimSpace(l))
-		case inArgs && strings.TrimSpace(l) == "":
+			d.args[last] = strings.TrimSpace(d.args[last] + " " + strings.TrimSpace(l))
+		case (inArgs || inReturns) && strings.TrimSpace(l) == "":
 			// The section ends; the blank line before it already parts
 			// the text.
-			inArgs = false
+			inArgs, inReturns = false, false
 		case inArgs && depth > 0:
 			name, desc, _ := strings.Cut(strings.TrimSpace(l), ":")
-			args[name] = strings.TrimSpace(desc)
+			if n, typ, ok := strings.Cut(name, " ("); ok && strings.HasSuffix(typ, ")") {
+				name = n
+				d.types[name] = strings.TrimSuffix(typ, ")")
+			}
+			d.args[name] = strings.TrimSpace(desc)
 			argIndent, last = depth, name
 		default:
-			inArgs = false
+			inArgs, inReturns = false, false
 			text = append(text, l)
 		}
 	}
-	return strings.TrimSpace(strings.Join(text, "\n")), args
+	d.text = strings.TrimSpace(strings.Join(text, "\n"))
+	return d
 }
 
 func boolInt(b bool) int {

@@ -107,13 +107,13 @@ func TestFindAndFormats(t *testing.T) {
 	}
 	stub := reference.Stub(all)
 	for _, want := range []string{
-		"\ndef fragment(path: str = ..., content: str = ..., params: dict = ...) -> Fragment:\n",
+		"\ndef fragment(path: str = ..., content: str = ..., params: dict[str, Any] = ...) -> Fragment:\n",
 		"\nargs: tuple[str, ...]\n",
 		"\nclass Iteration:\n", "\n    outcome: str\n",
 		"\nclass LoopResult:\n", "\n    last: Iteration\n",
 		"\n    def render(self, iteration: int = ...",
 		"\nclass Assert:\n    \"In script tests, the predeclared assert: assert.eq(got, want), …\"\n    @staticmethod\n    def eq(got: Any, want: Any, msg: str = ...) -> None:\n",
-		"on_iteration: Callable[[Iteration], str | None] = ...",
+		"on_iteration: Callable[[Iteration], str | tuple[str, str] | None] = ...",
 		"\n#   min_iterations(n): ",
 	} {
 		if !strings.Contains(stub, want) {

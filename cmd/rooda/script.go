@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -106,8 +107,9 @@ Examples:
 			Description: `Prints the reference of every builtin, method, type, value, test helper
 and standard library function, or of the one named: its signature, what
 it does, its parameters (a type's fields) and an example. --format json
-gives it to tools; --format stub writes a .pyi file editors read for
-completion, each type a class (it., r.last. complete). A parameter or a
+gives it to tools; --format stub prints the .pyi stub of the predeclared
+names and types (rooda script stub writes it with the standard library's,
+for an editor). A parameter or a
 field has a name of its own (iterate.timeout, iteration.outcome). Given a
 .star file, as load() names it (a path, @rooda//…, @team//…), it documents
 that library from its docstrings, running nothing and fetching nothing.
@@ -118,7 +120,6 @@ Examples:
   rooda script doc procedure.render
   rooda script doc min_iterations
   rooda script doc iteration
-  rooda script doc --format stub > rooda.pyi
   rooda script doc team/helpers.star
   rooda script doc @rooda//termination.star`,
 			Flags: []cli.Flag{
@@ -126,6 +127,23 @@ Examples:
 				libFlag(),
 			},
 			Action: scriptDocAction,
+		}, {
+			Name:      "stub",
+			Usage:     "write the API's Python stubs (.pyi) for editors and type checkers",
+			ArgsUsage: "[DIR]",
+			Description: `Writes into DIR (typings by default, where Pyright and Pylance look) the
+stubs of the Starlark API, generated from the same registry as the
+reference: rooda/__init__.pyi declares every builtin, type (a class, so
+that it. and r.last. complete), method and value with its types and
+docstring; rooda/termination.pyi and the like, the standard library's
+modules (load("@rooda//termination.star", …) is rooda.termination);
+__builtins__.pyi makes the predeclared names builtins, as they are in a
+script. mypy --strict accepts them. It prints each file it wrote.
+
+Examples:
+  rooda script stub
+  rooda script stub .vscode/typings`,
+			Action: scriptStubAction,
 		}, {
 			Name:  "repl",
 			Usage: "an interactive Starlark session with rooda's builtins",
@@ -194,17 +212,10 @@ func scriptDocAction(c *cli.Context) error {
 	if len(args) == 1 && strings.HasSuffix(args[0], ".star") {
 		return moduleDoc(c, cfg, args[0])
 	}
-	// The reference needs the standard library only: no library is fetched.
-	s := quietSession(c.Context, c, cfg)
-	rt, err := s.Runtime(scriptOptions(s, nil, nil, host.Options{}))
+	entries, err := apiReference(c, cfg)
 	if err != nil {
 		return err
 	}
-	stdlib, err := reference.Stdlib(rt, scripts.FS)
-	if err != nil {
-		return err
-	}
-	entries := reference.Entries(stdlib)
 	if len(args) == 1 {
 		found := reference.Find(entries, args[0])
 		if len(found) == 0 {
@@ -221,6 +232,44 @@ func scriptDocAction(c *cli.Context) error {
 		return err
 	}
 	_, err = io.WriteString(c.App.Writer, text)
+	return err
+}
+
+// apiReference is the reference of the builtins and the standard
+// library.
+func apiReference(c *cli.Context, cfg *config.Config) ([]reference.Entry, error) {
+	// The reference needs the standard library only: no library is fetched.
+	s := quietSession(c.Context, c, cfg)
+	rt, err := s.Runtime(scriptOptions(s, nil, nil, host.Options{}))
+	if err != nil {
+		return nil, err
+	}
+	stdlib, err := reference.Stdlib(rt, scripts.FS)
+	if err != nil {
+		return nil, err
+	}
+	return reference.Entries(stdlib), nil
+}
+
+// scriptStubAction is script stub [DIR]: the stub files written under
+// DIR, each named on a line.
+func scriptStubAction(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return fmt.Errorf("script stub takes at most one DIR, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
+	}
+	dir := cmp.Or(c.Args().First(), "typings")
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return err
+	}
+	entries, err := apiReference(c, cfg)
+	if err != nil {
+		return err
+	}
+	written, err := reference.WriteStubs(dir, entries)
+	for _, path := range written {
+		fmt.Fprintln(c.App.Writer, path)
+	}
 	return err
 }
 

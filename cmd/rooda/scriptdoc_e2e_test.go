@@ -22,8 +22,8 @@ func TestScriptDocTypes(t *testing.T) {
 		"\nclass FakeAgent:\n", "\n    prompts: list[str]\n",
 		"\nclass Procedure:\n", "\n    def render(self, ",
 		"\nclass Assert:\n", "\n    def contains(container: ",
-		") -> LoopResult:\n", "on_iteration: Callable[[Iteration], str | None]",
-		"\ndef run(cmd: str | list, timeout: int | float | str = ..., dir: Worktree = ..., safe: bool = ...) -> CommandResult:\n",
+		") -> LoopResult:\n", "on_iteration: Callable[[Iteration], str | tuple[str, str] | None]",
+		"\ndef run(cmd: str | list[str], timeout: int | float | str = ..., dir: Worktree = ..., safe: bool = ...) -> CommandResult:\n",
 	} {
 		if !strings.Contains(stub, want) {
 			t.Errorf("the stub lacks %q", want)
@@ -91,7 +91,7 @@ func TestScriptDocLookups(t *testing.T) {
 		{[]string{"--lib", "crew=team", "@crew//greet.star"}, []string{"# @crew//greet.star\n"}},
 		{[]string{"iterate.timeout"}, []string{"### iterate.timeout\n\nA parameter of iterate(): int | float | str, default None.\n\nstop an iteration after this long"}},
 		{[]string{"iteration.outcome"}, []string{"### iteration.outcome\n\nA field of iteration: str.\n\n\"continue\", \"success\""}},
-		{[]string{"until_command.cmd"}, []string{"A parameter of until_command(): any, required.\n\na shell command line"}},
+		{[]string{"until_command.cmd"}, []string{"A parameter of until_command(): str | list of str, required.\n\na shell command line"}},
 	} {
 		o := w.rooda(append([]string{"script", "doc"}, tc.args...)...)
 		if o.code != 0 {
@@ -111,5 +111,42 @@ func TestScriptDocLookups(t *testing.T) {
 	o = w.rooda("script", "doc", "@nobody//greet.star")
 	if o.code != 1 || !strings.Contains(o.stderr, "unknown library @nobody (libraries: @rooda, @team)") {
 		t.Errorf("an unknown library: exit %d\n%s", o.code, o.stderr)
+	}
+}
+
+// TestScriptStub: rooda script stub writes the package of stubs into
+// typings (or the DIR given) and names each file: __init__.pyi is what
+// script doc --format stub prints, the standard library is a module of
+// its own, typed, and __builtins__.pyi makes the names builtins.
+func TestScriptStub(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	o := w.rooda("script", "stub")
+	want := "typings/__builtins__.pyi\ntypings/rooda/__init__.pyi\ntypings/rooda/termination.pyi\n"
+	if o.code != 0 || o.stdout != want {
+		t.Fatalf("script stub: exit %d, stdout\n%s\nwant\n%s%s", o.code, o.stdout, want, o.stderr)
+	}
+	printed := w.rooda("script", "doc", "--format", "stub")
+	if init := readText(t, filepath.Join(w.dir, "typings", "rooda", "__init__.pyi")); init != printed.stdout {
+		t.Errorf("rooda/__init__.pyi is not what script doc --format stub prints:\n%s", init)
+	}
+	termination := readText(t, filepath.Join(w.dir, "typings", "rooda", "termination.pyi"))
+	for _, want := range []string{
+		"from rooda import Iteration\n",
+		"\ndef until_command(cmd: str | list[str], timeout: int | float | str = ...) -> Callable[[Iteration], str | tuple[str, str] | None]:\n",
+		"\ndef combine(*callbacks: Callable[[Iteration], str | tuple[str, str] | None]) -> ",
+	} {
+		if !strings.Contains(termination, want) {
+			t.Errorf("rooda/termination.pyi lacks %q:\n%s", want, termination)
+		}
+	}
+	if got := readText(t, filepath.Join(w.dir, "typings", "__builtins__.pyi")); !strings.HasSuffix(got, "\nfrom rooda import *\n") {
+		t.Errorf("__builtins__.pyi:\n%s", got)
+	}
+	if o := w.rooda("script", "stub", "editor/stubs"); o.code != 0 || !strings.HasPrefix(o.stdout, "editor/stubs/__builtins__.pyi\n") {
+		t.Errorf("script stub DIR: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
+	if o := w.rooda("script", "stub", "a", "b"); o.code != 1 || !strings.Contains(o.stderr, "script stub takes at most one DIR, got 2: a b") {
+		t.Errorf("two DIRs: exit %d\n%s", o.code, o.stderr)
 	}
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs, when missing, the programs some tests drive for real: Debian's
 # chromium (the browser tests of `rooda runs serve`), zsh and fish (the
-# completion tests). It runs in front of the README's test command and in
-# .ci/run:
+# completion tests), mypy (the type check of `rooda script stub`'s .pyi;
+# Debian's package mypy brings python3-mypy). It runs in front of the
+# README's test command and in .ci/run:
 #
 #   bash internal/testdeps/install.sh && go test ./... && …
 #
@@ -19,8 +20,8 @@
 set -euo pipefail
 
 # The programs the tests look for on PATH, each with its Debian package.
-tools=(chromium zsh fish)
-declare -A packages=([chromium]=chromium [zsh]=zsh [fish]=fish)
+tools=(chromium zsh fish mypy)
+declare -A packages=([chromium]=chromium [zsh]=zsh [fish]=fish [mypy]=mypy)
 
 # skip WHY TOOL... prints the loud line for each tool left uninstalled.
 skip() {

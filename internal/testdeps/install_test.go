@@ -104,7 +104,7 @@ func runInstall(t *testing.T, a archive) (string, int, []string) {
 	return string(out), code, strings.Split(strings.TrimSuffix(string(calls), "\n"), "\n")
 }
 
-const installAll = "install -y --no-install-recommends chromium zsh fish"
+const installAll = "install -y --no-install-recommends chromium zsh fish mypy"
 
 func TestInstallsWhatIsMissing(t *testing.T) {
 	for _, c := range []struct {
@@ -115,33 +115,37 @@ func TestInstallsWhatIsMissing(t *testing.T) {
 	}{
 		{"the lists are fresh: no update", archive{fresh: true},
 			[]string{installAll},
-			[]string{`^testdeps: installing chromium zsh fish with apt-get \(log: .*\)$`, `^testdeps: installed chromium zsh fish in \d+ s$`}},
+			[]string{`^testdeps: installing chromium zsh fish mypy with apt-get \(log: .*\)$`, `^testdeps: installed chromium zsh fish mypy in \d+ s$`}},
 		{"stale lists are updated once", archive{online: true},
 			[]string{installAll, "update", installAll},
-			[]string{`^testdeps: installing`, `^testdeps: installed chromium zsh fish in \d+ s$`}},
-		{"only what is missing", archive{fresh: true, present: []string{"chromium", "fish"}},
+			[]string{`^testdeps: installing`, `^testdeps: installed chromium zsh fish mypy in \d+ s$`}},
+		{"only what is missing", archive{fresh: true, present: []string{"chromium", "fish", "mypy"}},
 			[]string{"install -y --no-install-recommends zsh"},
 			[]string{`^testdeps: installing zsh `, `^testdeps: installed zsh in \d+ s$`}},
-		{"nothing missing: no apt-get", archive{present: []string{"chromium", "zsh", "fish"}},
+		{"nothing missing: no apt-get", archive{present: []string{"chromium", "zsh", "fish", "mypy"}},
 			[]string{""},
-			[]string{`^testdeps: chromium zsh fish already installed$`}},
+			[]string{`^testdeps: chromium zsh fish mypy already installed$`}},
 		{"the archive cannot be reached", archive{},
 			[]string{installAll, "update", installAll, "install -y --no-install-recommends chromium",
-				"install -y --no-install-recommends zsh", "install -y --no-install-recommends fish"},
+				"install -y --no-install-recommends zsh", "install -y --no-install-recommends fish",
+				"install -y --no-install-recommends mypy"},
 			[]string{`^testdeps: installing`,
 				`^SKIPPED: chromium could not be installed \(apt-get update: Failed to fetch .* Temporary failure resolving 'deb.debian.org'; see .*\); the tests that need it will say NOT TESTED$`,
 				`^SKIPPED: zsh could not be installed \(apt-get update: Failed to fetch .*\); the tests that need it will say NOT TESTED$`,
-				`^SKIPPED: fish could not be installed \(apt-get update: Failed to fetch .*\); the tests that need it will say NOT TESTED$`}},
+				`^SKIPPED: fish could not be installed \(apt-get update: Failed to fetch .*\); the tests that need it will say NOT TESTED$`,
+				`^SKIPPED: mypy could not be installed \(apt-get update: Failed to fetch .*\); the tests that need it will say NOT TESTED$`}},
 		{"one package the archive lacks keeps no other out", archive{online: true, lacks: []string{"chromium"}},
 			[]string{installAll, "update", installAll, "install -y --no-install-recommends chromium",
-				"install -y --no-install-recommends zsh", "install -y --no-install-recommends fish"},
+				"install -y --no-install-recommends zsh", "install -y --no-install-recommends fish",
+				"install -y --no-install-recommends mypy"},
 			[]string{`^testdeps: installing`,
 				`^SKIPPED: chromium could not be installed \(Unable to locate package chromium; see .*\); the tests that need it will say NOT TESTED$`,
-				`^testdeps: installed zsh fish in \d+ s$`}},
+				`^testdeps: installed zsh fish mypy in \d+ s$`}},
 		{"no apt-get", archive{noAptGet: true, present: []string{"zsh"}},
 			[]string{""},
 			[]string{`^SKIPPED: chromium could not be installed \(apt-get is not available; .*\); the tests that need it will say NOT TESTED$`,
-				`^SKIPPED: fish could not be installed \(apt-get is not available; .*\)`}},
+				`^SKIPPED: fish could not be installed \(apt-get is not available; .*\)`,
+				`^SKIPPED: mypy could not be installed \(apt-get is not available; .*\)`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

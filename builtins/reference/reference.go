@@ -161,6 +161,9 @@ func docstring(raw string) (string, map[string]string) {
 			inArgs = false
 		case inArgs && depth > 0:
 			name, desc, _ := strings.Cut(strings.TrimSpace(l), ":")
+			// *args and **kwargs are documented as Python's style
+			// guides and buildifier want them, stars included.
+			name = strings.TrimLeft(name, "*")
 			args[name] = strings.TrimSpace(desc)
 			argIndent, last = depth, name
 		default:

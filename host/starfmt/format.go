@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/bazelbuild/buildtools/build"
 )
@@ -20,7 +22,13 @@ func parse(path string, src []byte) (*build.File, error) {
 	f, err := build.ParseDefault(path, src)
 	var pe build.ParseError
 	if errors.As(err, &pe) {
-		return nil, &SyntaxError{File: path, Line: pe.Pos.Line, Col: pe.Pos.LineRune, Msg: pe.Message}
+		col := pe.Pos.LineRune
+		// The parser stands after the token it could not take: the
+		// column is where that token starts.
+		if token, ok := strings.CutPrefix(pe.Message, "syntax error near "); ok && col > utf8.RuneCountInString(token) {
+			col -= utf8.RuneCountInString(token)
+		}
+		return nil, &SyntaxError{File: path, Line: pe.Pos.Line, Col: col, Msg: pe.Message}
 	}
 	if err != nil {
 		return nil, err

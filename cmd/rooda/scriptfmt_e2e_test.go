@@ -121,3 +121,16 @@ func TestScriptLint(t *testing.T) {
 		t.Errorf("lint with an unknown warning: exit %d, stderr %q", o.code, o.stderr)
 	}
 }
+
+// TestScriptFmtLintHelp: the help of fmt and lint, with their examples
+// and lint's checks, on and off by default.
+func TestScriptFmtLintHelp(t *testing.T) {
+	t.Parallel()
+	for _, command := range []string{"fmt", "lint"} {
+		stdout, stderr, code := exe(t, "script", command, "--help")
+		if code != 0 || stderr != "" {
+			t.Errorf("script %s --help: exit %d, stderr %q", command, code, stderr)
+		}
+		golden.Check(t, "help_script_"+command, stdout)
+	}
+}

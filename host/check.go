@@ -30,13 +30,14 @@ import (
 // likely not as meant); its error lists every problem, each
 // "Error: file:line:col: …".
 func (r *Runtime) Check(paths ...string) (Checked, error) {
-	files, err := starFiles(paths)
+	files, err := StarFiles(paths)
 	if err != nil {
 		return Checked{}, err
 	}
 	var lines []string
 	checked := Checked{Files: files}
 	reported := map[string]bool{}
+	hints := r.hints()
 	for _, file := range files {
 		root, err := r.resolver.root(file)
 		if err != nil {
@@ -53,32 +54,45 @@ func (r *Runtime) Check(paths ...string) (Checked, error) {
 			if line := "Error: " + p.String(); !reported[line] {
 				reported[line] = true
 				lines = append(lines, line)
+				checked.Problems = append(checked.Problems, Problem{Pos: p.pos, Msg: hints.add(p.msg)})
 			}
 		}
 		for _, w := range c.warnings {
 			if line := "Warning: " + w.String(); !reported[line] {
 				reported[line] = true
 				checked.Warnings = append(checked.Warnings, line)
+				checked.Problems = append(checked.Problems, Problem{Pos: w.pos, Msg: w.msg, Warning: true})
 			}
 		}
 	}
 	if len(lines) == 0 {
 		return checked, nil
 	}
-	text := r.hints().add(strings.Join(lines, "\n"))
+	text := hints.add(strings.Join(lines, "\n"))
 	return checked, &Error{text: text, err: fmt.Errorf("%d problems", len(lines))}
 }
 
-// Checked is what Check found fine: the files it checked, and its
-// warnings.
+// Checked is what Check found: the files it checked, its warnings as
+// text, and every problem and warning as a Problem, for tools that
+// report them in a format of their own (script lint).
 type Checked struct {
 	Files    []string
 	Warnings []string
+	Problems []Problem
 }
 
-// starFiles are the scripts paths name: a file as it is, a directory as
+// Problem is one thing Check found, where it is; Pos is not valid for a
+// file that could not be read. A Warning works, but most likely not as
+// meant.
+type Problem struct {
+	Pos     syntax.Position
+	Msg     string
+	Warning bool
+}
+
+// StarFiles are the scripts paths name: a file as it is, a directory as
 // the .star files below it; a directory without one is a mistake.
-func starFiles(paths []string) ([]string, error) {
+func StarFiles(paths []string) ([]string, error) {
 	var files []string
 	for _, p := range paths {
 		found, err := scriptsUnder([]string{p}, ".star")

@@ -190,6 +190,9 @@ func docstring(raw string) doc {
 			inArgs, inReturns = false, false
 		case inArgs && depth > 0:
 			name, desc, _ := strings.Cut(strings.TrimSpace(l), ":")
+			// *args and **kwargs are documented as Python's style
+			// guides and buildifier want them, stars included.
+			name = strings.TrimLeft(name, "*")
 			if n, typ, ok := strings.Cut(name, " ("); ok && strings.HasSuffix(typ, ")") {
 				name = n
 				d.types[name] = strings.TrimSuffix(typ, ")")

@@ -28,7 +28,7 @@ import (
 func scriptCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "script",
-		Usage: "Starlark procedures: run, check, test, doc, repl",
+		Usage: "Starlark procedures: run, check, fmt, lint, test, doc, repl",
 		Subcommands: []*cli.Command{{
 			Name:      "run",
 			Usage:     "run a .star procedure script",
@@ -72,7 +72,7 @@ Examples:
   rooda script check nightly.star --lib team=../team-procedures`,
 			Flags:  libFlags(),
 			Action: scriptCheckAction,
-		}, {
+		}, scriptFmtCommand(), scriptLintCommand(), {
 			Name:      "test",
 			Usage:     "run the test_* functions of *_test.star files",
 			ArgsUsage: "[PATHS...]",
@@ -418,18 +418,7 @@ func scriptCheckAction(c *cli.Context) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("check needs a FILE or DIR\nRun 'rooda script check --help' for usage.")
 	}
-	cfg, err := loadConfig(c)
-	if err != nil {
-		return err
-	}
-	// Fetching a library is the one wait here, which an interrupt ends.
-	ctx, watch := interrupt.Watch(c.Context)
-	defer watch.Stop()
-	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures(cfg)})
-	if err != nil {
-		return err
-	}
-	checked, err := rt.Check(paths...)
+	checked, err := check(c, paths)
 	for _, w := range checked.Warnings {
 		fmt.Fprintln(c.App.ErrWriter, w)
 	}
@@ -440,6 +429,23 @@ func scriptCheckAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "%s: ok\n", file)
 	}
 	return nil
+}
+
+// check is what script check finds in the scripts at paths, with the
+// configuration and libraries of the command line.
+func check(c *cli.Context, paths []string) (host.Checked, error) {
+	cfg, err := loadConfig(c)
+	if err != nil {
+		return host.Checked{}, err
+	}
+	// Fetching a library is the one wait here, which an interrupt ends.
+	ctx, watch := interrupt.Watch(c.Context)
+	defer watch.Stop()
+	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures(cfg)})
+	if err != nil {
+		return host.Checked{}, err
+	}
+	return rt.Check(paths...)
 }
 
 // runScript runs a script with the signals, record and budgets of a run.

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"rooda/host"
+	"rooda/host/session"
+	"rooda/host/starfmt"
+)
+
+func scriptFmtCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "fmt",
+		Usage:     "format scripts as buildifier formats Starlark",
+		ArgsUsage: "FILE|DIR...",
+		Description: `Formats each script (a directory: every .star file below it) as buildifier
+formats a generic Starlark file, and lists the files it changed. A file is
+replaced whole, keeping its mode, or not at all. Formatting a formatted
+file changes nothing.
+
+--check changes nothing: it lists the files that are not formatted and
+exits 1 if there is one, for CI. A file that cannot be parsed is told as
+file:line:col: message, and the exit code is 1.
+
+Examples:
+  rooda script fmt nightly.star
+  rooda script fmt scripts/
+  rooda script fmt -check scripts/`,
+		Flags:  []cli.Flag{&cli.BoolFlag{Name: "check", Usage: "change nothing: list the files that are not formatted, exit 1 if any"}},
+		Action: scriptFmtAction,
+	}
+}
+
+func scriptLintCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "lint",
+		Usage:     "report buildifier's warnings and script check's problems",
+		ArgsUsage: "FILE|DIR...",
+		Description: `Reports what buildifier's warnings for generic Starlark find in each script
+(a directory: every .star file below it), with everything script check
+finds, one line each, "file:line:col: category: message", sorted. Exit 1
+if there is any. script check's problems have the category check, its
+warnings check-warning.
+
+--warnings chooses buildifier's warnings: default, all or none, then
++name to add one and -name to remove one, separated by commas; a list of
+names alone is exactly those. On by default:
+  ` + checkNames(true) + `
+Off by default:
+  ` + checkNames(false) + `
+A parameter a function does not use is not reported (a callback takes the
+parameters rooda calls it with), nor a test_* function of a *_test.star
+file without a docstring. A comment "# buildozer: disable=NAME" on a line
+silences NAME there.
+
+Examples:
+  rooda script lint scripts/
+  rooda script lint nightly.star --warnings -function-docstring
+  rooda script lint lib/ --warnings +module-docstring
+  rooda script lint nightly.star --warnings none`,
+		Flags: append(libFlags(),
+			&cli.StringFlag{Name: "warnings", Value: "default", Usage: "buildifier's warnings: `LIST` such as default, all, none, -name, +name"}),
+		Action: scriptLintAction,
+	}
+}
+
+// checkNames are the names of the checks on by default, or of the
+// others, wrapped for a help text.
+func checkNames(on bool) string {
+	var names []string
+	for _, name := range slices.Sorted(maps.Keys(starfmt.Checks)) {
+		if starfmt.Checks[name] == on {
+			names = append(names, name)
+		}
+	}
+	var lines []string
+	line := ""
+	for _, name := range names {
+		if line != "" && len(line)+len(name) > 70 {
+			lines, line = append(lines, line+","), ""
+		}
+		if line != "" {
+			line += ", "
+		}
+		line += name
+	}
+	return strings.Join(append(lines, line), "\n  ")
+}
+
+// scriptPaths are the FILE|DIR arguments of fmt and lint, as .star files.
+func scriptPaths(c *cli.Context) ([]string, error) {
+	paths, after := splitArgs(c)
+	paths = append(paths, after...)
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s needs a FILE or DIR\nRun 'rooda script %s --help' for usage.", c.Command.Name, c.Command.Name)
+	}
+	return host.StarFiles(paths)
+}
+
+func scriptFmtAction(c *cli.Context) error {
+	files, err := scriptPaths(c)
+	if err != nil {
+		return err
+	}
+	failed := false
+	for _, file := range files {
+		changed, err := starfmt.Rewrite(file, c.Bool("check"))
+		if err != nil {
+			fmt.Fprintln(c.App.ErrWriter, err)
+			failed = true
+		}
+		if changed {
+			fmt.Fprintln(c.App.Writer, file)
+			failed = failed || c.Bool("check")
+		}
+	}
+	if failed {
+		return session.ExitStatus(1)
+	}
+	return nil
+}
+
+func scriptLintAction(c *cli.Context) error {
+	checks, err := starfmt.ParseChecks(c.String("warnings"))
+	if err != nil {
+		return fmt.Errorf("--warnings: %w", err)
+	}
+	files, err := scriptPaths(c)
+	if err != nil {
+		return err
+	}
+	checked, err := check(c, files)
+	var problems *host.Error
+	if err != nil && !errors.As(err, &problems) {
+		return err
+	}
+	findings := checkFindings(checked.Problems)
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		found := starfmt.Lint(file, src, checks)
+		findings = append(findings, withoutSecondSyntaxErrors(found, findings)...)
+	}
+	for _, f := range starfmt.Sort(findings) {
+		fmt.Fprintln(c.App.Writer, f)
+	}
+	if len(findings) > 0 {
+		return session.ExitStatus(1)
+	}
+	return nil
+}
+
+// withoutSecondSyntaxErrors drops buildifier's syntax error of a file
+// script check already found wrong: Starlark's own tells it best.
+func withoutSecondSyntaxErrors(found, checked []starfmt.Finding) []starfmt.Finding {
+	return slices.DeleteFunc(found, func(f starfmt.Finding) bool {
+		return f.Category == starfmt.Syntax && slices.ContainsFunc(checked, func(c starfmt.Finding) bool {
+			return c.File == f.File && c.Category == "check"
+		})
+	})
+}
+
+// checkFindings are script check's problems as findings of lint.
+func checkFindings(problems []host.Problem) []starfmt.Finding {
+	var out []starfmt.Finding
+	for _, p := range problems {
+		category := "check"
+		if p.Warning {
+			category = "check-warning"
+		}
+		out = append(out, starfmt.Finding{File: p.Pos.Filename(), Line: int(p.Pos.Line), Col: int(p.Pos.Col), Category: category, Message: p.Msg})
+	}
+	return out
+}

@@ -16,6 +16,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"rooda/host/prompt"
+	"rooda/host/starfmt"
 	"rooda/host/suggest"
 )
 
@@ -88,6 +89,19 @@ type Problem struct {
 	Pos     syntax.Position
 	Msg     string
 	Warning bool
+}
+
+// Findings are the problems as script lint reports them.
+func (c Checked) Findings() []starfmt.Finding {
+	var out []starfmt.Finding
+	for _, p := range c.Problems {
+		category := starfmt.Check
+		if p.Warning {
+			category = starfmt.CheckWarning
+		}
+		out = append(out, starfmt.Finding{File: p.Pos.Filename(), Line: int(p.Pos.Line), Col: int(p.Pos.Col), Category: category, Message: p.Msg})
+	}
+	return out
 }
 
 // StarFiles are the scripts paths name: a file as it is, a directory as

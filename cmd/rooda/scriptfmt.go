@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -141,43 +140,15 @@ func scriptLintAction(c *cli.Context) error {
 	if err != nil && !errors.As(err, &problems) {
 		return err
 	}
-	findings := checkFindings(checked.Problems)
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		found := starfmt.Lint(file, src, checks)
-		findings = append(findings, withoutSecondSyntaxErrors(found, findings)...)
+	findings, err := starfmt.LintFiles(files, checks, checked.Findings())
+	if err != nil {
+		return err
 	}
-	for _, f := range starfmt.Sort(findings) {
+	for _, f := range findings {
 		fmt.Fprintln(c.App.Writer, f)
 	}
 	if len(findings) > 0 {
 		return session.ExitStatus(1)
 	}
 	return nil
-}
-
-// withoutSecondSyntaxErrors drops buildifier's syntax error of a file
-// script check already found wrong: Starlark's own tells it best.
-func withoutSecondSyntaxErrors(found, checked []starfmt.Finding) []starfmt.Finding {
-	return slices.DeleteFunc(found, func(f starfmt.Finding) bool {
-		return f.Category == starfmt.Syntax && slices.ContainsFunc(checked, func(c starfmt.Finding) bool {
-			return c.File == f.File && c.Category == "check"
-		})
-	})
-}
-
-// checkFindings are script check's problems as findings of lint.
-func checkFindings(problems []host.Problem) []starfmt.Finding {
-	var out []starfmt.Finding
-	for _, p := range problems {
-		category := "check"
-		if p.Warning {
-			category = "check-warning"
-		}
-		out = append(out, starfmt.Finding{File: p.Pos.Filename(), Line: int(p.Pos.Line), Col: int(p.Pos.Col), Category: category, Message: p.Msg})
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -121,4 +122,31 @@ func testFunction(f *build.File, pos build.Position) bool {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return strings.TrimSpace(line)
+}
+
+// Categories of script check's findings, which lint reports with its
+// own.
+const (
+	Check        = "check"
+	CheckWarning = "check-warning"
+)
+
+// LintFiles lints each of files with checks and merges what it finds
+// with checked, script check's findings, sorted: a file script check
+// found wrong loses buildifier's syntax error, Starlark's own telling it
+// best.
+func LintFiles(files, checks []string, checked []Finding) ([]Finding, error) {
+	findings := slices.Clone(checked)
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range Lint(file, src, checks) {
+			if f.Category != Syntax || !slices.ContainsFunc(checked, func(c Finding) bool { return c.File == f.File && c.Category == Check }) {
+				findings = append(findings, f)
+			}
+		}
+	}
+	return Sort(findings), nil
 }

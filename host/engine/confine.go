@@ -54,8 +54,7 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 func (p *Plan) rules(spec *sandbox.Spec, workspace, tmp string, state []string) (attr func(*syscall.SysProcAttr)) {
 	spec.Write = sandbox.Paths(workspace, tmp, state, strings.Split(config.SandboxWrite.In(p.Settings).V, ":"))
 	spec.Ports = config.SandboxNet.In(p.Settings).V
-	hide, attr, err := sandbox.Hidden(private(p.Settings))
-	spec.Hide = hide
+	attr, err := spec.HideDirs(private(p.Settings))
 	if err != nil {
 		spec.NotHidden = err.Error()
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,10 +42,10 @@ var hiding struct {
 // hiding on a directory: "rooda __sandbox --probe DIR".
 const probeArg = "--probe"
 
-// Hidden is dirs, those that exist, when this system can hide them from
-// the agent, with the attributes its process needs for it; else nil and
+// HideDirs has s hide dirs, those that exist, from the agent when this
+// system can, and returns the attributes its process needs for it; else
 // why it cannot.
-func Hidden(dirs []string) ([]string, func(*syscall.SysProcAttr), error) {
+func (s *Spec) HideDirs(dirs []string) (func(*syscall.SysProcAttr), error) {
 	var kept []string
 	for _, dir := range dirs {
 		if info, err := os.Stat(dir); err == nil && info.IsDir() {
@@ -52,12 +53,23 @@ func Hidden(dirs []string) ([]string, func(*syscall.SysProcAttr), error) {
 		}
 	}
 	if len(kept) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err := CanHide(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return kept, hiding.attr, nil
+	s.Hide, s.Outside = kept, mountNamespace()
+	return hiding.attr, nil
+}
+
+// mountNamespace names the mount namespace this process is in: the
+// inode of /proc/self/ns/mnt, 0 if it cannot be read.
+func mountNamespace() uint64 {
+	var st unix.Stat_t
+	if unix.Stat("/proc/self/ns/mnt", &st) != nil {
+		return 0
+	}
+	return st.Ino
 }
 
 // CanHide is nil when this system can hide directories from the agent,
@@ -92,7 +104,7 @@ func try(way func(*syscall.SysProcAttr)) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.Command(trampoline, Arg, probeArg, dir)
+	cmd := exec.Command(trampoline, Arg, probeArg, dir, strconv.FormatUint(mountNamespace(), 10))
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	way(cmd.SysProcAttr)
 	out, err := cmd.CombinedOutput()
@@ -120,8 +132,8 @@ func userNamespace(attr *syscall.SysProcAttr) {
 
 // probeMain is the trampoline's probe: it hides dir, and says why it
 // cannot.
-func probeMain(dir string) {
-	if err := hide([]string{dir}, nil); err != nil {
+func probeMain(dir string, outside uint64) {
+	if err := hide([]string{dir}, nil, outside); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -131,7 +143,11 @@ func probeMain(dir string) {
 // hide covers each of dirs, in the trampoline's own mount namespace,
 // with an empty read-only tmpfs, binding back what of keep lies below
 // one, then returns to the working directory through the new mounts.
-func hide(dirs, keep []string) error {
+func hide(dirs, keep []string, outside uint64) error {
+	// Never in rooda's own namespace: the mounts would be everyone's.
+	if ns := mountNamespace(); ns == 0 || outside == 0 || ns == outside {
+		return errors.New("not in a mount namespace of its own: nothing hidden")
+	}
 	// The namespace's mounts are the host's, and nothing made in it
 	// goes back there.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {

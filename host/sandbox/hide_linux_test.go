@@ -31,7 +31,7 @@ func TestHideEachWay(t *testing.T) {
 			line := `cat ` + hidden + `/record.txt 2>/dev/null || echo read-refused; ` +
 				`(echo x > ` + hidden + `/new.txt) 2>/dev/null || echo write-refused; ` +
 				`echo y > ` + ws + `/own.txt && echo own-ok`
-			argv, env, err := Wrap(self, Spec{Mode: Off, Write: []string{ws}, Hide: []string{hidden}}, []string{"sh", "-c", line})
+			argv, env, err := Wrap(self, Spec{Mode: Off, Write: []string{ws}, Hide: []string{hidden}, Outside: mountNamespace()}, []string{"sh", "-c", line})
 			must(t, err)
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Env, cmd.SysProcAttr = append(os.Environ(), env), &syscall.SysProcAttr{}
@@ -52,6 +52,29 @@ func TestHideEachWay(t *testing.T) {
 				t.Errorf("outside, the record: %q, %v", data, err)
 			}
 		})
+	}
+}
+
+// TestHideRefusesRoodasNamespace: a trampoline started without a mount
+// namespace of its own hides nothing and starts no agent: its mounts
+// would be everyone's.
+func TestHideRefusesRoodasNamespace(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(hidden, "record.txt"), []byte("kept"), 0o644))
+	argv, env, err := Wrap(self, Spec{Mode: Off, Hide: []string{hidden}, Outside: mountNamespace()}, []string{"sh", "-c", "echo agent-ran"})
+	must(t, err)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env)
+	out, err := cmd.CombinedOutput()
+	if err == nil || strings.Contains(string(out), "agent-ran") || !strings.Contains(string(out), "not in a mount namespace of its own") {
+		t.Errorf("%v: %q", err, out)
+	}
+	if data, err := os.ReadFile(filepath.Join(hidden, "record.txt")); string(data) != "kept" {
+		t.Errorf("the directory was covered here: %q, %v", data, err)
 	}
 }
 

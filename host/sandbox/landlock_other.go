@@ -23,17 +23,19 @@ func Restrict(spec Spec) error {
 // Kernel names the running system, for messages.
 func Kernel() string { return runtime.GOOS }
 
-// Hidden hides nothing: only Linux has the mount namespaces it needs.
-func Hidden([]string) ([]string, func(*syscall.SysProcAttr), error) {
-	return nil, nil, errors.New("only Linux can hide rooda's records from the agent")
+// HideDirs hides nothing: only Linux has the mount namespaces it needs.
+func (s *Spec) HideDirs([]string) (func(*syscall.SysProcAttr), error) {
+	return nil, CanHide()
 }
 
 // CanHide says why nothing can be hidden: only Linux can.
 func CanHide() error { return errors.New("only Linux can hide rooda's records from the agent") }
 
-func hide([]string, []string) error { return errors.New("only Linux hides") }
+func hide([]string, []string, uint64) error { return errors.New("only Linux hides") }
 
-func probeMain(string) { os.Exit(1) }
+func probeMain(string, uint64) { os.Exit(1) }
+
+func mountNamespace() uint64 { return 0 }
 
 func lockThread() {}
 

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -53,13 +54,16 @@ type Spec struct {
 	// to.
 	Ports []int `json:"ports,omitempty"`
 	// Hide are the directories the agent may neither read nor write:
-	// rooda's records and the worktrees of runs (Hidden). The process
-	// must start in a namespace of its own for them (Hidden's attr).
+	// rooda's records and the worktrees of runs (HideDirs). The process
+	// must start in a namespace of its own for them (HideDirs' attr).
 	Hide []string `json:"hide,omitempty"`
 	// ABI is the kernel's Landlock ABI, and NotHidden why what should
 	// have been hidden is not: for the record, which keeps the Spec.
 	ABI       int    `json:"abi"`
 	NotHidden string `json:"not_hidden,omitempty"`
+	// Outside names rooda's own mount namespace, which the trampoline
+	// must not be in to hide anything.
+	Outside uint64 `json:"outside_mount_namespace,omitempty"`
 }
 
 // trampoline is the executable that serves as the trampoline: rooda's,
@@ -104,8 +108,9 @@ func Wrap(self string, spec Spec, argv []string) (wrapped []string, env string, 
 // the agent, never returning but on failure (its exit code 126, as a
 // shell's for a command that cannot run).
 func Main(args []string) {
-	if len(args) == 2 && args[0] == probeArg {
-		probeMain(args[1])
+	if len(args) == 3 && args[0] == probeArg {
+		outside, _ := strconv.ParseUint(args[2], 10, 64)
+		probeMain(args[1], outside)
 	}
 	if len(args) < 2 || args[0] != "--" {
 		fail(errors.New("usage: rooda " + Arg + " -- COMMAND [ARG…]"))
@@ -117,7 +122,7 @@ func Main(args []string) {
 	os.Unsetenv(specVar)
 	lockThread()
 	if len(spec.Hide) > 0 {
-		if err := hide(spec.Hide, spec.Write); err != nil {
+		if err := hide(spec.Hide, spec.Write, spec.Outside); err != nil {
 			fail(err)
 		}
 	}

@@ -13,10 +13,11 @@ import (
 
 // agentSpansJoinTheTrace: with OTEL_* set and telemetry: agents, the
 // iteration's span is an invoke_agent CLIENT span with the GenAI
-// attributes read from the CLI's stream; claude's own interaction span,
-// its telemetry turned on by rooda, is its child in the same trace. The
-// other CLIs' spans are reported, not required: gemini exports its own
-// in traces of its own, codex and copilot none.
+// attributes read from the CLI's stream; claude's own interaction span
+// and codex's exec span, their telemetry turned on by rooda, are its
+// children in the same trace. The other CLIs' spans are reported, not
+// required: gemini and copilot export theirs in traces of their own,
+// opencode none.
 func agentSpansJoinTheTrace(t *testing.T, cli realcli.Installed) {
 	c := newOTLPCollector(t)
 	r := newRealRun(t, cli, modelserver.Text("All done. "+successSignal))
@@ -49,14 +50,16 @@ func agentSpansJoinTheTrace(t *testing.T, cli realcli.Installed) {
 		if strings.HasPrefix(s.Name, "invoke_") || strings.HasPrefix(s.Name, "loop ") {
 			continue
 		}
-		own = append(own, s.Name)
+		if !contains(own, s.Name) {
+			own = append(own, s.Name)
+		}
 		if string(s.TraceId) == string(agent.TraceId) && string(s.ParentSpanId) == string(agent.SpanId) {
 			children = append(children, s.Name)
 		}
 	}
-	t.Logf("%s: its own spans %q; children of rooda's invoke_agent span (%s): %q", cli.Name, own, hex.EncodeToString(agent.SpanId), children)
-	if cli.Name == "claude" && !contains(children, "claude_code.interaction") {
-		t.Errorf("claude's interaction span is not a child of rooda's invoke_agent span: its spans %q", own)
+	t.Logf("%s: its own spans, by name, %q; children of rooda's invoke_agent span (%s): %q", cli.Name, own, hex.EncodeToString(agent.SpanId), children)
+	if want := map[string]string{"claude": "claude_code.interaction", "codex": "codex.exec"}[cli.Name]; want != "" && !contains(children, want) {
+		t.Errorf("%s's %s span is not a child of rooda's invoke_agent span: its spans %q", cli.Name, want, own)
 	}
 }
 

@@ -218,7 +218,7 @@ var (
 	Telemetry = Define(Setting{
 		Key:   "telemetry",
 		Scope: LoopWide,
-		Doc:   "where OTEL_EXPORTER_OTLP_ENDPOINT asks for traces: rooda (rooda's spans alone, the default) or agents (the agent CLIs' own traces too, turned on and sent to the same endpoint: claude's spans become children of each iteration's invoke_agent span; gemini's go to the same collector in traces of their own)",
+		Doc:   "where OTEL_EXPORTER_OTLP_ENDPOINT asks for traces: rooda (rooda's spans alone, the default) or agents (the agent CLIs' own traces too, turned on and sent to the same endpoint: claude's and codex's spans become children of each iteration's invoke_agent span; gemini's and copilot's go to the same collector in traces of their own)",
 		Flags: []FlagDef{{Name: "telemetry",
 			Usage: "with OTEL_* set, also turn on the agents' own traces (`WHOSE`: rooda or agents)"}},
 		Shown: ShownWhenGiven,

@@ -18,8 +18,9 @@ import (
 // signals are looked for in what it said, -v shows a readable transcript
 // instead of the JSON, and its tokens and cost are counted. The loop
 // calls it again for the same iteration after a wait for a limit or an
-// outage. env, when set, adds to the agent's environment (TRACEPARENT).
-func (p *Plan) runner(base process.Command, shown io.Writer, env func() []string) func(context.Context, loop.Request) (loop.Reply, error) {
+// outage. traced, when set, gives the agent its part of the trace
+// (Output.AgentTrace).
+func (p *Plan) runner(base process.Command, shown io.Writer, traced func([]string) ([]string, []string)) func(context.Context, loop.Request) (loop.Reply, error) {
 	return func(ctx context.Context, req loop.Request) (loop.Reply, error) {
 		cmd := base
 		if c := p.chosenFor(req.Iteration); c != nil {
@@ -33,8 +34,10 @@ func (p *Plan) runner(base process.Command, shown io.Writer, env func() []string
 			"ROODA_MAX_ITERATIONS=" + maxText(req.MaxIterations),
 			"ROODA_PROCEDURE=" + p.Procedure.Name,
 		}
-		if env != nil {
-			cmd.Env = append(cmd.Env, env()...)
+		if traced != nil {
+			var env []string
+			cmd.Argv, env = traced(cmd.Argv)
+			cmd.Env = append(cmd.Env, env...)
 		}
 		return p.attempt(ctx, req.Iteration, cmd, shown)
 	}

@@ -48,10 +48,11 @@ type Output struct {
 	// text, or the readable transcript of a CLI's JSON, with or without
 	// show_ai_output (the status line shows its last line).
 	Tap io.Writer
-	// AgentEnv, when set, gives more of each iteration's agent's
-	// environment as it starts, after the observers were told the
-	// iteration started: TRACEPARENT for its span.
-	AgentEnv func() []string
+	// AgentTrace, when set, gives each iteration's agent its part of the
+	// trace as it starts, after the observers were told the iteration
+	// started: its command line (argv, as it is or with more) and more of
+	// its environment (TRACEPARENT for its span).
+	AgentTrace func(argv []string) (args, env []string)
 	// Dir, when set, is the agent's working directory (a worktree of
 	// parallel()), whose git state each iteration's changes are read
 	// from; "" is rooda's.
@@ -151,7 +152,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		IdleTimeout:      config.IdleTimeout.In(s).V,
 		MaxOutput:        config.MaxOutputBuffer.In(s).V,
 		Prompt:           promptOf,
-		Agent:            p.runner(cmd, shownTo(out, config.ShowAIOutput.In(s).V), out.AgentEnv),
+		Agent:            p.runner(cmd, shownTo(out, config.ShowAIOutput.In(s).V), out.AgentTrace),
 		Turn:             p.turn,
 		Promises:         p.Promises,
 		Log:              log,

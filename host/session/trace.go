@@ -29,7 +29,7 @@ func (s *Session) execute(ctx context.Context, plan *engine.Plan, out engine.Out
 	span := s.trace.Loop(out.Loop, plan.Procedure.Name, plan.Agents)
 	if span != nil {
 		span.RunID = s.runID()
-		out.AgentEnv = span.Env
+		out.AgentTrace = span.Agent
 		observers = append(observers, span)
 		alsoOnLimitWait(&out, func(w loop.LimitWait) { span.LimitWaiting(w.Agent, w.Cause, w.Until, w.Wait, w.Backoff) })
 	}

@@ -3,6 +3,8 @@ package telemetry
 import (
 	"cmp"
 	"net/url"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,9 +15,9 @@ import (
 // OTEL_RESOURCE_ATTRIBUTES naming the run and the iteration. claude
 // (measured with 2.1.197) takes its interaction span's parent from
 // TRACEPARENT: its spans join rooda's trace below the iteration's
-// invoke_agent span. gemini (0.61.0) exports its spans to the same
-// collector, in traces of its own. codex sends its tokens and cost only
-// through a logs exporter of its config file, which rooda leaves alone.
+// invoke_agent span. codex (0.169.0) does too, once its trace exporter
+// is given on its command line (agentArgs). gemini (0.61.0) exports its
+// spans to the same collector, in traces of its own.
 
 // agentEnv is what turns the CLIs' traces on, for iteration n of the
 // run runID's loop of procedure; getenv is rooda's environment.
@@ -44,6 +46,30 @@ func agentEnv(getenv func(string) string, runID, procedure string, n int) []stri
 		attrs = append([]string{given}, attrs...)
 	}
 	return append(env, "OTEL_RESOURCE_ATTRIBUTES="+strings.Join(attrs, ","))
+}
+
+// agentArgs is argv with what turns on codex's traces, when argv starts
+// codex: its trace exporter, a config override given before its
+// subcommand, pointed at rooda's endpoint. Other CLIs take variables
+// alone (agentEnv).
+func agentArgs(getenv func(string) string, argv []string) []string {
+	if len(argv) == 0 || filepath.Base(argv[0]) != "codex" {
+		return argv
+	}
+	exporter := `otlp-http={endpoint="` + tracesEndpoint(getenv) + `",protocol="binary"}`
+	if protocol(getenv) == "grpc" {
+		exporter = `otlp-grpc={endpoint="` + baseEndpoint(getenv) + `"}`
+	}
+	return slices.Concat(argv[:1], []string{"-c", "otel.trace_exporter={" + exporter + "}"}, argv[1:])
+}
+
+// tracesEndpoint is where rooda's traces go over OTLP/HTTP: the traces'
+// own variable, else the general one's /v1/traces.
+func tracesEndpoint(getenv func(string) string) string {
+	if traces := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); traces != "" {
+		return traces
+	}
+	return strings.TrimSuffix(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")), "/") + "/v1/traces"
 }
 
 // baseEndpoint is the endpoint of rooda's traces without the path a

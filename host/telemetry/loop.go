@@ -157,6 +157,19 @@ func (l *Loop) LimitWaiting(agent, cause string, until time.Time, wait time.Dura
 		attribute.Bool("rooda.limit.backoff", backoff)))
 }
 
+// Agent is the iteration's agent's part of the trace: its command line,
+// argv with, under telemetry: agents, what turns its CLI's traces on
+// (agentArgs), and its environment (Env).
+func (l *Loop) Agent(argv []string) (args, env []string) {
+	if l == nil || l.iteration == nil {
+		return argv, nil
+	}
+	if l.agents {
+		argv = agentArgs(os.Getenv, argv)
+	}
+	return argv, l.Env()
+}
+
 // Env is what the iteration's agent is given of the trace: TRACEPARENT
 // (W3C, 00-<trace>-<span>-<flags>) naming the iteration's span, and
 // TRACESTATE when there is one; with telemetry: agents, what turns the

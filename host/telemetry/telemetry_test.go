@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -259,7 +260,8 @@ func TestLoopsAtOnceAreNamed(t *testing.T) {
 // TestAgentEnv: with telemetry: agents, an agent is given what turns on
 // claude's and gemini's traces, gemini's endpoint without the signal's
 // path, and resource attributes naming the run and iteration after the
-// user's own; without it, TRACEPARENT alone.
+// user's own; codex's command line gets its trace exporter, no other's;
+// without it, TRACEPARENT alone.
 func TestAgentEnv(t *testing.T) {
 	env := map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://collector:4318/v1/traces", "OTEL_RESOURCE_ATTRIBUTES": "team=core"}
 	got := strings.Join(agentEnv(func(k string) string { return env[k] }, "20261126-abc", "build", 3), "\n")
@@ -269,6 +271,13 @@ func TestAgentEnv(t *testing.T) {
 		if !strings.Contains(got+"\n", want) {
 			t.Errorf("agent env lacks %q:\n%s", want, got)
 		}
+	}
+	codex := agentArgs(func(k string) string { return env[k] }, []string{"/usr/bin/codex", "exec", "--json", "-"})
+	if want := []string{"/usr/bin/codex", "-c", `otel.trace_exporter={otlp-http={endpoint="http://collector:4318/v1/traces",protocol="binary"}}`, "exec", "--json", "-"}; !slices.Equal(codex, want) {
+		t.Errorf("codex's command line: %q, want %q", codex, want)
+	}
+	if claude := agentArgs(func(k string) string { return env[k] }, []string{"claude", "-p"}); !slices.Equal(claude, []string{"claude", "-p"}) {
+		t.Errorf("claude's command line: %q", claude)
 	}
 	unsetTracing(t)
 	exporter := keeping{tracetest.NewInMemoryExporter()}

@@ -118,7 +118,7 @@ func TestSandboxKeepsLoopsApart(t *testing.T) {
 	if sandbox.ABI() < 6 {
 		t.Skipf("this kernel's Landlock ABI is %d; the sandbox's tests need 6", sandbox.ABI())
 	}
-	for _, mode := range []string{"workspace", "off"} {
+	for _, mode := range []string{"workspace", "off", "workspace through a link"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			keepsLoopsApart(t, mode)
@@ -126,8 +126,16 @@ func TestSandboxKeepsLoopsApart(t *testing.T) {
 	}
 }
 
+// keepsLoopsApart runs the two loops under mode; "workspace through a
+// link" is workspace in a checkout rooda is started in through a
+// symbolic link, as git names the worktrees by their real paths.
 func keepsLoopsApart(t *testing.T, mode string) {
 	w := newRepoWorkspace(t)
+	dir := w.repo
+	if mode == "workspace through a link" {
+		mode, dir = "workspace", filepath.Join(t.TempDir(), "link")
+		must(t, os.Symlink(w.repo, dir))
+	}
 	// The fake agents keep their records apart from the repository, in a
 	// directory the sandbox lets them write.
 	rec := filepath.Join(w.dir, "rec")
@@ -154,7 +162,7 @@ print("statuses:", parallel([(task, "a"), (task, "b")]))
 	must(t, err)
 	must(t, os.WriteFile(named, data, 0o755))
 	cmd := exec.Command(named, "script", "run", filepath.Join(w.dir, "apart.star"), "--sandbox", mode, "--sandbox-write", rec, "--", w.agentLine())
-	cmd.Dir, cmd.Env = w.repo, w.env
+	cmd.Dir, cmd.Env = dir, append(w.env, "PWD="+dir)
 	o := w.wait(w.start(cmd))
 	o.expect(t, 0, `statuses: ["success", "success"]`)
 	var a, b string

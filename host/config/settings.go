@@ -156,7 +156,7 @@ var (
 	// host/sandbox.
 	Sandbox = Define(Setting{
 		Key: "sandbox",
-		Doc: "what the agent's processes may write: off (anything the user may), workspace (only the loop's workspace, a temporary directory of the iteration's own, its CLI's state directories, the caches and sandbox_write, rooda's run records and the worktrees of other loops hidden from it; refused where the kernel has no Landlock) or best-effort (as workspace, as far as the kernel can); in every mode, where the kernel can, the agent may signal no process outside its own tree",
+		Doc: "what the agent's processes may write: off (anything the user may), workspace (only the loop's workspace, a temporary directory of the iteration's own, its CLI's state directories, the caches and sandbox_write, rooda's run records and the worktrees of other loops hidden from it where the system allows a mount namespace; refused where the kernel has no Landlock) or best-effort (as workspace, as far as the kernel can); in every mode, where the kernel can, the agent may signal no process outside its own tree",
 		Flags: []FlagDef{{Name: "sandbox", Category: "Loop",
 			Usage: "confine what the agent writes: `MODE` off, workspace or best-effort (Landlock)"}},
 		Keyword: &Keyword{Name: "sandbox", Type: "str",
@@ -166,7 +166,7 @@ var (
 	// SandboxWrite adds paths the agent may write under a sandbox.
 	SandboxWrite = Define(Setting{
 		Key: "sandbox_write",
-		Doc: "more directories and files the agent may write under a sandbox, a YAML list or separated by ':' (~/ is the home directory), as a build's caches need",
+		Doc: "more directories and files the agent may write under a sandbox, a YAML list or separated by ':' (~/ is the home directory, $VAR a variable; a path whose variable is not set is left out; a relative path is from rooda's working directory), as a build's caches need",
 		Flags: []FlagDef{{Name: "sandbox-write", Category: "Loop",
 			Usage: "under a sandbox, let the agent write `PATHS` too (separated by ':')"}},
 		Keyword: &Keyword{Name: "sandbox_write", Type: "str",
@@ -218,7 +218,7 @@ var (
 	Telemetry = Define(Setting{
 		Key:   "telemetry",
 		Scope: LoopWide,
-		Doc:   "where OTEL_EXPORTER_OTLP_ENDPOINT asks for traces: rooda (rooda's spans alone, the default) or agents (the agent CLIs' own traces too, turned on and sent to the same endpoint: claude's and codex's spans become children of each iteration's invoke_agent span; gemini's and copilot's go to the same collector in traces of their own)",
+		Doc:   "where OTEL_EXPORTER_OTLP_ENDPOINT asks for traces: rooda (rooda's spans alone, the default) or agents (the agent CLIs' own telemetry too, turned on and sent to the same endpoint: claude's and codex's spans become children of each iteration's invoke_agent span; gemini's and copilot's go to the same collector in traces of their own, and gemini sends its logs and metrics as well)",
 		Flags: []FlagDef{{Name: "telemetry",
 			Usage: "with OTEL_* set, also turn on the agents' own traces (`WHOSE`: rooda or agents)"}},
 		Shown: ShownWhenGiven,

@@ -83,6 +83,9 @@ func private(s *config.Settings) []string {
 	if err != nil {
 		return nil
 	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
 	dirs := []string{RunsDir(&s.Limits)}
 	if top, ok := worktree.FindRepo(wd); ok {
 		dirs = append(dirs, filepath.Join(top, worktree.Root))
@@ -91,6 +94,9 @@ func private(s *config.Settings) []string {
 	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(wd, dir)
+		}
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
 		}
 		if rel, err := filepath.Rel(dir, wd); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 			continue

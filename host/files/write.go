@@ -27,6 +27,30 @@ func writeWhole(path string, data []byte, sync bool) error {
 	return err
 }
 
+// Replace is WriteWholeSynced for a file that exists, a person's: the
+// new one keeps its mode, and a link is followed, its target replaced.
+func Replace(path string, data []byte) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return err
+	}
+	tmp, err := writeTemp(filepath.Dir(real), data, true)
+	if err != nil {
+		return err
+	}
+	if err = os.Chmod(tmp, info.Mode().Perm()); err == nil {
+		err = os.Rename(tmp, real)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
 // WriteTemp writes data whole to a new file of dir and returns its name,
 // which begins with a dot: no reader that passes over dot-files takes it
 // for one of its own. A write that fails leaves nothing.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,12 +47,19 @@ const probeArg = "--probe"
 // system can, and returns the attributes its process needs for it; else
 // why it cannot.
 func (s *Spec) HideDirs(dirs []string) (func(*syscall.SysProcAttr), error) {
+	// Real paths, as Paths gives the agent's: the trampoline compares
+	// them. One inside another is covered with it.
 	var kept []string
 	for _, dir := range dirs {
-		if info, err := os.Stat(dir); err == nil && info.IsDir() {
-			kept = append(kept, dir)
+		if dir, err := filepath.EvalSymlinks(dir); err == nil && !slices.Contains(kept, dir) {
+			if info, err := os.Stat(dir); err == nil && info.IsDir() {
+				kept = append(kept, dir)
+			}
 		}
 	}
+	kept = slices.DeleteFunc(kept, func(dir string) bool {
+		return slices.ContainsFunc(kept, func(outer string) bool { return below(dir, outer) })
+	})
 	if len(kept) == 0 {
 		return nil, nil
 	}
@@ -158,8 +166,14 @@ func hide(dirs, keep []string, outside uint64) error {
 			return fmt.Errorf("hiding %s: %w", dir, err)
 		}
 	}
-	if wd, err := os.Getwd(); err == nil {
-		os.Chdir(wd)
+	// The agent's working directory may lie below a cover: it is found
+	// again through the mounts, or the agent does not start.
+	wd, err := os.Getwd()
+	if err == nil {
+		err = os.Chdir(wd)
+	}
+	if err != nil {
+		return fmt.Errorf("its working directory after hiding: %w", err)
 	}
 	// The capability served the mounts: the agent has none.
 	return unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
@@ -172,24 +186,24 @@ func cover(dir string, keep []string) error {
 		rel string
 		fd  int
 	}
-	var below []back
+	var backs []back
 	for _, k := range keep {
-		rel, err := filepath.Rel(dir, k)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		if !below(k, dir) {
 			continue
 		}
+		rel, _ := filepath.Rel(dir, k)
 		fd, err := unix.Open(k, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
 		}
 		defer unix.Close(fd)
-		below = append(below, back{rel, fd})
+		backs = append(backs, back{rel, fd})
 	}
 	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
 	if err := unix.Mount("tmpfs", dir, "tmpfs", flags, "size=64k,mode=0755"); err != nil {
 		return err
 	}
-	for _, b := range below {
+	for _, b := range backs {
 		at := filepath.Join(dir, b.rel)
 		if err := os.MkdirAll(at, 0o755); err != nil {
 			return err
@@ -204,3 +218,9 @@ func cover(dir string, keep []string) error {
 // lockThread keeps the trampoline on one thread from the dropping of
 // its capability to the exec: capabilities are a thread's.
 func lockThread() { runtime.LockOSThread() }
+
+// below says whether path lies inside dir (not dir itself).
+func below(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
+}

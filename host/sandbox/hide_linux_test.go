@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -82,5 +83,30 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHideDirsCoversNestedOnce: a directory inside another to hide is
+// covered with it (covering it after would find no place for it), and
+// each is named by its real path, as the agent's own paths are.
+func TestHideDirsCoversNestedOnce(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trampoline = self
+	if CanHide() != nil {
+		t.Skipf("NOT TESTED: this system makes no mount namespace: %v", CanHide())
+	}
+	real := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(real, "runs", "worktrees"), 0o755))
+	link := filepath.Join(t.TempDir(), "link")
+	must(t, os.Symlink(real, link))
+	var spec Spec
+	if _, err := spec.HideDirs([]string{filepath.Join(link, "runs"), filepath.Join(link, "runs", "worktrees"), filepath.Join(link, "none")}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{filepath.Join(real, "runs")}; !slices.Equal(spec.Hide, want) || spec.Outside == 0 {
+		t.Errorf("hidden %q (outside %d), want %q", spec.Hide, spec.Outside, want)
 	}
 }

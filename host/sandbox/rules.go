@@ -23,19 +23,26 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 // temporary directory, its CLI's state directories (state, as its alias
 // declares them: MakeDirs makes them first), the caches, the devices,
 // and those the user adds. Each of state, the caches and extra is
-// expanded (Expand).
+// expanded (Expand), and one that names a variable not set is left out.
+// Each path is made absolute (from rooda's working directory) and real
+// (its links followed), as the trampoline compares it with what it hides.
 func Paths(workspace, tmp string, state, extra []string) []string {
 	paths := []string{workspace, tmp}
 	paths = append(paths, worktreeGit(workspace)...)
 	for _, p := range slices.Concat(state, caches, devices, extra) {
-		if p = strings.TrimSpace(p); p != "" {
-			paths = append(paths, Expand(p))
+		if p, ok := Expand(strings.TrimSpace(p)); ok && p != "" {
+			paths = append(paths, p)
 		}
 	}
-	return slices.DeleteFunc(slices.Compact(paths), func(path string) bool {
-		_, err := os.Stat(path)
-		return err != nil
-	})
+	var real []string
+	for _, p := range paths {
+		if p, err := filepath.Abs(p); err == nil {
+			if p, err = filepath.EvalSymlinks(p); err == nil && !slices.Contains(real, p) {
+				real = append(real, p)
+			}
+		}
+	}
+	return real
 }
 
 // MakeDirs makes the directories dirs (expanded): a CLI's state
@@ -44,24 +51,30 @@ func Paths(workspace, tmp string, state, extra []string) []string {
 // no cargo.
 func MakeDirs(dirs []string) {
 	for _, dir := range dirs {
-		os.MkdirAll(Expand(dir), 0o755)
+		if dir, ok := Expand(dir); ok && dir != "" {
+			os.MkdirAll(dir, 0o755)
+		}
 	}
 }
 
 // Expand puts in path the variables it names, $VAR or ${VAR}, with
 // ${VAR:-default} for one that is unset or empty, then the home
-// directory for a leading ~/.
-func Expand(path string) string {
+// directory for a leading ~/. ok is false when a variable without a
+// default is unset or empty: "$CACHE/" would otherwise be "/".
+func Expand(path string) (expanded string, ok bool) {
+	ok = true
 	path = os.Expand(path, func(name string) string {
-		name, otherwise, _ := strings.Cut(name, ":-")
-		return cmp.Or(os.Getenv(name), otherwise)
+		name, otherwise, hasDefault := strings.Cut(name, ":-")
+		value := cmp.Or(os.Getenv(name), otherwise)
+		ok = ok && (value != "" || hasDefault)
+		return value
 	})
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+	if rest, found := strings.CutPrefix(path, "~/"); found {
 		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, rest)
+			return filepath.Join(home, rest), ok
 		}
 	}
-	return path
+	return path, ok
 }
 
 // worktreeGit is what git writes for a commit in a worktree, outside it:

@@ -157,10 +157,11 @@ func NotStarted(exitCode int, output []byte) error {
 	return errors.New(strings.TrimPrefix(first, notStarted))
 }
 
-// fail says why the trampoline cannot run the agent, and exits 126.
+// fail says why the trampoline cannot run the agent, as a start that
+// failed (NotStarted): an agent never runs less confined than asked.
 func fail(err error) {
-	fmt.Fprintf(os.Stderr, "rooda sandbox: %v\n", err)
-	os.Exit(126)
+	fmt.Fprintf(os.Stderr, "%sthe agent: %v\n", notStarted, err)
+	os.Exit(notStartedCode)
 }
 
 // lookPath finds the agent's executable as exec.LookPath does, without

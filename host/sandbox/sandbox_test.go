@@ -119,21 +119,25 @@ func TestConnectOnlyToPorts(t *testing.T) {
 }
 
 // TestExpand: a declared path takes its variables, the default of one
-// unset or empty, and the home directory.
+// unset or empty, and the home directory; one whose variable is not set
+// and has no default is left out (not "/").
 func TestExpand(t *testing.T) {
 	home, _ := os.UserHomeDir()
 	t.Setenv("ROODA_TEST_SET", "/set")
 	t.Setenv("ROODA_TEST_EMPTY", "")
 	for path, want := range map[string]string{
 		"${ROODA_TEST_SET:-~/.a}/b":   "/set/b",
+		"$ROODA_TEST_UNSET/":          "",
+		"${ROODA_TEST_EMPTY}/c":       "",
 		"${ROODA_TEST_EMPTY:-~/.a}/b": filepath.Join(home, ".a/b"),
 		"${ROODA_TEST_UNSET:-/x}":     "/x",
 		"$ROODA_TEST_SET/c":           "/set/c",
 		"~/.gemini":                   filepath.Join(home, ".gemini"),
 		"/dev/null":                   "/dev/null",
 	} {
-		if got := Expand(path); got != want {
-			t.Errorf("Expand(%q) = %q, want %q", path, got, want)
+		// A variable not set, without a default, leaves the path out.
+		if got, ok := Expand(path); ok != (want != "") || ok && got != want {
+			t.Errorf("Expand(%q) = %q, %v; want %q", path, got, ok, want)
 		}
 	}
 }

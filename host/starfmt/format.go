@@ -9,11 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/bazelbuild/buildtools/build"
+
+	"rooda/host/files"
 )
 
 // parse reads src as generic Starlark, whatever the file is named: a
@@ -60,9 +61,10 @@ func Format(path string, src []byte) ([]byte, error) {
 }
 
 // Rewrite formats the file at path and reports whether that changes it.
-// Unless check is set, a file that changes is replaced, atomically: the
-// formatted text is written beside it, with its mode, and renamed over
-// it, so that an interrupted run never leaves half a script.
+// Unless check is set, a file that changes is replaced whole
+// (files.Replace: with its mode, through a link to its target, synced
+// before it takes the name), so that no crash leaves half a script; one
+// that could not be replaced is not changed.
 func Rewrite(path string, check bool) (changed bool, err error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -75,31 +77,8 @@ func Rewrite(path string, check bool) (changed bool, err error) {
 	if check {
 		return true, nil
 	}
-	return true, replace(path, out)
-}
-
-// replace writes data to path through a temporary file in the same
-// directory, keeping path's mode.
-func replace(path string, data []byte) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return err
+	if err := files.Replace(path, out); err != nil {
+		return false, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return true, nil
 }

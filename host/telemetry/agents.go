@@ -56,11 +56,16 @@ func agentArgs(getenv func(string) string, argv []string) []string {
 	if len(argv) == 0 || filepath.Base(argv[0]) != "codex" {
 		return argv
 	}
-	exporter := `otlp-http={endpoint="` + tracesEndpoint(getenv) + `",protocol="binary"}`
+	exporter := `otlp-http={endpoint=` + tomlString(tracesEndpoint(getenv)) + `,protocol="binary"}`
 	if protocol(getenv) == "grpc" {
-		exporter = `otlp-grpc={endpoint="` + baseEndpoint(getenv) + `"}`
+		exporter = `otlp-grpc={endpoint=` + tomlString(baseEndpoint(getenv)) + `}`
 	}
 	return slices.Concat(argv[:1], []string{"-c", "otel.trace_exporter={" + exporter + "}"}, argv[1:])
+}
+
+// tomlString is s as a TOML basic string, quoted and escaped.
+func tomlString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
 // tracesEndpoint is where rooda's traces go over OTLP/HTTP: the traces'

@@ -276,6 +276,10 @@ func TestAgentEnv(t *testing.T) {
 	if want := []string{"/usr/bin/codex", "-c", `otel.trace_exporter={otlp-http={endpoint="http://collector:4318/v1/traces",protocol="binary"}}`, "exec", "--json", "-"}; !slices.Equal(codex, want) {
 		t.Errorf("codex's command line: %q, want %q", codex, want)
 	}
+	quoted := agentArgs(func(k string) string { return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": `http://h/a"b\c`}[k] }, []string{"codex"})
+	if want := `otel.trace_exporter={otlp-http={endpoint="http://h/a\"b\\c/v1/traces",protocol="binary"}}`; len(quoted) != 3 || quoted[2] != want {
+		t.Errorf("an endpoint with a quote and a backslash: %q, want %q", quoted, want)
+	}
 	if claude := agentArgs(func(k string) string { return env[k] }, []string{"claude", "-p"}); !slices.Equal(claude, []string{"claude", "-p"}) {
 		t.Errorf("claude's command line: %q", claude)
 	}

@@ -23,8 +23,11 @@ var exitBuiltin = Builtin{
 		"and the record's status is \"exited\", with the code and the reason. A worktree holding work no branch has is kept, as when a run is cut short. " +
 		"Without exit(), a script that runs to its end exits as its last loop ended, a parallel() as the worst of its loops (docs/scripts.md).",
 	Example: `def main():
-    r = iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 1,
-                agent = fake_agent(outputs = ["working"]))
+    r = iterate(
+        compose("p", act = [fragment(content = "Work.")]),
+        max_iterations = 1,
+        agent = fake_agent(outputs = ["working"]),
+    )
     if r.status != "success":
         exit(3, "the work is not done: " + r.status)
 
@@ -87,8 +90,13 @@ var advanceBuiltin = Builtin{
 	Example: `def slow(it):
     advance("20m")
 
-r = iterate(compose("p", act = [fragment(content = "Work.")]), agent = fake_agent(outputs = ["working"]),
-            max_iterations = 10, max_duration = "1h", on_iteration = slow)
+r = iterate(
+    compose("p", act = [fragment(content = "Work.")]),
+    agent = fake_agent(outputs = ["working"]),
+    max_iterations = 10,
+    max_duration = "1h",
+    on_iteration = slow,
+)
 assert.eq((r.status, r.iterations), ("budget", 3))`,
 	fn: advanceFn,
 }

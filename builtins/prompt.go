@@ -65,9 +65,11 @@ var composeBuiltin = Builtin{
 	},
 	Returns: "procedure",
 	Doc:     "A procedure's prompt, phase by phase. p.render(iteration=1, max_iterations=None, context=[], promises=None) returns the exact prompt an agent would get; p.with_phases(act=[…]) a copy with those phases replaced. The preamble is always the host's.",
-	Example: `p = compose("tidy",
+	Example: `p = compose(
+    "tidy",
     observe = ["builtin:fragments/observe/read_agents_md.md"],
-    act = [fragment(content = "Tidy one file."), "builtin:fragments/act/emit_signal.md"])
+    act = [fragment(content = "Tidy one file."), "builtin:fragments/act/emit_signal.md"],
+)
 assert.contains(p.render(iteration = 2, max_iterations = 3), "Iteration: 2 of 3")`,
 	fn: composeFn,
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -73,15 +71,9 @@ Examples:
 // checkNames are the names of the checks on by default, or of the
 // others, wrapped for a help text.
 func checkNames(on bool) string {
-	var names []string
-	for _, name := range slices.Sorted(maps.Keys(starfmt.Checks)) {
-		if starfmt.Checks[name] == on {
-			names = append(names, name)
-		}
-	}
 	var lines []string
 	line := ""
-	for _, name := range names {
+	for _, name := range starfmt.CheckNames(on) {
 		if line != "" && len(line)+len(name) > 70 {
 			lines, line = append(lines, line+","), ""
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,7 +14,6 @@ import (
 	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/prompt"
-	"rooda/host/sandbox"
 )
 
 // Request is what the command line, or a script, asks to run.
@@ -443,67 +441,6 @@ func (p *Plan) checkLimits() {
 	if min.Set && max.V > 0 && min.V > max.V {
 		p.fail("", fmt.Errorf("min_iterations %d (%s) is above max_iterations %d (%s): no SUCCESS could end the loop", min.V, min.Source, max.V, max.Source))
 	}
-}
-
-// checkSandbox says what the sandbox will apply, and refuses sandbox:
-// workspace where the kernel cannot confine writes, or connections that
-// sandbox_net limits.
-func (p *Plan) checkSandbox() {
-	mode := config.Sandbox.In(p.Settings)
-	abi := sandbox.ABI()
-	switch {
-	case mode.V == sandbox.Workspace && abi == 0:
-		p.fail("", fmt.Errorf("sandbox: workspace (%s) needs Landlock, which this kernel (%s) does not offer: use sandbox: best-effort to run unconfined, or off", mode.Source, sandbox.Kernel()))
-	case mode.V == sandbox.Workspace && abi < sandbox.NetABI && len(config.SandboxNet.In(p.Settings).V) > 0:
-		p.fail("", fmt.Errorf("sandbox_net (%s) needs Landlock ABI %d, and this kernel (%s) offers %d: leave it out, or use sandbox: best-effort", config.SandboxNet.In(p.Settings).Where(), sandbox.NetABI, sandbox.Kernel(), abi))
-	case mode.V == sandbox.Workspace || mode.V == sandbox.BestEffort:
-		p.pass(fmt.Sprintf("Sandbox: %s, Landlock ABI %d: the agent writes only its workspace, its own TMPDIR, its CLI's state directories, caches and sandbox_write", mode.V, abi))
-		p.Checks[len(p.Checks)-1].Detail = strings.Join(append(p.sandboxRules(), p.SandboxShortfalls()...), "\n")
-	}
-}
-
-// SandboxShortfalls say what the sandbox asked for this kernel or
-// system cannot apply, for the dry run and the run's log; none under
-// sandbox: off.
-func (p *Plan) SandboxShortfalls() []string {
-	mode := config.Sandbox.In(p.Settings).V
-	if mode != sandbox.Workspace && mode != sandbox.BestEffort {
-		return nil
-	}
-	abi := sandbox.ABI()
-	if abi == 0 {
-		return []string{fmt.Sprintf("not applied: this kernel (%s) has no Landlock; the agent writes anywhere you may", sandbox.Kernel())}
-	}
-	var out []string
-	if abi < sandbox.NetABI && len(config.SandboxNet.In(p.Settings).V) > 0 {
-		out = append(out, fmt.Sprintf("not applied: sandbox_net, which needs Landlock ABI %d (this kernel offers %d)", sandbox.NetABI, abi))
-	}
-	if abi < sandbox.SignalsABI {
-		out = append(out, fmt.Sprintf("not applied: the agent's signals are not scoped to its own tree, which needs Landlock ABI %d (this kernel offers %d)", sandbox.SignalsABI, abi))
-	}
-	if err := sandbox.CanHide(); err != nil {
-		out = append(out, "not hidden, rooda's records and the worktrees of runs: "+err.Error())
-	}
-	return out
-}
-
-// sandboxRules are the sandbox's rules for the first iteration's agent,
-// as a dry run shows them.
-func (p *Plan) sandboxRules() []string {
-	var spec sandbox.Spec
-	var state []string
-	if len(p.Argv) > 0 {
-		state = p.stateDirs[filepath.Base(p.Argv[0])]
-	}
-	p.rules(&spec, workspaceOf(""), "", state)
-	lines := []string{"writes: " + strings.Join(append(spec.Write, "its own TMPDIR"), ", ")}
-	if sandbox.CanHide() == nil {
-		lines = append(lines, "hidden: "+strings.Join(private(p.Settings), ", "))
-	}
-	if len(spec.Ports) > 0 {
-		lines = append(lines, "connects to: "+strings.Trim(fmt.Sprint(spec.Ports), "[]"))
-	}
-	return lines
 }
 
 // Err is nil when every check passed, and otherwise tells every failed

@@ -16,6 +16,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"rooda/host/files"
 )
 
 // Landlock cannot take a directory out of one it allows: rooda's records
@@ -188,10 +190,10 @@ func cover(dir string, keep []string) error {
 	}
 	var backs []back
 	for _, k := range keep {
-		if !below(k, dir) {
+		rel, ok := files.Within(dir, k)
+		if !ok || rel == "." {
 			continue
 		}
-		rel, _ := filepath.Rel(dir, k)
 		fd, err := unix.Open(k, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
@@ -219,8 +221,8 @@ func cover(dir string, keep []string) error {
 // its capability to the exec: capabilities are a thread's.
 func lockThread() { runtime.LockOSThread() }
 
-// below says whether path lies inside dir (not dir itself).
+// below says whether path lies inside dir, not dir itself.
 func below(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
+	rel, ok := files.Within(dir, path)
+	return ok && rel != "."
 }

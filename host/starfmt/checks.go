@@ -124,3 +124,15 @@ func known(name string) error {
 	}
 	return fmt.Errorf("%s (rooda script lint --help lists them)", msg)
 }
+
+// CheckNames are the names of the Checks on by default (on), or of the
+// others, sorted.
+func CheckNames(on bool) []string {
+	var names []string
+	for _, name := range slices.Sorted(maps.Keys(Checks)) {
+		if Checks[name] == on {
+			names = append(names, name)
+		}
+	}
+	return names
+}

@@ -22,6 +22,7 @@ import (
 // agentEnv is what turns the CLIs' traces on, for iteration n of the
 // run runID's loop of procedure; getenv is rooda's environment.
 func agentEnv(getenv func(string) string, runID, procedure string, n int) []string {
+	base, _ := endpoints(getenv)
 	env := []string{
 		// claude: its telemetry, its traces (a beta), over OTLP; it
 		// reads the endpoint and protocol from the OTEL_* it inherits.
@@ -35,7 +36,7 @@ func agentEnv(getenv func(string) string, runID, procedure string, n int) []stri
 		"GEMINI_TELEMETRY_ENABLED=true",
 		"GEMINI_TELEMETRY_TRACES_ENABLED=true",
 		"GEMINI_TELEMETRY_TARGET=local",
-		"GEMINI_TELEMETRY_OTLP_ENDPOINT=" + baseEndpoint(getenv),
+		"GEMINI_TELEMETRY_OTLP_ENDPOINT=" + base,
 		"GEMINI_TELEMETRY_OTLP_PROTOCOL=" + geminiProtocol(protocol(getenv)),
 		// No prompt leaves with the CLIs' telemetry unless the user
 		// asks: gemini logs them by default.
@@ -56,9 +57,10 @@ func agentArgs(getenv func(string) string, argv []string) []string {
 	if len(argv) == 0 || filepath.Base(argv[0]) != "codex" {
 		return argv
 	}
-	exporter := `otlp-http={endpoint=` + tomlString(tracesEndpoint(getenv)) + `,protocol="binary"}`
+	base, traces := endpoints(getenv)
+	exporter := `otlp-http={endpoint=` + tomlString(traces) + `,protocol="binary"}`
 	if protocol(getenv) == "grpc" {
-		exporter = `otlp-grpc={endpoint=` + tomlString(baseEndpoint(getenv)) + `}`
+		exporter = `otlp-grpc={endpoint=` + tomlString(base) + `}`
 	}
 	return slices.Concat(argv[:1], []string{"-c", "otel.trace_exporter={" + exporter + "}"}, argv[1:])
 }
@@ -68,23 +70,16 @@ func tomlString(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
-// tracesEndpoint is where rooda's traces go over OTLP/HTTP: the traces'
-// own variable, else the general one's /v1/traces.
-func tracesEndpoint(getenv func(string) string) string {
-	if traces := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); traces != "" {
-		return traces
+// endpoints are where rooda's traces go, as the SDK reads them (the
+// traces' own variable beats the general one): base without the path
+// OTLP/HTTP adds for a signal, for a CLI that adds it, and traces with
+// it.
+func endpoints(getenv func(string) string) (base, traces string) {
+	if traces = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); traces != "" {
+		return strings.TrimSuffix(traces, "/v1/traces"), traces
 	}
-	return strings.TrimSuffix(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")), "/") + "/v1/traces"
-}
-
-// baseEndpoint is the endpoint of rooda's traces without the path a
-// signal adds: OTEL_EXPORTER_OTLP_ENDPOINT, else the traces' own less
-// its /v1/traces.
-func baseEndpoint(getenv func(string) string) string {
-	if base := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")); base != "" {
-		return base
-	}
-	return strings.TrimSuffix(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")), "/v1/traces")
+	base = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT"))
+	return base, strings.TrimSuffix(base, "/") + "/v1/traces"
 }
 
 // geminiProtocol is gemini's name of an OTLP protocol.

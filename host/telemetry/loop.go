@@ -159,7 +159,7 @@ func (l *Loop) LimitWaiting(agent, cause string, until time.Time, wait time.Dura
 
 // Agent is the iteration's agent's part of the trace: its command line,
 // argv with, under telemetry: agents, what turns its CLI's traces on
-// (agentArgs), and its environment (Env).
+// (agentArgs), and its environment (env).
 func (l *Loop) Agent(argv []string) (args, env []string) {
 	if l == nil || l.iteration == nil {
 		return argv, nil
@@ -167,14 +167,14 @@ func (l *Loop) Agent(argv []string) (args, env []string) {
 	if l.agents {
 		argv = agentArgs(os.Getenv, argv)
 	}
-	return argv, l.Env()
+	return argv, l.env()
 }
 
-// Env is what the iteration's agent is given of the trace: TRACEPARENT
+// env is what the iteration's agent is given of the trace: TRACEPARENT
 // (W3C, 00-<trace>-<span>-<flags>) naming the iteration's span, and
 // TRACESTATE when there is one; with telemetry: agents, what turns the
 // CLIs' own traces on (agentEnv).
-func (l *Loop) Env() []string {
+func (l *Loop) env() []string {
 	if l == nil || l.iteration == nil {
 		return nil
 	}

@@ -59,7 +59,7 @@ func TestOffMakesNothing(t *testing.T) {
 	}
 	l := r.Loop("", "build", nil)
 	l.IterationStarted(loop.Request{Iteration: 1})
-	if env := l.Env(); env != nil {
+	if env := l.env(); env != nil {
 		t.Errorf("Env = %q", env)
 	}
 	l.LimitWaiting("claude", "usage_limit", time.Now(), time.Second, false)
@@ -122,7 +122,7 @@ func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
 	spent := loop.Spend{Tokens: agentstream.Usage{Input: 10, Output: 5, CacheRead: 2}, CostUSD: 0.5, Costed: true}
 	for n, outcome := range []loop.Outcome{loop.OutcomeContinue, loop.OutcomeFailure} {
 		l.IterationStarted(loop.Request{Iteration: n + 1, MaxIterations: 2})
-		parents = append(parents, l.Env()...)
+		parents = append(parents, l.env()...)
 		res := process.Result{ExitCode: n, Total: 100, Dropped: 1}
 		var decoded *agentstream.Summary
 		if outcome == loop.OutcomeFailure {
@@ -290,7 +290,7 @@ func TestAgentEnv(t *testing.T) {
 		r.agents = agents
 		l := r.Loop("", "build", nil)
 		l.IterationStarted(loop.Request{Iteration: 1})
-		if given := strings.Join(l.Env(), "\n"); strings.Contains(given, "CLAUDE_CODE_ENABLE_TELEMETRY") != agents || !strings.Contains(given, "TRACEPARENT=") {
+		if given := strings.Join(l.env(), "\n"); strings.Contains(given, "CLAUDE_CODE_ENABLE_TELEMETRY") != agents || !strings.Contains(given, "TRACEPARENT=") {
 			t.Errorf("agents %v: %s", agents, given)
 		}
 	}

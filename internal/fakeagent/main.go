@@ -134,14 +134,17 @@ func main() {
 	if err != nil {
 		fail("reading stdin: %v", err)
 	}
-	if s.Starts != "" {
-		appendLine(s.Starts, filepath.Base(os.Args[len(os.Args)-1])+" "+strconv.Itoa(n))
-	}
 	if s.Record != "" {
 		record(s.Record, n, prompt)
 		if st.Again != nil && runs(s.Record, n) > 1 {
 			st = *st.Again
 		}
+	}
+	// The start is told last: a test that waits for it and then kills
+	// rooda (and so this agent) finds the record and the count of runs
+	// written, which the next start reads.
+	if s.Starts != "" {
+		appendLine(s.Starts, filepath.Base(os.Args[len(os.Args)-1])+" "+strconv.Itoa(n))
 	}
 	st.Output = unixTimes.ReplaceAllStringFunc(st.Output, func(m string) string {
 		secs, _ := strconv.Atoi(unixTimes.FindStringSubmatch(m)[1])

@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,13 +17,28 @@ import (
 // sandboxedToolCall: under sandbox: workspace, the CLI runs to SUCCESS;
 // its tool call writes in the workspace, and its write outside it is
 // refused, the refusal in what the CLI printed and in the transcript.
+// It is tried with SHELL set to bash and with SHELL unset, as cron and
+// CI start rooda: then claude runs its tools in zsh, which words the
+// refusal its own way.
 func sandboxedToolCall(t *testing.T, cli realcli.Installed) {
 	if sandbox.ABI() < 6 {
 		t.Skipf("this kernel's Landlock ABI is %d: the sandbox's test needs 6", sandbox.ABI())
 	}
+	for _, shell := range []struct{ name, env string }{{"bash", "SHELL=/bin/bash"}, {"shell_unset", ""}} {
+		t.Run(shell.name, func(t *testing.T) { sandboxedToolCallIn(t, cli, shell.env) })
+	}
+}
+
+// sandboxedToolCallIn is sandboxedToolCall with SHELL set by shell
+// ("SHELL=…"), or unset if shell is "".
+func sandboxedToolCallIn(t *testing.T, cli realcli.Installed, shell string) {
 	outside := t.TempDir()
 	line := "printf 'inside\\n' > made.txt; printf 'outside\\n' > " + outside + "/out.txt"
 	r := newRealRun(t, cli, modelserver.Shell(line, "All done. "+successSignal))
+	r.env = slices.DeleteFunc(r.env, func(kv string) bool { return strings.HasPrefix(kv, "SHELL=") })
+	if shell != "" {
+		r.env = append(r.env, shell)
+	}
 	o := r.build("-n", "1", "--sandbox", "workspace")
 	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
 	if data, err := os.ReadFile(filepath.Join(r.dir, "made.txt")); string(data) != "inside\n" {

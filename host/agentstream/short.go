@@ -62,7 +62,7 @@ func shortResult(s string) string {
 	line := oneLine(first, resultWidth)
 	// A refusal cut off the line is said all the same: a write the
 	// sandbox refused must show in the transcript.
-	if why := refusal(s); why != "" && !strings.Contains(line, why) {
+	if why := refusal(s); why != "" && refusal(line) == "" {
 		line += " [" + why + "]"
 	}
 	if more {
@@ -77,13 +77,16 @@ func shortResult(s string) string {
 
 // refusals are what a tool's output says when the system refused it a
 // file or a process: a sandbox's refusals (EACCES, EPERM, EROFS) among
-// them.
+// them, as strerror words them.
 var refusals = []string{"Permission denied", "Operation not permitted", "Read-only file system"}
 
-// refusal is the first of the refusals s says, "" if none.
+// refusal is the first of the refusals s says, in any case (zsh, the
+// shell claude picks when SHELL is unset, writes "permission denied:
+// FILE"), "" if none.
 func refusal(s string) string {
+	lower := strings.ToLower(s)
 	for _, why := range refusals {
-		if strings.Contains(s, why) {
+		if strings.Contains(lower, strings.ToLower(why)) {
 			return why
 		}
 	}

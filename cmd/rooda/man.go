@@ -32,12 +32,20 @@ func manCommand() *cli.Command {
 	}
 }
 
-// manPage renders app's man page.
+// manPage renders app's man page, in ASCII (asciiTroff).
 func manPage(app *cli.App) (string, error) {
 	page := *app
 	page.Description = textAsMarkdown(app.Description)
-	return page.ToManWithSection(1)
+	text, err := page.ToManWithSection(1)
+	return asciiTroff.Replace(text), err
 }
+
+// asciiTroff puts troff's own escapes, or ASCII, in place of the
+// characters the help texts use beyond ASCII: man in the C locale (cron,
+// a container, a minimal environment) renders through troff's ascii
+// device, which has no glyph for "…" and warns.
+var asciiTroff = strings.NewReplacer("…", "...", "—", `\(em`, "–", `\(en`, "→", `\(->`,
+	"‘", "`", "’", "'", "“", `\(lq`, "”", `\(rq`, "·", `\(pc`, "×", `\(mu`)
 
 // textAsMarkdown makes a description, plain text, the Markdown urfave/cli
 // renders the man page from: its indented lines (the examples) a block

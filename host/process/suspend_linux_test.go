@@ -77,13 +77,16 @@ func TestSuspendStopsTheAgentAndItsClocks(t *testing.T) {
 		out := &lines{}
 		done := make(chan Result, 1)
 		go func() {
-			res, _ := Run(context.Background(), Command{Argv: sh(working), Timeout: 1500 * time.Millisecond, IdleTimeout: time.Second, Grace: time.Second, Stream: out, MaxOutput: 1 << 20})
+			res, _ := Run(context.Background(), Command{Argv: sh(working), Timeout: 3 * time.Second, IdleTimeout: 2 * time.Second, Grace: time.Second, Stream: out, MaxOutput: 1 << 20})
 			done <- res
 		}()
 		escaped, _ := strconv.Atoi(out.first(t)[0])
 		Suspend()
 		eventually(t, "the escaped child stopped", func() (bool, bool) { return true, held(escaped) })
-		time.Sleep(2 * time.Second) // stopped longer than both timeouts, and than the agent's work
+		// Stopped longer than both timeouts and the agent's work; the
+		// timeouts leave its half second of work seconds to spare on a
+		// loaded machine.
+		time.Sleep(3500 * time.Millisecond)
 		select {
 		case res := <-done:
 			t.Error("the agent ran on while suspended, to its end")

@@ -6,9 +6,11 @@ import (
 )
 
 // FuzzTemplate feeds arbitrary fragment text through validation and
-// composition with parameters: neither may panic, they must agree on
-// whether the text is usable, and hiding control lines never changes the
-// line count that error messages rely on.
+// composition with parameters: neither may panic, what Validate passes
+// Compose renders, Validate refuses what Compose renders only for a name
+// the parameters lack (Compose, which does not re-validate, prints it as
+// nothing), and hiding control lines never changes the line count that
+// error messages rely on.
 func FuzzTemplate(f *testing.F) {
 	for _, seed := range []string{
 		"Hello {{.name}}",
@@ -27,11 +29,15 @@ func FuzzTemplate(f *testing.F) {
 		if n := strings.Count(hideControlLines(text), "\n"); n != strings.Count(text, "\n") {
 			t.Fatalf("hideControlLines changed the line count of %q", text)
 		}
-		p := only(Fragment{Content: text, Parameters: params})
+		f := Fragment{Content: text, Parameters: params}
+		p := only(f)
 		verr := Validate(p)
 		_, cerr := Compose(p, Iteration{Number: 1, Max: 1}, nil)
-		if (verr == nil) != (cerr == nil) {
-			t.Fatalf("Validate says %v but Compose says %v for %q", verr, cerr, text)
+		switch {
+		case verr == nil && cerr != nil:
+			t.Fatalf("Validate passes %q, but Compose says %v", text, cerr)
+		case verr != nil && cerr == nil && CheckParameterNames(f) == nil:
+			t.Fatalf("Validate says %v of %q, which Compose renders, and not for a name it lacks", verr, text)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"rooda/host"
 	"rooda/host/session"
+	"rooda/host/shown"
 	"rooda/host/starfmt"
 )
 
@@ -71,18 +72,7 @@ Examples:
 // checkNames are the names of the checks on by default, or of the
 // others, wrapped for a help text.
 func checkNames(on bool) string {
-	var lines []string
-	line := ""
-	for _, name := range starfmt.CheckNames(on) {
-		if line != "" && len(line)+len(name) > 70 {
-			lines, line = append(lines, line+","), ""
-		}
-		if line != "" {
-			line += ", "
-		}
-		line += name
-	}
-	return strings.Join(append(lines, line), "\n  ")
+	return strings.ReplaceAll(shown.Wrap(strings.Join(starfmt.CheckNames(on), ", "), 72), "\n", "\n  ")
 }
 
 // scriptPaths are the FILE|DIR arguments of fmt and lint, as .star files.

@@ -95,7 +95,7 @@ func (c *Config) WriteInfo(w io.Writer, name string, script func(w io.Writer, pa
 	fmt.Fprintf(b, "Summary: %s\n", shown.Line(p.summary()))
 	fmt.Fprintf(b, "Defined in: %s\n", p.definedIn())
 	if p.Description.V != "" {
-		fmt.Fprintf(b, "\nDescription:\n%s\n", indent(wrap(p.Description.V, 76), "  "))
+		fmt.Fprintf(b, "\nDescription:\n%s\n", indent(shown.Wrap(p.Description.V, 76), "  "))
 	}
 	var scriptErr error
 	if p.Script.Set {
@@ -194,26 +194,6 @@ func or(s, dflt string) string {
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
-}
-
-// wrap breaks text into lines of at most width characters, at spaces.
-func wrap(text string, width int) string {
-	var lines []string
-	for _, para := range strings.Split(text, "\n") {
-		line := ""
-		for _, word := range strings.Fields(para) {
-			if line != "" && len(line)+1+len(word) > width {
-				lines = append(lines, line)
-				line = ""
-			}
-			if line != "" {
-				line += " "
-			}
-			line += word
-		}
-		lines = append(lines, line)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // AliasNote is what a user must know about a built-in alias before it

@@ -117,3 +117,23 @@ func Thousands(n int64) string {
 	}
 	return s
 }
+
+// Wrap breaks text into lines of at most width characters, at spaces.
+func Wrap(text string, width int) string {
+	var lines []string
+	for _, para := range strings.Split(text, "\n") {
+		line := ""
+		for _, word := range strings.Fields(para) {
+			if line != "" && len(line)+1+len(word) > width {
+				lines = append(lines, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -209,7 +209,7 @@ func (d *decoder) list(v *yaml.Node, path, sep string) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		if strings.Contains(s, sep) || isNull(item) {
+		if len(SplitList(s, sep)) > 1 || isNull(item) {
 			d.errorf(item, "%s must be one item, without %q, got %q", at, sep, item.Value)
 			return "", false
 		}

@@ -129,7 +129,8 @@ var Text = Parser[string]{
 	format:  quote,
 }
 
-// PathList is paths separated by ':', as PATH is, or a YAML list.
+// PathList is paths separated by ':', as PATH is, or a YAML list; a
+// path may name a variable, ${VAR:-default} too (SplitList).
 var PathList = Parser[string]{
 	accepts: "paths separated by ':', or a YAML list",
 	parse:   func(s string) (string, error) { return s, nil },
@@ -271,4 +272,25 @@ func quote(s string) string {
 		return strconv.Quote(s)
 	}
 	return strings.TrimSuffix(string(out), "\n")
+}
+
+// SplitList splits a list setting's text at each sep that is not inside
+// a ${…}, so that a path's ${VAR:-default} stays whole.
+func SplitList(list, sep string) []string {
+	var items []string
+	depth, start := 0, 0
+	for i := 0; i < len(list); i++ {
+		switch {
+		case strings.HasPrefix(list[i:], "${"):
+			depth++
+			i++
+		case list[i] == '}' && depth > 0:
+			depth--
+		case depth == 0 && strings.HasPrefix(list[i:], sep):
+			items = append(items, list[start:i])
+			start = i + len(sep)
+			i = start - 1
+		}
+	}
+	return append(items, list[start:])
 }

@@ -166,7 +166,7 @@ var (
 	// SandboxWrite adds paths the agent may write under a sandbox.
 	SandboxWrite = Define(Setting{
 		Key: "sandbox_write",
-		Doc: "more directories and files the agent may write under a sandbox, a YAML list or separated by ':' (~/ is the home directory, $VAR a variable; a path whose variable is not set is left out; a relative path is from rooda's working directory), as a build's caches need",
+		Doc: "more directories and files the agent may write under a sandbox, a YAML list or separated by ':' (~/ is the home directory, $VAR or ${VAR:-default} a variable; a path whose variable is not set is left out; a relative path is from rooda's working directory), as a build's caches need",
 		Flags: []FlagDef{{Name: "sandbox-write", Category: "Loop",
 			Usage: "under a sandbox, let the agent write `PATHS` too (separated by ':')"}},
 		Keyword: &Keyword{Name: "sandbox_write", Type: "str",

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -186,14 +187,18 @@ func TestExplicitConfigFile(t *testing.T) {
 }
 
 // TestListsInYAML: a list setting takes a YAML list as it takes its
-// items joined by its separator.
+// items joined by its separator; a path's ${VAR:-default} is one item,
+// and the joined text splits back into the items.
 func TestListsInYAML(t *testing.T) {
 	s := newSandbox(t)
-	s.workspace("loop:\n  sandbox_write: [~/.m2, /opt/cache]\n  sandbox_net:\n    - 443\n    - 8080\n")
+	s.workspace("loop:\n  sandbox_write: [~/.m2, /opt/cache, \"${M2:-~/.m2}/x\"]\n  sandbox_net:\n    - 443\n    - 8080\n")
 	cfg := s.mustLoad()
-	for key, want := range map[string]string{"sandbox_write": "~/.m2:/opt/cache", "sandbox_net": "443,8080"} {
+	for key, want := range map[string]string{"sandbox_write": "~/.m2:/opt/cache:${M2:-~/.m2}/x", "sandbox_net": "443,8080"} {
 		if f := loopField(cfg, key); f.format() != want {
 			t.Errorf("%s = %s, want %s", key, f.format(), want)
 		}
+	}
+	if got := SplitList("~/.m2:/opt/cache:${M2:-~/.m2}/x", ":"); !slices.Equal(got, []string{"~/.m2", "/opt/cache", "${M2:-~/.m2}/x"}) {
+		t.Errorf("split: %q", got)
 	}
 }

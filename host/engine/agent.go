@@ -84,13 +84,13 @@ func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (res process
 		res, spent, err = p.Runner(ctx, n, cmd)
 		return res, spent, nil, err
 	}
-	done, confined, wrapped, err := p.confine(&cmd, n)
+	done, confined, err := p.confine(&cmd, n)
 	if err != nil {
 		return process.Result{}, loop.Spend{}, nil, err
 	}
 	defer done()
 	res, err = process.Run(ctx, cmd)
-	if err == nil && wrapped {
+	if err == nil && confined != nil {
 		if why := sandbox.NotStarted(res.ExitCode, res.Output); why != nil {
 			// Started through the trampoline, the agent could not be.
 			return process.Result{}, loop.Spend{}, confined, why

@@ -22,15 +22,15 @@ import (
 // workspace, a temporary directory of its own (TMPDIR, removed by done),
 // its CLI's state directories, the caches and sandbox_write, with
 // rooda's records and the worktrees of runs hidden from it. confined is
-// what was applied, for the record; nil, and wrapped false, when nothing
-// was.
-func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sandbox.Spec, wrapped bool, err error) {
+// what was applied, for the record: nil when the agent is not started
+// through the trampoline.
+func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sandbox.Spec, err error) {
 	spec := sandbox.Spec{Mode: cmp.Or(config.Sandbox.In(p.Settings).V, sandbox.Off), ABI: sandbox.ABI()}
 	done = func() {}
 	if spec.Mode != sandbox.Off {
 		tmp, err := os.MkdirTemp("", "rooda-agent-")
 		if err != nil {
-			return done, nil, false, err
+			return done, nil, err
 		}
 		done = func() { os.RemoveAll(tmp) }
 		state := p.stateDirs[filepath.Base(cmd.Argv[0])]
@@ -44,9 +44,9 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 	// The trampoline's environment is given only when it runs the agent.
 	if len(env) == 0 {
 		cmd.Attr = nil
-		return done, nil, false, err
+		return done, nil, err
 	}
-	return done, &spec, true, err
+	return done, &spec, err
 }
 
 // rules fills in spec what the agent may write and connect to, and what
@@ -54,7 +54,7 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 // TMPDIR and state its CLI's state directories; attr is what its process
 // needs for the hiding.
 func (p *Plan) rules(spec *sandbox.Spec, workspace, tmp string, state []string) (attr func(*syscall.SysProcAttr)) {
-	spec.Write = sandbox.Paths(workspace, tmp, state, strings.Split(config.SandboxWrite.In(p.Settings).V, ":"))
+	spec.Write = sandbox.Paths(workspace, tmp, state, config.SplitList(config.SandboxWrite.In(p.Settings).V, ":"))
 	spec.Ports = config.SandboxNet.In(p.Settings).V
 	attr, err := spec.HideDirs(private(p.Settings))
 	if err != nil {

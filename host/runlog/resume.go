@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"rooda/host/files"
 	"rooda/host/journal"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/worktree"
 )
 
 // Resumption is a time a run was resumed, and by which process.
@@ -239,9 +239,7 @@ var heldNames []*os.File
 // a worktree's, at most 100 long. (The bound is not the pattern's: a
 // counted repetition compiles into a large program at every start of
 // rooda, the sandbox's trampoline's included.)
-func validRunName(name string) bool { return len(name) <= 100 && runNameForm.MatchString(name) }
-
-var runNameForm = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+func validRunName(name string) bool { return len(name) <= 100 && worktree.ValidName.MatchString(name) }
 
 // Named is the newest run under dir started under name (--run-name), if
 // there is one.

@@ -41,10 +41,6 @@ var hiding struct {
 	why  error
 }
 
-// probeArg is the trampoline's hidden argument that tries a way of
-// hiding on a directory: "rooda __sandbox --probe DIR".
-const probeArg = "--probe"
-
 // HideDirs has s hide dirs, those that exist, from the agent when this
 // system can, and returns the attributes its process needs for it; else
 // why it cannot.

@@ -18,7 +18,9 @@ func TestHideEachWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := trampoline
 	trampoline = self
+	t.Cleanup(func() { trampoline = before })
 	ways := map[string]func(*syscall.SysProcAttr){"own namespace": ownNamespace, "user namespace": userNamespace}
 	for name, way := range ways {
 		t.Run(name, func(t *testing.T) {
@@ -94,7 +96,9 @@ func TestHideDirsCoversNestedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := trampoline
 	trampoline = self
+	t.Cleanup(func() { trampoline = before })
 	if CanHide() != nil {
 		t.Skipf("NOT TESTED: this system makes no mount namespace: %v", CanHide())
 	}

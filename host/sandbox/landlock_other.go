@@ -38,5 +38,3 @@ func probeMain(string, uint64) { os.Exit(1) }
 func mountNamespace() uint64 { return 0 }
 
 func lockThread() {}
-
-const probeArg = "--probe"

@@ -181,3 +181,7 @@ func lookPath(name string) (string, error) {
 	}
 	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
 }
+
+// probeArg is the trampoline's hidden argument that tries a way of
+// hiding on a directory: "rooda __sandbox --probe DIR".
+const probeArg = "--probe"

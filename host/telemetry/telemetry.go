@@ -6,8 +6,8 @@
 // attributes are under rooda.*. No prompt or output is exported. The
 // spans go over OTLP (http/protobuf, or grpc) by the official Go SDK.
 // Each agent is given its iteration's span as TRACEPARENT, so that a CLI
-// that emits telemetry of its own joins the same trace (AgentTelemetry
-// turns a CLI's on).
+// that emits telemetry of its own joins the same trace (the setting
+// telemetry: agents turns a CLI's on: Loop.Agent).
 //
 // Tracing is on only when OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set, and neither

@@ -290,8 +290,16 @@ func TestAgentEnv(t *testing.T) {
 		r.agents = agents
 		l := r.Loop("", "build", nil)
 		l.IterationStarted(loop.Request{Iteration: 1})
-		if given := strings.Join(l.env(), "\n"); strings.Contains(given, "CLAUDE_CODE_ENABLE_TELEMETRY") != agents || !strings.Contains(given, "TRACEPARENT=") {
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318")
+		argv, env := l.Agent([]string{"codex", "exec"})
+		if given := strings.Join(env, "\n"); strings.Contains(given, "CLAUDE_CODE_ENABLE_TELEMETRY") != agents || !strings.Contains(given, "TRACEPARENT=") {
 			t.Errorf("agents %v: %s", agents, given)
 		}
+		if slices.Contains(argv, "-c") != agents {
+			t.Errorf("agents %v: codex's command line %q", agents, argv)
+		}
+	}
+	if argv, env := (*Loop)(nil).Agent([]string{"codex", "exec"}); !slices.Equal(argv, []string{"codex", "exec"}) || env != nil {
+		t.Errorf("no trace: %q, %q", argv, env)
 	}
 }

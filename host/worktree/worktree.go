@@ -72,14 +72,14 @@ func (s *Set) Repo() string { return s.repo }
 // runDir is where this run's worktrees are.
 func (s *Set) runDir() string { return filepath.Join(s.repo, Root, s.runID) }
 
-// validName is a worktree's name: a path component and a branch name
-// component alike.
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// ValidName is the form of a worktree's name, a path component and a
+// branch name component alike, and of a run's.
+var ValidName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Add makes a worktree named name on branch (rooda/<run-id>/<name> when
 // ""), from base.
 func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*Worktree, error) {
-	if !validName.MatchString(name) || strings.HasSuffix(name, ".lock") {
+	if !ValidName.MatchString(name) || strings.HasSuffix(name, ".lock") {
 		return nil, fmt.Errorf("worktree name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
 	}
 	s.mu.Lock()

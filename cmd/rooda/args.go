@@ -283,19 +283,43 @@ func splitArgs(c *cli.Context) (args, after []string) {
 	return all, nil
 }
 
+// arguments are a command's arguments, those after a "--" included.
+func arguments(c *cli.Context) []string {
+	args, after := splitArgs(c)
+	return append(args, after...)
+}
+
 // noArguments fails when a command that takes none was given some.
 func noArguments(c *cli.Context) error {
-	args, after := splitArgs(c)
-	if all := append(args, after...); len(all) > 0 {
+	if all := arguments(c); len(all) > 0 {
 		return fmt.Errorf("%s takes no arguments, got: %s", c.Command.Name, strings.Join(all, " "))
 	}
 	return nil
 }
 
+// atMostOneArgument returns the argument a command may take, "" if none;
+// name is the command as the user types it after rooda.
+func atMostOneArgument(c *cli.Context, name, what string) (string, error) {
+	all := arguments(c)
+	if len(all) > 1 {
+		return "", fmt.Errorf("%s takes at most one %s, got %d: %s", name, what, len(all), strings.Join(all, " "))
+	}
+	return strings.Join(all, ""), nil
+}
+
+// someArguments are the arguments of a command that needs at least one
+// what.
+func someArguments(c *cli.Context, what string) ([]string, error) {
+	all := arguments(c)
+	if len(all) == 0 {
+		return nil, fmt.Errorf("%s needs a %s\nRun '%s --help' for usage.", c.Command.Name, what, c.Command.HelpName)
+	}
+	return all, nil
+}
+
 // oneArgument returns the single argument a command takes.
 func oneArgument(c *cli.Context, what string) (string, error) {
-	args, after := splitArgs(c)
-	all := append(args, after...)
+	all := arguments(c)
 	switch len(all) {
 	case 1:
 		return all[0], nil

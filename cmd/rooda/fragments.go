@@ -33,8 +33,7 @@ Examples:
 }
 
 func listFragments(c *cli.Context) error {
-	args, after := splitArgs(c)
-	phases, err := phasesToList(append(args, after...))
+	phases, err := phasesToList(arguments(c))
 	if err != nil {
 		return err
 	}

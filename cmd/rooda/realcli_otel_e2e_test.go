@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func agentSpansJoinTheTrace(t *testing.T, cli realcli.Installed) {
 		if strings.HasPrefix(s.Name, "invoke_") || strings.HasPrefix(s.Name, "loop ") {
 			continue
 		}
-		if !contains(own, s.Name) {
+		if !slices.Contains(own, s.Name) {
 			own = append(own, s.Name)
 		}
 		if string(s.TraceId) == string(agent.TraceId) && string(s.ParentSpanId) == string(agent.SpanId) {
@@ -58,16 +59,7 @@ func agentSpansJoinTheTrace(t *testing.T, cli realcli.Installed) {
 		}
 	}
 	t.Logf("%s: its own spans, by name, %q; children of rooda's invoke_agent span (%s): %q", cli.Name, own, hex.EncodeToString(agent.SpanId), children)
-	if want := map[string]string{"claude": "claude_code.interaction", "codex": "codex.exec"}[cli.Name]; want != "" && !contains(children, want) {
+	if want := map[string]string{"claude": "claude_code.interaction", "codex": "codex.exec"}[cli.Name]; want != "" && !slices.Contains(children, want) {
 		t.Errorf("%s's %s span is not a child of rooda's invoke_agent span: its spans %q", cli.Name, want, own)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -173,8 +173,7 @@ func runsShowAction(c *cli.Context) error {
 }
 
 func runsDiffAction(c *cli.Context) error {
-	args, after := splitArgs(c)
-	args = append(args, after...)
+	args := arguments(c)
 	if len(args) != 3 {
 		return fmt.Errorf("runs diff takes ID N M, got %d arguments", len(args))
 	}

@@ -200,34 +200,33 @@ func isTerminal(f *os.File) bool {
 }
 
 func scriptDocAction(c *cli.Context) error {
-	args, after := splitArgs(c)
-	args = append(args, after...)
-	if len(args) > 1 {
-		return fmt.Errorf("script doc takes at most one SYMBOL, got %d: %s", len(args), strings.Join(args, " "))
+	symbol, err := atMostOneArgument(c, "script doc", "SYMBOL")
+	if err != nil {
+		return err
 	}
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
 	}
-	if len(args) == 1 && strings.HasSuffix(args[0], ".star") {
-		return moduleDoc(c, cfg, args[0])
+	if symbol != "" && strings.HasSuffix(symbol, ".star") {
+		return moduleDoc(c, cfg, symbol)
 	}
 	entries, err := apiReference(c, cfg)
 	if err != nil {
 		return err
 	}
-	if len(args) == 1 {
-		found := reference.Find(entries, args[0])
+	if symbol != "" {
+		found := reference.Find(entries, symbol)
 		if len(found) == 0 {
-			msg := fmt.Sprintf("no %q in the reference", args[0])
-			if near := suggest.Closest(args[0], reference.Names(entries)); near != "" {
+			msg := fmt.Sprintf("no %q in the reference", symbol)
+			if near := suggest.Closest(symbol, reference.Names(entries)); near != "" {
 				msg += fmt.Sprintf("; did you mean %s?", near)
 			}
 			return errors.New(msg + "\nRun 'rooda script doc' for all of it.")
 		}
 		entries = found
 	}
-	text, err := formatReference(c.String("format"), entries, len(args) == 1)
+	text, err := formatReference(c.String("format"), entries, symbol != "")
 	if err != nil {
 		return err
 	}
@@ -254,10 +253,11 @@ func apiReference(c *cli.Context, cfg *config.Config) ([]reference.Entry, error)
 // scriptStubAction is script stub [DIR]: the stub files written under
 // DIR, each named on a line.
 func scriptStubAction(c *cli.Context) error {
-	if c.NArg() > 1 {
-		return fmt.Errorf("script stub takes at most one DIR, got %d: %s", c.NArg(), strings.Join(c.Args().Slice(), " "))
+	dir, err := atMostOneArgument(c, "script stub", "DIR")
+	if err != nil {
+		return err
 	}
-	dir := cmp.Or(c.Args().First(), "typings")
+	dir = cmp.Or(dir, "typings")
 	cfg, err := loadConfig(c)
 	if err != nil {
 		return err
@@ -328,8 +328,7 @@ func formatReference(format string, entries []reference.Entry, one bool) (string
 }
 
 func scriptTestAction(c *cli.Context) error {
-	paths, after := splitArgs(c)
-	paths = append(paths, after...)
+	paths := arguments(c)
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -413,10 +412,9 @@ func scriptRunAction(c *cli.Context) error {
 }
 
 func scriptCheckAction(c *cli.Context) error {
-	paths, after := splitArgs(c)
-	paths = append(paths, after...)
-	if len(paths) == 0 {
-		return fmt.Errorf("check needs a FILE or DIR\nRun 'rooda script check --help' for usage.")
+	paths, err := someArguments(c, "FILE or DIR")
+	if err != nil {
+		return err
 	}
 	checked, err := check(c, paths)
 	for _, w := range checked.Warnings {

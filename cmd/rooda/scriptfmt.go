@@ -77,10 +77,9 @@ func checkNames(on bool) string {
 
 // scriptPaths are the FILE|DIR arguments of fmt and lint, as .star files.
 func scriptPaths(c *cli.Context) ([]string, error) {
-	paths, after := splitArgs(c)
-	paths = append(paths, after...)
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%s needs a FILE or DIR\nRun 'rooda script %s --help' for usage.", c.Command.Name, c.Command.Name)
+	paths, err := someArguments(c, "FILE or DIR")
+	if err != nil {
+		return nil, err
 	}
 	return host.StarFiles(paths)
 }

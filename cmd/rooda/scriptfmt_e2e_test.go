@@ -28,7 +28,7 @@ func TestScriptFmt(t *testing.T) {
 	w := newWorkspace(t, step{})
 	must(t, os.MkdirAll(filepath.Join(w.dir, "lib"), 0o755))
 	path := filepath.Join(w.dir, "lib", "work.star")
-	must(t, os.WriteFile(path, []byte(badlyFormatted), 0o600))
+	must(t, os.WriteFile(path, []byte(badlyFormatted), 0o754))
 
 	o := w.rooda("script", "fmt", "-check", "lib")
 	if o.code != 1 || o.stdout != "lib/work.star\n" || o.stderr != "" {
@@ -44,7 +44,7 @@ func TestScriptFmt(t *testing.T) {
 	}
 	formatted := readText(t, path)
 	golden.Check(t, "script_fmt_work.star", formatted)
-	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o754 {
 		t.Errorf("mode after fmt: %v, %v", info.Mode(), err)
 	}
 

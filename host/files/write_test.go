@@ -11,7 +11,7 @@ import (
 func TestReplaceKeepsModeAndLink(t *testing.T) {
 	dir := t.TempDir()
 	target, link := filepath.Join(dir, "real.star"), filepath.Join(dir, "link.star")
-	if err := os.WriteFile(target, []byte("old\n"), 0o600); err != nil {
+	if err := os.WriteFile(target, []byte("old\n"), 0o754); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("real.star", link); err != nil {
@@ -23,7 +23,7 @@ func TestReplaceKeepsModeAndLink(t *testing.T) {
 	data, err := os.ReadFile(target)
 	info, _ := os.Stat(target)
 	linkInfo, _ := os.Lstat(link)
-	if string(data) != "new\n" || err != nil || info.Mode().Perm() != 0o600 || linkInfo.Mode()&os.ModeSymlink == 0 {
+	if string(data) != "new\n" || err != nil || info.Mode().Perm() != 0o754 || linkInfo.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("target %q (%v), mode %v, link %v", data, err, info.Mode(), linkInfo.Mode())
 	}
 }

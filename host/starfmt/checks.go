@@ -55,27 +55,28 @@ var Checks = map[string]bool{
 // those checks.
 func ParseChecks(spec string) ([]string, error) {
 	chosen := map[string]bool{}
-	items := strings.Split(spec, ",")
-	for i, item := range items {
+	// first: no item yet; bare: every item so far a name alone.
+	first, bare := true, true
+	for _, item := range strings.Split(spec, ",") {
 		item = strings.TrimSpace(item)
 		switch {
 		case item == "":
 			continue
 		case item == "default" || item == "all" || item == "none":
-			if i != 0 {
+			if !first {
 				return nil, fmt.Errorf("%s must come first in %q", item, spec)
 			}
-			chosen = set(item)
+			chosen, bare = set(item), false
 		case item[0] == '+' || item[0] == '-':
-			if i == 0 {
+			if first {
 				chosen = set("default")
 			}
 			if err := known(item[1:]); err != nil {
 				return nil, err
 			}
-			chosen[item[1:]] = item[0] == '+'
+			chosen[item[1:]], bare = item[0] == '+', false
 		default:
-			if i > 0 && !bare(items[:i]) {
+			if !bare {
 				return nil, fmt.Errorf("%s in %q: write +%s to add it, -%s to remove it", item, spec, item, item)
 			}
 			if err := known(item); err != nil {
@@ -83,6 +84,7 @@ func ParseChecks(spec string) ([]string, error) {
 			}
 			chosen[item] = true
 		}
+		first = false
 	}
 	var list []string
 	for _, name := range slices.Sorted(maps.Keys(chosen)) {
@@ -100,17 +102,6 @@ func set(name string) map[string]bool {
 		chosen[check] = name == "all" || name == "default" && on
 	}
 	return chosen
-}
-
-// bare says whether items are names of checks, with no +, - or set.
-func bare(items []string) bool {
-	for _, item := range items {
-		item = strings.TrimSpace(item)
-		if item == "" || item[0] == '+' || item[0] == '-' || item == "default" || item == "all" || item == "none" {
-			return false
-		}
-	}
-	return true
 }
 
 // known is an error for a name that is not one of Checks.

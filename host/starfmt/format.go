@@ -34,7 +34,6 @@ func parse(path string, src []byte) (*build.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Type = build.TypeDefault
 	return f, nil
 }
 

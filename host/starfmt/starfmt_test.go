@@ -1,9 +1,13 @@
 package starfmt
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bazelbuild/buildtools/warn"
 )
 
 func TestParseChecks(t *testing.T) {
@@ -17,6 +21,7 @@ func TestParseChecks(t *testing.T) {
 		{spec: "none", exactly: nil},
 		{spec: "-unused-variable", has: []string{"no-effect"}, not: []string{"unused-variable", "module-docstring"}},
 		{spec: "+module-docstring", has: []string{"unused-variable", "module-docstring"}},
+		{spec: " ,+module-docstring", has: []string{"unused-variable", "module-docstring"}},
 		{spec: "default,-no-effect,+no-effect", has: []string{"no-effect"}},
 		{spec: "all,-module-docstring", has: []string{"redefined-variable"}, not: []string{"module-docstring"}},
 		{spec: "none,+load,+no-effect", exactly: []string{"load", "no-effect"}},
@@ -100,5 +105,36 @@ func TestLintSyntaxError(t *testing.T) {
 	got := Lint("x.star", []byte("x = 1\ny = )\n"), nil)
 	if len(got) != 1 || got[0].String() != "x.star:2:5: syntax: syntax error near )" {
 		t.Errorf("got %v", got)
+	}
+}
+
+// TestChecksAreBuildifiers: every check rooda offers is one of
+// buildifier's, which exits the process on a name it does not know: an
+// upgrade of buildtools that renames one fails here, not in a user's
+// --warnings all.
+func TestChecksAreBuildifiers(t *testing.T) {
+	for name := range Checks {
+		if !slices.Contains(warn.AllWarnings, name) {
+			t.Errorf("%s is not one of buildifier's warnings", name)
+		}
+	}
+}
+
+// TestLintFilesTellsASyntaxErrorOnce: a script that does not parse is
+// buildifier's syntax finding, unless script check found it wrong:
+// then only script check's finding is told.
+func TestLintFilesTellsASyntaxErrorOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "broken.star")
+	if err := os.WriteFile(path, []byte("def f(:\n    pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alone, err := LintFiles([]string{path}, nil, nil)
+	if err != nil || len(alone) != 1 || alone[0].Category != Syntax {
+		t.Errorf("without script check's findings: %v, %v", alone, err)
+	}
+	checked := []Finding{{File: path, Line: 1, Col: 7, Category: Check, Message: "got ':', want parameter"}}
+	both, err := LintFiles([]string{path}, nil, checked)
+	if err != nil || !slices.Equal(both, checked) {
+		t.Errorf("with script check's finding: %v, %v", both, err)
 	}
 }

@@ -39,11 +39,7 @@ type Location struct {
 
 // onDisk is the location of the file at abs.
 func onDisk(display, abs string) Location {
-	l := Location{Display: display, Path: abs, canonical: abs}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		l.canonical = real
-	}
-	return l
+	return Location{Display: display, Path: abs, canonical: files.Canonical(abs)}
 }
 
 // key is the location's identity in the module cache.

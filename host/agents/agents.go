@@ -28,15 +28,23 @@ type Found struct {
 func Installed(aliases map[string]config.Value[config.Alias]) []Found {
 	var out []Found
 	for _, name := range slices.Sorted(maps.Keys(aliases)) {
-		argv, err := process.Split(aliases[name].V.Line)
-		if err != nil || len(argv) == 0 {
-			continue
-		}
-		if path, err := process.Find(argv[0]); err == nil {
-			out = append(out, Found{Alias: name, Path: path})
+		if program, ok := program(aliases[name].V); ok {
+			if path, err := process.Find(program); err == nil {
+				out = append(out, Found{Alias: name, Path: path})
+			}
 		}
 	}
 	return out
+}
+
+// program is the program alias starts, the first word of its command
+// line; ok is false for a line that names none.
+func program(alias config.Alias) (string, bool) {
+	argv, err := process.Split(alias.Line)
+	if err != nil || len(argv) == 0 {
+		return "", false
+	}
+	return argv[0], true
 }
 
 // Names are the aliases of found, in order.
@@ -52,8 +60,8 @@ func Names(found []Found) []string {
 func programs(aliases map[string]config.Value[config.Alias]) []string {
 	var out []string
 	for _, a := range aliases {
-		if argv, err := process.Split(a.V.Line); err == nil && len(argv) > 0 && !slices.Contains(out, argv[0]) {
-			out = append(out, argv[0])
+		if program, ok := program(a.V); ok && !slices.Contains(out, program) {
+			out = append(out, program)
 		}
 	}
 	slices.Sort(out)
@@ -68,11 +76,11 @@ func StateDirs(aliases map[string]config.Value[config.Alias]) map[string][]strin
 	dirs := map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(aliases)) {
 		a := aliases[name]
-		if argv, err := process.Split(a.V.Line); err == nil && len(argv) > 0 {
-			program := filepath.Base(argv[0])
+		if program, ok := program(a.V); ok {
+			base := filepath.Base(program)
 			for _, w := range a.V.Writes {
-				if !slices.Contains(dirs[program], w) {
-					dirs[program] = append(dirs[program], w)
+				if !slices.Contains(dirs[base], w) {
+					dirs[base] = append(dirs[base], w)
 				}
 			}
 		}

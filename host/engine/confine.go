@@ -85,9 +85,7 @@ func private(s *config.Settings) []string {
 	if err != nil {
 		return nil
 	}
-	if real, err := filepath.EvalSymlinks(wd); err == nil {
-		wd = real
-	}
+	wd = files.Canonical(wd)
 	dirs := []string{RunsDir(&s.Limits)}
 	if top, ok := worktree.FindRepo(wd); ok {
 		dirs = append(dirs, filepath.Join(top, worktree.Root))
@@ -97,9 +95,7 @@ func private(s *config.Settings) []string {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(wd, dir)
 		}
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
+		dir = files.Canonical(dir)
 		if _, holds := files.Within(dir, wd); holds {
 			continue
 		}

@@ -153,6 +153,15 @@ func size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// Canonical is path with its links followed, or path as it is when they
+// cannot be (it does not exist): the name to compare two paths by.
+func Canonical(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
+
 // Within reports whether path is dir or below it, and how it is named
 // from dir (filepath.Rel's answer): what a library may read, how a file
 // is shown to a user in dir.

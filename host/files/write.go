@@ -9,19 +9,23 @@ import (
 // WriteWhole writes data to path under a temporary name in its directory
 // and renames it into place: a reader, or a rooda killed midway, finds
 // the file as it was or as it is now, never half written.
-func WriteWhole(path string, data []byte) error { return writeWhole(path, data, false) }
+func WriteWhole(path string, data []byte) error { return writeWhole(path, data, false, 0o600) }
 
 // WriteWholeSynced is WriteWhole for a file that must outlive a power
 // loss as well as a crash: its bytes reach the disk (fsync) before it
 // takes its name.
-func WriteWholeSynced(path string, data []byte) error { return writeWhole(path, data, true) }
+func WriteWholeSynced(path string, data []byte) error { return writeWhole(path, data, true, 0o600) }
 
-func writeWhole(path string, data []byte, sync bool) error {
+// writeWhole writes path whole with mode, fsynced if sync.
+func writeWhole(path string, data []byte, sync bool, mode os.FileMode) error {
 	tmp, err := writeTemp(filepath.Dir(path), data, sync)
 	if err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	if err = os.Chmod(tmp, mode); err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
 		os.Remove(tmp)
 	}
 	return err
@@ -38,17 +42,7 @@ func Replace(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := writeTemp(filepath.Dir(real), data, true)
-	if err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp, info.Mode().Perm()); err == nil {
-		err = os.Rename(tmp, real)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return writeWhole(real, data, true, info.Mode().Perm())
 }
 
 // WriteTemp writes data whole to a new file of dir and returns its name,

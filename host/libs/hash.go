@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"rooda/host/files"
 )
 
 // hashDir is the SHA-256 of a directory's regular files and symbolic
@@ -62,10 +64,7 @@ func hashEntries(dir string, keep func(fs.DirEntry) bool) (string, error) {
 // path is a link in its repository is hashed by its files. A dir that does
 // not exist has no entries.
 func eachEntry(dir string, fn func(rel string, d fs.DirEntry) error) error {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	entries, err := entriesBelow(dir)
+	entries, err := entriesBelow(files.Canonical(dir))
 	if err != nil {
 		return err
 	}

@@ -165,9 +165,7 @@ func (r Run) resumedAs(name string) error {
 	if err != nil || r.Dir == "" {
 		return err
 	}
-	here, _ := filepath.EvalSymlinks(wd)
-	there, _ := filepath.EvalSymlinks(r.Dir)
-	if here != there {
+	if files.Canonical(wd) != files.Canonical(r.Dir) {
 		return fmt.Errorf("run %s ran in %s: resume it from there (cd %s && rooda runs resume %s)", r.ID, r.Dir, r.Dir, r.ID)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"rooda/host/files"
 	"rooda/host/process"
 )
 
@@ -91,7 +92,7 @@ func (p *Pruned) pruneRun(ctx context.Context, repo, id string, trees map[string
 		// (no .git file: its making was cut short), holds no work. One
 		// git lists under another path (the repository was moved, or
 		// mounted elsewhere in a container) is looked at all the same.
-		branch, known := trees[canonical(path)]
+		branch, known := trees[files.Canonical(path)]
 		if _, err := os.Lstat(filepath.Join(path, ".git")); known || err == nil || slices.Contains(o.Keep, e.Name()) {
 			if why := whyKeep(ctx, path, branch, prefix, slices.Contains(o.Keep, e.Name())); why != "" {
 				kept = append(kept, Kept{Path: path, Branch: branch, Why: why})
@@ -171,7 +172,7 @@ func worktreeBranches(ctx context.Context, repo string) (map[string]string, erro
 	for line := range strings.Lines(out) {
 		line = strings.TrimSuffix(line, "\n")
 		if p, ok := strings.CutPrefix(line, "worktree "); ok {
-			path = canonical(p)
+			path = files.Canonical(p)
 			trees[path] = ""
 		} else if b, ok := strings.CutPrefix(line, "branch refs/heads/"); ok {
 			trees[path] = b
@@ -182,12 +183,6 @@ func worktreeBranches(ctx context.Context, repo string) (map[string]string, erro
 
 // canonical is path with its symbolic links resolved, as git gives a
 // worktree's.
-func canonical(path string) string {
-	if resolved, err := filepath.EvalSymlinks(path); err == nil {
-		return resolved
-	}
-	return path
-}
 
 // readOwner reads the owner file of a run's directory; a missing or
 // damaged one is no owner.

@@ -30,6 +30,8 @@ type Entry struct {
 	Example string  `json:"example,omitempty"`
 	// Fields are a type's attributes: a Param each, without a default.
 	Fields []Param `json:"fields,omitempty"`
+	// Module is a library function's module, "@rooda//termination.star".
+	Module string `json:"-"`
 }
 
 // Param is one parameter of an entry.
@@ -113,7 +115,7 @@ func library(module string, globals starlark.StringDict) []Entry {
 			continue
 		}
 		d := docstring(fn.Doc())
-		e := Entry{Name: name, Kind: "library", Section: "load(\"" + module + "\", …)", Doc: d.text, Returns: d.returns}
+		e := Entry{Name: name, Kind: "library", Section: "load(\"" + module + "\", …)", Module: module, Doc: d.text, Returns: d.returns}
 		for i := range fn.NumParams() {
 			p, _ := fn.Param(i)
 			param := Param{Name: p}

@@ -146,6 +146,9 @@ func TestScriptStub(t *testing.T) {
 	if o := w.rooda("script", "stub", "editor/stubs"); o.code != 0 || !strings.HasPrefix(o.stdout, "editor/stubs/__builtins__.pyi\n") {
 		t.Errorf("script stub DIR: exit %d\n%s%s", o.code, o.stdout, o.stderr)
 	}
+	if o := w.rooda("script", "stub", "--", "after/dash"); o.code != 0 || !strings.HasPrefix(o.stdout, "after/dash/__builtins__.pyi\n") {
+		t.Errorf("script stub -- DIR: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+	}
 	if o := w.rooda("script", "stub", "a", "b"); o.code != 1 || !strings.Contains(o.stderr, "script stub takes at most one DIR, got 2: a b") {
 		t.Errorf("two DIRs: exit %d\n%s", o.code, o.stderr)
 	}

@@ -35,7 +35,11 @@ const writeRights = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRem
 
 // Restrict confines this process, and all it will start, as spec says:
 // its signals to its own tree where the kernel scopes them, whatever the
-// mode; and under Workspace or BestEffort its writes to spec.Write.
+// mode; and under Workspace or BestEffort its writes to spec.Write and
+// its connections to abstract unix sockets to those made inside its
+// own tree (a D-Bus session bus or an X server outside would run what it
+// asks, unconfined). Off scopes signals alone: it is asked to change
+// nothing the agent reaches, and signals guard rooda itself.
 // Workspace fails where the kernel cannot confine writes; BestEffort
 // applies what it can.
 func Restrict(spec Spec) error {
@@ -52,7 +56,7 @@ func Restrict(spec Spec) error {
 	if len(spec.Ports) > 0 && abi < NetABI && spec.Mode == Workspace {
 		return fmt.Errorf("sandbox_net needs Landlock ABI %d, and this kernel offers %d", NetABI, abi)
 	}
-	args := []any{landlock.AccessFSSet(writeRights), landlock.ScopedSet(ll.ScopeSignal)}
+	args := []any{landlock.AccessFSSet(writeRights), landlock.ScopedSet(ll.ScopeSignal | ll.ScopeAbstractUnixSocket)}
 	if len(spec.Ports) > 0 {
 		args = append(args, landlock.AccessNetSet(ll.AccessNetConnectTCP))
 	}

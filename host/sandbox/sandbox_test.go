@@ -40,9 +40,7 @@ func confined(t *testing.T, spec Spec, line string) string {
 // directories it is given and /dev/null, and nowhere else; it cannot
 // signal a process outside its own tree, in any mode.
 func TestWritesOnlyWhereAllowed(t *testing.T) {
-	if ABI() < SignalsABI {
-		t.Skipf("this kernel's Landlock ABI is %d: signals are scoped from ABI %d", ABI(), SignalsABI)
-	}
+	needsABI(t, SignalsABI, "scoping signals")
 	ws, outside := t.TempDir(), t.TempDir()
 	spec := Spec{Mode: Workspace, Write: []string{ws, "/dev/null"}}
 	out := confined(t, spec, `echo in > `+ws+`/a && echo in-ok; echo out > `+outside+`/b 2>/dev/null || echo out-refused; echo x > /dev/null && echo null-ok; kill -0 `+itoa(os.Getpid())+` 2>/dev/null || echo kill-refused`)
@@ -88,9 +86,7 @@ func TestAgentThatCannotStart(t *testing.T) {
 // TestConnectOnlyToPorts: with Ports, the agent connects to those TCP
 // ports and to no other.
 func TestConnectOnlyToPorts(t *testing.T) {
-	if ABI() < NetABI {
-		t.Skipf("this kernel's Landlock ABI is %d: TCP is confined from %d", ABI(), NetABI)
-	}
+	needsABI(t, NetABI, "confining TCP")
 	var ports []int
 	for range 2 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

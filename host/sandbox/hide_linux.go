@@ -43,16 +43,15 @@ var hiding struct {
 
 // HideDirs has s hide dirs, those that exist, from the agent when this
 // system can, and returns the attributes its process needs for it; else
-// why it cannot.
+// why it cannot. A file or a socket among them (sandbox_hide) is covered
+// by s.Empty.
 func (s *Spec) HideDirs(dirs []string) (func(*syscall.SysProcAttr), error) {
 	// Real paths, as Paths gives the agent's: the trampoline compares
 	// them. One inside another is covered with it.
 	var kept []string
 	for _, dir := range dirs {
 		if dir, err := filepath.EvalSymlinks(dir); err == nil && !slices.Contains(kept, dir) {
-			if info, err := os.Stat(dir); err == nil && info.IsDir() {
-				kept = append(kept, dir)
-			}
+			kept = append(kept, dir)
 		}
 	}
 	kept = slices.DeleteFunc(kept, func(dir string) bool {
@@ -139,7 +138,7 @@ func userNamespace(attr *syscall.SysProcAttr) {
 // probeMain is the trampoline's probe: it hides dir, and says why it
 // cannot.
 func probeMain(dir string, outside uint64) {
-	if err := hide([]string{dir}, nil, outside); err != nil {
+	if err := hide([]string{dir}, nil, "", outside); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -148,8 +147,9 @@ func probeMain(dir string, outside uint64) {
 
 // hide covers each of dirs, in the trampoline's own mount namespace,
 // with an empty read-only tmpfs, binding back what of keep lies below
-// one, then returns to the working directory through the new mounts.
-func hide(dirs, keep []string, outside uint64) error {
+// one, and each file among them with a read-only bind of empty, then
+// returns to the working directory through the new mounts.
+func hide(dirs, keep []string, empty string, outside uint64) error {
 	// Never in rooda's own namespace: the mounts would be everyone's.
 	if ns := mountNamespace(); ns == 0 || outside == 0 || ns == outside {
 		return errors.New("not in a mount namespace of its own: nothing hidden")
@@ -160,7 +160,7 @@ func hide(dirs, keep []string, outside uint64) error {
 		return fmt.Errorf("a mount namespace of its own: %w", err)
 	}
 	for _, dir := range dirs {
-		if err := cover(dir, keep); err != nil {
+		if err := coverAny(dir, keep, empty); err != nil {
 			return fmt.Errorf("hiding %s: %w", dir, err)
 		}
 	}
@@ -175,6 +175,24 @@ func hide(dirs, keep []string, outside uint64) error {
 	}
 	// The capability served the mounts: the agent has none.
 	return unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+}
+
+// coverAny covers path, a directory with cover, anything else (a file,
+// a socket: Landlock does not confine connecting to one) with a
+// read-only bind of the empty file: read, it is empty; connected to, it
+// refuses; written, it is read-only.
+func coverAny(path string, keep []string, empty string) error {
+	if info, err := os.Stat(path); err != nil || info.IsDir() {
+		return cover(path, keep)
+	}
+	if empty == "" {
+		return errors.New("no empty file to cover it with")
+	}
+	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+	if err := unix.Mount(empty, path, "", unix.MS_BIND, ""); err != nil {
+		return err
+	}
+	return unix.Mount("", path, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|flags, "")
 }
 
 // cover puts the empty tmpfs over dir and what of keep lies below it

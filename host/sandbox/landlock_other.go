@@ -31,7 +31,7 @@ func (s *Spec) HideDirs([]string) (func(*syscall.SysProcAttr), error) {
 // CanHide says why nothing can be hidden: only Linux can.
 func CanHide() error { return errors.New("only Linux can hide rooda's records from the agent") }
 
-func hide([]string, []string, uint64) error { return errors.New("only Linux hides") }
+func hide([]string, []string, string, uint64) error { return errors.New("only Linux hides") }
 
 func probeMain(string, uint64) { os.Exit(1) }
 

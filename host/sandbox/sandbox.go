@@ -54,9 +54,12 @@ type Spec struct {
 	// to.
 	Ports []int `json:"ports,omitempty"`
 	// Hide are the directories the agent may neither read nor write:
-	// rooda's records and the worktrees of runs (HideDirs). The process
+	// rooda's records and the worktrees of runs (HideDirs), and the
+	// files, sockets and directories sandbox_hide names. The process
 	// must start in a namespace of its own for them (HideDirs' attr).
 	Hide []string `json:"hide,omitempty"`
+	// Empty is the empty file bound over each file of Hide (AgentDir's).
+	Empty string `json:"empty,omitempty"`
 	// ABI is the kernel's Landlock ABI, and NotHidden why what should
 	// have been hidden is not: for the record, which keeps the Spec.
 	ABI       int    `json:"abi"`
@@ -122,7 +125,7 @@ func Main(args []string) {
 	os.Unsetenv(specVar)
 	lockThread()
 	if len(spec.Hide) > 0 {
-		if err := hide(spec.Hide, spec.Write, spec.Outside); err != nil {
+		if err := hide(spec.Hide, spec.Write, spec.Empty, spec.Outside); err != nil {
 			fail(err)
 		}
 	}

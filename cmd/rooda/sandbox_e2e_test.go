@@ -95,7 +95,7 @@ func TestSandboxWithoutLandlock(t *testing.T) {
 		"sandbox_net (cli: --sandbox-net) needs Landlock ABI 4, and this kernel ("+sandbox.Kernel()+") offers 3")
 	w.run("build", "-n", "1", "--sandbox", "best-effort", "--sandbox-net", "443").expect(t, 0, "Success: the agent signaled SUCCESS",
 		"WARN: Sandbox: not applied: sandbox_net, which needs Landlock ABI 4 (this kernel offers 3)",
-		"WARN: Sandbox: not applied: the agent's signals are not scoped to its own tree, which needs Landlock ABI 6 (this kernel offers 3)")
+		"WARN: Sandbox: not applied: the agent's signals and abstract unix sockets are not scoped to its own tree, which needs Landlock ABI 6 (this kernel offers 3)")
 }
 
 // runDir is the workspace's only run's record.

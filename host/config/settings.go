@@ -173,6 +173,17 @@ var (
 			Doc: "more paths the agent may write under a sandbox, separated by ':'"},
 		Shown: ShownWhenGiven,
 	}, PathList)
+	// SandboxHide covers what the agent may not read or connect to:
+	// Landlock confines no reads, nor connecting to a unix socket.
+	SandboxHide = Define(Setting{
+		Key: "sandbox_hide",
+		Doc: "under a sandbox, files, unix sockets and directories the agent can neither read, write nor connect to, a YAML list or separated by ':' (as sandbox_write: /var/run/docker.sock, ${XDG_RUNTIME_DIR}/bus, ~/.ssh): in the agent's mount namespace a directory is covered by an empty read-only directory, anything else by an empty read-only file; refused under workspace where no mount namespace can be had",
+		Flags: []FlagDef{{Name: "sandbox-hide", Category: "Loop",
+			Usage: "under a sandbox, hide `PATHS` from the agent (files, sockets, directories; separated by ':')"}},
+		Keyword: &Keyword{Name: "sandbox_hide", Type: "str",
+			Doc: "files, unix sockets and directories the agent can neither read nor connect to under a sandbox, separated by ':'"},
+		Shown: ShownWhenGiven,
+	}, PathList)
 	// SandboxNet limits the TCP ports the agent may connect to.
 	SandboxNet = Define(Setting{
 		Key: "sandbox_net",

@@ -85,10 +85,10 @@ func (p *Plan) run(ctx context.Context, n int, cmd process.Command) (res process
 		return res, spent, nil, err
 	}
 	done, confined, err := p.confine(&cmd, n)
+	defer done()
 	if err != nil {
 		return process.Result{}, loop.Spend{}, nil, err
 	}
-	defer done()
 	res, err = process.Run(ctx, cmd)
 	if err == nil && confined != nil {
 		if why := sandbox.NotStarted(res.ExitCode, res.Output); why != nil {

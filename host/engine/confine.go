@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -28,13 +29,14 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 	spec := sandbox.Spec{Mode: cmp.Or(config.Sandbox.In(p.Settings).V, sandbox.Off), ABI: sandbox.ABI()}
 	done = func() {}
 	if spec.Mode != sandbox.Off {
-		tmp, err := os.MkdirTemp("", "rooda-agent-")
+		dir, err := sandbox.NewAgentDir()
 		if err != nil {
 			return done, nil, err
 		}
-		done = func() { os.RemoveAll(tmp) }
+		done, spec.Empty = dir.Remove, dir.Empty()
 		state := p.stateDirs[filepath.Base(cmd.Argv[0])]
 		sandbox.MakeDirs(state)
+		tmp := dir.TMPDIR()
 		cmd.Attr = p.rules(&spec, workspaceOf(cmd.Dir), tmp, state)
 		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
@@ -54,13 +56,33 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 // TMPDIR and state its CLI's state directories; attr is what its process
 // needs for the hiding.
 func (p *Plan) rules(spec *sandbox.Spec, workspace, tmp string, state []string) (attr func(*syscall.SysProcAttr)) {
-	spec.Write = sandbox.Paths(workspace, tmp, state, config.SplitList(config.SandboxWrite.In(p.Settings).V, ":"))
+	spec.Write = sandbox.Paths(workspace, tmp, state, unforced(sandboxList(config.SandboxWrite.In(p.Settings))))
 	spec.Ports = config.SandboxNet.In(p.Settings).V
-	attr, err := spec.HideDirs(private(p.Settings))
+	attr, err := spec.HideDirs(append(private(p.Settings), hidden(p.Settings)...))
 	if err != nil {
 		spec.NotHidden = err.Error()
 	}
 	return attr
+}
+
+// sandboxList is a list of paths a sandbox setting names.
+func sandboxList(v config.Value[string]) []string {
+	if v.V == "" {
+		return nil
+	}
+	return config.SplitList(v.V, ":")
+}
+
+// hidden are the paths sandbox_hide names, expanded and absolute, those
+// whose variables are set.
+func hidden(s *config.Settings) []string {
+	var out []string
+	for _, p := range sandboxList(config.SandboxHide.In(s)) {
+		if p, ok := sandbox.Expand(strings.TrimSpace(p)); ok && p != "" {
+			out = append(out, sandbox.ToBe(p))
+		}
+	}
+	return out
 }
 
 // workspaceOf is the agent's working directory, dir or else rooda's.
@@ -95,7 +117,7 @@ func private(s *config.Settings) []string {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(wd, dir)
 		}
-		dir = files.Canonical(dir)
+		dir = sandbox.ToBe(dir)
 		if _, holds := files.Within(dir, wd); holds {
 			continue
 		}
@@ -106,42 +128,49 @@ func private(s *config.Settings) []string {
 
 // checkSandbox says what the sandbox will apply, and refuses sandbox:
 // workspace where the kernel cannot confine writes, or connections that
-// sandbox_net limits.
+// sandbox_net limits, or hide what sandbox_hide names; and, in every
+// mode, a sandbox_write path that voids the sandbox (voided).
 func (p *Plan) checkSandbox() {
 	mode := config.Sandbox.In(p.Settings)
 	abi := sandbox.ABI()
+	p.voided()
 	switch {
 	case mode.V == sandbox.Workspace && abi == 0:
 		p.fail("", fmt.Errorf("sandbox: workspace (%s) needs Landlock, which this kernel (%s) does not offer: use sandbox: best-effort to run unconfined, or off", mode.Source, sandbox.Kernel()))
 	case mode.V == sandbox.Workspace && abi < sandbox.NetABI && len(config.SandboxNet.In(p.Settings).V) > 0:
 		p.fail("", fmt.Errorf("sandbox_net (%s) needs Landlock ABI %d, and this kernel (%s) offers %d: leave it out, or use sandbox: best-effort", config.SandboxNet.In(p.Settings).Where(), sandbox.NetABI, sandbox.Kernel(), abi))
+	case mode.V == sandbox.Workspace && len(hidden(p.Settings)) > 0 && sandbox.CanHide() != nil:
+		p.fail("", fmt.Errorf("sandbox_hide (%s) needs a mount namespace, which this system does not give: %v; leave it out, or use sandbox: best-effort", config.SandboxHide.In(p.Settings).Where(), sandbox.CanHide()))
 	case mode.V == sandbox.Workspace || mode.V == sandbox.BestEffort:
 		p.pass(fmt.Sprintf("Sandbox: %s, Landlock ABI %d: the agent writes only its workspace, its own TMPDIR, its CLI's state directories, caches and sandbox_write", mode.V, abi))
 		p.Checks[len(p.Checks)-1].Detail = strings.Join(append(p.sandboxRules(), p.SandboxShortfalls()...), "\n")
+	case len(p.sandboxGiven()) > 0:
+		p.pass("Sandbox: off: the agent writes anywhere you may")
+		p.Checks[len(p.Checks)-1].Detail = strings.Join(p.SandboxShortfalls(), "\n")
 	}
 }
 
 // SandboxShortfalls say what the sandbox asked for this kernel or
-// system cannot apply, for the dry run and the run's log; none under
-// sandbox: off.
+// system cannot apply, and what of its settings does nothing, for the
+// dry run and the run's log.
 func (p *Plan) SandboxShortfalls() []string {
 	mode := config.Sandbox.In(p.Settings).V
 	if mode != sandbox.Workspace && mode != sandbox.BestEffort {
-		return nil
+		return p.offWarnings()
 	}
 	abi := sandbox.ABI()
 	if abi == 0 {
 		return []string{fmt.Sprintf("not applied: this kernel (%s) has no Landlock; the agent writes anywhere you may", sandbox.Kernel())}
 	}
-	var out []string
+	out := p.pathWarnings()
 	if abi < sandbox.NetABI && len(config.SandboxNet.In(p.Settings).V) > 0 {
 		out = append(out, fmt.Sprintf("not applied: sandbox_net, which needs Landlock ABI %d (this kernel offers %d)", sandbox.NetABI, abi))
 	}
 	if abi < sandbox.SignalsABI {
-		out = append(out, fmt.Sprintf("not applied: the agent's signals are not scoped to its own tree, which needs Landlock ABI %d (this kernel offers %d)", sandbox.SignalsABI, abi))
+		out = append(out, fmt.Sprintf("not applied: the agent's signals and abstract unix sockets are not scoped to its own tree, which needs Landlock ABI %d (this kernel offers %d)", sandbox.SignalsABI, abi))
 	}
 	if err := sandbox.CanHide(); err != nil {
-		out = append(out, "not hidden, rooda's records and the worktrees of runs: "+err.Error())
+		out = append(out, "not hidden, rooda's records, the worktrees of runs and sandbox_hide: "+err.Error())
 	}
 	return out
 }
@@ -156,11 +185,23 @@ func (p *Plan) sandboxRules() []string {
 	}
 	p.rules(&spec, workspaceOf(""), "", state)
 	lines := []string{"writes: " + strings.Join(append(spec.Write, "its own TMPDIR"), ", ")}
-	if sandbox.CanHide() == nil {
-		lines = append(lines, "hidden: "+strings.Join(private(p.Settings), ", "))
+	if hide := p.firstHidden(spec.Hide); len(hide) > 0 {
+		lines = append(lines, "hidden: "+strings.Join(hide, ", "))
 	}
 	if len(spec.Ports) > 0 {
 		lines = append(lines, "connects to: "+strings.Trim(fmt.Sprint(spec.Ports), "[]"))
 	}
 	return lines
+}
+
+// firstHidden is what the first iteration hides, hide being what is
+// hidden now: rooda's records too, which the run makes before it (a dry
+// run makes nothing), unless they hold the workspace or lie in what is
+// hidden already.
+func (p *Plan) firstHidden(hide []string) []string {
+	runs := sandbox.ToBe(RunsDir(&p.Settings.Limits))
+	if sandbox.CanHide() != nil || !slices.Contains(private(p.Settings), runs) || insideAny(runs, hide) {
+		return hide
+	}
+	return append([]string{runs}, hide...)
 }

@@ -15,6 +15,7 @@ import (
 	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/prompt"
+	"rooda/host/sandbox"
 )
 
 // Output is where a run writes: the agent's streamed output (when
@@ -108,6 +109,10 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	log.Debugf("Agent command: %q", p.Argv)
 	for _, short := range p.SandboxShortfalls() {
 		log.Warnf("Sandbox: %s", short)
+	}
+	// What the agents of a killed rooda left, this run or another's.
+	for _, dir := range sandbox.Sweep() {
+		log.Debugf("Removed %s, left by a rooda that was killed", dir)
 	}
 	// The loop sees the interrupt only once it is announced, so the
 	// announcement always comes before the summary.

@@ -21,28 +21,71 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 // exist: a rule holds only what exists. They are its workspace (and, for
 // a git worktree, what git writes in the repository for it), its own
 // temporary directory, its CLI's state directories (state, as its alias
-// declares them: MakeDirs makes them first), the caches, the devices,
-// and those the user adds. Each of state, the caches and extra is
-// expanded (Expand), and one that names a variable not set is left out.
-// Each path is made absolute (from rooda's working directory) and real
-// (its links followed), as the trampoline compares it with what it hides.
+// declares them: MakeDirs makes them first, so they are named whether
+// they exist yet or not, and a dry run lists what the first iteration
+// applies), the caches, the devices, and those the user adds. Each of
+// state, the caches and extra is expanded (Expand), and one that names a
+// variable not set is left out. Each path is made absolute (from rooda's
+// working directory) and real (its links followed), as the trampoline
+// compares it with what it hides.
 func Paths(workspace, tmp string, state, extra []string) []string {
-	paths := []string{workspace, tmp}
-	paths = append(paths, worktreeGit(workspace)...)
-	for _, p := range slices.Concat(state, caches, devices, extra) {
-		if p, ok := Expand(strings.TrimSpace(p)); ok && p != "" {
-			paths = append(paths, p)
+	var real []string
+	add := func(p string, ok bool) {
+		if ok && !slices.Contains(real, p) {
+			real = append(real, p)
 		}
 	}
-	var real []string
-	for _, p := range paths {
-		if p, err := filepath.Abs(p); err == nil {
-			if p, err = filepath.EvalSymlinks(p); err == nil && !slices.Contains(real, p) {
-				real = append(real, p)
-			}
-		}
+	for _, p := range append([]string{workspace, tmp}, worktreeGit(workspace)...) {
+		add(existing(p))
+	}
+	for _, p := range expanded(state) {
+		add(ToBe(p), true)
+	}
+	for _, p := range expanded(slices.Concat(caches, devices, extra)) {
+		add(existing(p))
 	}
 	return real
+}
+
+// expanded are paths expanded (Expand), without those that name a
+// variable not set.
+func expanded(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p, ok := Expand(strings.TrimSpace(p)); ok && p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// existing is path absolute and real, if it exists.
+func existing(path string) (string, bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	return real, err == nil
+}
+
+// ToBe is path absolute and real as far as it exists, the rest as it
+// is: the real path it will have once made.
+func ToBe(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // MakeDirs makes the directories dirs (expanded): a CLI's state
@@ -59,7 +102,7 @@ func MakeDirs(dirs []string) {
 
 // Expand puts in path the variables it names, $VAR or ${VAR}, with
 // ${VAR:-default} for one that is unset or empty, then the home
-// directory for a leading ~/. ok is false when a variable without a
+// directory for a leading ~/, or a ~ alone. ok is false when a variable without a
 // default is unset or empty: "$CACHE/" would otherwise be "/".
 func Expand(path string) (expanded string, ok bool) {
 	ok = true
@@ -69,6 +112,9 @@ func Expand(path string) (expanded string, ok bool) {
 		ok = ok && (value != "" || hasDefault)
 		return value
 	})
+	if path == "~" {
+		path = "~/"
+	}
 	if rest, found := strings.CutPrefix(path, "~/"); found {
 		if home, err := os.UserHomeDir(); err == nil {
 			return filepath.Join(home, rest), ok

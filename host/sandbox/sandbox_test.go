@@ -129,6 +129,7 @@ func TestExpand(t *testing.T) {
 		"${ROODA_TEST_UNSET:-/x}":     "/x",
 		"$ROODA_TEST_SET/c":           "/set/c",
 		"~/.gemini":                   filepath.Join(home, ".gemini"),
+		"~":                           home,
 		"/dev/null":                   "/dev/null",
 	} {
 		// A variable not set, without a default, leaves the path out.

@@ -65,7 +65,8 @@ func (p *Plan) offWarnings() []string {
 // pathWarnings are what a sandbox_write or sandbox_hide path does not do
 // as written: it names a variable not set (left out), or it does not
 // exist. A sandbox_write path inside one the agent writes anyway (its
-// workspace) is not warned about: the agent may make it.
+// workspace) is not warned about: the agent may make it; nor one that
+// voids the sandbox (voided).
 func (p *Plan) pathWarnings() []string {
 	write, hide := config.SandboxWrite.In(p.Settings), config.SandboxHide.In(p.Settings)
 	base := sandbox.Paths(workspaceOf(""), "", nil, nil)
@@ -73,6 +74,8 @@ func (p *Plan) pathWarnings() []string {
 	for _, raw := range unforced(sandboxList(write)) {
 		path, ok := sandbox.Expand(raw)
 		switch {
+		case ok && path != "" && p.voids(sandbox.ToBe(path)) != "":
+			// Refused, or forced: said already, or meant.
 		case !ok:
 			out = append(out, fmt.Sprintf("sandbox_write: %s (%s) names a variable that is not set: left out", raw, write.Where()))
 		case path != "" && !exists(path) && !insideAny(sandbox.ToBe(path), base):

@@ -21,9 +21,7 @@ import (
 // CI start rooda: then claude runs its tools in zsh, which words the
 // refusal its own way.
 func sandboxedToolCall(t *testing.T, cli realcli.Installed) {
-	if sandbox.ABI() < 6 {
-		t.Skipf("this kernel's Landlock ABI is %d: the sandbox's test needs 6", sandbox.ABI())
-	}
+	needsLandlock(t, sandbox.SignalsABI, "the sandbox's test")
 	for _, shell := range []struct{ name, env string }{{"bash", "SHELL=/bin/bash"}, {"shell_unset", ""}} {
 		t.Run(shell.name, func(t *testing.T) { sandboxedToolCallIn(t, cli, shell.env) })
 	}
@@ -67,9 +65,7 @@ func sandboxedToolCallIn(t *testing.T, cli realcli.Installed, shell string) {
 // port, the CLI talks to its model as before, and its tool call cannot
 // connect to another port that listens.
 func sandboxNetReachesTheModelOnly(t *testing.T, cli realcli.Installed) {
-	if sandbox.ABI() < 6 {
-		t.Skipf("this kernel's Landlock ABI is %d: the sandbox's test needs 6", sandbox.ABI())
-	}
+	needsLandlock(t, sandbox.SignalsABI, "the sandbox's test")
 	other, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -23,9 +23,7 @@ const killRooda = `kill -9 $(awk '{print $4}' /proc/$PPID/stat) 2>/dev/null && e
 // confined the agent.
 func TestSandboxConfinesWrites(t *testing.T) {
 	t.Parallel()
-	if sandbox.ABI() < 6 {
-		t.Skipf("this kernel's Landlock ABI is %d; the sandbox's tests need 6", sandbox.ABI())
-	}
+	needsLandlock(t, sandbox.SignalsABI, "the sandbox's test")
 	w := newWorkspace(t)
 	home, outside := t.TempDir(), t.TempDir()
 	w.env = append(w.env, "HOME="+home)
@@ -62,9 +60,7 @@ func TestSandboxConfinesWrites(t *testing.T) {
 // signal rooda.
 func TestAgentCannotKillRooda(t *testing.T) {
 	t.Parallel()
-	if sandbox.ABI() < 6 {
-		t.Skipf("this kernel's Landlock ABI is %d; signals are scoped from 6", sandbox.ABI())
-	}
+	needsLandlock(t, sandbox.SignalsABI, "scoping signals")
 	w := newWorkspace(t)
 	w.countStarts([]step{{"shell": killRooda, "output": successSignal}})
 	o := w.run("build", "-n", "1")
@@ -115,9 +111,7 @@ func (w *workspace) runDir() string {
 // The other goes on to its end, and commits in its own worktree.
 func TestSandboxKeepsLoopsApart(t *testing.T) {
 	t.Parallel()
-	if sandbox.ABI() < 6 {
-		t.Skipf("this kernel's Landlock ABI is %d; the sandbox's tests need 6", sandbox.ABI())
-	}
+	needsLandlock(t, sandbox.SignalsABI, "the sandbox's test")
 	for _, mode := range []string{"workspace", "off", "workspace through a link"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

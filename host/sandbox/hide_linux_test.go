@@ -25,7 +25,7 @@ func TestHideEachWay(t *testing.T) {
 	for name, way := range ways {
 		t.Run(name, func(t *testing.T) {
 			if why := try(way); why != nil {
-				t.Skipf("NOT TESTED: this system makes no namespace this way: %v", why)
+				t.Skipf("SKIPPED: this system makes no namespace this way: %v", why)
 			}
 			hidden := t.TempDir()
 			ws := filepath.Join(hidden, "run", "ws")
@@ -100,7 +100,7 @@ func TestHideDirsCoversNestedOnce(t *testing.T) {
 	trampoline = self
 	t.Cleanup(func() { trampoline = before })
 	if CanHide() != nil {
-		t.Skipf("NOT TESTED: this system makes no mount namespace: %v", CanHide())
+		t.Skipf("SKIPPED: this system makes no mount namespace: %v", CanHide())
 	}
 	real := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(real, "runs", "worktrees"), 0o755))

@@ -128,12 +128,15 @@ func private(s *config.Settings) []string {
 
 // checkSandbox says what the sandbox will apply, and refuses sandbox:
 // workspace where the kernel cannot confine writes, or connections that
-// sandbox_net limits, or hide what sandbox_hide names; and, in every
-// mode, a sandbox_write path that voids the sandbox (voided).
+// sandbox_net limits, or hide what sandbox_hide names; and, under a
+// sandbox, a sandbox_write path that voids it (voided). Under off, what
+// is given of its settings is said to do nothing.
 func (p *Plan) checkSandbox() {
 	mode := config.Sandbox.In(p.Settings)
 	abi := sandbox.ABI()
-	p.voided()
+	if mode.V == sandbox.Workspace || mode.V == sandbox.BestEffort {
+		p.voided()
+	}
 	switch {
 	case mode.V == sandbox.Workspace && abi == 0:
 		p.fail("", fmt.Errorf("sandbox: workspace (%s) needs Landlock, which this kernel (%s) does not offer: use sandbox: best-effort to run unconfined, or off", mode.Source, sandbox.Kernel()))

@@ -20,9 +20,11 @@ import (
 // confine has the agent of iteration n started through the sandbox's
 // trampoline (host/sandbox): its signals scoped to its own tree, and
 // under sandbox: workspace or best-effort its writes confined to its
-// workspace, a temporary directory of its own (TMPDIR, removed by done),
-// its CLI's state directories, the caches and sandbox_write, with
-// rooda's records and the worktrees of runs hidden from it. confined is
+// workspace, a temporary directory of its own (TMPDIR, in an AgentDir
+// that done removes; the caller defers it, so it goes however the
+// iteration ends), its CLI's state directories, the caches and
+// sandbox_write, with rooda's records, the worktrees of runs and what
+// sandbox_hide names hidden from it. confined is
 // what was applied, for the record: nil when the agent is not started
 // through the trampoline.
 func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sandbox.Spec, err error) {

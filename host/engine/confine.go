@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/files"
+	"rooda/host/git"
 	"rooda/host/process"
 	"rooda/host/runlog"
 	"rooda/host/sandbox"
@@ -36,6 +38,7 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 		state := p.stateDirs[filepath.Base(cmd.Argv[0])]
 		sandbox.MakeDirs(state)
 		cmd.Attr = p.rules(&spec, workspaceOf(cmd.Dir), tmp, state)
+		done = p.afterGit(&spec, workspaceOf(cmd.Dir), done)
 		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
 	}
@@ -59,6 +62,9 @@ func (p *Plan) rules(spec *sandbox.Spec, workspace, tmp string, state []string) 
 	attr, err := spec.HideDirs(private(p.Settings))
 	if err != nil {
 		spec.NotHidden = err.Error()
+	}
+	if guarded := guardGit(spec, workspace, tmp); guarded != nil {
+		return guarded // the same namespace, which hides as well
 	}
 	return attr
 }
@@ -163,4 +169,51 @@ func (p *Plan) sandboxRules() []string {
 		lines = append(lines, "connects to: "+strings.Trim(fmt.Sprint(spec.Ports), "[]"))
 	}
 	return lines
+}
+
+// guardGit has spec keep the git of workspace's repository from the
+// agent (sandbox.GuardGit), from the repository as rooda recorded it
+// before any agent ran there; attr is what its process needs for it.
+func guardGit(spec *sandbox.Spec, workspace, tmp string) (attr func(*syscall.SysProcAttr)) {
+	r, ok := git.Recorded(workspace)
+	if !ok {
+		return nil
+	}
+	repo := sandbox.Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, Top: r.Top, Branch: r.Branch}
+	if repo.Branch != "" && repo.GitDir != repo.CommonDir {
+		repo.Head, _ = git.Run(context.Background(), git.Command{Args: []string{"rev-parse", "--verify", "-q", repo.Branch}, Env: r.Env()})
+	}
+	attr, err := spec.GuardGit(repo, tmp)
+	if err != nil {
+		spec.NotCovered = err.Error()
+	}
+	return attr
+}
+
+// afterGit is done, after which rooda takes in what a worktree agent
+// made on its branch (sandbox.Branch.Import), and removes a commondir it
+// planted in the git directory of the workspace's repository: done runs
+// before the loop takes the iteration's git facts.
+func (p *Plan) afterGit(spec *sandbox.Spec, workspace string, done func()) func() {
+	r, ok := git.Recorded(workspace)
+	if !ok {
+		return done
+	}
+	hadCommonDir := r.GitDir != r.CommonDir
+	return func() {
+		if _, err := spec.Branch.Import(context.Background()); err != nil {
+			p.warn("what the agent made on its branch was not taken: %v", err)
+		}
+		if msg := sandbox.PlantedCommonDir(r.GitDir, hadCommonDir); msg != "" {
+			p.warn("%s", msg)
+		}
+		done()
+	}
+}
+
+// warn says what the sandbox found, in the run's log.
+func (p *Plan) warn(format string, args ...any) {
+	if p.warnf != nil {
+		p.warnf("Sandbox: "+format, args...)
+	}
 }

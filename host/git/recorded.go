@@ -1,9 +1,11 @@
 package git
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Repo is where git finds a workspace's repository, as rooda saw it the
@@ -15,6 +17,7 @@ type Repo struct {
 	CommonDir string // what its worktrees share: GitDir but in a linked worktree
 	Top       string // the working tree's top level
 	Prefix    string // the workspace's path from the top, "" or ending in "/"
+	Branch    string // the branch checked out (refs/heads/…), "" if none
 }
 
 // recorded are the Repos seen, by the real path of the directory looked
@@ -38,6 +41,9 @@ func Recorded(dir string) (Repo, bool) {
 	r := Repo{GitDir: lines[1], CommonDir: lines[2], Top: lines[3]}
 	if len(lines) > 4 {
 		r.Prefix = lines[4]
+	}
+	if branch, err := Run(context.Background(), Command{Args: []string{"symbolic-ref", "-q", "HEAD"}, Dir: dir, Env: r.Env(), Timeout: 30 * time.Second}); err == nil {
+		r.Branch = branch
 	}
 	actual, _ := recorded.LoadOrStore(key, r)
 	return actual.(Repo), true

@@ -27,8 +27,10 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full"}
 // Each path is made absolute (from rooda's working directory) and real
 // (its links followed), as the trampoline compares it with what it hides.
 func Paths(workspace, tmp string, state, extra []string) []string {
+	// What git writes for a worktree outside it, GuardGit grants, from
+	// the repository rooda recorded: never from the .git file, which an
+	// agent rewrites.
 	paths := []string{workspace, tmp}
-	paths = append(paths, worktreeGit(workspace)...)
 	for _, p := range slices.Concat(state, caches, devices, extra) {
 		if p, ok := Expand(strings.TrimSpace(p)); ok && p != "" {
 			paths = append(paths, p)
@@ -75,21 +77,4 @@ func Expand(path string) (expanded string, ok bool) {
 		}
 	}
 	return path, ok
-}
-
-// worktreeGit is what git writes for a commit in a worktree, outside it:
-// the worktree's own directory in the repository's .git, and the
-// objects, refs and logs the worktrees share — not .git's hooks or
-// config, through which the agent would reach outside the sandbox.
-func worktreeGit(workspace string) []string {
-	data, err := os.ReadFile(filepath.Join(workspace, ".git"))
-	if err != nil {
-		return nil // a directory, inside the workspace, or none
-	}
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return nil
-	}
-	common := filepath.Join(gitdir, "..", "..")
-	return []string{gitdir, filepath.Join(common, "objects"), filepath.Join(common, "refs"), filepath.Join(common, "logs"), filepath.Join(common, "packed-refs")}
 }

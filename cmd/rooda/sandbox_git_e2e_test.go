@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,11 +40,17 @@ func newGitEscape(t *testing.T) *gitEscape {
 	return w
 }
 
-// agent writes the script of the loop named name: one step running line
-// in sh, its records kept where the sandbox lets it write.
-func (w *gitEscape) agent(name, line string) {
+// agent writes the script of the loop named name: an iteration for each
+// line, run in sh, the last one signalling SUCCESS, its records kept
+// where the sandbox lets it write.
+func (w *gitEscape) agent(name string, lines ...string) {
 	w.t.Helper()
-	data, _ := json.Marshal(map[string]any{"record": w.rec, "steps": []step{{"shell": line, "output": successSignal}}})
+	var steps []step
+	for _, line := range lines {
+		steps = append(steps, step{"shell": line, "output": "working\n"})
+	}
+	steps[len(steps)-1]["output"] = successSignal
+	data, _ := json.Marshal(map[string]any{"record": w.rec, "steps": steps})
 	w.write(name+".json", string(data))
 }
 
@@ -118,4 +125,45 @@ print("merged:", git_merge(wt).merged)
 	if out := w.agentOutput(); !strings.Contains(out, "evil-made") {
 		t.Errorf("the agent could not make its repository (the test's premise):\n%s", out)
 	}
+}
+
+// TestSandboxWorktreeAgentMovesOnlyItsBranch: a worktree() agent that
+// moves main, retags, deletes a tag and the repository's objects, and
+// commits on its own branch, leaves main, the tag and the objects as
+// they were; its commit, in the next iteration, lands on its branch, and
+// git_merge() merges it.
+func TestSandboxWorktreeAgentMovesOnlyItsBranch(t *testing.T) {
+	t.Parallel()
+	w := newGitEscape(t)
+	w.git("tag", "v1")
+	w.git("commit", "-q", "--allow-empty", "-m", "second")
+	main, tag := w.git("rev-parse", "main"), w.git("rev-parse", "v1")
+	try := func(what, line string) string {
+		return `(` + line + `) 2>/dev/null; echo ` + what + `-done; `
+	}
+	w.agent("hostile", try("main", `git update-ref refs/heads/main HEAD~2`)+
+		try("branch", `git branch -f main HEAD~2`)+
+		try("tag", `git tag -f v1 HEAD`)+
+		try("tag-delete", `git tag -d v1`)+
+		try("new-tag", `git tag evil`)+
+		try("objects", `rm -rf "$(git rev-parse --git-common-dir)"/objects/*`),
+		`echo own > own.txt && git add own.txt && git commit -qm own && echo own-committed`)
+	o := w.run(`wt = worktree("w")
+iterate(compose("hostile", act = [fragment(content = "Work.")]), agent = args[0], worktree = wt, max_iterations = 2)
+print("merged:", git_merge(wt).merged)
+`)
+	o.expect(t, 0, "merged: True")
+	if got := w.git("rev-parse", "main~1"); got != main {
+		t.Errorf("main~1 is %s, want %s: main moved otherwise than by the merge", got, main)
+	}
+	if got := w.git("rev-parse", "v1"); got != tag {
+		t.Errorf("tag v1 is %s, want %s", got, tag)
+	}
+	if tags := w.git("tag", "--list"); tags != "v1" {
+		t.Errorf("tags: %q, want v1 alone", tags)
+	}
+	if subjects := strings.Split(w.git("log", "--format=%s", "main"), "\n"); !slices.Contains(subjects, "own") {
+		t.Errorf("the agent's own commit was not merged: %q\n%s", subjects, w.agentOutput())
+	}
+	w.git("fsck", "--no-progress", "--no-dangling")
 }

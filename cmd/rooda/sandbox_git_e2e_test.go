@@ -87,7 +87,8 @@ func TestSandboxGitConfigRunsNothing(t *testing.T) {
 	w.agent("hostile", `(touch `+w.out+`/direct) 2>/dev/null && echo direct-written || echo direct-refused; `+
 		`(git config core.fsmonitor "`+w.pwned("fsmonitor")+`") 2>/dev/null && echo config-written || echo config-refused; `+
 		`for h in pre-commit pre-merge-commit post-merge post-checkout reference-transaction; do `+
-		`(printf '#!/bin/sh\n`+w.pwned("hook")+` </dev/null\n' > .git/hooks/$h && chmod +x .git/hooks/$h) 2>/dev/null && echo hook-written || echo hook-refused; done; `+
+		`({ echo '#!/bin/sh'; echo "`+w.pwned("hook-$h")+` </dev/null"; } > .git/hooks/$h && chmod +x .git/hooks/$h) 2>/dev/null && echo hook-written || echo hook-refused; done; `+
+		`(echo x > .git/commondir) 2>/dev/null; `+
 		`echo change >> a.txt`)
 	o := w.run(`wt = worktree("w")
 run(["sh", "-c", "echo w > w.txt && git add w.txt && git commit -qm w"], dir = wt)
@@ -96,9 +97,40 @@ iterate(compose("hostile", act = [fragment(content = "Work.")]), agent = args[0]
 print("merged:", git_merge(wt).merged)
 `)
 	o.expect(t, 0, "merged: True")
-	if out := w.agentOutput(); !strings.Contains(out, "direct-refused") {
+	out := w.agentOutput()
+	if !strings.Contains(out, "direct-refused") {
 		t.Errorf("the agent wrote outside its workspace directly:\n%s", out)
 	}
+	// Where the agent has a mount namespace, .git's config and hooks are
+	// covered: its writes are refused, and the user's own git, later,
+	// finds none of them either.
+	if !w.covered() {
+		t.Log("NOT TESTED: no mount namespace here; .git's settings are not covered, only ignored by rooda's git")
+		return
+	}
+	if strings.Contains(out, "-written") {
+		t.Errorf("the agent wrote in .git:\n%s", out)
+	}
+	if config := readText(t, filepath.Join(w.repo, ".git", "config")); strings.Contains(config, "fsmonitor") {
+		t.Errorf("the agent's core.fsmonitor is in .git/config:\n%s", config)
+	}
+	if _, err := os.Stat(filepath.Join(w.repo, ".git", "commondir")); !os.IsNotExist(err) {
+		t.Errorf("the commondir the agent planted is left: %v", err)
+	}
+	o.expect(t, 0, "Sandbox: the agent planted "+filepath.Join(w.repo, ".git", "commondir")+", which points git elsewhere: removed")
+}
+
+// covered reports whether the first iteration's agent had git's
+// settings covered, as its meta.json says.
+func (w *gitEscape) covered() bool {
+	w.t.Helper()
+	metas, _ := filepath.Glob(filepath.Join(w.repo, ".rooda", "runs", "*", "iterations", "0001", "meta.json"))
+	if len(metas) == 0 {
+		w.t.Fatal("no meta.json")
+	}
+	var meta struct{ Sandbox sandbox.Spec }
+	must(w.t, json.Unmarshal([]byte(readText(w.t, metas[0])), &meta))
+	return len(meta.Sandbox.ReadOnly) > 0
 }
 
 // TestSandboxWorktreeGitFileRunsNothing: a worktree() agent makes a
@@ -124,6 +156,9 @@ print("merged:", git_merge(wt).merged)
 	o.expect(t, 0, "merged: True")
 	if out := w.agentOutput(); !strings.Contains(out, "evil-made") {
 		t.Errorf("the agent could not make its repository (the test's premise):\n%s", out)
+	}
+	if w.covered() && !strings.Contains(w.agentOutput(), "gitfile-refused") {
+		t.Errorf("the worktree's .git file, covered, was rewritten:\n%s", w.agentOutput())
 	}
 }
 

@@ -148,6 +148,7 @@ func (p *Plan) SandboxShortfalls() []string {
 	}
 	if err := sandbox.CanHide(); err != nil {
 		out = append(out, "not hidden, rooda's records and the worktrees of runs: "+err.Error())
+		out = append(out, gitNotCovered+err.Error())
 	}
 	return out
 }
@@ -165,6 +166,7 @@ func (p *Plan) sandboxRules() []string {
 	if sandbox.CanHide() == nil {
 		lines = append(lines, "hidden: "+strings.Join(private(p.Settings), ", "))
 	}
+	lines = append(lines, gitRules(spec)...)
 	if len(spec.Ports) > 0 {
 		lines = append(lines, "connects to: "+strings.Trim(fmt.Sprint(spec.Ports), "[]"))
 	}
@@ -216,4 +218,20 @@ func (p *Plan) warn(format string, args ...any) {
 	if p.warnf != nil {
 		p.warnf("Sandbox: "+format, args...)
 	}
+}
+
+// gitNotCovered begins the shortfall where the agent has no namespace:
+// rooda's own git still runs nothing of the repository's.
+const gitNotCovered = "not covered: git's executable settings (.git/config, hooks) and, for a worktree agent, the repository's other refs and objects; rooda's own git ignores them: "
+
+// gitRules are the dry run's lines of what spec covers of git.
+func gitRules(spec sandbox.Spec) []string {
+	var lines []string
+	if len(spec.ReadOnly) > 0 {
+		lines = append(lines, "read-only (git's settings): "+strings.Join(spec.ReadOnly, ", "))
+	}
+	if b := spec.Branch; b != nil {
+		lines = append(lines, fmt.Sprintf("git: the agent moves only %s; the repository's objects and its other refs are not written", b.Ref))
+	}
+	return lines
 }

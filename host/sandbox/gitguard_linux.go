@@ -64,9 +64,9 @@ func appendReal(paths []string, path string) []string {
 	return paths
 }
 
-// guardGit is the trampoline's part: in its own mount namespace, it puts
-// the branch's private directories over the repository's, binds the
-// pinned .git directories onto themselves and the covers read-only.
+// guardGit is the trampoline's part: in its own mount namespace, it binds
+// the pinned .git directories onto themselves, puts the branch's private
+// directories over the repository's, and binds the covers read-only.
 func guardGit(spec Spec) error {
 	if ns := mountNamespace(); ns == 0 || spec.Outside == 0 || ns == spec.Outside {
 		return fmt.Errorf("not in a mount namespace of its own: git's settings not covered")
@@ -74,14 +74,16 @@ func guardGit(spec Spec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("a mount namespace of its own: %w", err)
 	}
-	if b := spec.Branch; b != nil && b.Private != "" {
-		if err := overBranch(b); err != nil {
-			return fmt.Errorf("the branch's own objects and ref: %w", err)
-		}
-	}
+	// A .git bound onto itself first: a bind made after would hide what
+	// was mounted below it.
 	for _, p := range spec.Pinned {
 		if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {
 			return fmt.Errorf("pinning %s: %w", p, err)
+		}
+	}
+	if b := spec.Branch; b != nil && b.Private != "" {
+		if err := overBranch(b); err != nil {
+			return fmt.Errorf("the branch's own objects and ref: %w", err)
 		}
 	}
 	for _, p := range spec.ReadOnly {

@@ -497,8 +497,8 @@ func TestResumeOfADamagedRecord(t *testing.T) {
 	d.rooda("runs", "resume").expect(t, 0, "ended: success success")
 }
 
-// TestResumeAfterKillInMerge: rooda killed while git_merge() runs a slow
-// hook leaves the merge staged in the checkout; the resume undoes it,
+// TestResumeAfterKillInMerge: rooda killed while git_merge() signs its
+// commit, slowly, leaves the merge staged in the checkout; the resume undoes it,
 // sparing the user's unstaged change, and merges again.
 func TestResumeAfterKillInMerge(t *testing.T) {
 	t.Parallel()
@@ -506,11 +506,11 @@ func TestResumeAfterKillInMerge(t *testing.T) {
 	s, _, pid := w.startSlowMerge()
 	s.cmd.Process.Signal(syscall.SIGKILL)
 	s.cmd.Wait()
-	syscall.Kill(pid, syscall.SIGKILL) // git died with rooda; its hook would sleep on
+	syscall.Kill(pid, syscall.SIGKILL) // git died with rooda; its signing program would sleep on
 	if st := w.git("status", "--porcelain"); !strings.Contains(st, "A  work.txt") {
 		t.Fatalf("the killed merge left nothing staged to undo (the test's premise):\n%s", st)
 	}
-	must(t, os.Remove(filepath.Join(w.repo, ".git", "hooks", "pre-merge-commit")))
+	w.git("config", "--unset", "commit.gpgSign")
 	o := w.roodaIn(w.repo, "runs", "resume")
 	o.expect(t, 0, "the merge of rooda/", "was cut short midway; undone, it runs again", "merged: True")
 	if st := w.git("status", "--porcelain"); st != "M notes.txt" {

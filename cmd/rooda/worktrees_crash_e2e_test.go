@@ -125,7 +125,7 @@ gone = worktree("gone")
 }
 
 // TestInterruptedMergeIsUndone: Ctrl+C while git_merge waits for a slow
-// pre-merge-commit hook — the merge staged, no MERGE_HEAD yet — leaves
+// signing of its commit — the merge staged — leaves
 // the checkout as it was (the user's own unstaged change included),
 // exit 130, and keeps the worktree and its branch, whose work was not
 // merged, saying so.
@@ -135,7 +135,7 @@ func TestInterruptedMergeIsUndone(t *testing.T) {
 	s, head, hookPid := w.startSlowMerge()
 	s.cmd.Process.Signal(syscall.SIGINT)
 	o := w.wait(s)
-	syscall.Kill(hookPid, syscall.SIGKILL) // git stopped; its hook would sleep on
+	syscall.Kill(hookPid, syscall.SIGKILL) // git stopped; its signing program would sleep on
 	if strings.Contains(o.stderr, "merged:") {
 		t.Errorf("the script went on after the interrupt:\n%s", o.stderr)
 	}
@@ -208,9 +208,9 @@ iterate(compose("zombie", act = [fragment(content = "Work.")]), agent = args[0],
 
 // startSlowMerge starts a script that commits in a worktree and merges
 // its branch into the checkout, where the user has an unstaged change,
-// through a pre-merge-commit hook that sleeps: the merge staged, no
-// MERGE_HEAD yet. It returns once the hook runs, with the checkout's
-// HEAD before the merge and the hook's pid. The script prints "merged:"
+// signing the merge's commit with a program that sleeps (rooda runs no
+// hook): the merge staged. It returns once the program runs, with the
+// checkout's HEAD before the merge and the program's pid. The script prints "merged:"
 // and the merge's result if the merge returns.
 func (w *repoWorkspace) startSlowMerge() (s started, head string, hookPid int) {
 	w.t.Helper()
@@ -218,12 +218,14 @@ func (w *repoWorkspace) startSlowMerge() (s started, head string, hookPid int) {
 	w.git("add", "notes.txt")
 	w.git("commit", "-qm", "notes")
 	w.write("repo/notes.txt", "the user's, edited\n")
-	pidFile := filepath.Join(w.dir, "hook.pid")
-	w.write("repo/.git/hooks/pre-merge-commit", "#!/bin/sh\necho $$ > "+pidFile+".new && mv "+pidFile+".new "+pidFile+"\nexec sleep 30\n")
-	must(w.t, os.Chmod(filepath.Join(w.repo, ".git", "hooks", "pre-merge-commit"), 0o755))
+	pidFile := filepath.Join(w.dir, "gpg.pid")
+	w.write("gpg", "#!/bin/sh\necho $$ > "+pidFile+".new && mv "+pidFile+".new "+pidFile+"\nexec sleep 30\n")
+	must(w.t, os.Chmod(filepath.Join(w.dir, "gpg"), 0o755))
+	w.git("config", "gpg.program", filepath.Join(w.dir, "gpg"))
+	w.git("config", "commit.gpgSign", "true")
 	w.write("merge.star", `wt = worktree("task")
-run(["sh", "-c", "echo work > work.txt && git add work.txt && git commit -qm 'the agent work'"], dir = wt)
-run(["git", "commit", "-q", "--allow-empty", "-m", "main moves on"])
+run(["sh", "-c", "echo work > work.txt && git add work.txt && git commit --no-gpg-sign -qm 'the agent work'"], dir = wt)
+run(["git", "commit", "--no-gpg-sign", "-q", "--allow-empty", "-m", "main moves on"])
 res = git_merge(wt)
 print("merged:", res.merged)
 `)
@@ -231,7 +233,7 @@ print("merged:", res.merged)
 	cmd.Dir, cmd.Env = w.repo, w.env
 	head = w.git("rev-parse", "HEAD")
 	s = w.start(cmd)
-	waitUntil(w.t, "the merge ran its hook", func() bool {
+	waitUntil(w.t, "the merge signs its commit", func() bool {
 		data, err := os.ReadFile(pidFile)
 		_, scanErr := fmt.Sscan(string(data), &hookPid)
 		return err == nil && scanErr == nil

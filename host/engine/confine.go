@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/files"
+	"rooda/host/git"
 	"rooda/host/process"
 	"rooda/host/runlog"
 	"rooda/host/sandbox"
@@ -39,7 +41,8 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 		state := p.stateDirs[filepath.Base(cmd.Argv[0])]
 		sandbox.MakeDirs(state)
 		tmp := dir.TMPDIR()
-		cmd.Attr = p.rules(&spec, workspaceOf(cmd.Dir), tmp, state)
+		cmd.Attr = p.rules(&spec, workspaceOf(cmd.Dir), tmp, dir.Dir, state)
+		done = p.afterGit(&spec, workspaceOf(cmd.Dir), done)
 		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
 	}
@@ -55,14 +58,19 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 
 // rules fills in spec what the agent may write and connect to, and what
 // is hidden from it, workspace being its working directory, tmp its
-// TMPDIR and state its CLI's state directories; attr is what its process
-// needs for the hiding.
-func (p *Plan) rules(spec *sandbox.Spec, workspace, tmp string, state []string) (attr func(*syscall.SysProcAttr)) {
+// TMPDIR, own the iteration's directory that holds it (where what the
+// agent's git writes in the repository is kept apart: not in TMPDIR,
+// which the agent writes) and state its CLI's state directories; attr is
+// what its process needs for the hiding. A dry run gives no tmp nor own.
+func (p *Plan) rules(spec *sandbox.Spec, workspace, tmp, own string, state []string) (attr func(*syscall.SysProcAttr)) {
 	spec.Write = sandbox.Paths(workspace, tmp, state, unforced(sandboxList(config.SandboxWrite.In(p.Settings))))
 	spec.Ports = config.SandboxNet.In(p.Settings).V
 	attr, err := spec.HideDirs(append(private(p.Settings), hidden(p.Settings)...))
 	if err != nil {
 		spec.NotHidden = err.Error()
+	}
+	if guarded := guardGit(spec, workspace, own); guarded != nil {
+		return guarded // the same namespace, which hides as well
 	}
 	return attr
 }
@@ -176,6 +184,7 @@ func (p *Plan) SandboxShortfalls() []string {
 	}
 	if err := sandbox.CanHide(); err != nil {
 		out = append(out, "not hidden, rooda's records, the worktrees of runs and sandbox_hide: "+err.Error())
+		out = append(out, gitNotCovered+err.Error())
 	}
 	return out
 }
@@ -188,11 +197,12 @@ func (p *Plan) sandboxRules() []string {
 	if len(p.Argv) > 0 {
 		state = p.stateDirs[filepath.Base(p.Argv[0])]
 	}
-	p.rules(&spec, workspaceOf(""), "", state)
+	p.rules(&spec, workspaceOf(""), "", "", state)
 	lines := []string{"writes: " + strings.Join(append(spec.Write, "its own TMPDIR"), ", ")}
 	if hide := p.firstHidden(spec.Hide); len(hide) > 0 {
 		lines = append(lines, "hidden: "+strings.Join(hide, ", "))
 	}
+	lines = append(lines, gitRules(spec)...)
 	if len(spec.Ports) > 0 {
 		lines = append(lines, "connects to: "+strings.Trim(fmt.Sprint(spec.Ports), "[]"))
 	}
@@ -209,4 +219,67 @@ func (p *Plan) firstHidden(hide []string) []string {
 		return hide
 	}
 	return append([]string{runs}, hide...)
+}
+
+// guardGit has spec keep the git of workspace's repository from the
+// agent (sandbox.GuardGit), from the repository as rooda recorded it
+// before any agent ran there; attr is what its process needs for it.
+func guardGit(spec *sandbox.Spec, workspace, own string) (attr func(*syscall.SysProcAttr)) {
+	r, ok := git.Recorded(workspace)
+	if !ok {
+		return nil
+	}
+	repo := sandbox.Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, Top: r.Top, Branch: r.Branch}
+	if repo.Branch != "" && repo.GitDir != repo.CommonDir {
+		repo.Head, _ = git.Run(context.Background(), git.Command{Args: []string{"rev-parse", "--verify", "-q", repo.Branch}, Env: r.Env()})
+	}
+	attr, err := spec.GuardGit(repo, own)
+	if err != nil {
+		spec.NotCovered = err.Error()
+	}
+	return attr
+}
+
+// afterGit is done, after which rooda takes in what a worktree agent
+// made on its branch (sandbox.Branch.Import), and removes a commondir it
+// planted in the git directory of the workspace's repository: done runs
+// before the loop takes the iteration's git facts.
+func (p *Plan) afterGit(spec *sandbox.Spec, workspace string, done func()) func() {
+	r, ok := git.Recorded(workspace)
+	if !ok {
+		return done
+	}
+	hadCommonDir := r.GitDir != r.CommonDir
+	return func() {
+		if _, err := spec.Branch.Import(context.Background()); err != nil {
+			p.warn("what the agent made on its branch was not taken: %v", err)
+		}
+		if msg := sandbox.PlantedCommonDir(r.GitDir, hadCommonDir); msg != "" {
+			p.warn("%s", msg)
+		}
+		done()
+	}
+}
+
+// warn says what the sandbox found, in the run's log.
+func (p *Plan) warn(format string, args ...any) {
+	if p.warnf != nil {
+		p.warnf("Sandbox: "+format, args...)
+	}
+}
+
+// gitNotCovered begins the shortfall where the agent has no namespace:
+// rooda's own git still runs nothing of the repository's.
+const gitNotCovered = "not covered: git's executable settings (.git/config, hooks) and, for a worktree agent, the repository's other refs and objects; rooda's own git ignores them: "
+
+// gitRules are the dry run's lines of what spec covers of git.
+func gitRules(spec sandbox.Spec) []string {
+	var lines []string
+	if len(spec.ReadOnly) > 0 {
+		lines = append(lines, "read-only (git's settings): "+strings.Join(spec.ReadOnly, ", "))
+	}
+	if b := spec.Branch; b != nil {
+		lines = append(lines, fmt.Sprintf("git: the agent moves only %s; the repository's objects and its other refs are not written", b.Ref))
+	}
+	return lines
 }

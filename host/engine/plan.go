@@ -128,6 +128,10 @@ type Plan struct {
 	// the work not there yet (an earlier loop, which a dry run does not
 	// run, would write it) is shown as such.
 	rehearsing bool
+
+	// warnf says in the run's log what an iteration's sandbox found
+	// (confine's done): set by Execute.
+	warnf func(format string, args ...any)
 }
 
 // Check is one thing verified before a run: a ✓ or ✗ line of the dry run.

@@ -1,11 +1,17 @@
 // Package git runs the git program for the host — fetching libraries,
 // reading a workspace's state — through host/process, like every process
 // rooda starts: bounded in time and output, its whole group stopped.
+//
+// An agent may have written the repository rooda's git reads, so that
+// git runs no program of the repository's: no fsmonitor, no hook (Run's
+// hardened), and in a workspace it takes its repository from where rooda
+// found it before any agent ran (Recorded), never from a .git file.
 package git
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +33,13 @@ type Command struct {
 	List bool
 }
 
+// hardened are the settings every git rooda runs is given: the
+// command line beats the repository's config, which an agent may have
+// written. rooda runs no hook, git_merge's neither: a hooks path the
+// user's config names may lie in the working tree (husky's .husky), an
+// agent's to write.
+var hardened = []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
+
 // defaultTimeout bounds a git command that says no other: a fetch that
 // hangs must not hold a run forever.
 const defaultTimeout = 5 * time.Minute
@@ -47,7 +60,7 @@ func Run(ctx context.Context, c Command) (string, error) {
 		limit = maxList
 	}
 	res, err := process.Run(ctx, process.Command{
-		Argv:          append([]string{"git"}, c.Args...),
+		Argv:          slices.Concat([]string{"git"}, hardened, c.Args),
 		Dir:           c.Dir,
 		Env:           append([]string{"GIT_TERMINAL_PROMPT=0"}, c.Env...),
 		Prompt:        c.Stdin,

@@ -36,9 +36,10 @@ type state struct{ mode, hash string }
 
 // looker runs the git of a workspace's looks.
 type looker struct {
-	dir    string // the workspace's directory; "" is the working directory
-	top    string // the repository's top, where the files git names are
-	prefix string // dir's path from the top, "" or ending in "/"
+	dir    string   // the workspace's directory; "" is the working directory
+	top    string   // the repository's top, where the files git names are
+	prefix string   // dir's path from the top, "" or ending in "/"
+	env    []string // the repository as recorded (Recorded)
 	// lastMoved is moved's last answer, from movedFrom to movedTo.
 	lastMoved          map[string][2]state
 	movedFrom, movedTo string
@@ -46,21 +47,15 @@ type looker struct {
 
 // newLooker finds dir's repository; false outside one.
 func newLooker(dir string) (looker, bool) {
-	l := looker{dir: dir}
-	out, ok := OutputIn(dir, "", "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix")
-	lines := strings.Split(out, "\n")
-	if !ok || len(lines) < 2 || lines[0] != "true" {
-		return l, false
-	}
-	l.top = lines[1]
-	if len(lines) > 2 {
-		l.prefix = lines[2]
+	r, ok := Recorded(dir)
+	if !ok {
+		return looker{dir: dir}, false
 	}
 	// git's untracked cache would make a whole look cheaper, but it lives
 	// in the user's index, where a look would turn it on for their own
 	// git status too, and it can go stale: the repository's own setting
 	// stands.
-	return l, true
+	return looker{dir: dir, top: r.Top, prefix: r.Prefix, env: r.Env()}, true
 }
 
 // records is the directory of rooda's own records, left out of the
@@ -71,12 +66,23 @@ func (l *looker) records() string {
 
 // head is HEAD's commit; "" before the first.
 func (l *looker) head() (string, bool) {
-	return OutputIn(l.dir, "", "rev-parse", "--verify", "--quiet", "HEAD")
+	out, err := l.run(Command{Args: []string{"rev-parse", "--verify", "--quiet", "HEAD"}})
+	return out, err == nil
+}
+
+// run runs git in the workspace, on its recorded repository.
+func (l *looker) run(c Command) (string, error) {
+	c.Dir, c.Env, c.Timeout = l.dir, l.env, 30*time.Second
+	out, err := Run(context.Background(), c)
+	if err != nil && !c.List {
+		return "", err
+	}
+	return out, err
 }
 
 // list runs a git command whose output is a list of NUL-ended entries.
 func (l *looker) list(args ...string) ([]string, bool) {
-	out, err := Run(context.Background(), Command{Args: args, Dir: l.dir, Timeout: 30 * time.Second, List: true})
+	out, err := l.run(Command{Args: args, List: true})
 	if err != nil {
 		return nil, false
 	}
@@ -93,10 +99,10 @@ func (l *looker) list(args ...string) ([]string, bool) {
 func (l *looker) snapshot(paths []string) *snapshot {
 	// Untracked directories stay whole (-unormal), as the untracked
 	// cache, where the repository has it, keeps them; their files are
-	// listed after, when there are any. Submodules count by their
-	// commit, as HEAD records them.
+	// listed after, when there are any. Submodules are not looked into:
+	// git would start git in them, on a config the agent may have made.
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-		"--untracked-files=normal", "--no-renames", "--ignore-submodules=dirty"}
+		"--untracked-files=normal", "--no-renames", "--ignore-submodules=all"}
 	if len(paths) > 0 {
 		args = append(args, "--")
 		for _, p := range paths {
@@ -330,7 +336,7 @@ func (l *looker) diffTree(from, to string) (map[string][2]state, bool) {
 		to = empty
 	}
 	// :mode mode hash hash status, then the path
-	entries, ok := l.list("diff-tree", "-r", "-z", "--no-renames", from, to)
+	entries, ok := l.list("diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", from, to)
 	if !ok || len(entries)%2 != 0 {
 		return nil, false
 	}

@@ -164,6 +164,12 @@ func hide(dirs, keep []string, empty string, outside uint64) error {
 			return fmt.Errorf("hiding %s: %w", dir, err)
 		}
 	}
+	return settle()
+}
+
+// settle has the trampoline, its mounts made, find its working directory
+// again through them, and drop the capability that served them.
+func settle() error {
 	// The agent's working directory may lie below a cover: it is found
 	// again through the mounts, or the agent does not start.
 	wd, err := os.Getwd()

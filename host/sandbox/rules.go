@@ -35,7 +35,10 @@ func Paths(workspace, tmp string, state, extra []string) []string {
 			real = append(real, p)
 		}
 	}
-	for _, p := range append([]string{workspace, tmp}, worktreeGit(workspace)...) {
+	// What git writes for a worktree outside it, GuardGit grants, from
+	// the repository rooda recorded: never from the .git file, which an
+	// agent rewrites.
+	for _, p := range []string{workspace, tmp} {
 		add(existing(p))
 	}
 	for _, p := range expanded(state) {
@@ -121,21 +124,4 @@ func Expand(path string) (expanded string, ok bool) {
 		}
 	}
 	return path, ok
-}
-
-// worktreeGit is what git writes for a commit in a worktree, outside it:
-// the worktree's own directory in the repository's .git, and the
-// objects, refs and logs the worktrees share — not .git's hooks or
-// config, through which the agent would reach outside the sandbox.
-func worktreeGit(workspace string) []string {
-	data, err := os.ReadFile(filepath.Join(workspace, ".git"))
-	if err != nil {
-		return nil // a directory, inside the workspace, or none
-	}
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return nil
-	}
-	common := filepath.Join(gitdir, "..", "..")
-	return []string{gitdir, filepath.Join(common, "objects"), filepath.Join(common, "refs"), filepath.Join(common, "logs"), filepath.Join(common, "packed-refs")}
 }

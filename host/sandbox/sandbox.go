@@ -64,6 +64,17 @@ type Spec struct {
 	// have been hidden is not: for the record, which keeps the Spec.
 	ABI       int    `json:"abi"`
 	NotHidden string `json:"not_hidden,omitempty"`
+	// ReadOnly are the parts of the workspace's git directory that make
+	// git run programs (config, hooks, …) and a worktree's .git file,
+	// covered read-only; Pinned the .git directories bound onto
+	// themselves, which cannot be renamed away; Branch a worktree
+	// agent's own branch, the only ref it moves (gitguard.go). Each
+	// needs the namespace too.
+	ReadOnly []string `json:"read_only,omitempty"`
+	Pinned   []string `json:"pinned,omitempty"`
+	Branch   *Branch  `json:"branch,omitempty"`
+	// NotCovered says why git's settings are not covered.
+	NotCovered string `json:"not_covered,omitempty"`
 	// Outside names rooda's own mount namespace, which the trampoline
 	// must not be in to hide anything.
 	Outside uint64 `json:"outside_mount_namespace,omitempty"`
@@ -124,8 +135,18 @@ func Main(args []string) {
 	}
 	os.Unsetenv(specVar)
 	lockThread()
+	guarded := len(spec.ReadOnly)+len(spec.Pinned) > 0 || spec.Branch != nil
+	if guarded {
+		if err := guardGit(spec); err != nil {
+			fail(err)
+		}
+	}
 	if len(spec.Hide) > 0 {
 		if err := hide(spec.Hide, spec.Write, spec.Empty, spec.Outside); err != nil {
+			fail(err)
+		}
+	} else if guarded {
+		if err := settle(); err != nil {
 			fail(err)
 		}
 	}

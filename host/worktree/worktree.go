@@ -102,6 +102,10 @@ func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*W
 		s.claim(s.trees)
 		return nil, err
 	}
+	// Where its repository is, before any agent writes its .git file.
+	if _, ok := git.Recorded(t.Path); !ok {
+		return nil, fmt.Errorf("worktree %q made at %s is no git work tree", name, t.Path)
+	}
 	s.trees = append(s.trees, t)
 	return t, nil
 }
@@ -259,6 +263,7 @@ func removeTree(ctx context.Context, repo, path string) error {
 	// The run's context may be cancelled (an interrupt): the cleanup
 	// must still happen.
 	ctx = context.WithoutCancel(ctx)
+	defer git.Forget(path)
 	_, err := runGit(ctx, repo, "worktree", "remove", "--force", "--force", path)
 	if err != nil {
 		// A worktree git no longer knows: its directory is ours to remove.
@@ -282,8 +287,8 @@ type MergeResult struct {
 // --no-edit. On a conflict it aborts the merge and names the files; an
 // error is a merge that could not even start (a dirty checkout, no such
 // branch) or one that failed midway. A merge stopped midway — by ctx's
-// end (an interrupt), a pre-merge-commit hook that failed or ran past
-// mergeTimeout — is undone, the checkout left as it was, unless it got as
+// end (an interrupt), a commit that failed or ran past mergeTimeout (a
+// signing program) — is undone, the checkout left as it was, unless it got as
 // far as its commit (Merged).
 func Merge(ctx context.Context, repo, branch string) (MergeResult, error) {
 	start, err := StartOfMerge(ctx, repo)
@@ -320,7 +325,7 @@ func UndoKilled(ctx context.Context, repo string, start MergeStart) (merged bool
 // MergeFrom is Merge, the checkout as it was at start.
 func MergeFrom(ctx context.Context, repo, branch string, start MergeStart) (MergeResult, error) {
 	head, staged := start.Head, start.Staged
-	out, err := git.Run(ctx, git.Command{Args: []string{"merge", "--no-edit", branch}, Dir: repo, Timeout: mergeTimeout})
+	out, err := git.Run(ctx, git.Command{Args: []string{"merge", "--no-edit", branch}, Dir: repo, Env: git.EnvIn(repo), Timeout: mergeTimeout})
 	if err == nil {
 		return MergeResult{Merged: true, Output: out}, nil
 	}
@@ -341,8 +346,8 @@ func MergeFrom(ctx context.Context, repo, branch string, start MergeStart) (Merg
 	return MergeResult{Conflicts: strings.Split(conflicts, "\n"), Output: out}, nil
 }
 
-// mergeTimeout bounds a merge, its hooks included: a pre-merge-commit
-// hook may run a project's tests.
+// mergeTimeout bounds a merge. It runs no hook (host/git's hardened):
+// the hooks of a checkout agents wrote in are not the user's for sure.
 const mergeTimeout = 30 * time.Minute
 
 // begun reports whether a merge that failed changed the checkout of repo
@@ -367,8 +372,8 @@ func stagedIn(ctx context.Context, repo string) bool {
 }
 
 // undoMerge puts the checkout of repo back as it was at head, before a
-// merge stopped midway — in a pre-merge-commit hook, say, with the merge
-// staged and no MERGE_HEAD yet, where git merge --abort refuses. git reset
+// merge stopped midway — signing its commit, say, with the merge staged
+// and no MERGE_HEAD yet, where git merge --abort refuses. git reset
 // --merge undoes what the merge staged and leaves what the user had not
 // staged (a merge starts only with nothing staged). A merge that got as
 // far as its commit is done, not undone: merged.
@@ -390,7 +395,8 @@ func Merged(ctx context.Context, repo, branch string) bool {
 	return err == nil
 }
 
-// runGit runs git in dir.
+// runGit runs git in dir, on the repository recorded for it
+// (git.Recorded): an agent may have rewritten a worktree's .git file.
 func runGit(ctx context.Context, dir string, args ...string) (string, error) {
-	return git.Run(ctx, git.Command{Args: args, Dir: dir})
+	return git.Run(ctx, git.Command{Args: args, Dir: dir, Env: git.EnvIn(dir)})
 }

@@ -301,8 +301,8 @@ func TestPruneDeadKeepsWorkOfAMovedRepository(t *testing.T) {
 	}
 }
 
-// TestFailedMergeIsUndone: a merge that a pre-merge-commit hook refuses,
-// and one that runs past its time, leave the checkout as it was: nothing
+// TestFailedMergeIsUndone: a merge whose commit fails (its signing
+// program refuses), and one that runs past its time, leave the checkout as it was: nothing
 // staged, no MERGE_HEAD, HEAD where it was; what the user had staged
 // before a merge that refused to start stays staged.
 func TestFailedMergeIsUndone(t *testing.T) {
@@ -311,14 +311,16 @@ func TestFailedMergeIsUndone(t *testing.T) {
 	s, _ := NewSet(ctx, dir, "run1")
 	wt, _ := s.Add(ctx, "a", "", "HEAD", false)
 	commitIn(t, wt.Path, "work.txt", "work\n")
-	commitIn(t, dir, "main.txt", "main\n") // no fast-forward: a merge commit, and its hook
-	hook := filepath.Join(dir, ".git", "hooks", "pre-merge-commit")
-	must(t, os.WriteFile(hook, []byte("#!/bin/sh\necho no merges today >&2\nexit 1\n"), 0o755))
+	commitIn(t, dir, "main.txt", "main\n") // no fast-forward: a merge commit, signed
+	gpg := filepath.Join(t.TempDir(), "gpg")
+	must(t, os.WriteFile(gpg, []byte("#!/bin/sh\necho no merges today >&2\nexit 1\n"), 0o755))
+	gitIn(t, dir, "config", "commit.gpgSign", "true")
+	gitIn(t, dir, "config", "gpg.program", gpg)
 	head := gitIn(t, dir, "rev-parse", "HEAD")
 
 	res, err := Merge(ctx, dir, wt.Branch)
 	if err == nil || res.Merged {
-		t.Fatalf("Merge = %+v, %v; want the hook's refusal", res, err)
+		t.Fatalf("Merge = %+v, %v; want the signing's refusal", res, err)
 	}
 	if status := gitIn(t, dir, "status", "--porcelain"); status != "" {
 		t.Errorf("the checkout is left changed:\n%s", status)
@@ -330,7 +332,7 @@ func TestFailedMergeIsUndone(t *testing.T) {
 		t.Errorf("HEAD moved from %s to %s", head, now)
 	}
 
-	must(t, os.Remove(hook))
+	gitIn(t, dir, "config", "--unset", "commit.gpgSign")
 	must(t, os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("mine\n"), 0o644))
 	gitIn(t, dir, "add", "mine.txt")
 	if _, err := Merge(ctx, dir, wt.Branch); err == nil {

@@ -1,0 +1,81 @@
+package git
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Repo is where git finds a workspace's repository, as rooda saw it the
+// first time it looked, before any agent of its had run there: an agent
+// can rewrite a worktree's .git file (gitdir: …) or plant a commondir,
+// and rooda's git must not follow them to a config of the agent's.
+type Repo struct {
+	GitDir    string // the workspace's git directory, absolute
+	CommonDir string // what its worktrees share: GitDir but in a linked worktree
+	Top       string // the working tree's top level
+	Prefix    string // the workspace's path from the top, "" or ending in "/"
+	Branch    string // the branch checked out (refs/heads/…), "" if none
+}
+
+// recorded are the Repos seen, by the real path of the directory looked
+// from.
+var recorded sync.Map
+
+// Recorded is the repository of the workspace dir ("" is the working
+// directory): the one first recorded for it in this process, else what
+// git says now, recorded. false outside a work tree.
+func Recorded(dir string) (Repo, bool) {
+	key := realDir(dir)
+	if r, ok := recorded.Load(key); ok {
+		return r.(Repo), true
+	}
+	out, ok := OutputIn(dir, "", "rev-parse", "--is-inside-work-tree", "--path-format=absolute",
+		"--absolute-git-dir", "--git-common-dir", "--show-toplevel", "--show-prefix")
+	lines := strings.Split(out, "\n")
+	if !ok || len(lines) < 4 || lines[0] != "true" {
+		return Repo{}, false
+	}
+	r := Repo{GitDir: lines[1], CommonDir: lines[2], Top: lines[3]}
+	if len(lines) > 4 {
+		r.Prefix = lines[4]
+	}
+	if branch, err := Run(context.Background(), Command{Args: []string{"symbolic-ref", "-q", "HEAD"}, Dir: dir, Env: r.Env(), Timeout: 30 * time.Second}); err == nil {
+		r.Branch = branch
+	}
+	actual, _ := recorded.LoadOrStore(key, r)
+	return actual.(Repo), true
+}
+
+// Forget drops what was recorded for dir: a worktree removed, whose path
+// may be made again.
+func Forget(dir string) { recorded.Delete(realDir(dir)) }
+
+// Env makes git use r whatever its working directory holds: GIT_DIR and
+// GIT_COMMON_DIR beat a .git file and a commondir file.
+func (r Repo) Env() []string {
+	return []string{"GIT_DIR=" + r.GitDir, "GIT_COMMON_DIR=" + r.CommonDir, "GIT_WORK_TREE=" + r.Top}
+}
+
+// EnvIn is Recorded(dir)'s Env; none outside a work tree, where git
+// finds what it finds.
+func EnvIn(dir string) []string {
+	if r, ok := Recorded(dir); ok {
+		return r.Env()
+	}
+	return nil
+}
+
+// realDir is dir absolute, its links followed, as the key of a record.
+func realDir(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}

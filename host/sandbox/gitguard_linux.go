@@ -1,0 +1,143 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// GuardGit has s keep repo's git from the agent (gitguard.go), own being
+// the iteration's own directory ("" in a dry run, which makes nothing), and grants it what
+// git writes for it outside its workspace: a worktree's own directory in
+// the repository, and, covered, the repository's objects and its
+// branch's ref. It returns the attributes its process needs; an error
+// says why nothing can be covered (no namespace), and then a worktree
+// agent is granted the refs and objects it shares, as it needs to
+// commit.
+func (s *Spec) GuardGit(repo Repo, own string) (func(*syscall.SysProcAttr), error) {
+	worktree := repo.GitDir != repo.CommonDir
+	if worktree {
+		s.Write = appendReal(s.Write, repo.GitDir)
+	}
+	if err := CanHide(); err != nil {
+		if worktree {
+			for _, p := range []string{"objects", "refs", "logs", "packed-refs"} {
+				s.Write = appendReal(s.Write, filepath.Join(repo.CommonDir, p))
+			}
+		}
+		return nil, err
+	}
+	if own != "" {
+		makeCoverable(repo, s.Write)
+	}
+	s.ReadOnly, s.Pinned = coverable(repo, s.Write)
+	if worktree && repo.Branch != "" && repo.Head != "" {
+		s.Branch = &Branch{Ref: repo.Branch, Head: repo.Head, CommonDir: repo.CommonDir}
+		if own != "" {
+			if err := privateBranch(s.Branch, own); err != nil {
+				return nil, fmt.Errorf("the private copy of branch %s: %w", repo.Branch, err)
+			}
+		}
+		for _, o := range s.Branch.overs() {
+			s.Write = appendReal(s.Write, o[0])
+		}
+	}
+	if len(s.ReadOnly)+len(s.Pinned) == 0 && s.Branch == nil {
+		return nil, nil
+	}
+	s.Outside = mountNamespace()
+	return hiding.attr, nil
+}
+
+// appendReal appends path, its links followed, to paths when it exists
+// and is not there yet.
+func appendReal(paths []string, path string) []string {
+	if real, err := filepath.EvalSymlinks(path); err == nil && !slices.Contains(paths, real) {
+		return append(paths, real)
+	}
+	return paths
+}
+
+// guardGit is the trampoline's part: in its own mount namespace, it binds
+// the pinned .git directories onto themselves, puts the branch's private
+// directories over the repository's, and binds the covers read-only.
+func guardGit(spec Spec) error {
+	if ns := mountNamespace(); ns == 0 || spec.Outside == 0 || ns == spec.Outside {
+		return fmt.Errorf("not in a mount namespace of its own: git's settings not covered")
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("a mount namespace of its own: %w", err)
+	}
+	// A .git bound onto itself first: a bind made after would hide what
+	// was mounted below it.
+	for _, p := range spec.Pinned {
+		if err := unix.Mount(p, p, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("pinning %s: %w", p, err)
+		}
+	}
+	if b := spec.Branch; b != nil && b.Private != "" {
+		if err := overBranch(b); err != nil {
+			return fmt.Errorf("the branch's own objects and ref: %w", err)
+		}
+	}
+	for _, p := range spec.ReadOnly {
+		if err := readOnly(p); err != nil {
+			return fmt.Errorf("covering %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// overBranch mounts the overlay on the objects and binds the private
+// copies of the ref's and the log's directories.
+func overBranch(b *Branch) error {
+	overs := b.overs()
+	objects := overs[0][0]
+	opts := fmt.Sprintf("lowerdir=%s,upperdir=%s,workdir=%s", objects, overs[0][1], filepath.Join(b.Private, "work"))
+	if !ownsUsers() {
+		opts += ",userxattr" // in a user namespace: no trusted.* xattrs
+	}
+	if err := unix.Mount("overlay", objects, "overlay", 0, opts); err != nil {
+		return fmt.Errorf("overlay on %s: %w", objects, err)
+	}
+	for _, o := range overs[1:] {
+		if err := unix.Mount(o[1], o[0], "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("%s over %s: %w", o[1], o[0], err)
+		}
+	}
+	return nil
+}
+
+// ownsUsers reports whether this process is in the initial user
+// namespace, where root holds trusted.* xattrs.
+func ownsUsers() bool {
+	self, err1 := os.Readlink("/proc/self/ns/user")
+	init, err2 := os.Readlink("/proc/1/ns/user")
+	return err1 == nil && err2 == nil && self == init
+}
+
+// readOnly binds path onto itself, read-only, keeping the flags of the
+// mount it lies on (a user namespace may not drop them).
+func readOnly(path string) error {
+	if err := unix.Mount(path, path, "", unix.MS_BIND, ""); err != nil {
+		return err
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for st_, ms := range map[int64]uintptr{unix.ST_NOSUID: unix.MS_NOSUID, unix.ST_NODEV: unix.MS_NODEV,
+		unix.ST_NOEXEC: unix.MS_NOEXEC, unix.ST_NOATIME: unix.MS_NOATIME, unix.ST_NODIRATIME: unix.MS_NODIRATIME, unix.ST_RELATIME: unix.MS_RELATIME} {
+		if st.Flags&st_ != 0 {
+			flags |= ms
+		}
+	}
+	return unix.Mount("", path, "", flags, "")
+}

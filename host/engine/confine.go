@@ -30,12 +30,18 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 	if spec.Mode != sandbox.Off {
 		tmp, err := os.MkdirTemp("", "rooda-agent-")
 		if err != nil {
-			return done, nil, err
+			done()
+			return func() {}, nil, err
 		}
 		done = func() { os.RemoveAll(tmp) }
 		state := p.stateDirs[filepath.Base(cmd.Argv[0])]
 		sandbox.MakeDirs(state)
 		cmd.Attr = p.rules(&spec, workspaceOf(cmd.Dir), tmp, state)
+		attr, stop, err := p.isolate(&spec, cmd.Attr, filepath.Base(cmd.Argv[0]))
+		cmd.Attr, done = attr, func() { stop(); os.RemoveAll(tmp) }
+		if err != nil {
+			return done, nil, err
+		}
 		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
 	}
@@ -119,6 +125,7 @@ func (p *Plan) checkSandbox() {
 		p.pass(fmt.Sprintf("Sandbox: %s, Landlock ABI %d: the agent writes only its workspace, its own TMPDIR, its CLI's state directories, caches and sandbox_write", mode.V, abi))
 		p.Checks[len(p.Checks)-1].Detail = strings.Join(append(p.sandboxRules(), p.SandboxShortfalls()...), "\n")
 	}
+	p.checkHosts()
 }
 
 // SandboxShortfalls say what the sandbox asked for this kernel or
@@ -143,7 +150,7 @@ func (p *Plan) SandboxShortfalls() []string {
 	if err := sandbox.CanHide(); err != nil {
 		out = append(out, "not hidden, rooda's records and the worktrees of runs: "+err.Error())
 	}
-	return out
+	return append(out, p.hostsShortfall()...)
 }
 
 // sandboxRules are the sandbox's rules for the first iteration's agent,
@@ -162,5 +169,5 @@ func (p *Plan) sandboxRules() []string {
 	if len(spec.Ports) > 0 {
 		lines = append(lines, "connects to: "+strings.Trim(fmt.Sprint(spec.Ports), "[]"))
 	}
-	return lines
+	return append(lines, p.hostsRules()...)
 }

@@ -109,6 +109,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	for _, short := range p.SandboxShortfalls() {
 		log.Warnf("Sandbox: %s", short)
 	}
+	p.refusals = newRefusalLog(log)
 	// The loop sees the interrupt only once it is announced, so the
 	// announcement always comes before the summary.
 	announced, cancel := context.WithCancelCause(context.WithoutCancel(ctx))

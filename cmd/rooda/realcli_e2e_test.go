@@ -316,6 +316,7 @@ var realScenarios = []struct {
 	{"server_down_is_waited_out", serverDownIsWaitedOut},
 	{"sandboxed_tool_call", sandboxedToolCall},
 	{"sandbox_net_reaches_the_model_only", sandboxNetReachesTheModelOnly},
+	{"sandbox_hosts_reaches_the_model_only", sandboxHostsReachesTheModelOnly},
 	{"agent_spans_join_the_trace", agentSpansJoinTheTrace},
 	{"resumes_after_a_kill", resumesAfterAKill},
 	{"limit_without_reset_is_waited_out", limitWithoutResetIsWaitedOut},

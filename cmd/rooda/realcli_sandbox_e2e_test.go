@@ -125,3 +125,30 @@ func sandboxHostsReachesTheModelOnly(t *testing.T, cli realcli.Installed) {
 	}
 	t.Logf("%s under sandbox_hosts %s; transcript:\n%s", cli.Name, model, transcript)
 }
+
+// sandboxHostsThroughTheProxy: with the model server on an address of
+// this machine's other than loopback, which the agent's namespace has
+// no route to, the CLI completes its turn only if it sends its requests
+// through the proxy the variables name (HTTPS_PROXY, HTTP_PROXY …): the
+// proof that it honours them, as it must to reach a real API.
+func sandboxHostsThroughTheProxy(t *testing.T, cli realcli.Installed) {
+	if abi := sandbox.ABI(); abi < 6 {
+		t.Skipf("SKIPPED: this kernel's Landlock ABI is %d: the sandbox's test needs 6", abi)
+	}
+	addr := outsideAddress(t)
+	if strings.HasPrefix(addr, "127.") {
+		t.Skip("SKIPPED: this machine has no address but loopback")
+	}
+	server, err := modelserver.Listen(addr+":0", modelserver.Script{modelserver.Text("All done. " + successSignal)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Close)
+	r := newRealRunOn(t, cli, server)
+	model := strings.TrimPrefix(server.URL, "http://")
+	o := r.build("-n", "1", "--sandbox", "workspace", "--sandbox-hosts", model)
+	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
+	if m := r.meta(1); m.Sandbox == nil || m.Sandbox.Net == nil || len(m.Sandbox.Net.Refused) > 0 {
+		t.Errorf("meta.json's sandbox: %+v", m.Sandbox)
+	}
+}

@@ -130,7 +130,8 @@ func sandboxHostsReachesTheModelOnly(t *testing.T, cli realcli.Installed) {
 // this machine's other than loopback, which the agent's namespace has
 // no route to, the CLI completes its turn only if it sends its requests
 // through the proxy the variables name (HTTPS_PROXY, HTTP_PROXY …): the
-// proof that it honours them, as it must to reach a real API.
+// proof that it honours them, as it must to reach a real API. All five
+// do (claude, codex, gemini, opencode, copilot at the pinned versions).
 func sandboxHostsThroughTheProxy(t *testing.T, cli realcli.Installed) {
 	if abi := sandbox.ABI(); abi < 6 {
 		t.Skipf("SKIPPED: this kernel's Landlock ABI is %d: the sandbox's test needs 6", abi)
@@ -148,7 +149,11 @@ func sandboxHostsThroughTheProxy(t *testing.T, cli realcli.Installed) {
 	model := strings.TrimPrefix(server.URL, "http://")
 	o := r.build("-n", "1", "--sandbox", "workspace", "--sandbox-hosts", model)
 	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
-	if m := r.meta(1); m.Sandbox == nil || m.Sandbox.Net == nil || len(m.Sandbox.Net.Refused) > 0 {
-		t.Errorf("meta.json's sandbox: %+v", m.Sandbox)
+	// What else the CLI tried to reach (its telemetry, plugins, model
+	// lists) is refused and recorded; the turn did not need it.
+	m := r.meta(1)
+	if m.Sandbox == nil || m.Sandbox.Net == nil {
+		t.Fatalf("meta.json's sandbox: %+v", m.Sandbox)
 	}
+	t.Logf("%s through the proxy to %s; refused besides: %v", cli.Name, model, m.Sandbox.Net.Refused)
 }

@@ -1,78 +1,116 @@
 package sandbox
 
 import (
-	"bufio"
-	"fmt"
 	"net"
-	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 )
 
-// forwardArg is the trampoline's hidden argument that makes it the
-// forwarder inside the agent's network namespace: "rooda __sandbox
-// --forward SOCKET TARGET…", one listener per target from fd 3 on. A
-// target of "-" is the proxy's own port: each connection is carried to
-// the proxy as it is. Any other is a loopback host:port that the agent
-// may reach: each connection becomes a CONNECT to it through the proxy.
-const forwardArg = "--forward"
+// The agent's namespace has no process of rooda's in it: the trampoline
+// makes the listeners there (127.0.0.1 for the proxy, and each loopback
+// entry of sandbox_hosts) and hands them to the proxy through its
+// control socket before it execs the agent. A socket keeps the
+// namespace it was made in, so the proxy, outside, accepts the agent's
+// connections on them; and when the iteration ends it closes them, with
+// nothing left to outlive the agent.
 
-// forwardMain is the forwarder: it serves each listener until it is
-// killed, with the agent (its parent death signal) or its group.
-func forwardMain(args []string) {
-	if len(args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: rooda "+Arg+" "+forwardArg+" SOCKET TARGET…")
-		os.Exit(2)
-	}
-	socket, targets := args[0], args[1:]
-	for i, target := range targets {
-		ln, err := net.FileListener(os.NewFile(uintptr(3+i), target))
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "rooda sandbox forwarder: %s: %v\n", target, err)
-			os.Exit(1)
-		}
-		go serveForward(ln, socket, target)
-	}
-	select {}
-}
+// proxyTarget names, among the listeners handed over, the one the proxy
+// serves as itself (HTTPS_PROXY); each other is named by the loopback
+// host:port whose connections it tunnels there.
+const proxyTarget = "-"
 
-// serveForward carries each connection ln accepts to the proxy.
-func serveForward(ln net.Listener, socket, target string) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			os.Exit(1)
-		}
-		go forwardConn(c, socket, target)
-	}
-}
+// controlSocket is the control socket beside the proxy's socket.
+func controlSocket(socket string) string { return filepath.Join(filepath.Dir(socket), "control.sock") }
 
-// forwardConn carries c to the proxy at socket: as it is for "-", else
-// through a CONNECT to target, whose refusal closes c.
-func forwardConn(c net.Conn, socket, target string) {
-	defer c.Close()
-	up, err := net.Dial("unix", socket)
+// takeListeners accepts the trampoline's one message on the control
+// socket and serves the listeners it carries. One message only: the
+// control socket is then closed.
+func (p *Proxy) takeListeners(control *net.UnixListener) {
+	defer control.Close()
+	c, err := control.AcceptUnix()
 	if err != nil {
 		return
 	}
-	defer up.Close()
-	r := bufio.NewReader(up)
-	if target != "-" {
-		fmt.Fprintf(up, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
-		res, err := http.ReadResponse(r, nil)
-		if err != nil || res.StatusCode != http.StatusOK {
-			return
-		}
+	defer c.Close()
+	buf, oob := make([]byte, 64<<10), make([]byte, syscall.CmsgSpace(4*256))
+	n, oobn, _, _, err := c.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return
 	}
-	pipe(up, r, c)
+	fds := receivedFDs(oob[:oobn])
+	targets := strings.Split(string(buf[:n]), "\n")
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "listener")
+		ln, err := net.FileListener(f)
+		f.Close()
+		if err != nil || i >= len(targets) {
+			continue
+		}
+		p.serveListener(ln, targets[i])
+	}
 }
 
-// netMain runs the trampoline's network modes, the forwarder and the
-// probe, when args ask for one; else it returns.
+// receivedFDs are the descriptors a control message carries.
+func receivedFDs(oob []byte) []int {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for _, m := range msgs {
+		if rights, err := syscall.ParseUnixRights(&m); err == nil {
+			fds = append(fds, rights...)
+		}
+	}
+	return fds
+}
+
+// serveListener serves ln as the proxy, or as a tunnel to target.
+func (p *Proxy) serveListener(ln net.Listener, target string) {
+	if !p.track(ln) {
+		return
+	}
+	if target == proxyTarget {
+		go p.srv.Serve(ln)
+		return
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.loopback(c, target)
+		}
+	}()
+}
+
+// loopback tunnels c, accepted on a loopback entry's address inside the
+// namespace, to that address outside, as a CONNECT to it would.
+func (p *Proxy) loopback(c net.Conn, target string) {
+	host, port := splitHostPort(target, 0)
+	if !p.allows(host, port) {
+		p.refuse(host, port)
+		c.Close()
+		return
+	}
+	up, err := net.DialTimeout("tcp", target, dialTimeout)
+	if err != nil {
+		c.Close()
+		return
+	}
+	if p.track(c, up) {
+		defer p.untrack(c, up)
+		pipe(c, c, up)
+	}
+}
+
+// netMain runs the trampoline's probe of the network namespace when args
+// ask for it; else it returns.
 func netMain(args []string) {
-	switch {
-	case len(args) > 0 && args[0] == forwardArg:
-		forwardMain(args[1:])
-	case len(args) == 1 && args[0] == probeNetArg:
+	if len(args) == 1 && args[0] == probeNetArg {
 		probeNetMain()
 	}
 }

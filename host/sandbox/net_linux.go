@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -128,10 +129,12 @@ func loopbackUp() error {
 
 // enterNet, in the trampoline, makes the namespace the agent's way to
 // the proxy: lo up, a listener on 127.0.0.1 for the proxy and one on
-// each loopback entry, the forwarder started on them (it dies with the
-// agent: its parent death signal, from this very thread, which execs the
-// agent), and the proxy's variables set for the agent. Under sandbox_net
-// the forwarder's ports are added to those the agent may connect to.
+// each loopback entry, all handed to rooda through the proxy's control
+// socket (a socket keeps the namespace it was made in: rooda, outside,
+// accepts the agent's connections on them, so no process of rooda's
+// stays inside to outlive the agent), and the proxy's variables set for
+// the agent. Under sandbox_net the listeners' ports are added to those
+// the agent may connect to.
 func enterNet(spec *Spec) error {
 	n := spec.Net
 	if ns, err := netNamespace(); err != nil || ns == spec.OutsideNet {
@@ -140,47 +143,57 @@ func enterNet(spec *Spec) error {
 	if err := loopbackUp(); err != nil {
 		return err
 	}
-	// The capability served the loopback: neither the forwarder nor the
-	// agent keeps it.
+	// The capability served the loopback: the agent does not keep it.
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return err
 	}
-	proxy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	listeners, targets := []net.Listener{proxy}, []string{"-"}
-	for _, hp := range n.Loopback {
-		ln, err := net.Listen("tcp", loopbackAddr(hp))
-		if err != nil {
-			return fmt.Errorf("the forwarder, on %s: %w", hp, err)
+	targets := append([]string{proxyTarget}, n.Loopback...)
+	var fds []int
+	var proxyPort int
+	for _, target := range targets {
+		addr := "127.0.0.1:0"
+		if target != proxyTarget {
+			addr = loopbackAddr(target)
 		}
-		listeners, targets = append(listeners, ln), append(targets, hp)
-	}
-	cmd := exec.Command("/proc/self/exe", append([]string{Arg, forwardArg, n.Socket}, targets...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	for _, ln := range listeners {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("listening on %s: %w", target, err)
+		}
 		f, err := ln.(*net.TCPListener).File()
 		if err != nil {
 			return err
 		}
-		cmd.ExtraFiles = append(cmd.ExtraFiles, f)
-		ln.Close()
-		if len(spec.Ports) > 0 {
-			spec.Ports = append(spec.Ports, ln.Addr().(*net.TCPAddr).Port)
+		port := ln.Addr().(*net.TCPAddr).Port
+		if target == proxyTarget {
+			proxyPort = port
 		}
+		if len(spec.Ports) > 0 {
+			spec.Ports = append(spec.Ports, port)
+		}
+		ln.Close()
+		fds = append(fds, int(f.Fd()))
+		defer f.Close()
 	}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("the forwarder: %w", err)
+	if err := handOver(n.Socket, targets, fds); err != nil {
+		return fmt.Errorf("handing the listeners to rooda: %w", err)
 	}
-	for _, f := range cmd.ExtraFiles {
-		f.Close()
-	}
-	for _, kv := range ProxyEnv(proxy.Addr().String()) {
+	for _, kv := range ProxyEnv(net.JoinHostPort("127.0.0.1", strconv.Itoa(proxyPort))) {
 		name, value, _ := strings.Cut(kv, "=")
 		os.Setenv(name, value)
 	}
 	return nil
+}
+
+// handOver sends fds, the listeners of targets, to the proxy's control
+// socket beside socket, in one message: the targets, then the rights.
+func handOver(socket string, targets []string, fds []int) error {
+	c, err := net.Dial("unix", controlSocket(socket))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, _, err = c.(*net.UnixConn).WriteMsgUnix([]byte(strings.Join(targets, "\n")), unix.UnixRights(fds...), nil)
+	return err
 }
 
 // loopbackAddr is where the forwarder listens for a loopback entry:

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"log"
@@ -30,7 +29,7 @@ type Proxy struct {
 
 	mu      sync.Mutex
 	refused []Refusal
-	tunnels map[net.Conn]bool
+	tunnels map[io.Closer]bool
 	closed  bool
 }
 
@@ -49,7 +48,7 @@ func StartProxy(hosts []Host, onRefuse func(host string, port int)) (*Proxy, err
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	p := &Proxy{hosts: hosts, dir: dir, onRefuse: onRefuse, tunnels: map[net.Conn]bool{}}
+	p := &Proxy{hosts: hosts, dir: dir, onRefuse: onRefuse, tunnels: map[io.Closer]bool{}}
 	dialer := &net.Dialer{Timeout: dialTimeout}
 	p.forward = &httputil.ReverseProxy{
 		// The request's absolute URI is where it goes; nothing is added.
@@ -59,6 +58,13 @@ func StartProxy(hosts []Host, onRefuse func(host string, port int)) (*Proxy, err
 	}
 	p.srv = &http.Server{Handler: p, ErrorLog: nopLog, ReadHeaderTimeout: dialTimeout}
 	go p.srv.Serve(ln)
+	control, err := net.ListenUnix("unix", &net.UnixAddr{Name: controlSocket(p.Socket()), Net: "unix"})
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	p.track(control)
+	go p.takeListeners(control)
 	return p, nil
 }
 
@@ -106,13 +112,21 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // allowed says whether host:port is allowed; if not, it answers 403 and
 // counts the refusal.
 func (p *Proxy) allowed(w http.ResponseWriter, host string, port int) bool {
+	if p.allows(host, port) {
+		return true
+	}
+	p.refuse(host, port)
+	http.Error(w, fmt.Sprintf("rooda sandbox: %s is not in sandbox_hosts", net.JoinHostPort(host, strconv.Itoa(port))), http.StatusForbidden)
+	return false
+}
+
+// allows says whether an entry lets host:port through.
+func (p *Proxy) allows(host string, port int) bool {
 	for _, h := range p.hosts {
 		if h.allows(host, port) {
 			return true
 		}
 	}
-	p.refuse(host, port)
-	http.Error(w, fmt.Sprintf("rooda sandbox: %s is not in sandbox_hosts", net.JoinHostPort(host, strconv.Itoa(port))), http.StatusForbidden)
 	return false
 }
 
@@ -156,9 +170,9 @@ func (p *Proxy) tunnel(w http.ResponseWriter, addr string) {
 	pipe(client, buf.Reader, up)
 }
 
-// track keeps the tunnel's two ends, for Close; false, both closed, when
-// the proxy is closed already.
-func (p *Proxy) track(conns ...net.Conn) bool {
+// track keeps a tunnel's two ends, or a listener, for Close; false, all
+// closed, when the proxy is closed already.
+func (p *Proxy) track(conns ...io.Closer) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range conns {
@@ -171,7 +185,7 @@ func (p *Proxy) track(conns ...net.Conn) bool {
 	return !p.closed
 }
 
-func (p *Proxy) untrack(conns ...net.Conn) {
+func (p *Proxy) untrack(conns ...io.Closer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, c := range conns {
@@ -180,15 +194,15 @@ func (p *Proxy) untrack(conns ...net.Conn) {
 	}
 }
 
-// pipe copies a (what is buffered of it first, from r) to b and b to a,
+// pipe copies a (read through r, which may buffer it) to b and b to a,
 // until both directions end, closing the writing half of each side whose
 // source ended so that the other sees the end.
-func pipe(a net.Conn, r *bufio.Reader, b net.Conn) {
+func pipe(a net.Conn, r io.Reader, b net.Conn) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		io.Copy(b, io.MultiReader(r, a))
+		io.Copy(b, r)
 		closeWrite(b)
 	}()
 	io.Copy(a, b)

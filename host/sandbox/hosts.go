@@ -72,7 +72,7 @@ func (h Host) allows(name string, port int) bool {
 }
 
 // Loopback says whether h names a loopback address with a port
-// (127.0.0.1:8080, localhost:8080, [::1]:8080): the forwarder listens
+// (127.0.0.1:8080, localhost:8080, [::1]:8080): there is a listener
 // on it inside the agent's namespace too, for the clients that never
 // send loopback through a proxy.
 func (h Host) Loopback() bool {
@@ -117,7 +117,7 @@ type Refusal struct {
 
 // Net is what the trampoline needs to give the agent a network of its
 // own whose one way out is the iteration's proxy (Proxy): the proxy's
-// unix socket, and the loopback entries the forwarder also listens on.
+// unix socket, and the loopback entries listened on inside too.
 // Hosts and Refused are for the record.
 type Net struct {
 	Socket   string    `json:"socket"`

@@ -19,8 +19,8 @@ import (
 // A network namespace of the agent's own holds only a loopback
 // interface: no route leads out of it, whatever the port, and the
 // host's abstract unix sockets are not in it either. Its one way out is
-// the proxy's pathname socket, which the forwarder, inside, offers on
-// 127.0.0.1. The namespace is made with the same clone as the record
+// the iteration's proxy, on listeners made inside and served from
+// outside (forward.go), or on its pathname socket. The namespace is made with the same clone as the record
 // hiding's mount namespace (and, for a user other than root, in its user
 // namespace, which lends CAP_NET_ADMIN for the loopback alone).
 
@@ -196,7 +196,7 @@ func handOver(socket string, targets []string, fds []int) error {
 	return err
 }
 
-// loopbackAddr is where the forwarder listens for a loopback entry:
+// loopbackAddr is where a loopback entry is listened on inside:
 // localhost is 127.0.0.1, as most clients resolve it first.
 func loopbackAddr(hostport string) string {
 	host, port, _ := net.SplitHostPort(hostport)

@@ -8,6 +8,7 @@
 #   BYTES=268435456 RUNS=3 ITERATIONS=100 bench/run.sh
 #   REPO=big RUNS=3 ITERATIONS=30 bench/run.sh    the loop alone, in a big repository
 #   SANDBOX=1 RUNS=5 ITERATIONS=50 bench/run.sh   the sandbox's trampoline alone
+#   HOSTS=1 RUNS=5 ITERATIONS=50 bench/run.sh     sandbox_hosts' namespace, proxy and forwarder alone
 #
 # 1. flood: an agent prints BYTES of output, then <promise>SUCCESS</promise>,
 #    by two writers: a fast one (64 KiB writes) and one in 8 KiB pieces, as
@@ -42,7 +43,9 @@ RUNS=${RUNS:-5}
 ITERATIONS=${ITERATIONS:-200}
 REPO=${REPO:-}
 SANDBOX=${SANDBOX:-}
+HOSTS=${HOSTS:-}
 TRAMPOLINE_TARGET_MS=5
+HOSTS_TARGET_MS=2
 FLOOD_TARGET=1.1
 OVERHEAD_TARGET_MS=0.5
 BIG_REPO_TARGET_MS=20
@@ -210,8 +213,35 @@ trampoline() {
 	done
 }
 
+# hosts: what sandbox_hosts adds to an iteration under sandbox: workspace
+# (the proxy started and stopped, the network namespace, the loopback
+# brought up, the forwarder started): ITERATIONS iterations and one, with
+# and without it, the slopes compared, per iteration.
+hosts() {
+	local over
+	plain_loop=(./rooda run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "./fakeagent quiet.json")
+	boxed_loop=(./rooda run build -n "$ITERATIONS" --sandbox workspace --sandbox-hosts 127.0.0.1:9 --ai-cmd "./fakeagent quiet.json")
+	plain_once=(./rooda run build -n 1 --sandbox workspace --ai-cmd "./fakeagent quiet.json")
+	boxed_once=(./rooda run build -n 1 --sandbox workspace --sandbox-hosts 127.0.0.1:9 --ai-cmd "./fakeagent quiet.json")
+	turns plain_loop boxed_loop plain_once boxed_once
+	echo "sandbox: workspace with sandbox_hosts, $ITERATIONS iterations, against sandbox: workspace alone:"
+	for f in 1 2; do
+		over=$(paste -d' ' boxed_loop.times plain_loop.times boxed_once.times plain_once.times |
+			awk -v f="$f" -v n="$ITERATIONS" '{ printf "%.3f\n", (($f - $(f + 4)) - ($(f + 2) - $(f + 6))) * 1000 / (n - 1) }' | median)
+		if [ "$f" = 1 ]; then
+			echo "  sandbox_hosts' cost per iteration: ${over} ms wall (target <= $HOSTS_TARGET_MS) $(verdict "$over" "$HOSTS_TARGET_MS")"
+		else
+			echo "  and ${over} ms CPU"
+		fi
+	done
+}
+
 if [ -n "$SANDBOX" ]; then
 	trampoline
+	exit
+fi
+if [ -n "$HOSTS" ]; then
+	hosts
 	exit
 fi
 

@@ -72,10 +72,16 @@ type realRun struct {
 
 func newRealRun(t *testing.T, cli realcli.Installed, script ...modelserver.Reply) *realRun {
 	t.Helper()
+	return newRealRunOn(t, cli, modelserver.Start(t, script))
+}
+
+// newRealRunOn is newRealRun against server.
+func newRealRunOn(t *testing.T, cli realcli.Installed, server *modelserver.Server) *realRun {
+	t.Helper()
 	r := &realRun{
 		workspace: &workspace{t: t, dir: t.TempDir()},
 		cli:       cli,
-		server:    modelserver.Start(t, script),
+		server:    server,
 		marker:    "ROODA_REALCLI_RUN=" + randomHex(),
 	}
 	base := append(os.Environ(), "ROODA_CONFIG_HOME="+filepath.Join(t.TempDir(), "no-global"),
@@ -316,6 +322,8 @@ var realScenarios = []struct {
 	{"server_down_is_waited_out", serverDownIsWaitedOut},
 	{"sandboxed_tool_call", sandboxedToolCall},
 	{"sandbox_net_reaches_the_model_only", sandboxNetReachesTheModelOnly},
+	{"sandbox_hosts_reaches_the_model_only", sandboxHostsReachesTheModelOnly},
+	{"sandbox_hosts_through_the_proxy", sandboxHostsThroughTheProxy},
 	{"agent_spans_join_the_trace", agentSpansJoinTheTrace},
 	{"resumes_after_a_kill", resumesAfterAKill},
 	{"limit_without_reset_is_waited_out", limitWithoutResetIsWaitedOut},

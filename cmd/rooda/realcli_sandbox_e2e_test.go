@@ -84,3 +84,72 @@ func sandboxNetReachesTheModelOnly(t *testing.T, cli realcli.Installed) {
 		t.Errorf("the tool call's connection to port %s was not refused:\n%s", otherPort, transcript)
 	}
 }
+
+// sandboxHostsReachesTheModelOnly: with sandbox_hosts naming only the
+// model server, the CLI runs in a network namespace of its own and
+// completes its turn (whether it sends the request through the proxy or
+// straight to 127.0.0.1, where the forwarder listens); its tool call's
+// request to another local port, sent to the proxy as the variables
+// say, is refused 403, recorded in meta.json; tried directly, it finds
+// nothing listening.
+func sandboxHostsReachesTheModelOnly(t *testing.T, cli realcli.Installed) {
+	if abi := sandbox.ABI(); abi < 6 {
+		t.Skipf("SKIPPED: this kernel's Landlock ABI is %d: the sandbox's test needs 6", abi)
+	}
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	otherPort := other.Addr().(*net.TCPAddr).Port
+	url := "http://127.0.0.1:" + strconv.Itoa(otherPort) + "/"
+	line := "curl -s -m 5 -o /dev/null -w 'via-proxy:%{http_code}\\n' " + url + "; curl -s -m 5 --noproxy '*' -o /dev/null " + url + " || echo direct-refused"
+	r := newRealRun(t, cli, modelserver.Shell(line, "All done. "+successSignal))
+	model := strings.TrimPrefix(r.server.URL, "http://")
+	o := r.build("-n", "1", "--sandbox", "workspace", "--sandbox-hosts", model)
+	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1", "WARN: Sandbox: refused a connection to 127.0.0.1:"+strconv.Itoa(otherPort))
+	transcript := readText(t, filepath.Join(r.runDir(), "iterations", "0001", "transcript.txt"))
+	output := readText(t, filepath.Join(r.runDir(), "iterations", "0001", "output.txt"))
+	for _, want := range []string{"via-proxy:403", "direct-refused"} {
+		if !strings.Contains(output, want) {
+			t.Errorf("the tool call's result lacks %s:\n%s", want, transcript)
+		}
+	}
+	m := r.meta(1)
+	if m.Sandbox == nil || m.Sandbox.Net == nil || !slices.Contains(m.Sandbox.Net.Refused, sandbox.Refusal{Host: "127.0.0.1", Port: otherPort, Count: 1}) {
+		t.Errorf("meta.json's sandbox: %+v", m.Sandbox)
+	}
+	t.Logf("%s under sandbox_hosts %s; transcript:\n%s", cli.Name, model, transcript)
+}
+
+// sandboxHostsThroughTheProxy: with the model server on an address of
+// this machine's other than loopback, which the agent's namespace has
+// no route to, the CLI completes its turn only if it sends its requests
+// through the proxy the variables name (HTTPS_PROXY, HTTP_PROXY …): the
+// proof that it honours them, as it must to reach a real API. All five
+// do (claude, codex, gemini, opencode, copilot at the pinned versions).
+func sandboxHostsThroughTheProxy(t *testing.T, cli realcli.Installed) {
+	if abi := sandbox.ABI(); abi < 6 {
+		t.Skipf("SKIPPED: this kernel's Landlock ABI is %d: the sandbox's test needs 6", abi)
+	}
+	addr := outsideAddress(t)
+	if strings.HasPrefix(addr, "127.") {
+		t.Skip("SKIPPED: this machine has no address but loopback")
+	}
+	server, err := modelserver.Listen(addr+":0", modelserver.Script{modelserver.Text("All done. " + successSignal)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Close)
+	r := newRealRunOn(t, cli, server)
+	model := strings.TrimPrefix(server.URL, "http://")
+	o := r.build("-n", "1", "--sandbox", "workspace", "--sandbox-hosts", model)
+	o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/1")
+	// What else the CLI tried to reach (its telemetry, plugins, model
+	// lists) is refused and recorded; the turn did not need it.
+	m := r.meta(1)
+	if m.Sandbox == nil || m.Sandbox.Net == nil {
+		t.Fatalf("meta.json's sandbox: %+v", m.Sandbox)
+	}
+	t.Logf("%s through the proxy to %s; refused besides: %v", cli.Name, model, m.Sandbox.Net.Refused)
+}

@@ -91,7 +91,7 @@ func TestSandboxSettingsSayWhatTheyDo(t *testing.T) {
 		code int
 		args []string
 	}{
-		{"off", 0, []string{"--sandbox-write", "~/x", "--sandbox-net", "443", "--sandbox-hide", "~/.ssh"}},
+		{"off", 0, []string{"--sandbox-write", "~/x", "--sandbox-net", "443", "--sandbox-hide", "~/.ssh", "--sandbox-hosts", "example.com"}},
 		{"refused", 1, []string{"--sandbox", "workspace", "--sandbox-write", "/:~:$ABOVE_HOME:~/.config/:.rooda/runs/x:~/later:${ROODA_TEST_UNSET}/x:build", "--sandbox-hide", "~/secret"}},
 		{"forced", 0, []string{"--sandbox", "workspace", "--sandbox-write", "!~"}},
 	} {

@@ -254,16 +254,18 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[Alias]) {
 	d.mapping(n, "ai_cmd_aliases", nil, func(name string, v *yaml.Node) {
 		path := join("ai_cmd_aliases", name)
 		var cmd, output Value[string]
-		var writes []string
+		var writes, hosts []string
 		if deref(v).Kind == yaml.MappingNode {
 			given := false
-			d.mapping(v, path, []string{"cmd", "output", "sandbox_write"}, func(key string, x *yaml.Node) {
+			d.mapping(v, path, []string{"cmd", "output", "sandbox_write", "sandbox_hosts"}, func(key string, x *yaml.Node) {
 				switch key {
 				case "cmd":
 					given = true
 					d.field(x, join(path, key), bind(key, &cmd, Command))
 				case "output":
 					d.field(x, join(path, key), bind(key, &output, OneOf(outputFormats()...)))
+				case "sandbox_hosts":
+					hosts = d.hosts(x, join(path, key))
 				default:
 					writes = d.strings(x, join(path, key))
 				}
@@ -275,7 +277,7 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[Alias]) {
 			d.field(v, path, bind(name, &cmd, Command))
 		}
 		if cmd.Set {
-			into[name] = Value[Alias]{V: Alias{Line: cmd.V, Output: output.V, Writes: writes}, Set: true, Source: cmd.Source, Line: cmd.Line}
+			into[name] = Value[Alias]{V: Alias{Line: cmd.V, Output: output.V, Writes: writes, Hosts: hosts}, Set: true, Source: cmd.Source, Line: cmd.Line}
 		}
 	})
 }

@@ -85,6 +85,9 @@ type Alias struct {
 	// its state to (sandbox_write:), which a sandbox lets it write: "~/"
 	// and "${VAR:-default}" are expanded as the agent starts.
 	Writes []string
+	// Hosts are the hosts the command's program needs to reach
+	// (sandbox_hosts:), which sandbox_hosts' "defaults" stands for.
+	Hosts []string
 }
 
 // Check is a command run after each iteration: checks: [{name, run}].

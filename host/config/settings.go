@@ -194,6 +194,17 @@ var (
 			Doc: "under a sandbox, the only TCP ports the agent may connect to, separated by ','"},
 		Shown: ShownWhenGiven,
 	}, Ports)
+	// SandboxHosts limits the agent's network to a proxy that lets
+	// through only the hosts it names (host/sandbox's Proxy).
+	SandboxHosts = Define(Setting{
+		Key: "sandbox_hosts",
+		Doc: "under a sandbox, the only hosts the agent may reach, a YAML list or separated by ',': a name or an address (ports 443 and 80), host:port, or *.domain for the names below it; \"defaults\" adds the hosts its CLI's alias declares. The agent runs in a network namespace of its own whose one way out is a proxy of the iteration's (HTTPS_PROXY), which refuses the rest and records each refusal; DNS and UDP do not leave it. Unset, no proxy",
+		Flags: []FlagDef{{Name: "sandbox-hosts", Category: "Loop",
+			Usage: "under a sandbox, let the agent reach these `HOSTS` only, through a proxy (api.anthropic.com,*.npmjs.org,127.0.0.1:8080,defaults)"}},
+		Keyword: &Keyword{Name: "sandbox_hosts", Type: "str",
+			Doc: "under a sandbox, the only hosts the agent may reach through its proxy, separated by ','"},
+		Shown: ShownWhenGiven,
+	}, Hosts)
 	// Digest puts the facts of the previous iteration in each prompt
 	// after the first (seed 003).
 	Digest = Define(Setting{

@@ -237,7 +237,7 @@ func (y *yamlWriter) checks(depth int, v Value[[]Check]) {
 // yaml is the alias as ai_cmd_aliases: writes it: its command, or
 // {cmd, output, sandbox_write} when it declares more.
 func (a Alias) yaml() string {
-	if a.Output == "" && len(a.Writes) == 0 {
+	if a.Output == "" && len(a.Writes) == 0 && len(a.Hosts) == 0 {
 		return quote(a.Line)
 	}
 	s := "{cmd: " + quoteFlow(a.Line)
@@ -251,7 +251,7 @@ func (a Alias) yaml() string {
 		}
 		s += ", sandbox_write: [" + strings.Join(items, ", ") + "]"
 	}
-	return s + "}"
+	return s + aliasHosts(a.Hosts) + "}"
 }
 
 // yaml writes a library as rooda-config.yml would: its directory, or its

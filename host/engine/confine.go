@@ -35,7 +35,8 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 	if spec.Mode != sandbox.Off {
 		dir, err := sandbox.NewAgentDir()
 		if err != nil {
-			return done, nil, err
+			done()
+			return func() {}, nil, err
 		}
 		done, spec.Empty = dir.Remove, dir.Empty()
 		state := p.stateDirs[filepath.Base(cmd.Argv[0])]
@@ -43,6 +44,11 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 		tmp := dir.TMPDIR()
 		cmd.Attr = p.rules(&spec, workspaceOf(cmd.Dir), tmp, dir.Dir, state)
 		done = p.afterGit(&spec, workspaceOf(cmd.Dir), done)
+		attr, stop, err := p.isolate(&spec, cmd.Attr, dir.Dir, filepath.Base(cmd.Argv[0]))
+		cmd.Attr, done = attr, then(stop, done)
+		if err != nil {
+			return done, nil, err
+		}
 		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
 	}
@@ -161,6 +167,7 @@ func (p *Plan) checkSandbox() {
 		p.pass("Sandbox: off: the agent writes anywhere you may")
 		p.Checks[len(p.Checks)-1].Detail = strings.Join(p.SandboxShortfalls(), "\n")
 	}
+	p.checkHosts()
 }
 
 // SandboxShortfalls say what the sandbox asked for this kernel or
@@ -186,7 +193,7 @@ func (p *Plan) SandboxShortfalls() []string {
 		out = append(out, "not hidden, rooda's records, the worktrees of runs and sandbox_hide: "+err.Error())
 		out = append(out, gitNotCovered+err.Error())
 	}
-	return out
+	return append(out, p.hostsShortfall()...)
 }
 
 // sandboxRules are the sandbox's rules for the first iteration's agent,
@@ -206,7 +213,7 @@ func (p *Plan) sandboxRules() []string {
 	if len(spec.Ports) > 0 {
 		lines = append(lines, "connects to: "+strings.Trim(fmt.Sprint(spec.Ports), "[]"))
 	}
-	return lines
+	return append(lines, p.hostsRules()...)
 }
 
 // firstHidden is what the first iteration hides, hide being what is
@@ -282,4 +289,9 @@ func gitRules(spec sandbox.Spec) []string {
 		lines = append(lines, fmt.Sprintf("git: the agent moves only %s; the repository's objects and its other refs are not written", b.Ref))
 	}
 	return lines
+}
+
+// then is first, then next.
+func then(first, next func()) func() {
+	return func() { first(); next() }
 }

@@ -115,6 +115,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	for _, dir := range sandbox.Sweep() {
 		log.Debugf("Removed %s, left by a rooda that was killed", dir)
 	}
+	p.refusals = newRefusalLog(log)
 	// The loop sees the interrupt only once it is announced, so the
 	// announcement always comes before the summary.
 	announced, cancel := context.WithCancelCause(context.WithoutCancel(ctx))

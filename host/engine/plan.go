@@ -119,6 +119,11 @@ type Plan struct {
 	// stateDirs are, by program, the state directories aliases declare
 	// (agents.StateDirs), which a sandbox lets the agent write.
 	stateDirs map[string][]string
+	// aliasHosts are, by program, the hosts aliases declare
+	// (agents.Hosts), for sandbox_hosts' "defaults"; refusals says each
+	// host the proxy refused once in the log (hosts.go).
+	aliasHosts map[string][]string
+	refusals   *refusalLog
 
 	// readAtStart are the context files read by the checks, each value
 	// to its block: what a file removed while the run goes on still
@@ -174,6 +179,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 		Promises: req.Promises, Choose: req.Choose, Chooser: req.Chooser, given: given}
 	p.Formats = []agentstream.Format{formatNamed(s.AIOutput)}
 	p.stateDirs = agents.StateDirs(req.Config.Aliases)
+	p.aliasHosts = agents.Hosts(req.Config.Aliases)
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}
 		p.pass("Fake agent: no process is started")

@@ -29,12 +29,11 @@ func unforced(paths []string) []string {
 }
 
 // sandboxGiven names each setting that applies only under a sandbox and
-// is given, with where: "sandbox_net (cli: --sandbox-net)". A new one
-// (sandbox_hosts) joins them here, so that sandbox: off says it does
-// nothing.
+// is given, with where: "sandbox_net (cli: --sandbox-net)", so that
+// sandbox: off says it does nothing.
 func (p *Plan) sandboxGiven() []string {
 	s := p.Settings
-	w, h, n := config.SandboxWrite.In(s), config.SandboxHide.In(s), config.SandboxNet.In(s)
+	w, h, n, hosts := config.SandboxWrite.In(s), config.SandboxHide.In(s), config.SandboxNet.In(s), config.SandboxHosts.In(s)
 	var given []string
 	for _, g := range []struct {
 		key   string
@@ -44,6 +43,7 @@ func (p *Plan) sandboxGiven() []string {
 		{config.SandboxWrite.Key, w.V != "", w.Where()},
 		{config.SandboxHide.Key, h.V != "", h.Where()},
 		{config.SandboxNet.Key, len(n.V) > 0, n.Where()},
+		{config.SandboxHosts.Key, len(hosts.V) > 0, hosts.Where()},
 	} {
 		if g.set {
 			given = append(given, fmt.Sprintf("%s (%s)", g.key, g.where))

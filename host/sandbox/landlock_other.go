@@ -38,3 +38,22 @@ func probeMain(string, uint64) { os.Exit(1) }
 func mountNamespace() uint64 { return 0 }
 
 func lockThread() {}
+
+// CanIsolateNet says why the agent cannot have a network of its own:
+// only Linux has the namespaces it needs.
+func CanIsolateNet() error {
+	return errors.New("only Linux can give the agent a network namespace of its own")
+}
+
+// IsolateNet gives no network namespace: only Linux has them.
+func (s *Spec) IsolateNet(attr func(*syscall.SysProcAttr), n *Net) (func(*syscall.SysProcAttr), error) {
+	return attr, CanIsolateNet()
+}
+
+// OutsideNetNamespace is 0: there are no namespaces to name.
+func OutsideNetNamespace() uint64 { return 0 }
+
+const probeNetArg = "--probe-net"
+
+func probeNetMain()        { os.Exit(1) }
+func enterNet(*Spec) error { return CanIsolateNet() }

@@ -78,6 +78,10 @@ type Spec struct {
 	// Outside names rooda's own mount namespace, which the trampoline
 	// must not be in to hide anything.
 	Outside uint64 `json:"outside_mount_namespace,omitempty"`
+	// Net, under sandbox_hosts, is the agent's way out of a network
+	// namespace of its own (net_linux.go), and OutsideNet names rooda's.
+	Net        *Net   `json:"net,omitempty"`
+	OutsideNet uint64 `json:"outside_net_namespace,omitempty"`
 }
 
 // trampoline is the executable that serves as the trampoline: rooda's,
@@ -126,6 +130,7 @@ func Main(args []string) {
 		outside, _ := strconv.ParseUint(args[2], 10, 64)
 		probeMain(args[1], outside)
 	}
+	netMain(args)
 	if len(args) < 2 || args[0] != "--" {
 		fail(errors.New("usage: rooda " + Arg + " -- COMMAND [ARG…]"))
 	}
@@ -147,6 +152,11 @@ func Main(args []string) {
 		}
 	} else if guarded {
 		if err := settle(); err != nil {
+			fail(err)
+		}
+	}
+	if spec.Net != nil {
+		if err := enterNet(&spec); err != nil {
 			fail(err)
 		}
 	}

@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// The agent's namespace has no process of rooda's in it: the trampoline
+// makes the listeners there (127.0.0.1 for the proxy, and each loopback
+// entry of sandbox_hosts) and hands them to the proxy through its
+// control socket before it execs the agent. A socket keeps the
+// namespace it was made in, so the proxy, outside, accepts the agent's
+// connections on them; and when the iteration ends it closes them, with
+// nothing left to outlive the agent.
+
+// proxyTarget names, among the listeners handed over, the one the proxy
+// serves as itself (HTTPS_PROXY); each other is named by the loopback
+// host:port whose connections it tunnels there.
+const proxyTarget = "-"
+
+// controlSocket is the control socket beside the proxy's socket.
+func controlSocket(socket string) string { return filepath.Join(filepath.Dir(socket), "control.sock") }
+
+// takeListeners accepts the trampoline's one message on the control
+// socket and serves the listeners it carries. One message only: the
+// control socket is then closed.
+func (p *Proxy) takeListeners(control *net.UnixListener) {
+	defer control.Close()
+	c, err := control.AcceptUnix()
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	buf, oob := make([]byte, 64<<10), make([]byte, syscall.CmsgSpace(4*256))
+	n, oobn, _, _, err := c.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return
+	}
+	fds := receivedFDs(oob[:oobn])
+	targets := strings.Split(string(buf[:n]), "\n")
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "listener")
+		ln, err := net.FileListener(f)
+		f.Close()
+		if err != nil || i >= len(targets) {
+			continue
+		}
+		p.serveListener(ln, targets[i])
+	}
+}
+
+// receivedFDs are the descriptors a control message carries.
+func receivedFDs(oob []byte) []int {
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var fds []int
+	for _, m := range msgs {
+		if rights, err := syscall.ParseUnixRights(&m); err == nil {
+			fds = append(fds, rights...)
+		}
+	}
+	return fds
+}
+
+// serveListener serves ln as the proxy, or as a tunnel to target.
+func (p *Proxy) serveListener(ln net.Listener, target string) {
+	if !p.track(ln) {
+		return
+	}
+	if target == proxyTarget {
+		go p.srv.Serve(ln)
+		return
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.loopback(c, target)
+		}
+	}()
+}
+
+// loopback tunnels c, accepted on a loopback entry's address inside the
+// namespace, to that address outside, as a CONNECT to it would.
+func (p *Proxy) loopback(c net.Conn, target string) {
+	host, port := splitHostPort(target, 0)
+	if !p.allows(host, port) {
+		p.refuse(host, port)
+		c.Close()
+		return
+	}
+	up, err := net.DialTimeout("tcp", target, dialTimeout)
+	if err != nil {
+		c.Close()
+		return
+	}
+	if p.track(c, up) {
+		defer p.untrack(c, up)
+		pipe(c, c, up)
+	}
+}
+
+// netMain runs the trampoline's probe of the network namespace when args
+// ask for it; else it returns.
+func netMain(args []string) {
+	if len(args) == 1 && args[0] == probeNetArg {
+		probeNetMain()
+	}
+}

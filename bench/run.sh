@@ -8,7 +8,7 @@
 #   BYTES=268435456 RUNS=3 ITERATIONS=100 bench/run.sh
 #   REPO=big RUNS=3 ITERATIONS=30 bench/run.sh    the loop alone, in a big repository
 #   SANDBOX=1 RUNS=5 ITERATIONS=50 bench/run.sh   the sandbox's trampoline alone
-#   HOSTS=1 RUNS=5 ITERATIONS=50 bench/run.sh     sandbox_hosts' namespace, proxy and forwarder alone
+#   HOSTS=1 RUNS=15 ITERATIONS=100 bench/run.sh  sandbox_hosts' namespace and proxy alone
 #
 # 1. flood: an agent prints BYTES of output, then <promise>SUCCESS</promise>,
 #    by two writers: a fast one (64 KiB writes) and one in 8 KiB pieces, as

@@ -367,14 +367,10 @@ func TestUserTextsStayInTheRepository(t *testing.T) {
 	}
 }
 
-// TestReliabilityPageNamesRealTests: every test the reliability page
-// says holds a promise is a test of the repository.
-func TestReliabilityPageNamesRealTests(t *testing.T) {
-	page := readText(t, filepath.Join("..", "..", "docs", "reliability.md"))
-	named := regexp.MustCompile("`(Test\\w+)`").FindAllStringSubmatch(page, -1)
-	if len(named) < 10 {
-		t.Fatalf("the reliability page names %d tests", len(named))
-	}
+// TestPromisePagesNameRealTests: every test the reliability page and
+// the sandbox's threat model say hold a promise is a test of the
+// repository.
+func TestPromisePagesNameRealTests(t *testing.T) {
 	var sources strings.Builder
 	err := filepath.WalkDir(filepath.Join("..", ".."), func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, "_test.go") {
@@ -385,9 +381,16 @@ func TestReliabilityPageNamesRealTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range named {
-		if !strings.Contains(sources.String(), "func "+m[1]+"(") {
-			t.Errorf("docs/reliability.md names %s, which no test file defines", m[1])
+	for _, name := range []string{"reliability.md", "sandbox.md"} {
+		page := readText(t, filepath.Join("..", "..", "docs", name))
+		named := regexp.MustCompile("`(Test\\w+)`").FindAllStringSubmatch(page, -1)
+		if len(named) < 10 {
+			t.Fatalf("docs/%s names %d tests", name, len(named))
+		}
+		for _, m := range named {
+			if !strings.Contains(sources.String(), "func "+m[1]+"(") {
+				t.Errorf("docs/%s names %s, which no test file defines", name, m[1])
+			}
 		}
 	}
 }

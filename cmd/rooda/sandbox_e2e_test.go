@@ -18,8 +18,9 @@ const killRooda = `kill -9 $(awk '{print $4}' /proc/$PPID/stat) 2>/dev/null && e
 
 // TestSandboxConfinesWrites: under sandbox: workspace the agent writes
 // in its workspace and its own TMPDIR, and not in $HOME, another
-// directory or rooda's records, which it does not even see; it cannot
-// kill rooda; and the run goes on to its end, its record saying what
+// directory or rooda's records, which it does not even see; it holds no
+// capability, even where rooda runs as root; it cannot kill rooda; and
+// the run goes on to its end, its record saying what
 // confined the agent.
 func TestSandboxConfinesWrites(t *testing.T) {
 	t.Parallel()
@@ -31,12 +32,13 @@ func TestSandboxConfinesWrites(t *testing.T) {
 		`(echo home > "$HOME/home.txt") 2>/dev/null || echo home-refused; ` +
 		`(echo out > ` + outside + `/out.txt) 2>/dev/null || echo out-refused; ` +
 		`(echo x > .rooda/runs/x.txt) 2>/dev/null || echo records-refused; ` +
-		`[ -d .rooda/runs ] && [ -z "$(ls -A .rooda/runs)" ] && echo records-hidden; ` + killRooda
+		`[ -d .rooda/runs ] && [ -z "$(ls -A .rooda/runs)" ] && echo records-hidden; ` +
+		`grep -Eq '^CapEff:[[:space:]]+0+$' /proc/self/status && grep -Eq '^CapBnd:[[:space:]]+0+$' /proc/self/status && echo no-capabilities; ` + killRooda
 	w.countStarts([]step{{"shell": line, "output": successSignal}})
 	o := w.run("build", "-n", "1", "--sandbox", "workspace")
 	o.expect(t, 0, "Success: the agent signaled SUCCESS")
 	kept := readText(t, filepath.Join(w.runDir(), "iterations", "0001", "output.txt"))
-	for _, want := range []string{"tmp-ok", "home-refused", "out-refused", "records-refused", "records-hidden", "kill-refused"} {
+	for _, want := range []string{"tmp-ok", "home-refused", "out-refused", "records-refused", "records-hidden", "no-capabilities", "kill-refused"} {
 		if !strings.Contains(kept, want) {
 			t.Errorf("the agent's output lacks %s:\n%s", want, kept)
 		}

@@ -160,6 +160,11 @@ func Main(args []string) {
 			fail(err)
 		}
 	}
+	if spec.Mode != Off {
+		if err := dropCapabilities(); err != nil {
+			fail(fmt.Errorf("dropping root's capabilities: %w", err))
+		}
+	}
 	if err := Restrict(spec); err != nil {
 		fail(err)
 	}

@@ -202,11 +202,19 @@ trampoline() {
 	boxed_once=(./rooda run build -n 1 --sandbox workspace --ai-cmd "./fakeagent quiet.json")
 	turns plain_loop boxed_loop plain_once boxed_once
 	echo "sandbox: workspace, $ITERATIONS iterations, against agents started as they are:"
+	slopes "the trampoline's cost per iteration" "$TRAMPOLINE_TARGET_MS"
+}
+
+# slopes says what boxed_loop costs per iteration over plain_loop, the
+# runs of one iteration taken off (start-up falls out), in wall time
+# against target, then in CPU time: the median of the turns.
+slopes() {
+	local what=$1 target=$2 over
 	for f in 1 2; do
 		over=$(paste -d' ' boxed_loop.times plain_loop.times boxed_once.times plain_once.times |
 			awk -v f="$f" -v n="$ITERATIONS" '{ printf "%.3f\n", (($f - $(f + 4)) - ($(f + 2) - $(f + 6))) * 1000 / (n - 1) }' | median)
 		if [ "$f" = 1 ]; then
-			echo "  the trampoline's cost per iteration: ${over} ms wall (target <= $TRAMPOLINE_TARGET_MS) $(verdict "$over" "$TRAMPOLINE_TARGET_MS")"
+			echo "  $what: ${over} ms wall (target <= $target) $(verdict "$over" "$target")"
 		else
 			echo "  and ${over} ms CPU"
 		fi
@@ -215,7 +223,7 @@ trampoline() {
 
 # hosts: what sandbox_hosts adds to an iteration under sandbox: workspace
 # (the proxy started and stopped, the network namespace, the loopback
-# brought up, the forwarder started): ITERATIONS iterations and one, with
+# brought up, the listeners handed over): ITERATIONS iterations and one, with
 # and without it, the slopes compared, per iteration.
 hosts() {
 	local over
@@ -225,15 +233,7 @@ hosts() {
 	boxed_once=(./rooda run build -n 1 --sandbox workspace --sandbox-hosts 127.0.0.1:9 --ai-cmd "./fakeagent quiet.json")
 	turns plain_loop boxed_loop plain_once boxed_once
 	echo "sandbox: workspace with sandbox_hosts, $ITERATIONS iterations, against sandbox: workspace alone:"
-	for f in 1 2; do
-		over=$(paste -d' ' boxed_loop.times plain_loop.times boxed_once.times plain_once.times |
-			awk -v f="$f" -v n="$ITERATIONS" '{ printf "%.3f\n", (($f - $(f + 4)) - ($(f + 2) - $(f + 6))) * 1000 / (n - 1) }' | median)
-		if [ "$f" = 1 ]; then
-			echo "  sandbox_hosts' cost per iteration: ${over} ms wall (target <= $HOSTS_TARGET_MS) $(verdict "$over" "$HOSTS_TARGET_MS")"
-		else
-			echo "  and ${over} ms CPU"
-		fi
-	done
+	slopes "sandbox_hosts' cost per iteration" "$HOSTS_TARGET_MS"
 }
 
 if [ -n "$SANDBOX" ]; then

@@ -73,19 +73,25 @@ func programs(aliases map[string]config.Value[config.Alias]) []string {
 // which a sandbox lets it write whichever alias or command line starts
 // it.
 func StateDirs(aliases map[string]config.Value[config.Alias]) map[string][]string {
-	dirs := map[string][]string{}
+	return byProgram(aliases, func(a config.Alias) []string { return a.Writes })
+}
+
+// byProgram gathers, by program, what each alias that starts it declares
+// (declared), once each, in the order of the aliases' names.
+func byProgram(aliases map[string]config.Value[config.Alias], declared func(config.Alias) []string) map[string][]string {
+	out := map[string][]string{}
 	for _, name := range slices.Sorted(maps.Keys(aliases)) {
 		a := aliases[name]
 		if program, ok := program(a.V); ok {
 			base := filepath.Base(program)
-			for _, w := range a.V.Writes {
-				if !slices.Contains(dirs[base], w) {
-					dirs[base] = append(dirs[base], w)
+			for _, d := range declared(a.V) {
+				if !slices.Contains(out[base], d) {
+					out[base] = append(out[base], d)
 				}
 			}
 		}
 	}
-	return dirs
+	return out
 }
 
 // npmPackages are the npm packages of the CLIs that are published there,

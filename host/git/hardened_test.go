@@ -81,3 +81,24 @@ func mustT(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestNoRepositoryStaysNone: a directory that was no repository when
+// rooda first looked stays none to rooda once an agent runs git init
+// there (its config would be the agent's), until rooda forgets it.
+func TestNoRepositoryStaysNone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	if _, ok := Recorded(dir); ok {
+		t.Fatal("a temporary directory is a repository")
+	}
+	gitRun(t, "init", "--quiet", dir)
+	if r, ok := Recorded(dir); ok {
+		t.Errorf("the repository made after the first look is taken: %+v", r)
+	}
+	Forget(dir)
+	if _, ok := Recorded(dir); !ok {
+		t.Error("forgotten, the directory is still no repository")
+	}
+}

@@ -24,18 +24,27 @@ type Repo struct {
 // from.
 var recorded sync.Map
 
+// notARepo is what is recorded for a directory outside a work tree.
+type notARepo struct{}
+
 // Recorded is the repository of the workspace dir ("" is the working
 // directory): the one first recorded for it in this process, else what
-// git says now, recorded. false outside a work tree.
+// git says now, recorded. false outside a work tree, and that is
+// recorded too: a directory that was no repository when rooda first
+// looked stays none to rooda, though an agent run git init there (rooda
+// runs no git in a repository an agent made), and a sandboxed iteration
+// in it asks git nothing.
 func Recorded(dir string) (Repo, bool) {
 	key := realDir(dir)
 	if r, ok := recorded.Load(key); ok {
-		return r.(Repo), true
+		repo, inRepo := r.(Repo)
+		return repo, inRepo
 	}
 	out, ok := OutputIn(dir, "", "rev-parse", "--is-inside-work-tree", "--path-format=absolute",
 		"--absolute-git-dir", "--git-common-dir", "--show-toplevel", "--show-prefix")
 	lines := strings.Split(out, "\n")
 	if !ok || len(lines) < 4 || lines[0] != "true" {
+		recorded.LoadOrStore(key, notARepo{})
 		return Repo{}, false
 	}
 	r := Repo{GitDir: lines[1], CommonDir: lines[2], Top: lines[3]}
@@ -46,7 +55,8 @@ func Recorded(dir string) (Repo, bool) {
 		r.Branch = branch
 	}
 	actual, _ := recorded.LoadOrStore(key, r)
-	return actual.(Repo), true
+	repo, inRepo := actual.(Repo)
+	return repo, inRepo
 }
 
 // Forget drops what was recorded for dir: a worktree removed, whose path

@@ -102,7 +102,9 @@ func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*W
 		s.claim(s.trees)
 		return nil, err
 	}
-	// Where its repository is, before any agent writes its .git file.
+	// Where its repository is, before any agent writes its .git file;
+	// not what was recorded of the path before it was made (no repo).
+	git.Forget(t.Path)
 	if _, ok := git.Recorded(t.Path); !ok {
 		return nil, fmt.Errorf("worktree %q made at %s is no git work tree", name, t.Path)
 	}

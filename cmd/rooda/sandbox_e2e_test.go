@@ -18,7 +18,8 @@ const killRooda = `kill -9 $(awk '{print $4}' /proc/$PPID/stat) 2>/dev/null && e
 
 // TestSandboxConfinesWrites: under sandbox: workspace the agent writes
 // in its workspace and its own TMPDIR, and not in $HOME, another
-// directory or rooda's records, which it does not even see; it holds no
+// directory, rooda's records or rooda's library cache (in ~/.cache,
+// which it writes), which it does not even see; it holds no
 // capability, even where rooda runs as root; it cannot kill rooda; and
 // the run goes on to its end, its record saying what
 // confined the agent.
@@ -27,8 +28,12 @@ func TestSandboxConfinesWrites(t *testing.T) {
 	needsLandlock(t, sandbox.SignalsABI, "the sandbox's test")
 	w := newWorkspace(t)
 	home, outside := t.TempDir(), t.TempDir()
-	w.env = append(w.env, "HOME="+home)
+	w.env = append(w.env, "HOME="+home, "XDG_CACHE_HOME=")
+	must(t, os.Mkdir(filepath.Join(home, ".cache"), 0o755))
 	line := `echo in > in.txt && echo tmp > "$TMPDIR/t" && echo tmp-ok; ` +
+		`echo c > "$HOME/.cache/c" && echo cache-ok; ` +
+		`(mkdir -p "$HOME/.cache/rooda/lib/0123" && echo planted > "$HOME/.cache/rooda/lib/0123/lib.star") 2>/dev/null || echo library-refused; ` +
+		`(echo x > "$HOME/.cache/rooda/git/config") 2>/dev/null || echo mirror-refused; ` +
 		`(echo home > "$HOME/home.txt") 2>/dev/null || echo home-refused; ` +
 		`(echo out > ` + outside + `/out.txt) 2>/dev/null || echo out-refused; ` +
 		`(echo x > .rooda/runs/x.txt) 2>/dev/null || echo records-refused; ` +
@@ -38,7 +43,7 @@ func TestSandboxConfinesWrites(t *testing.T) {
 	o := w.run("build", "-n", "1", "--sandbox", "workspace")
 	o.expect(t, 0, "Success: the agent signaled SUCCESS")
 	kept := readText(t, filepath.Join(w.runDir(), "iterations", "0001", "output.txt"))
-	for _, want := range []string{"tmp-ok", "home-refused", "out-refused", "records-refused", "records-hidden", "no-capabilities", "kill-refused"} {
+	for _, want := range []string{"tmp-ok", "cache-ok", "library-refused", "mirror-refused", "home-refused", "out-refused", "records-refused", "records-hidden", "no-capabilities", "kill-refused"} {
 		if !strings.Contains(kept, want) {
 			t.Errorf("the agent's output lacks %s:\n%s", want, kept)
 		}
@@ -46,7 +51,8 @@ func TestSandboxConfinesWrites(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.dir, "in.txt")); err != nil {
 		t.Errorf("the write in the workspace: %v", err)
 	}
-	for _, f := range []string{filepath.Join(home, "home.txt"), filepath.Join(outside, "out.txt"), filepath.Join(w.dir, ".rooda", "runs", "x.txt")} {
+	for _, f := range []string{filepath.Join(home, "home.txt"), filepath.Join(outside, "out.txt"), filepath.Join(w.dir, ".rooda", "runs", "x.txt"),
+		filepath.Join(home, ".cache", "rooda", "lib", "0123"), filepath.Join(home, ".cache", "rooda", "git", "config")} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("a write outside the sandbox went through: %s", f)
 		}

@@ -79,13 +79,18 @@ func (w *gitEscape) agentOutput() string {
 }
 
 // TestSandboxGitConfigRunsNothing: an agent in the repository itself
-// sets core.fsmonitor, writes hooks and changes a file; rooda's look
-// after its iteration, and a git_merge() after, run none of it.
+// sets core.fsmonitor (in .git/config, and in the config.worktree a
+// repository with extensions.worktreeConfig reads, which it had none
+// of), writes hooks and changes a file; rooda's look after its
+// iteration, and a git_merge() after, run none of it.
 func TestSandboxGitConfigRunsNothing(t *testing.T) {
 	t.Parallel()
 	w := newGitEscape(t)
+	w.git("config", "core.repositoryformatversion", "1")
+	w.git("config", "extensions.worktreeConfig", "true")
 	w.agent("hostile", `(touch `+w.out+`/direct) 2>/dev/null && echo direct-written || echo direct-refused; `+
 		`(git config core.fsmonitor "`+w.pwned("fsmonitor")+`") 2>/dev/null && echo config-written || echo config-refused; `+
+		`(git config --worktree core.fsmonitor "`+w.pwned("fsmonitor-worktree")+`") 2>/dev/null && echo worktree-config-written || echo worktree-config-refused; `+
 		`for h in pre-commit pre-merge-commit post-merge post-checkout reference-transaction; do `+
 		`({ echo '#!/bin/sh'; echo "`+w.pwned("hook-$h")+` </dev/null"; } > .git/hooks/$h && chmod +x .git/hooks/$h) 2>/dev/null && echo hook-written || echo hook-refused; done; `+
 		`(echo x > .git/commondir) 2>/dev/null; `+
@@ -111,8 +116,10 @@ print("merged:", git_merge(wt).merged)
 	if strings.Contains(out, "-written") {
 		t.Errorf("the agent wrote in .git:\n%s", out)
 	}
-	if config := readText(t, filepath.Join(w.repo, ".git", "config")); strings.Contains(config, "fsmonitor") {
-		t.Errorf("the agent's core.fsmonitor is in .git/config:\n%s", config)
+	for _, name := range []string{"config", "config.worktree"} {
+		if config, _ := os.ReadFile(filepath.Join(w.repo, ".git", name)); strings.Contains(string(config), "fsmonitor") {
+			t.Errorf("the agent's core.fsmonitor is in .git/%s:\n%s", name, config)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(w.repo, ".git", "commondir")); !os.IsNotExist(err) {
 		t.Errorf("the commondir the agent planted is left: %v", err)

@@ -204,7 +204,7 @@ func TestSandboxHidesAndScopesSockets(t *testing.T) {
 		t.Errorf("meta.json's hide: %q", got)
 	}
 	dry := w.run("build", "-n", "1", "--sandbox", "workspace", "--sandbox-hide", hide, "--dry-run")
-	if !strings.Contains(dry.stdout, "hidden: "+filepath.Join(w.dir, ".rooda", "runs")+", "+strings.ReplaceAll(hide, ":", ", ")) {
+	if !strings.Contains(dry.stdout, "hidden: "+filepath.Join(w.dir, ".rooda", "runs")+", ") || !strings.Contains(dry.stdout, ", "+strings.ReplaceAll(hide, ":", ", ")+"\n") {
 		t.Errorf("the dry run does not list what is hidden:\n%s", dry.stdout)
 	}
 	// Off: the abstract socket connects, the agent's signals are scoped.

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
 	"rooda/host/config"
 	"rooda/host/files"
 	"rooda/host/git"
+	"rooda/host/libs"
 	"rooda/host/process"
 	"rooda/host/runlog"
 	"rooda/host/sandbox"
@@ -35,12 +35,14 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 	if spec.Mode != sandbox.Off {
 		dir, err := sandbox.NewAgentDir()
 		if err != nil {
-			done()
-			return func() {}, nil, err
+			return done, nil, err
 		}
 		done, spec.Empty = dir.Remove, dir.Empty()
 		state := p.stateDirs[filepath.Base(cmd.Argv[0])]
 		sandbox.MakeDirs(state)
+		// Made first, the library cache's are hidden: one not made yet
+		// the agent could plant (a mirror, a library) for a later rooda.
+		sandbox.MakeDirs(libraryCache())
 		tmp := dir.TMPDIR()
 		cmd.Attr = p.rules(&spec, workspaceOf(cmd.Dir), tmp, dir.Dir, state)
 		done = p.afterGit(&spec, workspaceOf(cmd.Dir), done)
@@ -128,6 +130,7 @@ func private(s *config.Settings) []string {
 	if top, ok := worktree.FindRepo(wd); ok {
 		dirs = append(dirs, filepath.Join(top, worktree.Root))
 	}
+	dirs = append(dirs, libraryCache()...)
 	var kept []string
 	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {
@@ -140,6 +143,21 @@ func private(s *config.Settings) []string {
 		kept = append(kept, dir)
 	}
 	return kept
+}
+
+// libraryCache are the directories of rooda's library cache whose
+// content rooda runs (libs.Trusted): hidden from every agent, where it
+// could write them: where the user's cache directory exists, which its
+// rule grants it (caches).
+func libraryCache() []string {
+	dir, err := libs.DefaultCacheDir()
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Dir(dir)); err != nil {
+		return nil
+	}
+	return libs.Trusted(dir)
 }
 
 // checkSandbox says what the sandbox will apply, and refuses sandbox:
@@ -217,15 +235,21 @@ func (p *Plan) sandboxRules() []string {
 }
 
 // firstHidden is what the first iteration hides, hide being what is
-// hidden now: rooda's records too, which the run makes before it (a dry
-// run makes nothing), unless they hold the workspace or lie in what is
+// hidden now: what of rooda's own is hidden once made too (its records,
+// which the run makes before it, the library cache's, which each
+// iteration makes: a dry run makes nothing), unless it lies in what is
 // hidden already.
 func (p *Plan) firstHidden(hide []string) []string {
-	runs := sandbox.ToBe(RunsDir(&p.Settings.Limits))
-	if sandbox.CanHide() != nil || !slices.Contains(private(p.Settings), runs) || insideAny(runs, hide) {
+	if sandbox.CanHide() != nil {
 		return hide
 	}
-	return append([]string{runs}, hide...)
+	var made []string
+	for _, dir := range private(p.Settings) {
+		if !insideAny(dir, hide) && !insideAny(dir, made) {
+			made = append(made, dir)
+		}
+	}
+	return append(made, hide...)
 }
 
 // guardGit has spec keep the git of workspace's repository from the
@@ -248,23 +272,31 @@ func guardGit(spec *sandbox.Spec, workspace, own string) (attr func(*syscall.Sys
 }
 
 // afterGit is done, after which rooda takes in what a worktree agent
-// made on its branch (sandbox.Branch.Import), and removes a commondir it
+// made on its branch (sandbox.Branch.Import), and removes a commondir
 // planted in the git directory of the workspace's repository: done runs
-// before the loop takes the iteration's git facts.
+// before the loop takes the iteration's git facts. One left by an agent
+// of a rooda killed before it could remove it goes first, before the
+// agent starts.
 func (p *Plan) afterGit(spec *sandbox.Spec, workspace string, done func()) func() {
 	r, ok := git.Recorded(workspace)
 	if !ok {
 		return done
 	}
-	hadCommonDir := r.GitDir != r.CommonDir
+	p.removePlanted(r)
 	return func() {
 		if _, err := spec.Branch.Import(context.Background()); err != nil {
 			p.warn("what the agent made on its branch was not taken: %v", err)
 		}
-		if msg := sandbox.PlantedCommonDir(r.GitDir, hadCommonDir); msg != "" {
-			p.warn("%s", msg)
-		}
+		p.removePlanted(r)
 		done()
+	}
+}
+
+// removePlanted removes a commondir planted in r's git directory, which
+// only a linked worktree's has, saying so.
+func (p *Plan) removePlanted(r git.Repo) {
+	if msg := sandbox.PlantedCommonDir(r.GitDir, r.Linked()); msg != "" {
+		p.warn("%s", msg)
 	}
 }
 

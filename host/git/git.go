@@ -37,8 +37,9 @@ type Command struct {
 // command line beats the repository's config, which an agent may have
 // written. rooda runs no hook, git_merge's neither: a hooks path the
 // user's config names may lie in the working tree (husky's .husky), an
-// agent's to write.
-var hardened = []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
+// agent's to write. No ext:: remote runs its command either, whatever a
+// fetch's config says (a library's mirror).
+var hardened = []string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never"}
 
 // defaultTimeout bounds a git command that says no other: a fetch that
 // hangs must not hold a run forever.

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,5 +101,57 @@ func TestNoRepositoryStaysNone(t *testing.T) {
 	Forget(dir)
 	if _, ok := Recorded(dir); !ok {
 		t.Error("forgotten, the directory is still no repository")
+	}
+}
+
+// TestFetchRunsNoExtCommand: a repository whose config allows ext::
+// remotes and rewrites a URL to one (a library mirror an agent wrote)
+// has rooda's fetch run no command.
+func TestFetchRunsNoExtCommand(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, marks := t.TempDir(), t.TempDir()
+	gitRun(t, "init", "--quiet", "--bare", dir)
+	gitRun(t, "-C", dir, "config", "protocol.ext.allow", "always")
+	mark := filepath.Join(marks, "ran")
+	gitRun(t, "-C", dir, "config", "url.ext::sh -c touch% "+mark+".insteadOf", "https://example.invalid/")
+	Run(context.Background(), Command{Args: []string{"--git-dir", dir, "fetch", "--quiet", "https://example.invalid/lib.git"}})
+	// The rest of the URL follows the command's last word: "ranlib.git".
+	if found, _ := filepath.Glob(mark + "*"); len(found) > 0 {
+		t.Errorf("rooda's fetch ran the ext:: remote's command: %v", found)
+	}
+}
+
+// TestPlantedCommonDirIsNotFollowed: a commondir planted in a
+// repository's own git directory (left by an agent of a rooda killed
+// before it removed it), pointing at a copy whose config runs a clean
+// filter on every file, is not followed by rooda's git.
+func TestPlantedCommonDirIsNotFollowed(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, marks := t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	gitRun(t, "init", "--quiet")
+	mustT(t, os.WriteFile("a.txt", []byte("a\n"), 0o644))
+	gitRun(t, "add", "a.txt")
+	gitRun(t, "commit", "--quiet", "-m", "a")
+	mustT(t, exec.Command("cp", "-r", ".git", "evil").Run())
+	gitRun(t, "--git-dir", "evil", "config", "filter.x.clean", "sh -c 'echo ran >> "+filepath.Join(marks, "clean")+"; cat'")
+	mustT(t, os.WriteFile(filepath.Join("evil", "info", "attributes"), []byte("* filter=x\n"), 0o644))
+	mustT(t, os.WriteFile(filepath.Join(".git", "commondir"), []byte(filepath.Join(dir, "evil")+"\n"), 0o644))
+	if r, ok := Recorded(""); !ok || r.CommonDir != r.GitDir {
+		t.Errorf("recorded: %+v, %v", r, ok)
+	}
+	g := NewWorkspaceIn("")
+	defer g.Close()
+	g.Before()
+	mustT(t, os.WriteFile("a.txt", []byte("b\n"), 0o644))
+	if c := g.After(); len(c.Files) != 1 {
+		t.Errorf("the change: %+v", c)
+	}
+	if found, _ := filepath.Glob(filepath.Join(marks, "*")); len(found) > 0 {
+		t.Errorf("rooda's git followed the planted commondir: %v", found)
 	}
 }

@@ -51,12 +51,25 @@ func Recorded(dir string) (Repo, bool) {
 	if len(lines) > 4 {
 		r.Prefix = lines[4]
 	}
+	if r.CommonDir != r.GitDir && !r.Linked() {
+		// A commondir in a git directory that is no linked worktree's
+		// was planted (by an agent of a rooda killed before it removed
+		// it): git would read the config where it points.
+		r.CommonDir = r.GitDir
+	}
 	if branch, err := Run(context.Background(), Command{Args: []string{"symbolic-ref", "-q", "HEAD"}, Dir: dir, Env: r.Env(), Timeout: 30 * time.Second}); err == nil {
 		r.Branch = branch
 	}
 	actual, _ := recorded.LoadOrStore(key, r)
 	repo, inRepo := actual.(Repo)
 	return repo, inRepo
+}
+
+// Linked reports whether r is a linked worktree's: its git directory
+// is one of its common directory's worktrees/, the only place git
+// makes a commondir file.
+func (r Repo) Linked() bool {
+	return realDir(filepath.Dir(r.GitDir)) == realDir(filepath.Join(r.CommonDir, "worktrees"))
 }
 
 // Forget drops what was recorded for dir: a worktree removed, whose path

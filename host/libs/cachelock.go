@@ -88,7 +88,7 @@ func heldBy(path string) string {
 // their clones and checkouts. Only the holder of the lock makes them, so
 // while it is held, any there is no live process's.
 func (m *Manager) sweep() {
-	for _, pattern := range []string{filepath.Join(m.CacheDir, "git", "clone-*"), filepath.Join(m.CacheDir, "export-*")} {
+	for _, pattern := range []string{filepath.Join(m.CacheDir, mirrors, "clone-*"), filepath.Join(m.CacheDir, "export-*")} {
 		left, _ := filepath.Glob(pattern)
 		for _, dir := range left {
 			os.RemoveAll(dir)

@@ -21,7 +21,7 @@ func git(ctx context.Context, args ...string) (string, error) {
 // URL without its secret, so that a new password or token keeps it.
 func (m *Manager) mirror(url string) string {
 	sum := sha256.Sum256([]byte(gitpkg.RedactURL(url)))
-	return filepath.Join(m.CacheDir, "git", hex.EncodeToString(sum[:8]))
+	return filepath.Join(m.CacheDir, mirrors, hex.EncodeToString(sum[:8]))
 }
 
 // fetch brings the mirror of url up to date, making it on first use.
@@ -122,7 +122,7 @@ func (m *Manager) export(ctx context.Context, mirror, commit string) (string, er
 
 // commitDir is where a commit's files are in the cache.
 func (m *Manager) commitDir(commit string) string {
-	return filepath.Join(m.CacheDir, "lib", commit)
+	return filepath.Join(m.CacheDir, pinned, commit)
 }
 
 // checkout writes commit's files, straight from the mirror's objects, into

@@ -32,6 +32,20 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(dir, "rooda"), nil
 }
 
+// Trusted are the directories of the cache whose content rooda runs: the
+// mirrors, bare repositories whose config rooda's git reads as it
+// fetches, and the pinned files a script loads. They lie in the user's
+// cache, which a sandboxed agent writes (its builds need it): a
+// sandbox hides them, or a library of the agent's (one that turns the
+// sandbox off) or a mirror's config (a command to fetch with) would run
+// in a later rooda, outside the sandbox.
+func Trusted(cacheDir string) []string {
+	return []string{filepath.Join(cacheDir, mirrors), filepath.Join(cacheDir, pinned)}
+}
+
+// The cache's directories of mirrors and of pinned files.
+const mirrors, pinned = "git", "lib"
+
 // Dirs returns the directory of every library: a directory library's
 // own, a git library's pinned files, fetched and pinned on first use.
 func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.Library]) (map[string]string, error) {

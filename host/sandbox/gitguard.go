@@ -89,7 +89,11 @@ func coverable(repo Repo, writable []string) (covers, pinned []string) {
 	for _, d := range slices.Clone(dirs) {
 		for _, sub := range []string{"modules", "worktrees"} {
 			more, _ := filepath.Glob(filepath.Join(d, sub, "*"))
-			dirs = append(dirs, more...)
+			for _, m := range more {
+				if !slices.Contains(dirs, m) { // a worktree's GitDir is one
+					dirs = append(dirs, m)
+				}
+			}
 		}
 	}
 	for _, d := range dirs {
@@ -114,15 +118,36 @@ func exists(path string) bool {
 }
 
 // makeCoverable makes the hooks and info directories of a git directory
-// the agent may write, where it has none, so that they can be covered.
+// the agent may write, where it has none, so that they can be covered;
+// and where the repository reads a config.worktree (its config turns
+// extensions.worktreeConfig on, as sparse-checkout does), an empty one
+// in each of its git directories that has none, which the agent would
+// otherwise make and fill.
 func makeCoverable(repo Repo, writable []string) {
-	for _, w := range writable {
-		if _, ok := files.Within(w, repo.CommonDir); ok {
-			os.Mkdir(filepath.Join(repo.CommonDir, "hooks"), 0o755)
-			os.Mkdir(filepath.Join(repo.CommonDir, "info"), 0o755)
-			return
+	inside := func(p string) bool {
+		return slices.ContainsFunc(writable, func(w string) bool { _, ok := files.Within(w, p); return ok })
+	}
+	if inside(repo.CommonDir) {
+		os.Mkdir(filepath.Join(repo.CommonDir, "hooks"), 0o755)
+		os.Mkdir(filepath.Join(repo.CommonDir, "info"), 0o755)
+	}
+	if !readsWorktreeConfig(repo.CommonDir) {
+		return
+	}
+	worktrees, _ := filepath.Glob(filepath.Join(repo.CommonDir, "worktrees", "*"))
+	for _, d := range append([]string{repo.CommonDir, repo.GitDir}, worktrees...) {
+		if p := filepath.Join(d, "config.worktree"); inside(d) && !exists(p) {
+			os.WriteFile(p, nil, 0o644)
 		}
 	}
+}
+
+// readsWorktreeConfig reports whether the repository's config may turn
+// extensions.worktreeConfig on: it names it (in any case; a false one
+// costs an empty file).
+func readsWorktreeConfig(commonDir string) bool {
+	data, err := os.ReadFile(filepath.Join(commonDir, "config"))
+	return err == nil && strings.Contains(strings.ToLower(string(data)), "worktreeconfig")
 }
 
 // privateBranch makes b's private directory in own (the iteration's

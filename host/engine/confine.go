@@ -46,8 +46,8 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 		tmp := dir.TMPDIR()
 		cmd.Attr = p.rules(&spec, workspaceOf(cmd.Dir), tmp, dir.Dir, state)
 		done = p.afterGit(&spec, workspaceOf(cmd.Dir), done)
-		attr, stop, err := p.isolate(&spec, cmd.Attr, dir.Dir, filepath.Base(cmd.Argv[0]))
-		cmd.Attr, done = attr, then(stop, done)
+		stop, err := p.isolate(&spec, cmd, filepath.Base(cmd.Argv[0]))
+		done = then(stop, done)
 		if err != nil {
 			return done, nil, err
 		}
@@ -58,7 +58,7 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 	cmd.Argv, cmd.Env = argv, append(cmd.Env, env...)
 	// The trampoline's environment is given only when it runs the agent.
 	if len(env) == 0 {
-		cmd.Attr = nil
+		cmd.Attr, cmd.ExtraFiles = nil, nil
 		return done, nil, err
 	}
 	return done, &spec, err

@@ -8,39 +8,42 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"rooda/host/config"
 	"rooda/host/logging"
+	"rooda/host/process"
 	"rooda/host/sandbox"
 )
 
-// isolate, under sandbox_hosts, starts the iteration's proxy and has the
-// agent started in a network namespace of its own whose one way out it
-// is: attr (what the hiding asks, or nil) with the network namespace
-// added. stop ends the proxy and puts what it refused in spec, for the
-// record. Where there is no namespace to be had, sandbox: workspace
-// fails, and best-effort runs the agent without one (the run's log said
-// so at its start: SandboxShortfalls).
-func (p *Plan) isolate(spec *sandbox.Spec, attr func(*syscall.SysProcAttr), own, program string) (func(*syscall.SysProcAttr), func(), error) {
+// isolate, under sandbox_hosts, starts the iteration's proxy and has
+// cmd's agent started in a network namespace of its own whose one way out
+// it is: cmd.Attr (what the hiding asks, or nil) with the network
+// namespace added, and the proxy's Handoff among the files the
+// trampoline inherits. stop ends the proxy and puts what it refused in
+// spec, for the record. Where there is no namespace to be had, sandbox:
+// workspace fails, and best-effort runs the agent without one (the run's
+// log said so at its start: SandboxShortfalls).
+func (p *Plan) isolate(spec *sandbox.Spec, cmd *process.Command, program string) (stop func(), err error) {
 	hosts, err := p.allowedHosts(program)
 	if err != nil || hosts == nil {
-		return attr, func() {}, err
+		return func() {}, err
 	}
-	proxy, err := sandbox.StartProxy(own, hosts, p.refusals.say)
+	proxy, err := sandbox.StartProxy(hosts, p.refusals.say)
 	if err != nil {
-		return attr, func() {}, fmt.Errorf("sandbox_hosts: the proxy: %w", err)
+		return func() {}, fmt.Errorf("sandbox_hosts: the proxy: %w", err)
 	}
-	n := sandbox.NewNet(proxy.Socket(), hosts)
-	isolated, err := spec.IsolateNet(attr, n)
+	// ExtraFiles are descriptors 3, 4, …, in order.
+	n := sandbox.NewNet(3+len(cmd.ExtraFiles), hosts)
+	isolated, err := spec.IsolateNet(cmd.Attr, n)
 	if err != nil {
 		proxy.Close()
 		if spec.Mode == sandbox.Workspace {
-			return attr, func() {}, fmt.Errorf("sandbox_hosts needs a network namespace of the agent's own: %w", err)
+			return func() {}, fmt.Errorf("sandbox_hosts needs a network namespace of the agent's own: %w", err)
 		}
-		return attr, func() {}, nil
+		return func() {}, nil
 	}
-	return isolated, func() { n.Refused = proxy.Close() }, nil
+	cmd.Attr, cmd.ExtraFiles = isolated, append(cmd.ExtraFiles, proxy.Handoff())
+	return func() { n.Refused = proxy.Close() }, nil
 }
 
 // allowedHosts are the hosts sandbox_hosts lets the agent of program

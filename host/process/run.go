@@ -41,6 +41,10 @@ type Command struct {
 	// Attr, when set, adds to the attributes the process starts with:
 	// the namespaces a sandbox needs (host/sandbox).
 	Attr func(*syscall.SysProcAttr)
+	// ExtraFiles are inherited by the process as descriptors 3, 4, …:
+	// the sandbox's socket for handing its listeners to rooda, which no
+	// other process may reach (host/sandbox).
+	ExtraFiles []*os.File
 }
 
 // DefaultGrace is the time between SIGTERM and SIGKILL.
@@ -201,6 +205,7 @@ func command(c Command, tag string, g *cgroup, stdin, stdout *os.File) *exec.Cmd
 	if c.DiscardStderr {
 		cmd.Stderr = nil // os/exec's /dev/null
 	}
+	cmd.ExtraFiles = c.ExtraFiles
 	cmd.SysProcAttr = sysProcAttr(g)
 	if c.Attr != nil {
 		c.Attr(cmd.SysProcAttr)

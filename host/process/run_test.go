@@ -3,6 +3,7 @@ package process
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,21 @@ func TestStdoutAndStderrTogether(t *testing.T) {
 	res := run(t, Command{Argv: sh(`echo out; echo err >&2; echo out2`)})
 	if got := string(res.Output); got != "out\nerr\nout2\n" {
 		t.Errorf("output %q", got)
+	}
+}
+
+// TestExtraFiles: the process inherits ExtraFiles from descriptor 3 on.
+func TestExtraFiles(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	res := run(t, Command{Argv: sh("echo through >&3"), ExtraFiles: []*os.File{w}})
+	w.Close()
+	got, _ := io.ReadAll(r)
+	if string(got) != "through\n" || res.ExitCode != 0 {
+		t.Errorf("exit %d, descriptor 3 got %q", res.ExitCode, got)
 	}
 }
 

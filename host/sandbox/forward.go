@@ -3,36 +3,53 @@ package sandbox
 import (
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 )
 
 // The agent's namespace has no process of rooda's in it: the trampoline
 // makes the listeners there (127.0.0.1 for the proxy, and each loopback
-// entry of sandbox_hosts) and hands them to the proxy through its
-// control socket before it execs the agent. A socket keeps the
-// namespace it was made in, so the proxy, outside, accepts the agent's
-// connections on them; and when the iteration ends it closes them, with
-// nothing left to outlive the agent.
+// entry of sandbox_hosts) and hands them to the proxy before it execs
+// the agent, over a socket pair whose one end only it inherits and
+// closes (no pathname socket: any process could connect to one, Landlock
+// or not, and another loop's agent would use this proxy or hand it its
+// own listeners). A socket keeps the namespace it was made in, so the
+// proxy, outside, accepts the agent's connections on them; and when the
+// iteration ends it closes them, with nothing left to outlive the agent.
 
 // proxyTarget names, among the listeners handed over, the one the proxy
 // serves as itself (HTTPS_PROXY); each other is named by the loopback
 // host:port whose connections it tunnels there.
 const proxyTarget = "-"
 
-// controlSocket is the control socket beside the proxy's socket.
-func controlSocket(socket string) string { return filepath.Join(filepath.Dir(socket), "control.sock") }
-
-// takeListeners accepts the trampoline's one message on the control
-// socket and serves the listeners it carries. One message only: the
-// control socket is then closed.
-func (p *Proxy) takeListeners(control *net.UnixListener) {
-	defer control.Close()
-	c, err := control.AcceptUnix()
-	if err != nil {
-		return
+// socketPair is a connected pair of unix sockets, each close-on-exec: a
+// child inherits one only where given it (ExtraFiles), and ForkLock
+// keeps a fork from catching them before they are marked.
+func socketPair() (*net.UnixConn, *os.File, error) {
+	syscall.ForkLock.RLock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
 	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, nil, os.NewSyscallError("socketpair", err)
+	}
+	mine := os.NewFile(uintptr(fds[0]), "proxy handoff")
+	defer mine.Close()
+	c, err := net.FileConn(mine)
+	if err != nil {
+		syscall.Close(fds[1])
+		return nil, nil, err
+	}
+	return c.(*net.UnixConn), os.NewFile(uintptr(fds[1]), "trampoline handoff"), nil
+}
+
+// takeListeners reads the trampoline's one message on c and serves the
+// listeners it carries, closing those it has no target for; c is then
+// closed.
+func (p *Proxy) takeListeners(c *net.UnixConn) {
 	defer c.Close()
 	buf, oob := make([]byte, 64<<10), make([]byte, syscall.CmsgSpace(4*256))
 	n, oobn, _, _, err := c.ReadMsgUnix(buf, oob)
@@ -45,7 +62,11 @@ func (p *Proxy) takeListeners(control *net.UnixListener) {
 		f := os.NewFile(uintptr(fd), "listener")
 		ln, err := net.FileListener(f)
 		f.Close()
-		if err != nil || i >= len(targets) {
+		if err != nil {
+			continue
+		}
+		if i >= len(targets) {
+			ln.Close()
 			continue
 		}
 		p.serveListener(ln, targets[i])

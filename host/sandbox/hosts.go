@@ -116,19 +116,21 @@ type Refusal struct {
 }
 
 // Net is what the trampoline needs to give the agent a network of its
-// own whose one way out is the iteration's proxy (Proxy): the proxy's
-// unix socket, and the loopback entries listened on inside too.
-// Hosts and Refused are for the record.
+// own whose one way out is the iteration's proxy (Proxy): the
+// descriptor it inherits to hand the proxy its listeners (Handoff's),
+// and the loopback entries listened on inside too. Hosts and Refused
+// are for the record.
 type Net struct {
-	Socket   string    `json:"socket"`
+	Handoff  int       `json:"handoff_fd"`
 	Hosts    []string  `json:"hosts"`
 	Loopback []string  `json:"loopback,omitempty"`
 	Refused  []Refusal `json:"refused,omitempty"`
 }
 
-// NewNet is the Net of a proxy at socket that lets hosts through.
-func NewNet(socket string, hosts []Host) *Net {
-	n := &Net{Socket: socket, Hosts: []string{}}
+// NewNet is the Net of a proxy that lets hosts through, its Handoff
+// inherited as descriptor handoff.
+func NewNet(handoff int, hosts []Host) *Net {
+	n := &Net{Handoff: handoff, Hosts: []string{}}
 	for _, h := range hosts {
 		n.Hosts = append(n.Hosts, h.String())
 		if h.Loopback() {

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,7 +10,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestHostAllows(t *testing.T) {
@@ -54,7 +55,7 @@ func TestHostAllows(t *testing.T) {
 	}
 }
 
-// TestProxy: through the proxy's unix socket, a plain request and a
+// TestProxy: through a listener the proxy serves, a plain request and a
 // CONNECT to the allowed server go through, the same to another port
 // are answered 403 and counted, and onRefuse hears of each.
 func TestProxy(t *testing.T) {
@@ -64,13 +65,13 @@ func TestProxy(t *testing.T) {
 	defer other.Close()
 	allowed, _ := ParseHosts([]string{srv.Listener.Addr().String()})
 	var told []string
-	p, err := StartProxy(t.TempDir(), allowed, func(host string, port int) { told = append(told, net.JoinHostPort(host, strconv.Itoa(port))) })
+	p, err := StartProxy(allowed, func(host string, port int) { told = append(told, net.JoinHostPort(host, strconv.Itoa(port))) })
 	if err != nil {
 		t.Fatal(err)
 	}
+	addr := serveProxy(t, p)
 	client := &http.Client{Transport: &http.Transport{
-		Proxy:       func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy") },
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return net.Dial("unix", p.Socket()) },
+		Proxy: func(*http.Request) (*url.URL, error) { return url.Parse("http://" + addr) },
 	}}
 	get := func(u string) (int, string) {
 		res, err := client.Get(u)
@@ -88,7 +89,7 @@ func TestProxy(t *testing.T) {
 		t.Errorf("plain GET elsewhere: %d %q", code, body)
 	}
 	for _, target := range []string{srv.Listener.Addr().String(), other.Listener.Addr().String()} {
-		code, body := connect(t, p.Socket(), target)
+		code, body := connect(t, addr, target)
 		if target == srv.Listener.Addr().String() && (code != 200 || body != "hello /y") || target != srv.Listener.Addr().String() && code != 403 {
 			t.Errorf("CONNECT %s: %d %q", target, code, body)
 		}
@@ -101,11 +102,59 @@ func TestProxy(t *testing.T) {
 	}
 }
 
-// connect sends CONNECT target through the proxy at socket and, if it
-// is let through, a GET /y in the tunnel; the CONNECT's status and the
+// serveProxy has p serve a listener of the test's own, as it serves the
+// one the trampoline hands it; its address.
+func serveProxy(t *testing.T, p *Proxy) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.serveListener(ln, proxyTarget)
+	return ln.Addr().String()
+}
+
+// TestProxyClosesUpstream: Close ends the proxy's connections to the
+// allowed hosts, the idle ones kept for the next request too.
+func TestProxyClosesUpstream(t *testing.T) {
+	var open atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "up") }))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	allowed, _ := ParseHosts([]string{srv.Listener.Addr().String()})
+	p, err := StartProxy(allowed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := "http://" + serveProxy(t, p)
+	client := &http.Client{Transport: &http.Transport{Proxy: func(*http.Request) (*url.URL, error) { return url.Parse(proxy) }}}
+	res, err := client.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(res.Body)
+	res.Body.Close()
+	client.CloseIdleConnections()
+	p.Close()
+	for deadline := time.Now().Add(5 * time.Second); open.Load() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections to the allowed host outlive the proxy", open.Load())
+		}
+	}
+}
+
+// connect sends CONNECT target through the proxy at addr and, if it is
+// let through, a GET /y in the tunnel; the CONNECT's status and the
 // GET's body.
-func connect(t *testing.T, socket, target string) (int, string) {
-	c, err := net.Dial("unix", socket)
+func connect(t *testing.T, addr, target string) (int, string) {
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,11 @@ import (
 // interface: no route leads out of it, whatever the port, and the
 // host's abstract unix sockets are not in it either. Its one way out is
 // the iteration's proxy, on listeners made inside and served from
-// outside (forward.go), or on its pathname socket. The namespace is made with the same clone as the record
-// hiding's mount namespace (and, for a user other than root, in its user
-// namespace, which lends CAP_NET_ADMIN for the loopback alone).
+// outside (forward.go). The namespace is made with the same clone as the
+// record hiding's mount namespace (and, for a user other than root, in
+// its user namespace, which lends CAP_NET_ADMIN for the loopback and
+// CAP_NET_BIND_SERVICE for loopback entries on ports below 1024, to the
+// trampoline alone).
 
 // netting is whether an agent can have a network namespace here, found
 // once by a probe.
@@ -60,13 +62,14 @@ func (s *Spec) IsolateNet(attr func(*syscall.SysProcAttr), n *Net) (func(*syscal
 }
 
 // netAttr is attr with a network namespace, and for a user namespace
-// the capability that brings its loopback up.
+// the capabilities that bring its loopback up and listen there on a
+// port below 1024 (127.0.0.1:80 in sandbox_hosts): root has them.
 func netAttr(attr func(*syscall.SysProcAttr)) func(*syscall.SysProcAttr) {
 	return func(a *syscall.SysProcAttr) {
 		attr(a)
 		a.Cloneflags |= syscall.CLONE_NEWNET
 		if a.Cloneflags&syscall.CLONE_NEWUSER != 0 {
-			a.AmbientCaps = append(a.AmbientCaps, unix.CAP_NET_ADMIN)
+			a.AmbientCaps = append(a.AmbientCaps, unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE)
 		}
 	}
 }
@@ -129,52 +132,37 @@ func loopbackUp() error {
 
 // enterNet, in the trampoline, makes the namespace the agent's way to
 // the proxy: lo up, a listener on 127.0.0.1 for the proxy and one on
-// each loopback entry, all handed to rooda through the proxy's control
-// socket (a socket keeps the namespace it was made in: rooda, outside,
-// accepts the agent's connections on them, so no process of rooda's
-// stays inside to outlive the agent), and the proxy's variables set for
-// the agent. Under sandbox_net the listeners' ports are added to those
-// the agent may connect to.
+// each loopback entry, all handed to rooda over the descriptor
+// spec.Net.Handoff, which it then closes (a socket keeps the namespace
+// it was made in: rooda, outside, accepts the agent's connections on
+// them, so no process of rooda's stays inside to outlive the agent), and
+// the proxy's variables set for the agent. Under sandbox_net the
+// listeners' ports are added to those the agent may connect to.
 func enterNet(spec *Spec) error {
 	n := spec.Net
+	// Whatever happens, the agent must not inherit the way to the proxy.
+	defer unix.Close(n.Handoff)
+	unix.CloseOnExec(n.Handoff)
 	if ns, err := netNamespace(); err != nil || ns == spec.OutsideNet {
 		return errors.New("not in a network namespace of its own: refusing to run the agent with sandbox_hosts")
 	}
 	if err := loopbackUp(); err != nil {
 		return err
 	}
-	// The capability served the loopback: the agent does not keep it.
+	targets := append([]string{proxyTarget}, n.Loopback...)
+	files, proxyPort, err := listenInside(spec, targets)
+	for _, f := range files {
+		defer f.Close()
+	}
+	if err != nil {
+		return err
+	}
+	// The capabilities served the loopback and the listeners: the agent
+	// does not keep them.
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return err
 	}
-	targets := append([]string{proxyTarget}, n.Loopback...)
-	var fds []int
-	var proxyPort int
-	for _, target := range targets {
-		addr := "127.0.0.1:0"
-		if target != proxyTarget {
-			addr = loopbackAddr(target)
-		}
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fmt.Errorf("listening on %s: %w", target, err)
-		}
-		f, err := ln.(*net.TCPListener).File()
-		if err != nil {
-			return err
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		if target == proxyTarget {
-			proxyPort = port
-		}
-		if len(spec.Ports) > 0 {
-			spec.Ports = append(spec.Ports, port)
-		}
-		ln.Close()
-		fds = append(fds, int(f.Fd()))
-		defer f.Close()
-	}
-	if err := handOver(n.Socket, targets, fds); err != nil {
+	if err := handOver(n.Handoff, targets, files); err != nil {
 		return fmt.Errorf("handing the listeners to rooda: %w", err)
 	}
 	for _, kv := range ProxyEnv(net.JoinHostPort("127.0.0.1", strconv.Itoa(proxyPort))) {
@@ -184,16 +172,44 @@ func enterNet(spec *Spec) error {
 	return nil
 }
 
-// handOver sends fds, the listeners of targets, to the proxy's control
-// socket beside socket, in one message: the targets, then the rights.
-func handOver(socket string, targets []string, fds []int) error {
-	c, err := net.Dial("unix", controlSocket(socket))
-	if err != nil {
-		return err
+// listenInside listens on each of targets (proxyTarget on a port of the
+// kernel's choice on 127.0.0.1); the listeners, as files the caller
+// closes, and the proxy's port.
+func listenInside(spec *Spec, targets []string) (files []*os.File, proxyPort int, err error) {
+	for _, target := range targets {
+		addr := "127.0.0.1:0"
+		if target != proxyTarget {
+			addr = loopbackAddr(target)
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return files, 0, fmt.Errorf("listening on %s: %w", target, err)
+		}
+		f, err := ln.(*net.TCPListener).File()
+		ln.Close()
+		if err != nil {
+			return files, 0, err
+		}
+		files = append(files, f)
+		port := ln.Addr().(*net.TCPAddr).Port
+		if target == proxyTarget {
+			proxyPort = port
+		}
+		if len(spec.Ports) > 0 {
+			spec.Ports = append(spec.Ports, port)
+		}
 	}
-	defer c.Close()
-	_, _, err = c.(*net.UnixConn).WriteMsgUnix([]byte(strings.Join(targets, "\n")), unix.UnixRights(fds...), nil)
-	return err
+	return files, proxyPort, nil
+}
+
+// handOver sends files, the listeners of targets, over the descriptor
+// handoff in one message: the targets, then the rights.
+func handOver(handoff int, targets []string, files []*os.File) error {
+	var fds []int
+	for _, f := range files {
+		fds = append(fds, int(f.Fd()))
+	}
+	return unix.Sendmsg(handoff, []byte(strings.Join(targets, "\n")), unix.UnixRights(fds...), nil, 0)
 }
 
 // loopbackAddr is where a loopback entry is listened on inside:

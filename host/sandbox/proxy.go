@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,16 +15,19 @@ import (
 )
 
 // A Proxy is the one way out of an agent's network namespace: an HTTP
-// proxy on a unix socket in a directory of its own, outside the
-// namespace (a pathname socket reaches across namespaces, TCP does not),
-// that lets CONNECT and plain HTTP requests through to the hosts it
-// allows and answers the rest 403, counting them.
+// proxy, outside the namespace, that lets CONNECT and plain HTTP
+// requests through to the hosts it allows and answers the rest 403,
+// counting them. It has no socket of its own that another process could
+// find: it serves only the listeners the trampoline makes inside the
+// namespace and hands it over Handoff, a socket pair's end that the
+// trampoline alone inherits (forward.go).
 type Proxy struct {
-	hosts    []Host
-	dir      string
-	srv      *http.Server
-	forward  *httputil.ReverseProxy
-	onRefuse func(host string, port int)
+	hosts     []Host
+	srv       *http.Server
+	transport *http.Transport
+	forward   *httputil.ReverseProxy
+	onRefuse  func(host string, port int)
+	handoff   *os.File
 
 	mu      sync.Mutex
 	refused []Refusal
@@ -33,48 +35,43 @@ type Proxy struct {
 	closed  bool
 }
 
-// dialTimeout bounds a connection to an allowed host.
-const dialTimeout = 30 * time.Second
+// dialTimeout bounds a connection to an allowed host; idleTimeout how
+// long a connection to one is kept for the next plain request.
+const (
+	dialTimeout = 30 * time.Second
+	idleTimeout = 30 * time.Second
+)
 
-// StartProxy starts a proxy that lets hosts through, its sockets in
-// own/net (own is the iteration's directory, AgentDir, which a sweep
-// removes when a killed rooda left it); onRefuse, when set, is told of
-// each refusal as it happens.
-func StartProxy(own string, hosts []Host, onRefuse func(host string, port int)) (*Proxy, error) {
-	dir := filepath.Join(own, "net")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("unix", filepath.Join(dir, "proxy.sock"))
+// StartProxy starts a proxy that lets hosts through, and waits for the
+// trampoline's listeners on Handoff; onRefuse, when set, is told of each
+// refusal as it happens.
+func StartProxy(hosts []Host, onRefuse func(host string, port int)) (*Proxy, error) {
+	mine, theirs, err := socketPair()
 	if err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
-	p := &Proxy{hosts: hosts, dir: dir, onRefuse: onRefuse, tunnels: map[io.Closer]bool{}}
+	p := &Proxy{hosts: hosts, onRefuse: onRefuse, handoff: theirs, tunnels: map[io.Closer]bool{}}
 	dialer := &net.Dialer{Timeout: dialTimeout}
+	p.transport = &http.Transport{DialContext: dialer.DialContext, IdleConnTimeout: idleTimeout}
 	p.forward = &httputil.ReverseProxy{
 		// The request's absolute URI is where it goes; nothing is added.
 		Rewrite:   func(*httputil.ProxyRequest) {},
-		Transport: &http.Transport{DialContext: dialer.DialContext, ResponseHeaderTimeout: 0},
+		Transport: p.transport,
 		ErrorLog:  nopLog,
 	}
 	p.srv = &http.Server{Handler: p, ErrorLog: nopLog, ReadHeaderTimeout: dialTimeout}
-	go p.srv.Serve(ln)
-	control, err := net.ListenUnix("unix", &net.UnixAddr{Name: controlSocket(p.Socket()), Net: "unix"})
-	if err != nil {
-		p.Close()
-		return nil, err
-	}
-	p.track(control)
-	go p.takeListeners(control)
+	p.track(mine)
+	go p.takeListeners(mine)
 	return p, nil
 }
 
-// Socket is the path of the proxy's unix socket.
-func (p *Proxy) Socket() string { return filepath.Join(p.dir, "proxy.sock") }
+// Handoff is the end of the proxy's socket pair that the trampoline
+// inherits (process.Command's ExtraFiles) and sends its listeners over.
+// It is close-on-exec in rooda: no other child inherits it.
+func (p *Proxy) Handoff() *os.File { return p.handoff }
 
-// Close stops the proxy, its tunnels with it, removes its directory, and
-// returns what it refused.
+// Close stops the proxy, its tunnels and its connections to allowed
+// hosts with it, and returns what it refused.
 func (p *Proxy) Close() []Refusal {
 	p.srv.Close()
 	p.mu.Lock()
@@ -84,7 +81,9 @@ func (p *Proxy) Close() []Refusal {
 	}
 	refused := p.refused
 	p.mu.Unlock()
-	os.RemoveAll(p.dir)
+	p.handoff.Close()
+	// A request still running may yet put one back: idleTimeout ends it.
+	p.transport.CloseIdleConnections()
 	return refused
 }
 

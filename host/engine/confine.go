@@ -258,8 +258,11 @@ func (p *Plan) afterGit(spec *sandbox.Spec, workspace string, done func()) func(
 	}
 	hadCommonDir := r.GitDir != r.CommonDir
 	return func() {
-		if _, err := spec.Branch.Import(context.Background()); err != nil {
-			p.warn("what the agent made on its branch was not taken: %v", err)
+		// An error, not a warning: the iteration counts as a success
+		// with nothing to merge, and the agent's commits are only where
+		// the error says.
+		if _, err := spec.Branch.Import(context.Background()); err != nil && p.errorf != nil {
+			p.errorf("Sandbox: what the agent made on its branch %s was not taken: %v", spec.Branch.Ref, err)
 		}
 		if msg := sandbox.PlantedCommonDir(r.GitDir, hadCommonDir); msg != "" {
 			p.warn("%s", msg)

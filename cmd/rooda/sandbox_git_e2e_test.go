@@ -209,3 +209,50 @@ print("merged:", git_merge(wt).merged)
 	}
 	w.git("fsck", "--no-progress", "--no-dangling")
 }
+
+// TestSandboxWorktreeLargeCommitMerges: a worktree() agent's commit
+// larger than what git may print to rooda (64 MiB) is taken onto its
+// branch and merged.
+func TestSandboxWorktreeLargeCommitMerges(t *testing.T) {
+	t.Parallel()
+	w := newGitEscape(t)
+	w.agent("big", `head -c 70000000 /dev/urandom > big && git add big && git commit -qm big && echo big-committed`)
+	o := w.run(`wt = worktree("w")
+iterate(compose("big", act = [fragment(content = "Work.")]), agent = args[0], worktree = wt, max_iterations = 1)
+print("merged:", git_merge(wt).merged)
+`)
+	o.expect(t, 0, "merged: True")
+	if size := w.git("cat-file", "-s", "main:big"); size != "70000000" {
+		t.Errorf("main's big is %q bytes\n%s", size, o.stderr)
+	}
+}
+
+// TestSandboxWorktreePlantedObjectRefused: a worktree() agent that
+// commits, then rewrites the file of its blob with another content, has
+// its commit refused with an error that says where its objects are
+// kept; the repository takes neither the object nor the branch's move.
+func TestSandboxWorktreePlantedObjectRefused(t *testing.T) {
+	t.Parallel()
+	w := newGitEscape(t)
+	tmp := t.TempDir() // where rooda keeps what it could not take
+	w.env = append(w.env, "TMPDIR="+tmp)
+	w.agent("planter", `echo good > f && git add f && git commit -qm f && `+
+		`o="$(git rev-parse --git-common-dir)/objects/$(git rev-parse HEAD:f | sed 's|^..|&/|')" && `+
+		`chmod u+w "$o" && echo evil | git hash-object --stdin -w >/dev/null && `+
+		`cp "$(git rev-parse --git-common-dir)/objects/$(echo evil | git hash-object --stdin | sed 's|^..|&/|')" "$o" && echo planted`)
+	o := w.run(`wt = worktree("w")
+iterate(compose("planter", act = [fragment(content = "Work.")]), agent = args[0], worktree = wt, max_iterations = 1)
+print("merged:", git_merge(wt).merged)
+`)
+	if !strings.Contains(w.agentOutput(), "planted") {
+		t.Fatalf("the agent could not plant its object (the test's premise):\n%s", w.agentOutput())
+	}
+	o.expect(t, 0, "ERROR: Sandbox: what the agent made on its branch refs/heads/rooda/", "was not taken", "the agent's objects are kept in ")
+	if got := strings.Split(w.git("log", "--all", "--format=%s"), "\n"); slices.Contains(got, "f") {
+		t.Errorf("the agent's commit reached main: %q", got)
+	}
+	w.git("fsck", "--no-progress", "--no-dangling")
+	if kept, _ := filepath.Glob(filepath.Join(tmp, "rooda-unimported-*", "git", "refs", "*")); len(kept) != 1 {
+		t.Errorf("the agent's branch is not kept: %v", kept)
+	}
+}

@@ -284,8 +284,11 @@ func (p *Plan) afterGit(spec *sandbox.Spec, workspace string, done func()) func(
 	}
 	p.removePlanted(r)
 	return func() {
-		if _, err := spec.Branch.Import(context.Background()); err != nil {
-			p.warn("what the agent made on its branch was not taken: %v", err)
+		// An error, not a warning: the iteration counts as a success
+		// with nothing to merge, and the agent's commits are only where
+		// the error says.
+		if _, err := spec.Branch.Import(context.Background()); err != nil && p.errorf != nil {
+			p.errorf("Sandbox: what the agent made on its branch %s was not taken: %v", spec.Branch.Ref, err)
 		}
 		p.removePlanted(r)
 		done()

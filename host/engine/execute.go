@@ -103,7 +103,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	}
 	log.WithTimestamps(config.LogTimestampFormat.In(s).V, out.started())
 	log.WithLoop(out.Loop)
-	p.warnf = log.Warnf
+	p.warnf, p.errorf = log.Warnf, log.Errorf
 	for _, l := range s.Lines() {
 		log.Debugf("Setting %s", l)
 	}

@@ -137,6 +137,8 @@ type Plan struct {
 	// warnf says in the run's log what an iteration's sandbox found
 	// (confine's done): set by Execute.
 	warnf func(format string, args ...any)
+	// errorf says what an iteration's sandbox lost or could not do.
+	errorf func(format string, args ...any)
 }
 
 // Check is one thing verified before a run: a ✓ or ✗ line of the dry run.

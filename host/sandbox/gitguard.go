@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -179,13 +182,23 @@ var hexName = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 // Import takes into the repository what the agent made on its branch:
 // every object it wrote (the commits of its branch, what it staged),
-// verified by git as it is unpacked, then its branch moved from Head to
-// where it left it. Nothing else it did to refs or objects is kept. It
-// returns where the branch is now ("" when it did not move).
+// verified by git, then its branch moved from Head to where it left it.
+// Nothing else it did to refs or objects is kept. It returns where the
+// branch is now ("" when it did not move). When it cannot take them, the
+// agent's objects and ref are moved out of the iteration's directory,
+// which is removed when the iteration ends, and the error says where.
 func (b *Branch) Import(ctx context.Context) (moved string, err error) {
 	if b == nil || b.Private == "" {
 		return "", nil
 	}
+	if moved, err = b.take(ctx); err != nil {
+		return "", b.keep(err)
+	}
+	return moved, nil
+}
+
+// take is Import's work.
+func (b *Branch) take(ctx context.Context) (moved string, err error) {
 	if err := b.importObjects(ctx); err != nil {
 		return "", err
 	}
@@ -201,8 +214,28 @@ func (b *Branch) Import(ctx context.Context) (moved string, err error) {
 	return now, err
 }
 
-// importObjects unpacks into the repository the objects the agent
-// wrote: those the overlay's upper layer holds, loose or packed.
+// keep moves b's private directory next to the iteration's, out of what
+// its end removes, so that a failed import loses nothing, and adds to
+// err where it is.
+func (b *Branch) keep(err error) error {
+	kept, mkErr := os.MkdirTemp(filepath.Dir(filepath.Dir(b.Private)), "rooda-unimported-")
+	if mkErr == nil {
+		kept = filepath.Join(kept, "git")
+		mkErr = os.Rename(b.Private, kept)
+	}
+	if mkErr != nil {
+		return fmt.Errorf("%w; the agent's objects could not be kept: %v", err, mkErr)
+	}
+	b.Private = kept
+	return fmt.Errorf("%w; the agent's objects are kept in %s and where it left its branch in %s",
+		err, filepath.Join(kept, "objects"), filepath.Join(kept, "refs", filepath.Base(b.Ref)))
+}
+
+// importObjects packs the objects the agent wrote (those the overlay's
+// upper layer holds, loose or packed) into a file of the private
+// directory, never through memory (a commit may be larger than what git
+// may print to rooda), has git verify the pack against the repository,
+// then moves it into the repository's packs.
 func (b *Branch) importObjects(ctx context.Context) error {
 	upper := filepath.Join(b.Private, "objects")
 	if !holdsFiles(upper) {
@@ -213,15 +246,91 @@ func (b *Branch) importObjects(ctx context.Context) error {
 	if err != nil || strings.TrimSpace(list) == "" {
 		return err
 	}
+	made, checked := filepath.Join(b.Private, "pack", "made"), filepath.Join(b.Private, "pack", "checked")
+	for _, d := range []string{made, checked} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
 	// Packed with the repository's objects at hand: a delta's base may
 	// be one of them.
 	withBase := append(b.env(), "GIT_OBJECT_DIRECTORY="+upper, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(b.CommonDir, "objects"))
-	pack, err := git.Run(ctx, git.Command{Args: []string{"pack-objects", "-q", "--stdout"}, Env: withBase, Stdin: list, List: true})
+	hash, err := git.Run(ctx, git.Command{Args: []string{"pack-objects", "-q", filepath.Join(made, "pack")}, Env: withBase, Stdin: list})
 	if err != nil {
 		return fmt.Errorf("the agent's objects: %w", err)
 	}
-	_, err = git.Run(ctx, git.Command{Args: []string{"unpack-objects", "-q"}, Env: b.env(), Stdin: pack})
-	return err
+	name := "pack-" + hash
+	if err := b.verify(ctx, filepath.Join(made, name), filepath.Join(checked, name)); err != nil {
+		return err
+	}
+	into := filepath.Join(b.CommonDir, "objects", "pack")
+	return moveInto(into, filepath.Join(made, name+".pack"), filepath.Join(checked, name+".rev"), filepath.Join(checked, name+".idx"))
+}
+
+// verify has git read every object of the pack made (pack-objects'
+// .pack and .idx) against the repository: index-pack --strict names each
+// by its hash, checks its format and that what it links to exists, here
+// or in the repository, and writes its own index as checked. That index
+// differs from pack-objects', which takes the names it was given, when
+// an object is not what its name says (a file the agent planted): then
+// nothing is taken.
+func (b *Branch) verify(ctx context.Context, made, checked string) error {
+	args := []string{"index-pack", "--strict", "-o", checked + ".idx", made + ".pack"}
+	if _, err := git.Run(ctx, git.Command{Args: args, Env: b.env()}); err != nil {
+		return fmt.Errorf("the agent's objects, checked by git: %w", err)
+	}
+	claimed, err := os.ReadFile(made + ".idx")
+	if err != nil {
+		return err
+	}
+	found, err := os.ReadFile(checked + ".idx")
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(claimed, found) {
+		return errors.New("an object the agent wrote is not what its name says: none taken")
+	}
+	return nil
+}
+
+// moveInto moves the files, those that exist, into dir in their order:
+// the pack first, its index last, as git writes them, since git reads a
+// pack once its index is there. A file that cannot be renamed there
+// (another file system) is copied under a temporary name git's gc
+// removes, then renamed, so that none is seen half written.
+func moveInto(dir string, paths ...string) error {
+	for _, p := range paths {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && strings.HasSuffix(p, ".rev") {
+			continue // written by newer gits only
+		}
+		to := filepath.Join(dir, filepath.Base(p))
+		if os.Rename(p, to) == nil {
+			continue
+		}
+		if err := copyInto(dir, p, to); err != nil {
+			return fmt.Errorf("moving %s into the repository: %w", filepath.Base(p), err)
+		}
+	}
+	return nil
+}
+
+// copyInto copies path to dir's file to, through a temporary file.
+func copyInto(dir, path, to string) error {
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(dir, "tmp_pack_")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = io.Copy(tmp, src)
+	if err := cmp.Or(err, tmp.Chmod(0o444), tmp.Close()); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), to)
 }
 
 // env runs git on the repository, whatever the working directory.

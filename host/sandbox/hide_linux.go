@@ -126,13 +126,20 @@ func try(way func(*syscall.SysProcAttr)) error {
 func ownNamespace(attr *syscall.SysProcAttr) { attr.Cloneflags |= syscall.CLONE_NEWNS }
 
 // userNamespace is everyone's: a user namespace too, in which the
-// process is who it was, holding CAP_SYS_ADMIN for the mounts (the
-// trampoline drops it before the agent starts).
+// process is who it was, holding CAP_SYS_ADMIN for the mounts and
+// CAP_DAC_OVERRIDE for the overlay on a worktree's objects, whose work
+// directory overlayfs makes with mode 000 and must then enter (the
+// trampoline drops both before the agent starts).
 func userNamespace(attr *syscall.SysProcAttr) {
+	userNamespaceOf(attr, os.Geteuid(), os.Getegid())
+}
+
+// userNamespaceOf is userNamespace for a process of uid and gid.
+func userNamespaceOf(attr *syscall.SysProcAttr, uid, gid int) {
 	attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
-	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_DAC_OVERRIDE}
 }
 
 // probeMain is the trampoline's probe: it hides dir, and says why it

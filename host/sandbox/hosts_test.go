@@ -173,3 +173,20 @@ func connect(t *testing.T, addr, target string) (int, string) {
 	body, _ := io.ReadAll(res.Body)
 	return 200, string(body)
 }
+
+// BenchmarkProxyStartClose is what sandbox_hosts' proxy costs an
+// iteration: started, then closed with nothing through it
+// (docs/performance.md).
+func BenchmarkProxyStartClose(b *testing.B) {
+	hosts, err := ParseHosts([]string{"127.0.0.1:9"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		p, err := StartProxy(hosts, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Close()
+	}
+}

@@ -86,6 +86,10 @@ func TestSandboxHosts(t *testing.T) {
 	if !strings.Contains(show, "Refused by the proxy: 127.0.0.1:"+b+" (2)") {
 		t.Errorf("runs show lacks the refusal:\n%s", show)
 	}
+	// The run's own view lists its loop's refusals in all.
+	if show := w.rooda("runs", "show", "last").stdout; !strings.Contains(show, "\n  Refused by the proxy: 127.0.0.1:"+b+" (2)\n") {
+		t.Errorf("runs show of the run lacks the loop's refusals:\n%s", show)
+	}
 }
 
 // socketsLine is the agent's shell line that writes to the file sockets

@@ -18,6 +18,7 @@ import (
 	"rooda/host/journal"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/sandbox"
 )
 
 // Recorder writes one run's record as it goes. Each loop of the run
@@ -399,14 +400,18 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	r.save()
 }
 
-// count adds an iteration that ended to the run's: its agent, its spend
-// and the count of iterations.
+// count adds an iteration that ended to the run's: its agent, its spend,
+// what its proxy refused and the count of iterations.
 func (l *LoopRecord) count(it *loop.Iteration) {
 	r := l.r
 	l.addAgent(it.Agent)
 	r.spent = r.spent.Add(it.Spent)
 	r.run.Spent = spentOf(r.spent)
 	r.run.Iterations++
+	if it.Sandbox != nil && it.Sandbox.Net != nil && l.index >= 0 {
+		loop := &r.run.Loops[l.index]
+		loop.Refused = sandbox.AddRefusals(loop.Refused, it.Sandbox.Net.Refused)
+	}
 }
 
 // LoopFinished records how a loop ended and its timings.

@@ -172,6 +172,9 @@ type Loop struct {
 	// (("stop", "over budget")).
 	Reason string `json:"reason,omitempty"`
 	Stats  *Stats `json:"stats,omitempty"`
+	// Refused are the connections its iterations' proxies refused
+	// (sandbox_hosts), each host and port with its count in all.
+	Refused []sandbox.Refusal `json:"refused,omitempty"`
 }
 
 // Stats are a loop's iteration timings, in seconds.

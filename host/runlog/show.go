@@ -119,6 +119,9 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		for _, s := range l.Settings {
 			b.WriteString("  " + shown.Line(s) + "\n")
 		}
+		if line := refusedLine(l.Refused); line != "" {
+			b.WriteString("  " + line)
+		}
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
@@ -200,7 +203,7 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 		}
 		fmt.Fprintf(&b, "Left outside its group (%s): %s\n", what, shown.List(m.Escaped, listLimit, "processes"))
 	}
-	b.WriteString(refusedLine(m.Sandbox))
+	b.WriteString(refusedLine(refusedOf(m.Sandbox)))
 	// A repository without a commit has no HEAD: recorded as nothing.
 	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {
 		fmt.Fprintf(&b, "Git HEAD: %s → %s\nFiles changed: %s\n", shown.Line(orNoCommits(m.GitHeadBefore)), shown.Line(orNoCommits(m.GitHeadAfter)), orNone(shown.List(m.FilesChanged, listLimit, "files")))

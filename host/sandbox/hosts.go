@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -113,6 +114,19 @@ type Refusal struct {
 	Host  string `json:"host"`
 	Port  int    `json:"port"`
 	Count int    `json:"count"`
+}
+
+// AddRefusals adds more to refused, a count for each host and port.
+func AddRefusals(refused, more []Refusal) []Refusal {
+	for _, m := range more {
+		i := slices.IndexFunc(refused, func(r Refusal) bool { return r.Host == m.Host && r.Port == m.Port })
+		if i < 0 {
+			refused = append(refused, m)
+			continue
+		}
+		refused[i].Count += m.Count
+	}
+	return refused
 }
 
 // Net is what the trampoline needs to give the agent a network of its

@@ -141,9 +141,11 @@ var gitMergeBuiltin = Builtin{
 	Name: "git_merge",
 	Params: []Param{
 		{"wt", "worktree", "", "the worktree whose branch to merge"},
+		{"commit_leftovers", "bool", "False", "whether to commit first, on the worktree's branch, what the agent left uncommitted there (author rooda, message \"rooda: work the agent left uncommitted\"); when False that work is not merged: .dirty is True and the run keeps the worktree"},
 	},
 	Returns: "merge_result",
-	Doc: "Merges a worktree's branch into the branch the main checkout has out, with plain git merge --no-edit (never an AI merge), and returns .merged and .conflicts (the files in conflict) and .output (git's words). " +
+	Doc: "Merges a worktree's branch into the branch the main checkout has out, with plain git merge --no-edit (never an AI merge), and returns .merged and .conflicts (the files in conflict), .output (git's words), .commits (how many commits it brought in: 0 for \"Already up to date\", which the log calls nothing to merge) and .dirty (whether the worktree still holds uncommitted changes or untracked files). " +
+		"A merge takes commits only: what the agent left uncommitted is not merged unless commit_leftovers = True, and a worktree that holds such work is never removed as the run ends — the run keeps it and says where, with git -C PATH status to look at it. " +
 		"On a conflict the merge is aborted (git merge --abort) and the checkout is as it was. A merge that cannot start (uncommitted changes in the way) is an error; one interrupted (Ctrl+C) is undone, the checkout left as it was. Either way the worktree and its branch, not merged, are kept. In a dry run nothing is merged: .dry_run is True.",
 	Example: `# r = git_merge(wt)
 # if not r.merged: print("conflict in", r.conflicts)
@@ -153,10 +155,11 @@ assert.eq(type(git_merge), "builtin_function_or_method")`,
 
 func gitMergeFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var wt worktreeValue
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "wt", &wt); err != nil {
+	var leftovers bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "wt", &wt, "commit_leftovers?", &leftovers); err != nil {
 		return nil, err
 	}
-	res, ran, err := session.FromThread(thread).Merge(thread, wt.wt)
+	res, ran, err := session.FromThread(thread).Merge(thread, wt.wt, leftovers)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +175,8 @@ func mergeValue(res worktree.MergeResult, ran bool) starlark.Value {
 		"merged":    starlark.Bool(res.Merged),
 		"conflicts": starlark.NewList(conflicts),
 		"output":    starlark.String(res.Output),
+		"commits":   starlark.MakeInt(res.Commits),
+		"dirty":     starlark.Bool(res.Dirty),
 		"dry_run":   starlark.Bool(!ran),
 	})
 }

@@ -62,6 +62,8 @@ func Types() []Type {
 			{"merged", "bool", "whether the branch was merged"},
 			{"conflicts", "list of str", "the files in conflict (the merge was aborted); empty when merged"},
 			{"output", "str", "what git merge said"},
+			{"commits", "int", "how many commits the merge brought in; 0 when the checkout had them all (\"Already up to date\")"},
+			{"dirty", "bool", "whether the worktree holds uncommitted changes or untracked files, which no merge takes: the run keeps it"},
 			{"dry_run", "bool", "whether nothing was merged (--dry-run)"},
 		}},
 		{"procedure", "What compose() and procedure() return: a prompt to run with iterate(). Its methods are render and with_phases.", []Field{

@@ -251,6 +251,13 @@ print("merged:", git_merge(wt).merged)
 	if got := strings.Split(w.git("log", "--all", "--format=%s"), "\n"); slices.Contains(got, "f") {
 		t.Errorf("the agent's commit reached main: %q", got)
 	}
+	// What the agent made is in its worktree alone, uncommitted there
+	// since its commit was refused: the run keeps it. Its HEAD's reflog
+	// names the refused commit, which goes with it.
+	if !strings.Contains(o.stderr, "kept worktree w (it holds uncommitted work, which no merge took)") {
+		t.Errorf("the worktree holding the refused work is not kept:\n%s", o.stderr)
+	}
+	w.git("worktree", "remove", "--force", filepath.Join(w.repo, ".rooda", "worktrees", w.runOfWorktrees(), "w"))
 	w.git("fsck", "--no-progress", "--no-dangling")
 	if kept, _ := filepath.Glob(filepath.Join(tmp, "rooda-unimported-*", "git", "refs", "*")); len(kept) != 1 {
 		t.Errorf("the agent's branch is not kept: %v", kept)

@@ -439,6 +439,19 @@ func (r *Recorder) WorktreeMade(name, path, branch string) {
 	r.save()
 }
 
+// WorktreeKept records why the run, as it ended, left worktree name
+// though it was not made to be kept: runs show says so.
+func (r *Recorder) WorktreeKept(name, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.run.Worktrees {
+		if r.run.Worktrees[i].Name == name {
+			r.run.Worktrees[i].Kept = why
+		}
+	}
+	r.save()
+}
+
 // InterruptedBy keeps the name of the signal that interrupted the run,
 // which Finish writes with the rest of its end.
 func (r *Recorder) InterruptedBy(signal string) {

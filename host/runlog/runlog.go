@@ -84,6 +84,9 @@ type Worktree struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`
 	Branch string `json:"branch"`
+	// Kept is why the run, as it ended, left the worktree though it was
+	// not made to be kept (it held work); "" otherwise.
+	Kept string `json:"kept,omitempty"`
 }
 
 // Removal is a time the run's record was found removed while the run

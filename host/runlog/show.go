@@ -141,6 +141,9 @@ func writeWorktrees(b *strings.Builder, trees []Worktree, going bool) {
 			fmt.Fprintf(b, "  %s: removed\n", shown.Line(t.Name))
 		case going:
 			fmt.Fprintf(b, "  %s: %s, on branch %s\n", shown.Line(t.Name), shown.Line(t.Path), shown.Line(t.Branch))
+		case t.Kept != "":
+			fmt.Fprintf(b, "  %s: kept at %s, on branch %s, as %s; to look at it: %s; to remove it: %s\n", shown.Line(t.Name), shown.Line(t.Path), shown.Line(t.Branch),
+				shown.Line(t.Kept), shown.Line(worktree.LookHint(t.Path)), shown.Line(worktree.RemoveHint(t.Path, t.Branch)))
 		default:
 			fmt.Fprintf(b, "  %s: kept at %s, on branch %s; to remove it: %s\n", shown.Line(t.Name), shown.Line(t.Path), shown.Line(t.Branch), shown.Line(worktree.RemoveHint(t.Path, t.Branch)))
 		}

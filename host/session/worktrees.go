@@ -97,12 +97,14 @@ func (s *Session) worktreeRunID() string {
 }
 
 // Merge merges a worktree's branch into the branch the main checkout has
-// out, for a script's git_merge(): plain git, aborted on a conflict. A
+// out, for a script's git_merge(): plain git, aborted on a conflict;
+// what the agent left uncommitted is committed first when leftovers is
+// set, else left in the worktree, which the run keeps. A
 // merge that fails otherwise (an interrupt stopped it, or it could not
 // start) ends the script before it can decide what to do with the
 // worktree: its work, not merged, is kept. In a dry run nothing is
 // merged.
-func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res worktree.MergeResult, ran bool, err error) {
+func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree, leftovers bool) (res worktree.MergeResult, ran bool, err error) {
 	if s.opts.DryRun {
 		s.notes().Line(logging.Info, "dry_run_merge", []any{"branch", wt.Branch}, "[dry-run] not merging: %s", wt.Branch)
 		return res, false, nil
@@ -113,8 +115,14 @@ func (s *Session) Merge(thread *starlark.Thread, wt *worktree.Worktree) (res wor
 	}
 	ctx := host.Context(thread)
 	res, _, err = journaledAt(s, thread, call{"git_merge", "", wt.Branch}, true, func(key journal.Key) (worktree.MergeResult, error) {
-		return s.merge(ctx, key, set.Repo(), wt.Branch)
+		if err := s.commitLeftovers(ctx, wt, leftovers); err != nil {
+			return worktree.MergeResult{}, err
+		}
+		res, err := s.merge(ctx, key, set.Repo(), wt.Branch)
+		res.Dirty = worktree.Uncommitted(ctx, wt.Path)
+		return res, err
 	})
+	s.saidOfMerge(wt, res, err)
 	stopped := ctx.Err() != nil
 	if (err != nil || stopped) && !res.Merged && !worktree.Merged(ctx, set.Repo(), wt.Branch) {
 		err = errors.Join(err, set.Keep(wt))
@@ -151,7 +159,7 @@ func (s *Session) merge(ctx context.Context, key journal.Key, repo, branch strin
 			case err != nil:
 				return worktree.MergeResult{}, err
 			case merged:
-				return worktree.MergeResult{Merged: true, Output: "merged before the run was cut short"}, nil
+				return worktree.MergeResult{Merged: true, Output: "merged before the run was cut short", Commits: worktree.Ahead(ctx, repo, killed.Head, branch)}, nil
 			}
 			s.Log().Warnf("resuming: the merge of %s was cut short midway; undone, it runs again", branch)
 		}
@@ -183,12 +191,7 @@ func (s *Session) closeWorktrees(cut bool) {
 	}
 	kept, err := set.Close(s.ctx, cut)
 	for _, wt := range kept {
-		why := ""
-		if wt.Why != "" {
-			why = " (the run was cut short and " + wt.Why + ")"
-		}
-		s.notes().Line(logging.Info, "worktree_kept", []any{"name", wt.Name, "path", wt.Path, "branch", wt.Branch},
-			"kept worktree %s%s: %s, on branch %s; to remove it: %s", wt.Name, why, wt.Path, wt.Branch, worktree.RemoveHint(wt.Path, wt.Branch))
+		s.sayKept(wt, cut)
 	}
 	if err != nil {
 		s.Log().Warnf("the run's worktrees could not all be removed: %v", err)

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -220,7 +221,9 @@ func (s *Set) Hold(why string) {
 
 // Close removes every worktree not kept, and its branch: what a loop
 // committed there and the script did not merge goes with it, as the
-// script decided by not keeping it. A run cut short (an interrupt, an
+// script decided by not keeping it. What was never committed is no
+// script's decision: a worktree holding it is kept, its Why saying so.
+// A run cut short (an interrupt, an
 // error, a budget) decided nothing: then a worktree that holds work —
 // uncommitted changes, or commits on no other branch — is kept too, its
 // Why saying so. The run's directory goes too, or, when it holds kept
@@ -232,9 +235,8 @@ func (s *Set) Close(ctx context.Context, cut bool) (kept []*Worktree, err error)
 	defer s.mu.Unlock()
 	var errs []error
 	for _, t := range s.trees {
-		if !t.Keep && cut {
-			// The run's context may be cancelled: git must still answer.
-			t.Why = cmp.Or(whyKeep(context.WithoutCancel(ctx), t.Path, t.Branch, branchPrefix(s.runID), false), s.hold)
+		if !t.Keep {
+			t.Why = s.whyLeft(ctx, t, cut)
 		}
 		if t.Keep || t.Why != "" {
 			kept = append(kept, t)
@@ -250,6 +252,25 @@ func (s *Set) Close(ctx context.Context, cut bool) (kept []*Worktree, err error)
 	}
 	return kept, errors.Join(errs...)
 }
+
+// whyLeft is why t, not kept, is left as the run ends all the same, or
+// "": a run cut short leaves whatever holds work; one that ended leaves
+// what its agent did not commit, for no merge took that and removing it
+// would lose it.
+func (s *Set) whyLeft(ctx context.Context, t *Worktree, cut bool) string {
+	// The run's context may be cancelled: git must still answer.
+	ctx = context.WithoutCancel(ctx)
+	if cut {
+		return cmp.Or(whyKeep(ctx, t.Path, t.Branch, branchPrefix(s.runID), false), s.hold)
+	}
+	if Uncommitted(ctx, t.Path) {
+		return UncommittedWhy
+	}
+	return ""
+}
+
+// UncommittedWhy is why a worktree of a run that ended is kept.
+const UncommittedWhy = "it holds uncommitted work, which no merge took"
 
 // remove removes one worktree and its branch.
 func (s *Set) remove(ctx context.Context, t *Worktree) error {
@@ -283,6 +304,13 @@ type MergeResult struct {
 	Merged    bool
 	Conflicts []string
 	Output    string
+	// Commits is how many commits of the branch the merge brought in: 0
+	// when the checkout had them all ("Already up to date"), which a
+	// script would otherwise take for a merge of its work.
+	Commits int
+	// Dirty is whether the worktree held changes or untracked files
+	// after the merge: work no merge takes, which the run then keeps.
+	Dirty bool
 }
 
 // Merge merges branch into the branch checked out in repo with git merge
@@ -327,9 +355,11 @@ func UndoKilled(ctx context.Context, repo string, start MergeStart) (merged bool
 // MergeFrom is Merge, the checkout as it was at start.
 func MergeFrom(ctx context.Context, repo, branch string, start MergeStart) (MergeResult, error) {
 	head, staged := start.Head, start.Staged
+	// Counted before: after the merge, the checkout has them all.
+	commits := Ahead(ctx, repo, head, branch)
 	out, err := git.Run(ctx, git.Command{Args: []string{"merge", "--no-edit", branch}, Dir: repo, Env: git.EnvIn(repo), Timeout: mergeTimeout})
 	if err == nil {
-		return MergeResult{Merged: true, Output: out}, nil
+		return MergeResult{Merged: true, Output: out, Commits: commits}, nil
 	}
 	conflicts, _ := runGit(context.WithoutCancel(ctx), repo, "diff", "--name-only", "--diff-filter=U")
 	if conflicts == "" || ctx.Err() != nil {
@@ -340,7 +370,11 @@ func MergeFrom(ctx context.Context, repo, branch string, start MergeStart) (Merg
 		if ctx.Err() != nil {
 			err = nil // the interrupt is the caller's to report
 		}
-		return MergeResult{Merged: merged, Output: out}, errors.Join(err, undoErr)
+		res := MergeResult{Merged: merged, Output: out}
+		if merged {
+			res.Commits = commits
+		}
+		return res, errors.Join(err, undoErr)
 	}
 	if _, abortErr := runGit(context.WithoutCancel(ctx), repo, "merge", "--abort"); abortErr != nil {
 		return MergeResult{Output: out}, fmt.Errorf("merge of %s left in conflict, and git merge --abort failed: %w", branch, abortErr)
@@ -388,6 +422,63 @@ func undoMerge(ctx context.Context, repo, head string) (merged bool, err error) 
 		return false, fmt.Errorf("the interrupted merge could not be undone, %s is left mid-merge: %w", repo, err)
 	}
 	return false, nil
+}
+
+// Ahead is how many commits branch has that head (a commit; "" for an
+// unborn branch, which has none) lacks: what a merge of branch into head
+// brings in. What git cannot count is 0.
+func Ahead(ctx context.Context, repo, head, branch string) int {
+	revs := []string{"rev-list", "--count", branch}
+	if head != "" {
+		revs = append(revs, "^"+head)
+	}
+	out, err := runGit(context.WithoutCancel(ctx), repo, append(revs, "--")...)
+	n, convErr := strconv.Atoi(out)
+	if err != nil || convErr != nil {
+		return 0
+	}
+	return n
+}
+
+// Uncommitted reports whether the worktree at path holds changes or
+// untracked files (what git status shows, ignored files left out): work
+// that is on no branch, and goes when the worktree is removed. What git
+// cannot tell counts as work; a worktree that is gone holds none.
+func Uncommitted(ctx context.Context, path string) bool {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	status, err := runGit(context.WithoutCancel(ctx), path, "status", "--porcelain")
+	return err != nil || status != ""
+}
+
+// LeftoverMessage and leftoverAuthor make the commit of what an agent
+// left uncommitted (git_merge(commit_leftovers = True)): rooda's, said
+// so, never passed off as the agent's or the user's.
+const (
+	LeftoverMessage = "rooda: work the agent left uncommitted"
+	leftoverAuthor  = "rooda <rooda@localhost>"
+)
+
+// CommitLeftovers commits, on the branch of the worktree at path, every
+// change and untracked file there (ignored files left out), when there
+// are any: committed reports whether it made a commit.
+func CommitLeftovers(ctx context.Context, path string) (committed bool, err error) {
+	if !Uncommitted(ctx, path) {
+		return false, nil
+	}
+	if _, err := runGit(ctx, path, "add", "-A"); err != nil {
+		return false, err
+	}
+	if _, err := runGit(ctx, path, "commit", "-q", "--author", leftoverAuthor, "-m", LeftoverMessage); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// LookHint is how the user looks at what a kept worktree holds.
+func LookHint(path string) string {
+	return process.Join([]string{"git", "-C", path, "status"})
 }
 
 // Merged reports whether every commit of branch is on the branch repo

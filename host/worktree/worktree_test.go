@@ -364,3 +364,52 @@ func TestRemoveHintIsOneCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseKeepsUncommittedWork: a run that ended removes a clean
+// worktree but keeps one holding an untracked file, and one holding a
+// change, saying why; a merge counts the commits it brought in, 0 when
+// the checkout had them all, and says whether the worktree is dirty.
+func TestCloseKeepsUncommittedWork(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	s, err := NewSet(ctx, dir, "run1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trees := map[string]*Worktree{}
+	for _, name := range []string{"clean", "untracked", "changed"} {
+		if trees[name], err = s.Add(ctx, name, "", "HEAD", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commitIn(t, trees["clean"].Path, "c.txt", "c\n")
+	commitIn(t, trees["clean"].Path, "d.txt", "d\n")
+	os.WriteFile(filepath.Join(trees["untracked"].Path, "out.txt"), []byte("x\n"), 0o644)
+	os.WriteFile(filepath.Join(trees["changed"].Path, "a.txt"), []byte("changed\n"), 0o644)
+	for name, want := range map[string]int{"clean": 2, "untracked": 0} {
+		res, err := Merge(ctx, dir, trees[name].Branch)
+		if err != nil || !res.Merged || res.Commits != want {
+			t.Errorf("merge of %s: %+v, %v; want %d commits", name, res, err, want)
+		}
+	}
+	if !Uncommitted(ctx, trees["untracked"].Path) || Uncommitted(ctx, trees["clean"].Path) {
+		t.Error("Uncommitted tells an untracked file from a clean worktree wrongly")
+	}
+	kept, err := s.Close(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range kept {
+		names = append(names, k.Name)
+		if k.Why != UncommittedWhy {
+			t.Errorf("%s kept as %q", k.Name, k.Why)
+		}
+	}
+	if slices.Sort(names); !slices.Equal(names, []string{"changed", "untracked"}) {
+		t.Errorf("kept %v, want changed and untracked", names)
+	}
+	if _, err := os.Stat(trees["clean"].Path); !os.IsNotExist(err) {
+		t.Errorf("the clean worktree is left: %v", err)
+	}
+}

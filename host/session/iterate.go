@@ -128,6 +128,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	out := s.output(plan, name, key)
 	if spec.Worktree != nil {
 		out.Dir = spec.Worktree.Path
+		s.sayLostWork(key, spec.Worktree, plan.Procedure.Name)
 	}
 	spending := s.startSpending()
 	out.SpentElsewhere = spending.elsewhere

@@ -121,7 +121,7 @@ func statusOf(err error) loop.Status {
 	switch {
 	case errors.As(err, new(interrupt.Error)):
 		return loop.Interrupted
-	case errors.As(err, new(*DiffersError)), errors.As(err, new(*loop.ResumeError)):
+	case errors.As(err, new(*DiffersError)), errors.As(err, new(*loop.ResumeError)), errors.As(err, new(*RetryError)):
 		// A resume refused: the run is cut short still, and may be
 		// resumed once the script or the record is as it was, or with
 		// --force.

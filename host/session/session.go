@@ -142,6 +142,9 @@ type Session struct {
 	abort context.CancelCauseFunc
 	// resumableEnd is set when the run ended so that it can be resumed.
 	resumableEnd bool
+	// lostWork names, by path, the worktrees a resume made afresh, their
+	// branches gone: the work of their loops' iterations went with them.
+	lostWork map[string]string
 }
 
 // New makes a session without a life of its own: no signals are caught

@@ -39,25 +39,18 @@ func (s *Session) Worktree(thread *starlark.Thread, name, branch, base string, k
 	}
 	ctx := host.Context(thread)
 	var wt *worktree.Worktree
-	made, replayed, err := journaled(s, thread, call{"worktree", "", name}, true, func() (worktree.Worktree, error) {
-		wt, err = set.Add(ctx, name, branch, base, keep)
+	made, replayed, err := journaledAt(s, thread, call{"worktree", "", name}, true, func(key journal.Key) (worktree.Worktree, error) {
+		wt, err = s.makeWorktree(ctx, set, key, worktree.Worktree{Name: name, Branch: branch, Keep: keep}, base)
 		if err != nil {
 			return worktree.Worktree{}, err
 		}
 		return *wt, nil
 	})
-	switch {
-	case err != nil:
-		return nil, err
-	case replayed:
-		// A resumed run takes back the worktree it made, with its work;
-		// one that held none, which a later run removed, is made again.
-		if wt, err = set.Reattach(ctx, made); err != nil {
-			wt, err = set.Add(ctx, name, branch, base, keep)
-		}
-		if err != nil {
-			return nil, err
-		}
+	if replayed && err == nil {
+		wt, err = s.takeBackWorktree(ctx, set, made, base, false)
+	}
+	if err != nil {
+		return nil, s.resumeCanRetry(err)
 	}
 	if s.rec != nil {
 		s.rec.WorktreeMade(wt.Name, wt.Path, wt.Branch)

@@ -174,3 +174,17 @@ func TestSecondResumeSaysWhoResumes(t *testing.T) {
 		t.Errorf("a resume at once after a kill -9: exit %d\n%s", o.code, o.stderr)
 	}
 }
+
+// TestForcedResumeNamesTheProcedure: a YAML run resumed with --force
+// under other settings is warned about by its procedure's name, not as
+// "build at not set" (a procedure has no place in a script).
+func TestForcedResumeNamesTheProcedure(t *testing.T) {
+	t.Parallel()
+	d := newDurableYAML(t)
+	d.killIn("Iteration 2/8 starting")
+	d.w.write("rooda-config.yml", readText(t, filepath.Join(d.w.dir, "rooda-config.yml"))+"  iteration_timeout: 5m\n")
+	o := d.rooda("runs", "resume", "--force")
+	if !strings.Contains(o.stderr, "resuming: procedure build runs with other settings than it was recorded with (--force): Iteration Timeout") || strings.Contains(o.stderr, "not set runs") {
+		t.Errorf("the --force warning: exit %d\n%s", o.code, o.stderr)
+	}
+}

@@ -365,7 +365,7 @@ func TestResumeRefusals(t *testing.T) {
 	first, second := d.rooda2("runs", "resume")
 	// The second is refused as the record is taken, or, started after
 	// the first ended the run, finds nothing to resume.
-	refused := regexp.MustCompile(`is still going \(pid \d+\)|can be resumed: none was cut short`)
+	refused := regexp.MustCompile(`is still going \(pid \d+\)|is being resumed by pid \d+|can be resumed: none was cut short`)
 	if first.code+second.code != 1 || !refused.MatchString(first.stderr+second.stderr) {
 		t.Errorf("two resumes at once: exit %d and %d\n%s\n---\n%s", first.code, second.code, first.stderr, second.stderr)
 	}

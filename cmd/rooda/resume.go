@@ -64,7 +64,7 @@ func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bo
 	if err != nil {
 		return false, err
 	}
-	opts.Resume, err = runlog.Resume(dir, id, opts.Name)
+	opts.Resume, err = runlog.ResumeWith(dir, id, opts.Name, resumeOptions(c))
 	return false, err
 }
 
@@ -168,4 +168,11 @@ func hasFlagValue(arg, flag string) bool {
 // its error is said already.
 func runArgs(c *cli.Context, args []string) int {
 	return run(c.Context, args, c.App.Writer, c.App.ErrWriter)
+}
+
+// resumeOptions are how the resume c asks for takes its record: forced
+// or not, and what it waits for said on the error stream.
+func resumeOptions(c *cli.Context) runlog.ResumeOptions {
+	say := func(s string) { fmt.Fprintln(c.App.ErrWriter, s) }
+	return runlog.ResumeOptions{Force: c.Bool("force"), Say: say}
 }

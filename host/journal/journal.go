@@ -14,10 +14,15 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
+
+	"rooda/host/files"
 )
 
 // Name is the journal's file in a run's record.
@@ -63,7 +68,18 @@ const (
 	Void = "void"
 	// Resumed marks where a resumed run began to append.
 	Resumed = "resumed"
+	// Dropped names an iteration record (Record) that ended but that the
+	// journal no longer holds (it was damaged, and the run resumed with
+	// --force): the record stays, its iteration ran again in a new one,
+	// and a later resume knows the record for one accounted for.
+	Dropped = "dropped"
 )
+
+// Limit bounds the journal read back: it keeps what read() and run()
+// answered whole, so it can be large, but a file past a GiB is not a
+// journal rooda wrote (a device, a link swapped in), and is refused
+// rather than read into memory.
+const Limit = 1 << 30
 
 // Key is a call's place in a run: the thread that made it ("main", or a
 // parallel() branch's path, "main/3.2") and its number among that
@@ -82,6 +98,9 @@ type Writer struct {
 	f  *os.File
 	// size is the journal's length after its last whole entry.
 	size int64
+	// write writes a line at the journal's end: the file's Write, or a
+	// test's that fails as a full disk does.
+	write func([]byte) (int, error)
 }
 
 // Open opens the journal at path for appending, making it if need be.
@@ -102,11 +121,16 @@ func Open(path string) (*Writer, error) {
 		return nil, err
 	}
 	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		// Swapped in since Read refused it: appending to a pipe or a
+		// device would hang or lose the entries.
+		err = &fs.PathError{Op: "open", Path: path, Err: files.ErrNotFile}
+	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	return &Writer{f: f, size: info.Size()}, nil
+	return &Writer{f: f, size: info.Size(), write: f.Write}, nil
 }
 
 // Append writes e as one line, in one write; sync makes it durable
@@ -118,11 +142,10 @@ func (w *Writer) Append(e Entry, sync bool) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := w.f.Write(line); err != nil {
+	if _, err := w.write(line); err != nil {
 		// Part of the line may be written (a full disk): cut it off, so
 		// that the entries appended after it are read.
-		w.f.Truncate(w.size)
-		return err
+		return errors.Join(err, w.f.Truncate(w.size))
 	}
 	w.size += int64(len(line))
 	if sync {
@@ -163,12 +186,32 @@ var table = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Ca
 // Read reads the journal at path: its entries up to the first line that
 // is not whole, and how many bytes they take.
 func Read(path string) ([]Entry, int64, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadBytes(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	entries, good := Parse(data)
 	return entries, good, nil
+}
+
+// ReadBytes reads the journal at path whole, as every other file of a
+// record is read: a symbolic link is not followed, a pipe or a device
+// is refused at once (a link to /dev/zero would fill the memory, a FIFO
+// would hang the resume), and a file past Limit is refused.
+func ReadBytes(path string) ([]byte, error) {
+	f, err := files.OpenBelow(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err == nil && info.IsDir() {
+		err = &fs.PathError{Op: "open", Path: path, Err: files.ErrNotFile}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return files.ReadAll(f, path, Limit)
 }
 
 // Parse reads the entries of a journal's bytes, up to the first line

@@ -42,6 +42,9 @@ func (r Run) Over() bool {
 }
 
 func (r Run) stillGoing() error {
+	if n := len(r.Resumes); n > 0 && r.Resumes[n-1].PID == r.PID {
+		return r.beingResumed()
+	}
 	return fmt.Errorf("run %s is still going (pid %d): only a run that was cut short resumes", r.ID, r.PID)
 }
 
@@ -66,6 +69,12 @@ func (r Run) ended() error {
 // ran: a recorded pid may be another live process's in a container on
 // another node, where rooda runs as pid 1 in every pod.
 func Resume(dir, id, name string) (*Recorder, error) {
+	return ResumeWith(dir, id, name, ResumeOptions{})
+}
+
+// ResumeWith is Resume, told how (ResumeOptions). The journal is checked
+// against the record before the run trusts it (checkJournal).
+func ResumeWith(dir, id, name string, opts ResumeOptions) (*Recorder, error) {
 	run, err := ReadRun(dir, id)
 	if err != nil {
 		return nil, err
@@ -81,10 +90,7 @@ func Resume(dir, id, name string) (*Recorder, error) {
 		return nil, fmt.Errorf("run %s has no journal (%s): it was recorded by an older rooda, and cannot be resumed", id, journal.Name)
 	}
 	_, lockErr := os.Stat(filepath.Join(r.dir, lockName))
-	if err := r.openJournal(); err != nil {
-		if errors.Is(err, errBusy) {
-			err = run.stillGoing()
-		}
+	if err := r.lockRecord(dir, id, opts.Say); err != nil {
 		return nil, err
 	}
 	// Another resume may have taken the run and ended it before the lock
@@ -99,7 +105,7 @@ func Resume(dir, id, name string) (*Recorder, error) {
 	var entries []journal.Entry
 	if err == nil {
 		// Read once the lock is ours: what another resume appended is in.
-		entries, _, err = journal.Read(filepath.Join(r.dir, journal.Name))
+		entries, err = r.openChecked(opts.Force)
 	}
 	if err != nil {
 		r.lock.Close()
@@ -107,7 +113,7 @@ func Resume(dir, id, name string) (*Recorder, error) {
 	}
 	r.book = journal.NewBook(entries)
 	r.before = elapsed(r.run, entries)
-	r.records = r.book.Records()
+	r.records = max(r.book.Records(), lastRecord(r.dir))
 	now := time.Now().UTC()
 	r.resumedFrom = r.run
 	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.InterruptedBy, r.run.Reason = string(loop.Running), nil, nil, "", ""
@@ -249,6 +255,9 @@ func Named(dir, name string) (Run, bool, error) {
 // resumed.
 func LastResumable(dir string) (string, error) {
 	run, found, err := newest(dir, func(r Run) bool { return r.Resumable() == nil })
+	if err == nil && !found {
+		err = resumedNow(dir)
+	}
 	if err == nil && !found {
 		err = fmt.Errorf("no run in %s can be resumed: none was cut short (rooda runs list shows them)", dir)
 	}

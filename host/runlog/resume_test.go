@@ -38,7 +38,8 @@ func crashed(t *testing.T) (dir, id string) {
 // answers the iterations that ended, with their outputs and spend; the
 // in-flight one runs again in the record it had; the record says when it
 // was resumed and by whom, and the name it was started under finds it.
-// The lock refuses a second resume while the first holds the record.
+// The lock refuses a second resume while the first holds the record,
+// saying that it is being resumed, and by which process.
 func TestResumeTakesTheRecordBack(t *testing.T) {
 	dir, id := crashed(t)
 	if run, found, err := Named(dir, "nightly"); err != nil || !found || run.ID != id {
@@ -51,7 +52,7 @@ func TestResumeTakesTheRecordBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resume(dir, id, "build"); err == nil || !strings.Contains(err.Error(), "is still going (pid") {
+	if _, err := Resume(dir, id, "build"); err == nil || !strings.Contains(err.Error(), "is being resumed by pid") {
 		t.Errorf("a second resume: %v", err)
 	}
 	l := r.NewLoop("", journal.Key{Thread: "main", Seq: 1})

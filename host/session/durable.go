@@ -227,7 +227,7 @@ func (s *Session) startLoop(thread *starlark.Thread, op, pos, procedure string, 
 		}
 		// The same loop with other settings: what its iterations did
 		// stands, judged under the settings given now.
-		s.Log().Warnf("resuming: %s at %s runs with other settings than it was recorded with (--force): %s", c.what, orNone(c.pos, c.pos != ""), strings.Join(changed, "; "))
+		s.Log().Warnf("resuming: %s runs with other settings than it was recorded with (--force): %s", loopNamed(c), strings.Join(changed, "; "))
 	}
 	data, _ := json.Marshal(settings)
 	s.rec.Journal(c.at(key, data), false)

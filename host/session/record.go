@@ -23,6 +23,9 @@ func (s *Session) startRecord() {
 	}
 	if rec := s.opts.Resume; rec != nil {
 		s.Log().Infof("Resuming run %s: what its journal holds is answered from it, nothing of it runs again", rec.ID())
+		if w := rec.Warning(); w != "" {
+			s.Log().Warnf("%s", w) // what a forced resume runs again
+		}
 		rec.OnWarning(func(w string) { s.Log().Warnf("%s", w) })
 		s.rec = rec
 		return

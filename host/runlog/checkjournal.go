@@ -1,0 +1,196 @@
+package runlog
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"rooda/host/files"
+	"rooda/host/journal"
+)
+
+// ResumeOptions are how a resume takes a record (ResumeWith).
+type ResumeOptions struct {
+	// Force resumes over a journal that disagrees with the record: what
+	// it no longer holds runs again, in new iteration records.
+	Force bool
+	// Say is told what the resume waits for; nil says nothing.
+	Say func(string)
+}
+
+// lockWait bounds the wait for a record's lock whose rooda is gone: a
+// process it was starting when it was killed (forked, not yet running
+// its program) holds a copy of the lock until it runs its program or
+// dies, a matter of milliseconds, longer on a loaded machine.
+const lockWait = 10 * time.Second
+
+// lockRecord takes the record's lock for a resume. Held by a live rooda
+// (the run's, or a resume's), it is refused at once; held while the
+// recorded rooda is gone, it is waited for, up to lockWait.
+func (r *Recorder) lockRecord(dir, id string, say func(string)) error {
+	deadline := time.Now().Add(lockWait)
+	for said := false; ; said = true {
+		lock, busy, err := files.Lock(filepath.Join(r.dir, lockName))
+		if !busy {
+			r.lock = lock
+			return err
+		}
+		run, err := ReadRun(dir, id)
+		switch {
+		case err != nil:
+			return err
+		case run.Going():
+			return run.stillGoing()
+		case time.Now().After(deadline):
+			return fmt.Errorf("run %s: its record is still locked %s after its rooda (pid %d) ended, by a process it started; try again once that process has ended", id, lockWait, run.PID)
+		}
+		if !said && say != nil {
+			say(fmt.Sprintf("run %s: waiting for its record, still held by a process its rooda (pid %d) was starting when it ended", id, run.PID))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// openChecked opens the run's journal for appending once it is checked
+// against the record (checkJournal), and returns its entries. Forced
+// over a damaged journal, it keeps the damaged file beside it, names
+// in the record what runs again (journal.Dropped) and says so.
+func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
+	path := filepath.Join(r.dir, journal.Name)
+	data, err := journal.ReadBytes(path)
+	if err != nil {
+		return nil, err
+	}
+	entries, _ := journal.Parse(data)
+	bad := checkJournal(r.dir, data, entries)
+	if bad != nil && !force {
+		return nil, bad
+	}
+	if bad != nil {
+		kept := path + ".damaged"
+		if err := files.WriteWholeSynced(kept, data); err != nil {
+			return nil, err
+		}
+		r.warning = fmt.Sprintf("resuming over a damaged journal (--force): %s; the journal as it was is kept in %s", bad.told(), kept)
+	}
+	if r.journal, err = journal.Open(path); err != nil {
+		return nil, err
+	}
+	if bad != nil {
+		for _, n := range bad.again {
+			r.keep(r.journal.Append(journal.Entry{Kind: journal.Dropped, Record: n}, false))
+		}
+		entries = slices.Clip(entries)
+		for _, n := range bad.again {
+			entries = append(entries, journal.Entry{Kind: journal.Dropped, Record: n})
+		}
+	}
+	return entries, nil
+}
+
+// JournalError is a journal that disagrees with its record: a line of it
+// is damaged, or iterations the record says ended are not in it. Resumed
+// as it is, the run would run them again, and lose the entries after
+// the damaged line.
+type JournalError struct {
+	path string
+	// line is the first damaged line (from 1), 0 for none; after the
+	// whole entries after it, which would be lost.
+	line, after int
+	// again are the iteration records that ended but that the journal
+	// does not hold: they would run again.
+	again []int
+	// ends is the journal's number of lines, said when none is damaged.
+	ends int
+}
+
+func (e *JournalError) Error() string {
+	return "cannot resume: the journal disagrees with the record: " + e.told() + "; --force resumes all the same, running again what the journal lacks, in new iteration records"
+}
+
+// ExitCode is a record's error's.
+func (e *JournalError) ExitCode() int { return 1 }
+
+// told says what is wrong and what would run again.
+func (e *JournalError) told() string {
+	var b strings.Builder
+	if e.line > 0 {
+		fmt.Fprintf(&b, "%s:%d is damaged (not a whole entry: its checksum or its JSON is wrong)", e.path, e.line)
+		if e.after > 0 {
+			fmt.Fprintf(&b, ", and the %d whole entries after it would be lost", e.after)
+		}
+	} else {
+		fmt.Fprintf(&b, "%s ends at line %d", e.path, e.ends)
+	}
+	if len(e.again) == 0 {
+		b.WriteString("; the calls after it would run again")
+		return b.String()
+	}
+	names := make([]string, len(e.again))
+	for i, n := range e.again {
+		names[i] = iterationPart(n, "")
+	}
+	fmt.Fprintf(&b, "; %d iterations that ended by the record would run again: %s", len(e.again), strings.Join(names, ", "))
+	return b.String()
+}
+
+// checkJournal compares the journal (its bytes, and the entries read
+// from them) with the record at runDir: nil when they agree. They
+// disagree when a line is damaged and more follows it, or when an
+// iteration record holds a meta.json (the iteration ended) and the
+// journal names it nowhere. An iteration whose meta.json was written and
+// whose end was not yet journaled when rooda was killed is in the
+// journal as begun: it runs again, as the one in flight.
+func checkJournal(runDir string, data []byte, entries []journal.Entry) *JournalError {
+	e := &JournalError{path: filepath.Join(runDir, journal.Name), ends: strings.Count(string(data), "\n")}
+	if d, ok := journal.Damaged(data); ok {
+		e.line, e.after = d.Line, len(d.After)
+	}
+	known := map[int]bool{}
+	for _, en := range entries {
+		known[en.Record] = true
+	}
+	records, _ := Records(runDir)
+	for _, n := range records {
+		if _, err := statRecord(runDir, iterationPart(n, "meta.json")); err == nil && !known[n] {
+			e.again = append(e.again, n)
+		}
+	}
+	if e.line == 0 && len(e.again) == 0 {
+		return nil
+	}
+	return e
+}
+
+// lastRecord is the highest iteration record number under runDir: a
+// resumed run numbers its new iterations after it, whatever its journal
+// names, so that none is written over.
+func lastRecord(runDir string) int {
+	records, _ := Records(runDir)
+	if len(records) == 0 {
+		return 0
+	}
+	return slices.Max(records)
+}
+
+// beingResumed says that a live rooda resumes the run: the pid the
+// record names is the last resume's.
+func (r Run) beingResumed() error {
+	return fmt.Errorf("run %s is being resumed by pid %d", r.ID, r.PID)
+}
+
+// resumedNow is the error of the newest run under dir that a live rooda
+// is resuming, nil when there is none: a second resume at once should
+// say so, not that nothing was cut short.
+func resumedNow(dir string) error {
+	run, found, err := newest(dir, func(r Run) bool {
+		n := len(r.Resumes)
+		return r.Going() && n > 0 && r.Resumes[n-1].PID == r.PID
+	})
+	if err != nil || !found {
+		return err
+	}
+	return run.beingResumed()
+}

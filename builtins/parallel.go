@@ -141,7 +141,7 @@ var gitMergeBuiltin = Builtin{
 	Name: "git_merge",
 	Params: []Param{
 		{"wt", "worktree", "", "the worktree whose branch to merge"},
-		{"commit_leftovers", "bool", "False", "whether to commit first, on the worktree's branch, what the agent left uncommitted there (author rooda, message \"rooda: work the agent left uncommitted\"); when False that work is not merged: .dirty is True and the run keeps the worktree"},
+		{"commit_leftovers", "bool", "False", "whether to commit first, on the worktree's branch, what the agent left uncommitted there (author and committer rooda, message \"rooda: work the agent left uncommitted\"); when False that work is not merged: .dirty is True and the run keeps the worktree"},
 	},
 	Returns: "merge_result",
 	Doc: "Merges a worktree's branch into the branch the main checkout has out, with plain git merge --no-edit (never an AI merge), and returns .merged and .conflicts (the files in conflict), .output (git's words), .commits (how many commits it brought in: 0 for \"Already up to date\", which the log calls nothing to merge) and .dirty (whether the worktree still holds uncommitted changes or untracked files). " +

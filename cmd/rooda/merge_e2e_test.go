@@ -103,7 +103,7 @@ func TestMergeCommitsLeftovers(t *testing.T) {
 			t.Errorf("%s was not merged: %v", f, err)
 		}
 	}
-	if got := w.git("log", "-1", "--format=%an <%ae>|%s", "main"); got != "rooda <rooda@localhost>|rooda: work the agent left uncommitted" {
+	if got := w.git("log", "-1", "--format=%an <%ae>|%cn <%ce>|%s", "main"); got != "rooda <rooda@localhost>|rooda <rooda@localhost>|rooda: work the agent left uncommitted" {
 		t.Errorf("the leftovers' commit: %q", got)
 	}
 	w.noWorktreesLeft()

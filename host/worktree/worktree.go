@@ -452,13 +452,13 @@ func Uncommitted(ctx context.Context, path string) bool {
 	return err != nil || status != ""
 }
 
-// LeftoverMessage and leftoverAuthor make the commit of what an agent
-// left uncommitted (git_merge(commit_leftovers = True)): rooda's, said
-// so, never passed off as the agent's or the user's.
-const (
-	LeftoverMessage = "rooda: work the agent left uncommitted"
-	leftoverAuthor  = "rooda <rooda@localhost>"
-)
+// LeftoverMessage and leftoverBy make the commit of what an agent left
+// uncommitted (git_merge(commit_leftovers = True)): rooda's, author and
+// committer, said so, never passed off as the agent's or the user's; it
+// needs no identity of the user's configured.
+const LeftoverMessage = "rooda: work the agent left uncommitted"
+
+var leftoverBy = []string{"GIT_AUTHOR_NAME=rooda", "GIT_AUTHOR_EMAIL=rooda@localhost", "GIT_COMMITTER_NAME=rooda", "GIT_COMMITTER_EMAIL=rooda@localhost"}
 
 // CommitLeftovers commits, on the branch of the worktree at path, every
 // change and untracked file there (ignored files left out), when there
@@ -470,7 +470,8 @@ func CommitLeftovers(ctx context.Context, path string) (committed bool, err erro
 	if _, err := runGit(ctx, path, "add", "-A"); err != nil {
 		return false, err
 	}
-	if _, err := runGit(ctx, path, "commit", "-q", "--author", leftoverAuthor, "-m", LeftoverMessage); err != nil {
+	commit := git.Command{Args: []string{"commit", "-q", "-m", LeftoverMessage}, Dir: path, Env: append(git.EnvIn(path), leftoverBy...)}
+	if _, err := git.Run(ctx, commit); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -101,3 +101,29 @@ func TestResumeRefusesAnotherBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestResumeOnTheBranchTheScriptSwitchedTo: a script whose run() checks
+// out another branch before its loop is resumed on that branch without
+// complaint: the branch compared is the one the loop began on, not the
+// one rooda first saw.
+func TestResumeOnTheBranchTheScriptSwitchedTo(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.agentScript("p", step{"delay": "100ms"}, step{"delay": "2s"}, step{"output": successSignal + "\n"})
+	w.write("p.star", `run("git checkout -q -b feature")
+res = iterate(compose("p", act = [fragment(content = "Do x.")]), agent = args[0], max_iterations = 3)
+print("ended:", res.status)
+`)
+	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "p.star"), "--", w.agentLine())
+	cmd.Dir, cmd.Env = w.repo, w.env
+	s := w.start(cmd)
+	w.waitForLog(s, "Iteration 2/3 starting", "the loop never reached its second iteration")
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	w.noSurvivorsQuietly()
+	o := w.roodaIn(w.repo, "runs", "resume")
+	o.expect(t, 0, "ended: success")
+	if strings.Contains(o.stderr, "Git Branch") {
+		t.Errorf("the resume on the script's own branch names a branch change:\n%s", o.stderr)
+	}
+}

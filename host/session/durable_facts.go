@@ -31,8 +31,8 @@ func loopFacts(plan *engine.Plan, dir string) []string {
 		lines = append(lines, fmt.Sprintf("%s(%s): %s", promptFact, part, sum))
 	}
 	sort.Strings(lines)
-	if r, ok := git.Recorded(dir); ok {
-		lines = append(lines, branchFact+": "+branchName(r.Branch))
+	if branch, ok := git.Branch(dir); ok {
+		lines = append(lines, branchFact+": "+branchName(branch))
 	}
 	return lines
 }

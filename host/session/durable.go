@@ -249,13 +249,13 @@ func changedSettings(recorded, asked []string) []string {
 	var changed []string
 	for _, l := range asked {
 		name, _, _ := strings.Cut(l, ": ")
-		if old, ok := was[name]; (!ok || old != now[name]) && !shownOnly[name] {
+		if old, ok := was[name]; (!ok && !isFact(name) || ok && old != now[name]) && !shownOnly[name] {
 			changed = append(changed, fmt.Sprintf("%s: %s recorded, %s asked", name, orNone(old, ok), now[name]))
 		}
 	}
 	for _, l := range recorded {
 		name, _, _ := strings.Cut(l, ": ")
-		if _, ok := now[name]; !ok && !shownOnly[name] {
+		if _, ok := now[name]; !ok && !shownOnly[name] && !isFact(name) {
 			changed = append(changed, fmt.Sprintf("%s: %s recorded, not set now", name, was[name]))
 		}
 	}

@@ -116,7 +116,11 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	if err := plan.Err(); err != nil {
 		return loop.Result{}, fmt.Errorf("cannot run %s:\n%w", plan.Procedure.Name, err)
 	}
-	key, err := s.startLoop(thread, "iterate", spec.Pos, plan.Procedure.Name, plan.Settings.Values())
+	dir := ""
+	if spec.Worktree != nil {
+		dir = spec.Worktree.Path
+	}
+	key, err := s.startLoop(thread, "iterate", spec.Pos, plan.Procedure.Name, append(plan.Settings.Values(), loopFacts(plan, dir)...))
 	if err != nil {
 		return loop.Result{}, err
 	}

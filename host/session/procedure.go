@@ -39,7 +39,7 @@ func (s *Session) RunProcedure(req engine.Request) error {
 	defer s.stopStragglers()
 	s.showStatus()
 	s.startRecord()
-	key, err := s.startLoop(nil, "procedure", "", req.Name, plan.Settings.Values())
+	key, err := s.startLoop(nil, "procedure", "", req.Name, append(plan.Settings.Values(), loopFacts(plan, "")...))
 	if err != nil {
 		s.failed(err)
 		return err

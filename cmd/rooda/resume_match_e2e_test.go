@@ -1,0 +1,129 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// matchRun is a repository workspace whose script runs one loop of five
+// iterations of procedure p, its act phase the fragment "Do x.", killed
+// (SIGKILL) in its second iteration.
+func matchRun(t *testing.T) *repoWorkspace {
+	w := newRepoWorkspace(t)
+	w.agentScript("p", step{"delay": "100ms"}, step{"delay": "2s"}, step{}, step{}, step{"output": successSignal + "\n"})
+	w.write("p.star", `res = iterate(compose("p", act = [fragment(content = "Do x.")]), agent = args[0], max_iterations = 5)
+print("ended:", res.status)
+`)
+	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "p.star"), "--", w.agentLine())
+	cmd.Dir, cmd.Env = w.repo, w.env
+	s := w.start(cmd)
+	w.waitForLog(s, "Iteration 2/5 starting", "the loop never reached its second iteration")
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	w.noSurvivorsQuietly()
+	return w
+}
+
+// prompts are the prompts the fake agents were given, in the order they
+// started.
+func (w *repoWorkspace) prompts() []string {
+	found, _ := filepath.Glob(filepath.Join(w.dir, "prompt-*.txt"))
+	sort.Slice(found, func(i, j int) bool {
+		return len(found[i]) < len(found[j]) || len(found[i]) == len(found[j]) && found[i] < found[j]
+	})
+	var out []string
+	for _, f := range found {
+		out = append(out, readText(w.t, f))
+	}
+	return out
+}
+
+// TestResumeRefusesAnEditedFragment: a fragment edited after the run was
+// cut short changes what its loop would send, though not the call's
+// name: the resume stops at that call, naming its line and the phase
+// whose text changed, and starts no agent; --force goes on, says that
+// the prompt changed, and the iterations left get the new prompt.
+func TestResumeRefusesAnEditedFragment(t *testing.T) {
+	t.Parallel()
+	w := matchRun(t)
+	script := readText(t, filepath.Join(w.dir, "p.star"))
+	w.write("p.star", strings.Replace(script, "Do x.", "Do y.", 1))
+	before := len(w.prompts())
+	o := w.roodaIn(w.repo, "runs", "resume")
+	if o.code != 1 || !strings.Contains(o.stderr, "p.star:1\n") || !strings.Contains(o.stderr, "Prompt (act phase): ") {
+		t.Fatalf("resume with an edited fragment: exit %d\n%s", o.code, o.stderr)
+	}
+	if n := len(w.prompts()); n != before {
+		t.Fatalf("the refused resume started %d agents", n-before)
+	}
+	o = w.roodaIn(w.repo, "runs", "resume", "--force")
+	o.expect(t, 0, "ended: success")
+	if !strings.Contains(o.stderr, "(--force): Prompt (act phase): ") {
+		t.Errorf("--force over an edited fragment does not say so:\n%s", o.stderr)
+	}
+	prompts := w.prompts()
+	if len(prompts) != before+4 {
+		t.Fatalf("after the forced resume %d prompts, want %d", len(prompts), before+4)
+	}
+	for i, p := range prompts[before:] {
+		if !strings.Contains(p, "Do y.") || strings.Contains(p, "Do x.") {
+			t.Errorf("prompt %d after the forced resume is not the new one:\n%s", before+i+1, p)
+		}
+	}
+}
+
+// TestResumeRefusesAnotherBranch: a run cut short on main, resumed after
+// the user checked out another branch, is refused, naming both
+// branches, rather than go on there unsaid; --force goes on, saying so.
+func TestResumeRefusesAnotherBranch(t *testing.T) {
+	t.Parallel()
+	w := matchRun(t)
+	w.git("checkout", "-q", "-b", "user-experiment")
+	before := len(w.prompts())
+	o := w.roodaIn(w.repo, "runs", "resume")
+	if o.code != 1 || !strings.Contains(o.stderr, "Git Branch: main recorded, user-experiment asked") {
+		t.Fatalf("resume on another branch: exit %d\n%s", o.code, o.stderr)
+	}
+	if n := len(w.prompts()); n != before {
+		t.Fatalf("the refused resume started %d agents", n-before)
+	}
+	o = w.roodaIn(w.repo, "runs", "resume", "--force")
+	o.expect(t, 0, "ended: success")
+	if !strings.Contains(o.stderr, "(--force): Git Branch: main recorded, user-experiment asked") {
+		t.Errorf("--force on another branch does not say so:\n%s", o.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.repo, ".git")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestResumeOnTheBranchTheScriptSwitchedTo: a script whose run() checks
+// out another branch before its loop is resumed on that branch without
+// complaint: the branch compared is the one the loop began on, not the
+// one rooda first saw.
+func TestResumeOnTheBranchTheScriptSwitchedTo(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.agentScript("p", step{"delay": "100ms"}, step{"delay": "2s"}, step{"output": successSignal + "\n"})
+	w.write("p.star", `run("git checkout -q -b feature")
+res = iterate(compose("p", act = [fragment(content = "Do x.")]), agent = args[0], max_iterations = 3)
+print("ended:", res.status)
+`)
+	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "p.star"), "--", w.agentLine())
+	cmd.Dir, cmd.Env = w.repo, w.env
+	s := w.start(cmd)
+	w.waitForLog(s, "Iteration 2/3 starting", "the loop never reached its second iteration")
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	w.noSurvivorsQuietly()
+	o := w.roodaIn(w.repo, "runs", "resume")
+	o.expect(t, 0, "ended: success")
+	if strings.Contains(o.stderr, "Git Branch") {
+		t.Errorf("the resume on the script's own branch names a branch change:\n%s", o.stderr)
+	}
+}

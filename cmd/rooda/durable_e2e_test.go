@@ -198,7 +198,8 @@ func TestResumeAfterKill(t *testing.T) {
 		name   string
 		new    func(*testing.T) durableRun
 		trials int
-	}{{"yaml", newDurableYAML, 24}, {"budget", newDurableBudget, 8}, {"script", newDurableScript, 24}} {
+		fixed  []killPoint
+	}{{"yaml", newDurableYAML, 24, yamlKillPoints(6)}, {"budget", newDurableBudget, 8, yamlKillPoints(5)}, {"script", newDurableScript, 24, scriptKillPoints()}} {
 		t.Run(kind.name, func(t *testing.T) {
 			t.Parallel()
 			ref := kind.new(t)
@@ -212,8 +213,15 @@ func TestResumeAfterKill(t *testing.T) {
 			seed := time.Now().UnixNano()
 			t.Logf("uninterrupted: %s in %s; seed %d", wantEnd, took.Round(time.Millisecond), seed)
 			rnd := rand.New(rand.NewPCG(uint64(seed), 1))
+			// The fixed points first: the same each time, so that a
+			// failure at one of them is seen again at once.
+			for _, at := range kind.fixed {
+				t.Run(strings.ReplaceAll(at.String(), "/", " of "), func(t *testing.T) {
+					resumeAfterKill(t, kind.new(t), at, syscall.SIGKILL, at.tear, rand.New(rand.NewPCG(uint64(seed), 0)), wantEnd, want.code)
+				})
+			}
 			for i := range kind.trials {
-				at := time.Duration(rnd.Int64N(int64(took * 11 / 10)))
+				at := killPoint{delay: time.Duration(rnd.Int64N(int64(took * 11 / 10)))}
 				// Mostly SIGKILL, the journal torn in a third of those;
 				// a SIGTERM now and then, which ends the run interrupted.
 				sig, tear := syscall.SIGKILL, rnd.IntN(3) == 0
@@ -228,9 +236,69 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 }
 
-func resumeAfterKill(t *testing.T, d durableRun, at time.Duration, sig syscall.Signal, tear bool, rnd *rand.Rand, want ending, wantCode int) {
+// killPoint is when a trial of TestResumeAfterKill kills its run: after
+// a delay, or when its log has said text n times (an iteration starting,
+// one ended), which no machine's speed moves.
+type killPoint struct {
+	delay time.Duration
+	text  string
+	n     int
+	// tear cuts the journal inside its last entry after the kill.
+	tear bool
+}
+
+func (k killPoint) String() string {
+	if k.text == "" {
+		return k.delay.String()
+	}
+	s := fmt.Sprintf("%s #%d", k.text, k.n)
+	if k.tear {
+		s += ", journal torn"
+	}
+	return s
+}
+
+// wait returns when it is time to kill the run s.
+func (k killPoint) wait(t *testing.T, s started) {
+	if k.text == "" {
+		time.Sleep(k.delay)
+		return
+	}
+	for deadline := time.Now().Add(hangGuard); strings.Count(s.stderr.String(), k.text) < k.n; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never said %q %d times:\n%s", k.text, k.n, s.stderr.String())
+		}
+	}
+}
+
+// yamlKillPoints are the fixed points of a YAML run of turns iterations:
+// at once, as each iteration starts, as the third ends, and as the
+// second starts with the journal torn.
+func yamlKillPoints(turns int) []killPoint {
+	points := []killPoint{{delay: 0}, {text: "Iteration 3/8 completed", n: 1}, {text: "Iteration 2/8 starting", n: 1, tear: true}}
+	for i := 1; i <= turns; i++ {
+		points = append(points, killPoint{text: fmt.Sprintf("Iteration %d/8 starting", i), n: 1})
+	}
+	return points
+}
+
+// scriptKillPoints are newDurableScript's fixed points: each loop's
+// first and second iterations starting (the first loop's, the second's,
+// then the two of the parallel()), and the last iteration of the second
+// loop.
+func scriptKillPoints() []killPoint {
+	var points []killPoint
+	for _, text := range []string{"Iteration 1/4 starting", "Iteration 2/4 starting"} {
+		for n := 1; n <= 4; n++ {
+			points = append(points, killPoint{text: text, n: n})
+		}
+	}
+	return append(points, killPoint{text: "Iteration 3/4 starting", n: 1})
+}
+
+func resumeAfterKill(t *testing.T, d durableRun, at killPoint, sig syscall.Signal, tear bool, rnd *rand.Rand, want ending, wantCode int) {
 	s := d.start()
-	time.Sleep(at)
+	at.wait(t, s)
 	s.cmd.Process.Signal(sig)
 	s.cmd.Wait()
 	runDir, cut := d.recorded()

@@ -87,9 +87,16 @@ func (l *looker) writeTree() (string, error) {
 			}
 		}
 	}
+	// rooda's records are left out; where the user's .gitignore already
+	// ignores them, git refuses to be told so, and leaves them out itself.
 	records := ":(top,exclude)" + l.prefix + ".rooda"
 	if _, err := l.withEnv(env, "add", "-A", "--", ":/", records); err != nil {
-		return "", err
+		if !strings.Contains(err.Error(), "ignored by one of your .gitignore files") {
+			return "", err
+		}
+		if _, err := l.withEnv(env, "add", "-A", "--", ":/"); err != nil {
+			return "", err
+		}
 	}
 	return l.withEnv(env, "write-tree")
 }
@@ -157,6 +164,14 @@ func (l *looker) sameBranch(from string) error {
 	is, _ := l.run(Command{Args: []string{"symbolic-ref", "-q", "HEAD"}})
 	if is != was {
 		return fmt.Errorf("the checkout is on %q, the iteration began on %q", short(is), short(was))
+	}
+	// A branch made again, or rewritten, since the iteration began is no
+	// longer the one it began on, though its name is: what its HEAD was
+	// then is not brought back from the snapshot.
+	if began, err := l.run(Command{Args: []string{"rev-parse", "--verify", "--quiet", from + "^"}}); err == nil && began != "" {
+		if _, err := l.run(Command{Args: []string{"merge-base", "--is-ancestor", began, "HEAD"}}); err != nil {
+			return fmt.Errorf("%q no longer holds the commit the iteration began on", short(is))
+		}
 	}
 	return nil
 }

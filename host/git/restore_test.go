@@ -61,7 +61,7 @@ func TestRestoreToTheStart(t *testing.T) {
 }
 
 // TestRestoreRefusesAnotherBranch: a checkout on another branch than the
-// start's is left as it is.
+// start's, or on one of its name made again, is left as it is.
 func TestRestoreRefusesAnotherBranch(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -79,6 +79,14 @@ func TestRestoreRefusesAnotherBranch(t *testing.T) {
 	}
 	if got, _ := os.ReadFile("a.txt"); string(got) != "b\n" {
 		t.Errorf("changed: %q", got)
+	}
+	// main made again from another commit: the same name, not the same
+	// branch.
+	gitRun(t, "checkout", "--quiet", "--orphan", "fresh")
+	gitRun(t, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "--quiet", "-m", "fresh")
+	gitRun(t, "branch", "-M", "fresh", "main")
+	if err := Restore("", "refs/rooda/r/start/1", "refs/rooda/r/partial/1"); err == nil || !strings.Contains(err.Error(), "no longer holds") {
+		t.Errorf("a branch made again: %v", err)
 	}
 	if err := Restore("", "refs/rooda/r/start/2", "refs/rooda/r/partial/2"); err != ErrNoStart {
 		t.Errorf("no start: %v", err)

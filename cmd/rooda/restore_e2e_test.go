@@ -80,6 +80,10 @@ func TestResumeRestoresTheWorkspace(t *testing.T) {
 	if !strings.HasSuffix(ref, "/partial/2") || !strings.Contains(o.stderr, "kept in "+ref) {
 		t.Fatalf("the partial ref %q, not named in the log:\n%s", ref, o.stderr)
 	}
+	metas, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "iterations", "0002", "meta.json"))
+	if len(metas) != 1 || !strings.Contains(readText(t, metas[0]), `"partial_ref": "`+ref+`"`) {
+		t.Errorf("iteration 2's meta.json does not name %s: %v", ref, metas)
+	}
 	cmd = exec.Command("git", "show", ref+":progress.txt")
 	cmd.Dir = w.dir
 	if kept, _ := cmd.Output(); string(kept) != "iteration 1\niteration 2\n" {

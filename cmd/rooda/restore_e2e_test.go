@@ -51,6 +51,9 @@ func TestResumeRestoresTheWorkspace(t *testing.T) {
 	whole := newProgressRun(t, "10ms")
 	whole.run("build", "-n", "3").expect(t, 2)
 	want := whole.files()
+	if refs := whole.refs(); refs != "" {
+		t.Errorf("an uninterrupted run left refs: %s", refs)
+	}
 
 	w := newProgressRun(t, "30s")
 	s := w.start(w.command("build", "-n", "3"))
@@ -68,14 +71,16 @@ func TestResumeRestoresTheWorkspace(t *testing.T) {
 	if got := w.files(); got != want {
 		t.Errorf("the resumed run left\n%s\nan uninterrupted run leaves\n%s\nresume:\n%s", got, want, o.stderr)
 	}
-	cmd := exec.Command("git", "for-each-ref", "--format=%(refname)", "refs/rooda/")
-	cmd.Dir = w.dir
-	refs, _ := cmd.Output()
+	// Only the iteration put back keeps its start, beside its partial.
+	refs := strings.Fields(w.refs())
 	var ref string
-	for _, r := range strings.Fields(string(refs)) {
+	for _, r := range refs {
 		if strings.Contains(r, "/partial/") {
 			ref = r
 		}
+	}
+	if len(refs) != 2 || refs[1] != strings.Replace(ref, "/partial/", "/start/", 1) {
+		t.Errorf("refs left: %v", refs)
 	}
 	if !strings.HasSuffix(ref, "/partial/2") || !strings.Contains(o.stderr, "kept in "+ref) {
 		t.Fatalf("the partial ref %q, not named in the log:\n%s", ref, o.stderr)
@@ -84,9 +89,21 @@ func TestResumeRestoresTheWorkspace(t *testing.T) {
 	if len(metas) != 1 || !strings.Contains(readText(t, metas[0]), `"partial_ref": "`+ref+`"`) {
 		t.Errorf("iteration 2's meta.json does not name %s: %v", ref, metas)
 	}
-	cmd = exec.Command("git", "show", ref+":progress.txt")
+	cmd := exec.Command("git", "show", ref+":progress.txt")
 	cmd.Dir = w.dir
 	if kept, _ := cmd.Output(); string(kept) != "iteration 1\niteration 2\n" {
 		t.Errorf("the partial ref holds %q", kept)
 	}
+}
+
+// refs are rooda's refs in the workspace's repository, sorted.
+func (w *workspace) refs() string {
+	w.t.Helper()
+	cmd := exec.Command("git", "for-each-ref", "--format=%(refname)", "refs/rooda/")
+	cmd.Dir = w.dir
+	out, err := cmd.Output()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out))
 }

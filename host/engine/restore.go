@@ -26,6 +26,10 @@ type starts struct {
 	dir   string
 	place placed
 	log   *logging.Logger
+	// start is the ref of the iteration going on's start, "" when it
+	// is kept past its end: the one a resume put back, which the log
+	// names beside its partial ref.
+	start string
 }
 
 // newStarts is the observer of a recorded loop's starts; nil for a loop
@@ -47,8 +51,10 @@ func (s *starts) IterationStarted(req loop.Request) {
 	}
 	run, n := s.place.Place()
 	ref := func(kind string) string { return fmt.Sprintf("refs/rooda/%s/%s/%d", run, kind, n) }
+	s.start = ref("start")
 	if req.Again {
 		s.putBack(req.Iteration, ref("start"), ref("partial"))
+		s.start = ""
 	}
 	if _, _, err := git.Snapshot(s.dir, ref("start"), fmt.Sprintf("rooda: the workspace as iteration %d of run %s began", req.Iteration, run)); err != nil {
 		s.log.Warnf("Iteration %d: cannot note the workspace as it begins (a resume could not put it back): %v", req.Iteration, err)
@@ -70,6 +76,14 @@ func (s *starts) putBack(n int, start, partial string) {
 	}
 }
 
-// IterationFinished has nothing to do: a start is kept until the run's
-// refs are removed (see docs/reliability.md).
-func (s *starts) IterationFinished(*loop.Iteration) {}
+// IterationFinished drops the start of an iteration that ended: only
+// one in flight runs again. One an interrupt cut short is in flight for
+// a resume, and keeps it.
+func (s *starts) IterationFinished(it *loop.Iteration) {
+	if it.Replayed || it.Outcome == loop.OutcomeInterrupted || s.start == "" {
+		return
+	}
+	if err := git.DropRef(s.dir, s.start); err != nil {
+		s.log.Debugf("Iteration %d: %v", it.Number, err)
+	}
+}

@@ -63,6 +63,16 @@ func (l *looker) headAndBranch() (head, branch string) {
 	return "", branch
 }
 
+// DropRef removes ref from dir's repository, if it is there.
+func DropRef(dir, ref string) error {
+	l, ok := newLooker(dir)
+	if !ok {
+		return nil
+	}
+	_, err := l.run(Command{Args: []string{"update-ref", "-d", ref}})
+	return err
+}
+
 // withEnv runs git in l's workspace with more of the environment.
 func (l *looker) withEnv(env []string, args ...string) (string, error) {
 	c := Command{Args: args, Dir: l.top, Env: append(append([]string(nil), l.env...), env...), Timeout: 30 * time.Second}

@@ -144,6 +144,9 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv, p.Agents)
 		observers = append(observers, rec)
 		outputFile = rec.OutputFile
+		if st := newStarts(out.Dir, rec, log); st != nil {
+			observers = append(observers, st)
+		}
 	}
 	promptOf := p.sections(rec, dig, log)
 	// What an iteration changed is looked at once, for the record, the

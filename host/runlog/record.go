@@ -259,6 +259,9 @@ type LoopRecord struct {
 	// iteration that was in flight when the run stopped runs again.
 	key   journal.Key
 	again bool
+	// partial is the ref that keeps what the killed try of the
+	// iteration running again left (KeptPartial).
+	partial string
 	// agents are the names of the agents that ran or take turns, so far:
 	// a script's agent function adds those it chooses as they run.
 	agents []string
@@ -307,7 +310,7 @@ func (l *LoopRecord) IterationStarted(req loop.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.mend(r.records + 1)
-	l.record, l.again = 0, req.Again
+	l.record, l.again, l.partial = 0, req.Again, ""
 	if r.book != nil {
 		e, ok := r.book.Ended(l.key, req.Iteration)
 		if !ok {
@@ -375,7 +378,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		OutputBytes: it.Result.Total, DroppedBytes: it.Result.Dropped, Duration: it.Duration.Seconds(),
 		Waited:       it.Waited.Seconds(),
 		ContextAdded: r.fresh, Escaped: processNames(it.Result.Escaped),
-		EscapedSurvived: it.Result.EscapedSurvived, RanAgain: l.again, Sandbox: it.Sandbox,
+		EscapedSurvived: it.Result.EscapedSurvived, RanAgain: l.again, Sandbox: it.Sandbox, Partial: l.partial,
 	}
 	if d := it.Decoded; d != nil {
 		m.Format, m.Model, m.Retries, m.Refused = string(d.Format), d.Model, d.Retries, d.Refused

@@ -247,6 +247,10 @@ type Meta struct {
 	// RanAgain is set for an iteration that was in flight when its run
 	// stopped, and ran again when the run was resumed.
 	RanAgain bool `json:"ran_again,omitempty"`
+	// Partial is the git ref that keeps what the killed try of an
+	// iteration that ran again left in the workspace, which was put back
+	// as it was when the iteration began.
+	Partial string `json:"partial_ref,omitempty"`
 }
 
 // newID names a run: sortable by time (to the microsecond, so that runs

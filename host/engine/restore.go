@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"rooda/host/git"
+	"rooda/host/logging"
+	"rooda/host/loop"
+)
+
+// placed is a record that names its iteration going on (runlog's
+// LoopRecord): the refs of the workspace's snapshots are named after it.
+type placed interface {
+	Place() (run string, record int)
+	KeptPartial(ref string)
+}
+
+// starts notes the workspace as it is before each agent starts, under
+// refs/rooda/<run>/start/<record>, a git object that outlives a kill -9;
+// an iteration that runs again on a resume is first given the workspace
+// back as it was then, what its killed try left kept under
+// refs/rooda/<run>/partial/<record>. The agent is told nothing of it:
+// its prompt is the one it would have had.
+type starts struct {
+	dir   string
+	place placed
+	log   *logging.Logger
+	// start is the ref of the iteration going on's start, "" when it
+	// is kept past its end: the one a resume put back, which the log
+	// names beside its partial ref.
+	start string
+}
+
+// newStarts is the observer of a recorded loop's starts; nil for a loop
+// without a record, which cannot be resumed.
+func newStarts(dir string, rec Record, log *logging.Logger) loop.Observer {
+	p, ok := rec.(placed)
+	if !ok {
+		return nil
+	}
+	return &starts{dir: dir, place: p, log: log}
+}
+
+// IterationStarted puts the workspace back for an iteration that runs
+// again, then notes its start. Observers are told before the agent
+// starts, after the record journaled that the iteration began.
+func (s *starts) IterationStarted(req loop.Request) {
+	if req.Replayed {
+		return
+	}
+	run, n := s.place.Place()
+	ref := func(kind string) string { return fmt.Sprintf("refs/rooda/%s/%s/%d", run, kind, n) }
+	s.start = ref("start")
+	if req.Again {
+		s.putBack(req.Iteration, ref("start"), ref("partial"))
+		s.start = ""
+	}
+	if _, _, err := git.Snapshot(s.dir, ref("start"), fmt.Sprintf("rooda: the workspace as iteration %d of run %s began", req.Iteration, run)); err != nil {
+		s.log.Warnf("Iteration %d: cannot note the workspace as it begins (a resume could not put it back): %v", req.Iteration, err)
+	}
+}
+
+// putBack gives an iteration that runs again the workspace it began
+// with, and says where what its killed try left is kept.
+func (s *starts) putBack(n int, start, partial string) {
+	err := git.Restore(s.dir, start, partial)
+	switch {
+	case err == nil:
+		s.place.KeptPartial(partial)
+		s.log.Infof("Iteration %d: the workspace is put back as it was when the iteration began; what its killed try left is kept in %s (what it changed: git diff %s %s)", n, partial, start, partial)
+	case errors.Is(err, git.ErrNoStart):
+		s.log.Infof("Iteration %d: the workspace could not be put back as it was when the iteration began: %v; the agent starts from the workspace as it is", n, err)
+	default:
+		s.log.Warnf("Iteration %d: the workspace could not be put back as it was when the iteration began: %v; the agent starts from the workspace as it is", n, err)
+	}
+}
+
+// IterationFinished drops the start of an iteration that ended: only
+// one in flight runs again. One an interrupt cut short is in flight for
+// a resume, and keeps it.
+func (s *starts) IterationFinished(it *loop.Iteration) {
+	if it.Replayed || it.Outcome == loop.OutcomeInterrupted || s.start == "" {
+		return
+	}
+	if err := git.DropRef(s.dir, s.start); err != nil {
+		s.log.Debugf("Iteration %d: %v", it.Number, err)
+	}
+}

@@ -33,6 +33,7 @@ const (
 func (s *Set) Restore(ctx context.Context, t Worktree, base string, halfMade bool) (*Worktree, How, error) {
 	if !halfMade {
 		if again, err := s.Reattach(ctx, t); err == nil {
+			dropStaleLocks(t)
 			return again, Reattached, nil
 		}
 	} else if err := s.dropHalfMade(ctx, t); err != nil {
@@ -101,3 +102,20 @@ func (s *Set) addFromBranch(ctx context.Context, t Worktree) (*Worktree, error) 
 
 // Path is where the set's worktree name is, or would be.
 func (s *Set) Path(name string) string { return filepath.Join(s.runDir(), name) }
+
+// dropStaleLocks removes the locks a git of the killed run's agent left
+// in t, a worktree only the run's agents work in, whose every process
+// the kill ended: git would refuse the next commit there ("HEAD.lock
+// exists"), and the iteration that runs again would fail for it.
+func dropStaleLocks(t Worktree) {
+	r, ok := git.Recorded(t.Path)
+	if !ok {
+		return
+	}
+	for _, lock := range []string{
+		filepath.Join(r.GitDir, "index.lock"), filepath.Join(r.GitDir, "HEAD.lock"),
+		filepath.Join(r.CommonDir, "refs", "heads", filepath.FromSlash(t.Branch)+".lock"),
+	} {
+		os.Remove(lock)
+	}
+}

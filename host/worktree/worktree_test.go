@@ -413,3 +413,24 @@ func TestCloseKeepsUncommittedWork(t *testing.T) {
 		t.Errorf("the clean worktree is left: %v", err)
 	}
 }
+
+// TestRestoreDropsStaleLocks: a worktree a killed run's agent was
+// committing in, taken back as it is, has the locks its git left removed,
+// and the next commit there goes through.
+func TestRestoreDropsStaleLocks(t *testing.T) {
+	ctx := context.Background()
+	dir := repo(t)
+	s, err := NewSet(ctx, dir, "run1")
+	must(t, err)
+	wt, err := s.Add(ctx, "a", "", "HEAD", false)
+	must(t, err)
+	gitDir := gitIn(t, wt.Path, "rev-parse", "--absolute-git-dir")
+	for _, lock := range []string{filepath.Join(gitDir, "HEAD.lock"), filepath.Join(gitDir, "index.lock")} {
+		must(t, os.WriteFile(lock, nil, 0o644))
+	}
+	resumed, _ := NewSet(ctx, dir, "run1")
+	if _, how, err := resumed.Restore(ctx, *wt, "", false); err != nil || how != Reattached {
+		t.Fatalf("restore: %v, %v", how, err)
+	}
+	commitIn(t, wt.Path, "b.txt", "b")
+}

@@ -473,13 +473,7 @@ print("merged:", merged.merged, res.status)
 `)
 	w.write("other.star", `iterate(compose("other", act = [fragment(content = "Work.")]), agent = args[0], max_iterations = 1)
 `)
-	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "task.star"), "--", w.agentLine())
-	cmd.Dir, cmd.Env = w.repo, w.env
-	s := w.start(cmd)
-	w.waitForLog(s, "Iteration 2/3 starting", "the loop never reached its second iteration")
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
-	w.noSurvivorsQuietly()
+	w.killScriptAt("task.star", "Iteration 2/3 starting")
 	id := w.runOfWorktrees()
 	// The checkout moves on meanwhile: a worktree made again would start
 	// from here.
@@ -595,4 +589,17 @@ func (d durableRun) killIn(text string) {
 	d.w.waitForLog(s, text, "the run never logged "+text)
 	s.cmd.Process.Signal(syscall.SIGKILL)
 	s.cmd.Wait()
+}
+
+// killScriptAt runs the script script of the workspace on its fake agent
+// and kills rooda (SIGKILL) once its log says line, leaving no agent.
+func (w *repoWorkspace) killScriptAt(script, line string) {
+	w.t.Helper()
+	cmd := exec.Command(binary(w.t), "script", "run", filepath.Join(w.dir, script), "--", w.agentLine())
+	cmd.Dir, cmd.Env = w.repo, w.env
+	s := w.start(cmd)
+	w.waitForLog(s, line, "the loop never reached "+line)
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	w.noSurvivorsQuietly()
 }

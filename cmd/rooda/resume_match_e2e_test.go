@@ -2,11 +2,9 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -19,13 +17,7 @@ func matchRun(t *testing.T) *repoWorkspace {
 	w.write("p.star", `res = iterate(compose("p", act = [fragment(content = "Do x.")]), agent = args[0], max_iterations = 5)
 print("ended:", res.status)
 `)
-	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "p.star"), "--", w.agentLine())
-	cmd.Dir, cmd.Env = w.repo, w.env
-	s := w.start(cmd)
-	w.waitForLog(s, "Iteration 2/5 starting", "the loop never reached its second iteration")
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
-	w.noSurvivorsQuietly()
+	w.killScriptAt("p.star", "Iteration 2/5 starting")
 	return w
 }
 
@@ -114,13 +106,7 @@ func TestResumeOnTheBranchTheScriptSwitchedTo(t *testing.T) {
 res = iterate(compose("p", act = [fragment(content = "Do x.")]), agent = args[0], max_iterations = 3)
 print("ended:", res.status)
 `)
-	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "p.star"), "--", w.agentLine())
-	cmd.Dir, cmd.Env = w.repo, w.env
-	s := w.start(cmd)
-	w.waitForLog(s, "Iteration 2/3 starting", "the loop never reached its second iteration")
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
-	w.noSurvivorsQuietly()
+	w.killScriptAt("p.star", "Iteration 2/3 starting")
 	o := w.roodaIn(w.repo, "runs", "resume")
 	o.expect(t, 0, "ended: success")
 	if strings.Contains(o.stderr, "Git Branch") {

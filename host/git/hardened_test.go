@@ -12,15 +12,7 @@ import (
 // program (core.fsmonitor, a hook, a clean filter its attributes select)
 // has rooda's look and rooda's commands run none of it.
 func TestLookRunsNothingOfTheRepository(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir, marks := t.TempDir(), t.TempDir()
-	t.Chdir(dir)
-	gitRun(t, "init", "--quiet")
-	mustT(t, os.WriteFile("a.txt", []byte("a\n"), 0o644))
-	gitRun(t, "add", "a.txt")
-	gitRun(t, "commit", "--quiet", "-m", "a")
+	_, marks := committedRepo(t)
 	g := NewWorkspaceIn("")
 	defer g.Close()
 	g.Before()
@@ -128,15 +120,7 @@ func TestFetchRunsNoExtCommand(t *testing.T) {
 // before it removed it), pointing at a copy whose config runs a clean
 // filter on every file, is not followed by rooda's git.
 func TestPlantedCommonDirIsNotFollowed(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir, marks := t.TempDir(), t.TempDir()
-	t.Chdir(dir)
-	gitRun(t, "init", "--quiet")
-	mustT(t, os.WriteFile("a.txt", []byte("a\n"), 0o644))
-	gitRun(t, "add", "a.txt")
-	gitRun(t, "commit", "--quiet", "-m", "a")
+	dir, marks := committedRepo(t)
 	mustT(t, exec.Command("cp", "-r", ".git", "evil").Run())
 	gitRun(t, "--git-dir", "evil", "config", "filter.x.clean", "sh -c 'echo ran >> "+filepath.Join(marks, "clean")+"; cat'")
 	mustT(t, os.WriteFile(filepath.Join("evil", "info", "attributes"), []byte("* filter=x\n"), 0o644))
@@ -154,4 +138,20 @@ func TestPlantedCommonDirIsNotFollowed(t *testing.T) {
 	if found, _ := filepath.Glob(filepath.Join(marks, "*")); len(found) > 0 {
 		t.Errorf("rooda's git followed the planted commondir: %v", found)
 	}
+}
+
+// committedRepo is a repository with one commit, the working directory,
+// and a directory for the marks of programs that must not run.
+func committedRepo(t *testing.T) (dir, marks string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, marks = t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	gitRun(t, "init", "--quiet")
+	mustT(t, os.WriteFile("a.txt", []byte("a\n"), 0o644))
+	gitRun(t, "add", "a.txt")
+	gitRun(t, "commit", "--quiet", "-m", "a")
+	return dir, marks
 }

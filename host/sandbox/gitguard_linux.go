@@ -68,11 +68,8 @@ func appendReal(paths []string, path string) []string {
 // the pinned .git directories onto themselves, puts the branch's private
 // directories over the repository's, and binds the covers read-only.
 func guardGit(spec Spec) error {
-	if ns := mountNamespace(); ns == 0 || spec.Outside == 0 || ns == spec.Outside {
-		return fmt.Errorf("not in a mount namespace of its own: git's settings not covered")
-	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("a mount namespace of its own: %w", err)
+	if err := ownMounts(spec.Outside, "git's settings not covered"); err != nil {
+		return err
 	}
 	// A .git bound onto itself first: a bind made after would hide what
 	// was mounted below it.

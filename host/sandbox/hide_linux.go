@@ -152,19 +152,27 @@ func probeMain(dir string, outside uint64) {
 	os.Exit(0)
 }
 
+// ownMounts makes the trampoline's mounts its own: never in rooda's
+// mount namespace (outside), where they would be everyone's, and slave
+// to the host's, so that nothing made in it goes back there. unmade says
+// what is not done when it cannot.
+func ownMounts(outside uint64, unmade string) error {
+	if ns := mountNamespace(); ns == 0 || outside == 0 || ns == outside {
+		return errors.New("not in a mount namespace of its own: " + unmade)
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+		return fmt.Errorf("a mount namespace of its own: %w", err)
+	}
+	return nil
+}
+
 // hide covers each of dirs, in the trampoline's own mount namespace,
 // with an empty read-only tmpfs, binding back what of keep lies below
 // one, and each file among them with a read-only bind of empty, then
 // returns to the working directory through the new mounts.
 func hide(dirs, keep []string, empty string, outside uint64) error {
-	// Never in rooda's own namespace: the mounts would be everyone's.
-	if ns := mountNamespace(); ns == 0 || outside == 0 || ns == outside {
-		return errors.New("not in a mount namespace of its own: nothing hidden")
-	}
-	// The namespace's mounts are the host's, and nothing made in it
-	// goes back there.
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("a mount namespace of its own: %w", err)
+	if err := ownMounts(outside, "nothing hidden"); err != nil {
+		return err
 	}
 	for _, dir := range dirs {
 		if err := coverAny(dir, keep, empty); err != nil {

@@ -167,14 +167,34 @@ func state(pid int) string {
 // agent along, but not what the agent started; in a cgroup those are
 // found by the next rooda that starts an agent, and stopped.
 func TestNextRunStopsWhatAKilledRoodaLeft(t *testing.T) {
+	nextRunStopsWhatAKilledRoodaLeft(t, true)
+}
+
+// TestNextRunStopsWhatAKilledRoodaLeftWithoutCgroups: where rooda has no
+// cgroup (ROODA_CGROUPS=off stands for a machine without one), what a
+// rooda killed outright left is found by its tag, which names that
+// rooda, and stopped by the next rooda that starts an agent.
+func TestNextRunStopsWhatAKilledRoodaLeftWithoutCgroups(t *testing.T) {
+	nextRunStopsWhatAKilledRoodaLeft(t, false)
+}
+
+func nextRunStopsWhatAKilledRoodaLeft(t *testing.T, cgroups bool) {
+	var env []string
+	if !cgroups {
+		env = []string{"ROODA_CGROUPS=off"}
+	}
 	w := newWorkspace(t, step{"child": "60s", "escape": "60s", "delay": "60s"})
+	w.env = append(w.env, env...)
 	s := w.start(w.command("build", "-n", "1"))
 	w.waitForPids(3) // the agent, its child, its escaped child
 	left := w.recordedPids()[1:]
-	if !inRoodaCgroup(left[0]) {
+	if inRoodaCgroup(left[0]) != cgroups {
 		s.cmd.Process.Kill()
 		s.cmd.Wait()
-		t.Skip("SKIPPED: no writable cgroup v2 hierarchy here; what a killed rooda's agent started is out of reach")
+		if cgroups {
+			t.Skip("SKIPPED: no writable cgroup v2 hierarchy here; what a killed rooda's agent started is out of reach")
+		}
+		t.Fatalf("process %d is in rooda's cgroup with ROODA_CGROUPS=off", left[0])
 	}
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
@@ -184,6 +204,7 @@ func TestNextRunStopsWhatAKilledRoodaLeft(t *testing.T) {
 		}
 	}
 	next := newWorkspace(t, step{})
+	next.env = append(next.env, env...)
 	next.run("build", "-n", "1").expect(t, 2)
 	for _, pid := range left {
 		if alive(pid) {

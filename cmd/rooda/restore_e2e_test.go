@@ -55,17 +55,7 @@ func TestResumeRestoresTheWorkspace(t *testing.T) {
 		t.Errorf("an uninterrupted run left refs: %s", refs)
 	}
 
-	w := newProgressRun(t, "30s")
-	s := w.start(w.command("build", "-n", "3"))
-	w.waitForLog(s, "Iteration 2/3 starting", "the run never reached iteration 2")
-	waitFor(t, "the agent of iteration 2 never wrote its notes", func() bool {
-		_, err := os.Stat(filepath.Join(w.dir, "notes-2.txt"))
-		return err == nil
-	})
-	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
-	(&repoWorkspace{workspace: w}).noSurvivorsQuietly()
-
+	w := killedProgressRun(t)
 	o := w.roodaIn(w.dir, "runs", "resume")
 	o.expect(t, 2)
 	if got := w.files(); got != want {
@@ -93,6 +83,42 @@ func TestResumeRestoresTheWorkspace(t *testing.T) {
 	cmd.Dir = w.dir
 	if kept, _ := cmd.Output(); string(kept) != "iteration 1\niteration 2\n" {
 		t.Errorf("the partial ref holds %q", kept)
+	}
+}
+
+// killedProgressRun is a progress run of 3 iterations killed (SIGKILL)
+// once its agent of iteration 2 committed its line.
+func killedProgressRun(t *testing.T) *workspace {
+	w := newProgressRun(t, "30s")
+	s := w.start(w.command("build", "-n", "3"))
+	w.waitForLog(s, "Iteration 2/3 starting", "the run never reached iteration 2")
+	waitFor(t, "the agent of iteration 2 never wrote its notes", func() bool {
+		_, err := os.Stat(filepath.Join(w.dir, "notes-2.txt"))
+		return err == nil
+	})
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	(&repoWorkspace{workspace: w}).noSurvivorsQuietly()
+	return w
+}
+
+// TestResumeAsLeft: --as-left keeps the behaviour of old for those who
+// want it: the iteration in flight runs again on what its killed try
+// left, so its line is there twice, and no partial ref is made.
+func TestResumeAsLeft(t *testing.T) {
+	t.Parallel()
+	w := killedProgressRun(t)
+	o := w.roodaIn(w.dir, "runs", "resume", "--as-left")
+	o.expect(t, 2)
+	progress := readText(t, filepath.Join(w.dir, "progress.txt"))
+	if progress != "iteration 1\niteration 2\niteration 2\niteration 3\n" {
+		t.Errorf("after a resume --as-left progress.txt holds\n%s\nresume:\n%s", progress, o.stderr)
+	}
+	if !strings.Contains(o.stderr, "Iteration 2: runs again on the workspace as its killed try left it (--as-left)") {
+		t.Errorf("the resume does not say it left the workspace as it was:\n%s", o.stderr)
+	}
+	if refs := w.refs(); strings.Contains(refs, "/partial/") {
+		t.Errorf("--as-left made a partial ref: %s", refs)
 	}
 }
 

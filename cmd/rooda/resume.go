@@ -18,7 +18,14 @@ func resumeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "resume", Usage: "resume `RUN`, cut short (crashed, killed or interrupted): what its journal holds is not run again", Category: "Resume"},
 		&cli.StringFlag{Name: "run-name", Usage: "start the run as `NAME`, or resume the run of that name if one was cut short; if it ended, exit with its exit code", Category: "Resume"},
 		&cli.BoolFlag{Name: "force", Usage: "with --resume or --run-name: where the run's calls differ from its journal's, go on live instead of stopping", Category: "Resume"},
+		asLeftFlag("with --resume or --run-name: ", "Resume"),
 	}
+}
+
+// asLeftFlag keeps the workspace as a killed try left it, for those who
+// want the iteration in flight to go on from its half-done changes.
+func asLeftFlag(with, category string) cli.Flag {
+	return &cli.BoolFlag{Name: "as-left", Usage: with + "run the iteration that was in flight on the workspace as its killed try left it, not put back as it began", Category: category}
 }
 
 // durable fills in what opts needs to resume the run c asks for
@@ -30,13 +37,15 @@ func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bo
 	switch {
 	case c.Bool("force") && query == "" && name == "":
 		return false, fmt.Errorf("--force goes with --resume or --run-name")
+	case c.Bool("as-left") && query == "" && name == "":
+		return false, fmt.Errorf("--as-left goes with --resume or --run-name")
 	case (query != "" || name != "") && (opts.DryRun || opts.NoRecord):
 		return false, fmt.Errorf("--resume and --run-name need the run's record: not with --dry-run or --no-record")
 	case query != "" && name != "":
 		return false, fmt.Errorf("--resume and --run-name: give one")
 	}
 	dir := session.RunsDir(cfg)
-	opts.Force, opts.RunName = c.Bool("force"), name
+	opts.Force, opts.AsLeft, opts.RunName = c.Bool("force"), c.Bool("as-left"), name
 	if name != "" {
 		// One rooda at a time under a name: two started at once would
 		// both find no run of that name, and both start one.
@@ -84,13 +93,20 @@ flight runs again. Budgets count what the run spent before.
 A run that ended is not resumed; one still going is refused. If the script,
 a module it loads or the settings changed so that a call differs from the
 journal's, the resume stops at that call, saying what was recorded and what
-is asked; --force goes on live from it.
+is asked; --force goes on live from it. In a git workspace the iteration in
+flight runs again from the workspace as it was when it began, what its killed
+try left kept under refs/rooda/<run>/partial/<n>; --as-left runs it on what
+the killed try left instead.
 
 Examples:
   rooda runs resume                 the newest run that was cut short
   rooda runs resume 1a2b            (any part of an id that names one run)
-  rooda runs resume last --force`,
-		Flags:        []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "where the run's calls differ from its journal's, go on live instead of stopping"}},
+  rooda runs resume last --force
+  rooda runs resume --as-left       go on from the killed try's changes`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Usage: "where the run's calls differ from its journal's, go on live instead of stopping"},
+			asLeftFlag("", ""),
+		},
 		Action:       runsResumeAction,
 		BashComplete: completeRunIDs,
 	}
@@ -125,20 +141,29 @@ func runsResumeAction(c *cli.Context) error {
 		// say, as the resume takes it.
 		return run.Resumable()
 	}
-	again := resumedCommand(run.Command, id, c.Bool("force"))
+	again := resumedCommand(run.Command, id, onOff(c, "force", "as-left")...)
 	if code := runArgs(c, again); code != 0 {
 		return session.ExitStatus(code)
 	}
 	return nil
 }
 
-// resumedCommand is the command line that started a run, told to resume
-// it: --resume ID before its script's arguments, if any.
-func resumedCommand(command []string, id string, force bool) []string {
-	flags := []string{"--resume", id}
-	if force {
-		flags = append(flags, "--force")
+// onOff are the flags of names that c sets, as "--name".
+func onOff(c *cli.Context, names ...string) []string {
+	var set []string
+	for _, name := range names {
+		if c.Bool(name) {
+			set = append(set, "--"+name)
+		}
 	}
+	return set
+}
+
+// resumedCommand is the command line that started a run, told to resume
+// it: --resume ID and the resume's own flags before its script's
+// arguments, if any.
+func resumedCommand(command []string, id string, own ...string) []string {
+	flags := append([]string{"--resume", id}, own...)
 	var without []string
 	for i := 0; i < len(command); i++ {
 		switch a := command[i]; {
@@ -148,7 +173,7 @@ func resumedCommand(command []string, id string, force bool) []string {
 			i = len(command)
 		case a == "--run-name" || a == "--resume":
 			i++ // and its value
-		case hasFlagValue(a, "--run-name"), hasFlagValue(a, "--resume"), a == "--force":
+		case hasFlagValue(a, "--run-name"), hasFlagValue(a, "--resume"), a == "--force", a == "--as-left":
 		default:
 			without = append(without, a)
 		}

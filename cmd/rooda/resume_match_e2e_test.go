@@ -2,9 +2,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -111,5 +113,53 @@ print("ended:", res.status)
 	o.expect(t, 0, "ended: success")
 	if strings.Contains(o.stderr, "Git Branch") {
 		t.Errorf("the resume on the script's own branch names a branch change:\n%s", o.stderr)
+	}
+}
+
+// TestResumeRefusesAMovedHead: a run stopped between iterations, whose
+// workspace got a commit from someone else since, is refused at the
+// first iteration it would run, naming the commit the last one ended on
+// and the one now, and starts no agent; --force goes on from it, saying
+// so. The script's agent function holds the run between iterations 1
+// and 2 (a run() that waits for a file), where it is killed.
+func TestResumeRefusesAMovedHead(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	commit := `echo "$ROODA_ITERATION" >> log.txt && git add log.txt && git commit -qm "iteration $ROODA_ITERATION"`
+	w.agentScript("p", step{"shell": commit}, step{"shell": commit}, step{"output": successSignal + "\n"})
+	w.write("p.star", `def pick(n):
+    if n == 2:
+        run("touch waiting; test -e go-on || sleep 60")
+    return args[0]
+
+res = iterate(compose("p", act = [fragment(content = "Do x.")]), agent = pick, max_iterations = 3)
+print("ended:", res.status)
+`)
+	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "p.star"), "--", w.agentLine())
+	cmd.Dir, cmd.Env = w.repo, w.env
+	s := w.start(cmd)
+	waitFor(t, "the script never reached iteration 2", func() bool {
+		_, err := os.Stat(filepath.Join(w.repo, "waiting"))
+		return err == nil
+	})
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	s.cmd.Wait()
+	w.noSurvivorsQuietly()
+	if err := os.WriteFile(filepath.Join(w.repo, "go-on"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.git("commit", "-q", "--allow-empty", "-m", "the user's")
+	before := len(w.prompts())
+	o := w.roodaIn(w.repo, "runs", "resume")
+	if o.code != 1 || !strings.Contains(o.stderr, "cannot resume at iteration 2: HEAD moved since iteration 1 ended: ") {
+		t.Fatalf("resume with HEAD moved: exit %d\n%s", o.code, o.stderr)
+	}
+	if n := len(w.prompts()); n != before {
+		t.Fatalf("the refused resume started %d agents", n-before)
+	}
+	o = w.roodaIn(w.repo, "runs", "resume", "--force")
+	o.expect(t, 0, "ended: success")
+	if !strings.Contains(o.stderr, "HEAD moved since iteration 1 ended: ") || !strings.Contains(o.stderr, "going on from it (--force)") {
+		t.Errorf("--force over a moved HEAD does not say so:\n%s", o.stderr)
 	}
 }

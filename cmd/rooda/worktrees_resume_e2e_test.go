@@ -237,3 +237,24 @@ func TestResumeThatCanBeRetriedStaysResumable(t *testing.T) {
 	must(t, os.Rename(q1, filepath.Join(w.dir, "mine")))
 	w.resumedWhole()
 }
+
+// TestResumeEndsOnTheScriptsOwnWorktreeMistake: a worktree() the script
+// named wrongly, reached live after a resume, ends the run as the same
+// mistake ends a run not resumed: an error, no longer resumable, and no
+// advice to resume it again.
+func TestResumeEndsOnTheScriptsOwnWorktreeMistake(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.agentScript("p", step{"delay": "100ms"}, step{"delay": "2s"}, step{"output": successSignal + "\n"})
+	w.write("p.star", `iterate(compose("p", act = [fragment(content = "Do x.")]), agent = args[0], max_iterations = 3)
+worktree("no good")
+`)
+	w.killScriptAt("p.star", "Iteration 2/3 starting")
+	o := w.roodaIn(w.repo, "runs", "resume")
+	if o.code != 1 || !strings.Contains(o.stderr, `worktree name "no good"`) || strings.Contains(o.stderr, "to be resumed again") {
+		t.Fatalf("a resume reaching a badly named worktree(): exit %d\n%s", o.code, o.stderr)
+	}
+	if show := w.roodaIn(w.repo, "runs", "show", "last"); !strings.Contains(show.stdout, "error") {
+		t.Errorf("the run is not ended as an error:\n%s", show.stdout)
+	}
+}

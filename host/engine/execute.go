@@ -64,6 +64,9 @@ type Output struct {
 	// Replay, when set, answers the iterations a resumed run had ended
 	// (loop.Config.Replay).
 	Replay func(n int) loop.Replayed
+	// AsLeft runs the iteration that was in flight when the run stopped
+	// on the workspace as its killed try left it (--as-left).
+	AsLeft bool
 }
 
 // started is when the run started: Started, else now by the log's
@@ -144,7 +147,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv, p.Agents)
 		observers = append(observers, rec)
 		outputFile = rec.OutputFile
-		if st := newStarts(out.Dir, rec, log); st != nil {
+		if st := newStarts(out.Dir, rec, log, out.AsLeft); st != nil {
 			observers = append(observers, st)
 		}
 	}

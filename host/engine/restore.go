@@ -30,16 +30,18 @@ type starts struct {
 	// is kept past its end: the one a resume put back, which the log
 	// names beside its partial ref.
 	start string
+	// asLeft leaves the workspace as a killed try left it (--as-left).
+	asLeft bool
 }
 
 // newStarts is the observer of a recorded loop's starts; nil for a loop
 // without a record, which cannot be resumed.
-func newStarts(dir string, rec Record, log *logging.Logger) loop.Observer {
+func newStarts(dir string, rec Record, log *logging.Logger, asLeft bool) loop.Observer {
 	p, ok := rec.(placed)
 	if !ok {
 		return nil
 	}
-	return &starts{dir: dir, place: p, log: log}
+	return &starts{dir: dir, place: p, log: log, asLeft: asLeft}
 }
 
 // IterationStarted puts the workspace back for an iteration that runs
@@ -52,7 +54,10 @@ func (s *starts) IterationStarted(req loop.Request) {
 	run, n := s.place.Place()
 	ref := func(kind string) string { return fmt.Sprintf("refs/rooda/%s/%s/%d", run, kind, n) }
 	s.start = ref("start")
-	if req.Again {
+	switch {
+	case req.Again && s.asLeft:
+		s.log.Infof("Iteration %d: runs again on the workspace as its killed try left it (--as-left)", req.Iteration)
+	case req.Again:
 		s.putBack(req.Iteration, ref("start"), ref("partial"))
 		s.start = ""
 	}

@@ -172,14 +172,19 @@ func (e *TurnError) Error() string {
 func (e *TurnError) Unwrap() error { return e.Err }
 
 // ResumeError is an iteration of a resumed run that its journal cannot
-// answer as it was: a file of its record changed since.
+// answer as it was (Ended: a file of its record changed since), or that
+// cannot run live where the run stopped (the workspace moved since).
 type ResumeError struct {
 	Iteration int
+	Ended     bool
 	Err       error
 }
 
 func (e *ResumeError) Error() string {
-	return fmt.Sprintf("cannot resume iteration %d as it ended: %v", e.Iteration, e.Err)
+	if e.Ended {
+		return fmt.Sprintf("cannot resume iteration %d as it ended: %v", e.Iteration, e.Err)
+	}
+	return fmt.Sprintf("cannot resume at iteration %d: %v", e.Iteration, e.Err)
 }
 
 func (e *ResumeError) Unwrap() error { return e.Err }
@@ -524,7 +529,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	}
 	replayed := r.replayed(n)
 	if replayed.Err != nil {
-		return nil, &ResumeError{Iteration: n, Err: replayed.Err}
+		return nil, &ResumeError{Iteration: n, Ended: replayed.Ended, Err: replayed.Err}
 	}
 	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations, Replayed: replayed.Ended})
 	switch {

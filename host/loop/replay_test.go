@@ -73,7 +73,7 @@ func TestReplayOfADamagedRecordAborts(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{out: "x"}}}
 	cfg := s.config(5, 3, &log)
-	cfg.Replay = func(n int) Replayed { return Replayed{Err: context.DeadlineExceeded} }
+	cfg.Replay = func(n int) Replayed { return Replayed{Ended: true, Err: context.DeadlineExceeded} }
 	res := Run(context.Background(), cfg)
 	if res.Status != Aborted || s.calls != 0 || !strings.Contains(log.String(), "cannot resume iteration 1 as it ended") {
 		t.Errorf("%s after %d calls:\n%s", res.Status, s.calls, log.String())

@@ -24,6 +24,11 @@ import (
 // cgroup: rooda then does without, and tests set it to try the tags.
 var cgroupsOff atomic.Bool
 
+// cgroupsRefused is ROODA_CGROUPS=off: rooda does without cgroups, as on
+// a machine that has none (a container whose cgroups misbehave; the
+// tests of the tags).
+var cgroupsRefused = sync.OnceValue(func() bool { return os.Getenv("ROODA_CGROUPS") == "off" })
+
 var cgroupBase struct {
 	mu   sync.Mutex
 	made bool   // tried since rooda started or last removed it
@@ -40,6 +45,9 @@ type cgroup struct {
 // newCgroup makes a cgroup for one agent, or returns nil where rooda
 // cannot.
 func newCgroup() *cgroup {
+	if cgroupsRefused() {
+		return nil
+	}
 	base := baseCgroup()
 	if base == "" || cgroupsOff.Load() {
 		return nil

@@ -34,6 +34,7 @@ type family struct {
 	mu      sync.Mutex
 	started map[int]*started
 	tags    int
+	self    uint64 // rooda's start time, in its tags
 	// suspended is set from Suspend to Resume: what starts then is
 	// stopped as it starts.
 	suspended bool
@@ -66,13 +67,18 @@ func (f *family) forget(p *started) {
 	}
 }
 
-// newTag names one agent run: rooda's pid keeps the tags of a rooda that
-// an agent runs apart from its own.
+// newTag names one agent run, "pid.start.n": rooda's pid keeps the tags
+// of a rooda that an agent runs apart from its own, and with its start
+// time tells a later rooda whether the one that started the agent is
+// gone (stale_linux.go).
 func (f *family) newTag() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.tags == 0 {
+		f.self = StartTime(os.Getpid())
+	}
 	f.tags++
-	return fmt.Sprintf("%d.%d", os.Getpid(), f.tags)
+	return fmt.Sprintf("%d.%d.%d", os.Getpid(), f.self, f.tags)
 }
 
 // KillAll kills every process group rooda started, then what is left

@@ -140,6 +140,9 @@ func start(c Command) (*started, error) {
 		return nil, err
 	}
 	p := &started{tag: kin.newTag(), cgroup: newCgroup()}
+	if p.cgroup == nil {
+		stopStaleTagged()
+	}
 	becomeSubreaper()
 	// The clocks run before the agent does, so that a Ctrl+Z as it starts
 	// (Suspend) finds them to stop.

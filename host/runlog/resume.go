@@ -193,7 +193,7 @@ func (l *LoopRecord) Replay() func(n int) loop.Replayed {
 		if e, ok := book.Ended(l.key, n); ok {
 			rep, err := replayed(l.r.dir, e.Record, e.Result)
 			if err != nil {
-				return loop.Replayed{Err: err}
+				return loop.Replayed{Ended: true, Err: err}
 			}
 			return rep
 		}

@@ -7,6 +7,7 @@ import (
 
 	"rooda/host/engine"
 	"rooda/host/git"
+	"rooda/host/loop"
 	"rooda/host/prompt"
 )
 
@@ -51,4 +52,58 @@ func branchName(ref string) string {
 // a fact is compared only when both sides have it.
 func isFact(name string) bool {
 	return name == branchFact || strings.HasPrefix(name, promptFact)
+}
+
+// standing has a resumed loop check, before the first iteration it runs
+// live, that its workspace (dir) stands where the journal's last ended
+// iteration left it: a HEAD moved since, by the user or another tool,
+// is refused, naming both commits, unless --force. An iteration that was
+// in flight is not checked here: its killed try may have moved HEAD, and
+// the workspace is put back as it began (engine's starts).
+func (s *Session) standing(replay func(int) loop.Replayed, dir string) func(int) loop.Replayed {
+	if replay == nil {
+		return nil
+	}
+	var last *git.Changes
+	checked := false
+	return func(n int) loop.Replayed {
+		rep := replay(n)
+		switch {
+		case rep.Ended:
+			last = rep.Changes
+		case !checked:
+			checked = true
+			if !rep.Again && rep.Err == nil {
+				rep.Err = s.headStands(dir, n-1, last)
+			}
+		}
+		return rep
+	}
+}
+
+// headStands says whether HEAD in dir is still where iteration n left
+// it (last, what it changed): nil when it is, or when nothing is known.
+func (s *Session) headStands(dir string, n int, last *git.Changes) error {
+	if last == nil || !last.InRepo {
+		return nil
+	}
+	now, ok := git.Head(dir)
+	if !ok || now == last.HeadAfter {
+		return nil
+	}
+	moved := fmt.Sprintf("HEAD moved since iteration %d ended: %s then, %s now (git log --oneline %s..%s shows what came in)",
+		n, shortCommit(last.HeadAfter), shortCommit(now), shortCommit(last.HeadAfter), shortCommit(now))
+	if s.opts.Force {
+		s.Log().Warnf("resuming: %s; going on from it (--force)", moved)
+		return nil
+	}
+	return fmt.Errorf("%s; --force goes on from it as it is", moved)
+}
+
+// shortCommit is a commit as git log shows it; "(no commit)" for none.
+func shortCommit(c string) string {
+	if c == "" {
+		return "(no commit)"
+	}
+	return c[:min(len(c), 12)]
 }

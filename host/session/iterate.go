@@ -129,9 +129,8 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return loop.Result{}, err
 	}
 	name, _ := thread.Local(loopKey).(string)
-	out := s.output(plan, name, key)
+	out := s.output(plan, name, dir, key)
 	if spec.Worktree != nil {
-		out.Dir = spec.Worktree.Path
 		s.sayLostWork(key, spec.Worktree, plan.Procedure.Name)
 	}
 	spending := s.startSpending()

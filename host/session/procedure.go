@@ -44,7 +44,7 @@ func (s *Session) RunProcedure(req engine.Request) error {
 		s.failed(err)
 		return err
 	}
-	res := s.execute(s.ctx, plan, s.output(plan, "", key))
+	res := s.execute(s.ctx, plan, s.output(plan, "", "", key))
 	s.count(res, 0, nil)
 	if errors.As(res.Err, new(*loop.ResumeError)) {
 		s.failed(res.Err)
@@ -68,11 +68,12 @@ func (s *Session) count(res loop.Result, reserved int, spending *loopSpend) {
 }
 
 // output is where the engine writes, and what it tells of a loop of
-// plan, named name when several run at once (parallel()); "" for none.
-func (s *Session) output(plan *engine.Plan, name string, key journal.Key) engine.Output {
-	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, LimitWaiting: s.notifyLimitWait, Loop: name}
+// plan, named name when several run at once (parallel()), "" for none,
+// whose agents work in dir ("" rooda's working directory).
+func (s *Session) output(plan *engine.Plan, name, dir string, key journal.Key) engine.Output {
+	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, LimitWaiting: s.notifyLimitWait, Loop: name, Dir: dir, AsLeft: s.opts.AsLeft}
 	if rec := s.record(name, key); rec != nil {
-		out.Record, out.Replay = rec, rec.Replay()
+		out.Record, out.Replay = rec, s.standing(rec.Replay(), dir)
 	}
 	if clock := s.opts.Clock; clock != nil {
 		// A script test waits out a limit on its own clock, at once.

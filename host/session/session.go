@@ -68,9 +68,12 @@ type Options struct {
 	// Resume, when set, is the record of the run this one resumes
 	// (runlog.Resume): its journal answers the calls it holds, and the
 	// run's budgets count what the run spent before. Force goes on live
-	// from a call that differs from the journal's, instead of stopping.
+	// from a call that differs from the journal's, instead of stopping;
+	// AsLeft runs the iteration that was in flight on what its killed
+	// try left, the workspace not put back as it began.
 	Resume *runlog.Recorder
 	Force  bool
+	AsLeft bool
 	// RunName, when set, is the name the caller gave the run, which a
 	// later start under the same name finds (runlog.Named).
 	RunName string

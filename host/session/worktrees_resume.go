@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -104,7 +105,7 @@ func (e *RetryError) ExitCode() int { return 1 }
 // resumeCanRetry is err, a worktree() that failed, as a RetryError when
 // the run is a resume and the failure is not the script's nor a stop.
 func (s *Session) resumeCanRetry(err error) error {
-	if s.book() == nil || s.ctx.Err() != nil {
+	if s.book() == nil || s.ctx.Err() != nil || errors.As(err, new(worktree.NameError)) {
 		return err
 	}
 	return &RetryError{Err: err, Run: s.runID()}

@@ -77,17 +77,23 @@ func (s *Set) runDir() string { return filepath.Join(s.repo, Root, s.runID) }
 // branch name component alike, and of a run's.
 var ValidName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
+// NameError is a worktree() the script named wrongly: its own mistake,
+// which no retry mends.
+type NameError string
+
+func (e NameError) Error() string { return string(e) }
+
 // Add makes a worktree named name on branch (rooda/<run-id>/<name> when
 // ""), from base.
 func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*Worktree, error) {
 	if !ValidName.MatchString(name) || strings.HasSuffix(name, ".lock") {
-		return nil, fmt.Errorf("worktree name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name)
+		return nil, NameError(fmt.Sprintf("worktree name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, t := range s.trees {
 		if t.Name == name {
-			return nil, fmt.Errorf("worktree %q is already made in this run", name)
+			return nil, NameError(fmt.Sprintf("worktree %q is already made in this run", name))
 		}
 	}
 	if branch == "" {

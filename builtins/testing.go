@@ -177,7 +177,7 @@ var fakeAgentBuiltin = Builtin{
 		{"usage", "list of dict", "[]", "the tokens its CLI reports in each turn, {\"input\": 100, \"output\": 50, \"cache_read\": 0, \"cache_write\": 0} (keys left out are 0): it.usage, and what max_tokens counts"},
 		{"durations", "list of int | float | str", "[]", "how long each turn takes on the test clock, seconds or \"10m\": it.duration, now() and max_duration see it"},
 		{"timed_out", "list of bool", "[]", "the turns that run into the iteration timeout: it.timed_out, cause \"timeout\", exit code 143, and the timeout taken on the test clock unless durations says otherwise"},
-		{"causes", "list of str", "[]", "the error its CLI reports in each turn (a format other than text): \"rate_limited\", \"usage_limit\" and \"overloaded\" (it.cause \"rate_limited\"), \"auth\" (which ends the loop: no later turn could log in), \"network\", \"other\" (it.cause \"agent_failed\"); None for none"},
+		{"causes", "list of str", "[]", "the error its CLI reports in each turn (a format other than text): \"rate_limited\", \"usage_limit\" and \"overloaded\" (it.cause \"rate_limited\"), \"auth\" (which ends the loop, or, in a rotation, takes the agent out of it), \"network\", \"other\" (it.cause \"agent_failed\"); None for none"},
 		{"writes", "list of dict", "[]", "the files each turn writes in its working directory (a worktree's with iterate(worktree=…)), {\"PLAN.md\": \"…\"}, by path relative to it; {} for none"},
 		{"name", "str", "None", "what it.agent, the log and the record call it; else fake_agent, or fake_agent N in the order first used"},
 	},

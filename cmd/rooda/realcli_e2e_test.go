@@ -216,6 +216,7 @@ func TestRealCLIs(t *testing.T) {
 		})
 	}
 	t.Run("rotation_claude_codex_gemini", realRotation)
+	t.Run("rotation_past_claude_refused", realRotationPastALoginFailure)
 }
 
 var realScenarios = []struct {
@@ -415,6 +416,38 @@ func realRotation(t *testing.T) {
 		}
 	}
 	r.promptsArrived(len(names))
+}
+
+// realRotationPastALoginFailure: claude → codex → gemini, claude's key
+// refused (its own server answers 401): claude is taken out of the
+// rotation, said once, and codex and gemini take their turns to success.
+func realRotationPastALoginFailure(t *testing.T) {
+	t.Parallel()
+	claude, codex, gemini := realCLI(t, "claude"), realCLI(t, "codex"), realCLI(t, "gemini")
+	// Added in this order, as realRotation's: gemini's HOME, the last,
+	// is the one its settings file is read from.
+	r := newRealRunOn(t, claude, modelserver.Start(t, modelserver.Script{modelserver.Status(401)}))
+	r.server = modelserver.Start(t, modelserver.Script{modelserver.Text("Step one is done."), modelserver.Text("All done. " + successSignal)})
+	r.addCLI(codex)
+	r.addCLI(gemini)
+	r.write("rooda-config.yml", "model_prices:\n  codex: {input: 1, output: 10, cache_read: 0.1}\n  gemini: {input: 1, output: 10, cache_read: 0.1}\n")
+	cmd := exec.Command(binary(t), "script", "run", example("rotate_agents.star"), "--", "claude", "codex", "gemini")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	o := r.waitWithin(r.start(cmd), 2*hangGuard)
+	o.expect(t, 0, "iteration 1: claude, no signal, ", "iteration 2: codex, no signal, ", "iteration 3: gemini, SUCCESS, ",
+		"Iteration 1/6: claude cannot log in", "taken out of the rotation for the rest of the run; the loop goes on with codex, gemini.",
+		"Success: the agent signaled SUCCESS in iteration 3/6")
+	if n := strings.Count(o.stderr, "taken out of the rotation"); n != 1 {
+		t.Errorf("the log says %d times that claude is out:\n%s", n, o.stderr)
+	}
+	for i, name := range []string{"claude", "codex", "gemini"} {
+		if m := r.meta(i + 1); m.Agent != name {
+			t.Errorf("iteration %d: meta %+v, want %s's", i+1, m, name)
+		}
+	}
+	if m := r.meta(1); m.Cause != "auth" {
+		t.Errorf("claude's iteration: cause %q, want auth", m.Cause)
+	}
 }
 
 // addCLI points one more CLI at the run's model server: its variables and

@@ -123,3 +123,80 @@ func TestAgentFunctionMistakes(t *testing.T) {
 		}
 	}
 }
+
+// rotationWorkspace has three aliases of the fake agent: a1 reads as
+// claude's stream-json, a2 and a3 as text. Its first step is claude's
+// "Not logged in", which the first iteration's agent, a1, prints.
+func rotationWorkspace(t *testing.T, rest ...step) *workspace {
+	steps := append([]step{{"output": transcript(t, "claude-stream-json", "not_logged_in"), "exit": 1}}, rest...)
+	w := newWorkspace(t, steps...)
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n"+
+		"  a1: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\n"+
+		"  a2: {cmd: \""+w.aiCmd()+"\"}\n"+
+		"  a3: {cmd: \""+w.aiCmd()+"\"}\n")
+	return w
+}
+
+// TestRotationGoesOnPastALoginFailure: in a rotation a1 → a2 → a3, a1
+// cannot log in: it is taken out for the rest of the run, the log says
+// so once, and the turns go round a2 and a3 (the fourth iteration is
+// a2's, not a1's), to success.
+func TestRotationGoesOnPastALoginFailure(t *testing.T) {
+	t.Parallel()
+	w := rotationWorkspace(t, step{"output": "step\n"}, step{"output": "step\n"}, step{"output": successSignal + "\n"})
+	w.write("main.star", `r = iterate(compose("p", act = [fragment(content = "Work.")]), agent = ["a1", "a2", "a3"], max_iterations = 6)
+print("status", r.status)
+`)
+	o := w.runScript("main.star")
+	o.expect(t, 0, "status success\n", "Iteration 1/6: a1 cannot log in (Not logged in · Please run /login): taken out of the rotation for the rest of the run; the loop goes on with a2, a3. Log claude in")
+	if n := strings.Count(o.stderr, "taken out of the rotation"); n != 1 {
+		t.Errorf("the log says %d times that a1 is out:\n%s", n, o.stderr)
+	}
+	for i, want := range []string{"a1", "a2", "a3", "a2"} {
+		if m := w.meta(i + 1); m.Agent != want {
+			t.Errorf("iteration %d ran %s, want %s", i+1, m.Agent, want)
+		}
+	}
+}
+
+// TestAgentFunctionChoosingAnAgentTakenOut: a script's agent function
+// that chooses again an agent taken out of the rotation gets an error
+// naming it, and the iteration it chose for.
+func TestAgentFunctionChoosingAnAgentTakenOut(t *testing.T) {
+	t.Parallel()
+	w := rotationWorkspace(t, step{"output": "step\n"})
+	w.write("main.star", `def pick(n):
+    return ["a1", "a2", "a1"][n - 1]
+
+r = iterate(compose("p", act = [fragment(content = "Work.")]), agent = pick, max_iterations = 3)
+print("status", r.status)
+`)
+	o := w.runScript("main.star")
+	if o.code == 0 || !strings.Contains(o.stderr, "cannot choose the agent of iteration 3: the function chose a1, which was taken out of the rotation in iteration 1") {
+		t.Fatalf("a function choosing an agent taken out: exit %d\n%s", o.code, o.stderr)
+	}
+	if m := w.meta(2); m.Agent != "a2" {
+		t.Errorf("iteration 2 ran %s, want a2", m.Agent)
+	}
+}
+
+// TestAliasListTakesTurns: ai_cmd_alias given as a list (in
+// rooda-config.yml, or separated by ',' on the command line) makes the
+// agents of a YAML procedure take turns, each read in its alias's
+// format; one that cannot log in is taken out of the rotation.
+func TestAliasListTakesTurns(t *testing.T) {
+	t.Parallel()
+	w := rotationWorkspace(t, step{"output": "step\n"}, step{"output": "step\n"}, step{"output": successSignal + "\n"})
+	config := readText(t, filepath.Join(w.dir, "rooda-config.yml"))
+	w.write("rooda-config.yml", config+"loop:\n  ai_cmd_alias: [a1, a2, a3]\n")
+	o := w.roodaIn(w.dir, "run", "build", "-n", "6")
+	o.expect(t, 0, "Iteration 1/6: a1 cannot log in (Not logged in · Please run /login): taken out of the rotation for the rest of the run; the loop goes on with a2, a3.")
+	for i, want := range []string{"a1", "a2", "a3", "a2"} {
+		if m := w.meta(i + 1); m.Agent != want {
+			t.Errorf("iteration %d ran %s, want %s", i+1, m.Agent, want)
+		}
+	}
+	w.write("rooda-config.yml", config)
+	o = w.roodaIn(w.dir, "run", "build", "-n", "1", "--ai-cmd-alias", "a2,a4")
+	o.expect(t, 1, `unknown AI command alias "a4"`)
+}

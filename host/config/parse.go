@@ -138,10 +138,24 @@ var PathList = Parser[string]{
 	sep:     ":",
 }
 
-// Name is a non-empty word, such as an alias name; Command is an AI
-// command line, whose program is checked before a run.
+// Name is a non-empty word, such as an alias name; Names one or more,
+// separated by ',' or as a YAML list (AliasNames splits them); Command
+// is an AI command line, whose program is checked before a run.
 var (
-	Name    = nonEmpty("must not be empty")
+	Name  = nonEmpty("must not be empty")
+	Names = Parser[string]{
+		accepts: "a name, or names separated by ',' (agents taking turns), or a YAML list",
+		parse: func(s string) (string, error) {
+			for _, name := range AliasNames(s) {
+				if name == "" {
+					return "", fmt.Errorf("must be names separated by ',', got %q", s)
+				}
+			}
+			return s, nil
+		},
+		format: quote,
+		sep:    ",",
+	}
 	Command = Parser[string]{
 		accepts: "a command line",
 		parse: func(s string) (string, error) {
@@ -153,6 +167,16 @@ var (
 		format: quote,
 	}
 )
+
+// AliasNames are the names of an ai_cmd_alias: one, or the agents of a
+// rotation.
+func AliasNames(s string) []string {
+	names := strings.Split(s, ",")
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+	}
+	return names
+}
 
 func nonEmpty(complaint string) Parser[string] {
 	return Parser[string]{

@@ -17,8 +17,10 @@ type Settings struct {
 	// names one (see AI). Its source tells the whole chain, such as
 	// `cli: --ai-cmd-alias "claude" → built-in alias`.
 	AICommand Value[string]
-	// AIAlias is the alias AICommand came from, if any.
-	AIAlias string
+	// AIAlias is the alias AICommand came from, if any; AIAliases all
+	// the aliases named, which take turns when there are several.
+	AIAlias   string
+	AIAliases []string
 	// AIOutput is the format of what the agent prints: its alias's, or
 	// "" (text) for a command given as it is.
 	AIOutput string
@@ -64,7 +66,10 @@ func (c *Config) ResolveWith(p *Procedure, script Limits) *Settings {
 	// count below --unlimited), so Settings holds only the pair's result.
 	s.Limits = s.Without(IterationMode.Key, DefaultMaxIterations.Key, AICmd.Key, AICmdAlias.Key)
 	s.Checks = first(levels, func(l *Limits) Value[[]Check] { return l.Checks })
-	s.AICommand, s.AIAlias = c.aiCommand(levels)
+	s.AICommand, s.AIAliases = c.aiCommand(levels)
+	if len(s.AIAliases) > 0 {
+		s.AIAlias = s.AIAliases[0]
+	}
 	s.AIOutput = c.Aliases[s.AIAlias].V.Output
 	return s
 }
@@ -120,23 +125,25 @@ func (l Limits) yieldTo(loop *Limits) Limits {
 
 // aiCommand follows seed 002's chain: at each level (command line,
 // procedure, loop) a command beats an alias.
-func (c *Config) aiCommand(levels []*Limits) (Value[string], string) {
+// The command of an alias list is its first alias's.
+func (c *Config) aiCommand(levels []*Limits) (Value[string], []string) {
 	for _, l := range levels {
 		if cmd := AICmd.In(l); cmd.Set {
-			return cmd, ""
+			return cmd, nil
 		}
 		if ref := AICmdAlias.In(l); ref.Set {
-			alias := c.Aliases[ref.V]
+			names := AliasNames(ref.V)
+			alias := c.Aliases[names[0]]
 			from := "built-in alias"
 			if alias.Source.Tier != BuiltIn {
 				from = "alias in " + alias.Source.String()
 			}
 			src := ref.Source
 			src.Name = strings.TrimSpace(fmt.Sprintf("%s %q → %s", src.Name, ref.V, from))
-			return Value[string]{V: alias.V.Line, Set: true, Source: src, Line: ref.Line}, ref.V
+			return Value[string]{V: alias.V.Line, Set: true, Source: src, Line: ref.Line}, names
 		}
 	}
-	return Value[string]{}, ""
+	return Value[string]{}, nil
 }
 
 // AI returns the agent's command line, or the error that says every way

@@ -312,10 +312,10 @@ var (
 	}, Command)
 	AICmdAlias = Define(Setting{
 		Key:   "ai_cmd_alias",
-		Doc:   "the agent, by the name of an alias of ai_cmd_aliases",
-		Flags: []FlagDef{{Name: "ai-cmd-alias", Category: "AI command", Usage: "run the agent named `ALIAS` (claude, codex, gemini, …)"}},
+		Doc:   "the agent, by the name of an alias of ai_cmd_aliases; several (a list) take turns, one per iteration",
+		Flags: []FlagDef{{Name: "ai-cmd-alias", Category: "AI command", Usage: "run the agent named `ALIAS` (claude, codex, gemini, …); several, separated by ',', take turns"}},
 		Shown: ShownNever, // in AI Command
-	}, Name)
+	}, Names)
 )
 
 // iterationsGroup holds the iteration mode and count, which say one thing.

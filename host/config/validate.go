@@ -38,16 +38,19 @@ func (c *Config) checkAlias(ref Value[string], key string) error {
 	if !ref.Set {
 		return nil
 	}
-	if _, ok := c.Aliases[ref.V]; ok {
-		return nil
+	for _, name := range AliasNames(ref.V) {
+		if _, ok := c.Aliases[name]; ok {
+			continue
+		}
+		names := c.AliasNames()
+		msg := fmt.Sprintf("unknown AI command alias %q", name)
+		if near := suggest.Closest(name, names); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		msg += "\nAvailable aliases: " + strings.Join(names, ", ")
+		return fmt.Errorf("%s: %s", where(ref, key), msg)
 	}
-	names := c.AliasNames()
-	msg := fmt.Sprintf("unknown AI command alias %q", ref.V)
-	if near := suggest.Closest(ref.V, names); near != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", near)
-	}
-	msg += "\nAvailable aliases: " + strings.Join(names, ", ")
-	return fmt.Errorf("%s: %s", where(ref, key), msg)
+	return nil
 }
 
 // where locates a value for an error: "file:line: key" for a file,

@@ -26,7 +26,7 @@ func (p *Plan) runner(base process.Command, shown io.Writer, traced func([]strin
 		if c := p.chosenFor(req.Iteration); c != nil {
 			cmd.Argv = c.argv
 		} else if len(p.Rotation) > 0 {
-			cmd.Argv = p.Rotation[(req.Iteration-1)%len(p.Rotation)]
+			cmd.Argv = of(p, p.Rotation, req.Iteration)
 		}
 		cmd.Prompt = req.Prompt
 		cmd.Env = []string{
@@ -127,5 +127,5 @@ func (p *Plan) agentOf(n int) string {
 	if len(p.Agents) == 0 {
 		return "the agent"
 	}
-	return p.Agents[(n-1)%len(p.Agents)]
+	return of(p, p.Agents, n)
 }

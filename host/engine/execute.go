@@ -167,6 +167,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Prompt:           promptOf,
 		Agent:            p.runner(cmd, shownTo(out, config.ShowAIOutput.In(s).V), out.AgentTrace),
 		Turn:             p.turn,
+		TakeOut:          p.takeOut,
 		Promises:         p.Promises,
 		Log:              log,
 		Observers:        observers,

@@ -110,6 +110,8 @@ type Plan struct {
 	chosen *chosenTurn
 	// roleNames name each turn's role, "" for a turn without one.
 	roleNames []string
+	// rotation takes out of the turns an agent that cannot log in.
+	rotation rotation
 	// given are the command line's phases, which replace a chosen role's
 	// as they do the loop's; overridden is set when the command line
 	// names the agent.
@@ -189,7 +191,13 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	} else {
 		p.checkAgent(req.Config)
 	}
-	overridden := config.AICmd.In(&req.Config.Run).Set || config.AICmdAlias.In(&req.Config.Run).Set
+	fromAliases := len(req.Turns) == 0 && len(s.AIAliases) > 1
+	if fromAliases {
+		req.Turns = aliasTurns(req.Config, s.AIAliases)
+	}
+	// The command line's agent replaces a script's, unless it is the
+	// rotation itself.
+	overridden := !fromAliases && (config.AICmd.In(&req.Config.Run).Set || config.AICmdAlias.In(&req.Config.Run).Set)
 	p.overridden = overridden
 	if len(req.Turns) > 1 && p.Runner == nil && !overridden {
 		p.checkRotation(req.Turns[1:])
@@ -292,6 +300,16 @@ func agentNames(s *config.Settings, turns []Turn, overridden bool) []string {
 	return []string{s.AICommand.V}
 }
 
+// aliasTurns are the turns of an ai_cmd_alias that names several agents.
+func aliasTurns(c *config.Config, names []string) []Turn {
+	turns := make([]Turn, len(names))
+	for i, name := range names {
+		alias := c.Aliases[name].V
+		turns[i] = Turn{Name: name, Line: alias.Line, Output: alias.Output}
+	}
+	return turns
+}
+
 // addRoles gives each turn its prompt when some turn has a role of its
 // own; the command line's phases replace theirs as they do the loop's.
 func (p *Plan) addRoles(turns []Turn, given [len(prompt.Phases)][]prompt.Fragment) {
@@ -322,7 +340,7 @@ func (p *Plan) procedureOf(n int) prompt.Procedure {
 	if len(p.Roles) == 0 {
 		return p.Procedure
 	}
-	return p.Roles[(n-1)%len(p.Roles)]
+	return of(p, p.Roles, n)
 }
 
 // formatNamed is the format an alias names: text when it names none.
@@ -350,7 +368,7 @@ func (p *Plan) formatOf(n int) agentstream.Format {
 	if c := p.chosenFor(n); c != nil {
 		return c.format
 	}
-	return p.Formats[(n-1)%len(p.Formats)]
+	return of(p, p.Formats, n)
 }
 
 // checkRotation checks the agents that take turns after the first, which

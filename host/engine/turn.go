@@ -43,7 +43,7 @@ func (p *Plan) turn(n int) (loop.Turn, error) {
 	}
 	t := loop.Turn{Agent: p.agentOf(n)}
 	if len(p.roleNames) > 0 {
-		t.Role = p.roleNames[(n-1)%len(p.roleNames)]
+		t.Role = of(p, p.roleNames, n)
 	}
 	return t, nil
 }
@@ -55,6 +55,9 @@ func (p *Plan) turn(n int) (loop.Turn, error) {
 func (p *Plan) choose(n int) error {
 	t, err := p.Choose(n)
 	if err != nil {
+		return err
+	}
+	if err := p.outError(t.Name); err != nil {
 		return err
 	}
 	c := &chosenTurn{n: n, name: t.Name, argv: p.Argv, format: p.Formats[0]}

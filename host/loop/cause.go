@@ -2,8 +2,10 @@ package loop
 
 import (
 	"fmt"
+	"strings"
 
 	"rooda/host/agentstream"
+	"rooda/host/logging"
 )
 
 // Cause is why an iteration failed: a word a user, a script and a
@@ -107,11 +109,15 @@ type LoginError struct {
 }
 
 func (e *LoginError) Error() string {
-	said := ""
+	return fmt.Sprintf("the agent %s; no further iteration starts. %s", e.cannot(), agentstream.LoginFix(e.CLI))
+}
+
+// cannot is "cannot log in", with what the CLI said.
+func (e *LoginError) cannot() string {
 	if e.Said != "" {
-		said = " (" + e.Said + ")"
+		return "cannot log in (" + e.Said + ")"
 	}
-	return fmt.Sprintf("the agent cannot log in%s; no further iteration starts. %s", said, agentstream.LoginFix(e.CLI))
+	return "cannot log in"
 }
 
 // loginError is the LoginError of it, with what its CLI said: its error,
@@ -119,6 +125,9 @@ func (e *LoginError) Error() string {
 // three minutes; rooda stops it at the first).
 func loginError(it *Iteration) error {
 	d := it.Decoded
+	if d == nil {
+		return &LoginError{}
+	}
 	said := d.Err
 	if r := d.LastRetry; said == "" && r.Cause == agentstream.CauseAuth {
 		said = r.Error // codex: "unexpected status 401 Unauthorized: …"
@@ -130,4 +139,27 @@ func loginError(it *Iteration) error {
 		}
 	}
 	return &LoginError{Said: said, CLI: d.Format}
+}
+
+// takeOut takes the agent of an iteration that cannot log in or cannot
+// start out of a rotation (Config.TakeOut), saying so once, and reports
+// whether the loop goes on with the others. An agent alone, or the last
+// one in, ends the loop as before: aborted for a login, a failure
+// counted for a start.
+func (r *runner) takeOut(it *Iteration) bool {
+	if r.cfg.TakeOut == nil || it.Cause != CauseAuth && it.Cause != CauseNoStart {
+		return false
+	}
+	left := r.cfg.TakeOut(it.Agent, it.Number)
+	if len(left) == 0 {
+		return false
+	}
+	why, fix := "cannot start", ""
+	if it.Cause == CauseAuth {
+		login := loginError(it).(*LoginError)
+		why, fix = login.cannot(), " "+agentstream.LoginFix(login.CLI)
+	}
+	r.cfg.Log.Event(logging.Warn, "agent_taken_out", []any{"iteration", it.Number, "agent", agentName(it), "cause", string(it.Cause)},
+		"Iteration %s: %s %s: taken out of the rotation for the rest of the run; the loop goes on with %s.%s", r.label(it.Number), agentName(it), why, strings.Join(left, ", "), fix)
+	return true
 }

@@ -57,3 +57,46 @@ func TestLoginFailureEndsTheLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestRotationGoesOnPastALoginFailure: in a rotation, an agent that
+// cannot log in is taken out (Config.TakeOut), the log says so once
+// with the fix, and the loop goes on with the others; when none is left
+// the loop aborts with the login error, as one agent's does.
+func TestRotationGoesOnPastALoginFailure(t *testing.T) {
+	for _, tc := range []struct {
+		left   []string
+		status Status
+		ran    int
+	}{
+		{[]string{"codex", "gemini"}, MaxIters, 4},
+		{nil, Aborted, 1},
+	} {
+		var log strings.Builder
+		s := &script{steps: []step{{out: "error", exit: 1}, {out: "ok"}}}
+		cfg := s.config(4, 5, &log)
+		inner := cfg.Agent
+		cfg.Agent = func(ctx context.Context, req Request) (Reply, error) {
+			reply, err := inner(ctx, req)
+			if req.Iteration == 1 {
+				reply.Decoded = &agentstream.Summary{Format: agentstream.Claude, Err: "Invalid API key", Cause: agentstream.CauseAuth}
+			}
+			return reply, err
+		}
+		cfg.Turn = func(n int) (Turn, error) {
+			return Turn{Agent: []string{"claude", "codex", "gemini", "codex"}[n-1]}, nil
+		}
+		var out []string
+		cfg.TakeOut = func(agent string, n int) []string {
+			out = append(out, agent)
+			return tc.left
+		}
+		res := Run(context.Background(), cfg)
+		if res.Status != tc.status || res.Iterations != tc.ran || len(out) != 1 || out[0] != "claude" {
+			t.Errorf("left %v: %s after %d iterations, taken out %v; log:\n%s", tc.left, res.Status, res.Iterations, out, log.String())
+		}
+		said := strings.Count(log.String(), "claude cannot log in (Invalid API key): taken out of the rotation for the rest of the run; the loop goes on with codex, gemini. Log claude in")
+		if wentOn := tc.left != nil; wentOn != (said == 1) {
+			t.Errorf("left %v: the log says it %d times:\n%s", tc.left, said, log.String())
+		}
+	}
+}

@@ -43,6 +43,11 @@ type Config struct {
 	// record and the log can say who did it. Its error (a script's agent
 	// function failed) ends the run as aborted, with the error.
 	Turn func(iteration int) (Turn, error)
+	// TakeOut, when set, takes an agent that cannot log in or cannot
+	// start out of the loop's rotation, in iteration n, and returns the
+	// agents left in it: the loop goes on with them. nil or none left
+	// and the loop ends as one agent's does.
+	TakeOut func(agent string, n int) (left []string)
 	// Promises are the words the agent signals with, which the preamble
 	// names; the zero value is SUCCESS and FAILURE.
 	Promises  prompt.Promises
@@ -428,8 +433,9 @@ func Run(ctx context.Context, cfg Config) Result {
 		}
 		over := cfg.Budget.reached(r.result.Spent, r.cfg.Now().Sub(r.start))
 		r.warnUncounted(it)
+		wentOn := r.takeOut(it)
 		switch {
-		case it.Cause == CauseAuth:
+		case it.Cause == CauseAuth && !wentOn:
 			err := loginError(it)
 			r.cfg.Log.Errorf("Iteration %s: %v", r.label(it.Number), err)
 			return r.finish(Aborted, err)

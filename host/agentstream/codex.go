@@ -209,28 +209,43 @@ func (c *codexDecoder) error(msg string, emit func(Event)) {
 func codexError(msg string) Event {
 	e := Event{Kind: KindError, Text: msg, Cause: codexCauses.text(msg)}
 	if e.Cause == CauseUsageLimit || e.Cause == CauseRateLimited {
-		e.ResetAt = codexTryAgainAt(msg, clock())
+		e.ResetEarliest, e.ResetAt = codexTryAgainAt(msg, clock())
 	}
 	return e
 }
 
-// codexTryAgain is the clock time codex says to come back at.
-var codexTryAgain = regexp.MustCompile(`try again at (\d{1,2}):(\d{2})\s*([AP]M)`)
+// codexTryAgain is the time codex says to come back at: the reset's time
+// on the local clock cut to its minute ("%-I:%M %p", 0.169.0 to 0.171.0),
+// with the day before it when that is not today ("%b %-d" and the day's
+// suffix, ", %Y %-I:%M %p": "Nov 24th, 2026 9:00 AM").
+var codexTryAgain = regexp.MustCompile(`try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th), (\d{4}) )?(\d{1,2}):(\d{2})\s*([AP]M)`)
 
-// codexTryAgainAt is when the limit msg names is surely over, on the
-// local clock codex prints it in: the end of the minute it names (codex
-// prints the reset to the minute, so the limit may last into it), the
-// next time the clock shows it after now; zero when msg names none.
-func codexTryAgainAt(msg string, now time.Time) time.Time {
+// codexTryAgainAt is the minute msg names, on the local clock codex
+// prints it in: the limit resets from its start (codex cuts the reset's
+// seconds off) and is surely over at its end. Without a day, it is the
+// next time the clock shows that minute after now; both are zero when msg
+// names none.
+func codexTryAgainAt(msg string, now time.Time) (from, by time.Time) {
 	m := codexTryAgain.FindStringSubmatch(msg)
 	if m == nil {
-		return time.Time{}
+		return time.Time{}, time.Time{}
 	}
-	hour, minute, ok := clock12(m[1], m[2], m[3] == "PM")
+	hour, minute, ok := clock12(m[4], m[5], m[6] == "PM")
 	if !ok {
-		return time.Time{}
+		return time.Time{}, time.Time{}
 	}
-	return nextEndOfMinute(now, hour, minute, now.Location())
+	if m[1] == "" {
+		by = nextEndOfMinute(now, hour, minute, now.Location())
+		return by.Add(-time.Minute), by
+	}
+	month, err := time.Parse("Jan", m[1])
+	day, _ := strconv.Atoi(m[2])
+	year, _ := strconv.Atoi(m[3])
+	if err != nil || day < 1 || day > 31 {
+		return time.Time{}, time.Time{}
+	}
+	from = time.Date(year, month.Month(), day, hour, minute, 0, 0, now.Location())
+	return from, from.Add(time.Minute)
 }
 
 // clock12 reads a time of a 12-hour clock, "3" "05" pm, as the hour and

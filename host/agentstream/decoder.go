@@ -203,7 +203,7 @@ func (d *Decoder) count(e Event) {
 			s.Cause = e.Cause
 		}
 		if !e.ResetAt.IsZero() {
-			s.ResetAt = e.ResetAt
+			s.ResetAt, s.ResetEarliest = e.ResetAt, e.ResetEarliest
 		}
 	case KindModel:
 		s.Model = e.Text
@@ -243,6 +243,9 @@ type Summary struct {
 	Err     string
 	Cause   Cause
 	ResetAt time.Time
+	// ResetEarliest is, when the CLI named the reset rounded, the
+	// earliest it may be (Event.ResetEarliest); zero when ResetAt is exact.
+	ResetEarliest time.Time
 	// Output is the tail of the lines that were not the CLI's JSON: its
 	// warnings and errors on stderr, for a failed iteration's warning.
 	Output       string

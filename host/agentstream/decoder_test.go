@@ -43,6 +43,9 @@ func report(transcript string, s Summary) string {
 	if !s.ResetAt.IsZero() {
 		fmt.Fprintf(&b, "resets at: %s\n", s.ResetAt.UTC().Format(time.RFC3339))
 	}
+	if !s.ResetEarliest.IsZero() {
+		fmt.Fprintf(&b, "resets from: %s\n", s.ResetEarliest.UTC().Format(time.RFC3339))
+	}
 	fmt.Fprintf(&b, "output: %q\n", s.Output)
 	fmt.Fprintf(&b, "dropped lines: %d\n", s.DroppedLines)
 	return b.String()

@@ -76,6 +76,10 @@ type Event struct {
 	HasCost bool
 	Cause   Cause     // KindError
 	ResetAt time.Time // KindError: when the limit resets, if the CLI said
+	// ResetEarliest is, for a CLI that names its reset rounded (codex, to
+	// the minute), the earliest the limit may reset: ResetAt is then the
+	// latest. Zero when ResetAt is exact.
+	ResetEarliest time.Time
 }
 
 // Usage counts tokens. Input excludes the tokens read from or written to

@@ -620,11 +620,7 @@ func (r *runner) tries(ctx context.Context, it *Iteration, req Request) {
 		if !ok || !r.sleep(ctx, wait.Wait) {
 			return
 		}
-		w.total += wait.Wait
-		w.reset = !wait.Backoff
-		if wait.Backoff {
-			w.backoffs++
-		}
+		w.add(wait)
 		it.Waited = w.total
 	}
 }

@@ -26,6 +26,17 @@ const (
 	maxBackoff   = 10 * time.Minute
 )
 
+// A CLI may name its reset rounded: codex's "try again at 3:05 PM" is the
+// reset's time with its seconds cut off, so the limit ends somewhere in
+// that minute, and waiting to the minute's end costs up to a minute more
+// than the limit (a 20 s limit was waited 1 m 15 s). Such a limit is
+// tried again early: firstProbe after the minute begins (or after the
+// try, when it has begun), then after 20 s, 40 s, …, never past the
+// minute's end, where the last try is as before. A limit of 20 s costs at
+// most 40 s of waiting wherever it falls in the minute; a try too early
+// costs a CLI's start and a refused request, no tokens.
+const firstProbe = 10 * time.Second
+
 // An agent that ends at once without a byte of output, again and again,
 // is not working: it may be misconfigured, or have nothing to do. Such
 // iterations that count no failure (the failure threshold ends a run of
@@ -55,10 +66,14 @@ type LimitWait struct {
 	Wait  time.Duration
 	// Backoff is set when rooda chose the wait: no reset was read.
 	Backoff bool
+	// Early is set for a wait that ends before the limit surely resets:
+	// the CLI named its reset rounded, and the limit may be over sooner.
+	Early bool
 	// Waited is what the iteration waited before this wait.
 	Waited time.Duration
 	// Again is set for a backoff that follows another of the same
-	// iteration: those told of the first (a notifier) know of it.
+	// iteration, and for a wait for a reset that follows an early try of
+	// it: those told of the first (a notifier) know of it.
 	Again bool
 	// Message is the log's line of it.
 	Message string
@@ -68,9 +83,25 @@ type LimitWait struct {
 type waits struct {
 	total    time.Duration
 	backoffs int
+	probes   int
 	// reset is set when the last wait was for a reset: a limit still
 	// there once it has reset is not waited for again.
 	reset bool
+	// early is set when the last wait ended before its limit surely
+	// reset (LimitWait.Early).
+	early bool
+}
+
+// add counts wait, waited in full.
+func (w *waits) add(wait LimitWait) {
+	w.total += wait.Wait
+	w.reset, w.early = !wait.Backoff && !wait.Early, wait.Early
+	if wait.Backoff {
+		w.backoffs++
+	}
+	if wait.Early {
+		w.probes++
+	}
 }
 
 // waitFor is how long to wait before running it's agent again, after a
@@ -92,23 +123,56 @@ func (r *runner) waitFor(it *Iteration, w waits) (LimitWait, bool) {
 }
 
 // resetWait waits for a limit to reset at the time the CLI named, when
-// that is within MaxLimitWait of the iteration's first try; false when it
+// the waits of the iteration then stay within MaxLimitWait; false when it
 // is later, or when a limit that had reset before this try is still there
-// (a reset already past is tried again at once, once).
+// (a reset already past is tried again at once, once). A reset named
+// rounded is tried early (probeAt).
 func (r *runner) resetWait(it *Iteration, w waits) (LimitWait, bool) {
-	sum := it.Decoded
-	wait := max(sum.ResetAt.Sub(r.cfg.Now()), 0)
+	sum, now := it.Decoded, r.cfg.Now()
+	wait := max(sum.ResetAt.Sub(now), 0)
 	label, what := r.label(it.Number), causeWords(sum)
 	if wait == 0 && w.reset {
 		r.cfg.Log.Warnf("Iteration %s: %s: %s; it was to reset at %s, and is still there", label, agentName(it), what, sum.ResetAt.Local().Format("15:04:05"))
 		return LimitWait{}, false
 	}
 	if limit := r.cfg.MaxLimitWait; limit == 0 || w.total+wait > limit {
-		r.cfg.Log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)", label, agentName(it), what, sum.ResetAt.Local().Format("15:04"), limitWords(limit))
+		r.cfg.Log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)%s", label, agentName(it), what, sum.ResetAt.Local().Format("15:04"), limitWords(limit), waitedWords(w.total))
 		return LimitWait{}, false
 	}
-	return r.waiting(it, LimitWait{Until: sum.ResetAt, Wait: wait, Waited: w.total,
-		Message: fmt.Sprintf("Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again", label, agentName(it), what, sum.ResetAt.Local().Format("15:04:05"), logging.Duration(wait), label)}), true
+	lw := LimitWait{Until: sum.ResetAt, Wait: wait, Waited: w.total, Again: w.early}
+	note := ""
+	if at, ok := probeAt(now, sum, w.probes); ok {
+		lw.Until, lw.Wait, lw.Early = at, at.Sub(now), true
+		note = fmt.Sprintf(" (it resets between %s and %s)", sum.ResetEarliest.Local().Format("15:04:05"), sum.ResetAt.Local().Format("15:04:05"))
+	}
+	lw.Message = fmt.Sprintf("Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again%s", label, agentName(it), what, lw.Until.Local().Format("15:04:05"), logging.Duration(lw.Wait), label, note)
+	return r.waiting(it, lw), true
+}
+
+// probeAt is when to try a limit again early, its reset named rounded
+// (sum.ResetEarliest before sum.ResetAt): firstProbe after the earliest
+// it may reset, or after now once that is past, doubling with each early
+// try; false when the reset is exact, or the try would not be before
+// the limit surely resets.
+func probeAt(now time.Time, sum *agentstream.Summary, probes int) (time.Time, bool) {
+	rounding := sum.ResetAt.Sub(sum.ResetEarliest)
+	if sum.ResetEarliest.IsZero() || rounding <= 0 {
+		return time.Time{}, false
+	}
+	from := sum.ResetEarliest
+	if now.After(from) {
+		from = now
+	}
+	at := from.Add(backoffStep(probes, firstProbe, rounding))
+	return at, at.Before(sum.ResetAt)
+}
+
+// waitedWords says what the iteration waited already, if anything.
+func waitedWords(waited time.Duration) string {
+	if waited == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", with %s waited already", waited.Round(time.Second))
 }
 
 // backoff waits out an outage, or a limit whose reset the CLI did not

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rooda/host/agentstream"
+	"rooda/host/process"
 )
 
 // outage is what a CLI that could not reach its server says.
@@ -220,5 +221,155 @@ func TestInterruptDuringASpinWait(t *testing.T) {
 	res := Run(ctx, cfg)
 	if res.Status != Interrupted || res.Iterations != 3 || s.calls != 3 {
 		t.Errorf("status %s after %d iterations, %d calls\n%s", res.Status, res.Iterations, s.calls, log.String())
+	}
+}
+
+// limitedRun runs one iteration of the loop, its agent named codex, each
+// try taking a second: while limited(now) gives a summary, the try ends
+// with it, a failure; then the agent signals success. It gives the
+// times the tries began.
+func limitedRun(t *testing.T, start time.Time, maxWait time.Duration, limited func(now time.Time) *agentstream.Summary) (Result, string, *script, []LimitWait, []time.Time) {
+	t.Helper()
+	var log strings.Builder
+	s := &script{steps: []step{{took: time.Second, decoded: said(success)}}}
+	cfg := s.config(1, 1, &log)
+	s.clock = start
+	cfg.Turn = func(int) (Turn, error) { return Turn{Agent: "codex"}, nil }
+	cfg.MaxLimitWait = maxWait
+	var tries []time.Time
+	cfg.Agent = func(ctx context.Context, req Request) (Reply, error) {
+		tries = append(tries, s.now())
+		if sum := limited(s.now()); sum != nil {
+			s.calls++
+			s.clock = s.clock.Add(time.Second)
+			return Reply{Result: process.Result{ExitCode: 1}, Decoded: sum}, nil
+		}
+		return s.agent(ctx, req)
+	}
+	var told []LimitWait
+	cfg.LimitWaiting = func(w LimitWait) { told = append(told, w) }
+	res := Run(context.Background(), cfg)
+	return res, log.String(), s, told, tries
+}
+
+// codexUntil is codex's usage limit that ends at over, as codex names it
+// while it lasts: the minute of over, its seconds cut off.
+func codexUntil(over time.Time) func(now time.Time) *agentstream.Summary {
+	return func(now time.Time) *agentstream.Summary {
+		if !now.Before(over) {
+			return nil
+		}
+		minute := over.Truncate(time.Minute)
+		return &agentstream.Summary{Format: agentstream.Codex, Cause: agentstream.CauseUsageLimit, Err: "You've hit your usage limit.",
+			ResetEarliest: minute, ResetAt: minute.Add(time.Minute)}
+	}
+}
+
+func total(waits []time.Duration) (sum time.Duration) {
+	for _, w := range waits {
+		sum += w
+	}
+	return sum
+}
+
+// TestMinuteRoundedResetIsTriedEarly: a limit of 20 s whose reset codex
+// names to the minute costs at most 40 s of waiting, wherever in the
+// minute it begins (at 10:00:00, the minute named ends 60 s later), and
+// no failure; the log says when it resets at the latest.
+func TestMinuteRoundedResetIsTriedEarly(t *testing.T) {
+	ten := time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	for second := range 60 {
+		start := ten.Add(time.Duration(second) * time.Second)
+		res, log, s, _, _ := limitedRun(t, start, 6*time.Hour, codexUntil(start.Add(20*time.Second)))
+		if res.Status != Success || res.Last.ConsecutiveFailures != 0 || total(s.slept) > 40*time.Second || res.Last.Waited != total(s.slept) {
+			t.Errorf("from %s: status %s, %d failures, waits %v\n%s", start.Format("15:04:05"), res.Status, res.Last.ConsecutiveFailures, s.slept, log)
+		}
+	}
+	_, log, _, _, _ := limitedRun(t, ten, 6*time.Hour, codexUntil(ten.Add(20*time.Second)))
+	if want := "WARN: Iteration 1/1: codex: usage limit; waiting until 10:00:11, 10.0s, then running iteration 1/1 again (it resets between 10:00:00 and 10:01:00)\n"; !strings.Contains(log, want) {
+		t.Errorf("log lacks %q:\n%s", want, log)
+	}
+}
+
+// TestMinuteRoundedResetEndsAtTheMinute: a limit that lasts to the end of
+// the minute codex names is tried early, then again at the minute's end,
+// not later, with no failure; a notifier hears of the first wait only.
+func TestMinuteRoundedResetEndsAtTheMinute(t *testing.T) {
+	ten := time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	end := ten.Add(time.Minute)
+	res, log, _, told, tries := limitedRun(t, ten, 6*time.Hour, codexUntil(end.Add(-time.Millisecond)))
+	if res.Status != Success || res.Last.ConsecutiveFailures != 0 || len(tries) < 3 {
+		t.Fatalf("status %s, %d failures, tries at %v\n%s", res.Status, res.Last.ConsecutiveFailures, tries, log)
+	}
+	if last := tries[len(tries)-1]; !last.Equal(end) || !tries[len(tries)-2].Before(end) {
+		t.Errorf("tries at %v; the last should be at the minute's end, %s", tries, end)
+	}
+	for i, w := range told {
+		last := i == len(told)-1
+		if w.Early == last || w.Again != (i > 0) || w.Until.After(end) || (last && !w.Until.Equal(end)) {
+			t.Errorf("wait %d of %d told %+v", i+1, len(told), w)
+		}
+	}
+}
+
+// TestMinuteRoundedResetStillThere: a limit still there at the end of the
+// minute codex names, naming it again, is not waited for again: the
+// iteration fails, cause rate_limited.
+func TestMinuteRoundedResetStillThere(t *testing.T) {
+	ten := time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	sameMinute := codexUntil(ten.Add(30 * time.Second))
+	res, log, _, _, tries := limitedRun(t, ten, 6*time.Hour, func(time.Time) *agentstream.Summary { return sameMinute(ten) })
+	if res.Status != Aborted || res.Last.Cause != CauseRateLimited || !tries[len(tries)-1].Equal(ten.Add(time.Minute)) {
+		t.Errorf("status %s, cause %q, tries at %v\n%s", res.Status, res.Last.Cause, tries, log)
+	}
+	if want := "codex: usage limit; it was to reset at 10:01:00, and is still there\n"; !strings.Contains(log, want) {
+		t.Errorf("log lacks %q:\n%s", want, log)
+	}
+}
+
+// TestResetsMovingForwardStayWithinMaxLimitWait: a CLI that names a later
+// reset on every try, exact or to the minute, is waited for while the
+// iteration's waits together stay within max_limit_wait; the wait that
+// would pass it is not begun, and the iteration fails, cause
+// rate_limited, the log saying what was waited already.
+func TestResetsMovingForwardStayWithinMaxLimitWait(t *testing.T) {
+	ten := time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	exact := func(now time.Time) *agentstream.Summary {
+		return &agentstream.Summary{Format: agentstream.Claude, Cause: agentstream.CauseUsageLimit, ResetAt: now.Add(time.Hour)}
+	}
+	rounded := func(now time.Time) *agentstream.Summary { return codexUntil(now.Add(time.Hour))(now) }
+	for name, later := range map[string]func(time.Time) *agentstream.Summary{"exact": exact, "rounded": rounded} {
+		limit := 150 * time.Minute
+		calls := 0
+		res, log, s, _, _ := limitedRun(t, ten, limit, func(now time.Time) *agentstream.Summary {
+			if calls++; calls > 20 { // unbounded waits end here, not in a hang
+				return nil
+			}
+			return later(now)
+		})
+		if total(s.slept) > limit || total(s.slept) < limit-time.Hour || res.Last.Waited != total(s.slept) {
+			t.Errorf("%s: waits %v, %s in all, the iteration waited %s; want within %s", name, s.slept, total(s.slept), res.Last.Waited, limit)
+		}
+		if res.Status != Aborted || res.Last.Cause != CauseRateLimited || res.Last.ConsecutiveFailures != 1 {
+			t.Errorf("%s: status %s, cause %q, %d failures", name, res.Status, res.Last.Cause, res.Last.ConsecutiveFailures)
+		}
+		want := fmt.Sprintf("codex: usage limit; it resets at %s, beyond max_limit_wait (2h30m0s), with %s waited already\n",
+			res.Last.Decoded.ResetAt.Local().Format("15:04"), total(s.slept).Round(time.Second))
+		if !strings.Contains(log, want) || !strings.Contains(log, "[rate_limited]") {
+			t.Errorf("%s: log lacks %q:\n%s", name, want, log)
+		}
+	}
+}
+
+// TestEarlyTryEndingPastTheMinute: an early try that began before the
+// minute codex names ended, and ended after it, still limited, has not
+// met the limit after its reset: it is tried again at once.
+func TestEarlyTryEndingPastTheMinute(t *testing.T) {
+	ten := time.Date(2026, 1, 1, 10, 0, 0, 0, time.Local)
+	// The first try ends at 10:00:49.5, the early one begins at 10:00:59.5.
+	start := ten.Add(48*time.Second + 500*time.Millisecond)
+	res, log, _, _, tries := limitedRun(t, start, 6*time.Hour, codexUntil(ten.Add(59*time.Second+900*time.Millisecond)))
+	if res.Status != Success || len(tries) != 3 || !tries[2].Equal(ten.Add(time.Minute+500*time.Millisecond)) {
+		t.Errorf("status %s, tries at %v\n%s", res.Status, tries, log)
 	}
 }

@@ -273,8 +273,8 @@ var realScenarios = []struct {
 		// opencode, copilot retry), or it gives up and says when to come
 		// back (codex: "try again at 3:05 PM"), and rooda waits.
 		r := newRealRun(t, cli, modelserver.UsageLimit(time.Now().Add(3*time.Second)), modelserver.Text("All done. "+successSignal))
-		// codex names the reset to the minute, and rooda waits to the end
-		// of that minute: up to 63 s when the run starts late in one.
+		// codex names the reset to the minute: rooda tries again 10 s
+		// into that minute, then later, at most to its end.
 		o := r.buildWithin(hangGuard+time.Minute, "-n", "3", "--failure-threshold", "1")
 		o.expect(t, 0, "Success: the agent signaled SUCCESS in iteration 1/3")
 		if strings.Contains(o.stderr, "(failure") {

@@ -197,11 +197,34 @@ func (c *codexDecoder) error(msg string, emit func(Event)) {
 	if strings.HasPrefix(why, "(") {
 		why = strings.TrimSuffix(why[1:], ")")
 	}
-	cause := codexCauses.text(why)
-	if cause == CauseOther {
-		cause = CauseNetwork // it reconnects: the stream was cut
+	r := Retry{Attempt: attempt, Max: most, Error: why}
+	if status, reason, ok := codexLastStatus(why); ok {
+		r.Status, r.Error = status, reason
 	}
-	emit(Event{Kind: KindRetry, Retry: Retry{Attempt: attempt, Max: most, Error: why, Cause: cause}})
+	r.Cause = codexCauses.error(r.Status, why)
+	if r.Cause == CauseOther {
+		r.Cause = CauseNetwork // it reconnects: the stream was cut
+	}
+	emit(Event{Kind: KindRetry, Retry: r})
+}
+
+// codexRetryLimit is how codex words a request whose own retries are
+// spent, "exceeded retry limit, last status: 429 Too Many Requests",
+// inside a "Reconnecting... 1/5 (…)" after which it tries again (and may
+// well succeed).
+var codexRetryLimit = regexp.MustCompile(`^exceeded retry limit, last status: (\d{3})\s*([^,]*)`)
+
+// codexLastStatus reads the HTTP status and its reason out of why, when
+// it says a request's retries were spent: the retry's line then reads
+// "retry 1/5: 429 Too Many Requests", not "exceeded retry limit", which
+// looks like the end of the run though codex goes on.
+func codexLastStatus(why string) (status int, reason string, ok bool) {
+	m := codexRetryLimit.FindStringSubmatch(why)
+	if m == nil {
+		return 0, "", false
+	}
+	status, _ = strconv.Atoi(m[1])
+	return status, strings.TrimSpace(m[2]), true
 }
 
 // codexError is an error codex reported, with when its limit resets if

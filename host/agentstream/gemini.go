@@ -17,6 +17,12 @@ type geminiDecoder struct {
 	// broken: an event came since the last assistant text, which the
 	// next delta does not continue.
 	broken bool
+	// inRetry: the last line was a retry or a frame of its error's stack,
+	// which follows on stderr ("    at async Models.generateContent
+	// (file:///…/node_modules/@google/gemini-cli/bundle/chunk-….js:…)",
+	// ten of them a retry): the retry's line says it all, its frames are
+	// dropped.
+	inRetry bool
 }
 
 type geminiLine struct {
@@ -49,13 +55,9 @@ type geminiLine struct {
 func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 	var m geminiLine
 	if !typed(line) {
-		if r, ok := geminiRetry(string(line)); ok {
-			g.broken = true
-			emit(Event{Kind: KindRetry, Retry: r})
-			return true
-		}
-		return false
+		return g.stderr(line, emit)
 	}
+	g.inRetry = false
 	if json.Unmarshal(line, &m) != nil {
 		return true // its JSON, of a shape not known: skipped
 	}
@@ -92,6 +94,24 @@ func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 	}
 	return true
 }
+
+// stderr reads a line gemini printed on stderr: a retry, a frame of its
+// stack (dropped), or another line, which it leaves as output.
+func (g *geminiDecoder) stderr(line []byte, emit func(Event)) bool {
+	if g.inRetry && geminiStackFrame.Match(line) {
+		return true
+	}
+	r, ok := geminiRetry(string(line))
+	g.inRetry = ok
+	if ok {
+		g.broken = true
+		emit(Event{Kind: KindRetry, Retry: r})
+	}
+	return ok
+}
+
+// geminiStackFrame is a line of a JavaScript stack trace.
+var geminiStackFrame = regexp.MustCompile(`^\s+at \S`)
 
 func (g *geminiDecoder) toolResult(m geminiLine, emit func(Event)) {
 	r := Event{Kind: KindToolResult, Tool: g.tools.take(m.ToolID), Text: shortResult(jsonText(m.Output))}

@@ -13,6 +13,7 @@ import (
 // @openai/codex 0.169.0). It reports no model and no cost.
 type codexDecoder struct {
 	started map[string]bool // items whose call was emitted at item.started
+	drift   drift
 }
 
 type codexLine struct {
@@ -82,6 +83,10 @@ func (c *codexDecoder) decode(line []byte, emit func(Event)) bool {
 		}
 	case "error":
 		c.error(m.Message, emit)
+	case "turn.started", "item.updated":
+		// A turn begins; an item (a plan's list) changed: nothing to read.
+	default:
+		c.drift.unknown(m.Type, emit)
 	}
 	return true
 }

@@ -23,6 +23,7 @@ type geminiDecoder struct {
 	// ten of them a retry): the retry's line says it all, its frames are
 	// dropped.
 	inRetry bool
+	drift   drift
 }
 
 type geminiLine struct {
@@ -91,6 +92,8 @@ func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 		}
 	case "result":
 		g.result(m, emit)
+	default:
+		g.drift.unknown(m.Type, emit)
 	}
 	return true
 }

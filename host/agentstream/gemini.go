@@ -17,13 +17,7 @@ type geminiDecoder struct {
 	// broken: an event came since the last assistant text, which the
 	// next delta does not continue.
 	broken bool
-	// inRetry: the last line was a retry or a frame of its error's stack,
-	// which follows on stderr ("    at async Models.generateContent
-	// (file:///…/node_modules/@google/gemini-cli/bundle/chunk-….js:…)",
-	// ten of them a retry): the retry's line says it all, its frames are
-	// dropped.
-	inRetry bool
-	drift   drift
+	drift  drift
 }
 
 type geminiLine struct {
@@ -58,7 +52,6 @@ func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 	if !typed(line) {
 		return g.stderr(line, emit)
 	}
-	g.inRetry = false
 	if json.Unmarshal(line, &m) != nil {
 		return true // its JSON, of a shape not known: skipped
 	}
@@ -98,14 +91,17 @@ func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 	return true
 }
 
-// stderr reads a line gemini printed on stderr: a retry, a frame of its
-// stack (dropped), or another line, which it leaves as output.
+// stderr reads a line gemini printed on stderr: a retry, a frame of a
+// stack trace, or another line, which it leaves as output. The frames
+// are dropped: gemini follows each retry (and each error it logs) with
+// up to ten ("    at async Models.generateContent
+// (file:///…/node_modules/@google/gemini-cli/bundle/chunk-….js:…)"),
+// where the line before says what went wrong; output.txt keeps them.
 func (g *geminiDecoder) stderr(line []byte, emit func(Event)) bool {
-	if g.inRetry && geminiStackFrame.Match(line) {
+	if geminiStackFrame.Match(line) {
 		return true
 	}
 	r, ok := geminiRetry(string(line))
-	g.inRetry = ok
 	if ok {
 		g.broken = true
 		emit(Event{Kind: KindRetry, Retry: r})
@@ -113,8 +109,9 @@ func (g *geminiDecoder) stderr(line []byte, emit func(Event)) bool {
 	return ok
 }
 
-// geminiStackFrame is a line of a JavaScript stack trace.
-var geminiStackFrame = regexp.MustCompile(`^\s+at \S`)
+// geminiStackFrame is a frame of a JavaScript stack trace, as node prints
+// it under an error: "    at async f (file:///x/chunk.js:308039:23)".
+var geminiStackFrame = regexp.MustCompile(`^\s+at (?:async )?\S.*:\d+:\d+\)?$`)
 
 func (g *geminiDecoder) toolResult(m geminiLine, emit func(Event)) {
 	r := Event{Kind: KindToolResult, Tool: g.tools.take(m.ToolID), Text: shortResult(jsonText(m.Output))}

@@ -28,6 +28,7 @@ func TestUnknownEventTypeIsNotedOnce(t *testing.T) {
 		{Claude, `"turn_digest"`},
 		{Codex, `"turn.plan"`},
 		{Gemini, `"thought"`},
+		{OpenCode, `"step_pause"`},
 	} {
 		notes := driftNotes(events(t, tc.format, "unknown_event_type"))
 		if len(notes) != 1 || !strings.Contains(notes[0], tc.firstType) {
@@ -59,6 +60,8 @@ func TestKnownIgnoredEventTypesAreSilent(t *testing.T) {
 		{Gemini, `{"type":"init","session_id":"g","model":"m"}
 {"type":"message","role":"user","content":"hi"}
 {"type":"error","severity":"warning","message":"w"}`},
+		{OpenCode, `{"type":"step_start","sessionID":"o","part":{"type":"step-start"}}
+{"type":"reasoning","sessionID":"o","part":{"type":"reasoning","text":"hm"}}`},
 	} {
 		var got []Event
 		d := New(tc.format, nil)

@@ -70,7 +70,7 @@ func newLineDecoder(f Format) lineDecoder {
 	case Gemini:
 		return &geminiDecoder{drift: drift{cli: "gemini", written: &geminiCauses}}
 	case OpenCode:
-		return &opencodeDecoder{}
+		return &opencodeDecoder{drift: drift{cli: "opencode", written: &opencodeCauses}}
 	case Copilot:
 		return &copilotDecoder{}
 	}

@@ -18,8 +18,8 @@ func driftNotes(events []Event) []string {
 
 // TestUnknownEventTypeIsNotedOnce: a CLI that prints types its decoder
 // does not know, over and over, gets one note in the run, naming the
-// first type and claude's version where its init names it (the texts are
-// in the goldens).
+// first type and the CLI's version where it names it (claude's init,
+// copilot's session.start; the texts are in the goldens).
 func TestUnknownEventTypeIsNotedOnce(t *testing.T) {
 	for _, tc := range []struct {
 		format    Format
@@ -29,14 +29,17 @@ func TestUnknownEventTypeIsNotedOnce(t *testing.T) {
 		{Codex, `"turn.plan"`},
 		{Gemini, `"thought"`},
 		{OpenCode, `"step_pause"`},
+		{Copilot, `"session.mood_changed"`},
 	} {
 		notes := driftNotes(events(t, tc.format, "unknown_event_type"))
 		if len(notes) != 1 || !strings.Contains(notes[0], tc.firstType) {
 			t.Errorf("%s: notes %q, want one naming %s", tc.format, notes, tc.firstType)
 		}
 	}
-	if notes := driftNotes(events(t, Claude, "unknown_event_type")); len(notes) == 1 && !strings.HasPrefix(notes[0], "claude 2.1.332 ") {
-		t.Errorf("claude's note does not name the version its init named: %q", notes[0])
+	for format, version := range map[Format]string{Claude: "claude 2.1.332 ", Copilot: "copilot 1.0.140 "} {
+		if notes := driftNotes(events(t, format, "unknown_event_type")); len(notes) == 1 && !strings.HasPrefix(notes[0], version) {
+			t.Errorf("%s: the note does not name the version the CLI named: %q", format, notes[0])
+		}
 	}
 }
 
@@ -62,6 +65,10 @@ func TestKnownIgnoredEventTypesAreSilent(t *testing.T) {
 {"type":"error","severity":"warning","message":"w"}`},
 		{OpenCode, `{"type":"step_start","sessionID":"o","part":{"type":"step-start"}}
 {"type":"reasoning","sessionID":"o","part":{"type":"reasoning","text":"hm"}}`},
+		{Copilot, `{"type":"session.skills_loaded","data":{"skills":[]}}
+{"type":"assistant.turn_start","data":{"turnId":"0"}}
+{"type":"session.start","data":{"copilotVersion":"1.0.102"}}
+{"type":"result","sessionId":"c","exitCode":0}`},
 	} {
 		var got []Event
 		d := New(tc.format, nil)

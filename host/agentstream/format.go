@@ -72,7 +72,7 @@ func newLineDecoder(f Format) lineDecoder {
 	case OpenCode:
 		return &opencodeDecoder{drift: drift{cli: "opencode", written: &opencodeCauses}}
 	case Copilot:
-		return &copilotDecoder{}
+		return &copilotDecoder{drift: drift{cli: "copilot", written: &copilotCauses}}
 	}
 	return nil
 }

@@ -15,6 +15,14 @@ type claudeDecoder struct {
 	// limitResetAt is when the limit a rate_limit_event rejected resets:
 	// to the second, where the notice that follows names the minute.
 	limitResetAt time.Time
+	drift        drift
+}
+
+// claudeIgnored are the types of stream-json messages claude 2.1.197
+// prints (its SDK's message union) that say nothing rooda reads.
+var claudeIgnored = map[string]bool{
+	"stream_event": true, "tool_progress": true, "tool_use_summary": true, "prompt_suggestion": true,
+	"keep_alive": true, "control_request": true, "control_response": true, "control_cancel_request": true,
 }
 
 // claudeLine holds the fields of every message type read; "error" is a
@@ -23,6 +31,7 @@ type claudeLine struct {
 	Type    string `json:"type"`
 	Subtype string `json:"subtype"`
 	Model   string `json:"model"` // system init
+	Version string `json:"claude_code_version"`
 	Session string `json:"session_id"`
 	Message *struct {
 		Model   string          `json:"model"`
@@ -103,6 +112,10 @@ func (c *claudeDecoder) decode(line []byte, emit func(Event)) bool {
 		if m.Error != "" {
 			emit(Event{Kind: KindError, Text: m.Error, Cause: CauseAuth})
 		}
+	default:
+		if !claudeIgnored[m.Type] {
+			c.drift.unknown(m.Type, emit)
+		}
 	}
 	return true
 }
@@ -110,6 +123,7 @@ func (c *claudeDecoder) decode(line []byte, emit func(Event)) bool {
 func (c *claudeDecoder) system(m claudeLine, emit func(Event)) {
 	switch m.Subtype {
 	case "init":
+		c.drift.version = m.Version
 		if m.Model != "" {
 			emit(Event{Kind: KindModel, Text: m.Model})
 		}

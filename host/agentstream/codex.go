@@ -13,6 +13,7 @@ import (
 // @openai/codex 0.169.0). It reports no model and no cost.
 type codexDecoder struct {
 	started map[string]bool // items whose call was emitted at item.started
+	drift   drift
 }
 
 type codexLine struct {
@@ -82,6 +83,10 @@ func (c *codexDecoder) decode(line []byte, emit func(Event)) bool {
 		}
 	case "error":
 		c.error(m.Message, emit)
+	case "turn.started", "item.updated":
+		// A turn begins; an item (a plan's list) changed: nothing to read.
+	default:
+		c.drift.unknown(m.Type, emit)
 	}
 	return true
 }
@@ -197,11 +202,34 @@ func (c *codexDecoder) error(msg string, emit func(Event)) {
 	if strings.HasPrefix(why, "(") {
 		why = strings.TrimSuffix(why[1:], ")")
 	}
-	cause := codexCauses.text(why)
-	if cause == CauseOther {
-		cause = CauseNetwork // it reconnects: the stream was cut
+	r := Retry{Attempt: attempt, Max: most, Error: why}
+	if status, reason, ok := codexLastStatus(why); ok {
+		r.Status, r.Error = status, reason
 	}
-	emit(Event{Kind: KindRetry, Retry: Retry{Attempt: attempt, Max: most, Error: why, Cause: cause}})
+	r.Cause = codexCauses.error(r.Status, why)
+	if r.Cause == CauseOther {
+		r.Cause = CauseNetwork // it reconnects: the stream was cut
+	}
+	emit(Event{Kind: KindRetry, Retry: r})
+}
+
+// codexRetryLimit is how codex words a request whose own retries are
+// spent, "exceeded retry limit, last status: 429 Too Many Requests",
+// inside a "Reconnecting... 1/5 (…)" after which it tries again (and may
+// well succeed).
+var codexRetryLimit = regexp.MustCompile(`^exceeded retry limit, last status: (\d{3})\s*([^,]*)`)
+
+// codexLastStatus reads the HTTP status and its reason out of why, when
+// it says a request's retries were spent: the retry's line then reads
+// "retry 1/5: 429 Too Many Requests", not "exceeded retry limit", which
+// looks like the end of the run though codex goes on.
+func codexLastStatus(why string) (status int, reason string, ok bool) {
+	m := codexRetryLimit.FindStringSubmatch(why)
+	if m == nil {
+		return 0, "", false
+	}
+	status, _ = strconv.Atoi(m[1])
+	return status, strings.TrimSpace(m[2]), true
 }
 
 // codexError is an error codex reported, with when its limit resets if

@@ -19,6 +19,7 @@ type copilotDecoder struct {
 		status  int
 		message string
 	}
+	drift drift
 }
 
 type copilotLine struct {
@@ -37,6 +38,7 @@ type copilotLine struct {
 		Reason       string          `json:"reason"`       // assistant.turn_retry
 		ErrorType    string          `json:"errorType"`    // session.error
 		Message      string          `json:"message"`
+		Version      string          `json:"copilotVersion"` // session.start
 	} `json:"data"`
 }
 
@@ -54,6 +56,12 @@ func (c *copilotDecoder) decode(line []byte, emit func(Event)) bool {
 	if model := m.Data.Model; model != "" && model != c.model && !redacted(model) {
 		c.model = model
 		emit(Event{Kind: KindModel, Text: model})
+	}
+	switch {
+	case m.Type == "session.start":
+		c.drift.version = m.Data.Version
+	case !copilotTypes[m.Type]:
+		c.drift.unknown(m.Type, emit)
 	}
 	switch m.Type {
 	case "assistant.message":

@@ -64,15 +64,15 @@ func typed(line []byte) bool {
 func newLineDecoder(f Format) lineDecoder {
 	switch f {
 	case Claude:
-		return &claudeDecoder{}
+		return &claudeDecoder{drift: drift{cli: "claude", written: &claudeCauses}}
 	case Codex:
-		return &codexDecoder{}
+		return &codexDecoder{drift: drift{cli: "codex", written: &codexCauses}}
 	case Gemini:
-		return &geminiDecoder{}
+		return &geminiDecoder{drift: drift{cli: "gemini", written: &geminiCauses}}
 	case OpenCode:
-		return &opencodeDecoder{}
+		return &opencodeDecoder{drift: drift{cli: "opencode", written: &opencodeCauses}}
 	case Copilot:
-		return &copilotDecoder{}
+		return &copilotDecoder{drift: drift{cli: "copilot", written: &copilotCauses}}
 	}
 	return nil
 }

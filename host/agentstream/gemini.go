@@ -17,6 +17,7 @@ type geminiDecoder struct {
 	// broken: an event came since the last assistant text, which the
 	// next delta does not continue.
 	broken bool
+	drift  drift
 }
 
 type geminiLine struct {
@@ -49,12 +50,7 @@ type geminiLine struct {
 func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 	var m geminiLine
 	if !typed(line) {
-		if r, ok := geminiRetry(string(line)); ok {
-			g.broken = true
-			emit(Event{Kind: KindRetry, Retry: r})
-			return true
-		}
-		return false
+		return g.stderr(line, emit)
 	}
 	if json.Unmarshal(line, &m) != nil {
 		return true // its JSON, of a shape not known: skipped
@@ -89,9 +85,33 @@ func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 		}
 	case "result":
 		g.result(m, emit)
+	default:
+		g.drift.unknown(m.Type, emit)
 	}
 	return true
 }
+
+// stderr reads a line gemini printed on stderr: a retry, a frame of a
+// stack trace, or another line, which it leaves as output. The frames
+// are dropped: gemini follows each retry (and each error it logs) with
+// up to ten ("    at async Models.generateContent
+// (file:///…/node_modules/@google/gemini-cli/bundle/chunk-….js:…)"),
+// where the line before says what went wrong; output.txt keeps them.
+func (g *geminiDecoder) stderr(line []byte, emit func(Event)) bool {
+	if geminiStackFrame.Match(line) {
+		return true
+	}
+	r, ok := geminiRetry(string(line))
+	if ok {
+		g.broken = true
+		emit(Event{Kind: KindRetry, Retry: r})
+	}
+	return ok
+}
+
+// geminiStackFrame is a frame of a JavaScript stack trace, as node prints
+// it under an error: "    at async f (file:///x/chunk.js:308039:23)".
+var geminiStackFrame = regexp.MustCompile(`^\s+at (?:async )?\S.*:\d+:\d+\)?$`)
 
 func (g *geminiDecoder) toolResult(m geminiLine, emit func(Event)) {
 	r := Event{Kind: KindToolResult, Tool: g.tools.take(m.ToolID), Text: shortResult(jsonText(m.Output))}

@@ -10,6 +10,13 @@ import (
 // command and MessageV2's schemas in opencode-ai 1.18.33's binary).
 type opencodeDecoder struct {
 	session string // the session id named last
+	drift   drift
+}
+
+// opencodeTypes are the types of event opencode-ai 1.18.33's run command
+// prints.
+var opencodeTypes = map[string]bool{
+	"text": true, "tool_use": true, "step_start": true, "step_finish": true, "reasoning": true, "error": true,
 }
 
 type opencodeLine struct {
@@ -56,6 +63,9 @@ func (o *opencodeDecoder) decode(line []byte, emit func(Event)) bool {
 	if m.Session != "" && m.Session != o.session {
 		o.session = m.Session
 		emit(Event{Kind: KindSession, Text: m.Session})
+	}
+	if !opencodeTypes[m.Type] {
+		o.drift.unknown(m.Type, emit)
 	}
 	switch {
 	case m.Type == "error" && m.Error != nil:

@@ -23,8 +23,9 @@ func events(t *testing.T, format Format, name string) []Event {
 }
 
 // TestFatalEvents: every CLI's refused login has an event that says the
-// agent cannot succeed, claude's at its first retry of the 401; a run
-// that works, a limit or a retried 429 has none.
+// agent cannot succeed, claude's at its first retry of the 401 or 403; a
+// run that works (after a rate-limit warning), a limit or a retried 429
+// has none.
 func TestFatalEvents(t *testing.T) {
 	for _, tc := range []struct {
 		format Format
@@ -32,6 +33,8 @@ func TestFatalEvents(t *testing.T) {
 		fatal  bool
 	}{
 		{Claude, "auth_retries_real", true},
+		{Claude, "forbidden_retries", true},
+		{Claude, "forbidden_real", true},
 		{Claude, "not_logged_in", true},
 		{Codex, "unauthorized", true},
 		{Gemini, "auth_method", true},
@@ -40,6 +43,7 @@ func TestFatalEvents(t *testing.T) {
 		{Claude, "tool_call_success", false},
 		{Claude, "retry_then_rate_limited", false},
 		{Claude, "usage_limit_reset", false},
+		{Claude, "rate_limit_warning_then_success", false},
 		{Codex, "reconnect_then_usage_limit", false},
 		{Codex, "network_down", false},
 		{Gemini, "quota_exhausted", false},
@@ -59,6 +63,11 @@ func TestFatalEvents(t *testing.T) {
 	}
 	if e := events(t, Claude, "auth_retries_real"); !e[2].Fatal() || e[2].Retry.Attempt != 1 {
 		t.Errorf("claude's first retry of a 401 is not fatal: %+v", e[2])
+	}
+	// A 403 whose name says nothing ("unknown") is as fatal, by its
+	// status: claude would retry it for minutes.
+	if e := events(t, Claude, "forbidden_retries"); !e[2].Fatal() || e[2].Retry.Attempt != 1 {
+		t.Errorf("claude's first retry of a 403 is not fatal: %+v", e[2])
 	}
 }
 

@@ -147,14 +147,8 @@ func isHeld(r agentstream.Retry, tried time.Duration) bool {
 // outageOver is the stop of an agent that retried only for want of its
 // server for outageLimit.
 func (w *watch) outageOver() *loop.Stop {
-	return w.unreached(w.outageLimit)
-}
-
-// unreached is the stop of an agent that retried only for want of its
-// server for limit: an outage, which the loop waits out.
-func (w *watch) unreached(limit time.Duration) *loop.Stop {
 	return &loop.Stop{Cause: loop.CauseNetwork, Why: fmt.Sprintf("its CLI could not reach the model's server for %s, only %s (the last: %s)",
-		limit, retryCount(w.retries), w.last.Describe())}
+		w.outageLimit, retryCount(w.retries), w.last.Describe())}
 }
 
 // stopTimer stops the timer in slot, if any.
@@ -217,12 +211,14 @@ func (w *watch) overdue(onTool bool, limit time.Duration) *loop.Stop {
 		}
 		return &loop.Stop{Cause: loop.CauseIdle, Why: fmt.Sprintf("waiting on a tool: %s had no result for %s (idle_timeout)", tool, limit)}
 	}
-	if w.retries > 0 && w.last.Cause == agentstream.CauseNetwork && !w.held {
-		return w.unreached(limit) // an outage, however long: waited out
-	}
 	why := fmt.Sprintf("waiting on the model: no text, tool call or tokens for %s (model_timeout)", limit)
 	if w.retries > 0 {
 		why += fmt.Sprintf(", only %s by its CLI (the last: %s)", retryCount(w.retries), w.last.Describe())
+	}
+	if w.retries > 0 && w.last.Cause == agentstream.CauseNetwork && !w.held {
+		// Its tries reached no server: an outage, however long, which
+		// the loop waits out.
+		return &loop.Stop{Cause: loop.CauseNetwork, Why: why}
 	}
 	if w.held {
 		why += "; its server took the requests and never answered: a hung model, not an outage"

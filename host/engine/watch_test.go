@@ -246,7 +246,7 @@ func TestShortTriesAreAnOutage(t *testing.T) {
 		want               string
 	}{
 		{"outage_limit", time.Hour, 300 * time.Millisecond, "its CLI could not reach the model's server for 300ms, only 2 retries (the last: retry 1/10 in 2s: no response (network))"},
-		{"model_timeout", 300 * time.Millisecond, time.Hour, "its CLI could not reach the model's server for 300ms, only 2 retries (the last: retry 1/10 in 2s: no response (network))"},
+		{"model_timeout", 300 * time.Millisecond, time.Hour, "waiting on the model: no text, tool call or tokens for 300ms (model_timeout), only 2 retries by its CLI (the last: retry 1/10 in 2s: no response (network))"},
 	} {
 		w := newWatch(tc.modelLimit, time.Hour)
 		w.mu.Lock()

@@ -320,6 +320,7 @@ var realScenarios = []struct {
 			t.Errorf("meta: %+v", m)
 		}
 	}},
+	{"hang_fails_at_the_model_timeout", hangFailsAtTheModelTimeout},
 	{"server_down_is_waited_out", serverDownIsWaitedOut},
 	{"sandboxed_tool_call", sandboxedToolCall},
 	{"sandbox_net_reaches_the_model_only", sandboxNetReachesTheModelOnly},

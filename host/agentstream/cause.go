@@ -173,3 +173,71 @@ func (t *causeTable) sharpen(c Cause, msg string) Cause {
 	}
 	return c
 }
+
+// A Reach says whether a request that got no response reached a server:
+// what tells an outage, which rooda waits out, from a hung model, which
+// fails at model_timeout however often the CLI tries again.
+type Reach uint8
+
+const (
+	// ReachUnknown: the words do not tell. claude names a refused
+	// connection and a request it gave up on alike ("unknown", no
+	// status), gemini says "fetch failed" of both; the time the try took
+	// tells them apart (host/engine's watch).
+	ReachUnknown Reach = iota
+	// ReachNone: no connection was made, or it was cut before any byte
+	// came back (refused, DNS, no network, reset): an outage.
+	ReachNone
+	// ReachHeld: the server took the request and held it without an
+	// answer until the CLI's own timeout: a hung model.
+	ReachHeld
+)
+
+// A reachRow says that a retry's error holding words (lower case) had
+// reach.
+type reachRow struct {
+	reach Reach
+	words string
+}
+
+// reachRows are the words the CLIs' retries carry that tell whether
+// their request reached a server, tried in order: a connect timeout is
+// no connection, any other timeout a request held. Each row has a test
+// with the real message it was read from (cause_test.go).
+var reachRows = []reachRow{
+	{ReachNone, "waiting for network"}, // codex 0.169.0, its network down
+	{ReachNone, "error sending request"},
+	{ReachNone, "connection failed"},
+	{ReachNone, "unable to connect"},
+	{ReachNone, "cannot connect"},
+	{ReachNone, "could not connect"},
+	{ReachNone, "econnrefused"},
+	{ReachNone, "connectionrefused"},
+	{ReachNone, "enotfound"},
+	{ReachNone, "eai_again"},
+	{ReachNone, "econnreset"},
+	{ReachNone, "connect timeout"},
+	{ReachNone, "und_err_connect_timeout"},
+	{ReachHeld, "idle timeout"}, // codex 0.169.0: "idle timeout waiting for SSE"
+	{ReachHeld, "headers timeout"},
+	{ReachHeld, "und_err_headers_timeout"},
+	{ReachHeld, "body timeout"},
+	{ReachHeld, "timed out"},
+	{ReachHeld, "timeout"},
+}
+
+// Reach is whether r's request, which got no response, reached a server,
+// from its words; ReachUnknown for a retry with an HTTP status, which
+// had a response.
+func (r Retry) Reach() Reach {
+	if r.Status != 0 {
+		return ReachUnknown
+	}
+	msg := causeWords(r.Error)
+	for _, row := range reachRows {
+		if strings.Contains(msg, row.words) {
+			return row.reach
+		}
+	}
+	return ReachUnknown
+}

@@ -149,3 +149,36 @@ func TestClaudeResetAt(t *testing.T) {
 		}
 	}
 }
+
+// reachCases are real retries of the CLIs without a response, and
+// whether their words say the request reached a server: against
+// internal/modelserver down (refused) and hanging (held), or as the CLI's
+// code at its pinned version words it.
+var reachCases = []struct {
+	retry Retry
+	want  Reach
+}{
+	// codex 0.169.0: its network down, its server down, its server
+	// holding the stream (stream_idle_timeout_ms).
+	{Retry{Error: "waiting for network", Cause: CauseNetwork}, ReachNone},
+	{Retry{Attempt: 1, Max: 5, Error: "stream disconnected before completion: error sending request for url (http://127.0.0.1:9/v1/responses)", Cause: CauseNetwork}, ReachNone},
+	{Retry{Attempt: 1, Max: 5, Error: "stream disconnected before completion: idle timeout waiting for SSE", Cause: CauseNetwork}, ReachHeld},
+	// claude 2.1.197 names both "unknown" with no status (the decoder
+	// drops the name); gemini 0.61.0 says "fetch failed" of both.
+	{Retry{Attempt: 1, Max: 10, Delay: 540 * time.Millisecond, Cause: CauseNetwork}, ReachUnknown},
+	{Retry{Attempt: 1, Error: "exception TypeError: fetch failed sending request", Cause: CauseNetwork}, ReachUnknown},
+	// Node's fetch, as copilot and opencode pass it on.
+	{Retry{Error: "connect ECONNREFUSED 127.0.0.1:9", Cause: CauseNetwork}, ReachNone},
+	{Retry{Error: "Connect Timeout Error (attempted address: 10.255.255.1:443, timeout: 10000ms)", Cause: CauseNetwork}, ReachNone},
+	{Retry{Error: "Headers Timeout Error", Cause: CauseNetwork}, ReachHeld},
+	// A response came: neither.
+	{Retry{Status: 504, Error: "gateway timeout", Cause: CauseOther}, ReachUnknown},
+}
+
+func TestReachOfRealRetries(t *testing.T) {
+	for _, tc := range reachCases {
+		if got := tc.retry.Reach(); got != tc.want {
+			t.Errorf("%+v: reach %d, want %d", tc.retry, got, tc.want)
+		}
+	}
+}

@@ -19,7 +19,10 @@ import (
 // down writes "Reconnecting..." every minute, for ever. A limit of 0 is
 // none. An agent that has only retried for want of its server since its
 // last work, for outageLimit (networkRetryLimit), is stopped with cause
-// network, so that the loop waits the outage out.
+// network, so that the loop waits the outage out. A try that reached a
+// server which never answered is no outage but a hung model (heldTry):
+// however often the CLI tries again, it fails at model_timeout, which
+// runs from the agent's last work across its retries.
 type watch struct {
 	modelLimit, toolLimit, outageLimit time.Duration
 	stop                               chan struct{}
@@ -37,6 +40,12 @@ type watch struct {
 	// retries counts the retries since the last work, last is the last.
 	retries int
 	last    agentstream.Retry
+	// tryFrom is when the CLI's current try began: at its start, its last
+	// work, or its last retry's delay after that retry; held is set when
+	// the last retry's try reached a server that never answered.
+	tryFrom time.Time
+	held    bool
+	now     func() time.Time
 	why     *loop.Stop // set once the agent is stopped
 	// stopped is how long the agent was suspended since a time
 	// (process.StoppedSince).
@@ -44,9 +53,10 @@ type watch struct {
 }
 
 func newWatch(modelLimit, toolLimit time.Duration) *watch {
-	w := &watch{modelLimit: modelLimit, toolLimit: toolLimit, outageLimit: networkRetryLimit, stop: make(chan struct{}), stopped: process.StoppedSince}
+	w := &watch{modelLimit: modelLimit, toolLimit: toolLimit, outageLimit: networkRetryLimit, stop: make(chan struct{}), stopped: process.StoppedSince, now: time.Now}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.tryFrom = w.now()
 	w.wait()
 	return w
 }
@@ -75,7 +85,7 @@ func (w *watch) observe(e agentstream.Event) {
 	case e.ClosesTool():
 		w.open = max(w.open-1, 0)
 	}
-	w.retries = 0
+	w.retries, w.held, w.tryFrom = 0, false, w.now()
 	w.stopTimer(&w.outage)
 	w.wait()
 }
@@ -92,17 +102,46 @@ func (w *watch) observe(e agentstream.Event) {
 // 5 minutes, where model_timeout (10 minutes) would take longer.
 const networkRetryLimit = 2 * time.Minute
 
+// heldTry is how long a try without a response must have lasted to be a
+// hung model where the CLI's words do not tell (claude's "unknown",
+// gemini's "fetch failed"): the CLIs give up on a server that holds their
+// request after their own request timeout, gemini's the shortest at about
+// 65 s (claude's 5 minutes, codex and the others wait longer), while a
+// refused connection or a failed lookup ends a try in milliseconds and a
+// connect timeout in 10 s (Node's fetch). The delay a CLI announces
+// before its next try is not counted; gemini's backoff, which it does not
+// announce, is at most 30 s and 30% jitter.
+const heldTry = 60 * time.Second
+
 // retried starts the outage's wait at a first network retry since the
-// last work, and ends it at a retry of another cause: only a run of
-// network retries is an outage.
+// last work whose try reached no server, and ends it at a retry of
+// another cause or a held try: only a run of tries that reached no
+// server is an outage.
 func (w *watch) retried() {
-	if w.last.Cause != agentstream.CauseNetwork {
+	now := w.now()
+	tried := now.Sub(w.tryFrom)
+	w.tryFrom = now.Add(w.last.Delay)
+	w.held = w.last.Cause == agentstream.CauseNetwork && isHeld(w.last, tried)
+	if w.last.Cause != agentstream.CauseNetwork || w.held {
 		w.stopTimer(&w.outage)
 		return
 	}
 	if w.outage == nil {
 		w.arm(&w.outage, time.Now(), w.outageLimit, w.outageLimit, w.outageOver)
 	}
+}
+
+// isHeld reports whether the try of a retry without a response, which
+// lasted tried, reached a server that held it: as its words say, or, when
+// they do not tell, as long as it lasted.
+func isHeld(r agentstream.Retry, tried time.Duration) bool {
+	switch r.Reach() {
+	case agentstream.ReachHeld:
+		return true
+	case agentstream.ReachUnknown:
+		return tried >= heldTry
+	}
+	return false
 }
 
 // outageOver is the stop of an agent that retried only for want of its
@@ -175,6 +214,14 @@ func (w *watch) overdue(onTool bool, limit time.Duration) *loop.Stop {
 	why := fmt.Sprintf("waiting on the model: no text, tool call or tokens for %s (model_timeout)", limit)
 	if w.retries > 0 {
 		why += fmt.Sprintf(", only %s by its CLI (the last: %s)", retryCount(w.retries), w.last.Describe())
+	}
+	if w.retries > 0 && w.last.Cause == agentstream.CauseNetwork && !w.held {
+		// Its tries reached no server: an outage, however long, which
+		// the loop waits out.
+		return &loop.Stop{Cause: loop.CauseNetwork, Why: why}
+	}
+	if w.held {
+		why += "; its server took the requests and never answered: a hung model, not an outage"
 	}
 	return &loop.Stop{Cause: loop.CauseModelTimeout, Why: why}
 }

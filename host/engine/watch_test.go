@@ -31,9 +31,13 @@ func fired(t *testing.T, w *watch) *loop.Stop {
 	}
 }
 
-// TestRetriesDoNotPutOffTheModelWait: a CLI that only retries, however
-// often, is stopped at model_timeout, and the warning counts its
-// retries.
+// held is a retry whose words say its server held the request without
+// an answer (codex 0.169.0).
+var held = agentstream.Event{Kind: agentstream.KindRetry, Retry: agentstream.Retry{Error: "stream disconnected before completion: idle timeout waiting for SSE", Cause: agentstream.CauseNetwork}}
+
+// TestRetriesDoNotPutOffTheModelWait: a CLI that only retries requests
+// its server holds, however often, is stopped at model_timeout, and the
+// warning counts its retries and says the model hung.
 func TestRetriesDoNotPutOffTheModelWait(t *testing.T) {
 	w := newWatch(300*time.Millisecond, time.Hour)
 	done := make(chan struct{})
@@ -44,14 +48,14 @@ func TestRetriesDoNotPutOffTheModelWait(t *testing.T) {
 				close(done)
 				return
 			case <-time.After(20 * time.Millisecond):
-				w.observe(retry)
+				w.observe(held)
 			}
 		}
 	}()
 	why := fired(t, w)
 	<-done
 	if why.Cause != loop.CauseModelTimeout || !strings.Contains(why.Why, "waiting on the model: no text, tool call or tokens for 300ms (model_timeout), only ") ||
-		!strings.Contains(why.Why, "retries by its CLI (the last: retry: waiting for network)") {
+		!strings.Contains(why.Why, "retries by its CLI (the last: retry: stream disconnected before completion: idle timeout waiting for SSE); its server took the requests and never answered: a hung model, not an outage") {
 		t.Errorf("%+v", why)
 	}
 }
@@ -182,6 +186,79 @@ func TestOutageWaitIsOnlyNetworkRetries(t *testing.T) {
 		w.observe(retry)
 		if why := fired(t, w); why.Cause != loop.CauseNetwork {
 			t.Errorf("%+v", why)
+		}
+	}
+}
+
+// fakeClock is the watch's clock for the time a try took: it moves only
+// when told.
+type fakeClock struct{ at time.Time }
+
+func (c *fakeClock) now() time.Time { return c.at }
+
+// clocked is w with a fake clock for its tries; advance moves it on.
+func clocked(w *watch) (advance func(time.Duration)) {
+	c := &fakeClock{at: time.Now()}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.now, w.tryFrom = c.now, c.at
+	return func(d time.Duration) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		c.at = c.at.Add(d)
+	}
+}
+
+// unknown is a retry whose words do not tell a refused connection from
+// a request held without an answer: claude's, with its next try's delay.
+var unknown = agentstream.Event{Kind: agentstream.KindRetry, Retry: agentstream.Retry{Attempt: 1, Max: 10, Delay: 2 * time.Second, Cause: agentstream.CauseNetwork}}
+
+// TestLongTriesAreAHungModel: where the words do not tell, tries that
+// each lasted as long as a CLI's request timeout (the delays it announced
+// between them not counted) reached a server that never answered: the
+// outage's wait does not start, and model_timeout stops the agent, cause
+// model_timeout, across the retries.
+func TestLongTriesAreAHungModel(t *testing.T) {
+	w := newWatch(400*time.Millisecond, time.Hour)
+	w.mu.Lock()
+	w.outageLimit = 50 * time.Millisecond
+	w.mu.Unlock()
+	advance := clocked(w)
+	advance(heldTry)
+	w.observe(unknown)
+	advance(unknown.Retry.Delay + heldTry)
+	w.observe(unknown)
+	why := fired(t, w)
+	if why.Cause != loop.CauseModelTimeout || !strings.HasSuffix(why.Why, "only 2 retries by its CLI (the last: retry 1/10 in 2s: no response (network)); its server took the requests and never answered: a hung model, not an outage") {
+		t.Errorf("%+v", why)
+	}
+}
+
+// TestShortTriesAreAnOutage: the same retries, whose tries ended at once
+// after the delays announced, reached no server: an outage, stopped with
+// cause network at the outage's limit; and, where model_timeout comes
+// first, at model_timeout, with cause network still, for the loop to
+// wait it out.
+func TestShortTriesAreAnOutage(t *testing.T) {
+	for _, tc := range []struct {
+		name               string
+		modelLimit, outage time.Duration
+		want               string
+	}{
+		{"outage_limit", time.Hour, 300 * time.Millisecond, "its CLI could not reach the model's server for 300ms, only 2 retries (the last: retry 1/10 in 2s: no response (network))"},
+		{"model_timeout", 300 * time.Millisecond, time.Hour, "waiting on the model: no text, tool call or tokens for 300ms (model_timeout), only 2 retries by its CLI (the last: retry 1/10 in 2s: no response (network))"},
+	} {
+		w := newWatch(tc.modelLimit, time.Hour)
+		w.mu.Lock()
+		w.outageLimit = tc.outage
+		w.mu.Unlock()
+		advance := clocked(w)
+		advance(time.Second)
+		w.observe(unknown)
+		advance(unknown.Retry.Delay + heldTry - time.Second)
+		w.observe(unknown)
+		if why := fired(t, w); why.Cause != loop.CauseNetwork || why.Why != tc.want {
+			t.Errorf("%s: %+v", tc.name, why)
 		}
 	}
 }

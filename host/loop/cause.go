@@ -53,7 +53,7 @@ func agentCause(it *Iteration) Cause {
 		return it.Cause
 	case it.StartErr != nil:
 		return CauseNoStart
-	case decoded != "":
+	case decoded != "" && !heldAcrossRetries(it, decoded):
 		// What the CLI said went wrong beats how rooda had to stop it: a
 		// login retried until the idle timeout is a login failure.
 		return decoded
@@ -71,6 +71,16 @@ func agentCause(it *Iteration) Cause {
 		return CauseCrash
 	}
 	return CauseAgentFailed
+}
+
+// heldAcrossRetries reports whether the agent was stopped at
+// model_timeout while its CLI said it retried for want of a response:
+// the watch that stopped it timed the tries and found that they reached a
+// server which never answered (host/engine's watch; it stops an outage
+// with cause network). A hung model is a failure, not an outage to wait
+// out, whatever the CLI's words.
+func heldAcrossRetries(it *Iteration, decoded Cause) bool {
+	return decoded == CauseNetwork && it.Stop != nil && it.Stop.Cause == CauseModelTimeout
 }
 
 // finalCause is the cause once the procedure has judged: its declared

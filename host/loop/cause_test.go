@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"rooda/host/agentstream"
 )
 
 // TestEveryFailureHasACause: each way an agent fails gives its cause, in
@@ -106,5 +108,33 @@ func TestLoginErrorSays(t *testing.T) {
 	if !strings.HasPrefix(said, "the agent cannot log in (Not logged in); no further iteration starts. Log claude in") ||
 		!strings.HasPrefix(silent, "the agent cannot log in; no further iteration starts. Log claude in") {
 		t.Errorf("%q\n%q", said, silent)
+	}
+}
+
+// TestHungModelIsNoOutage: an agent stopped at model_timeout while its
+// CLI retried requests that got no response has a hung model (the watch
+// timed its tries: an outage it stops with cause network): the iteration
+// fails model_timeout, which counts, where the CLI's words alone (a
+// network retry) would have it waited out. A login refused is still the
+// CLI's to say, and a network retry without such a stop still an outage.
+func TestHungModelIsNoOutage(t *testing.T) {
+	retrying := &agentstream.Summary{Format: agentstream.Claude, LastRetry: agentstream.Retry{Attempt: 2, Max: 10, Cause: agentstream.CauseNetwork}, Retries: 2}
+	refused := &agentstream.Summary{Format: agentstream.Claude, LastRetry: agentstream.Retry{Status: 401, Cause: agentstream.CauseAuth}, Retries: 1}
+	modelTimeout := &Stop{Cause: CauseModelTimeout, Why: "waiting on the model"}
+	for _, tc := range []struct {
+		name    string
+		decoded *agentstream.Summary
+		stop    *Stop
+		want    Cause
+	}{
+		{"held_tries", retrying, modelTimeout, CauseModelTimeout},
+		{"outage", retrying, &Stop{Cause: CauseNetwork}, CauseNetwork},
+		{"cli_gave_up", retrying, nil, CauseNetwork},
+		{"login_refused", refused, modelTimeout, CauseAuth},
+	} {
+		it := &Iteration{Outcome: OutcomeFailure, Decoded: tc.decoded, Stop: tc.stop}
+		if got := agentCause(it); got != tc.want {
+			t.Errorf("%s: cause %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -20,10 +20,12 @@
 # npm's own output goes to DIR/install.log.
 set -uo pipefail
 
-# The versions checked by hand against a local model server (shared/notes/real-clis.md).
+# The versions the real-CLI suite passes with: first checked by hand against a
+# local model server (shared/notes/real-clis.md); claude and codex moved on
+# 2026-11-28 after their newest passed the suite with -latest (CONTRIBUTING.md).
 declare -A packages=(
-	[claude]="@anthropic-ai/claude-code@2.1.197"
-	[codex]="@openai/codex@0.169.0"
+	[claude]="@anthropic-ai/claude-code@2.1.332"
+	[codex]="@openai/codex@0.171.0"
 	[gemini]="@google/gemini-cli@0.61.0"
 	[opencode]="opencode-ai@1.18.33"
 	[copilot]="@github/copilot@1.0.102"

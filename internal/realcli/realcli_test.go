@@ -85,12 +85,12 @@ func TestInstallScript(t *testing.T) {
 	}
 
 	got, err = install(env("ok"), false, "claude", "codex", "nothing")
-	want := filepath.Join(cache, "rooda", "clis", "claude@2.1.197", "node_modules", ".bin", "claude")
+	want := filepath.Join(cache, "rooda", "clis", "claude@2.1.332", "node_modules", ".bin", "claude")
 	if err != nil || got["claude"].Binary != want || got["codex"].Binary == "" || got["nothing"].Why != "no pinned version of nothing" {
 		t.Errorf("ok: %+v, %v", got, err)
 	}
 	data, _ := os.ReadFile(log)
-	if !strings.Contains(string(data), "@openai/codex@0.169.0 @openai/codex-linux-") {
+	if !strings.Contains(string(data), "@openai/codex@0.171.0 @openai/codex-linux-") {
 		t.Errorf("codex's platform package was not named: %s", data)
 	}
 	if strings.Contains(string(data), "view") {

@@ -31,6 +31,12 @@ import (
 // skip there would be silent, and the suite takes minutes of two cores.
 var realCLIs = flag.Bool("realcli", false, "run the real-CLI suite: real agent CLIs, installed from npm, against a local model server")
 
+// latestCLIs runs the suite against each CLI's newest version on the npm
+// registry rather than its pin: run it before moving a pin
+// (CONTRIBUTING.md). CI never sets it: its results would change with the
+// registry.
+var latestCLIs = flag.Bool("latest", false, "with -realcli: run against the newest version of each CLI on the npm registry, not the pinned one")
+
 var (
 	installOnce sync.Once
 	installed   map[string]realcli.Installed
@@ -45,7 +51,13 @@ func realCLI(t *testing.T, name string) realcli.Installed {
 		t.Skip("the real-CLI suite runs with -realcli")
 	}
 	binaries(t) // skips under -short, like every end-to-end test
-	installOnce.Do(func() { installed, installErr = realcli.Install() })
+	installOnce.Do(func() {
+		if *latestCLIs {
+			installed, installErr = realcli.InstallLatest()
+		} else {
+			installed, installErr = realcli.Install()
+		}
+	})
 	if installErr != nil {
 		t.Fatal(installErr)
 	}
@@ -55,6 +67,9 @@ func realCLI(t *testing.T, name string) realcli.Installed {
 		t.Skipf("SKIPPED: THE REAL %s CLI COULD NOT BE INSTALLED: THE NPM REGISTRY IS UNREACHABLE: %s", strings.ToUpper(name), c.Why)
 	case c.Binary == "":
 		t.Fatalf("installing %s: %s", name, c.Why)
+	}
+	if *latestCLIs {
+		t.Logf("the newest %s: %s", name, c.Binary) // its directory names the version
 	}
 	return c
 }

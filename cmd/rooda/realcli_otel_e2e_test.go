@@ -17,8 +17,9 @@ import (
 // attributes read from the CLI's stream; claude's own interaction span
 // and codex's exec span, their telemetry turned on by rooda, are its
 // children in the same trace. The other CLIs' spans are reported, not
-// required: gemini and copilot export theirs in traces of their own,
-// opencode none.
+// required: gemini and copilot export theirs in traces of their own;
+// opencode exports its own as OTLP/JSON only, which this collector
+// (protobuf only) rejects.
 func agentSpansJoinTheTrace(t *testing.T, cli realcli.Installed) {
 	c := newOTLPCollector(t)
 	r := newRealRun(t, cli, modelserver.Text("All done. "+successSignal))

@@ -6,7 +6,12 @@
 #
 # A CLI whose directory holds a completed install is not fetched again, so a
 # second run takes a moment and needs no network. The CLIs install in
-# parallel. Usage: install.sh [name...] (all of them by default).
+# parallel. Usage: install.sh [--latest] [name...] (all of them by default).
+#
+# --latest installs each CLI's newest version on the registry (npm view
+# PACKAGE version) instead of its pin, into the same layout: before a pin
+# moves, the real-CLI suite runs against the newest (go test ./cmd/rooda
+# -run '^TestRealCLIs$' -realcli -latest). CI installs the pins only.
 #
 # One line per CLI on stdout, tab-separated, for the Go helper (realcli.Install):
 #   NAME  ok           PATH-OF-ITS-BINARY
@@ -15,10 +20,12 @@
 # npm's own output goes to DIR/install.log.
 set -uo pipefail
 
-# The versions checked by hand against a local model server (shared/notes/real-clis.md).
+# The versions the real-CLI suite passes with: first checked by hand against a
+# local model server (shared/notes/real-clis.md); claude and codex moved on
+# 2026-11-28 after their newest passed the suite with -latest (CONTRIBUTING.md).
 declare -A packages=(
-	[claude]="@anthropic-ai/claude-code@2.1.197"
-	[codex]="@openai/codex@0.169.0"
+	[claude]="@anthropic-ai/claude-code@2.1.332"
+	[codex]="@openai/codex@0.171.0"
 	[gemini]="@google/gemini-cli@0.61.0"
 	[opencode]="opencode-ai@1.18.33"
 	[copilot]="@github/copilot@1.0.102"
@@ -47,9 +54,44 @@ extras() {
 	esac
 }
 
+# report NAME SPEC LOG prints the line of a CLI that did not install, from
+# what npm wrote to LOG: unreachable where the registry could not be
+# reached, failed otherwise.
+report() {
+	local name=$1 spec=$2 log=$3
+	if grep -qE 'ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network' "$log"; then
+		printf '%s\tunreachable\tnpm could not reach the registry installing %s: %s\n' "$name" "$spec" \
+			"$(grep -m1 -E 'ENOTFOUND|EAI_AGAIN|ECONN|ETIMEDOUT|UNREACH|network' "$log" | tr '\t' ' ')"
+	else
+		printf '%s\tfailed\tnpm install %s failed (see %s): %s\n' "$name" "$spec" "$log" \
+			"$(grep -m1 -iE 'err' "$log" | tr '\t' ' ')"
+	fi
+}
+
+# newest NAME prints the spec of the CLI's newest version on the registry,
+# its pinned package at the version npm view names; or, where npm cannot
+# tell, the CLI's line and fails.
+newest() {
+	local name=$1 package=${packages[$1]%@*} log version
+	log="$root/$name@latest.log"
+	if version=$(npm view "$package" version 2>"$log") && [[ -n "$version" ]]; then
+		echo "$package@$version"
+	else
+		report "$name" "$package@latest" "$log"
+		return 1
+	fi
+}
+
 # install NAME installs one CLI and prints its line.
 install() {
 	local name=$1 spec=${packages[$1]}
+	if [[ -n "$latest" ]]; then
+		# newest prints the CLI's line instead where it cannot name a version.
+		spec=$(newest "$name") || {
+			echo "$spec"
+			return
+		}
+	fi
 	local version=${spec##*@}
 	local dir="$root/$name@$version" bin
 	bin="$dir/node_modules/.bin/$name"
@@ -71,15 +113,17 @@ install() {
 	) 9>"$dir/.lock"
 	if [[ $? -eq 0 ]]; then
 		printf '%s\tok\t%s\n' "$name" "$bin"
-	elif grep -qE 'ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|network' "$dir/install.log"; then
-		printf '%s\tunreachable\tnpm could not reach the registry installing %s: %s\n' "$name" "$spec" \
-			"$(grep -m1 -E 'ENOTFOUND|EAI_AGAIN|ECONN|ETIMEDOUT|UNREACH|network' "$dir/install.log" | tr '\t' ' ')"
 	else
-		printf '%s\tfailed\tnpm install %s failed (see %s): %s\n' "$name" "$spec" "$dir/install.log" \
-			"$(grep -m1 -iE 'err' "$dir/install.log" | tr '\t' ' ')"
+		report "$name" "$spec" "$dir/install.log"
 	fi
 }
 
+latest=
+if [[ "${1:-}" == --latest ]]; then
+	latest=1
+	shift
+fi
+mkdir -p "$root"
 names=("$@")
 if [[ ${#names[@]} -eq 0 ]]; then
 	names=(claude codex gemini opencode copilot)

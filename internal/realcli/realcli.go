@@ -39,19 +39,30 @@ type Installed struct {
 	Why string
 }
 
-// Install installs the named CLIs (all of Names by default) where they are
-// not installed already and reports on each. An error means the script
-// itself could not run.
+// Install installs the named CLIs (all of Names by default) at their
+// pinned versions where they are not installed already and reports on
+// each. An error means the script itself could not run.
 func Install(names ...string) (map[string]Installed, error) {
-	return install(os.Environ(), names...)
+	return install(os.Environ(), false, names...)
 }
 
-// install runs install.sh in the environment env.
-func install(env []string, names ...string) (map[string]Installed, error) {
+// InstallLatest is [Install] at each CLI's newest version on the npm
+// registry instead of its pin: what the suite runs against before a pin
+// moves.
+func InstallLatest(names ...string) (map[string]Installed, error) {
+	return install(os.Environ(), true, names...)
+}
+
+// install runs install.sh in the environment env, with --latest if latest.
+func install(env []string, latest bool, names ...string) (map[string]Installed, error) {
 	if len(names) == 0 {
 		names = Names
 	}
-	cmd := exec.Command("bash", append([]string{"-c", installScript, "install.sh"}, names...)...)
+	args := []string{"-c", installScript, "install.sh"}
+	if latest {
+		args = append(args, "--latest")
+	}
+	cmd := exec.Command("bash", append(args, names...)...)
 	cmd.Env, cmd.Stderr = env, os.Stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -37,7 +37,7 @@ type causeTable struct {
 // claudeCauses: what claude says itself (its own usage-limit notices,
 // "You've hit your session limit · resets 3pm (Europe/Paris)"); the API's
 // words come in providerCauses.
-var claudeCauses = causeTable{"@anthropic-ai/claude-code@2.1.197", []causeRow{
+var claudeCauses = causeTable{"@anthropic-ai/claude-code@2.1.332", []causeRow{
 	{CauseUsageLimit, "you've hit your"}, // session, weekly, Opus, usage, monthly spend limit
 	{CauseUsageLimit, "you're out of usage"},
 	{CauseUsageLimit, "credit balance too low"},
@@ -47,7 +47,7 @@ var claudeCauses = causeTable{"@anthropic-ai/claude-code@2.1.197", []causeRow{
 }}
 
 // codexCauses: codex's own words, and how it words a status it got.
-var codexCauses = causeTable{"@openai/codex@0.169.0", []causeRow{
+var codexCauses = causeTable{"@openai/codex@0.171.0", []causeRow{
 	{CauseUsageLimit, "you've hit your usage limit"},
 	{CauseUsageLimit, "quota exceeded. check your plan"},
 	{CauseAuth, "401 unauthorized"},

@@ -26,7 +26,7 @@ func (d *drift) unknown(typ string, emit func(Event)) {
 
 // note is the line -v shows: "claude 2.1.332 printed an event type rooda
 // does not know, "xyz": its decoder was written for
-// @anthropic-ai/claude-code@2.1.197 and may be older than this CLI".
+// @anthropic-ai/claude-code@2.1.332 and may be older than this CLI".
 func (d *drift) note(typ string) string {
 	who := d.cli
 	if d.version != "" {

@@ -13,7 +13,7 @@ import (
 // telemetry: agents, each iteration's agent is given what turns on the
 // traces of the CLIs that have them, sent to rooda's endpoint, and
 // OTEL_RESOURCE_ATTRIBUTES naming the run and the iteration. claude
-// (measured with 2.1.197) takes its interaction span's parent from
+// (measured with 2.1.197 and 2.1.332) takes its interaction span's parent from
 // TRACEPARENT: its spans join rooda's trace below the iteration's
 // invoke_agent span. codex (0.169.0) does too, once its trace exporter
 // is given on its command line (agentArgs). gemini (0.61.0) exports its

@@ -17,6 +17,9 @@ import (
 // it waits out says nothing on its JSON stream, only there.
 type opencodeDecoder struct {
 	session string // the session id named last
+	// retries counts the limits its log named since the last event of
+	// its JSON stream: opencode's log numbers no attempt.
+	retries int
 }
 
 type opencodeLine struct {
@@ -55,8 +58,9 @@ type opencodeLine struct {
 func (o *opencodeDecoder) decode(line []byte, emit func(Event)) bool {
 	var m opencodeLine
 	if !typed(line) {
-		return opencodeLimit(string(line), emit)
+		return o.limit(string(line), emit)
 	}
+	o.retries = 0
 	if json.Unmarshal(line, &m) != nil {
 		return true // its JSON, of a shape not known: skipped
 	}
@@ -127,12 +131,12 @@ var opencodeResetWords = regexp.MustCompile(`(?i)try again (?:at (\d{4}-\d\d-\d\
 // the loop waits for it, within max_limit_wait, counting no failure.
 const opencodeSilentLimit = 10 * time.Minute
 
-// opencodeLimit reads a line of opencode's log: a stream error for a
-// limit or an overloaded provider is a retry (opencode retries those),
-// with the wait its message names; one whose reset is opencodeSilentLimit
+// limit reads a line of opencode's log: a stream error for a limit or an
+// overloaded provider is a retry (opencode retries those), numbered from
+// the last event of the stream, with the wait its message names; one whose reset is opencodeSilentLimit
 // or more away is also the limit's error, with its reset. It reports
 // whether the line was such a stream error.
-func opencodeLimit(line string, emit func(Event)) bool {
+func (o *opencodeDecoder) limit(line string, emit func(Event)) bool {
 	m := opencodeStreamError.FindStringSubmatch(line)
 	if m == nil {
 		return false
@@ -148,7 +152,8 @@ func opencodeLimit(line string, emit func(Event)) bool {
 	}
 	at, _ := time.Parse(time.RFC3339Nano, m[1])
 	reset := opencodeResetAt(at, msg)
-	r := Retry{Error: msg, Cause: cause}
+	o.retries++
+	r := Retry{Attempt: o.retries, Error: msg, Cause: cause}
 	if !reset.IsZero() {
 		r.Delay = reset.Sub(at)
 	}

@@ -30,3 +30,20 @@ func TestOpenCodeSilentLimitBound(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCodeRetriesNumbered: opencode's log numbers no attempt; the
+// decoder counts the limits since the last event of the JSON stream (the
+// real lines of usage_limit_short_real.jsonl: a limit, then the answer).
+func TestOpenCodeRetriesNumbered(t *testing.T) {
+	real, err := os.ReadFile("testdata/opencode-json/usage_limit_short_real.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit, answer, _ := strings.Cut(string(real), "\n")
+	for input, attempt := range map[string]int{limit + "\n" + limit: 2, limit + "\n" + answer + limit: 1} {
+		_, sum := decode(OpenCode, []byte(input+"\n"), 0)
+		if sum.LastRetry.Attempt != attempt {
+			t.Errorf("last retry %+v, want attempt %d, of:\n%s", sum.LastRetry, attempt, input)
+		}
+	}
+}

@@ -2,15 +2,25 @@ package agentstream
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // opencodeDecoder reads `opencode run --format json`: one event a line,
 // {type, timestamp, sessionID, part} for text, tool_use, step_start,
 // step_finish and reasoning, {type: "error", error} for errors (the run
-// command and MessageV2's schemas in opencode-ai 1.18.33's binary).
+// command and MessageV2's schemas in opencode-ai 1.18.33's binary). It
+// also reads the "stream error" lines of opencode's own log, which the
+// alias has it print on stderr (--print-logs --log-level WARN): a limit
+// it waits out says nothing on its JSON stream, only there.
 type opencodeDecoder struct {
 	session string // the session id named last
 	drift   drift
+	// retries counts the limits its log named since the last event of
+	// its JSON stream: opencode's log numbers no attempt.
+	retries int
 }
 
 // opencodeTypes are the types of event opencode-ai 1.18.33's run command
@@ -55,8 +65,9 @@ type opencodeLine struct {
 func (o *opencodeDecoder) decode(line []byte, emit func(Event)) bool {
 	var m opencodeLine
 	if !typed(line) {
-		return false
+		return o.limit(string(line), emit)
 	}
+	o.retries = 0
 	if json.Unmarshal(line, &m) != nil {
 		return true // its JSON, of a shape not known: skipped
 	}
@@ -107,4 +118,79 @@ func opencodeError(name, msg string, status int) Event {
 		cause = CauseAuth
 	}
 	return Event{Kind: KindError, Text: msg, Cause: cause}
+}
+
+// opencodeStreamError is how opencode 1.18.33 logs a request that failed,
+// in logfmt: `timestamp=2026-11-28T17:40:40.976Z level=ERROR run=…
+// message="stream error" … error.error="AI_APICallError: You've hit your
+// usage limit. Try again at 2026-11-28T19:40:27Z."`. It says neither the
+// status nor the retry-after it then waits (2 h, silently, when a 429
+// says so): only the provider's message, which may name the reset.
+var opencodeStreamError = regexp.MustCompile(`^timestamp=(\S+) level=ERROR .*\bmessage="stream error" .*\berror\.error=("(?:[^"\\]|\\.)*")`)
+
+// opencodeResetWords are how a provider's message names its reset: at a
+// time ("Try again at 2026-11-28T19:40:27Z."), or after a wait in Go's
+// notation, as OpenAI writes it ("Please try again in 6m0s.", "in 1.5s").
+var opencodeResetWords = regexp.MustCompile(`(?i)try again (?:at (\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:\d\d))|in ((?:[0-9.]+(?:ms|h|m|s))+)\b)`)
+
+// opencodeSilentLimit is how far off a limit's reset must be for rooda to
+// wait for it rather than let opencode wait: as far as model_timeout's
+// default. A nearer one opencode waits out and goes on in the same
+// iteration; a farther one would have it stopped, silent, as a hung
+// model (model_timeout), so it is reported as a limit with its reset, and
+// the loop waits for it, within max_limit_wait, counting no failure.
+const opencodeSilentLimit = 10 * time.Minute
+
+// limit reads a line of opencode's log: a stream error for a limit or an
+// overloaded provider is a retry (opencode retries those), numbered from
+// the last event of the stream, with the wait its message names; one whose reset is opencodeSilentLimit
+// or more away is also the limit's error, with its reset. It reports
+// whether the line was such a stream error.
+func (o *opencodeDecoder) limit(line string, emit func(Event)) bool {
+	m := opencodeStreamError.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	msg, err := strconv.Unquote(m[2])
+	if err != nil {
+		return false
+	}
+	msg = strings.TrimPrefix(msg, "AI_APICallError: ")
+	cause := opencodeCauses.text(msg)
+	if cause != CauseUsageLimit && cause != CauseRateLimited && cause != CauseOverloaded {
+		return false // not retried: its error follows on the JSON stream
+	}
+	at, _ := time.Parse(time.RFC3339Nano, m[1])
+	reset := opencodeResetAt(at, msg)
+	o.retries++
+	r := Retry{Attempt: o.retries, Error: msg, Cause: cause}
+	if !reset.IsZero() {
+		r.Delay = reset.Sub(at)
+	}
+	emit(Event{Kind: KindRetry, Retry: r})
+	if cause != CauseOverloaded && r.Delay >= opencodeSilentLimit {
+		emit(Event{Kind: KindError, Text: msg, Cause: cause, ResetAt: reset})
+	}
+	return true
+}
+
+// opencodeResetAt is when msg, logged at at, says its limit resets; zero
+// when it does not say.
+func opencodeResetAt(at time.Time, msg string) time.Time {
+	m := opencodeResetWords.FindStringSubmatch(msg)
+	switch {
+	case m == nil || at.IsZero():
+		return time.Time{}
+	case m[1] != "":
+		reset, err := time.Parse(time.RFC3339Nano, m[1])
+		if err != nil || reset.Before(at) {
+			return time.Time{}
+		}
+		return reset
+	}
+	wait, err := time.ParseDuration(m[2])
+	if err != nil || wait < 0 {
+		return time.Time{}
+	}
+	return at.Add(wait)
 }

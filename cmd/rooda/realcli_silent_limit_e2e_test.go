@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"rooda/internal/modelserver"
+)
+
+// TestRealCLISilentLimit: opencode waits out a long usage limit (a 429
+// whose reset is 2 h away) without a word on its JSON stream; only its
+// log, which the alias has it print on stderr, names the limit. rooda
+// reads it: the silent CLI, stopped at model_timeout (20 s here), is a
+// limit to wait for until its reset, not a hung model, and no failure is
+// counted however long the run is watched after (three times
+// model_timeout here; without the log's line, each would be a failure).
+func TestRealCLISilentLimit(t *testing.T) {
+	cli := realCLI(t, "opencode")
+	reset := time.Now().Add(2 * time.Hour)
+	r := newRealRun(t, cli, modelserver.UsageLimit(reset))
+	cmd := exec.Command(binary(t), "build", "--ai-cmd-alias", cli.Name, "-n", "3", "--failure-threshold", "1", "--model-timeout", "20s")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	s := r.start(cmd)
+	said := r.waitForLogWithin(s, "Iteration 1/3: opencode: usage limit; waiting until "+reset.Format("15:04:05"), "rooda never said it waits for the limit's reset", limitNotice)
+	t.Logf("rooda, %s after its start: %s", time.Since(s.at).Round(time.Second), said)
+	time.Sleep(3 * 20 * time.Second) // three model_timeouts more: rooda waits, counting nothing
+	s.cmd.Process.Signal(syscall.SIGINT)
+	o := r.wait(s)
+	for _, failed := range []string{"(failure", "Aborting", "model_timeout"} {
+		if strings.Contains(o.stderr, failed) {
+			t.Errorf("the limit was counted as a failure (%q):\n%s", failed, o.stderr)
+		}
+	}
+	if turns := r.server.Turns(); len(turns) != 1 || turns[0].Status != 429 {
+		t.Errorf("the limit was not waited for: turns %+v", turns)
+	}
+	r.promptArrived()
+}

@@ -232,6 +232,7 @@ func TestRealCLIs(t *testing.T) {
 	}
 	t.Run("rotation_claude_codex_gemini", realRotation)
 	t.Run("rotation_past_claude_refused", realRotationPastALoginFailure)
+	t.Run("opencode_silent_limit", realSilentLimit)
 }
 
 var realScenarios = []struct {

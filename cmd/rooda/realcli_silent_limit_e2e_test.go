@@ -10,14 +10,15 @@ import (
 	"rooda/internal/modelserver"
 )
 
-// TestRealCLISilentLimit: opencode waits out a long usage limit (a 429
+// realSilentLimit (TestRealCLIs' opencode_silent_limit): opencode waits out a long usage limit (a 429
 // whose reset is 2 h away) without a word on its JSON stream; only its
 // log, which the alias has it print on stderr, names the limit. rooda
 // reads it: the silent CLI, stopped at model_timeout (20 s here), is a
 // limit to wait for until its reset, not a hung model, and no failure is
 // counted however long the run is watched after (three times
 // model_timeout here; without the log's line, each would be a failure).
-func TestRealCLISilentLimit(t *testing.T) {
+func realSilentLimit(t *testing.T) {
+	t.Parallel()
 	cli := realCLI(t, "opencode")
 	reset := time.Now().Add(2 * time.Hour)
 	r := newRealRun(t, cli, modelserver.UsageLimit(reset))

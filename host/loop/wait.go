@@ -110,7 +110,10 @@ func (w *waits) add(wait LimitWait) {
 // another cause, or the waits are spent, which it says.
 func (r *runner) waitFor(it *Iteration, w waits) (LimitWait, bool) {
 	sum := it.Decoded
-	if sum == nil || it.StartErr != nil {
+	// A CLI that met a limit, waited it out itself and then signaled
+	// success (opencode does) has done the iteration's work: it is not
+	// run again.
+	if sum == nil || it.StartErr != nil || it.Outcome == OutcomeSuccess {
 		return LimitWait{}, false
 	}
 	if !sum.ResetAt.IsZero() && (sum.Cause == agentstream.CauseUsageLimit || sum.Cause == agentstream.CauseRateLimited) {

@@ -373,3 +373,15 @@ func TestEarlyTryEndingPastTheMinute(t *testing.T) {
 		t.Errorf("status %s, tries at %v\n%s", res.Status, tries, log)
 	}
 }
+
+// TestLimitWaitedOutByTheCLIThenSuccess: a CLI that reported a usage
+// limit with its reset, waited it out itself and then signaled SUCCESS
+// is not run again for that limit: the loop ends in success, at once.
+func TestLimitWaitedOutByTheCLIThenSuccess(t *testing.T) {
+	sum := said(success)
+	sum.Cause, sum.Err, sum.ResetAt = agentstream.CauseUsageLimit, "You've hit your usage limit.", time.Date(2026, 1, 1, 11, 0, 0, 0, time.Local) // an hour after the script's clock starts
+	res, log, s, told := waitRun(t, 3, 1, 6*time.Hour, step{decoded: sum})
+	if res.Status != Success || s.calls != 1 || len(told) != 0 || len(s.slept) != 0 {
+		t.Errorf("%s after %d calls, waits %v told %v:\n%s", res.Status, s.calls, s.slept, told, log)
+	}
+}

@@ -155,7 +155,7 @@ func Command(spec Spec, argv []string) (wrapped []string, env []string, err erro
 	}
 	if refused != nil {
 		warnOnce.Do(func() {
-			fmt.Fprintf(os.Stderr, "WARN: Sandbox: %v: not used; agents start through rooda itself, a few ms slower\n", refused)
+			fmt.Fprintf(os.Stderr, "WARN: Sandbox: %s not used: %v; agents start through rooda itself, a few ms slower\n", Program, refused)
 		})
 	}
 	wrapped, e, err := Wrap(trampoline, spec, argv)

@@ -133,9 +133,11 @@ func listen(addr string) (*os.File, int, error) {
 		return nil, 0, err
 	}
 	ip := ap.Addr().Unmap()
-	var sa unix.Sockaddr = &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}
+	var sa unix.Sockaddr
 	family := unix.AF_INET
-	if ip.Is6() {
+	if ip.Is4() {
+		sa = &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}
+	} else {
 		sa, family = &unix.SockaddrInet6{Port: int(ap.Port()), Addr: ip.As16()}, unix.AF_INET6
 	}
 	fd, err := unix.Socket(family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)

@@ -10,6 +10,10 @@
 #   SANDBOX=1 RUNS=5 ITERATIONS=50 bench/run.sh   the sandbox's trampoline alone
 #   HOSTS=1 RUNS=15 ITERATIONS=100 bench/run.sh  sandbox_hosts' namespace and proxy alone
 #
+# rooda-sandbox is built beside rooda, as installed: every agent starts
+# through it (the sandbox, and signals scoped whatever the mode), so the
+# loop's rows count it.
+#
 # 1. flood: an agent prints BYTES of output, then <promise>SUCCESS</promise>,
 #    by two writers: a fast one (64 KiB writes) and one in 8 KiB pieces, as
 #    an agent printing as it goes does. rooda (max_output_buffer 10 MiB)
@@ -44,7 +48,7 @@ ITERATIONS=${ITERATIONS:-200}
 REPO=${REPO:-}
 SANDBOX=${SANDBOX:-}
 HOSTS=${HOSTS:-}
-TRAMPOLINE_TARGET_MS=5
+TRAMPOLINE_TARGET_MS=1
 HOSTS_TARGET_MS=2
 FLOOD_TARGET=1.1
 OVERHEAD_TARGET_MS=0.5
@@ -52,7 +56,11 @@ BIG_REPO_TARGET_MS=20
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/rooda" ./cmd/rooda
+go build -o "$work/" ./cmd/rooda ./cmd/rooda-sandbox
+# rooda alone, as when only it is installed: it starts its agents through
+# itself (rooda __sandbox), the trampoline of before rooda-sandbox.
+mkdir "$work/alone"
+cp "$work/rooda" "$work/alone/rooda"
 go build -o "$work/fakeagent" ./internal/fakeagent
 for chunk in 65536 8192; do
 	printf '{"steps": [{"bytes": %d, "chunk": %d, "after": "<promise>SUCCESS</promise>"}]}\n' "$BYTES" "$chunk" >"$work/flood-$chunk.json"
@@ -191,27 +199,35 @@ loop() {
 }
 
 # trampoline: what an iteration's agent started through the sandbox's
-# trampoline (rooda re-executed, restricting itself with Landlock, then
+# trampoline (rooda-sandbox, restricting itself with Landlock, then
 # exec'ing the agent) costs beyond the agent started as it is: ITERATIONS
-# iterations and one, each way, the slopes compared, per iteration.
+# iterations and one, each way, the slopes compared, per iteration; and
+# the same through rooda itself (rooda __sandbox), where rooda-sandbox is
+# not installed.
 trampoline() {
-	local over
 	plain_loop=(env ROODA_SANDBOX_ABI=0 ./rooda run build -n "$ITERATIONS" --ai-cmd "./fakeagent quiet.json")
 	boxed_loop=(./rooda run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "./fakeagent quiet.json")
+	alone_loop=(./alone/rooda run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "./fakeagent quiet.json")
 	plain_once=(env ROODA_SANDBOX_ABI=0 ./rooda run build -n 1 --ai-cmd "./fakeagent quiet.json")
 	boxed_once=(./rooda run build -n 1 --sandbox workspace --ai-cmd "./fakeagent quiet.json")
-	turns plain_loop boxed_loop plain_once boxed_once
+	alone_once=(./alone/rooda run build -n 1 --sandbox workspace --ai-cmd "./fakeagent quiet.json")
+	off_loop=(./rooda run build -n "$ITERATIONS" --ai-cmd "./fakeagent quiet.json")
+	off_once=(./rooda run build -n 1 --ai-cmd "./fakeagent quiet.json")
+	turns plain_loop boxed_loop alone_loop off_loop plain_once boxed_once alone_once off_once
 	echo "sandbox: workspace, $ITERATIONS iterations, against agents started as they are:"
-	slopes "the trampoline's cost per iteration" "$TRAMPOLINE_TARGET_MS"
+	slopes "the trampoline's cost per iteration (rooda-sandbox)" "$TRAMPOLINE_TARGET_MS"
+	slopes "without rooda-sandbox (rooda __sandbox)" "$TRAMPOLINE_TARGET_MS" alone
+	echo "sandbox: off (the default: the agent's signals scoped), against agents started as they are:"
+	slopes "rooda-sandbox's cost per iteration" "$TRAMPOLINE_TARGET_MS" off
 }
 
-# slopes says what boxed_loop costs per iteration over plain_loop, the
-# runs of one iteration taken off (start-up falls out), in wall time
-# against target, then in CPU time: the median of the turns.
+# slopes says what boxed_loop (or NAME_loop) costs per iteration over
+# plain_loop, the runs of one iteration taken off (start-up falls out),
+# in wall time against target, then in CPU time: the median of the turns.
 slopes() {
-	local what=$1 target=$2 over
+	local what=$1 target=$2 boxed=${3:-boxed} over
 	for f in 1 2; do
-		over=$(paste -d' ' boxed_loop.times plain_loop.times boxed_once.times plain_once.times |
+		over=$(paste -d' ' "${boxed}_loop.times" plain_loop.times "${boxed}_once.times" plain_once.times |
 			awk -v f="$f" -v n="$ITERATIONS" '{ printf "%.3f\n", (($f - $(f + 4)) - ($(f + 2) - $(f + 6))) * 1000 / (n - 1) }' | median)
 		if [ "$f" = 1 ]; then
 			echo "  $what: ${over} ms wall (target <= $target) $(verdict "$over" "$target")"

@@ -330,11 +330,20 @@ func checkDockerfile(t *testing.T, text string) error {
 	if dir, _ := last(final, "WORKDIR"); dir != "/work" {
 		problems = append(problems, fmt.Errorf("the final stage's WORKDIR is %q, not /work", dir))
 	}
-	if !slices.ContainsFunc(final, func(in dockerInstruction) bool {
-		return in.keyword == "COPY" && strings.HasSuffix(in.args, " /usr/local/bin/rooda")
-	}) {
-		problems = append(problems, errors.New("the final stage copies no rooda to /usr/local/bin/rooda"))
+	for _, program := range []string{"rooda", "rooda-sandbox"} {
+		if !slices.ContainsFunc(final, func(in dockerInstruction) bool {
+			return in.keyword == "COPY" && strings.HasSuffix(in.args, " /usr/local/bin/"+program)
+		}) {
+			problems = append(problems, fmt.Errorf("the final stage copies no %s to /usr/local/bin/%s", program, program))
+		}
 	}
+	var runs []string
+	for _, in := range instructions {
+		if in.keyword == "RUN" {
+			runs = append(runs, in.args)
+		}
+	}
+	problems = append(problems, buildsBoth("the Dockerfile", runs))
 	agents, errs := checkAgentChoices(final, pinnedCLIs(t))
 	problems = append(problems, errs...)
 	entrypoint, err := execForm(final, "ENTRYPOINT")
@@ -462,6 +471,11 @@ func checkWorkflow(t *testing.T, text string) error {
 func checkWorkflowSteps(t *testing.T, steps []workflowStep, tasks []string) error {
 	pins := pinnedCLIs(t)
 	var problems []error
+	var scripts []string
+	for _, step := range steps {
+		scripts = append(scripts, step.Run)
+	}
+	problems = append(problems, buildsBoth("the workflow", scripts))
 	installed := map[string]bool{}
 	for _, step := range steps {
 		if strings.Contains(step.Run, "npm install") {
@@ -1109,6 +1123,24 @@ func TestDeployIndexedJobResumes(t *testing.T) {
 	}
 }
 
+// buildsBoth: one of the commands builds rooda and rooda-sandbox into
+// one directory (go build -o DIR/), so that rooda finds its trampoline
+// beside it; where is the recipe, for the message.
+func buildsBoth(where string, commands []string) error {
+	for _, command := range commands {
+		for _, line := range strings.Split(command, "\n") {
+			fields := strings.Fields(line)
+			out := slices.Index(fields, "-o")
+			if slices.Contains(fields, "go") && slices.Contains(fields, "build") && out >= 0 && out+1 < len(fields) &&
+				strings.HasSuffix(strings.Trim(fields[out+1], `"`), "/") &&
+				slices.Contains(fields, "./cmd/rooda") && slices.Contains(fields, "./cmd/rooda-sandbox") {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s builds no rooda and rooda-sandbox side by side (go build -o DIR/ ./cmd/rooda ./cmd/rooda-sandbox): without rooda-sandbox every agent starts through rooda, a few ms slower", where)
+}
+
 // recipeChecks is the check of each recipe, by its path in the repository.
 var recipeChecks = map[string]func(*testing.T, string) error{
 	"deploy/Dockerfile":                  checkDockerfile,
@@ -1137,6 +1169,9 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 		{"deploy/Dockerfile", "ENV ROODA_LOOP_AI_CMD_ALIAS=$AGENT", "ENV ROODA_LOOP_AI_CMD_ALIAS=claude"},
 		{"deploy/Dockerfile", "--context tasks/fix-login.md", "--contxt tasks/fix-login.md"},
 		{"deploy/Dockerfile", "/var/lib/apt/lists/* \\\n", "/var/lib/apt/lists/*\n"},
+		{"deploy/Dockerfile", " ./cmd/rooda ./cmd/rooda-sandbox", " ./cmd/rooda"},
+		{"deploy/Dockerfile", "/out/rooda-sandbox /usr/local/bin/rooda-sandbox", "/out/rooda-sandbox /usr/local/bin/sandbox"},
+		{"deploy/github-actions/rooda.yml", " ./cmd/rooda ./cmd/rooda-sandbox", " ./cmd/rooda"},
 		{"deploy/github-actions/rooda.yml", "--max-iterations 5", "--max-iteration 5"},
 		{"deploy/github-actions/rooda.yml", `"tasks/${{ matrix.task }}.md"`, `"task/${{ matrix.task }}.md"`},
 		{"deploy/github-actions/rooda.yml", "runs report last -o run.html", "runs report last --out run.html"},

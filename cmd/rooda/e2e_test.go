@@ -38,7 +38,9 @@ func binaries(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		for name, pkg := range map[string]string{"rooda": ".", "fakeagent": "rooda/internal/fakeagent", "peakrss": "rooda/internal/peakrss"} {
+		// rooda-sandbox beside rooda, as installed: the agents start
+		// through it (TestTrampolineFallback runs rooda without it).
+		for name, pkg := range map[string]string{"rooda": ".", "rooda-sandbox": "rooda/cmd/rooda-sandbox", "fakeagent": "rooda/internal/fakeagent", "peakrss": "rooda/internal/peakrss"} {
 			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
 			if err != nil {
 				buildErr = errors.New(string(out))

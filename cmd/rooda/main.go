@@ -12,8 +12,9 @@ import (
 )
 
 func main() {
-	// Run as a confined agent's trampoline, rooda restricts itself and
-	// execs the agent, and goes no further.
+	// Run as a confined agent's trampoline (where no rooda-sandbox lies
+	// beside it), rooda restricts itself and execs the agent, and goes no
+	// further; else it notes the trampoline its agents start through.
 	sandbox.Serve()
 	// rooda starts every process through host/process, so it may reap
 	// every orphan its agents leave.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"rooda/host/sandbox/confine"
 )
 
 // The agent's namespace has no process of rooda's in it: the trampoline
@@ -18,9 +20,8 @@ import (
 // iteration ends it closes them, with nothing left to outlive the agent.
 
 // proxyTarget names, among the listeners handed over, the one the proxy
-// serves as itself (HTTPS_PROXY); each other is named by the loopback
-// host:port whose connections it tunnels there.
-const proxyTarget = "-"
+// serves as itself.
+const proxyTarget = confine.ProxyTarget
 
 // socketPair is a connected pair of unix sockets, each close-on-exec: a
 // child inherits one only where given it (ExtraFiles), and ForkLock
@@ -125,13 +126,5 @@ func (p *Proxy) loopback(c net.Conn, target string) {
 	if p.track(c, up) {
 		defer p.untrack(c, up)
 		pipe(c, c, up)
-	}
-}
-
-// netMain runs the trampoline's probe of the network namespace when args
-// ask for it; else it returns.
-func netMain(args []string) {
-	if len(args) == 1 && args[0] == probeNetArg {
-		probeNetMain()
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"rooda/host/files"
 	"rooda/host/git"
+	"rooda/host/sandbox/confine"
 )
 
 // git is no way out of the sandbox. A Landlock rule covers a whole
@@ -57,16 +58,9 @@ type Branch struct {
 	Private   string `json:"private,omitempty"`
 }
 
-// overs are what the trampoline mounts for b: the repository's path and
-// the private one put over it, the objects' first (an overlay, the
-// private one its upper layer).
+// overs are what the trampoline mounts for b (confine's Branch.Overs).
 func (b *Branch) overs() [][2]string {
-	dir := filepath.Dir(filepath.FromSlash(b.Ref))
-	return [][2]string{
-		{filepath.Join(b.CommonDir, "objects"), filepath.Join(b.Private, "objects")},
-		{filepath.Join(b.CommonDir, dir), filepath.Join(b.Private, "refs")},
-		{filepath.Join(b.CommonDir, "logs", dir), filepath.Join(b.Private, "logs")},
-	}
+	return (&confine.Branch{Ref: b.Ref, Head: b.Head, CommonDir: b.CommonDir, Private: b.Private}).Overs()
 }
 
 // executable are the parts of a git directory through which git runs

@@ -153,18 +153,3 @@ func NewNet(handoff int, hosts []Host) *Net {
 	}
 	return n
 }
-
-// ProxyEnv is what tells the agent's programs to use the proxy at addr
-// (host:port inside its namespace): the variables curl, Go, Python,
-// Rust's reqwest, Bun and the CLIs read, in both cases, and NO_PROXY
-// emptied, so that nothing the user's environment lists goes around it
-// (there is no around: it would fail).
-func ProxyEnv(addr string) []string {
-	url := "http://" + addr
-	var env []string
-	for _, name := range []string{"HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"} {
-		env = append(env, name+"="+url, strings.ToLower(name)+"="+url)
-	}
-	// Node 22.21 and 24 read the variables above only when told to.
-	return append(env, "NO_PROXY=", "no_proxy=", "NODE_USE_ENV_PROXY=1")
-}

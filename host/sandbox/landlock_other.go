@@ -4,21 +4,12 @@ package sandbox
 
 import (
 	"errors"
-	"os"
 	"runtime"
 	"syscall"
 )
 
 // ABI is 0: only Linux has Landlock.
 func ABI() int { return 0 }
-
-// Restrict confines nothing where there is no Landlock; Workspace fails.
-func Restrict(spec Spec) error {
-	if spec.Mode == Workspace {
-		return errors.New("sandbox: workspace needs Landlock, which only Linux offers")
-	}
-	return nil
-}
 
 // Kernel names the running system, for messages.
 func Kernel() string { return runtime.GOOS }
@@ -31,13 +22,7 @@ func (s *Spec) HideDirs([]string) (func(*syscall.SysProcAttr), error) {
 // CanHide says why nothing can be hidden: only Linux can.
 func CanHide() error { return errors.New("only Linux can hide rooda's records from the agent") }
 
-func hide([]string, []string, string, uint64) error { return errors.New("only Linux hides") }
-
-func probeMain(string, uint64) { os.Exit(1) }
-
 func mountNamespace() uint64 { return 0 }
-
-func lockThread() {}
 
 // CanIsolateNet says why the agent cannot have a network of its own:
 // only Linux has the namespaces it needs.
@@ -52,10 +37,3 @@ func (s *Spec) IsolateNet(attr func(*syscall.SysProcAttr), n *Net) (func(*syscal
 
 // OutsideNetNamespace is 0: there are no namespaces to name.
 func OutsideNetNamespace() uint64 { return 0 }
-
-const probeNetArg = "--probe-net"
-
-func probeNetMain()        { os.Exit(1) }
-func enterNet(*Spec) error { return CanIsolateNet() }
-
-func dropCapabilities() error { return nil }

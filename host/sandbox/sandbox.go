@@ -6,41 +6,44 @@
 // agent).
 //
 // Go cannot run code between fork and exec, so the restriction is applied
-// by a trampoline: rooda started again in a hidden mode (Arg), which
-// restricts itself and execs the agent in the same process. Landlock
-// domains are inherited: everything the agent starts is confined too.
+// by a trampoline, which restricts itself and execs the agent in the same
+// process: rooda-sandbox (cmd/rooda-sandbox, the package confine alone),
+// when it is installed beside rooda, else rooda started again in a
+// hidden mode (Arg). Landlock domains are inherited: everything the
+// agent starts is confined too. This package is rooda's side: what the
+// Spec holds, the probes, the proxy of sandbox_hosts.
 package sandbox
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+
+	"rooda/host/sandbox/confine"
 )
 
 // Arg is the hidden first argument of the trampoline: "rooda __sandbox
-// -- AGENT ARGS…", its Spec in the environment (specVar).
-const Arg = "__sandbox"
-
-// specVar carries the Spec to the trampoline, which takes it out of the
-// agent's environment before exec.
-const specVar = "ROODA_SANDBOX_SPEC"
+// -- AGENT ARGS…", its Spec in the environment (confine.SpecVar).
+const Arg = confine.Arg
 
 // SignalsABI is the first Landlock ABI that scopes signals.
-const SignalsABI = 6
+const SignalsABI = confine.SignalsABI
 
 // NetABI is the first Landlock ABI that confines TCP connections.
-const NetABI = 4
+const NetABI = confine.NetABI
 
 // Modes of the sandbox setting.
 const (
-	Off        = "off"
-	Workspace  = "workspace"
-	BestEffort = "best-effort"
+	Off        = confine.Off
+	Workspace  = confine.Workspace
+	BestEffort = confine.BestEffort
 )
 
 // Spec is what the trampoline applies.
@@ -84,20 +87,62 @@ type Spec struct {
 	OutsideNet uint64 `json:"outside_net_namespace,omitempty"`
 }
 
-// trampoline is the executable that serves as the trampoline: rooda's,
-// once Serve found it can; "" in a program that cannot (a test binary),
-// whose agents run as they are.
-var trampoline string
+// trampoline is the executable that serves as the trampoline:
+// rooda-sandbox beside rooda, or rooda's own, once Serve found them; ""
+// in a program that cannot (a test binary), whose agents run as they
+// are. refused is why a rooda-sandbox found beside rooda is not used.
+var (
+	trampoline string
+	refused    error
+	warnOnce   sync.Once
+)
+
+// Program is the trampoline's own program, looked for beside rooda's
+// executable: it starts in a fraction of rooda's time.
+const Program = "rooda-sandbox"
 
 // Serve makes this program the trampoline of the agents it starts: run
 // as one (Arg first), it confines itself and execs the agent, never
-// returning; else it notes its executable for Wrap. rooda's main calls it
-// first.
+// returning; else it notes the trampoline for Command: rooda-sandbox
+// beside its executable when that is safe to run (Beside), else itself.
+// rooda's main calls it first.
 func Serve() {
 	if len(os.Args) > 1 && os.Args[1] == Arg {
 		Main(os.Args[2:])
 	}
-	trampoline, _ = os.Executable()
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	trampoline = self
+	if beside, err := Beside(self); err == nil {
+		trampoline = beside
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		refused = err
+	}
+}
+
+// Beside is the rooda-sandbox that lies beside self, rooda's
+// executable, if it is one rooda may run: a regular executable file,
+// owned by rooda's user or root, that no one else may write (a program
+// planted there, or one another user could change, would run every
+// agent unconfined). Else why not: fs.ErrNotExist when there is none.
+func Beside(self string) (string, error) {
+	path := filepath.Join(filepath.Dir(self), Program)
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	switch {
+	case !info.Mode().IsRegular() || info.Mode()&0o100 == 0:
+		return "", fmt.Errorf("%s is not an executable file", path)
+	case info.Mode()&0o022 != 0:
+		return "", fmt.Errorf("%s may be written by others than its owner (mode %v)", path, info.Mode().Perm())
+	case !ok || st.Uid != 0 && int(st.Uid) != os.Geteuid():
+		return "", fmt.Errorf("%s belongs to another user", path)
+	}
+	return path, nil
 }
 
 // Command is argv confined by spec, with what to add to its environment;
@@ -108,119 +153,46 @@ func Command(spec Spec, argv []string) (wrapped []string, env []string, err erro
 	if trampoline == "" || spec.Mode == Off && ABI() < SignalsABI {
 		return argv, nil, nil
 	}
+	if refused != nil {
+		warnOnce.Do(func() {
+			fmt.Fprintf(os.Stderr, "WARN: Sandbox: %s not used: %v; agents start through rooda itself, a few ms slower\n", Program, refused)
+		})
+	}
 	wrapped, e, err := Wrap(trampoline, spec, argv)
 	return wrapped, []string{e}, err
 }
 
 // Wrap is the command line and the environment that run argv under
-// spec through the trampoline, self being rooda's executable.
+// spec through the trampoline self (rooda-sandbox or rooda). The
+// environment holds what the trampoline applies (confine.Spec), no
+// more: a trampoline older than rooda refuses a field it does not know
+// rather than confine the agent less than asked.
 func Wrap(self string, spec Spec, argv []string) (wrapped []string, env string, err error) {
 	data, err := json.Marshal(spec)
 	if err != nil {
 		return nil, "", err
 	}
-	return slices.Concat([]string{self, Arg, "--"}, argv), specVar + "=" + string(data), nil
+	var applied confine.Spec
+	if err := json.Unmarshal(data, &applied); err != nil {
+		return nil, "", err
+	}
+	if data, err = json.Marshal(applied); err != nil {
+		return nil, "", err
+	}
+	return slices.Concat([]string{self, Arg, "--"}, argv), confine.SpecVar + "=" + string(data), nil
 }
 
-// Main is the trampoline: it reads its Spec, restricts itself, and execs
-// the agent, never returning but on failure (its exit code 126, as a
-// shell's for a command that cannot run).
-func Main(args []string) {
-	if len(args) == 3 && args[0] == probeArg {
-		outside, _ := strconv.ParseUint(args[2], 10, 64)
-		probeMain(args[1], outside)
-	}
-	netMain(args)
-	if len(args) < 2 || args[0] != "--" {
-		fail(errors.New("usage: rooda " + Arg + " -- COMMAND [ARG…]"))
-	}
-	var spec Spec
-	if err := json.Unmarshal([]byte(os.Getenv(specVar)), &spec); err != nil {
-		fail(fmt.Errorf("%s: %w", specVar, err))
-	}
-	os.Unsetenv(specVar)
-	lockThread()
-	guarded := len(spec.ReadOnly)+len(spec.Pinned) > 0 || spec.Branch != nil
-	if guarded {
-		if err := guardGit(spec); err != nil {
-			fail(err)
-		}
-	}
-	if len(spec.Hide) > 0 {
-		if err := hide(spec.Hide, spec.Write, spec.Empty, spec.Outside); err != nil {
-			fail(err)
-		}
-	} else if guarded {
-		if err := settle(); err != nil {
-			fail(err)
-		}
-	}
-	if spec.Net != nil {
-		if err := enterNet(&spec); err != nil {
-			fail(err)
-		}
-	}
-	if spec.Mode != Off {
-		if err := dropCapabilities(); err != nil {
-			fail(fmt.Errorf("dropping root's capabilities: %w", err))
-		}
-	}
-	if err := Restrict(spec); err != nil {
-		fail(err)
-	}
-	path, err := lookPath(args[1])
-	if err == nil {
-		err = syscall.Exec(path, args[1:], os.Environ())
-	}
-	// The agent did not start: said so that rooda tells it from an agent
-	// that failed (NotStarted).
-	fmt.Fprintf(os.Stderr, "%s%s: %v\n", notStarted, args[1], err)
-	os.Exit(notStartedCode)
-}
-
-// notStarted begins what the trampoline prints when the agent cannot
-// start, and notStartedCode is its exit code then, a shell's for a
-// command it cannot find or run.
-const (
-	notStarted     = "rooda sandbox: cannot start "
-	notStartedCode = 127
-)
+// Main is the trampoline (confine.Main), args those after Arg: it reads
+// its Spec, restricts itself, and execs the agent, never returning but
+// on failure.
+func Main(args []string) { confine.Main(args) }
 
 // NotStarted is why the agent could not start, when what the trampoline
 // printed and its exit code say it could not; nil when it started.
 func NotStarted(exitCode int, output []byte) error {
 	first, _, _ := strings.Cut(string(output), "\n")
-	if exitCode != notStartedCode || !strings.HasPrefix(first, notStarted) {
+	if exitCode != confine.NotStartedCode || !strings.HasPrefix(first, confine.NotStartedPrefix) {
 		return nil
 	}
-	return errors.New(strings.TrimPrefix(first, notStarted))
+	return errors.New(strings.TrimPrefix(first, confine.NotStartedPrefix))
 }
-
-// fail says why the trampoline cannot run the agent, as a start that
-// failed (NotStarted): an agent never runs less confined than asked.
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "%sthe agent: %v\n", notStarted, err)
-	os.Exit(notStartedCode)
-}
-
-// lookPath finds the agent's executable as exec.LookPath does, without
-// its refusal of relative paths found through PATH.
-func lookPath(name string) (string, error) {
-	if strings.Contains(name, "/") {
-		return name, nil
-	}
-	for _, dir := range strings.Split(os.Getenv("PATH"), ":") {
-		if dir == "" {
-			dir = "."
-		}
-		path := dir + "/" + name
-		if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-			return path, nil
-		}
-	}
-	return "", fmt.Errorf("%s: executable file not found in $PATH", name)
-}
-
-// probeArg is the trampoline's hidden argument that tries a way of
-// hiding on a directory: "rooda __sandbox --probe DIR".
-const probeArg = "--probe"

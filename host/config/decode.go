@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -358,12 +359,12 @@ func isLocalPath(source string) bool {
 	return colon < 0 || (slash >= 0 && slash < colon)
 }
 
-var libraryName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var libraryName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // CheckLibraryName accepts a name a library can be loaded by (@name//):
 // a word, and not rooda, the standard library's.
 func CheckLibraryName(name string) error {
-	if !libraryName.MatchString(name) || name == "rooda" {
+	if !libraryName().MatchString(name) || name == "rooda" {
 		return fmt.Errorf("library name %q must be a word of letters, digits, - and _, and not rooda (the standard library)", name)
 	}
 	return nil

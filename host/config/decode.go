@@ -29,11 +29,16 @@ func Decode(data []byte, src Source, dir string) (cfg *Config, err error) {
 		}
 	}()
 	d := &decoder{src: src, dir: dir}
-	cfg = newConfig()
 	root, err := d.parse(data)
 	if err != nil {
 		return nil, err
 	}
+	return d.config(root)
+}
+
+// config decodes a document's top node, nil for an empty file.
+func (d *decoder) config(root *yaml.Node) (*Config, error) {
+	cfg := newConfig()
 	if root != nil {
 		d.document(root, cfg)
 	}

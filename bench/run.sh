@@ -45,6 +45,7 @@
 # repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$(pwd)
 BYTES=${BYTES:-1073741824}
 RUNS=${RUNS:-5}
 ITERATIONS=${ITERATIONS:-200}
@@ -256,6 +257,8 @@ startup() {
 	printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n' >hello/main.go
 	printf 'module hello\n' >hello/go.mod
 	go build -C hello -o "$work/hello-go" .
+	# As releases are built (docs/performance.md, "Start-up").
+	go build -C "$repo" -trimpath -tags urfave_cli_no_docs -ldflags='-s -w' -o "$work/rooda-release" ./cmd/rooda
 	printf 'def main():\n    return iterate(compose("build"), max_iterations = 1)\n\nif __main__:\n    main()\n' >small.star
 	# starts.sh N COMMAND...: COMMAND N times, its output dropped.
 	cat >starts.sh <<'EOF'
@@ -273,11 +276,17 @@ EOF
 	help_starts=(sh starts.sh "$STARTS" ./rooda --help)
 	list_starts=(sh starts.sh "$STARTS" ./rooda list)
 	check_starts=(sh starts.sh "$STARTS" ./rooda script check small.star)
-	turns true_starts hello_starts version_starts help_starts list_starts check_starts
+	release_version_starts=(sh starts.sh "$STARTS" ./rooda-release version)
+	release_list_starts=(sh starts.sh "$STARTS" ./rooda-release list)
+	turns true_starts hello_starts version_starts help_starts list_starts check_starts release_version_starts release_list_starts
 	echo "start-up, $STARTS starts in a row, per start (median of the turns), against a Go hello-world:"
 	echo "  /bin/true $(per_start true_starts 1) ms wall, $(per_start true_starts 2) ms CPU; hello-world $(per_start hello_starts 1) ms, $(per_start hello_starts 2) ms CPU"
 	for name in version help list check; do
 		started "$name" "${name}_starts"
+	done
+	echo " built as releases are (-trimpath -tags urfave_cli_no_docs -ldflags='-s -w'):"
+	for name in version list; do
+		started "$name" "release_${name}_starts"
 	done
 }
 

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"rooda/internal/golden"
 )
 
 // initBudgetBytes is what one of rooda's own packages may allocate while
@@ -61,4 +64,37 @@ func initAllocations(t *testing.T, trace string) map[string]int {
 		inits[f[1]] = n
 	}
 	return inits
+}
+
+// releaseFlags are the build flags of the releases (deploy/Dockerfile,
+// deploy/github-actions/rooda.yml, README's go install).
+var releaseFlags = []string{"-trimpath", "-tags", "urfave_cli_no_docs", "-ldflags=-s -w"}
+
+// TestReleaseBuildLeavesTheMarkdownRendererOut: built as releases are,
+// rooda initialises no Markdown renderer at its start (urfave/cli's
+// md2man and blackfriday, which only ToMan used), and still writes the
+// same man page, its own (man.go).
+func TestReleaseBuildLeavesTheMarkdownRendererOut(t *testing.T) {
+	binaries(t)
+	release := filepath.Join(t.TempDir(), "rooda")
+	build := exec.Command("go", append(append([]string{"build"}, releaseFlags...), "-o", release, ".")...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %v: %v\n%s", releaseFlags, err, out)
+	}
+	cmd := exec.Command(release, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	trace, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("rooda version: %v\n%s", err, trace)
+	}
+	for _, pkg := range []string{"github.com/russross/blackfriday", "github.com/cpuguy83/go-md2man"} {
+		if strings.Contains(string(trace), "init "+pkg) {
+			t.Errorf("the release build initialises %s", pkg)
+		}
+	}
+	page, err := exec.Command(release, "man").Output()
+	if err != nil {
+		t.Fatalf("rooda man: %v", err)
+	}
+	golden.Check(t, "man_rooda.1", string(page))
 }

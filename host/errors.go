@@ -208,8 +208,10 @@ var (
 type hints struct {
 	known []string
 	// library maps a name to the standard library module that defines
-	// it: "until_command" → "@rooda//termination.star".
-	library map[string]string
+	// it: "until_command" → "@rooda//termination.star". It parses every
+	// module of the library, so it is asked only of an undefined name,
+	// not by every script check that finds nothing.
+	library func() map[string]string
 	// inParallel is set for an error of a function parallel() ran, which
 	// a frozen value has another reason than a loaded module.
 	inParallel bool
@@ -218,7 +220,7 @@ type hints struct {
 // hints are this runtime's: its predeclared names and its standard
 // library's.
 func (r *Runtime) hints() hints {
-	return hints{known: names(r.opts.Predeclared), library: r.libraryNames()}
+	return hints{known: names(r.opts.Predeclared), library: r.libraryNames}
 }
 
 // add adds what is cheap to know: the standard library module that
@@ -231,7 +233,7 @@ func (h hints) add(text string) string {
 		if m == nil {
 			continue
 		}
-		if module, ok := h.library[m[1]]; ok {
+		if module, ok := h.library()[m[1]]; ok {
 			lines[i] += fmt.Sprintf(" (%s defines it: load(%q, %q))", module, module, m[1])
 		} else if fix, ok := literals[m[1]]; ok {
 			lines[i] += fmt.Sprintf(" (did you mean %s?)", fix)

@@ -37,7 +37,8 @@
 #    `list` and `script check` of a small script, against a Go hello-world
 #    built in the same run (and /bin/true, the cost of a start itself):
 #    a start's wall and CPU time, the ratio to the hello-world's, and
-#    rooda's against its target of 6 ms (docs/performance.md, "Start-up").
+#    rooda's against its target of 6 ms (docs/performance.md, "Start-up");
+#    then `version` and `list` of rooda built as releases are.
 #
 # Each figure ends in PASS or MISS against its target: the capture of a
 # flood costs at most 1.1x the pipe, wall and CPU; an iteration at most

@@ -9,6 +9,7 @@
 #   REPO=big RUNS=3 ITERATIONS=30 bench/run.sh    the loop alone, in a big repository
 #   SANDBOX=1 RUNS=5 ITERATIONS=50 bench/run.sh   the sandbox's trampoline alone
 #   HOSTS=1 RUNS=15 ITERATIONS=100 bench/run.sh  sandbox_hosts' namespace and proxy alone
+#   STARTUP=1 RUNS=9 STARTS=200 bench/run.sh      rooda's start-up alone
 #
 # rooda-sandbox is built beside rooda, as installed: every agent starts
 # through it (the sandbox, and signals scoped whatever the mode), so the
@@ -36,18 +37,29 @@
 #    iteration, as an agent at work leaves its tree dirty; the shell loop
 #    runs the same agent there.
 #
+# 4. start-up: STARTS starts in a row of `rooda version`, `--help`,
+#    `list` and `script check` of a small script, against a Go hello-world
+#    built in the same run (and /bin/true, the cost of a start itself):
+#    a start's wall and CPU time, the ratio to the hello-world's, and
+#    rooda's against its target of 6 ms (docs/performance.md, "Start-up");
+#    then `version` and `list` of rooda built as releases are.
+#
 # Each figure ends in PASS or MISS against its target: the capture of a
 # flood costs at most 1.1x the pipe, wall and CPU; an iteration at most
 # 0.5 ms more than the shell loop's, and at most 20 ms in the big
 # repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+repo=$(pwd)
 BYTES=${BYTES:-1073741824}
 RUNS=${RUNS:-5}
 ITERATIONS=${ITERATIONS:-200}
 REPO=${REPO:-}
 SANDBOX=${SANDBOX:-}
 HOSTS=${HOSTS:-}
+STARTUP=${STARTUP:-}
+STARTS=${STARTS:-200}
+STARTUP_TARGET_MS=6
 TRAMPOLINE_TARGET_MS=1
 HOSTS_TARGET_MS=2
 FLOOD_TARGET=1.1
@@ -252,6 +264,69 @@ hosts() {
 	slopes "sandbox_hosts' cost per iteration" "$HOSTS_TARGET_MS"
 }
 
+# startup: what a start of rooda costs, for the commands that do little
+# else: STARTS starts in a row of each, by a shell loop, against the same
+# loop of a Go hello-world built here with the same toolchain, and of
+# /bin/true. The figures are per start: the loop's time over STARTS.
+startup() {
+	local name
+	mkdir -p hello
+	printf 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n' >hello/main.go
+	printf 'module hello\n' >hello/go.mod
+	go build -C hello -o "$work/hello-go" .
+	# As releases are built (docs/performance.md, "Start-up").
+	go build -C "$repo" -trimpath -tags urfave_cli_no_docs -ldflags='-s -w' -o "$work/rooda-release" ./cmd/rooda
+	printf 'def main():\n    return iterate(compose("build"), max_iterations = 1)\n\nif __main__:\n    main()\n' >small.star
+	# starts.sh N COMMAND...: COMMAND N times, its output dropped.
+	cat >starts.sh <<'EOF'
+n=$1
+shift
+i=0
+while [ "$i" -lt "$n" ]; do
+	i=$((i + 1))
+	"$@" >/dev/null 2>&1
+done
+EOF
+	true_starts=(sh starts.sh "$STARTS" /bin/true)
+	hello_starts=(sh starts.sh "$STARTS" ./hello-go)
+	version_starts=(sh starts.sh "$STARTS" ./rooda version)
+	help_starts=(sh starts.sh "$STARTS" ./rooda --help)
+	list_starts=(sh starts.sh "$STARTS" ./rooda list)
+	check_starts=(sh starts.sh "$STARTS" ./rooda script check small.star)
+	release_version_starts=(sh starts.sh "$STARTS" ./rooda-release version)
+	release_list_starts=(sh starts.sh "$STARTS" ./rooda-release list)
+	turns true_starts hello_starts version_starts help_starts list_starts check_starts release_version_starts release_list_starts
+	echo "start-up, $STARTS starts in a row, per start (median of the turns), against a Go hello-world:"
+	echo "  /bin/true $(per_start true_starts 1) ms wall, $(per_start true_starts 2) ms CPU; hello-world $(per_start hello_starts 1) ms, $(per_start hello_starts 2) ms CPU"
+	for name in version help list check; do
+		started "$name" "${name}_starts"
+	done
+	echo " built as releases are (-trimpath -tags urfave_cli_no_docs -ldflags='-s -w'):"
+	for name in version list; do
+		started "$name" "release_${name}_starts"
+	done
+}
+
+# per_start prints field f (1 wall, 2 CPU) of the timings of STARTS
+# starts in a row, in ms a start: the median of the turns.
+per_start() {
+	cut -d' ' -f"$2" "$1.times" | awk -v n="$STARTS" '{ printf "%.2f\n", $1 * 1000 / n }' | median
+}
+
+# started prints a command's start against the hello-world's, and its
+# wall time against STARTUP_TARGET_MS.
+started() {
+	local what=$1 name=$2 wall cpu
+	wall=$(per_start "$name" 1)
+	cpu=$(per_start "$name" 2)
+	printf '  rooda %-8s %s ms wall (target <= %s) %s, %s ms CPU; ratio to the hello-world %s wall, %s CPU\n' "$what" "$wall" "$STARTUP_TARGET_MS" "$(verdict "$wall" "$STARTUP_TARGET_MS")" "$cpu" \
+		"$(ratio "$wall" "$(per_start hello_starts 1)")" "$(ratio "$cpu" "$(per_start hello_starts 2)")"
+}
+
+if [ -n "$STARTUP" ]; then
+	startup
+	exit
+fi
 if [ -n "$SANDBOX" ]; then
 	trampoline
 	exit
@@ -274,3 +349,4 @@ fi
 flood 65536 "fast writer (64 KiB writes)"
 flood 8192 "8 KiB pieces"
 loop . quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations, records on"
+startup

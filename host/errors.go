@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -176,8 +177,8 @@ func static(err error) []string {
 // collapseName removes the builtin's name that an argument error repeats
 // after the backtrace's "Error in NAME:".
 func collapseName(bt string) string {
-	return repeatedName.ReplaceAllStringFunc(bt, func(m string) string {
-		parts := repeatedName.FindStringSubmatch(m)
+	return repeatedName().ReplaceAllStringFunc(bt, func(m string) string {
+		parts := repeatedName().FindStringSubmatch(m)
 		if parts[1] != parts[2] {
 			return m
 		}
@@ -185,14 +186,14 @@ func collapseName(bt string) string {
 	})
 }
 
-var repeatedName = regexp.MustCompile(`(?m)^Error in ([\w.]+): ([\w.]+): `)
+var repeatedName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Error in ([\w.]+): ([\w.]+): `) })
 
 var (
-	undefined = regexp.MustCompile(`undefined: (\w+)$`)
+	undefined = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`undefined: (\w+)$`) })
 	// frozenValue matches the interpreter's words for a change to a frozen
 	// value: "cannot append to frozen list", "cannot insert into frozen
 	// hash table", "frozen set".
-	frozenValue = regexp.MustCompile(`(?m)^Error.*\bfrozen (list|hash table|dict|set)\b`)
+	frozenValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Error.*\bfrozen (list|hash table|dict|set)\b`) })
 	literals    = map[string]string{"true": "True", "false": "False", "null": "None", "nil": "None", "none": "None"}
 	// pythonOnly are Python's builtins that Starlark lacks, and what a
 	// script writes instead.
@@ -207,8 +208,10 @@ var (
 type hints struct {
 	known []string
 	// library maps a name to the standard library module that defines
-	// it: "until_command" → "@rooda//termination.star".
-	library map[string]string
+	// it: "until_command" → "@rooda//termination.star". It parses every
+	// module of the library, so it is asked only of an undefined name,
+	// not by every script check that finds nothing.
+	library func() map[string]string
 	// inParallel is set for an error of a function parallel() ran, which
 	// a frozen value has another reason than a loaded module.
 	inParallel bool
@@ -217,7 +220,7 @@ type hints struct {
 // hints are this runtime's: its predeclared names and its standard
 // library's.
 func (r *Runtime) hints() hints {
-	return hints{known: names(r.opts.Predeclared), library: r.libraryNames()}
+	return hints{known: names(r.opts.Predeclared), library: r.libraryNames}
 }
 
 // add adds what is cheap to know: the standard library module that
@@ -226,11 +229,11 @@ func (r *Runtime) hints() hints {
 func (h hints) add(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		m := undefined.FindStringSubmatch(line)
+		m := undefined().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		if module, ok := h.library[m[1]]; ok {
+		if module, ok := h.library()[m[1]]; ok {
 			lines[i] += fmt.Sprintf(" (%s defines it: load(%q, %q))", module, module, m[1])
 		} else if fix, ok := literals[m[1]]; ok {
 			lines[i] += fmt.Sprintf(" (did you mean %s?)", fix)
@@ -241,7 +244,7 @@ func (h hints) add(text string) string {
 		}
 	}
 	text = strings.Join(lines, "\n")
-	if frozenValue.MatchString(text) {
+	if frozenValue().MatchString(text) {
 		if h.inParallel {
 			text += "\nHint: a function parallel() runs shares every value it can reach with the others, frozen: return what it makes, and collect from parallel()'s results."
 		} else {

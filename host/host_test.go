@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"rooda/host"
 	"rooda/host/config"
 	"rooda/internal/golden"
 	"rooda/internal/hosttest"
@@ -252,5 +253,23 @@ func TestPrintInAJSONLog(t *testing.T) {
 	}
 	if got := f.Stderr.String(); !strings.Contains(got, `"event":"print","message":"hello 1","file":"main.star","line":1}`) {
 		t.Errorf("stderr %q", got)
+	}
+}
+
+// TestCheckOfACleanScriptParsesNoLibrary: the standard library's names,
+// which hint where an undefined name is defined, are read (every module
+// parsed) only for a script that has an undefined name, not by every
+// check: `rooda script check` of a sound script starts and ends sooner.
+func TestCheckOfACleanScriptParsesNoLibrary(t *testing.T) {
+	f := newFixture(t, map[string]string{"main.star": "x = 1\n", "bad.star": "double(1)\n"})
+	r := f.Runtime()
+	if _, err := r.Check("main.star"); err != nil {
+		t.Fatal(err)
+	}
+	if host.LibraryNamesRead(r) {
+		t.Error("a clean check parsed the standard library for its hints")
+	}
+	if _, err := r.Check("bad.star"); err == nil || !strings.Contains(err.Error(), "@rooda//util.star defines it") {
+		t.Errorf("an undefined name of the library has no hint: %v", err)
 	}
 }

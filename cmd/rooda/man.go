@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -32,12 +33,216 @@ func manCommand() *cli.Command {
 	}
 }
 
-// manPage renders app's man page, in ASCII (asciiTroff).
+// manPage renders app's man page, in ASCII (asciiTroff). rooda writes
+// the troff itself rather than through urfave/cli's ToMan, whose Markdown
+// renderer (blackfriday, by md2man) initialises at every start of rooda,
+// 0.3 ms and 214 KB whatever the command (docs/performance.md,
+// "Start-up"); release builds leave it out with -tags urfave_cli_no_docs.
+// The page is the one ToMan wrote: the same sections, flags and order.
 func manPage(app *cli.App) (string, error) {
-	page := *app
-	page.Description = textAsMarkdown(app.Description)
-	text, err := page.ToManWithSection(1)
-	return asciiTroff.Replace(text), err
+	m := &manWriter{}
+	m.b.WriteString(".nh\n.TH " + app.Name + " 1")
+	m.heading(1, "NAME")
+	m.paragraph(roffEscape(app.Name) + ` \- ` + roffEscape(app.Usage))
+	m.heading(1, "SYNOPSIS")
+	m.paragraph(roffEscape(app.Name))
+	if synopsis := flagEntries(app.VisibleFlags(), true); len(synopsis) > 0 {
+		m.code(strings.Join(synopsis, "\n"))
+	}
+	if app.Description != "" {
+		m.heading(1, "DESCRIPTION")
+		m.text(app.Description)
+	}
+	m.paragraph(`\fBUsage\fP:`)
+	m.code(app.Name + " [GLOBAL OPTIONS] command [COMMAND OPTIONS] [ARGUMENTS...]")
+	if flags := flagEntries(app.VisibleFlags(), false); len(flags) > 0 {
+		m.heading(1, "GLOBAL OPTIONS")
+		for _, f := range flags {
+			m.paragraph(f)
+		}
+	}
+	if len(app.Commands) > 0 {
+		m.heading(1, "COMMANDS")
+		m.commands(app.Commands, 2)
+	}
+	return asciiTroff.Replace(m.b.String()), nil
+}
+
+// manWriter writes troff with the man macros, spaced as md2man spaced
+// it: a paragraph right under its heading has no .PP.
+type manWriter struct {
+	b            strings.Builder
+	underHeading bool
+}
+
+// heading is a section (level 1, and 2 for the commands) or a
+// subsection (a subcommand).
+func (m *manWriter) heading(level int, title string) {
+	switch level {
+	case 1:
+		m.b.WriteString("\n\n.SH ")
+	case 2:
+		m.b.WriteString("\n.SH ")
+	default:
+		m.b.WriteString("\n.SS ")
+	}
+	m.b.WriteString(roffEscape(title))
+	m.underHeading = true
+}
+
+// paragraph writes troff, already escaped.
+func (m *manWriter) paragraph(troff string) {
+	if m.underHeading {
+		m.b.WriteString("\n")
+	} else {
+		m.b.WriteString("\n.PP\n")
+	}
+	m.b.WriteString(troff + "\n")
+	m.underHeading = false
+}
+
+// code writes text as it is, not refilled.
+func (m *manWriter) code(text string) {
+	m.b.WriteString("\n.EX\n" + roffEscape(strings.TrimRight(text, "\n")) + "\n.EE\n")
+	m.underHeading = false
+}
+
+// text writes plain text: paragraphs between blank lines, and its
+// indented lines (the examples) as code.
+func (m *manWriter) text(text string) {
+	var para, block []string
+	flush := func() {
+		if len(para) > 0 {
+			m.paragraph(roffEscape(strings.Join(para, "\n")))
+			para = nil
+		}
+		if len(block) > 0 {
+			m.code(strings.Join(block, "\n"))
+			block = nil
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "  "):
+			if len(para) > 0 {
+				flush()
+			}
+			block = append(block, line)
+		case line == "":
+			if len(block) > 0 {
+				block = append(block, line)
+			} else {
+				flush()
+			}
+		default:
+			if len(block) > 0 {
+				flush()
+			}
+			para = append(para, line)
+		}
+	}
+	flush()
+}
+
+// commands writes each visible command under a heading of level, its
+// usage and flags, then its subcommands a level down.
+func (m *manWriter) commands(commands []*cli.Command, level int) {
+	for _, c := range commands {
+		if c.Hidden {
+			continue
+		}
+		m.heading(level, strings.Join(c.Names(), ", "))
+		if c.Usage != "" {
+			m.paragraph(usageTroff(c.Usage))
+		}
+		for _, f := range flagEntries(c.VisibleFlags(), false) {
+			m.paragraph(f)
+		}
+		m.commands(c.Subcommands, level+1)
+	}
+}
+
+// flagEntries are the flags as the synopsis lists them ("[--quiet|-q]",
+// "[--config]=[value]") or as the options do ("\fB--config\fP="": read
+// \fBFILE\fR …"), in the order of their Markdown form, ToMan's.
+func flagEntries(flags []cli.Flag, synopsis bool) []string {
+	type entry struct{ key, troff string }
+	var entries []entry
+	for _, f := range flags {
+		doc, ok := f.(cli.DocGenerationFlag)
+		if !ok {
+			continue
+		}
+		var names []string
+		for _, n := range doc.Names() {
+			n = strings.TrimSpace(n)
+			if len(n) > 1 {
+				names = append(names, "--"+n)
+			} else {
+				names = append(names, "-"+n)
+			}
+		}
+		if synopsis {
+			e := "[" + strings.Join(names, "|") + "]"
+			if doc.TakesValue() {
+				e += "=[value]"
+			}
+			entries = append(entries, entry{e, e})
+			continue
+		}
+		joined := strings.Join(names, ", ")
+		value := ""
+		if doc.TakesValue() {
+			value = `=""`
+		}
+		usage := doc.GetUsage()
+		if def := flagDefault(doc); def != "" {
+			usage += " (default: " + def + ")"
+		}
+		entries = append(entries, entry{"**" + joined + "**" + value + ": " + usage, `\fB` + roffEscape(joined) + `\fP` + value + ": " + usageTroff(usage)})
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.troff
+	}
+	return out
+}
+
+// flagDefault is the default a flag that takes a value shows, "" for none.
+func flagDefault(f cli.DocGenerationFlag) string {
+	if !f.TakesValue() {
+		return ""
+	}
+	if text := f.GetDefaultText(); text != "" {
+		return text
+	}
+	return f.GetValue()
+}
+
+// usageTroff is a usage text in troff: its `NAME`s, the values a flag
+// takes, in bold.
+func usageTroff(usage string) string {
+	parts := strings.Split(usage, "`")
+	for i := range parts {
+		parts[i] = roffEscape(parts[i])
+		if i%2 == 1 && i < len(parts)-1 {
+			parts[i] = `\fB` + parts[i] + `\fR`
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+// roffEscape keeps text from being read as troff: a backslash doubled, a
+// line that begins with "." or "'" (a request) begun with "\&".
+func roffEscape(text string) string {
+	lines := strings.Split(strings.ReplaceAll(text, `\`, `\\`), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
+			lines[i] = `\&` + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // asciiTroff puts troff's own escapes, or ASCII, in place of the
@@ -46,31 +251,6 @@ func manPage(app *cli.App) (string, error) {
 // device, which has no glyph for "…" and warns.
 var asciiTroff = strings.NewReplacer("…", "...", "—", `\(em`, "–", `\(en`, "→", `\(->`,
 	"‘", "`", "’", "'", "“", `\(lq`, "”", `\(rq`, "·", `\(pc`, "×", `\(mu`)
-
-// textAsMarkdown makes a description, plain text, the Markdown urfave/cli
-// renders the man page from: its indented lines (the examples) a block
-// kept as written rather than refilled, and "<" and ">" in the rest shown,
-// not taken for HTML ("<promise>SUCCESS</promise>").
-func textAsMarkdown(text string) string {
-	var out []string
-	inBlock := false
-	for _, line := range strings.Split(text, "\n") {
-		indented := strings.HasPrefix(line, "  ")
-		switch {
-		case indented && !inBlock:
-			out = append(out, "", "    "+line)
-		case indented:
-			out = append(out, "    "+line)
-		default:
-			if inBlock && line != "" {
-				out = append(out, "")
-			}
-			out = append(out, strings.NewReplacer("<", `\<`, ">", `\>`).Replace(line))
-		}
-		inBlock = indented
-	}
-	return strings.Join(out, "\n")
-}
 
 // unrunApp is the command tree as written, for the man page and the fish
 // script. The app running is not: urfave/cli adds its help command to

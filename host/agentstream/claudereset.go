@@ -3,6 +3,7 @@ package agentstream
 import (
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -11,14 +12,16 @@ import (
 // (America/Los_Angeles)", past a day "resets Jul 18, 4am", in another
 // year "resets Jan 2, 2027, 4am" (2.1.197's notices, from the reset time
 // formatted "en-US").
-var claudeResets = regexp.MustCompile(`resets (?:([A-Z][a-z]{2}) (\d{1,2}), (?:(\d{4}), )?)?(\d{1,2})(?::(\d{2}))?([ap]m)(?: \(([A-Za-z0-9_+/-]+)\))?`)
+var claudeResets = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`resets (?:([A-Z][a-z]{2}) (\d{1,2}), (?:(\d{4}), )?)?(\d{1,2})(?::(\d{2}))?([ap]m)(?: \(([A-Za-z0-9_+/-]+)\))?`)
+})
 
 // claudeResetAt is when the limit msg names is surely over: the end of
 // the minute it names (claude names no seconds), the next time the clock
 // shows it when it names no day; zero when msg names none, or a zone
 // this system does not know.
 func claudeResetAt(msg string, now time.Time) time.Time {
-	m := claudeResets.FindStringSubmatch(msg)
+	m := claudeResets().FindStringSubmatch(msg)
 	if m == nil {
 		return time.Time{}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -187,11 +188,11 @@ func codexResult(it codexItem) (Event, bool) {
 // "Reconnecting... 2/5 (stream disconnected before completion: …)", or,
 // with no network, "Reconnecting... waiting for network" once a minute
 // without end, and no count.
-var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\.(?: (\d+)/(\d+))?`)
+var codexReconnect = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Reconnecting\.\.\.(?: (\d+)/(\d+))?`) })
 
 // error is a top-level error event: a retry when it says it reconnects.
 func (c *codexDecoder) error(msg string, emit func(Event)) {
-	m := codexReconnect.FindStringSubmatch(msg)
+	m := codexReconnect().FindStringSubmatch(msg)
 	if m == nil {
 		emit(codexError(msg))
 		return
@@ -217,14 +218,16 @@ func (c *codexDecoder) error(msg string, emit func(Event)) {
 // spent, "exceeded retry limit, last status: 429 Too Many Requests",
 // inside a "Reconnecting... 1/5 (…)" after which it tries again (and may
 // well succeed).
-var codexRetryLimit = regexp.MustCompile(`^exceeded retry limit, last status: (\d{3})\s*([^,]*)`)
+var codexRetryLimit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^exceeded retry limit, last status: (\d{3})\s*([^,]*)`)
+})
 
 // codexLastStatus reads the HTTP status and its reason out of why, when
 // it says a request's retries were spent: the retry's line then reads
 // "retry 1/5: 429 Too Many Requests", not "exceeded retry limit", which
 // looks like the end of the run though codex goes on.
 func codexLastStatus(why string) (status int, reason string, ok bool) {
-	m := codexRetryLimit.FindStringSubmatch(why)
+	m := codexRetryLimit().FindStringSubmatch(why)
 	if m == nil {
 		return 0, "", false
 	}
@@ -246,7 +249,9 @@ func codexError(msg string) Event {
 // on the local clock cut to its minute ("%-I:%M %p", 0.169.0 to 0.171.0),
 // with the day before it when that is not today ("%b %-d" and the day's
 // suffix, ", %Y %-I:%M %p": "Nov 24th, 2026 9:00 AM").
-var codexTryAgain = regexp.MustCompile(`try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th), (\d{4}) )?(\d{1,2}):(\d{2})\s*([AP]M)`)
+var codexTryAgain = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th), (\d{4}) )?(\d{1,2}):(\d{2})\s*([AP]M)`)
+})
 
 // codexTryAgainAt is the minute msg names, on the local clock codex
 // prints it in: the limit resets from its start (codex cuts the reset's
@@ -254,7 +259,7 @@ var codexTryAgain = regexp.MustCompile(`try again at (?:([A-Z][a-z]{2}) (\d{1,2}
 // next time the clock shows that minute after now; both are zero when msg
 // names none.
 func codexTryAgainAt(msg string, now time.Time) (from, by time.Time) {
-	m := codexTryAgain.FindStringSubmatch(msg)
+	m := codexTryAgain().FindStringSubmatch(msg)
 	if m == nil {
 		return time.Time{}, time.Time{}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -98,7 +99,7 @@ func (g *geminiDecoder) decode(line []byte, emit func(Event)) bool {
 // (file:///…/node_modules/@google/gemini-cli/bundle/chunk-….js:…)"),
 // where the line before says what went wrong; output.txt keeps them.
 func (g *geminiDecoder) stderr(line []byte, emit func(Event)) bool {
-	if geminiStackFrame.Match(line) {
+	if geminiStackFrame().Match(line) {
 		return true
 	}
 	r, ok := geminiRetry(string(line))
@@ -111,7 +112,7 @@ func (g *geminiDecoder) stderr(line []byte, emit func(Event)) bool {
 
 // geminiStackFrame is a frame of a JavaScript stack trace, as node prints
 // it under an error: "    at async f (file:///x/chunk.js:308039:23)".
-var geminiStackFrame = regexp.MustCompile(`^\s+at (?:async )?\S.*:\d+:\d+\)?$`)
+var geminiStackFrame = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+at (?:async )?\S.*:\d+:\d+\)?$`) })
 
 func (g *geminiDecoder) toolResult(m geminiLine, emit func(Event)) {
 	r := Event{Kind: KindToolResult, Tool: g.tools.take(m.ToolID), Text: shortResult(jsonText(m.Output))}
@@ -159,11 +160,13 @@ func geminiError(timestamp, msg string, cause Cause) Event {
 // status 503. Retrying with backoff... …"; "Attempt 3 failed: <message>.
 // Retrying after 5494ms...". With its server down it retries so without
 // end, and its JSON stream says nothing.
-var geminiRetryLine = regexp.MustCompile(`^Attempt (\d+) failed(?: with status (\d+))?(?:: (.*?))?[^.]*\. Retrying (?:with backoff|after (\d+)ms)\.\.\.\s*(.*)$`)
+var geminiRetryLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^Attempt (\d+) failed(?: with status (\d+))?(?:: (.*?))?[^.]*\. Retrying (?:with backoff|after (\d+)ms)\.\.\.\s*(.*)$`)
+})
 
 // geminiRetry reads a line of gemini's stderr that reports a retry.
 func geminiRetry(line string) (Retry, bool) {
-	m := geminiRetryLine.FindStringSubmatch(line)
+	m := geminiRetryLine().FindStringSubmatch(line)
 	if m == nil {
 		return Retry{}, false
 	}
@@ -197,13 +200,13 @@ func geminiErrorCause(name, msg string) Cause {
 
 // geminiRetryDelay is how the Gemini API says when to come back, in the
 // message gemini passes on: "Please retry in 41.5s".
-var geminiRetryDelay = regexp.MustCompile(`Please retry in ([0-9.]+)(ms|s)\b`)
+var geminiRetryDelay = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Please retry in ([0-9.]+)(ms|s)\b`) })
 
 // geminiRetryAt is when msg says to retry, from the event's time; zero
 // when it does not say.
 func geminiRetryAt(timestamp, msg string) time.Time {
 	at, err := time.Parse(time.RFC3339Nano, timestamp)
-	m := geminiRetryDelay.FindStringSubmatch(msg)
+	m := geminiRetryDelay().FindStringSubmatch(msg)
 	if err != nil || m == nil {
 		return time.Time{}
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -28,11 +29,16 @@ func Decode(data []byte, src Source, dir string) (cfg *Config, err error) {
 		}
 	}()
 	d := &decoder{src: src, dir: dir}
-	cfg = newConfig()
 	root, err := d.parse(data)
 	if err != nil {
 		return nil, err
 	}
+	return d.config(root)
+}
+
+// config decodes a document's top node, nil for an empty file.
+func (d *decoder) config(root *yaml.Node) (*Config, error) {
+	cfg := newConfig()
 	if root != nil {
 		d.document(root, cfg)
 	}
@@ -358,12 +364,12 @@ func isLocalPath(source string) bool {
 	return colon < 0 || (slash >= 0 && slash < colon)
 }
 
-var libraryName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var libraryName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // CheckLibraryName accepts a name a library can be loaded by (@name//):
 // a word, and not rooda, the standard library's.
 func CheckLibraryName(name string) error {
-	if !libraryName.MatchString(name) || name == "rooda" {
+	if !libraryName().MatchString(name) || name == "rooda" {
 		return fmt.Errorf("library name %q must be a word of letters, digits, - and _, and not rooda (the standard library)", name)
 	}
 	return nil

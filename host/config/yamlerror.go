@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -31,9 +32,9 @@ type position struct{ line, col int }
 
 var (
 	// yamlLine matches yaml.v3's "line N: " prefix.
-	yamlLine = regexp.MustCompile(`^line (\d+): `)
+	yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
 	// unknownAnchor matches yaml.v3's message for an alias with no anchor.
-	unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+	unknownAnchor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown anchor '(.*)' referenced$`) })
 )
 
 // parserProblems are the messages of yaml.v3's parser (as opposed to its
@@ -67,7 +68,7 @@ var readerProblems = map[string]bool{
 // locateYAMLError returns where yaml.v3's message msg about data points,
 // and the message to show.
 func locateYAMLError(msg string, data []byte) (position, string) {
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 		if parserProblems[msg] {
@@ -81,7 +82,7 @@ func locateYAMLError(msg string, data []byte) (position, string) {
 		}
 		return position{}, msg
 	}
-	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+	if m := unknownAnchor().FindStringSubmatch(msg); m != nil {
 		name := m[1]
 		return findAlias(data, name), fmt.Sprintf("*%s refers to no anchor; define it first with &%s", name, name)
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -20,12 +21,14 @@ const (
 
 // ansiEscape matches the terminal escapes some CLIs colour their output
 // with even when it is a pipe (opencode).
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
+var ansiEscape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)`)
+})
 
 // stackFrame matches a frame of a JavaScript stack trace, as node prints
 // it under an error ("at retryWithBackoff (file:///…/chunk.js:308039:23)"):
 // where the CLI was, never why it failed.
-var stackFrame = regexp.MustCompile(`^at (?:async )?\S.*:\d+:\d+\)?$`)
+var stackFrame = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^at (?:async )?\S.*:\d+:\d+\)?$`) })
 
 // LastLines are the last n non-blank lines of out that are not stack
 // frames, oldest first, each cleaned of terminal escapes and cut to width
@@ -37,7 +40,7 @@ func LastLines(out []byte, n, width int) []string {
 		i := strings.LastIndexByte(rest, '\n')
 		line := rest[i+1:]
 		rest = rest[:max(i, 0)]
-		if line = PlainLine(line); line != "" && !stackFrame.MatchString(line) {
+		if line = PlainLine(line); line != "" && !stackFrame().MatchString(line) {
 			lines = append(lines, cut(line, width))
 		}
 	}
@@ -53,7 +56,7 @@ func PlainLine(line string) string {
 	if i := strings.LastIndexByte(line, '\r'); i >= 0 {
 		line = line[i+1:]
 	}
-	line = ansiEscape.ReplaceAllString(line, "")
+	line = ansiEscape().ReplaceAllString(line, "")
 	return strings.TrimSpace(strings.ToValidUTF8(line, "\uFFFD"))
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"rooda/host/files"
 )
@@ -130,7 +131,7 @@ const WorkTip = "A file of the work, file(path, work = True), is read from the w
 const argTip = "A path on the command line is relative to the working directory."
 
 // fileName is a word with a file's extension: notes.md, go.mod, a.tar.gz.
-var fileName = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,7}$`)
+var fileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,7}$`) })
 
 // LooksLikePath says whether text is surely meant as a path: a single
 // word with a directory (docs/plan, ./notes) or a file's extension
@@ -140,7 +141,7 @@ func LooksLikePath(s string) bool {
 	if s == "" || strings.ContainsAny(s, " \t\r\n") || strings.Contains(s, "://") {
 		return false
 	}
-	return strings.Contains(s, "/") || fileName.MatchString(s)
+	return strings.Contains(s, "/") || fileName().MatchString(s)
 }
 
 // emptyPipe is the error of a pipe that gave nothing, or only blank

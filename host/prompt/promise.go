@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Promises are the words an agent signals the iteration's outcome with,
@@ -24,7 +25,7 @@ const (
 
 // promiseWord is what a custom word may be: it goes between the tags as
 // it is, and a word with spaces or markup would be a trap to write.
-var promiseWord = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var promiseWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // NewPromises reads custom promise words, each with the kind it signals
 // ("success" or "failure"), in the order given. A kind given no word
@@ -33,7 +34,7 @@ func NewPromises(words [][2]string) (Promises, error) {
 	var p Promises
 	for _, w := range words {
 		word, kind := w[0], w[1]
-		if !promiseWord.MatchString(word) {
+		if !promiseWord().MatchString(word) {
 			return Promises{}, fmt.Errorf("promise word %q: want letters, digits, _ or - (it is written <promise>WORD</promise>)", word)
 		}
 		switch kind {

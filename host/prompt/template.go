@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 	"text/template/parse"
 )
@@ -17,7 +18,9 @@ const templateName = "fragment"
 
 // Go's messages start with "template: fragment:LINE[:COL]: " and, when
 // executing, "executing "fragment" at <…>: ". The rest is the cause.
-var goTemplatePrefix = regexp.MustCompile(`^template: ` + templateName + `:(\d+)(?::\d+)?: (?:executing "` + templateName + `" at <.*?>: )?`)
+var goTemplatePrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^template: ` + templateName + `:(\d+)(?::\d+)?: (?:executing "` + templateName + `" at <.*?>: )?`)
+})
 
 // templateError is a text/template error told in the seed's words: the
 // cause, and the line when the text has more than one.
@@ -28,7 +31,7 @@ type templateError struct {
 
 func newTemplateError(err error, text string) *templateError {
 	msg := err.Error()
-	m := goTemplatePrefix.FindStringSubmatch(msg)
+	m := goTemplatePrefix().FindStringSubmatch(msg)
 	if m == nil {
 		return &templateError{cause: msg}
 	}
@@ -88,7 +91,9 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 
 // controlLine matches a line holding nothing but control actions
 // ({{if}}, {{else}}, {{end}}, {{range}}, {{with}}, …), with its indentation.
-var controlLine = regexp.MustCompile(`(?m)^[ \t]*((?:\{\{\s*(?:if|else|end|range|with|define|block|break|continue)\b[^{}\n]*\}\}[ \t]*)+)\n`)
+var controlLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*((?:\{\{\s*(?:if|else|end|range|with|define|block|break|continue)\b[^{}\n]*\}\}[ \t]*)+)\n`)
+})
 
 // hideControlLines makes a line that holds only control actions leave no
 // line in the output, as seed 000's Example 5 shows: the {{range}} and
@@ -96,7 +101,7 @@ var controlLine = regexp.MustCompile(`(?m)^[ \t]*((?:\{\{\s*(?:if|else|end|range
 // line's newline inside its last action, where Go ignores it, so line
 // numbers in error messages stay true.
 func hideControlLines(text string) string {
-	return controlLine.ReplaceAllStringFunc(text, func(line string) string {
+	return controlLine().ReplaceAllStringFunc(text, func(line string) string {
 		actions := strings.TrimSpace(line)
 		return actions[:len(actions)-2] + "\n}}"
 	})

@@ -243,7 +243,9 @@ var heldNames []*os.File
 // a worktree's, at most 100 long. (The bound is not the pattern's: a
 // counted repetition compiles into a large program at every start of
 // rooda, the sandbox's trampoline's included.)
-func validRunName(name string) bool { return len(name) <= 100 && worktree.ValidName.MatchString(name) }
+func validRunName(name string) bool {
+	return len(name) <= 100 && worktree.ValidName().MatchString(name)
+}
 
 // Named is the newest run under dir started under name (--run-name), if
 // there is one.

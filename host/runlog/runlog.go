@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"rooda/host/agentstream"
@@ -290,10 +291,12 @@ func writeFileSynced(path string, data []byte) error {
 
 // idForm is the form of the ids newID gives, the older ones without
 // microseconds included: a directory of another name is not a run.
-var idForm = regexp.MustCompile(`^\d{8}T\d{6}(\.\d{6})?Z-[A-Za-z0-9_-]+-[0-9a-f]{4}$`)
+var idForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\d{8}T\d{6}(\.\d{6})?Z-[A-Za-z0-9_-]+-[0-9a-f]{4}$`)
+})
 
 // isRunName reports whether name is a run id.
-func isRunName(name string) bool { return idForm.MatchString(name) }
+func isRunName(name string) bool { return idForm().MatchString(name) }
 
 // errNotARun is why a directory of runs_dir is not a run's record.
 var errNotARun = errors.New("not a run")

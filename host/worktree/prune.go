@@ -56,7 +56,7 @@ func PruneDead(ctx context.Context, repo string, spare func(runID string) bool) 
 	var errs []error
 	for _, e := range entries {
 		dir := filepath.Join(repo, Root, e.Name())
-		if !e.IsDir() || !ValidName.MatchString(e.Name()) || going(dir) {
+		if !e.IsDir() || !ValidName().MatchString(e.Name()) || going(dir) {
 			continue
 		}
 		if spare != nil && spare(e.Name()) {
@@ -85,7 +85,7 @@ func (p *Pruned) pruneRun(ctx context.Context, repo, id string, trees map[string
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		path := filepath.Join(dir, e.Name())
-		if !e.IsDir() || !ValidName.MatchString(e.Name()) {
+		if !e.IsDir() || !ValidName().MatchString(e.Name()) {
 			continue
 		}
 		// A directory that is no worktree of git's, and never became one

@@ -75,7 +75,7 @@ func (s *Set) runDir() string { return filepath.Join(s.repo, Root, s.runID) }
 
 // ValidName is the form of a worktree's name, a path component and a
 // branch name component alike, and of a run's.
-var ValidName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var ValidName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // NameError is a worktree() the script named wrongly: its own mistake,
 // which no retry mends.
@@ -86,7 +86,7 @@ func (e NameError) Error() string { return string(e) }
 // Add makes a worktree named name on branch (rooda/<run-id>/<name> when
 // ""), from base.
 func (s *Set) Add(ctx context.Context, name, branch, base string, keep bool) (*Worktree, error) {
-	if !ValidName.MatchString(name) || strings.HasSuffix(name, ".lock") {
+	if !ValidName().MatchString(name) || strings.HasSuffix(name, ".lock") {
 		return nil, NameError(fmt.Sprintf("worktree name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", name))
 	}
 	s.mu.Lock()

@@ -113,7 +113,7 @@ var builtinRoot = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*y
 		{Kind: yaml.ScalarNode, Tag: "!!str", Value: "opencode", Line: 41, Column: 3},
 		{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "cmd", Line: 42, Column: 5},
-			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "opencode run --auto --format json", Line: 42, Column: 10},
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "opencode run --auto --format json --print-logs --log-level WARN", Line: 42, Column: 10},
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "output", Line: 43, Column: 5},
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "opencode-json", Line: 43, Column: 13},
 			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "sandbox_write", Line: 44, Column: 5},

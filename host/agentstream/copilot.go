@@ -60,7 +60,7 @@ func (c *copilotDecoder) decode(line []byte, emit func(Event)) bool {
 	switch {
 	case m.Type == "session.start":
 		c.drift.version = m.Data.Version
-	case !copilotTypes[m.Type]:
+	case !copilotTypes()[m.Type]:
 		c.drift.unknown(m.Type, emit)
 	}
 	switch m.Type {

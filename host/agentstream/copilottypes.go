@@ -1,12 +1,16 @@
 package agentstream
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // copilotTypes are the types of event `copilot -p … --output-format json`
 // prints at 1.0.102: the session events of its schema
 // (schemas/session-events.schema.json, which it unpacks into
 // ~/.cache/copilot/pkg on its first run) and its last "result".
-var copilotTypes = typeSet(`
+var copilotTypes = sync.OnceValue(func() map[string]bool {
+	return typeSet(`
 	abort agent.interrupted assistant.fusion_phase_activity assistant.fusion_phase_completed
 	assistant.fusion_phase_failed assistant.fusion_phase_started assistant.idle
 	assistant.intent assistant.message assistant.message_delta assistant.message_start
@@ -58,6 +62,7 @@ var copilotTypes = typeSet(`
 	tool_search.activated ui.ephemeral_query user.message user_input.completed
 	user_input.requested workflow.run_settled workflow.run_started workflow.run_updated
 `)
+})
 
 // typeSet is the set of the names fields lists, separated by spaces.
 func typeSet(fields string) map[string]bool {

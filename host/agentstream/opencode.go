@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -126,12 +127,16 @@ func opencodeError(name, msg string, status int) Event {
 // usage limit. Try again at 2026-11-28T19:40:27Z."`. It says neither the
 // status nor the retry-after it then waits (2 h, silently, when a 429
 // says so): only the provider's message, which may name the reset.
-var opencodeStreamError = regexp.MustCompile(`^timestamp=(\S+) level=ERROR .*\bmessage="stream error" .*\berror\.error=("(?:[^"\\]|\\.)*")`)
+var opencodeStreamError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^timestamp=(\S+) level=ERROR .*\bmessage="stream error" .*\berror\.error=("(?:[^"\\]|\\.)*")`)
+})
 
 // opencodeResetWords are how a provider's message names its reset: at a
 // time ("Try again at 2026-11-28T19:40:27Z."), or after a wait in Go's
 // notation, as OpenAI writes it ("Please try again in 6m0s.", "in 1.5s").
-var opencodeResetWords = regexp.MustCompile(`(?i)try again (?:at (\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:\d\d))|in ((?:[0-9.]+(?:ms|h|m|s))+)\b)`)
+var opencodeResetWords = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)try again (?:at (\d{4}-\d\d-\d\dT[0-9:.]+(?:Z|[+-]\d\d:\d\d))|in ((?:[0-9.]+(?:ms|h|m|s))+)\b)`)
+})
 
 // opencodeSilentLimit is how far off a limit's reset must be for rooda to
 // wait for it rather than let opencode wait: as far as model_timeout's
@@ -147,7 +152,7 @@ const opencodeSilentLimit = 10 * time.Minute
 // or more away is also the limit's error, with its reset. It reports
 // whether the line was such a stream error.
 func (o *opencodeDecoder) limit(line string, emit func(Event)) bool {
-	m := opencodeStreamError.FindStringSubmatch(line)
+	m := opencodeStreamError().FindStringSubmatch(line)
 	if m == nil {
 		return false
 	}
@@ -177,7 +182,7 @@ func (o *opencodeDecoder) limit(line string, emit func(Event)) bool {
 // opencodeResetAt is when msg, logged at at, says its limit resets; zero
 // when it does not say.
 func opencodeResetAt(at time.Time, msg string) time.Time {
-	m := opencodeResetWords.FindStringSubmatch(msg)
+	m := opencodeResetWords().FindStringSubmatch(msg)
 	switch {
 	case m == nil || at.IsZero():
 		return time.Time{}

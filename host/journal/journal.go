@@ -107,14 +107,21 @@ type Writer struct {
 // A torn last line (a crash in the middle of a write) is cut off first,
 // so that what is appended starts a line of its own.
 func Open(path string) (*Writer, error) {
-	if _, good, err := Read(path); err == nil {
-		if info, err := os.Stat(path); err == nil && info.Size() > good {
-			if err := os.Truncate(path, good); err != nil {
-				return nil, err
-			}
-		}
-	} else if !os.IsNotExist(err) {
+	_, good, err := Read(path)
+	if err != nil && !os.IsNotExist(err) {
 		return nil, err
+	}
+	return OpenAfter(path, good)
+}
+
+// OpenAfter is Open for a journal already read (Parse): good is the
+// length of its whole entries, and what follows is cut off. Its reader
+// must hold the record, so that nothing was appended since.
+func OpenAfter(path string, good int64) (*Writer, error) {
+	if info, err := os.Stat(path); err == nil && info.Size() > good {
+		if err := os.Truncate(path, good); err != nil {
+			return nil, err
+		}
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {

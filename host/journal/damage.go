@@ -19,6 +19,12 @@ type Damage struct {
 // entries or with one torn line (what a crash leaves).
 func Damaged(data []byte) (d Damage, ok bool) {
 	_, good := Parse(data)
+	return DamagedAfter(data, good)
+}
+
+// DamagedAfter is Damaged for data already parsed: its whole entries take
+// good bytes (Parse).
+func DamagedAfter(data []byte, good int64) (d Damage, ok bool) {
 	d.Line = bytes.Count(data[:good], []byte("\n")) + 1
 	rest := data[good:]
 	end := bytes.IndexByte(rest, '\n')

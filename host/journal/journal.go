@@ -107,14 +107,21 @@ type Writer struct {
 // A torn last line (a crash in the middle of a write) is cut off first,
 // so that what is appended starts a line of its own.
 func Open(path string) (*Writer, error) {
-	if _, good, err := Read(path); err == nil {
-		if info, err := os.Stat(path); err == nil && info.Size() > good {
-			if err := os.Truncate(path, good); err != nil {
-				return nil, err
-			}
-		}
-	} else if !os.IsNotExist(err) {
+	_, good, err := Read(path)
+	if err != nil && !os.IsNotExist(err) {
 		return nil, err
+	}
+	return OpenAfter(path, good)
+}
+
+// OpenAfter is Open for a journal already read (Parse): good is the
+// length of its whole entries, and what follows is cut off. Its reader
+// must hold the record, so that nothing was appended since.
+func OpenAfter(path string, good int64) (*Writer, error) {
+	if info, err := os.Stat(path); err == nil && info.Size() > good {
+		if err := os.Truncate(path, good); err != nil {
+			return nil, err
+		}
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -216,8 +223,35 @@ func ReadBytes(path string) ([]byte, error) {
 
 // Parse reads the entries of a journal's bytes, up to the first line
 // that is cut short, damaged or not an entry, and says how many bytes
-// the entries before it take.
+// the entries before it take. A long journal (a run of thousands of
+// iterations, read back to resume it) is read in two halves at once,
+// the second kept only if the first is whole: a resume waits for it.
 func Parse(data []byte) ([]Entry, int64) {
+	mid := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
+	if len(data) < parseInHalves || mid <= len(data)/2 {
+		return parse(data)
+	}
+	var second []Entry
+	var secondGood int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		second, secondGood = parse(data[mid:])
+	}()
+	first, good := parse(data[:mid])
+	<-done
+	if good < int64(mid) {
+		return first, good
+	}
+	return append(first, second...), good + secondGood
+}
+
+// parseInHalves is the length from which Parse reads a journal in two
+// halves: about a thousand entries.
+const parseInHalves = 256 << 10
+
+// parse is Parse, in one piece.
+func parse(data []byte) ([]Entry, int64) {
 	var entries []Entry
 	var good int64
 	for {

@@ -111,6 +111,12 @@ type Replayed struct {
 	Duration, Waited, Elapsed time.Duration
 	// ContextAdded are the additions of context first given in it.
 	ContextAdded []string
+	// NoCompose, for one that Ended, says that its prompt is not to be
+	// composed again: no script's context function is to see it (a YAML
+	// procedure's loop), and composing would only run the digest's
+	// checks again. Prompt and Reply's output are then read back only
+	// when its judgement needs them (a promise tag in what it said).
+	NoCompose bool
 	// Err says why the journal's answer cannot be read (a file of the
 	// record changed since): the loop ends, aborted, rather than judge
 	// the iteration otherwise than it was.
@@ -537,7 +543,11 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	if replayed.Err != nil {
 		return nil, &ResumeError{Iteration: n, Ended: replayed.Ended, Err: replayed.Err}
 	}
-	text, err := r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations, Replayed: replayed.Ended})
+	var text string
+	var err error
+	if !replayed.Ended || !replayed.NoCompose {
+		text, err = r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations, Replayed: replayed.Ended})
+	}
 	switch {
 	case replayed.Ended:
 		// The prompt is composed again for what the script's context

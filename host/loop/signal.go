@@ -47,7 +47,7 @@ func Scan(output []byte, promptText string) Signals {
 // not asked for it.
 func ScanFor(output []byte, text string, promises prompt.Promises) Signals {
 	var s Signals
-	if !bytes.Contains(output, promiseTag) {
+	if !MaySignal(output) {
 		return s
 	}
 	success, failure := tagsOf(promises.SuccessWords()), tagsOf(promises.FailureWords())
@@ -82,6 +82,12 @@ func containsAny(line []byte, tags [][]byte) bool {
 }
 
 var promiseTag = []byte("<promise>")
+
+// MaySignal reports whether what an agent said holds a promise tag:
+// without one, ScanFor finds no signal in it, whatever the prompt and
+// the promise words (a resumed run judges such an iteration again
+// without reading its output back).
+func MaySignal(said []byte) bool { return bytes.Contains(said, promiseTag) }
 
 // isEcho reports whether line i is a prompt line within a block of them.
 func isEcho(lines [][]byte, i int, inPrompt map[string]bool) bool {

@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -63,8 +64,11 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, _ := journal.Parse(data)
-	bad := checkJournal(r.dir, data, entries)
+	// Parsed once: the check, the writer and the replay take these.
+	entries, good := journal.Parse(data)
+	records, _ := Records(r.dir)
+	r.lastRecord = lastRecord(records)
+	bad := checkJournal(r.dir, data, entries, good, records)
 	if bad != nil && !force {
 		return nil, bad
 	}
@@ -75,7 +79,7 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 		}
 		r.warning = fmt.Sprintf("resuming over a damaged journal (--force): %s; the journal as it was is kept in %s", bad.told(), kept)
 	}
-	if r.journal, err = journal.Open(path); err != nil {
+	if r.journal, err = journal.OpenAfter(path, good); err != nil {
 		return nil, err
 	}
 	if bad != nil {
@@ -142,19 +146,23 @@ func (e *JournalError) told() string {
 // iteration record holds a meta.json (the iteration ended) and the
 // journal names it nowhere. An iteration whose meta.json was written and
 // whose end was not yet journaled when rooda was killed is in the
-// journal as begun: it runs again, as the one in flight.
-func checkJournal(runDir string, data []byte, entries []journal.Entry) *JournalError {
-	e := &JournalError{path: filepath.Join(runDir, journal.Name), ends: strings.Count(string(data), "\n")}
-	if d, ok := journal.Damaged(data); ok {
+// journal as begun: it runs again, as the one in flight. good is the
+// length of the entries (Parse), records the iteration records under
+// runDir (Records); only those the journal does not name are looked into.
+func checkJournal(runDir string, data []byte, entries []journal.Entry, good int64, records []int) *JournalError {
+	e := &JournalError{path: filepath.Join(runDir, journal.Name), ends: bytes.Count(data, []byte("\n"))}
+	if d, ok := journal.DamagedAfter(data, good); ok {
 		e.line, e.after = d.Line, len(d.After)
 	}
 	known := map[int]bool{}
 	for _, en := range entries {
 		known[en.Record] = true
 	}
-	records, _ := Records(runDir)
 	for _, n := range records {
-		if _, err := statRecord(runDir, iterationPart(n, "meta.json")); err == nil && !known[n] {
+		if known[n] {
+			continue
+		}
+		if _, err := statRecord(runDir, iterationPart(n, "meta.json")); err == nil {
 			e.again = append(e.again, n)
 		}
 	}
@@ -164,11 +172,10 @@ func checkJournal(runDir string, data []byte, entries []journal.Entry) *JournalE
 	return e
 }
 
-// lastRecord is the highest iteration record number under runDir: a
-// resumed run numbers its new iterations after it, whatever its journal
-// names, so that none is written over.
-func lastRecord(runDir string) int {
-	records, _ := Records(runDir)
+// lastRecord is the highest of a run's iteration record numbers
+// (Records): a resumed run numbers its new iterations after it, whatever
+// its journal names, so that none is written over.
+func lastRecord(records []int) int {
 	if len(records) == 0 {
 		return 0
 	}

@@ -115,10 +115,14 @@ type ended struct {
 	Elapsed  time.Duration        `json:"elapsed"`
 	// ContextAdded are the additions first given in the iteration: a
 	// resumed run gives them as fresh to no other.
-	ContextAdded     []string `json:"context_added,omitempty"`
-	PromptSHA256     string   `json:"prompt_sha256"`
-	OutputSHA256     string   `json:"output_sha256"`
-	TranscriptSHA256 string   `json:"transcript_sha256,omitempty"`
+	ContextAdded []string `json:"context_added,omitempty"`
+	// NoPromiseTag is set when what the agent said holds no promise
+	// tag: its signals are none whatever its prompt and output hold, so
+	// a loop no script sees replays it without reading them back.
+	NoPromiseTag     bool   `json:"no_promise_tag,omitempty"`
+	PromptSHA256     string `json:"prompt_sha256"`
+	OutputSHA256     string `json:"output_sha256"`
+	TranscriptSHA256 string `json:"transcript_sha256,omitempty"`
 }
 
 // endedOf is what the journal keeps of it, given the additions first
@@ -127,7 +131,7 @@ func endedOf(it *loop.Iteration, fresh []string) ended {
 	e := ended{Agent: it.Agent, Result: it.Result, Decoded: it.Decoded, Spent: spentOf(it.Spent), Stop: it.Stop, Changes: it.Changes,
 		Duration: it.Duration, Waited: it.Waited, Elapsed: it.Elapsed,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), OutputSHA256: sha256Hex(it.Result.Output)}
-	e.ContextAdded = fresh
+	e.ContextAdded, e.NoPromiseTag = fresh, !loop.MaySignal(it.Said())
 	e.Result.Output = nil
 	if it.StartErr != nil {
 		e.StartErr = it.StartErr.Error()
@@ -141,12 +145,29 @@ func endedOf(it *loop.Iteration, fresh []string) ended {
 // replayed reads back what the journal keeps of an iteration that ended
 // in record n of the run at runDir, with its files: a file that is gone
 // or does not match its hash is an error, for the iteration cannot be
-// judged again as it was.
-func replayed(runDir string, n int, data json.RawMessage) (loop.Replayed, error) {
+// judged again as it was. Unseen (no script sees the loop's iterations),
+// the files are not read when the journal's entry is enough to judge it
+// again: its agent said no promise tag. Nothing reads them then, and
+// each is checked against its hash when something does.
+func replayed(runDir string, n int, data json.RawMessage, unseen bool) (loop.Replayed, error) {
 	var e ended
 	if err := json.Unmarshal(data, &e); err != nil {
 		return loop.Replayed{}, fmt.Errorf("the journal's entry of iteration record %d: %w", n, err)
 	}
+	rep := loop.Replayed{Ended: true, NoCompose: unseen, Changes: e.Changes, Duration: e.Duration, Waited: e.Waited, Elapsed: e.Elapsed, ContextAdded: e.ContextAdded}
+	rep.Reply = loop.Reply{Result: e.Result, Decoded: e.Decoded, Stop: e.Stop, Spent: e.Spent.Spend()}
+	if e.StartErr != "" {
+		rep.StartErr = errors.New(e.StartErr)
+	}
+	if unseen && e.NoPromiseTag {
+		return rep, nil
+	}
+	return withFiles(runDir, n, e, rep)
+}
+
+// withFiles is rep with the prompt, output and transcript of record n
+// read back and checked against the hashes e holds.
+func withFiles(runDir string, n int, e ended, rep loop.Replayed) (loop.Replayed, error) {
 	read := func(name, sum string) ([]byte, error) {
 		_, data, err := readRecord(runDir, iterationPart(n, name), replayLimit)
 		if err == nil && sha256Hex(data) != sum {
@@ -165,20 +186,14 @@ func replayed(runDir string, n int, data json.RawMessage) (loop.Replayed, error)
 	if err != nil {
 		return loop.Replayed{}, err
 	}
-	output, err := read(outputName, e.OutputSHA256)
-	if err != nil {
+	if rep.Reply.Output, err = read(outputName, e.OutputSHA256); err != nil {
 		return loop.Replayed{}, err
 	}
-	rep := loop.Replayed{Ended: true, Prompt: string(prompt), Changes: e.Changes, Duration: e.Duration, Waited: e.Waited, Elapsed: e.Elapsed, ContextAdded: e.ContextAdded}
-	rep.Reply = loop.Reply{Result: e.Result, Decoded: e.Decoded, Stop: e.Stop, Spent: e.Spent.Spend()}
-	rep.Reply.Output = output
+	rep.Prompt = string(prompt)
 	if e.Decoded != nil {
 		if rep.Reply.Transcript, err = read(transcriptName, e.TranscriptSHA256); err != nil {
 			return loop.Replayed{}, err
 		}
-	}
-	if e.StartErr != "" {
-		rep.StartErr = errors.New(e.StartErr)
 	}
 	return rep, nil
 }

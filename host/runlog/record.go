@@ -51,6 +51,9 @@ type Recorder struct {
 	// how long it went on; nil and 0 for a run that was not.
 	book   *journal.Book
 	before time.Duration
+	// lastRecord is the highest iteration record the resumed run's
+	// record held.
+	lastRecord int
 	// resumedFrom is the record as the run left it, before a resume.
 	resumedFrom Run
 }
@@ -259,6 +262,8 @@ type LoopRecord struct {
 	// iteration that was in flight when the run stopped runs again.
 	key   journal.Key
 	again bool
+	// unseen is set for a loop no script sees (Unseen).
+	unseen bool
 	// partial is the ref that keeps what the killed try of the
 	// iteration running again left (KeptPartial).
 	partial string

@@ -113,7 +113,7 @@ func ResumeWith(dir, id, name string, opts ResumeOptions) (*Recorder, error) {
 	}
 	r.book = journal.NewBook(entries)
 	r.before = elapsed(r.run, entries)
-	r.records = max(r.book.Records(), lastRecord(r.dir))
+	r.records = max(r.book.Records(), r.lastRecord)
 	now := time.Now().UTC()
 	r.resumedFrom = r.run
 	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.InterruptedBy, r.run.Reason = string(loop.Running), nil, nil, "", ""
@@ -191,7 +191,7 @@ func (l *LoopRecord) Replay() func(n int) loop.Replayed {
 	}
 	return func(n int) loop.Replayed {
 		if e, ok := book.Ended(l.key, n); ok {
-			rep, err := replayed(l.r.dir, e.Record, e.Result)
+			rep, err := replayed(l.r.dir, e.Record, e.Result, l.unseen)
 			if err != nil {
 				return loop.Replayed{Ended: true, Err: err}
 			}
@@ -201,6 +201,12 @@ func (l *LoopRecord) Replay() func(n int) loop.Replayed {
 		return loop.Replayed{Again: again}
 	}
 }
+
+// Unseen says that no script sees the loop's iterations (a YAML
+// procedure's loop): Replay answers each from the journal alone when its
+// entry is enough to judge it again, reading no file of its record, and
+// its prompt is not composed again (loop.Replayed.NoCompose).
+func (l *LoopRecord) Unseen() { l.unseen = true }
 
 // CanResume reports whether run id under dir was cut short and keeps a
 // journal to resume it from.

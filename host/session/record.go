@@ -63,7 +63,13 @@ func (s *Session) record(name string, key journal.Key) *runlog.LoopRecord {
 	if s.rec == nil {
 		return nil
 	}
-	return s.rec.NewLoop(name, key)
+	rec := s.rec.NewLoop(name, key)
+	if s.rt == nil {
+		// A procedure's run: no script sees its iterations, and its
+		// resume need not read them back whole.
+		rec.Unseen()
+	}
+	return rec
 }
 
 // runEnd is how a run ended: its status, its exit code (the status's,

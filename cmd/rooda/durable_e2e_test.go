@@ -340,6 +340,17 @@ func resumeAfterKill(t *testing.T, d durableRun, at killPoint, sig syscall.Signa
 	}
 }
 
+// withoutLines is text without its lines that hold part.
+func withoutLines(text, part string) string {
+	var kept []string
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if !strings.Contains(line, part) {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "")
+}
+
 // iterationOf reads a line of starts: the loop's script and the
 // iteration.
 func iterationOf(start string) (loop string, n int) {
@@ -366,7 +377,10 @@ func TestResumeRefusesAChangedScript(t *testing.T) {
 	if refused.String() != cut.String() || refused.Iterations == 0 {
 		t.Errorf("the record after a refused resume:\n  %s\nwant it as the run left it:\n  %s", refused, cut)
 	}
-	golden.Check(t, "resume_differs", strings.ReplaceAll(o.logLines(), filepath.Base(runDir), "RUN"))
+	// Killed as an agent starts, rooda may leave its record's lock for a
+	// moment with the child it was starting: the resume then says it
+	// waits for it, a line that depends on the timing, not in the golden.
+	golden.Check(t, "resume_differs", strings.ReplaceAll(withoutLines(o.logLines(), "waiting for its record, still held by"), filepath.Base(runDir), "RUN"))
 	if o.code != 1 || !equalCounts(d.starts(), before) {
 		t.Fatalf("refused resume: exit %d, agents started %v (before: %v)", o.code, d.starts(), before)
 	}

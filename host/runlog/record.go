@@ -84,7 +84,8 @@ func Start(dir, name string, command []string, keep int, runName string) (*Recor
 	return r, nil
 }
 
-// create makes the run's directory with its run.json in it at once: made
+// create makes the run's directory with its run.json and an empty
+// journal in it at once: made
 // and written under a name beginning with a dot, which survey passes
 // over, then renamed. Another rooda starting meanwhile never finds a run
 // directory without its run.json, which it would take for the user's.
@@ -99,7 +100,7 @@ func (r *Recorder) create() error {
 	// As os.MkdirAll would have made it: MkdirTemp's is the owner's alone.
 	err = os.Chmod(tmp, 0o755)
 	if err == nil {
-		err = writeJSON(filepath.Join(tmp, "run.json"), r.run)
+		err = r.firstFiles(tmp)
 	}
 	if err == nil {
 		err = os.Rename(tmp, r.dir)
@@ -109,6 +110,17 @@ func (r *Recorder) create() error {
 		return err
 	}
 	return r.openJournal()
+}
+
+// firstFiles writes in dir what a run's directory holds as it appears:
+// its run.json, and its journal, empty, so that a rooda killed before its
+// first entry leaves a run that resumes (from its beginning), not one
+// that no resume finds.
+func (r *Recorder) firstFiles(dir string) error {
+	if err := writeJSON(filepath.Join(dir, "run.json"), r.run); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, journal.Name), nil)
 }
 
 func newRecorder(dir string, run Run) *Recorder {

@@ -3,20 +3,22 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"rooda/host/files"
+	"rooda/host/process"
 	"rooda/host/sandbox/confine"
 )
 
@@ -102,17 +104,28 @@ func try(way func(*syscall.SysProcAttr)) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.Command(trampoline, Arg, confine.ProbeArg, dir, strconv.FormatUint(mountNamespace(), 10))
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	way(cmd.SysProcAttr)
-	out, err := cmd.CombinedOutput()
+	out, err := runProbe(way, confine.ProbeArg, dir, strconv.FormatUint(mountNamespace(), 10))
 	if err != nil {
-		if msg := strings.TrimSpace(string(out)); msg != "" {
-			return errors.New(msg)
+		if out != "" {
+			return errors.New(out)
 		}
 		return fmt.Errorf("a mount namespace: %w", err)
 	}
 	return nil
+}
+
+// runProbe runs the trampoline with args, its process made the way attr
+// says, through host/process as an agent is: a child that rooda's reaper
+// of adopted orphans knows, whose exit no other wait takes (started by
+// os/exec alone, it was reaped as an orphan once in a while, and the
+// probe failed with "waitid: no child processes"). It gives what the
+// trampoline printed.
+func runProbe(attr func(*syscall.SysProcAttr), args ...string) (string, error) {
+	res, err := process.Run(context.Background(), process.Command{Argv: append([]string{trampoline, Arg}, args...), Attr: attr, Timeout: time.Minute, MaxOutput: 64 << 10})
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("exit code %d", res.ExitCode)
+	}
+	return strings.TrimSpace(string(res.Output)), err
 }
 
 // ownNamespace is root's way: a mount namespace alone.

@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"fmt"
-	"os/exec"
 	"sync"
 	"syscall"
 
@@ -73,12 +72,9 @@ func netAttr(attr func(*syscall.SysProcAttr)) func(*syscall.SysProcAttr) {
 
 // tryNet starts the trampoline's probe of the network namespace.
 func tryNet(attr func(*syscall.SysProcAttr)) error {
-	cmd := exec.Command(trampoline, Arg, confine.ProbeNetArg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	attr(cmd.SysProcAttr)
-	out, err := cmd.CombinedOutput()
+	out, err := runProbe(attr, confine.ProbeNetArg)
 	if err != nil {
-		if len(out) > 0 {
+		if out != "" {
 			return fmt.Errorf("a network namespace: %s", out)
 		}
 		return fmt.Errorf("a network namespace: %w", err)

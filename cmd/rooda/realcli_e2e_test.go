@@ -398,10 +398,7 @@ func realRotation(t *testing.T) {
 	for _, cli := range clis[1:] {
 		r.addCLI(cli)
 	}
-	r.write("rooda-config.yml", "model_prices:\n  codex: {input: 1, output: 10, cache_read: 0.1}\n  gemini: {input: 1, output: 10, cache_read: 0.1}\n")
-	cmd := exec.Command(binary(t), "script", "run", example("rotate_agents.star"), "--", "claude", "codex", "gemini")
-	cmd.Dir, cmd.Env = r.dir, r.env
-	o := r.waitWithin(r.start(cmd), 2*hangGuard)
+	o := r.rotate()
 	o.expect(t, 0, "iteration 1: claude, no signal, ", "iteration 2: codex, FAILURE, ", "iteration 3: gemini, SUCCESS, ",
 		"(failure, consecutive: 1/", "Success: the agent signaled SUCCESS in iteration 3/6")
 	outcomes := []string{"continue", "failure", "success"}
@@ -432,10 +429,7 @@ func realRotationPastALoginFailure(t *testing.T) {
 	r.server = modelserver.Start(t, modelserver.Script{modelserver.Text("Step one is done."), modelserver.Text("All done. " + successSignal)})
 	r.addCLI(codex)
 	r.addCLI(gemini)
-	r.write("rooda-config.yml", "model_prices:\n  codex: {input: 1, output: 10, cache_read: 0.1}\n  gemini: {input: 1, output: 10, cache_read: 0.1}\n")
-	cmd := exec.Command(binary(t), "script", "run", example("rotate_agents.star"), "--", "claude", "codex", "gemini")
-	cmd.Dir, cmd.Env = r.dir, r.env
-	o := r.waitWithin(r.start(cmd), 2*hangGuard)
+	o := r.rotate()
 	o.expect(t, 0, "iteration 1: claude, no signal, ", "iteration 2: codex, no signal, ", "iteration 3: gemini, SUCCESS, ",
 		"Iteration 1/6: claude cannot log in", "taken out of the rotation for the rest of the run; the loop goes on with codex, gemini.",
 		"Success: the agent signaled SUCCESS in iteration 3/6")
@@ -450,6 +444,16 @@ func realRotationPastALoginFailure(t *testing.T) {
 	if m := r.meta(1); m.Cause != "auth" {
 		t.Errorf("claude's iteration: cause %q, want auth", m.Cause)
 	}
+}
+
+// rotate runs scripts/examples/rotate_agents.star with claude, codex and
+// gemini taking turns, codex's and gemini's tokens priced.
+func (r *realRun) rotate() outcome {
+	r.t.Helper()
+	r.write("rooda-config.yml", "model_prices:\n  codex: {input: 1, output: 10, cache_read: 0.1}\n  gemini: {input: 1, output: 10, cache_read: 0.1}\n")
+	cmd := exec.Command(binary(r.t), "script", "run", example("rotate_agents.star"), "--", "claude", "codex", "gemini")
+	cmd.Dir, cmd.Env = r.dir, r.env
+	return r.waitWithin(r.start(cmd), 2*hangGuard)
 }
 
 // addCLI points one more CLI at the run's model server: its variables and

@@ -33,9 +33,11 @@ func TestIdleTimeoutSparesATalkingAgent(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := run(t, Command{Argv: sh("for i in 1 2 3 4 5 6; do echo $i; sleep 0.15; echo err >&2; sleep 0.15; done"),
-				IdleTimeout: 500 * time.Millisecond, Stream: tc.stream, MaxOutput: tc.maxOutput})
-			if res.Idle || res.ExitCode != 0 || res.Duration < 1500*time.Millisecond {
+			// Twice the idle timeout in all, a line every 0.15 s: a
+			// gap of a second is only a machine's load.
+			res := run(t, Command{Argv: sh("for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.15; echo err >&2; sleep 0.15; done"),
+				IdleTimeout: time.Second, Stream: tc.stream, MaxOutput: tc.maxOutput})
+			if res.Idle || res.ExitCode != 0 || res.Duration < 2400*time.Millisecond {
 				t.Errorf("idle %t, exit %d after %s", res.Idle, res.ExitCode, res.Duration)
 			}
 		})

@@ -148,6 +148,26 @@ func Main(args []string) {
 	os.Exit(NotStartedCode)
 }
 
+// Threaded reports whether spec asks only what a thread can do to
+// itself and hand down through a fork, Landlock and the capabilities,
+// and no mount or network namespace: then rooda applies it to the thread
+// that starts the agent (ConfineThread), and no trampoline runs.
+func Threaded(spec Spec) bool {
+	return len(spec.Hide)+len(spec.ReadOnly)+len(spec.Pinned) == 0 && spec.Branch == nil && spec.Net == nil
+}
+
+// ConfineThread applies spec, which Threaded accepts, to the calling
+// thread: the one that then starts the agent, which inherits it at its
+// fork. The caller locks that thread to its goroutine for good (Go ends
+// such a thread with its goroutine), for no other goroutine to run
+// confined.
+func ConfineThread(spec Spec) error {
+	if !Threaded(spec) {
+		return errors.New("the sandbox's rules need the trampoline")
+	}
+	return apply(&spec)
+}
+
 // readSpec reads the Spec rooda wrote. A field this trampoline does not
 // know is a rule it cannot apply (a rooda-sandbox older than the rooda
 // beside it): refused, for the agent never to run less confined than

@@ -135,6 +135,11 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		Kill:        out.Kill,
 		Dir:         out.Dir,
 	}
+	// What an iteration changed is looked at once, for the record, the
+	// digest, the stall rule, the script and the snapshot of its start
+	// alike.
+	workspace := git.NewWorkspaceIn(out.Dir)
+	defer workspace.Close()
 	var dig *digest
 	if config.Digest.In(s).V {
 		dig = newDigest(announced, s.Checks.V, out.Kill)
@@ -147,15 +152,11 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		rec.LoopStarted(p.Procedure.Name, s.Lines(), p.Argv, p.Agents)
 		observers = append(observers, rec)
 		outputFile = rec.OutputFile
-		if st := newStarts(out.Dir, rec, log, out.AsLeft); st != nil {
+		if st := newStarts(out.Dir, workspace, rec, log, out.AsLeft); st != nil {
 			observers = append(observers, st)
 		}
 	}
 	promptOf := p.sections(rec, dig, log)
-	// What an iteration changed is looked at once, for the record, the
-	// digest, the stall rule and the script alike.
-	workspace := git.NewWorkspaceIn(out.Dir)
-	defer workspace.Close()
 	cfg := loop.Config{
 		Procedure:        p.Procedure.Name,
 		MaxIterations:    s.MaxIterations.V,

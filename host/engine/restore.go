@@ -24,6 +24,7 @@ type placed interface {
 // its prompt is the one it would have had.
 type starts struct {
 	dir   string
+	ws    *git.Workspace // the loop's, whose watch spares a snapshot
 	place placed
 	log   *logging.Logger
 	// start is the ref of the iteration going on's start, "" when it
@@ -36,12 +37,12 @@ type starts struct {
 
 // newStarts is the observer of a recorded loop's starts; nil for a loop
 // without a record, which cannot be resumed.
-func newStarts(dir string, rec Record, log *logging.Logger, asLeft bool) loop.Observer {
+func newStarts(dir string, ws *git.Workspace, rec Record, log *logging.Logger, asLeft bool) loop.Observer {
 	p, ok := rec.(placed)
 	if !ok {
 		return nil
 	}
-	return &starts{dir: dir, place: p, log: log, asLeft: asLeft}
+	return &starts{dir: dir, ws: ws, place: p, log: log, asLeft: asLeft}
 }
 
 // IterationStarted puts the workspace back for an iteration that runs
@@ -61,7 +62,9 @@ func (s *starts) IterationStarted(req loop.Request) {
 		s.putBack(req.Iteration, ref("start"), ref("partial"))
 		s.start = ""
 	}
-	if _, _, err := git.Snapshot(s.dir, ref("start"), fmt.Sprintf("rooda: the workspace as iteration %d of run %s began", req.Iteration, run)); err != nil {
+	// One commit may serve several iterations' starts: its message names
+	// none.
+	if _, _, err := s.ws.Snapshot(ref("start"), "rooda: the workspace as an iteration of run "+run+" began"); err != nil {
 		s.log.Warnf("Iteration %d: cannot note the workspace as it begins (a resume could not put it back): %v", req.Iteration, err)
 	}
 }

@@ -34,26 +34,45 @@ func Snapshot(dir, ref, what string) (string, bool, error) {
 	if !ok {
 		return "", false, nil
 	}
+	head, branch := l.headAndBranch()
+	commit, err := l.commitTree(head, branch, what)
+	if err == nil {
+		err = l.setRef(ref, commit, what)
+	}
+	return commit, true, err
+}
+
+// commitTree writes the working tree as a commit whose parent is head,
+// its message what and the branch HEAD is on.
+func (l *looker) commitTree(head, branch, what string) (string, error) {
 	tree, err := l.writeTree()
 	if err != nil {
-		return "", true, err
+		return "", err
 	}
-	head, branch := l.headAndBranch()
 	args := []string{"commit-tree", tree, "-m", what + "\n\n" + branchLine + branch}
 	if head != "" {
 		args = append(args, "-p", head)
 	}
-	commit, err := l.withEnv(identity, args...)
-	if err == nil {
-		_, err = l.run(Command{Args: []string{"update-ref", "-m", what, ref, commit}})
+	return l.withEnv(identity, args...)
+}
+
+// setRef points ref at commit: written here where it can be
+// (writeRef), else by git.
+func (l *looker) setRef(ref, commit, what string) error {
+	if writeRef(l.repo, ref, commit) {
+		return nil
 	}
-	return commit, true, err
+	_, err := l.run(Command{Args: []string{"update-ref", "-m", what, ref, commit}})
+	return err
 }
 
 // headAndBranch are HEAD's commit ("" before the first) and the branch
 // it is on ("" when detached), asked of one git where there is a commit:
 // each git costs a process.
 func (l *looker) headAndBranch() (head, branch string) {
+	if head, branch, ok := readHead(l.repo); ok {
+		return head, branch
+	}
 	out, err := l.run(Command{Args: []string{"rev-parse", "HEAD", "--symbolic-full-name", "HEAD"}})
 	if lines := strings.Split(out, "\n"); err == nil && len(lines) == 2 {
 		head, branch = lines[0], strings.TrimPrefix(lines[1], "HEAD")
@@ -66,7 +85,7 @@ func (l *looker) headAndBranch() (head, branch string) {
 // DropRef removes ref from dir's repository, if it is there.
 func DropRef(dir, ref string) error {
 	l, ok := newLooker(dir)
-	if !ok {
+	if !ok || removeRef(l.repo, ref) {
 		return nil
 	}
 	_, err := l.run(Command{Args: []string{"update-ref", "-d", ref}})
@@ -90,7 +109,7 @@ func (l *looker) writeTree() (string, error) {
 	defer os.RemoveAll(tmp)
 	index := filepath.Join(tmp, "index")
 	env := []string{"GIT_INDEX_FILE=" + index}
-	if !copyIndex(l.gitDir(), index) {
+	if !copyIndex(l.repo.GitDir, index) {
 		if _, ok := l.head(); ok {
 			if _, err := l.withEnv(env, "read-tree", "HEAD"); err != nil {
 				return "", err
@@ -109,16 +128,6 @@ func (l *looker) writeTree() (string, error) {
 		}
 	}
 	return l.withEnv(env, "write-tree")
-}
-
-// gitDir is the workspace's git directory, as recorded.
-func (l *looker) gitDir() string {
-	for _, e := range l.env {
-		if d, ok := strings.CutPrefix(e, "GIT_DIR="); ok {
-			return d
-		}
-	}
-	return ""
 }
 
 // copyIndex copies the user's index to path; false when there is none.

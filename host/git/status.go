@@ -40,6 +40,7 @@ type looker struct {
 	top    string   // the repository's top, where the files git names are
 	prefix string   // dir's path from the top, "" or ending in "/"
 	env    []string // the repository as recorded (Recorded)
+	repo   Repo
 	// lastMoved is moved's last answer, from movedFrom to movedTo.
 	lastMoved          map[string][2]state
 	movedFrom, movedTo string
@@ -55,7 +56,7 @@ func newLooker(dir string) (looker, bool) {
 	// in the user's index, where a look would turn it on for their own
 	// git status too, and it can go stale: the repository's own setting
 	// stands.
-	return looker{dir: dir, top: r.Top, prefix: r.Prefix, env: r.Env()}, true
+	return looker{dir: dir, top: r.Top, prefix: r.Prefix, env: r.Env(), repo: r}, true
 }
 
 // records is the directory of rooda's own records, left out of the
@@ -66,6 +67,9 @@ func (l *looker) records() string {
 
 // head is HEAD's commit; "" before the first.
 func (l *looker) head() (string, bool) {
+	if head, _, ok := readHead(l.repo); ok {
+		return head, true
+	}
 	out, err := l.run(Command{Args: []string{"rev-parse", "--verify", "--quiet", "HEAD"}})
 	return out, err == nil
 }

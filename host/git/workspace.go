@@ -29,7 +29,19 @@ type Workspace struct {
 	// before the first Before, and where the tree cannot be watched.
 	watch   *watch
 	watched bool // a watch was tried
+	// pending are the paths the watch saw that the next look has yet to
+	// see (read by Snapshot before it), all set when it could not say.
+	pending []string
+	all     bool
+	// kept is the last Snapshot's commit, and touched whether the watch
+	// saw the tree change since it was taken.
+	kept    *kept
+	touched bool
 }
+
+// kept is a snapshot's commit, and HEAD and its branch when it was
+// taken.
+type kept struct{ commit, head, branch string }
 
 // Changes are what an iteration changed in the workspace.
 type Changes struct {
@@ -62,10 +74,65 @@ func (g *Workspace) Before() {
 	if !g.inRepo {
 		return
 	}
+	g.startWatch()
+	g.before = g.refresh(g.last)
+}
+
+// startWatch watches the tree from the first look or snapshot on.
+func (g *Workspace) startWatch() {
 	if !g.watched {
 		g.watch, g.watched = newWatch(g.look.top, g.look.records()), true
 	}
-	g.before = g.refresh(g.last)
+}
+
+// Snapshot keeps the workspace as it is under ref, as the package's
+// Snapshot does, but where the watch saw nothing in the tree change
+// since the last one and HEAD and its branch are as they were, that
+// one's commit is kept under ref again, and no git runs: an iteration
+// that changed nothing costs its next none. What a watch cannot see (a
+// file written through a shared mapping) is then not kept; the killed
+// try's partial snapshot still holds it (Restore).
+func (g *Workspace) Snapshot(ref, what string) (string, bool, error) {
+	if !g.inRepo {
+		return "", false, nil
+	}
+	g.startWatch()
+	g.hold()
+	head, branch := g.look.headAndBranch()
+	if k := g.kept; k == nil || g.touched || k.head != head || k.branch != branch {
+		// What changes from here on is the next snapshot's.
+		g.touched = false
+		commit, err := g.look.commitTree(head, branch, what)
+		if err != nil {
+			g.touched = true
+			return "", true, err
+		}
+		g.kept = &kept{commit: commit, head: head, branch: branch}
+	}
+	return g.kept.commit, true, g.look.setRef(ref, g.kept.commit, what)
+}
+
+// hold reads what the watch saw into pending, for the next look, noting
+// that the tree changed since the last snapshot; without a watch, it
+// always did.
+func (g *Workspace) hold() {
+	if g.watch == nil {
+		g.touched = true
+		return
+	}
+	paths, all := g.watch.changes()
+	g.pending, g.all = append(g.pending, paths...), g.all || all
+	g.touched = g.touched || all || len(paths) > 0
+}
+
+// changes are the paths that changed since the last look, those hold
+// kept first; all when the watch could not say.
+func (g *Workspace) changes() (paths []string, all bool) {
+	g.hold()
+	paths, all = g.pending, g.all
+	g.pending, g.all = nil, false
+	slices.Sort(paths)
+	return slices.Compact(paths), all
 }
 
 // Close lets go of the watch.
@@ -119,7 +186,7 @@ func (g *Workspace) refresh(base *snapshot) *snapshot {
 		return g.look.snapshot(nil)
 	}
 	// What changes from now on is the next call's.
-	paths, all := g.watch.changes()
+	paths, all := g.changes()
 	if base == nil || all {
 		return g.look.snapshot(nil)
 	}

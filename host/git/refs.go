@@ -1,0 +1,134 @@
+package git
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// An iteration asks git of HEAD twice and keeps a ref of its start (the
+// snapshot): a process each, a millisecond each, where the agent may take
+// less. So the plain cases are read and written here, as git's files
+// backend keeps them: HEAD naming a branch whose loose ref holds a
+// commit, or a commit itself; a loose ref of rooda's own written and
+// removed. Anything else (a packed ref, a reftable, a ref that names
+// another) is left to git, which knows every case: these answer false.
+
+// maxRefFile bounds what a ref's file may hold: a hash, or a ref's name.
+const maxRefFile = 4096
+
+// readRefFile reads a small regular file of the git directory: no link
+// followed at its last part, no pipe waited on, no more than a ref holds.
+func readRefFile(path string) (string, bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxRefFile {
+		return "", false
+	}
+	buf := make([]byte, st.Size+1)
+	n, err := unix.Read(fd, buf)
+	if err != nil || int64(n) != st.Size {
+		return "", false
+	}
+	return strings.TrimSuffix(string(buf[:n]), "\n"), true
+}
+
+// isHash reports whether s is a commit's name as git writes it: SHA-1's
+// or SHA-256's hex.
+func isHash(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// readHead is HEAD's commit and the branch it is on ("" when detached),
+// read from r's files; false where git must say (HEAD's branch has no
+// loose ref: packed, not born yet, or a reftable's).
+func readHead(r Repo) (head, branch string, ok bool) {
+	text, ok := readRefFile(filepath.Join(r.GitDir, "HEAD"))
+	if !ok {
+		return "", "", false
+	}
+	if isHash(text) {
+		return text, "", true
+	}
+	branch, ok = strings.CutPrefix(text, "ref: ")
+	if !ok || !plainRef(branch, "refs/heads/") {
+		return "", "", false
+	}
+	head, ok = readRefFile(filepath.Join(r.CommonDir, filepath.FromSlash(branch)))
+	if !ok || !isHash(head) {
+		return "", "", false
+	}
+	return head, branch, true
+}
+
+// plainRef reports whether name is a ref below prefix that names a file
+// of the git directory as it is: no part that climbs out or hides.
+func plainRef(name, prefix string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok || rest == "" {
+		return false
+	}
+	for _, part := range strings.Split(rest, "/") {
+		if part == "" || part[0] == '.' || strings.HasSuffix(part, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+// looseRefs reports whether r keeps its refs as files: not in a
+// reftable.
+func looseRefs(r Repo) bool {
+	_, err := os.Lstat(filepath.Join(r.CommonDir, "reftable"))
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// writeRef points rooda's ref (refs/rooda/…) at commit, as git would: a
+// file written beside it and renamed over it. false where git must.
+func writeRef(r Repo, ref, commit string) bool {
+	if !plainRef(ref, "refs/rooda/") || !isHash(commit) || !looseRefs(r) {
+		return false
+	}
+	path := filepath.Join(r.CommonDir, filepath.FromSlash(ref))
+	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return false
+	}
+	// The lock is git's: one that exists is a git at work on the ref
+	// (a gc packing it), left to git.
+	lock := path + ".lock"
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false
+	}
+	_, err = f.WriteString(commit + "\n")
+	if cerr := f.Close(); err != nil || cerr != nil || os.Rename(lock, path) != nil {
+		os.Remove(lock)
+		return false
+	}
+	return true
+}
+
+// removeRef removes rooda's loose ref; false where there is none to
+// remove (git's gc may have packed it): git must.
+func removeRef(r Repo, ref string) bool {
+	if !plainRef(ref, "refs/rooda/") || !looseRefs(r) {
+		return false
+	}
+	path := filepath.Join(r.CommonDir, filepath.FromSlash(ref))
+	if os.Remove(path) != nil {
+		return false
+	}
+	// As git does: the directories it leaves empty go too.
+	removeEmptyParents(filepath.Join(r.CommonDir, "refs", "rooda"), filepath.Dir(path))
+	return true
+}

@@ -1,0 +1,160 @@
+package git
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitSays is what git answers, "" when it fails.
+func gitSays(t *testing.T, args ...string) string {
+	t.Helper()
+	out, ok := Output("", args...)
+	if !ok {
+		return ""
+	}
+	return out
+}
+
+// TestReadHeadAgreesWithGit: where HEAD is read from the files, it says
+// what git says, on a branch, detached and in a linked worktree; where
+// git must say (no commit yet, the branch's ref packed), it is not read.
+func TestReadHeadAgreesWithGit(t *testing.T) {
+	newRepository(t, map[string]string{"a.txt": "a\n"})
+	repo := func() Repo {
+		Forget("")
+		r, ok := Recorded("")
+		if !ok {
+			t.Fatal("no repository")
+		}
+		return r
+	}
+	agrees := func(what string, wantRead bool) {
+		t.Helper()
+		head, branch, ok := readHead(repo())
+		if ok != wantRead {
+			t.Fatalf("%s: read %v, want %v", what, ok, wantRead)
+		}
+		if !ok {
+			return
+		}
+		gitBranch := gitSays(t, "symbolic-ref", "-q", "HEAD")
+		if head != gitSays(t, "rev-parse", "HEAD") || branch != gitBranch {
+			t.Errorf("%s: read %s on %q; git says %s on %q", what, head, branch, gitSays(t, "rev-parse", "HEAD"), gitBranch)
+		}
+	}
+	agrees("a branch", true)
+	gitRun(t, "checkout", "--quiet", "--detach")
+	agrees("detached", true)
+	gitRun(t, "checkout", "--quiet", "-")
+	gitRun(t, "pack-refs", "--all")
+	agrees("a packed branch", false)
+	gitRun(t, "commit", "--quiet", "--allow-empty", "-m", "second")
+	agrees("a branch committed to after packing", true)
+	gitRun(t, "checkout", "--quiet", "--orphan", "unborn")
+	agrees("a branch not born yet", false)
+
+	gitRun(t, "checkout", "--quiet", "-f", "-")
+	wt := filepath.Join(t.TempDir(), "wt")
+	gitRun(t, "worktree", "add", "--quiet", "-b", "side", wt)
+	t.Chdir(wt)
+	agrees("a linked worktree", true)
+}
+
+// TestRoodaRefsAsGitSeesThem: a ref rooda writes itself is one git
+// reads, and once removed git has none, nor the directories it made;
+// one git packed meanwhile is left to git to remove.
+func TestRoodaRefsAsGitSeesThem(t *testing.T) {
+	newRepository(t, map[string]string{"a.txt": "a\n"})
+	r, _ := Recorded("")
+	head := gitSays(t, "rev-parse", "HEAD")
+	const ref = "refs/rooda/20261128T000000.1Z-build-abcd/start/1"
+	if !writeRef(r, ref, head) {
+		t.Fatal("not written")
+	}
+	if got := gitSays(t, "rev-parse", ref); got != head {
+		t.Errorf("git reads %q, want %q", got, head)
+	}
+	if !removeRef(r, ref) {
+		t.Fatal("not removed")
+	}
+	if got := gitSays(t, "for-each-ref", "refs/rooda/"); got != "" {
+		t.Errorf("git still lists %q", got)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(r.CommonDir, "refs", "rooda")); len(entries) != 0 {
+		t.Errorf("left in refs/rooda: %v", entries)
+	}
+	writeRef(r, ref, head)
+	gitRun(t, "pack-refs", "--all")
+	if removeRef(r, ref) {
+		t.Error("a packed ref was taken for removed")
+	}
+	if err := DropRef("", ref); err != nil || gitSays(t, "for-each-ref", "refs/rooda/") != "" {
+		t.Errorf("DropRef of a packed ref: %v, left %q", err, gitSays(t, "for-each-ref", "refs/rooda/"))
+	}
+	// A lock held is a git at work on the ref: rooda leaves it to git.
+	lock := filepath.Join(r.CommonDir, filepath.FromSlash(ref)) + ".lock"
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if writeRef(r, ref, head) {
+		t.Error("written under git's lock")
+	}
+	for _, bad := range []string{"refs/heads/main", "refs/rooda/../../config", "refs/rooda/x/.hidden", "refs/rooda/x.lock"} {
+		if writeRef(r, bad, head) {
+			t.Errorf("%s written", bad)
+		}
+	}
+	if writeRef(r, "refs/rooda/x", strings.Repeat("z", 40)) {
+		t.Error("a ref to no hash written")
+	}
+}
+
+// TestSnapshotKeptWhileNothingChanges: the workspace's snapshot is the
+// last one's commit while the tree, HEAD and its branch stay as they
+// were; a file changed, HEAD moved or the branch switched makes a new
+// one that holds what changed.
+func TestSnapshotKeptWhileNothingChanges(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a\n"})
+	snap := func(n int) string {
+		t.Helper()
+		commit, ok, err := g.Snapshot("refs/rooda/r/start/"+string(rune('0'+n)), "start")
+		if !ok || err != nil {
+			t.Fatalf("snapshot %d: %v %v", n, ok, err)
+		}
+		return commit
+	}
+	first := snap(1)
+	if again := snap(2); again != first {
+		t.Errorf("nothing changed, yet a new snapshot %s (was %s)", again, first)
+	}
+	write(t, "a.txt", "a, edited\n")
+	edited := snap(3)
+	if edited == first || gitSays(t, "show", edited+":a.txt") != "a, edited" {
+		t.Errorf("an edit's snapshot %s holds %q", edited, gitSays(t, "show", edited+":a.txt"))
+	}
+	g.Before() // a look between takes the watch's paths too
+	write(t, "new/b.txt", "b\n")
+	g.After()
+	if made := snap(4); gitSays(t, "show", made+":new/b.txt") != "b" {
+		t.Errorf("a file made between snapshots, looked at since, is not in %s", made)
+	}
+	gitRun(t, "commit", "--quiet", "--allow-empty", "-m", "second")
+	moved := snap(5)
+	if gitSays(t, "rev-parse", moved+"^") != gitSays(t, "rev-parse", "HEAD") {
+		t.Errorf("HEAD moved, yet the snapshot's parent is %s", gitSays(t, "rev-parse", moved+"^"))
+	}
+	gitRun(t, "checkout", "--quiet", "-b", "other")
+	if switched := snap(6); switched == moved || !strings.Contains(gitSays(t, "log", "-1", "--format=%B", switched), "branch: refs/heads/other") {
+		t.Errorf("the branch switched, yet the snapshot says %q", gitSays(t, "log", "-1", "--format=%B", switched))
+	}
+	for n := 1; n <= 6; n++ {
+		if gitSays(t, "rev-parse", "--verify", "-q", "refs/rooda/r/start/"+string(rune('0'+n))) == "" {
+			t.Errorf("start %d has no ref", n)
+		}
+	}
+}

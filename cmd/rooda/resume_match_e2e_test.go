@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,18 +25,25 @@ print("ended:", res.status)
 	return w
 }
 
-// prompts are the prompts the fake agents were given, in the order they
-// started.
-func (w *repoWorkspace) prompts() []string {
+// prompts are the prompts the fake agents were last given, by iteration
+// ("prompt-2.txt"): an iteration run again, after a kill that may come
+// before or after its agent recorded, has one.
+func (w *repoWorkspace) prompts() map[string]string {
 	found, _ := filepath.Glob(filepath.Join(w.dir, "prompt-*.txt"))
-	sort.Slice(found, func(i, j int) bool {
-		return len(found[i]) < len(found[j]) || len(found[i]) == len(found[j]) && found[i] < found[j]
-	})
-	var out []string
+	out := map[string]string{}
 	for _, f := range found {
-		out = append(out, readText(w.t, f))
+		out[filepath.Base(f)] = readText(w.t, f)
 	}
 	return out
+}
+
+// startedNone fails the test when the fake agents' prompts differ from
+// before: a refused resume started an agent.
+func (w *repoWorkspace) startedNone(before map[string]string) {
+	w.t.Helper()
+	if now := w.prompts(); !maps.Equal(now, before) {
+		w.t.Fatalf("the refused resume started agents: prompts %v, before %v", slices.Sorted(maps.Keys(now)), slices.Sorted(maps.Keys(before)))
+	}
 }
 
 // TestResumeRefusesAnEditedFragment: a fragment edited after the run was
@@ -47,26 +56,24 @@ func TestResumeRefusesAnEditedFragment(t *testing.T) {
 	w := matchRun(t)
 	script := readText(t, filepath.Join(w.dir, "p.star"))
 	w.write("p.star", strings.Replace(script, "Do x.", "Do y.", 1))
-	before := len(w.prompts())
+	before := w.prompts()
 	o := w.roodaIn(w.repo, "runs", "resume")
 	if o.code != 1 || !strings.Contains(o.stderr, "p.star:1\n") || !strings.Contains(o.stderr, "Prompt (act phase): ") {
 		t.Fatalf("resume with an edited fragment: exit %d\n%s", o.code, o.stderr)
 	}
-	if n := len(w.prompts()); n != before {
-		t.Fatalf("the refused resume started %d agents", n-before)
-	}
+	w.startedNone(before)
 	o = w.roodaIn(w.repo, "runs", "resume", "--force")
 	o.expect(t, 0, "ended: success")
 	if !strings.Contains(o.stderr, "(--force): Prompt (act phase): ") {
 		t.Errorf("--force over an edited fragment does not say so:\n%s", o.stderr)
 	}
 	prompts := w.prompts()
-	if len(prompts) != before+4 {
-		t.Fatalf("after the forced resume %d prompts, want %d", len(prompts), before+4)
+	if len(prompts) != 5 || !strings.Contains(prompts["prompt-1.txt"], "Do x.") {
+		t.Fatalf("after the forced resume: prompts %v, the first's %q", slices.Sorted(maps.Keys(prompts)), prompts["prompt-1.txt"])
 	}
-	for i, p := range prompts[before:] {
-		if !strings.Contains(p, "Do y.") || strings.Contains(p, "Do x.") {
-			t.Errorf("prompt %d after the forced resume is not the new one:\n%s", before+i+1, p)
+	for n := 2; n <= 5; n++ {
+		if p := prompts[fmt.Sprintf("prompt-%d.txt", n)]; !strings.Contains(p, "Do y.") || strings.Contains(p, "Do x.") {
+			t.Errorf("iteration %d's prompt after the forced resume is not the new one:\n%s", n, p)
 		}
 	}
 }
@@ -78,14 +85,12 @@ func TestResumeRefusesAnotherBranch(t *testing.T) {
 	t.Parallel()
 	w := matchRun(t)
 	w.git("checkout", "-q", "-b", "user-experiment")
-	before := len(w.prompts())
+	before := w.prompts()
 	o := w.roodaIn(w.repo, "runs", "resume")
 	if o.code != 1 || !strings.Contains(o.stderr, "Git Branch: main recorded, user-experiment asked") {
 		t.Fatalf("resume on another branch: exit %d\n%s", o.code, o.stderr)
 	}
-	if n := len(w.prompts()); n != before {
-		t.Fatalf("the refused resume started %d agents", n-before)
-	}
+	w.startedNone(before)
 	o = w.roodaIn(w.repo, "runs", "resume", "--force")
 	o.expect(t, 0, "ended: success")
 	if !strings.Contains(o.stderr, "(--force): Git Branch: main recorded, user-experiment asked") {
@@ -149,14 +154,12 @@ print("ended:", res.status)
 		t.Fatal(err)
 	}
 	w.git("commit", "-q", "--allow-empty", "-m", "the user's")
-	before := len(w.prompts())
+	before := w.prompts()
 	o := w.roodaIn(w.repo, "runs", "resume")
 	if o.code != 1 || !strings.Contains(o.stderr, "cannot resume at iteration 2: HEAD moved since iteration 1 ended: ") {
 		t.Fatalf("resume with HEAD moved: exit %d\n%s", o.code, o.stderr)
 	}
-	if n := len(w.prompts()); n != before {
-		t.Fatalf("the refused resume started %d agents", n-before)
-	}
+	w.startedNone(before)
 	o = w.roodaIn(w.repo, "runs", "resume", "--force")
 	o.expect(t, 0, "ended: success")
 	if !strings.Contains(o.stderr, "HEAD moved since iteration 1 ended: ") || !strings.Contains(o.stderr, "going on from it (--force)") {

@@ -77,6 +77,8 @@ func (s *starts) putBack(n int, start, partial string) {
 	case err == nil:
 		s.place.KeptPartial(partial)
 		s.log.Infof("Iteration %d: the workspace is put back as it was when the iteration began; what its killed try left is kept in %s (what it changed: git diff %s %s)", n, partial, start, partial)
+	case errors.Is(err, git.ErrNotInGit):
+		s.log.Infof("Iteration %d: runs again on the workspace as its killed try left it: outside git, rooda keeps no snapshot to put back", n)
 	case errors.Is(err, git.ErrNoStart):
 		s.log.Infof("Iteration %d: the workspace could not be put back as it was when the iteration began: %v; the agent starts from the workspace as it is", n, err)
 	default:

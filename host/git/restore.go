@@ -14,6 +14,10 @@ import (
 // start was kept: the run was killed before its agent started.
 var ErrNoStart = errors.New("no snapshot of the iteration's start was kept")
 
+// ErrNotInGit is Restore's answer outside a git workspace, where no
+// snapshot is taken.
+var ErrNotInGit = errors.New("the workspace is not in git")
+
 // identity makes the snapshots' commits whatever the user's config says
 // of who they are (or does not): they are rooda's.
 var identity = []string{"GIT_AUTHOR_NAME=rooda", "GIT_AUTHOR_EMAIL=rooda@localhost",
@@ -149,7 +153,7 @@ func copyIndex(gitDir, path string) bool {
 func Restore(dir, start, partial string) error {
 	l, ok := newLooker(dir)
 	if !ok {
-		return errors.New("the workspace is not in git")
+		return ErrNotInGit
 	}
 	from, err := l.run(Command{Args: []string{"rev-parse", "--verify", "--quiet", start + "^{commit}"}})
 	if err != nil || from == "" {

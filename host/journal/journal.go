@@ -276,7 +276,8 @@ func parseLine(line []byte) (Entry, bool) {
 	if !ok || len(sum) != 8 || fmt.Sprintf("%08x", crc32.Checksum(data, table())) != string(sum) {
 		return e, false
 	}
-	if json.Unmarshal(data, &e) != nil || e.Kind == "" {
+	e, ok = fastEntry(data)
+	if !ok && json.Unmarshal(data, &e) != nil || e.Kind == "" {
 		return e, false
 	}
 	return e, true

@@ -209,6 +209,11 @@ func (r *Recorder) OnWarning(warn func(string)) { r.warn = warn }
 // iteration whose files are still to be written; those before are lost.
 // Every write of the record calls it first, with r.mu held.
 func (r *Recorder) mend(keptFrom int) {
+	// A resume that replays writes nothing to mend, and would look once
+	// an iteration.
+	if r.replaying() {
+		return
+	}
 	if _, err := os.Stat(filepath.Join(r.dir, "run.json")); !os.IsNotExist(err) {
 		return
 	}

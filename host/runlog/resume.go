@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"rooda/host/files"
@@ -189,17 +190,62 @@ func (l *LoopRecord) Replay() func(n int) loop.Replayed {
 	if book == nil {
 		return nil
 	}
+	var ahead []decoded
+	var once sync.Once
 	return func(n int) loop.Replayed {
+		// Begun on the first call, the loop's settings (Unseen) made.
+		once.Do(func() { ahead = l.decodeAhead() })
+		if n >= 1 && n <= len(ahead) {
+			<-ahead[n-1].done
+			return ahead[n-1].rep
+		}
 		if e, ok := book.Ended(l.key, n); ok {
-			rep, err := replayed(l.r.dir, e.Record, e.Result, l.unseen)
-			if err != nil {
-				return loop.Replayed{Ended: true, Err: err}
-			}
-			return rep
+			return l.replayed(e)
 		}
 		_, again := book.Began(l.key, n)
 		return loop.Replayed{Again: again}
 	}
+}
+
+// decoded is an ended iteration's answer, once done is closed.
+type decoded struct {
+	rep  loop.Replayed
+	done chan struct{}
+}
+
+// decodeAhead decodes the answers of the loop's ended iterations, from
+// the first on, in a goroutine beside the loop that replays them:
+// decoding them is most of a long run's resume, and the loop's own work
+// on each is the rest.
+func (l *LoopRecord) decodeAhead() []decoded {
+	var entries []journal.Entry
+	for n := 1; ; n++ {
+		e, ok := l.r.book.Ended(l.key, n)
+		if !ok {
+			break
+		}
+		entries = append(entries, e)
+	}
+	ahead := make([]decoded, len(entries))
+	for i := range ahead {
+		ahead[i].done = make(chan struct{})
+	}
+	go func() {
+		for i, e := range entries {
+			ahead[i].rep = l.replayed(e)
+			close(ahead[i].done)
+		}
+	}()
+	return ahead
+}
+
+// replayed is the answer of the ended iteration e.
+func (l *LoopRecord) replayed(e journal.Entry) loop.Replayed {
+	rep, err := replayed(l.r.dir, e.Record, e.Result, l.unseen)
+	if err != nil {
+		return loop.Replayed{Ended: true, Err: err}
+	}
+	return rep
 }
 
 // Unseen says that no script sees the loop's iterations (a YAML

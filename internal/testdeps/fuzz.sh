@@ -20,6 +20,7 @@ targets=(
 	"./host/process FuzzSplit"
 	"./host/loop FuzzScan"
 	"./host/journal FuzzParse"
+	"./host/journal FuzzFastEntry"
 	"./host/process FuzzRing"
 	"./host/agentstream FuzzDecodeText"
 	"./host/agentstream FuzzDecodeClaude"

@@ -166,13 +166,15 @@ func Command(spec Spec, argv []string) (wrapped []string, env []string, thread f
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if confine.Threaded(applied) {
-		return argv, nil, func() error { return confine.ConfineThread(applied) }, nil
-	}
+	// A rooda-sandbox refused is said whether this agent needs one or
+	// not: a file planted beside rooda is the user's to know of.
 	if refused != nil {
 		warnOnce.Do(func() {
-			fmt.Fprintf(os.Stderr, "WARN: Sandbox: %s not used: %v; agents start through rooda itself, a few ms slower\n", Program, refused)
+			fmt.Fprintf(os.Stderr, "WARN: Sandbox: %s not used: %v; an agent that needs a trampoline starts through rooda itself, a few ms slower\n", Program, refused)
 		})
+	}
+	if confine.Threaded(applied) {
+		return argv, nil, func() error { return confine.ConfineThread(applied) }, nil
 	}
 	wrapped, e, err := Wrap(trampoline, spec, argv)
 	return wrapped, []string{e}, nil, err

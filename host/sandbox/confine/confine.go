@@ -148,22 +148,39 @@ func Main(args []string) {
 	os.Exit(NotStartedCode)
 }
 
-// Threaded reports whether spec asks only what a thread can do to
-// itself and hand down through a fork, Landlock and the capabilities,
-// and no mount or network namespace: then rooda applies it to the thread
-// that starts the agent (ConfineThread), and no trampoline runs.
+// Threaded reports whether spec can be applied to a thread of rooda's
+// own that then starts the agent (ConfineThread), which inherits it at
+// its fork: Landlock and the capabilities are a thread's, and so is a
+// mount namespace the thread unshares, where rooda holds CAP_SYS_ADMIN
+// (root). Another user's mounts need a user namespace, which no thread
+// of a process with threads can enter, and a network namespace hands
+// its listeners over from a process of its own: both take the
+// trampoline.
 func Threaded(spec Spec) bool {
-	return len(spec.Hide)+len(spec.ReadOnly)+len(spec.Pinned) == 0 && spec.Branch == nil && spec.Net == nil
+	if spec.Net != nil {
+		return false
+	}
+	return !mounts(spec) || mayMount()
+}
+
+// mounts reports whether spec needs mounts: rooda's records hidden,
+// git's settings covered.
+func mounts(spec Spec) bool {
+	return len(spec.Hide)+len(spec.ReadOnly)+len(spec.Pinned) > 0 || spec.Branch != nil
 }
 
 // ConfineThread applies spec, which Threaded accepts, to the calling
-// thread: the one that then starts the agent, which inherits it at its
-// fork. The caller locks that thread to its goroutine for good (Go ends
-// such a thread with its goroutine), for no other goroutine to run
-// confined.
+// thread, in a mount namespace of its own where spec needs mounts. The
+// caller locks that thread to its goroutine for good (Go ends such a
+// thread with its goroutine), for no other goroutine to run confined.
 func ConfineThread(spec Spec) error {
 	if !Threaded(spec) {
 		return errors.New("the sandbox's rules need the trampoline")
+	}
+	if mounts(spec) {
+		if err := unshareMounts(); err != nil {
+			return fmt.Errorf("a mount namespace of its own: %w", err)
+		}
 	}
 	return apply(&spec)
 }

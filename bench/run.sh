@@ -4,12 +4,13 @@
 # median of RUNS with the spread (min–max), in wall time and in CPU time
 # (user+sys of the whole process tree, from GNU time).
 #
-#   bench/run.sh              1 GiB floods, 200 iterations, 5 runs of each
+#   bench/run.sh              every row below: 1 GiB floods, 200 iterations, 5 runs of each
 #   BYTES=268435456 RUNS=3 ITERATIONS=100 bench/run.sh
 #   REPO=big RUNS=3 ITERATIONS=30 bench/run.sh    the loop alone, in a big repository
 #   SANDBOX=1 RUNS=5 ITERATIONS=50 bench/run.sh   the sandbox's trampoline alone
 #   HOSTS=1 RUNS=15 ITERATIONS=100 bench/run.sh  sandbox_hosts' namespace and proxy alone
 #   STARTUP=1 RUNS=9 STARTS=200 bench/run.sh      rooda's start-up alone
+#   LOOPS_ONLY=1 LOOPS=64 RUNS=5 bench/run.sh     64 parallel loops against 16 alone
 #
 # rooda-sandbox is built beside rooda, as installed: every agent starts
 # through it (the sandbox, and signals scoped whatever the mode), so the
@@ -44,10 +45,24 @@
 #    rooda's against its target of 6 ms (docs/performance.md, "Start-up");
 #    then `version` and `list` of rooda built as releases are.
 #
+# 5. The same loop in a git repository of 3 files, its tree left clean,
+#    where rooda takes each iteration's git facts and keeps a snapshot of
+#    its start; then the sandbox's cost (SANDBOX=1's rows).
+#
+# 6. resume: BenchmarkResume (cmd/rooda): `rooda runs resume` of a run of
+#    5,000 iterations killed in its last, to its first new agent, against
+#    a fresh start to its first agent.
+#
+# 7. loops: LOOPS (64) parallel loops in worktrees of their own and a
+#    quarter as many, 3 iterations each of an agent pausing 0.2 s: the CPU
+#    an iteration costs with many loops against with few.
+#
 # Each figure ends in PASS or MISS against its target: the capture of a
 # flood costs at most 1.1x the pipe, wall and CPU; an iteration at most
-# 0.5 ms more than the shell loop's, and at most 20 ms in the big
-# repository.
+# 1 ms more than the shell loop's, outside git and in the small
+# repository, and at most 20 ms in the big one; the sandbox at most 1 ms
+# more; a start at most 6 ms; the resume at most 100 ms; an iteration of
+# 64 loops at most 1.2x the CPU of one of 16.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -63,8 +78,11 @@ STARTUP_TARGET_MS=6
 TRAMPOLINE_TARGET_MS=1
 HOSTS_TARGET_MS=2
 FLOOD_TARGET=1.1
-OVERHEAD_TARGET_MS=0.5
+OVERHEAD_TARGET_MS=1
 BIG_REPO_TARGET_MS=20
+RESUME_TARGET_MS=100
+LOOPS_TARGET=1.2
+LOOPS=${LOOPS:-64}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -264,6 +282,52 @@ hosts() {
 	slopes "sandbox_hosts' cost per iteration" "$HOSTS_TARGET_MS"
 }
 
+# resume: BenchmarkResume's figures: `rooda runs resume` of a run of 5,000
+# iterations killed in its last, to the start of its first new agent,
+# against `rooda run build -n 1` to its first agent, means of RUNS.
+resume() {
+	local out fresh resumed
+	out=$(go test -C "$repo" ./cmd/rooda -run '^$' -bench 'BenchmarkResume' -benchtime "${RUNS}x" 2>&1) || {
+		echo "$out"
+		return 1
+	}
+	fresh=$(awk '/BenchmarkResume\/fresh/ { print $(NF-1) }' <<<"$out")
+	resumed=$(awk '/BenchmarkResume\/resume/ { print $(NF-1) }' <<<"$out")
+	echo "resume of a 5,000-iteration run, to its first new agent (BenchmarkResume, mean of $RUNS):"
+	echo "  rooda runs resume ${resumed} ms (target <= $RESUME_TARGET_MS) $(verdict "$resumed" "$RESUME_TARGET_MS"); a fresh start to its first agent ${fresh} ms, ratio $(ratio "$resumed" "$fresh")"
+}
+
+# loops: LOOPS parallel loops and a quarter as many, each in a worktree
+# of its own, 3 iterations each of an agent that pauses 0.2 s: the CPU an
+# iteration costs with LOOPS against with LOOPS/4 (worktrees made and
+# removed, git's facts, the agents' starts), whose ratio should stay
+# under LOOPS_TARGET.
+loops() {
+	local few=$((LOOPS / 4)) many_cpu few_cpu
+	mkdir -p loops
+	git -C loops init --quiet -b main
+	echo loops >loops/README
+	git -C loops add README
+	git -C loops -c user.name=bench -c user.email=bench@example.org commit --quiet -m first
+	printf '{"steps": [{"output": "done\\n", "delay": "200ms"}]}\n' >pause.json
+	cat >loops/loops.star <<'STAR'
+def task(wt, agent):
+    return iterate(compose(wt.name, act = [fragment(content = "Work.")]), agent = agent, worktree = wt, max_iterations = 3).status
+
+opts = flags(n = 4, agent = "")
+trees = [worktree("t%d" % i) for i in range(opts.n)]
+parallel([(task, wt, opts.agent) for wt in trees])
+STAR
+	many_loops=(env -C loops "$work/rooda" script run loops.star --no-record -- --n "$LOOPS" --agent "$work/fakeagent $work/pause.json")
+	few_loops=(env -C loops "$work/rooda" script run loops.star --no-record -- --n "$few" --agent "$work/fakeagent $work/pause.json")
+	turns many_loops few_loops
+	many_cpu=$(cut -d' ' -f2 many_loops.times | median | awk -v n="$LOOPS" '{ printf "%.2f", $1 * 1000 / (n * 3) }')
+	few_cpu=$(cut -d' ' -f2 few_loops.times | median | awk -v n="$few" '{ printf "%.2f", $1 * 1000 / (n * 3) }')
+	echo "$LOOPS parallel worktree loops against $few, 3 iterations each of a 0.2 s agent:"
+	echo "  wall: $LOOPS loops $(figure many_loops.times 1), $few loops $(figure few_loops.times 1)"
+	echo "  CPU an iteration: $LOOPS loops ${many_cpu} ms, $few loops ${few_cpu} ms, ratio $(ratio "$many_cpu" "$few_cpu") (target <= $LOOPS_TARGET) $(verdict "$(ratio "$many_cpu" "$few_cpu")" "$LOOPS_TARGET")"
+}
+
 # startup: what a start of rooda costs, for the commands that do little
 # else: STARTS starts in a row of each, by a shell loop, against the same
 # loop of a Go hello-world built here with the same toolchain, and of
@@ -346,7 +410,24 @@ if [ "$REPO" = big ]; then
 	exit
 fi
 
+if [ -n "${LOOPS_ONLY:-}" ]; then
+	loops
+	exit
+fi
+
+# A small repository: three files, committed, the tree left clean.
+mkdir small
+for f in a b c; do echo "$f" >"small/$f.txt"; done
+git -C small init --quiet
+git -C small add -A
+git -C small -c user.name=bench -c user.email=bench@example.org commit --quiet -m first
+
+echo "machine: $(nproc) cores, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
 flood 65536 "fast writer (64 KiB writes)"
 flood 8192 "8 KiB pieces"
-loop . quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations, records on"
+loop . quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations outside git, records on"
+loop small quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations in a git repository of 3 files, records on"
+trampoline
 startup
+resume
+loops

@@ -214,9 +214,9 @@ type decoded struct {
 }
 
 // decodeAhead decodes the answers of the loop's ended iterations, from
-// the first on, in a goroutine beside the loop that replays them:
-// decoding them is most of a long run's resume, and the loop's own work
-// on each is the rest.
+// the first on, in goroutines beside the loop that replays them (one
+// takes the odd ones, one the even): decoding them is most of a long
+// run's resume, and the loop's own work on each is the rest.
 func (l *LoopRecord) decodeAhead() []decoded {
 	var entries []journal.Entry
 	for n := 1; ; n++ {
@@ -230,12 +230,14 @@ func (l *LoopRecord) decodeAhead() []decoded {
 	for i := range ahead {
 		ahead[i].done = make(chan struct{})
 	}
-	go func() {
-		for i, e := range entries {
-			ahead[i].rep = l.replayed(e)
-			close(ahead[i].done)
-		}
-	}()
+	for first := range 2 {
+		go func() {
+			for i := first; i < len(entries); i += 2 {
+				ahead[i].rep = l.replayed(entries[i])
+				close(ahead[i].done)
+			}
+		}()
+	}
 	return ahead
 }
 

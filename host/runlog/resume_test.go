@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,5 +145,40 @@ func TestRemovedJournalIsWrittenAgain(t *testing.T) {
 	entries, _, err := journal.Read(filepath.Join(r.Dir(), journal.Name))
 	if err != nil || len(entries) != 2 || entries[0].Op != "getenv" || entries[1].Op != "now" {
 		t.Errorf("journal after the record was removed: %+v, %v", entries, err)
+	}
+}
+
+// TestReplayAnswersEachIterationItsOwn: the answers decoded ahead of the
+// loop are each iteration's own, in order, however many there are.
+func TestReplayAnswersEachIterationItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Start(dir, "build", []string{"rooda", "run", "build"}, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.NewLoop("", journal.Key{Thread: "main", Seq: 1})
+	const ended = 7
+	for n := 1; n <= ended+1; n++ {
+		l.IterationStarted(loop.Request{Iteration: n, Prompt: fmt.Sprint("prompt ", n)})
+		if n <= ended {
+			l.IterationFinished(&loop.Iteration{Number: n, Prompt: fmt.Sprint("prompt ", n), Outcome: loop.OutcomeContinue, Result: loopResult(fmt.Sprint("out ", n)), Spent: loop.Spend{CostUSD: float64(n), Costed: true}})
+		}
+	}
+	r.lock.Close()
+	r.run.PID = 1 << 22
+	r.save()
+	resumed, err := Resume(dir, r.ID(), "build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := resumed.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()
+	for n := 1; n <= ended; n++ {
+		rep := replay(n)
+		if !rep.Ended || string(rep.Reply.Output) != fmt.Sprint("out ", n) || rep.Prompt != fmt.Sprint("prompt ", n) || rep.Reply.Spent.CostUSD != float64(n) {
+			t.Errorf("iteration %d: %+v", n, rep)
+		}
+	}
+	if rep := replay(ended + 1); rep.Ended || !rep.Again {
+		t.Errorf("the iteration in flight: %+v", rep)
 	}
 }

@@ -3,7 +3,6 @@ package process
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"sync"
 	"syscall"
@@ -48,7 +47,7 @@ var kin = family{started: map[int]*started{}}
 func (f *family) startTracked(p *started) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := p.startOn(); err != nil {
+	if err := p.cmd.Start(); err != nil {
 		return err
 	}
 	f.started[p.cmd.Process.Pid] = p
@@ -56,43 +55,6 @@ func (f *family) startTracked(p *started) error {
 		p.pause()
 	}
 	return nil
-}
-
-// startOn starts p's command from a thread that p.confine confines
-// first, where it is set; the thread is locked to its goroutine for good
-// (Go ends it with the goroutine, so no other goroutine runs confined)
-// and held until release, for the process's death signal to come only
-// when rooda ends.
-func (p *started) startOn() error {
-	if p.confine == nil {
-		return p.cmd.Start()
-	}
-	started := make(chan error)
-	held := make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		err := p.confine()
-		if err == nil {
-			err = p.cmd.Start()
-		}
-		started <- err
-		if err == nil {
-			<-held
-		}
-	}()
-	err := <-started
-	if err == nil {
-		p.held = held
-	}
-	return err
-}
-
-// release lets the thread that started p's process go: the process was
-// waited for.
-func (p *started) release() {
-	if p.held != nil {
-		close(p.held)
-	}
 }
 
 // forget is called once os/exec has waited for p: its pid is free again,

@@ -45,12 +45,6 @@ type Command struct {
 	// the sandbox's socket for handing its listeners to rooda, which no
 	// other process may reach (host/sandbox).
 	ExtraFiles []*os.File
-	// Confine, when set, confines the thread that starts the process,
-	// which inherits it at its fork (a sandbox that needs no trampoline:
-	// host/sandbox). That thread serves nothing else, and is kept until
-	// the process exits: its death signal comes when the thread that
-	// forked it ends, not rooda.
-	Confine func() error
 }
 
 // DefaultGrace is the time between SIGTERM and SIGKILL.
@@ -129,10 +123,6 @@ type started struct {
 	limit  *deadline // Command.Timeout
 	tag    string    // TagVariable's value in its environment
 	cgroup *cgroup   // nil where rooda has no cgroups
-	// confine and held: Command's Confine, and what keeps its thread
-	// until the process is waited for (startOn).
-	confine func() error
-	held    chan struct{}
 }
 
 // start starts the agent in a session and process group of its own, with
@@ -149,7 +139,7 @@ func start(c Command) (*started, error) {
 		outW.Close()
 		return nil, err
 	}
-	p := &started{tag: kin.newTag(), cgroup: newCgroup(), confine: c.Confine}
+	p := &started{tag: kin.newTag(), cgroup: newCgroup()}
 	if p.cgroup == nil {
 		stopStaleTagged()
 	}
@@ -174,7 +164,6 @@ func start(c Command) (*started, error) {
 	go p.out.run()
 	go func() {
 		err := waitExit(p.cmd)
-		p.release()
 		kin.forget(p)
 		// An orphan's exit may have come with the agent's, whose signal
 		// the reaper leaves to this wait (reapOnSignal).

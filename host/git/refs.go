@@ -118,17 +118,59 @@ func writeRef(r Repo, ref, commit string) bool {
 	return true
 }
 
-// removeRef removes rooda's loose ref; false where there is none to
-// remove (git's gc may have packed it): git must.
+// removeRef removes rooda's loose ref, under git's lock; false where
+// git must: no loose ref to remove, or the ref in packed-refs too (a gc
+// packed it: removing the loose one would bring the packed one back), or
+// a log of it kept (core.logAllRefUpdates).
 func removeRef(r Repo, ref string) bool {
-	if !plainRef(ref, "refs/rooda/") || !looseRefs(r) {
+	if !plainRef(ref, "refs/rooda/") || !looseRefs(r) || packed(r, ref) {
+		return false
+	}
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "logs", filepath.FromSlash(ref))); !errors.Is(err, os.ErrNotExist) {
 		return false
 	}
 	path := filepath.Join(r.CommonDir, filepath.FromSlash(ref))
+	lock, err := os.OpenFile(path+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false
+	}
+	lock.Close()
+	defer os.Remove(path + ".lock")
 	if os.Remove(path) != nil {
 		return false
 	}
-	// As git does: the directories it leaves empty go too.
+	// As git does: the directories it leaves empty go too (the lock's
+	// first: it is removed before them).
+	os.Remove(path + ".lock")
 	removeEmptyParents(filepath.Join(r.CommonDir, "refs", "rooda"), filepath.Dir(path))
 	return true
+}
+
+// maxPackedRefs bounds the packed-refs read to look for a ref of
+// rooda's: a bigger one is left to git.
+const maxPackedRefs = 4 << 20
+
+// packed reports whether ref may be in r's packed-refs: it is, or the
+// file cannot be read whole.
+func packed(r Repo, ref string) bool {
+	path := filepath.Join(r.CommonDir, "packed-refs")
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return false
+	case err != nil || !info.Mode().IsRegular() || info.Size() > maxPackedRefs:
+		return true
+	}
+	data, err := os.ReadFile(path)
+	return err != nil || strings.Contains(string(data), " "+ref+"\n")
+}
+
+// hasLooseObject reports whether commit is a loose object of r: one that
+// a gc may have packed, or pruned, is asked of git.
+func hasLooseObject(r Repo, commit string) bool {
+	if !isHash(commit) {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(r.CommonDir, "objects", commit[:2], commit[2:]))
+	return err == nil
 }

@@ -90,6 +90,11 @@ func TestRoodaRefsAsGitSeesThem(t *testing.T) {
 	if removeRef(r, ref) {
 		t.Error("a packed ref was taken for removed")
 	}
+	// Written again over the packed one, it is not removed here: the
+	// packed one would come back.
+	if !writeRef(r, ref, head) || removeRef(r, ref) {
+		t.Error("a ref both loose and packed was removed here")
+	}
 	if err := DropRef("", ref); err != nil || gitSays(t, "for-each-ref", "refs/rooda/") != "" {
 		t.Errorf("DropRef of a packed ref: %v, left %q", err, gitSays(t, "for-each-ref", "refs/rooda/"))
 	}
@@ -156,5 +161,24 @@ func TestSnapshotKeptWhileNothingChanges(t *testing.T) {
 		if gitSays(t, "rev-parse", "--verify", "-q", "refs/rooda/r/start/"+string(rune('0'+n))) == "" {
 			t.Errorf("start %d has no ref", n)
 		}
+	}
+}
+
+// TestSnapshotNotKeptOnceGone: a snapshot's commit that a gc pruned
+// between two iterations (no ref holds it then) is not kept under the
+// next one's ref: it is made again.
+func TestSnapshotNotKeptOnceGone(t *testing.T) {
+	g := newRepository(t, map[string]string{"a.txt": "a\n"})
+	first, _, err := g.Snapshot("refs/rooda/r/start/1", "start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := DropRef("", "refs/rooda/r/start/1"); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, "gc", "--quiet", "--prune=now")
+	second, _, err := g.Snapshot("refs/rooda/r/start/2", "start")
+	if err != nil || gitSays(t, "cat-file", "-t", second) != "commit" {
+		t.Errorf("after a gc: snapshot %s (was %s), %v", second, first, err)
 	}
 }

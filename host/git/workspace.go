@@ -88,10 +88,12 @@ func (g *Workspace) startWatch() {
 // Snapshot keeps the workspace as it is under ref, as the package's
 // Snapshot does, but where the watch saw nothing in the tree change
 // since the last one and HEAD and its branch are as they were, that
-// one's commit is kept under ref again, and no git runs: an iteration
-// that changed nothing costs its next none. What a watch cannot see (a
-// file written through a shared mapping) is then not kept; the killed
-// try's partial snapshot still holds it (Restore).
+// one's commit (still a loose object: no gc took it meanwhile) is kept
+// under ref again, and no git runs: an iteration that changed nothing
+// costs its next none. What a watch cannot see is then not kept: a file
+// written through a shared mapping, and what in .git changes what git
+// adds (info/exclude, an index entry marked skip-worktree); the killed
+// try's partial snapshot still holds the files (Restore).
 func (g *Workspace) Snapshot(ref, what string) (string, bool, error) {
 	if !g.inRepo {
 		return "", false, nil
@@ -99,7 +101,7 @@ func (g *Workspace) Snapshot(ref, what string) (string, bool, error) {
 	g.startWatch()
 	g.hold()
 	head, branch := g.look.headAndBranch()
-	if k := g.kept; k == nil || g.touched || k.head != head || k.branch != branch {
+	if k := g.kept; k == nil || g.touched || k.head != head || k.branch != branch || !hasLooseObject(g.look.repo, k.commit) {
 		// What changes from here on is the next snapshot's.
 		g.touched = false
 		commit, err := g.look.commitTree(head, branch, what)

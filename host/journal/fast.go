@@ -75,10 +75,12 @@ func (r *reader) field(e *Entry, key string) bool {
 		return ok
 	case "res":
 		start := r.at
-		if !r.skip(0) {
+		if !r.skip(1) {
 			return false
 		}
-		e.Result = json.RawMessage(r.data[start:r.at])
+		// A copy, as json.Unmarshal makes: the journal's bytes are not
+		// the entry's to write.
+		e.Result = json.RawMessage(bytes.Clone(r.data[start:r.at]))
 		return true
 	}
 	return false
@@ -132,20 +134,22 @@ func (r *reader) int() (int64, bool) {
 	return n, err == nil
 }
 
-// maxDepth bounds the nesting skip follows, as encoding/json's does.
+// maxDepth bounds the nesting skip follows, as encoding/json's does: the
+// entry's own object is the first level.
 const maxDepth = 10000
 
-// skip goes past one value, checked as json.Valid checks it, with no
-// space between its parts (json.Marshal leaves none).
+// skip goes past one value held at depth (the levels of objects and
+// arrays around it), checked as json.Valid checks it, with no space
+// between its parts (json.Marshal leaves none).
 func (r *reader) skip(depth int) bool {
-	if r.at >= len(r.data) || depth > maxDepth {
+	if r.at >= len(r.data) {
 		return false
 	}
 	switch c := r.data[r.at]; {
 	case c == '"':
 		return r.skipString()
 	case c == '{' || c == '[':
-		return r.skipNested(depth)
+		return depth < maxDepth && r.skipNested(depth+1)
 	case c == 't':
 		return r.literal("true")
 	case c == 'f':
@@ -231,8 +235,8 @@ func (r *reader) escape() bool {
 	return true
 }
 
-// skipNested goes past an object or an array: its members are a key and
-// a value, or values, separated by commas.
+// skipNested goes past an object or an array at depth: its members are a
+// key and a value, or values, separated by commas.
 func (r *reader) skipNested(depth int) bool {
 	closing := byte('}')
 	if r.data[r.at] == '[' {
@@ -246,7 +250,7 @@ func (r *reader) skipNested(depth int) bool {
 		if closing == '}' && !(r.at < len(r.data) && r.data[r.at] == '"' && r.skipString() && r.take(':')) {
 			return false
 		}
-		if !r.skip(depth + 1) {
+		if !r.skip(depth) {
 			return false
 		}
 	}

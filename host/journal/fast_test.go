@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"hash/crc32"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,6 +59,31 @@ func TestFastEntryLeavesTheRest(t *testing.T) {
 		if e, ok := fastEntry([]byte(data)); ok {
 			t.Errorf("read %s as %+v", data, e)
 		}
+	}
+}
+
+// TestFastEntryNestsAsJSON: a result nested to encoding/json's limit is
+// read, one level more is not, as json.Valid has it.
+func TestFastEntryNestsAsJSON(t *testing.T) {
+	for _, depth := range []int{9998, 9999, 10000} {
+		data := []byte(`{"k":"call","res":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
+		if _, ok := fastEntry(data); ok != json.Valid(data) {
+			t.Errorf("a result %d deep: read %v, json.Valid %v", depth, ok, json.Valid(data))
+		}
+	}
+}
+
+// TestParseAfterAFastPathThatGaveUp: a line the fast path gave up on
+// part-way is read by encoding/json afresh, whatever the fast path had
+// read of it, and leaves the lines after it as they were.
+func TestParseAfterAFastPathThatGaveUp(t *testing.T) {
+	var journal []byte
+	for _, body := range []string{`{"k":"ended","res":"aaaaaaaaaaaaaaaa","res":[2], "s":1}`, `{"k":"call","s":2,"res":{"x":1}}`} {
+		journal = append(journal, fmt.Sprintf("%08x %s\n", crc32.Checksum([]byte(body), table()), body)...)
+	}
+	entries, good := Parse(journal)
+	if good != int64(len(journal)) || len(entries) != 2 || string(entries[0].Result) != "[2]" || string(entries[1].Result) != `{"x":1}` {
+		t.Fatalf("read %d of %d bytes: %+v", good, len(journal), entries)
 	}
 }
 

@@ -277,8 +277,12 @@ func parseLine(line []byte) (Entry, bool) {
 		return e, false
 	}
 	e, ok = fastEntry(data)
-	if !ok && json.Unmarshal(data, &e) != nil || e.Kind == "" {
-		return e, false
+	if !ok {
+		// Afresh: what the fast path read of it is no part of it.
+		e = Entry{}
+		if json.Unmarshal(data, &e) != nil {
+			return e, false
+		}
 	}
-	return e, true
+	return e, e.Kind != ""
 }

@@ -190,14 +190,13 @@ func (l *LoopRecord) Replay() func(n int) loop.Replayed {
 	if book == nil {
 		return nil
 	}
-	var ahead []decoded
+	var ahead *ahead
 	var once sync.Once
 	return func(n int) loop.Replayed {
 		// Begun on the first call, the loop's settings (Unseen) made.
 		once.Do(func() { ahead = l.decodeAhead() })
-		if n >= 1 && n <= len(ahead) {
-			<-ahead[n-1].done
-			return ahead[n-1].rep
+		if rep, ok := ahead.take(n); ok {
+			return rep
 		}
 		if e, ok := book.Ended(l.key, n); ok {
 			return l.replayed(e)
@@ -207,17 +206,26 @@ func (l *LoopRecord) Replay() func(n int) loop.Replayed {
 	}
 }
 
-// decoded is an ended iteration's answer, once done is closed.
+// ahead decodes the answers of a loop's ended iterations, from the first
+// on, in two goroutines beside the loop that replays them (one takes the
+// odd ones, one the even), at most aheadWindow past the one the loop
+// takes: decoding them is most of a long run's resume, and each answer
+// holds its iteration's prompt and output.
+type ahead struct{ answers []decoded }
+
+// decoded is an ended iteration's answer, once done is closed; allowed
+// lets it be decoded.
 type decoded struct {
-	rep  loop.Replayed
-	done chan struct{}
+	rep           loop.Replayed
+	done, allowed chan struct{}
+	taken         bool
 }
 
-// decodeAhead decodes the answers of the loop's ended iterations, from
-// the first on, in goroutines beside the loop that replays them (one
-// takes the odd ones, one the even): decoding them is most of a long
-// run's resume, and the loop's own work on each is the rest.
-func (l *LoopRecord) decodeAhead() []decoded {
+// aheadWindow is how many answers may wait, decoded, for the loop.
+const aheadWindow = 32
+
+// decodeAhead starts decoding the loop's ended iterations.
+func (l *LoopRecord) decodeAhead() *ahead {
 	var entries []journal.Entry
 	for n := 1; ; n++ {
 		e, ok := l.r.book.Ended(l.key, n)
@@ -226,19 +234,41 @@ func (l *LoopRecord) decodeAhead() []decoded {
 		}
 		entries = append(entries, e)
 	}
-	ahead := make([]decoded, len(entries))
-	for i := range ahead {
-		ahead[i].done = make(chan struct{})
+	a := &ahead{answers: make([]decoded, len(entries))}
+	for i := range a.answers {
+		a.answers[i].done, a.answers[i].allowed = make(chan struct{}), make(chan struct{})
+		if i < aheadWindow {
+			close(a.answers[i].allowed)
+		}
 	}
 	for first := range 2 {
 		go func() {
 			for i := first; i < len(entries); i += 2 {
-				ahead[i].rep = l.replayed(entries[i])
-				close(ahead[i].done)
+				<-a.answers[i].allowed
+				a.answers[i].rep = l.replayed(entries[i])
+				close(a.answers[i].done)
 			}
 		}()
 	}
-	return ahead
+	return a
+}
+
+// take is the answer of iteration n, once, and lets one more past the
+// window be decoded; false past the ended iterations, or for one taken.
+// The loop takes them in order: a loop that stops early leaves the
+// decoders waiting, with at most the window's answers decoded.
+func (a *ahead) take(n int) (loop.Replayed, bool) {
+	if n < 1 || n > len(a.answers) || a.answers[n-1].taken {
+		return loop.Replayed{}, false
+	}
+	d := &a.answers[n-1]
+	<-d.done
+	rep := d.rep
+	d.rep, d.taken = loop.Replayed{}, true
+	if next := n - 1 + aheadWindow; next < len(a.answers) {
+		close(a.answers[next].allowed)
+	}
+	return rep, true
 }
 
 // replayed is the answer of the ended iteration e.

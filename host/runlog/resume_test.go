@@ -149,7 +149,7 @@ func TestRemovedJournalIsWrittenAgain(t *testing.T) {
 }
 
 // TestReplayAnswersEachIterationItsOwn: the answers decoded ahead of the
-// loop are each iteration's own, in order, however many there are.
+// loop are each iteration's own, in order, past the window of them too.
 func TestReplayAnswersEachIterationItsOwn(t *testing.T) {
 	dir := t.TempDir()
 	r, err := Start(dir, "build", []string{"rooda", "run", "build"}, 0, "")
@@ -157,7 +157,7 @@ func TestReplayAnswersEachIterationItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := r.NewLoop("", journal.Key{Thread: "main", Seq: 1})
-	const ended = 7
+	const ended = aheadWindow + 9 // past the window
 	for n := 1; n <= ended+1; n++ {
 		l.IterationStarted(loop.Request{Iteration: n, Prompt: fmt.Sprint("prompt ", n)})
 		if n <= ended {

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"rooda/host/files"
 )
 
 // An iteration asks git of HEAD twice and keeps a ref of its start (the
@@ -20,24 +20,20 @@ import (
 // maxRefFile bounds what a ref's file may hold: a hash, or a ref's name.
 const maxRefFile = 4096
 
-// readRefFile reads a small regular file of the git directory: no link
-// followed at its last part, no pipe waited on, no more than a ref holds.
-func readRefFile(path string) (string, bool) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+// readRefFile reads name, a small file below the git directory dir, as
+// the record's files are read (files.OpenBelow): no link followed, no
+// pipe waited on, no more than a ref holds.
+func readRefFile(dir, name string) (string, bool) {
+	f, err := files.OpenBelow(dir, filepath.FromSlash(name))
 	if err != nil {
 		return "", false
 	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxRefFile {
+	defer f.Close()
+	data, err := files.ReadAll(f, name, maxRefFile)
+	if err != nil {
 		return "", false
 	}
-	buf := make([]byte, st.Size+1)
-	n, err := unix.Read(fd, buf)
-	if err != nil || int64(n) != st.Size {
-		return "", false
-	}
-	return strings.TrimSuffix(string(buf[:n]), "\n"), true
+	return strings.TrimSuffix(string(data), "\n"), true
 }
 
 // isHash reports whether s is a commit's name as git writes it: SHA-1's
@@ -53,7 +49,7 @@ func isHash(s string) bool {
 // read from r's files; false where git must say (HEAD's branch has no
 // loose ref: packed, not born yet, or a reftable's).
 func readHead(r Repo) (head, branch string, ok bool) {
-	text, ok := readRefFile(filepath.Join(r.GitDir, "HEAD"))
+	text, ok := readRefFile(r.GitDir, "HEAD")
 	if !ok {
 		return "", "", false
 	}
@@ -64,7 +60,7 @@ func readHead(r Repo) (head, branch string, ok bool) {
 	if !ok || !plainRef(branch, "refs/heads/") {
 		return "", "", false
 	}
-	head, ok = readRefFile(filepath.Join(r.CommonDir, filepath.FromSlash(branch)))
+	head, ok = readRefFile(r.CommonDir, branch)
 	if !ok || !isHash(head) {
 		return "", "", false
 	}
@@ -135,13 +131,12 @@ func removeRef(r Repo, ref string) bool {
 		return false
 	}
 	lock.Close()
-	defer os.Remove(path + ".lock")
-	if os.Remove(path) != nil {
+	removed := os.Remove(path) == nil
+	os.Remove(path + ".lock")
+	if !removed {
 		return false
 	}
-	// As git does: the directories it leaves empty go too (the lock's
-	// first: it is removed before them).
-	os.Remove(path + ".lock")
+	// As git does: the directories it leaves empty go too.
 	removeEmptyParents(filepath.Join(r.CommonDir, "refs", "rooda"), filepath.Dir(path))
 	return true
 }

@@ -131,12 +131,34 @@ var commonCauses = causeTable{"any", []causeRow{
 // row is the first row of t that msg (lower case) holds.
 func (t *causeTable) row(msg string) (causeRow, bool) {
 	for _, r := range t.rows {
-		if strings.Contains(msg, r.words) {
+		if holds(msg, r.words) {
 			return r, true
 		}
 	}
 	return causeRow{}, false
 }
+
+// holds says whether msg holds words; a number (a status, "401") only
+// where it stands alone, not inside a longer one: a refused connection to
+// port 34017 is no refused login.
+func holds(msg, words string) bool {
+	if !isDigit(words[0]) {
+		return strings.Contains(msg, words)
+	}
+	for at := 0; ; {
+		i := strings.Index(msg[at:], words)
+		if i < 0 {
+			return false
+		}
+		start, end := at+i, at+i+len(words)
+		if (start == 0 || !isDigit(msg[start-1])) && (end == len(msg) || !isDigit(msg[end])) {
+			return true
+		}
+		at = start + 1
+	}
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // causeWords is msg as the rows are written: lower case, a typographic
 // apostrophe (codex's "You’ve") a plain one.

@@ -66,6 +66,12 @@ var causeCases = []causeCase{
 	// Words no table of a source knows.
 	{&codexCauses, 0, "Not logged in", CauseAuth},
 	{&copilotCauses, 0, "connect ECONNREFUSED 127.0.0.1:9", CauseNetwork},
+	// A status's number inside another (copilot 1.0.102, its server down
+	// on a port that holds "401", "429" or "503").
+	{&copilotCauses, 0, "Failed native model HTTP request: error sending request for url (http://127.0.0.1:34017/v1/chat/completions): client error (Connect): tcp connect error: Connection refused (os error 111) [ECONNREFUSED] streaming_error", CauseNetwork},
+	{&copilotCauses, 0, "Failed native model HTTP request: error sending request for url (http://127.0.0.1:42953/v1/chat/completions): client error (Connect): tcp connect error: Connection refused (os error 111) [ECONNREFUSED] streaming_error", CauseNetwork},
+	{&copilotCauses, 0, "Failed native model HTTP request: error sending request for url (http://127.0.0.1:50399/v1/chat/completions): client error (Connect): tcp connect error: Connection refused (os error 111) [ECONNREFUSED] streaming_error", CauseNetwork},
+	{&opencodeCauses, 0, "Request failed (401)", CauseAuth},
 	{&opencodeCauses, 429, "Too Many Requests", CauseRateLimited},
 	{&claudeCauses, 529, "", CauseOverloaded},
 	{&geminiCauses, 0, "something odd", CauseOther},

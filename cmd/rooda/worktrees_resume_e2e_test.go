@@ -122,14 +122,14 @@ func (w *repoWorkspace) resume(ids ...string) outcome {
 func (w *repoWorkspace) barrier() string {
 	dir := filepath.Join(w.dir, "barrier")
 	must(w.t, os.MkdirAll(dir, 0o755))
-	return fmt.Sprintf(`touch %q/$ROODA_PROCEDURE && sleep 30`, dir)
+	return fmt.Sprintf(`touch %q/$ROODA_PROCEDURE && sleep 600`, dir)
 }
 
 // atBarrier waits until the four agents are at the barrier: each loop
 // ended its first iteration.
 func (w *repoWorkspace) atBarrier() {
 	w.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * hangGuard)
 	for {
 		there, _ := os.ReadDir(filepath.Join(w.dir, "barrier"))
 		if len(there) == 4 {

@@ -2,15 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"rooda/host/process"
 	"rooda/host/runlog"
+	"rooda/host/sandbox"
 )
 
 // These tests run agents that leave processes outside their process group
@@ -130,7 +134,8 @@ func TestOrphansReaped(t *testing.T) {
 }
 
 // TestAgentDiesWithRooda: rooda killed outright takes its agent along
-// (PR_SET_PDEATHSIG), so the agent does not go on spending alone.
+// (PR_SET_PDEATHSIG, or rooda's guard for an agent started from a
+// confined thread), so the agent does not go on spending alone.
 func TestAgentDiesWithRooda(t *testing.T) {
 	w := newWorkspace(t, step{"delay": "60s"})
 	s := w.start(w.command("build", "-n", "1"))
@@ -163,9 +168,31 @@ func state(pid int) string {
 	return "gone"
 }
 
-// TestNextRunStopsWhatAKilledRoodaLeft: rooda killed outright takes its
-// agent along, but not what the agent started; in a cgroup those are
-// found by the next rooda that starts an agent, and stopped.
+// TestWhatAKilledRoodaLeftDiesWithIt: rooda killed outright takes along
+// what its agent started too, in the agent's group or out of it: its
+// guard stops them (host/process's guard_linux.go).
+func TestWhatAKilledRoodaLeftDiesWithIt(t *testing.T) {
+	needsLandlock(t, sandbox.SignalsABI, "a confined start")
+	w := newWorkspace(t, step{"child": "60s", "escape": "60s", "delay": "60s"})
+	s := w.start(w.command("build", "-n", "1"))
+	w.waitForPids(3) // the agent, its child, its escaped child
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	deadline := time.Now().Add(hangGuard)
+	for _, pid := range w.recordedPids() {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d of the agent outlived rooda, killed by SIGKILL", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// TestNextRunStopsWhatAKilledRoodaLeft: rooda killed outright, its guard
+// with it (as a kill of its whole tree or the OOM killer may), takes
+// its agent along, but not what the agent started; in a cgroup those
+// are found by the next rooda that starts an agent, and stopped.
 func TestNextRunStopsWhatAKilledRoodaLeft(t *testing.T) {
 	nextRunStopsWhatAKilledRoodaLeft(t, true)
 }
@@ -196,6 +223,7 @@ func nextRunStopsWhatAKilledRoodaLeft(t *testing.T, cgroups bool) {
 		}
 		t.Fatalf("process %d is in rooda's cgroup with ROODA_CGROUPS=off", left[0])
 	}
+	killGuard(t, s.cmd.Process.Pid)
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
 	for _, pid := range left {
@@ -214,6 +242,22 @@ func nextRunStopsWhatAKilledRoodaLeft(t *testing.T, cgroups bool) {
 }
 
 // inRoodaCgroup reports whether pid is in a cgroup that rooda made.
+// killGuard kills the guard of the rooda pid (process.GuardArg), if it
+// has one.
+func killGuard(t *testing.T, rooda int) {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", rooda))
+	for _, task := range tasks {
+		data, _ := os.ReadFile(task)
+		for _, field := range strings.Fields(string(data)) {
+			cmdline, _ := os.ReadFile("/proc/" + field + "/cmdline")
+			if pid, _ := strconv.Atoi(field); slices.Contains(strings.Split(string(cmdline), "\x00"), process.GuardArg) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
 func inRoodaCgroup(pid int) bool {
 	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cgroup")
 	return strings.Contains(string(data), "/rooda-")

@@ -78,6 +78,31 @@ func TestAgentCannotKillRooda(t *testing.T) {
 	}
 }
 
+// signalRoodaThreads tries each thread of rooda (the parent of the
+// agent, the shell's parent) with signal 0, which
+// the kernel checks against that thread: one in the agent's Landlock
+// domain (the thread that started it) would answer, and could be sent
+// SIGKILL or SIGSTOP, or be ptraced.
+const signalRoodaThreads = `rooda=$(awk '{print $4}' /proc/$PPID/stat); for t in $(ls /proc/$rooda/task); do kill -0 $t 2>/dev/null && echo "signalled-thread-$t"; done; echo threads-tried`
+
+// TestAgentCannotSignalAThreadOfRooda: whatever sandbox says, no thread
+// of rooda is in reach of the agent's signals once it reads its prompt:
+// the thread that started it confined (sandbox: off, and workspace for
+// a root rooda) is gone by then.
+func TestAgentCannotSignalAThreadOfRooda(t *testing.T) {
+	t.Parallel()
+	needsLandlock(t, sandbox.SignalsABI, "scoping signals")
+	for _, mode := range []string{"off", "workspace"} {
+		w := newWorkspace(t)
+		w.countStarts([]step{{"shell": signalRoodaThreads, "output": successSignal}})
+		w.run("build", "-n", "1", "--sandbox", mode).expect(t, 0, "Success: the agent signaled SUCCESS")
+		kept := readText(t, filepath.Join(w.runDir(), "iterations", "0001", "output.txt"))
+		if !strings.Contains(kept, "threads-tried") || strings.Contains(kept, "signalled-thread") {
+			t.Errorf("sandbox: %s: the agent's output:\n%s", mode, kept)
+		}
+	}
+}
+
 // TestSandboxWithoutLandlock: sandbox: workspace on a kernel without
 // Landlock fails before the first iteration, naming the kernel and the
 // setting; best-effort runs, and says what it could not apply. On a

@@ -27,8 +27,8 @@ import (
 // iteration ends), its CLI's state directories, the caches and
 // sandbox_write, with rooda's records, the worktrees of runs and what
 // sandbox_hide names hidden from it. confined is
-// what was applied, for the record: nil when the agent is not started
-// through the trampoline.
+// what was applied, for the record: nil when nothing is (no trampoline,
+// no thread confined).
 func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sandbox.Spec, err error) {
 	spec := sandbox.Spec{Mode: cmp.Or(config.Sandbox.In(p.Settings).V, sandbox.Off), ABI: sandbox.ABI()}
 	done = func() {}
@@ -54,11 +54,13 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 		// zsh takes its here-documents' files from TMPPREFIX, not TMPDIR.
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmp, "TMPPREFIX="+filepath.Join(tmp, "zsh"))
 	}
-	argv, env, err := sandbox.Command(spec, cmd.Argv)
-	cmd.Argv, cmd.Env = argv, append(cmd.Env, env...)
+	argv, env, thread, err := sandbox.Command(spec, cmd.Argv)
+	cmd.Argv, cmd.Env, cmd.Confine = argv, append(cmd.Env, env...), thread
 	// The trampoline's environment is given only when it runs the agent.
 	if len(env) == 0 {
 		cmd.Attr, cmd.ExtraFiles = nil, nil
+	}
+	if len(env) == 0 && thread == nil {
 		return done, nil, err
 	}
 	return done, &spec, err

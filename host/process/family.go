@@ -47,15 +47,57 @@ var kin = family{started: map[int]*started{}}
 func (f *family) startTracked(p *started) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := p.cmd.Start(); err != nil {
+	// A guard that cannot start is the end of a confined start, which
+	// would have no death signal; another keeps its own.
+	if p.guarded() {
+		if err := theGuard.starting(p, f.started); err != nil && p.confine != nil {
+			return err
+		}
+	}
+	if err := p.startOn(); err != nil {
+		if p.guarded() {
+			theGuard.ended(p)
+		}
 		return err
 	}
 	f.started[p.cmd.Process.Pid] = p
+	if p.guarded() {
+		theGuard.started(p)
+	}
 	if f.suspended {
 		p.pause()
 	}
 	return nil
 }
+
+// startOn starts p's command, from a thread that p.confine confines
+// first where it is set. That thread serves nothing else and ends once
+// the process has started (Go ends a thread whose goroutine exits locked
+// to it), before startOn returns and so before the process reads its
+// prompt: no thread of rooda is left in the process's Landlock domain,
+// where the process could signal or ptrace it.
+func (p *started) startOn() error {
+	if p.confine == nil {
+		return p.cmd.Start()
+	}
+	done := make(chan confinedStart)
+	go startConfined(p, done)
+	r := <-done
+	threadGone(r.thread)
+	return r.err
+}
+
+// confinedStart is how a confined thread's start went.
+type confinedStart struct {
+	thread int // the thread's id, 0 if it started nothing
+	err    error
+}
+
+// guarded reports whether the guard watches p's process: every one
+// where a guard program is known, for the guard stops what the process
+// started too if rooda dies, and always one started from a confined
+// thread, which has no death signal of its own.
+func (p *started) guarded() bool { return p.confine != nil || len(guardProgram) > 0 }
 
 // forget is called once os/exec has waited for p: its pid is free again,
 // and may already belong to a newer child, which stays known.
@@ -64,6 +106,9 @@ func (f *family) forget(p *started) {
 	defer f.mu.Unlock()
 	if f.started[p.cmd.Process.Pid] == p {
 		delete(f.started, p.cmd.Process.Pid)
+	}
+	if p.guarded() {
+		theGuard.ended(p)
 	}
 }
 
@@ -133,6 +178,7 @@ func List(list []Found) string {
 func StopStragglers() []Found {
 	found, _, _ := stopLeft(byTag(""), DefaultGrace, nil)
 	removeBaseCgroup()
+	theGuard.dismiss()
 	return found
 }
 

@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -103,7 +105,8 @@ func exitedUnwaited(idType, id int) (pid int, exited bool, errno syscall.Errno) 
 func (f *family) adopted() []proc {
 	var list []proc
 	for _, p := range children() {
-		if f.started[p.pid] == nil {
+		// The guard is no straggler; once dead, it is reaped as one.
+		if f.started[p.pid] == nil && (!isGuard(p.pid) || p.state == 'Z') {
 			list = append(list, p)
 		}
 	}
@@ -223,8 +226,14 @@ func reap(pgid int) {
 // once opening /dev/tty (ENXIO), with an error the agent prints and the
 // record keeps, where in rooda's session it would be stopped by SIGTTIN,
 // reading from a background group, until a timeout.
-func sysProcAttr(g *cgroup) *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+//
+// A process started from a confined thread gets no death signal
+// (deathSignal false): the guard stands in for it (guard_linux.go).
+func sysProcAttr(g *cgroup, deathSignal bool) *syscall.SysProcAttr {
+	attr := &syscall.SysProcAttr{Setsid: true}
+	if deathSignal {
+		attr.Pdeathsig = syscall.SIGKILL
+	}
 	if g != nil {
 		attr.UseCgroupFD, attr.CgroupFD = true, g.fd
 	}
@@ -365,4 +374,33 @@ func hasTag(pid int, tag string) bool {
 		}
 	}
 	return false
+}
+
+// startConfined confines the calling goroutine's thread, locked to it
+// for good, and starts p's command from it. The main thread is never let
+// go (Go wedges it rather than end it): there, the start moves to
+// another thread, which cannot be this one while it is locked.
+func startConfined(p *started, done chan<- confinedStart) {
+	runtime.LockOSThread()
+	if syscall.Gettid() == os.Getpid() {
+		go startConfined(p, done)
+		runtime.UnlockOSThread()
+		return
+	}
+	err := p.confine()
+	if err == nil {
+		err = p.cmd.Start()
+	}
+	done <- confinedStart{syscall.Gettid(), err}
+}
+
+// threadGone waits for rooda's thread tid to end.
+func threadGone(tid int) {
+	for i := 0; tid != 0 && syscall.Tgkill(os.Getpid(), tid, 0) == nil; i++ {
+		if i < 10 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
 }

@@ -214,6 +214,17 @@ func TestNoCgroupLeftByACommandNotFound(t *testing.T) {
 
 // TestMain leaves no process and no cgroup of the tests behind.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == GuardArg {
+		GuardMain(os.Args[2:])
+	}
+	self, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	UseGuard([]string{self, GuardArg})
+	if os.Getenv(diesAfterAConfinedStart) != "" {
+		dieAfterAConfinedStart()
+	}
 	code := m.Run()
 	StopStragglers()
 	os.Exit(code)
@@ -295,7 +306,7 @@ func TestCgroupEmpty(t *testing.T) {
 		t.Error("a new cgroup not empty")
 	}
 	cmd := exec.Command("sleep", "30")
-	cmd.SysProcAttr = sysProcAttr(g)
+	cmd.SysProcAttr = sysProcAttr(g, true)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package process
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"sync/atomic"
@@ -62,7 +63,7 @@ var cgroupsOff atomic.Bool
 
 // sysProcAttr puts the agent in a session of its own: no controlling
 // terminal, and a process group of its own (family_linux.go).
-func sysProcAttr(*cgroup) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+func sysProcAttr(*cgroup, bool) *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
 
 // outputPipe is the pipe of the agent's output, both ends blocking: the
 // read end is read as cat reads it (capture).
@@ -97,3 +98,28 @@ func (c *capture) spliceAll() bool { return true }
 func (s *splicer) wakeAwait()      {}
 func (s *splicer) closeWake()      {}
 func (s *pipeStore) kept() []byte  { return nil }
+
+// The guard is Linux's (guard_linux.go): elsewhere nothing starts from a
+// confined thread.
+const GuardArg = "--guard"
+
+var guardProgram []string
+
+func UseGuard([]string)  {}
+func GuardMain([]string) { os.Exit(0) }
+
+type guard struct{}
+
+var theGuard guard
+
+func (guard) starting(*started, map[int]*started) error {
+	return errors.New("a confined start needs Linux")
+}
+func (guard) started(*started) {}
+func (guard) ended(*started)   {}
+func (guard) dismiss()         {}
+
+func startConfined(_ *started, done chan<- confinedStart) {
+	done <- confinedStart{err: errors.New("a confined start needs Linux")}
+}
+func threadGone(int) {}

@@ -45,6 +45,13 @@ type Command struct {
 	// the sandbox's socket for handing its listeners to rooda, which no
 	// other process may reach (host/sandbox).
 	ExtraFiles []*os.File
+	// Confine, when set, confines the thread that starts the process,
+	// which inherits it at its fork (a sandbox that needs no trampoline:
+	// host/sandbox). That thread serves nothing else and ends as soon as
+	// the process has started, so the process has no death signal (it
+	// would come with that end): the guard (UseGuard) kills it if rooda
+	// dies.
+	Confine func() error
 }
 
 // DefaultGrace is the time between SIGTERM and SIGKILL.
@@ -115,14 +122,15 @@ func Run(ctx context.Context, c Command) (Result, error) {
 
 // started is one started process and the goroutines that serve it.
 type started struct {
-	cmd    *exec.Cmd
-	out    *capture
-	exited chan error
-	began  time.Time
-	idle   *watchdog // reset by every read of the output
-	limit  *deadline // Command.Timeout
-	tag    string    // TagVariable's value in its environment
-	cgroup *cgroup   // nil where rooda has no cgroups
+	cmd     *exec.Cmd
+	out     *capture
+	exited  chan error
+	began   time.Time
+	idle    *watchdog    // reset by every read of the output
+	limit   *deadline    // Command.Timeout
+	tag     string       // TagVariable's value in its environment
+	cgroup  *cgroup      // nil where rooda has no cgroups
+	confine func() error // Command's Confine
 }
 
 // start starts the agent in a session and process group of its own, with
@@ -139,7 +147,7 @@ func start(c Command) (*started, error) {
 		outW.Close()
 		return nil, err
 	}
-	p := &started{tag: kin.newTag(), cgroup: newCgroup()}
+	p := &started{tag: kin.newTag(), cgroup: newCgroup(), confine: c.Confine}
 	if p.cgroup == nil {
 		stopStaleTagged()
 	}
@@ -209,7 +217,7 @@ func command(c Command, tag string, g *cgroup, stdin, stdout *os.File) *exec.Cmd
 		cmd.Stderr = nil // os/exec's /dev/null
 	}
 	cmd.ExtraFiles = c.ExtraFiles
-	cmd.SysProcAttr = sysProcAttr(g)
+	cmd.SysProcAttr = sysProcAttr(g, c.Confine == nil)
 	if c.Attr != nil {
 		c.Attr(cmd.SysProcAttr)
 	}

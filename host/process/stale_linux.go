@@ -22,18 +22,18 @@ var staleTags sync.Once
 // that are gone left running, and returns them.
 func stopStaleTagged() (found []Found) {
 	staleTags.Do(func() {
-		found, _, _ = stopLeft(ofGoneRoodas{}, 0, nil)
+		found, _, _ = stopLeft(taggedBy(roodaGone), 0, nil)
 	})
 	return found
 }
 
-// ofGoneRoodas finds the live processes whose tag names a rooda that is
-// gone.
-type ofGoneRoodas struct{}
+// taggedBy finds the live processes, in rooda's own pid namespace, whose
+// tag match accepts.
+type taggedBy func(tag string) bool
 
-func (ofGoneRoodas) killAll() {}
+func (taggedBy) killAll() {}
 
-func (ofGoneRoodas) find() []proc {
+func (match taggedBy) find() []proc {
 	own, err := os.Readlink("/proc/self/ns/pid")
 	if err != nil {
 		return nil
@@ -46,7 +46,7 @@ func (ofGoneRoodas) find() []proc {
 		if ns, _ := os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/ns/pid"); ns != own {
 			continue // a pid in its tag would name another namespace's process
 		}
-		if tag, ok := tagOf(p.pid); ok && roodaGone(tag) {
+		if tag, ok := tagOf(p.pid); ok && match(tag) {
 			found = append(found, p)
 		}
 	}

@@ -5,9 +5,14 @@
 // whom they may signal (their own tree: not rooda, not a sibling loop's
 // agent).
 //
-// Go cannot run code between fork and exec, so the restriction is applied
-// by a trampoline, which restricts itself and execs the agent in the same
-// process: rooda-sandbox (cmd/rooda-sandbox, the package confine alone),
+// Landlock and the capabilities are a thread's, and a fork hands the
+// forking thread's to the child: where they are all the sandbox asks
+// (sandbox: off, which scopes signals alone), rooda applies them to a
+// thread of its own that starts the agent (process.Command's Confine),
+// and nothing else starts. A mount or network namespace needs code
+// between fork and exec, which Go cannot run: there the restriction is
+// applied by a trampoline, which restricts itself and execs the agent in
+// the same process: rooda-sandbox (cmd/rooda-sandbox, the package confine alone),
 // when it is installed beside rooda, else rooda started again in a
 // hidden mode (Arg). Landlock domains are inherited: everything the
 // agent starts is confined too. This package is rooda's side: what the
@@ -26,6 +31,7 @@ import (
 	"sync"
 	"syscall"
 
+	"rooda/host/process"
 	"rooda/host/sandbox/confine"
 )
 
@@ -120,6 +126,7 @@ func Serve() {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		refused = err
 	}
+	process.UseGuard([]string{trampoline, Arg, process.GuardArg})
 }
 
 // Beside is the rooda-sandbox that lies beside self, rooda's
@@ -145,21 +152,34 @@ func Beside(self string) (string, error) {
 	return path, nil
 }
 
-// Command is argv confined by spec, with what to add to its environment;
-// argv as it is where this program is no trampoline (Serve), or where
-// there is nothing to apply: the mode is off and the kernel cannot scope
-// signals.
-func Command(spec Spec, argv []string) (wrapped []string, env []string, err error) {
+// Command is how argv starts confined by spec. Where spec asks only what
+// a thread can apply to itself (confine.Threaded: no namespace to make),
+// argv as it is, started from a thread that thread confines first
+// (process.Command's Confine): no second program starts. Else argv
+// wrapped in the trampoline, with what to add to its environment. argv
+// as it is, and neither, where this program is no trampoline (Serve), or
+// where there is nothing to apply: the mode is off and the kernel cannot
+// scope signals.
+func Command(spec Spec, argv []string) (wrapped []string, env []string, thread func() error, err error) {
 	if trampoline == "" || spec.Mode == Off && ABI() < SignalsABI {
-		return argv, nil, nil
+		return argv, nil, nil, nil
 	}
+	applied, _, err := appliedOf(spec)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// A rooda-sandbox refused is said whether this agent needs one or
+	// not: a file planted beside rooda is the user's to know of.
 	if refused != nil {
 		warnOnce.Do(func() {
-			fmt.Fprintf(os.Stderr, "WARN: Sandbox: %s not used: %v; agents start through rooda itself, a few ms slower\n", Program, refused)
+			fmt.Fprintf(os.Stderr, "WARN: Sandbox: %s not used: %v; an agent that needs a trampoline starts through rooda itself, a few ms slower\n", Program, refused)
 		})
 	}
+	if confine.Threaded(applied) {
+		return argv, nil, func() error { return confine.ConfineThread(applied) }, nil
+	}
 	wrapped, e, err := Wrap(trampoline, spec, argv)
-	return wrapped, []string{e}, err
+	return wrapped, []string{e}, nil, err
 }
 
 // Wrap is the command line and the environment that run argv under
@@ -168,24 +188,38 @@ func Command(spec Spec, argv []string) (wrapped []string, env []string, err erro
 // more: a trampoline older than rooda refuses a field it does not know
 // rather than confine the agent less than asked.
 func Wrap(self string, spec Spec, argv []string) (wrapped []string, env string, err error) {
-	data, err := json.Marshal(spec)
+	_, data, err := appliedOf(spec)
 	if err != nil {
-		return nil, "", err
-	}
-	var applied confine.Spec
-	if err := json.Unmarshal(data, &applied); err != nil {
-		return nil, "", err
-	}
-	if data, err = json.Marshal(applied); err != nil {
 		return nil, "", err
 	}
 	return slices.Concat([]string{self, Arg, "--"}, argv), confine.SpecVar + "=" + string(data), nil
 }
 
+// appliedOf is what of spec is applied, and its JSON: the fields of
+// confine.Spec, which share their names with Spec's.
+func appliedOf(spec Spec) (confine.Spec, []byte, error) {
+	var applied confine.Spec
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return applied, nil, err
+	}
+	if err := json.Unmarshal(data, &applied); err != nil {
+		return applied, nil, err
+	}
+	data, err = json.Marshal(applied)
+	return applied, data, err
+}
+
 // Main is the trampoline (confine.Main), args those after Arg: it reads
 // its Spec, restricts itself, and execs the agent, never returning but
-// on failure.
-func Main(args []string) { confine.Main(args) }
+// on failure. With process.GuardArg first, it is the guard of the agents
+// started from a confined thread (process.GuardMain).
+func Main(args []string) {
+	if len(args) > 0 && args[0] == process.GuardArg {
+		process.GuardMain(args[1:])
+	}
+	confine.Main(args)
+}
 
 // NotStarted is why the agent could not start, when what the trampoline
 // printed and its exit code say it could not; nil when it started.

@@ -148,6 +148,43 @@ func Main(args []string) {
 	os.Exit(NotStartedCode)
 }
 
+// Threaded reports whether spec can be applied to a thread of rooda's
+// own that then starts the agent (ConfineThread), which inherits it at
+// its fork: Landlock and the capabilities are a thread's, and so is a
+// mount namespace the thread unshares, where rooda holds CAP_SYS_ADMIN
+// (root). Another user's mounts need a user namespace, which no thread
+// of a process with threads can enter, and a network namespace hands
+// its listeners over from a process of its own: both take the
+// trampoline.
+func Threaded(spec Spec) bool {
+	if spec.Net != nil {
+		return false
+	}
+	return !mounts(spec) || mayMount()
+}
+
+// mounts reports whether spec needs mounts: rooda's records hidden,
+// git's settings covered.
+func mounts(spec Spec) bool {
+	return len(spec.Hide)+len(spec.ReadOnly)+len(spec.Pinned) > 0 || spec.Branch != nil
+}
+
+// ConfineThread applies spec, which Threaded accepts, to the calling
+// thread, in a mount namespace of its own where spec needs mounts. The
+// caller locks that thread to its goroutine for good (Go ends such a
+// thread with its goroutine), for no other goroutine to run confined.
+func ConfineThread(spec Spec) error {
+	if !Threaded(spec) {
+		return errors.New("the sandbox's rules need the trampoline")
+	}
+	if mounts(spec) {
+		if err := unshareMounts(); err != nil {
+			return fmt.Errorf("a mount namespace of its own: %w", err)
+		}
+	}
+	return apply(&spec)
+}
+
 // readSpec reads the Spec rooda wrote. A field this trampoline does not
 // know is a rule it cannot apply (a rooda-sandbox older than the rooda
 // beside it): refused, for the agent never to run less confined than

@@ -20,15 +20,24 @@ import (
 // workspace lies below one bound back in place. Once Landlock confines
 // the agent it can no longer mount or unmount: the cover stays.
 
-// MountNamespace names the mount namespace this process is in: the
-// inode of /proc/self/ns/mnt, 0 if it cannot be read.
+// MountNamespace names the mount namespace this thread is in: the
+// inode of /proc/thread-self/ns/mnt, 0 if it cannot be read. A thread
+// that unshared its own (ConfineThread) is in another than its process.
 func MountNamespace() uint64 {
 	var st unix.Stat_t
-	if unix.Stat("/proc/self/ns/mnt", &st) != nil {
+	if unix.Stat("/proc/thread-self/ns/mnt", &st) != nil {
 		return 0
 	}
 	return st.Ino
 }
+
+// mayMount reports whether this thread may unshare a mount namespace
+// and mount in it: it holds CAP_SYS_ADMIN (root's).
+func mayMount() bool { return holds(unix.CAP_SYS_ADMIN) }
+
+// unshareMounts gives this thread a mount namespace of its own (and so
+// its own working directory: CLONE_NEWNS takes CLONE_FS with it).
+func unshareMounts() error { return unix.Unshare(unix.CLONE_NEWNS) }
 
 // probeMain is the trampoline's probe: it hides dir, and says why it
 // cannot.

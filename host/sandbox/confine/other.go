@@ -36,4 +36,6 @@ func enterNet(*Spec) error                          { return errNoNamespaces }
 func probeMain(string, uint64)                      { os.Exit(1) }
 func probeNetMain()                                 { os.Exit(1) }
 func lockThread()                                   {}
+func mayMount() bool                                { return false }
+func unshareMounts() error                          { return errNoNamespaces }
 func dropCapabilities() error                       { return nil }

@@ -1,0 +1,140 @@
+package process
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// noNewPrivs stands for a sandbox's Landlock domain in these tests: a
+// thread's, handed down at a fork, which a thread cannot leave.
+func noNewPrivs() error { return unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) }
+
+// TestConfineIsTheStartingThreads: what Confine does to the thread that
+// starts the process, the process has, and no thread of rooda has once
+// the process has started: the caller's was never confined, and the one
+// that started it is gone, for the process not to share a domain with
+// any (it could signal and ptrace it).
+func TestConfineIsTheStartingThreads(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c := Command{Argv: sh("sleep 0.3; grep NoNewPrivs /proc/self/status"), Confine: noNewPrivs, MaxOutput: 1024}
+	p, err := start(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	confined := confinedThreads(t)
+	res := p.wait(context.Background(), c)
+	p.collect(&res, c)
+	if res.ExitCode != 0 || strings.Join(strings.Fields(string(res.Output)), " ") != "NoNewPrivs: 1" {
+		t.Errorf("exit %d, signal %q, output %q", res.ExitCode, res.Signal, res.Output)
+	}
+	if len(confined) > 0 {
+		t.Errorf("threads %v of rooda were confined while the process ran", confined)
+	}
+}
+
+// confinedThreads are the threads of this process with no_new_privs.
+func confinedThreads(t *testing.T) []string {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var confined []string
+	for _, task := range tasks {
+		status, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "status"))
+		if err == nil && strings.Contains(string(status), "NoNewPrivs:\t1") {
+			confined = append(confined, task.Name())
+		}
+	}
+	return confined
+}
+
+// TestConfineThatFailsStartsNothing: a Confine that fails is Run's
+// error, and no process starts.
+func TestConfineThatFailsStartsNothing(t *testing.T) {
+	refused := errors.New("refused")
+	mark := t.TempDir() + "/ran"
+	_, err := Run(context.Background(), Command{Argv: sh("touch " + mark), Confine: func() error { return refused }})
+	if !errors.Is(err, refused) {
+		t.Errorf("Run's error %v", err)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("the process ran")
+	}
+}
+
+// diesAfterAConfinedStart is the helper process of
+// TestGuardStopsWhatADeadRoodaLeft: a rooda that starts a confined
+// process, which starts a child that leaves its group, prints their
+// pids, and is killed outright.
+const diesAfterAConfinedStart = "ROODA_TEST_DIES_AFTER_A_CONFINED_START"
+
+func dieAfterAConfinedStart() {
+	AdoptOrphans()
+	script := "setsid sleep 60 & echo $!; echo $$; sleep 60"
+	p, err := start(Command{Argv: sh(script), Confine: noNewPrivs, MaxOutput: 1024, Stream: os.Stdout})
+	if err != nil {
+		panic(err)
+	}
+	_ = p
+	time.Sleep(time.Hour) // killed by the test
+}
+
+// TestGuardStopsWhatADeadRoodaLeft: a rooda killed outright (SIGKILL)
+// after starting a process from a confined thread, which has no death
+// signal, takes that process along, and what it started outside its
+// group: the guard stops them.
+func TestGuardStopsWhatADeadRoodaLeft(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rooda := exec.Command(self, "-test.run", "^$")
+	rooda.Env = append(os.Environ(), diesAfterAConfinedStart+"=1")
+	out, err := rooda.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rooda.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	var pids []int
+	for len(pids) < 2 && lines.Scan() {
+		pid, err := strconv.Atoi(strings.TrimSpace(lines.Text()))
+		if err != nil {
+			t.Fatalf("the helper printed %q", lines.Text())
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) < 2 {
+		rooda.Process.Kill()
+		rooda.Wait()
+		t.Fatalf("the helper printed %v", pids)
+	}
+	rooda.Process.Kill()
+	rooda.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range pids {
+		for Alive(pid, 0) {
+			if time.Now().After(deadline) {
+				syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("process %d outlived the rooda that started it", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package process
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// The guard stands in for the death signal of the agents started from a
+// confined thread (Command's Confine). The kernel sends a process its
+// death signal when the thread that forked it ends, and such a thread,
+// inside the agent's Landlock domain, where the agent could signal and
+// ptrace it, must end before the agent reads its prompt. So those agents
+// start without one, and the guard, a small process rooda starts once,
+// outside every agent's domain, kills them if rooda dies first: rooda
+// tells it each agent (its pid, start time and cgroup) on a pipe only
+// rooda holds, and when rooda dies, however (kill -9, a crash), the
+// kernel closes that pipe. The guard then kills each agent's group and
+// cgroup, and every process left that carries a tag of that rooda
+// (TagVariable): more than the death signal did, which reached the agent
+// alone.
+
+// GuardArg is the guard's hidden argument: "PROGRAM… --guard PID START",
+// PID and START naming the rooda it guards.
+const GuardArg = "--guard"
+
+// guardProgram is the command line that runs the guard (UseGuard).
+var guardProgram []string
+
+// UseGuard names the command line that runs GuardMain, to which rooda's
+// pid and start time are added: a confined start (Command's Confine)
+// needs it.
+func UseGuard(argv []string) { guardProgram = argv }
+
+// guard is rooda's side: the write end of the guard's pipe.
+type guard struct {
+	mu  sync.Mutex
+	w   *os.File
+	pid atomic.Int64 // the guard's pid, 0 before it starts: no straggler
+}
+
+var theGuard guard
+
+// Each agent is told as three lines, by its tag: "s TAG CGROUP" before
+// its fork, "p TAG PID START" once started, "e TAG" once waited for (or
+// not started). A rooda killed between the fork and the exec leaves a
+// child whose tag is not in its environment yet, and whose pid the guard
+// was not told: for such an agent the guard looks for the tag a while,
+// and its cgroup, where it has one, holds it from the fork.
+
+// starting tells the guard that p's process is about to start, starting
+// a guard first where none runs or the last one is gone (its pipe
+// broken): a new one is told of every confined process that runs.
+func (g *guard) starting(p *started, running map[int]*started) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	line := fmt.Sprintf("s %s %s\n", p.tag, p.cgroupDir())
+	if g.w != nil && g.write(line) == nil {
+		return nil
+	}
+	if err := g.start(); err != nil {
+		return err
+	}
+	for _, q := range running {
+		if q.guarded() {
+			if err := g.write(fmt.Sprintf("s %s %s\n", q.tag, q.cgroupDir()) + q.startedLine()); err != nil {
+				return err
+			}
+		}
+	}
+	return g.write(line)
+}
+
+// started tells the guard p's pid.
+func (g *guard) started(p *started) { g.tell(p.startedLine()) }
+
+// ended tells the guard that p's process was waited for, or never
+// started.
+func (g *guard) ended(p *started) { g.tell("e " + p.tag + "\n") }
+
+func (g *guard) tell(line string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.w != nil {
+		g.write(line)
+	}
+}
+
+func (g *guard) write(line string) error {
+	_, err := g.w.WriteString(line)
+	return err
+}
+
+func (p *started) startedLine() string {
+	pid := p.cmd.Process.Pid
+	return fmt.Sprintf("p %s %d %d\n", p.tag, pid, StartTime(pid))
+}
+
+func (p *started) cgroupDir() string {
+	if p.cgroup == nil {
+		return ""
+	}
+	return p.cgroup.dir
+}
+
+// dismiss tells the guard that rooda ends in order, having stopped its
+// processes itself: it ends without looking for any.
+func (g *guard) dismiss() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.w != nil {
+		g.w.WriteString(".\n")
+		g.w.Close()
+		g.w = nil
+	}
+}
+
+// start starts the guard, in a process group of its own (a Ctrl+C at
+// the terminal is not for it), its stdin the pipe's read end and nothing
+// else of rooda's: its stdout and stderr are /dev/null, for whoever
+// reads rooda's to see them end with rooda.
+func (g *guard) start() error {
+	if len(guardProgram) == 0 {
+		return errors.New("no guard program to stop the agent if rooda dies (process.UseGuard)")
+	}
+	if g.w != nil {
+		g.w.Close()
+		g.w = nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		w.Close()
+		return err
+	}
+	defer null.Close()
+	self := os.Getpid()
+	argv := append(append([]string{}, guardProgram...), strconv.Itoa(self), strconv.FormatUint(StartTime(self), 10))
+	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{r.Fd(), null.Fd(), null.Fd()},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("the guard that stops the agent if rooda dies: %w", err)
+	}
+	g.w = w
+	g.pid.Store(int64(pid))
+	return nil
+}
+
+// isGuard reports whether pid is the guard: rooda's child, not its
+// agents' straggler.
+func isGuard(pid int) bool { return pid != 0 && int64(pid) == theGuard.pid.Load() }
+
+// GuardMain is the guard, args rooda's pid and start time: it reads what
+// rooda tells it until rooda ends, then stops what rooda left, and
+// exits. It ignores the signals a terminal or a "kill" of every rooda
+// sends: its work begins when rooda's ends.
+func GuardMain(args []string) {
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGTSTP,
+		syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE)
+	if len(args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: "+GuardArg+" PID START")
+		os.Exit(2)
+	}
+	watched, dismissed := readWatched(os.Stdin)
+	if dismissed {
+		os.Exit(0)
+	}
+	unseen := map[string]bool{}
+	for tag, a := range watched {
+		a.kill()
+		if a.pid == 0 {
+			unseen[tag] = true
+		}
+	}
+	prefix := args[0] + "." + args[1] + "."
+	ours := taggedBy(func(tag string) bool {
+		delete(unseen, tag)
+		return strings.HasPrefix(tag, prefix)
+	})
+	closed := make(chan struct{})
+	close(closed)
+	stopLeft(ours, DefaultGrace, closed)
+	// An agent forked as rooda died shows its tag once it has exec'd.
+	for deadline := time.Now().Add(forkedUnseen); len(unseen) > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		stopLeft(ours, DefaultGrace, closed)
+	}
+	os.Exit(0)
+}
+
+// forkedUnseen is how long the guard looks for an agent that rooda forked
+// but had not told the pid of: its exec is a matter of milliseconds.
+const forkedUnseen = 2 * time.Second
+
+// watchedAgent is an agent the guard was told of.
+type watchedAgent struct {
+	cgroup string
+	pid    int // 0 until rooda says it started
+	start  uint64
+}
+
+// kill kills the agent's cgroup's processes, and its group, where the
+// agent is still the one told of (its pid not taken since).
+func (a watchedAgent) kill() {
+	if a.cgroup != "" {
+		os.WriteFile(filepath.Join(a.cgroup, "cgroup.kill"), []byte("1"), 0)
+	}
+	if a.pid != 0 && StartTime(a.pid) == a.start {
+		syscall.Kill(-a.pid, syscall.SIGKILL)
+		syscall.Kill(a.pid, syscall.SIGKILL)
+	}
+}
+
+// readWatched reads rooda's lines until the pipe closes: the agents
+// still running then, by tag, and whether rooda dismissed the guard.
+func readWatched(r *os.File) (map[string]watchedAgent, bool) {
+	watched := map[string]watchedAgent{}
+	lines := bufio.NewScanner(r)
+	for lines.Scan() {
+		fields := strings.Split(lines.Text(), " ")
+		switch {
+		case fields[0] == ".":
+			return nil, true
+		case fields[0] == "s" && len(fields) == 3:
+			watched[fields[1]] = watchedAgent{cgroup: fields[2]}
+		case fields[0] == "p" && len(fields) == 4:
+			a := watched[fields[1]]
+			a.pid, _ = strconv.Atoi(fields[2])
+			a.start, _ = strconv.ParseUint(fields[3], 10, 64)
+			watched[fields[1]] = a
+		case fields[0] == "e" && len(fields) == 2:
+			delete(watched, fields[1])
+		}
+	}
+	return watched, false
+}

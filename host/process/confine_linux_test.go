@@ -138,3 +138,61 @@ func TestGuardStopsWhatADeadRoodaLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedStartsWithOneProcessor: with one processor (a machine or
+// a container of one CPU), a confined start that lands on the main
+// thread moves off it once, and does not come back to it for ever.
+func TestConfinedStartsWithOneProcessor(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	ended := make(chan error, 1)
+	go func() {
+		for range 20 {
+			if _, err := Run(context.Background(), Command{Argv: []string{"true"}, Confine: noNewPrivs, MaxOutput: 1024}); err != nil {
+				ended <- err
+				return
+			}
+		}
+		ended <- nil
+	}()
+	select {
+	case err := <-ended:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(hangGuard):
+		t.Fatal("20 confined starts with one processor never ended")
+	}
+}
+
+// TestGuardProgramThatIsNoGuardIsPassedOver: a guard program that exits
+// without saying it is ready (an older rooda-sandbox, which knows no
+// guard) is passed over for the next; with none left, a confined start
+// fails, and nothing starts without its guard.
+func TestGuardProgramThatIsNoGuardIsPassedOver(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(saved [][]string) {
+		theGuard.dismiss()
+		guardPrograms = saved
+	}(guardPrograms)
+	older := []string{"/bin/sh", "-c", "echo 'usage: rooda __sandbox -- COMMAND' >&2; exit 127"}
+	theGuard.dismiss()
+	guardPrograms = [][]string{older, {self, GuardArg}}
+	run(t, Command{Argv: sh("true"), Confine: noNewPrivs})
+	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(int(theGuard.pid.Load())) + "/cmdline")
+	if args := strings.Split(string(cmdline), "\x00"); len(args) < 2 || args[0] != self || args[1] != GuardArg {
+		t.Errorf("the guard runs %q", args)
+	}
+	theGuard.dismiss()
+	guardPrograms = [][]string{older}
+	mark := t.TempDir() + "/ran"
+	_, err = Run(context.Background(), Command{Argv: sh("touch " + mark), Confine: noNewPrivs})
+	if err == nil || !strings.Contains(err.Error(), "is no guard") {
+		t.Errorf("Run's error %v", err)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("the process ran without its guard")
+	}
+}

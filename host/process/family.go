@@ -81,7 +81,7 @@ func (p *started) startOn() error {
 		return p.cmd.Start()
 	}
 	done := make(chan confinedStart)
-	go startConfined(p, done)
+	go startConfined(p, done, nil)
 	r := <-done
 	threadGone(r.thread)
 	return r.err
@@ -97,7 +97,7 @@ type confinedStart struct {
 // where a guard program is known, for the guard stops what the process
 // started too if rooda dies, and always one started from a confined
 // thread, which has no death signal of its own.
-func (p *started) guarded() bool { return p.confine != nil || len(guardProgram) > 0 }
+func (p *started) guarded() bool { return p.confine != nil || len(guardPrograms) > 0 }
 
 // forget is called once os/exec has waited for p: its pid is free again,
 // and may already belong to a newer child, which stays known.
@@ -106,9 +106,6 @@ func (f *family) forget(p *started) {
 	defer f.mu.Unlock()
 	if f.started[p.cmd.Process.Pid] == p {
 		delete(f.started, p.cmd.Process.Pid)
-	}
-	if p.guarded() {
-		theGuard.ended(p)
 	}
 }
 

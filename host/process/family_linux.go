@@ -379,11 +379,19 @@ func hasTag(pid int, tag string) bool {
 // startConfined confines the calling goroutine's thread, locked to it
 // for good, and starts p's command from it. The main thread is never let
 // go (Go wedges it rather than end it): there, the start moves to
-// another thread, which cannot be this one while it is locked.
-func startConfined(p *started, done chan<- confinedStart) {
+// another goroutine, and the main thread stays locked, and so out of its
+// reach, until that goroutine has locked a thread of its own (handed);
+// with one processor, the scheduler would put it on the main thread
+// again, for ever.
+func startConfined(p *started, done chan<- confinedStart, handed chan<- struct{}) {
 	runtime.LockOSThread()
+	if handed != nil {
+		close(handed)
+	}
 	if syscall.Gettid() == os.Getpid() {
-		go startConfined(p, done)
+		next := make(chan struct{})
+		go startConfined(p, done, next)
+		<-next
 		runtime.UnlockOSThread()
 		return
 	}

@@ -1,18 +1,23 @@
 package process
 
 import (
-	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The guard stands in for the death signal of the agents started from a
@@ -33,13 +38,13 @@ import (
 // PID and START naming the rooda it guards.
 const GuardArg = "--guard"
 
-// guardProgram is the command line that runs the guard (UseGuard).
-var guardProgram []string
+// guardPrograms are the command lines that run the guard (UseGuard).
+var guardPrograms [][]string
 
-// UseGuard names the command line that runs GuardMain, to which rooda's
-// pid and start time are added: a confined start (Command's Confine)
-// needs it.
-func UseGuard(argv []string) { guardProgram = argv }
+// UseGuard names the command lines that run GuardMain, to which rooda's
+// pid and start time are added, the first tried first: a confined start
+// (Command's Confine) needs one.
+func UseGuard(programs ...[]string) { guardPrograms = programs }
 
 // guard is rooda's side: the write end of the guard's pipe.
 type guard struct {
@@ -124,43 +129,89 @@ func (g *guard) dismiss() {
 	}
 }
 
-// start starts the guard, in a process group of its own (a Ctrl+C at
-// the terminal is not for it), its stdin the pipe's read end and nothing
-// else of rooda's: its stdout and stderr are /dev/null, for whoever
-// reads rooda's to see them end with rooda.
+// start starts the guard: the first of the guard programs that says it
+// is ready. An older rooda-sandbox beside a newer rooda knows no guard,
+// and says so by exiting; rooda itself does.
 func (g *guard) start() error {
-	if len(guardProgram) == 0 {
+	if len(guardPrograms) == 0 {
 		return errors.New("no guard program to stop the agent if rooda dies (process.UseGuard)")
 	}
 	if g.w != nil {
 		g.w.Close()
 		g.w = nil
 	}
+	var errs []error
+	for _, program := range guardPrograms {
+		w, pid, err := startGuard(program)
+		if err == nil {
+			g.w = w
+			g.pid.Store(int64(pid))
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return fmt.Errorf("the guard that stops the agents if rooda dies: %w", errors.Join(errs...))
+}
+
+// guardReady bounds the wait for a guard to say it is ready.
+const guardReady = 10 * time.Second
+
+// startGuard starts program as the guard, in a process group of its own
+// (a Ctrl+C at the terminal is not for it), its stdin the read end of
+// rooda's pipe and its stdout the pipe on which it says it is ready,
+// nothing else of rooda's (its stderr is /dev/null, for whoever reads
+// rooda's to see it end with rooda), and no tag of rooda's: a rooda that
+// an agent runs, and its guard, are not that agent's to stop alike.
+func startGuard(program []string) (w *os.File, pid int, err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	defer r.Close()
+	unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 1<<20) // as much as the kernel gives (drainEvery)
+	ready, said, err := os.Pipe()
+	if err != nil {
+		w.Close()
+		return nil, 0, err
+	}
+	defer ready.Close()
 	null, err := os.Open(os.DevNull)
+	if err == nil {
+		self := os.Getpid()
+		argv := append(append([]string{}, program...), strconv.Itoa(self), strconv.FormatUint(StartTime(self), 10))
+		pid, err = syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
+			Env:   untagged(os.Environ()),
+			Files: []uintptr{r.Fd(), said.Fd(), null.Fd()},
+			Sys:   &syscall.SysProcAttr{Setpgid: true},
+		})
+		null.Close()
+	}
+	said.Close()
+	if err == nil {
+		ready.SetReadDeadline(time.Now().Add(guardReady))
+		var line [len(guardSaysReady)]byte
+		if _, err = io.ReadFull(ready, line[:]); err == nil && string(line[:]) != guardSaysReady {
+			err = fmt.Errorf("it said %q", line)
+		}
+		if err != nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+			err = fmt.Errorf("%s is no guard: %w", program[0], err)
+		}
+	}
 	if err != nil {
 		w.Close()
-		return err
+		return nil, 0, err
 	}
-	defer null.Close()
-	self := os.Getpid()
-	argv := append(append([]string{}, guardProgram...), strconv.Itoa(self), strconv.FormatUint(StartTime(self), 10))
-	pid, err := syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
-		Files: []uintptr{r.Fd(), null.Fd(), null.Fd()},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
-	})
-	if err != nil {
-		w.Close()
-		return fmt.Errorf("the guard that stops the agent if rooda dies: %w", err)
-	}
-	g.w = w
-	g.pid.Store(int64(pid))
-	return nil
+	return w, pid, nil
+}
+
+// guardSaysReady is what the guard prints on its stdout once it ignores
+// the signals it must.
+const guardSaysReady = "ready\n"
+
+// untagged is env without TagVariable.
+func untagged(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(v string) bool { return strings.HasPrefix(v, TagVariable+"=") })
 }
 
 // isGuard reports whether pid is the guard: rooda's child, not its
@@ -178,7 +229,9 @@ func GuardMain(args []string) {
 		fmt.Fprintln(os.Stderr, "usage: "+GuardArg+" PID START")
 		os.Exit(2)
 	}
-	watched, dismissed := readWatched(os.Stdin)
+	os.Stdout.WriteString(guardSaysReady)
+	os.Stdout.Close()
+	watched, dismissed := readWatched(0)
 	if dismissed {
 		os.Exit(0)
 	}
@@ -230,24 +283,77 @@ func (a watchedAgent) kill() {
 
 // readWatched reads rooda's lines until the pipe closes: the agents
 // still running then, by tag, and whether rooda dismissed the guard.
-func readWatched(r *os.File) (map[string]watchedAgent, bool) {
+func readWatched(fd int) (map[string]watchedAgent, bool) {
 	watched := map[string]watchedAgent{}
-	lines := bufio.NewScanner(r)
-	for lines.Scan() {
-		fields := strings.Split(lines.Text(), " ")
-		switch {
-		case fields[0] == ".":
-			return nil, true
-		case fields[0] == "s" && len(fields) == 3:
-			watched[fields[1]] = watchedAgent{cgroup: fields[2]}
-		case fields[0] == "p" && len(fields) == 4:
-			a := watched[fields[1]]
-			a.pid, _ = strconv.Atoi(fields[2])
-			a.start, _ = strconv.ParseUint(fields[3], 10, 64)
-			watched[fields[1]] = a
-		case fields[0] == "e" && len(fields) == 2:
-			delete(watched, fields[1])
+	var pending []byte
+	for data := range drained(fd) {
+		pending = append(pending, data...)
+		for {
+			line, rest, ok := bytes.Cut(pending, []byte{'\n'})
+			if !ok {
+				break
+			}
+			pending = rest
+			if watch(watched, strings.SplitN(string(line), " ", 3)) {
+				return nil, true
+			}
 		}
 	}
 	return watched, false
+}
+
+// watch applies one of rooda's lines to watched, and reports whether it
+// dismissed the guard.
+func watch(watched map[string]watchedAgent, fields []string) (dismissed bool) {
+	switch {
+	case fields[0] == ".":
+		return true
+	case fields[0] == "s" && len(fields) == 3: // the cgroup's path last: it may hold spaces
+		watched[fields[1]] = watchedAgent{cgroup: fields[2]}
+	case fields[0] == "p" && len(fields) == 4:
+		a := watched[fields[1]]
+		a.pid, _ = strconv.Atoi(fields[2])
+		a.start, _ = strconv.ParseUint(fields[3], 10, 64)
+		watched[fields[1]] = a
+	case fields[0] == "e" && len(fields) == 2:
+		delete(watched, fields[1])
+	}
+	return false
+}
+
+// drainEvery is how often the guard empties its pipe. It does not wake
+// for each line (three an iteration, each a wake-up and a switch that
+// cost a quick loop a fifth of a millisecond an iteration), only for the
+// pipe's close and at this pace; rooda's end of the pipe holds a
+// megabyte, some 5,000 iterations' lines.
+const drainEvery = 500 * time.Millisecond
+
+// drained yields what the pipe fd holds, at drainEvery and when its
+// writer is gone, until it is empty and closed.
+func drained(fd int) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		unix.SetNonblock(fd, true)
+		buf := make([]byte, 64<<10)
+		for {
+			// No event asked: poll returns on the close (POLLHUP) or the
+			// timeout, not on data.
+			fds := []unix.PollFd{{Fd: int32(fd)}}
+			unix.Poll(fds, int(drainEvery/time.Millisecond))
+			for {
+				n, err := unix.Read(fd, buf)
+				if n > 0 && !yield(buf[:n]) {
+					return
+				}
+				if n == 0 && err == nil {
+					return // closed, and empty
+				}
+				if err == unix.EAGAIN {
+					break // empty for now
+				}
+				if err != nil && err != unix.EINTR {
+					return // no pipe to read: as if closed
+				}
+			}
+		}
+	}
 }

@@ -103,10 +103,10 @@ func (s *pipeStore) kept() []byte  { return nil }
 // confined thread.
 const GuardArg = "--guard"
 
-var guardProgram []string
+var guardPrograms [][]string
 
-func UseGuard([]string)  {}
-func GuardMain([]string) { os.Exit(0) }
+func UseGuard(...[]string) {}
+func GuardMain([]string)   { os.Exit(0) }
 
 type guard struct{}
 
@@ -119,7 +119,7 @@ func (guard) started(*started) {}
 func (guard) ended(*started)   {}
 func (guard) dismiss()         {}
 
-func startConfined(_ *started, done chan<- confinedStart) {
+func startConfined(_ *started, done chan<- confinedStart, _ chan<- struct{}) {
 	done <- confinedStart{err: errors.New("a confined start needs Linux")}
 }
 func threadGone(int) {}

@@ -117,6 +117,10 @@ func Run(ctx context.Context, c Command) (Result, error) {
 	res := p.wait(ctx, c)
 	p.stopEscaped(&res, c)
 	p.collect(&res, c)
+	if p.guarded() {
+		// Only now: its group is stopped, its cgroup emptied.
+		theGuard.ended(p)
+	}
 	return res, nil
 }
 

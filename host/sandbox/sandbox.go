@@ -126,7 +126,9 @@ func Serve() {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		refused = err
 	}
-	process.UseGuard([]string{trampoline, Arg, process.GuardArg})
+	// rooda itself after the trampoline: a rooda-sandbox older than
+	// rooda knows no guard.
+	process.UseGuard([]string{trampoline, Arg, process.GuardArg}, []string{self, Arg, process.GuardArg})
 }
 
 // Beside is the rooda-sandbox that lies beside self, rooda's

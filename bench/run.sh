@@ -11,6 +11,7 @@
 #   HOSTS=1 RUNS=15 ITERATIONS=100 bench/run.sh  sandbox_hosts' namespace and proxy alone
 #   STARTUP=1 RUNS=9 STARTS=200 bench/run.sh      rooda's start-up alone
 #   LOOPS_ONLY=1 LOOPS=64 RUNS=5 bench/run.sh     64 parallel loops against 16 alone
+#   LOOP_DIR=/mnt/ext4 bench/run.sh               the loop outside git alone, its records there
 #
 # rooda-sandbox is built beside rooda, as installed: every agent starts
 # through it (the sandbox, and signals scoped whatever the mode), so the
@@ -412,6 +413,16 @@ fi
 
 if [ -n "${LOOPS_ONLY:-}" ]; then
 	loops
+	exit
+fi
+
+# LOOP_DIR=DIR: the loop outside git alone, its records in DIR (another
+# file system: ext4 with its journal, where the default's is without).
+if [ -n "${LOOP_DIR:-}" ]; then
+	d=$(mktemp -d -p "$LOOP_DIR")
+	trap 'rm -rf "$work" "$d"' EXIT
+	echo "machine: $(nproc) cores, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
+	loop "$d" quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations outside git, records on, in $LOOP_DIR ($(findmnt -no FSTYPE,OPTIONS -T "$LOOP_DIR"))"
 	exit
 fi
 

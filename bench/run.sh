@@ -340,7 +340,7 @@ startup() {
 	printf 'module hello\n' >hello/go.mod
 	go build -C hello -o "$work/hello-go" .
 	# As releases are built (docs/performance.md, "Start-up").
-	go build -C "$repo" -trimpath -tags urfave_cli_no_docs -ldflags='-s -w' -o "$work/rooda-release" ./cmd/rooda
+	CGO_ENABLED=0 go build -C "$repo" -trimpath -tags urfave_cli_no_docs -ldflags='-s -w' -o "$work/rooda-release" ./cmd/rooda
 	printf 'def main():\n    return iterate(compose("build"), max_iterations = 1)\n\nif __main__:\n    main()\n' >small.star
 	# starts.sh N COMMAND...: COMMAND N times, its output dropped.
 	cat >starts.sh <<'EOF'
@@ -366,7 +366,7 @@ EOF
 	for name in version help list check; do
 		started "$name" "${name}_starts"
 	done
-	echo " built as releases are (-trimpath -tags urfave_cli_no_docs -ldflags='-s -w'):"
+	echo " built as releases are (CGO_ENABLED=0, -trimpath -tags urfave_cli_no_docs -ldflags='-s -w'):"
 	for name in version list; do
 		started "$name" "release_${name}_starts"
 	done

@@ -103,6 +103,9 @@ func exitedUnwaited(idType, id int) (pid int, exited bool, errno syscall.Errno) 
 // f.mu is held. Every process that escaped an agent's group descends
 // from one of them, since its lineage up to the agent is broken.
 func (f *family) adopted() []proc {
+	if _, _, errno := exitedUnwaited(unix.P_ALL, 0); errno == syscall.ECHILD {
+		return nil // no child at all, as for most commands: nothing to list
+	}
 	var list []proc
 	for _, p := range children() {
 		// The guard is no straggler; once dead, it is reaped as one.

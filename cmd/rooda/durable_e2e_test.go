@@ -300,7 +300,7 @@ func resumeAfterKill(t *testing.T, d durableRun, at killPoint, sig syscall.Signa
 	s := d.start()
 	at.wait(t, s)
 	s.cmd.Process.Signal(sig)
-	s.cmd.Wait()
+	killedWait(t, s)
 	runDir, cut := d.recorded()
 	if runDir != "" && tear {
 		tearJournal(t, runDir, rnd)
@@ -442,7 +442,7 @@ func TestResumeRefusals(t *testing.T) {
 		t.Errorf("resume of a run going on: exit %d\n%s", o.code, o.stderr)
 	}
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(t, s)
 	before := d.starts()
 	first, second := d.rooda2("runs", "resume")
 	// The second is refused as the record is taken, or, started after
@@ -528,7 +528,7 @@ iterate(procedure("build"), agent = "`+w.aiCmd()+`", max_iterations = 3)
 		t.Errorf("a second rooda under the same name: exit %d\n%s", o.code, o.stderr)
 	}
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(t, s)
 	runDir, _ := d.recorded()
 	if o := d.rooda("run", "build", "-n", "1", "--ai-cmd", w.aiCmd()); o.code != 2 {
 		t.Fatalf("another run: exit %d\n%s", o.code, o.stderr)
@@ -581,7 +581,7 @@ func TestResumeAfterKillInMerge(t *testing.T) {
 	w := newRepoWorkspace(t)
 	s, _, pid := w.startSlowMerge()
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(t, s)
 	syscall.Kill(pid, syscall.SIGKILL) // git died with rooda; its signing program would sleep on
 	if st := w.git("status", "--porcelain"); !strings.Contains(st, "A  work.txt") {
 		t.Fatalf("the killed merge left nothing staged to undo (the test's premise):\n%s", st)
@@ -602,7 +602,7 @@ func (d durableRun) killIn(text string) {
 	s := d.start()
 	d.w.waitForLog(s, text, "the run never logged "+text)
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(d.w.t, s)
 }
 
 // killScriptAt runs the script script of the workspace on its fake agent
@@ -614,6 +614,6 @@ func (w *repoWorkspace) killScriptAt(script, line string) {
 	s := w.start(cmd)
 	w.waitForLog(s, line, "the loop never reached "+line)
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(w.t, s)
 	w.noSurvivorsQuietly()
 }

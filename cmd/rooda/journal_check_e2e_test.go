@@ -80,7 +80,7 @@ func TestForcedResumeOverADamagedJournal(t *testing.T) {
 	s := d.w.start(cmd)
 	d.w.waitForLog(s, "Iteration 2/8 starting", "the forced resume never ran iteration 2 again")
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(t, s)
 	if log := s.stderr.String(); !strings.Contains(log, "resuming over a damaged journal (--force)") || !strings.Contains(log, "would run again: iterations/0001, iterations/0002") {
 		t.Errorf("the forced resume does not say what runs again:\n%s", log)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,7 +141,7 @@ func TestAgentDiesWithRooda(t *testing.T) {
 	w.waitForPids(1)
 	agentPid := w.recordedPids()[0]
 	s.cmd.Process.Kill()
-	s.cmd.Wait()
+	killedWait(t, s)
 	deadline := time.Now().Add(hangGuard)
 	for alive(agentPid) {
 		if time.Now().After(deadline) {
@@ -177,7 +176,7 @@ func TestWhatAKilledRoodaLeftDiesWithIt(t *testing.T) {
 	s := w.start(w.command("build", "-n", "1"))
 	w.waitForPids(3) // the agent, its child, its escaped child
 	s.cmd.Process.Kill()
-	s.cmd.Wait()
+	killedWait(t, s)
 	deadline := time.Now().Add(hangGuard)
 	for _, pid := range w.recordedPids() {
 		for alive(pid) {
@@ -217,7 +216,7 @@ func nextRunStopsWhatAKilledRoodaLeft(t *testing.T, cgroups bool) {
 	left := w.recordedPids()[1:]
 	if inRoodaCgroup(left[0]) != cgroups {
 		s.cmd.Process.Kill()
-		s.cmd.Wait()
+		killedWait(t, s)
 		if cgroups {
 			t.Skip("SKIPPED: no writable cgroup v2 hierarchy here; what a killed rooda's agent started is out of reach")
 		}
@@ -225,7 +224,7 @@ func nextRunStopsWhatAKilledRoodaLeft(t *testing.T, cgroups bool) {
 	}
 	killGuard(t, s.cmd.Process.Pid)
 	s.cmd.Process.Kill()
-	s.cmd.Wait()
+	killedWait(t, s)
 	for _, pid := range left {
 		if !alive(pid) {
 			t.Fatalf("process %d ended with rooda: nothing to test", pid)
@@ -242,20 +241,51 @@ func nextRunStopsWhatAKilledRoodaLeft(t *testing.T, cgroups bool) {
 }
 
 // inRoodaCgroup reports whether pid is in a cgroup that rooda made.
-// killGuard kills the guard of the rooda pid (process.GuardArg), if it
-// has one.
-func killGuard(t *testing.T, rooda int) {
-	t.Helper()
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", rooda))
-	for _, task := range tasks {
-		data, _ := os.ReadFile(task)
-		for _, field := range strings.Fields(string(data)) {
-			cmdline, _ := os.ReadFile("/proc/" + field + "/cmdline")
-			if pid, _ := strconv.Atoi(field); slices.Contains(strings.Split(string(cmdline), "\x00"), process.GuardArg) {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
+// guardsOf are the guards of the rooda pid (process.GuardArg), live or
+// not yet reaped, wherever they were reparented.
+func guardsOf(rooda int) []int {
+	var found []int
+	all, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, path := range all {
+		cmdline, _ := os.ReadFile(path)
+		args := strings.Split(string(cmdline), "\x00")
+		if i := slices.Index(args, process.GuardArg); i >= 0 && i+1 < len(args) && args[i+1] == strconv.Itoa(rooda) {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+			found = append(found, pid)
 		}
 	}
+	return found
+}
+
+// killGuard kills the guard of the rooda pid, if it has one.
+func killGuard(t *testing.T, rooda int) {
+	t.Helper()
+	for _, pid := range guardsOf(rooda) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// guardDone waits until the guard of the rooda pid, killed, has stopped
+// what that rooda left and ended: a few milliseconds after rooda's end,
+// where the death signal acted with it. An agent that rooda was forking
+// as it died may run meanwhile, promptless, until the guard stops it.
+func guardDone(t *testing.T, rooda int) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for slices.ContainsFunc(guardsOf(rooda), alive) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the guard of rooda %d never ended", rooda)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// killedWait waits for the rooda of s, signalled, to end, and then for
+// its guard (guardDone).
+func killedWait(t *testing.T, s started) {
+	t.Helper()
+	s.cmd.Wait()
+	guardDone(t, s.cmd.Process.Pid)
 }
 
 func inRoodaCgroup(pid int) bool {

@@ -23,7 +23,7 @@ func resumesAfterAKill(t *testing.T, cli realcli.Installed) {
 	r.waitForLog(s, "Iteration 2/3 starting", "rooda never started iteration 2")
 	waitUntil(t, "the CLI of iteration 2 asked its model", func() bool { return len(r.server.Turns()) >= 2 }, s.stderr.String)
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(t, s)
 	asked := len(r.server.Turns())
 	resume := exec.Command(binary(t), "runs", "resume")
 	resume.Dir, resume.Env = r.dir, r.env

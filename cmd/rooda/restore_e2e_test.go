@@ -97,7 +97,7 @@ func killedProgressRun(t *testing.T) *workspace {
 		return err == nil
 	})
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(t, s)
 	(&repoWorkspace{workspace: w}).noSurvivorsQuietly()
 	return w
 }

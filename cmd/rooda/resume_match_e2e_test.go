@@ -148,7 +148,7 @@ print("ended:", res.status)
 		return err == nil
 	})
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(t, s)
 	w.noSurvivorsQuietly()
 	if err := os.WriteFile(filepath.Join(w.repo, "go-on"), nil, 0o644); err != nil {
 		t.Fatal(err)

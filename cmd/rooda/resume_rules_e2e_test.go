@@ -100,7 +100,7 @@ func TestResumedIterationsGetNewRecords(t *testing.T) {
 	s := d.w.start(cmd)
 	d.w.waitForLog(s, "Iteration 4/8 starting", "the resume never reached iteration 4")
 	s.cmd.Process.Signal(syscall.SIGKILL)
-	s.cmd.Wait()
+	killedWait(t, s)
 	if got := readText(t, filepath.Join(runDir, "iterations", "0001", "meta.json")); got != meta1 {
 		t.Fatalf("the resume wrote iterations/0001 over:\n%s\nwas:\n%s", got, meta1)
 	}

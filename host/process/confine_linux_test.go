@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,5 +195,32 @@ func TestGuardProgramThatIsNoGuardIsPassedOver(t *testing.T) {
 	}
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("the process ran without its guard")
+	}
+}
+
+// TestGuardReadsWhatRoodaTellsIt: the guard keeps each agent rooda told
+// it of, by tag, with its pid, start time and cgroup (a path with a
+// space in it whole), forgets one that ended, and is dismissed by ".".
+func TestGuardReadsWhatRoodaTellsIt(t *testing.T) {
+	read := func(lines string) (map[string]watchedAgent, bool) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		w.WriteString(lines)
+		w.Close()
+		return readWatched(int(r.Fd()))
+	}
+	watched, dismissed := read("s 1.2.1 /sys/fs/cgroup/my unit/agent-1\np 1.2.1 300 77\ns 1.2.2 \np 1.2.2 301 78\ne 1.2.2\ns 1.2.3 \n")
+	want := map[string]watchedAgent{
+		"1.2.1": {cgroup: "/sys/fs/cgroup/my unit/agent-1", pid: 300, start: 77},
+		"1.2.3": {},
+	}
+	if dismissed || !maps.Equal(watched, want) {
+		t.Errorf("watched %+v (dismissed %t), want %+v", watched, dismissed, want)
+	}
+	if _, dismissed := read("s 1.2.1 \np 1.2.1 300 77\n.\n"); !dismissed {
+		t.Error("not dismissed by .")
 	}
 }

@@ -294,12 +294,21 @@ func readWatched(fd int) (map[string]watchedAgent, bool) {
 				break
 			}
 			pending = rest
-			if watch(watched, strings.SplitN(string(line), " ", 3)) {
+			if watch(watched, fieldsOf(string(line))) {
 				return nil, true
 			}
 		}
 	}
 	return watched, false
+}
+
+// fieldsOf are the fields of one of rooda's lines: an "s" line's third,
+// a cgroup's path, whole, spaces and all.
+func fieldsOf(line string) []string {
+	if strings.HasPrefix(line, "s ") {
+		return strings.SplitN(line, " ", 3)
+	}
+	return strings.Split(line, " ")
 }
 
 // watch applies one of rooda's lines to watched, and reports whether it

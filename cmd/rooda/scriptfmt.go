@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"rooda/host"
+	"rooda/host/files"
 	"rooda/host/session"
 	"rooda/host/shown"
 	"rooda/host/starfmt"
@@ -20,8 +21,10 @@ func scriptFmtCommand() *cli.Command {
 		ArgsUsage: "FILE|DIR...",
 		Description: `Formats each script (a directory: every .star file below it) as buildifier
 formats a generic Starlark file, and lists the files it changed. A file is
-replaced whole, keeping its mode, or not at all. Formatting a formatted
-file changes nothing.
+replaced whole, keeping its mode and owner, or not at all; a read-only
+one is left as it is, unless --force. Formatting a formatted file changes
+nothing. Scripts are read as script run reads them: a file over 4 MiB or
+a named pipe is refused, not read without end.
 
 --check changes nothing: it lists the files that are not formatted and
 exits 1 if there is one, for CI. A file that cannot be parsed is told as
@@ -31,7 +34,10 @@ Examples:
   rooda script fmt nightly.star
   rooda script fmt scripts/
   rooda script fmt -check scripts/`,
-		Flags:  []cli.Flag{&cli.BoolFlag{Name: "check", Usage: "change nothing: list the files that are not formatted, exit 1 if any"}},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "check", Usage: "change nothing: list the files that are not formatted, exit 1 if any"},
+			&cli.BoolFlag{Name: "force", Usage: "format read-only files too (their mode is kept)"},
+		},
 		Action: scriptFmtAction,
 	}
 }
@@ -85,13 +91,16 @@ func scriptPaths(c *cli.Context) ([]string, error) {
 }
 
 func scriptFmtAction(c *cli.Context) error {
-	files, err := scriptPaths(c)
+	scripts, err := scriptPaths(c)
 	if err != nil {
 		return err
 	}
 	failed := false
-	for _, file := range files {
-		changed, err := starfmt.Rewrite(file, c.Bool("check"))
+	for _, file := range scripts {
+		changed, err := starfmt.Rewrite(file, c.Bool("check"), c.Bool("force"))
+		if errors.Is(err, files.ErrReadOnly) {
+			err = fmt.Errorf("%s is read-only: not formatted (make it writable, or format it anyway with --force)", file)
+		}
 		if err != nil {
 			fmt.Fprintln(c.App.ErrWriter, err)
 			failed = true

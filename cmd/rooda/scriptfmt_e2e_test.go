@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"rooda/internal/golden"
@@ -132,5 +133,48 @@ func TestScriptFmtLintHelp(t *testing.T) {
 			t.Errorf("script %s --help: exit %d, stderr %q", command, code, stderr)
 		}
 		golden.Check(t, "help_script_"+command, stdout)
+	}
+}
+
+// TestScriptFmtLeavesWhatItMustNot: fmt leaves a read-only script as it
+// is, saying so, and formats it with --force, its mode kept; another
+// user's script keeps its owner; fmt and lint refuse a script that is a
+// device (/dev/zero) or a named pipe, given or met in a directory, as
+// script run does, where they read without end or waited.
+func TestScriptFmtLeavesWhatItMustNot(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	path := filepath.Join(w.dir, "ro.star")
+	must(t, os.WriteFile(path, []byte(badlyFormatted), 0o444))
+	o := w.rooda("script", "fmt", "ro.star")
+	if o.code != 1 || o.stderr != "ro.star is read-only: not formatted (make it writable, or format it anyway with --force)\n" || readText(t, path) != badlyFormatted {
+		t.Errorf("fmt of a read-only script: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
+	o = w.rooda("script", "fmt", "--force", "ro.star")
+	if info, err := os.Stat(path); o.code != 0 || o.stdout != "ro.star\n" || err != nil || info.Mode().Perm() != 0o444 || readText(t, path) == badlyFormatted {
+		t.Errorf("fmt --force of a read-only script: exit %d, stdout %q, stderr %q, mode %v", o.code, o.stdout, o.stderr, info.Mode())
+	}
+
+	if os.Geteuid() == 0 {
+		theirs := filepath.Join(w.dir, "theirs.star")
+		must(t, os.WriteFile(theirs, []byte(badlyFormatted), 0o644))
+		must(t, os.Chown(theirs, 4321, 4322))
+		o = w.rooda("script", "fmt", "theirs.star")
+		info, err := os.Stat(theirs)
+		if st := info.Sys().(*syscall.Stat_t); o.code != 0 || err != nil || st.Uid != 4321 || st.Gid != 4322 {
+			t.Errorf("fmt of another user's script: exit %d, stderr %q, owner %d:%d", o.code, o.stderr, st.Uid, st.Gid)
+		}
+	}
+
+	must(t, os.MkdirAll(filepath.Join(w.dir, "odd"), 0o755))
+	must(t, os.Symlink("/dev/zero", filepath.Join(w.dir, "zero.star")))
+	must(t, syscall.Mkfifo(filepath.Join(w.dir, "odd", "pipe.star"), 0o644))
+	for _, c := range []struct{ arg, says string }{{"zero.star", "larger than the limit"}, {"odd", "a pipe that gave nothing to read"}} {
+		for _, command := range []string{"fmt", "lint"} {
+			o := w.rooda("script", command, c.arg)
+			if o.code != 1 || !strings.Contains(o.stderr+o.stdout, c.says) {
+				t.Errorf("script %s %s: exit %d, stdout %q, stderr %q", command, c.arg, o.code, o.stdout, o.stderr)
+			}
+		}
 	}
 }

@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -31,9 +32,18 @@ func writeWhole(path string, data []byte, sync bool, mode os.FileMode) error {
 	return err
 }
 
+// ErrReadOnly is why Replace refused a file no one may write: its owner
+// made it so.
+var ErrReadOnly = errors.New("it is read-only")
+
 // Replace is WriteWholeSynced for a file that exists, a person's: the
-// new one keeps its mode, and a link is followed, its target replaced.
-func Replace(path string, data []byte) error {
+// new one keeps its mode and, where the file is another user's, its
+// owner; a link is followed, its target replaced. A file no one may
+// write is refused (ErrReadOnly) unless readOnlyToo. Where the owner
+// cannot be kept (another user's file in a directory this user may
+// write, rooda not root), the file is written in place, as an editor
+// writes it, keeping owner and mode.
+func Replace(path string, data []byte, readOnlyToo bool) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return err
@@ -42,7 +52,40 @@ func Replace(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return writeWhole(real, data, true, info.Mode().Perm())
+	if info.Mode().Perm()&0o222 == 0 && !readOnlyToo {
+		return &fs.PathError{Op: "replace", Path: path, Err: ErrReadOnly}
+	}
+	tmp, err := writeTemp(filepath.Dir(real), data, true)
+	if err != nil {
+		return err
+	}
+	if err = os.Chmod(tmp, info.Mode().Perm()); err == nil {
+		err = keepOwner(tmp, info)
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		os.Remove(tmp)
+		return writeInPlace(real, data)
+	}
+	if err == nil {
+		err = os.Rename(tmp, real)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// writeInPlace writes data over the file at path, synced.
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }
 
 // WriteTemp writes data whole to a new file of dir and returns its name,

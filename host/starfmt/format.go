@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -60,12 +59,14 @@ func Format(path string, src []byte) ([]byte, error) {
 }
 
 // Rewrite formats the file at path and reports whether that changes it.
-// Unless check is set, a file that changes is replaced whole
-// (files.Replace: with its mode, through a link to its target, synced
-// before it takes the name), so that no crash leaves half a script; one
-// that could not be replaced is not changed.
-func Rewrite(path string, check bool) (changed bool, err error) {
-	src, err := os.ReadFile(path)
+// It reads the file as a script is read (files.Read: bounded, a named
+// pipe not waited on). Unless check is set, a file that changes is
+// replaced whole (files.Replace: with its mode and owner, through a link
+// to its target, synced before it takes the name), so that no crash
+// leaves half a script; one that could not be replaced is not changed,
+// nor a read-only one unless readOnlyToo.
+func Rewrite(path string, check, readOnlyToo bool) (changed bool, err error) {
+	src, err := files.Read(path, files.ScriptLimit)
 	if err != nil {
 		return false, err
 	}
@@ -76,7 +77,7 @@ func Rewrite(path string, check bool) (changed bool, err error) {
 	if check {
 		return true, nil
 	}
-	if err := files.Replace(path, out); err != nil {
+	if err := files.Replace(path, out, readOnlyToo); err != nil {
 		return false, err
 	}
 	return true, nil

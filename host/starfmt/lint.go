@@ -4,13 +4,14 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/bazelbuild/buildtools/build"
 	"github.com/bazelbuild/buildtools/warn"
+
+	"rooda/host/files"
 )
 
 // Finding is one thing script lint reports: where, which check, what.
@@ -131,14 +132,14 @@ const (
 	CheckWarning = "check-warning"
 )
 
-// LintFiles lints each of files with checks and merges what it finds
+// LintFiles lints each of scripts with checks and merges what it finds
 // with checked, script check's findings, sorted: a file script check
 // found wrong loses buildifier's syntax error, Starlark's own telling it
 // best.
-func LintFiles(files, checks []string, checked []Finding) ([]Finding, error) {
+func LintFiles(scripts, checks []string, checked []Finding) ([]Finding, error) {
 	findings := slices.Clone(checked)
-	for _, file := range files {
-		src, err := os.ReadFile(file)
+	for _, file := range scripts {
+		src, err := files.Read(file, files.ScriptLimit)
 		if err != nil {
 			return nil, err
 		}

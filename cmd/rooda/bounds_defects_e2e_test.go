@@ -53,8 +53,10 @@ func TestEscapedProcessesNamedTen(t *testing.T) {
 
 // TestContextAddedIsBoundedInAll: three additions of 7 MiB, each within
 // the bound of one, are 21 MiB together, past the bound of 17 MiB in
-// all: the first two reach the prompt, the third is left out and the
-// log names it; a small one after it still fits.
+// all: context add refuses the third, saying why, and adds nothing; put
+// in the run's context by hand, it is left out by the loop, whose log
+// names it; the first two reach the prompt, and a small one after the
+// third still fits.
 func TestContextAddedIsBoundedInAll(t *testing.T) {
 	t.Parallel()
 	// The first iteration waits to be killed, so that the test adds
@@ -68,7 +70,17 @@ func TestContextAddedIsBoundedInAll(t *testing.T) {
 		if err := os.WriteFile(file, []byte("addition "+name+"\n"+filler), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if o := w.rooda("context", "add", file); o.code != 0 || !strings.HasPrefix(o.stdout, fmt.Sprintf("added %04d.txt", i+1)) {
+		o := w.rooda("context", "add", file)
+		if name == "three" {
+			if o.code != 1 || !strings.Contains(o.stderr, "nothing was added to run ") ||
+				!strings.Contains(o.stderr, "it would be larger than the limit of 17 MiB in all, and the loop would leave it out") {
+				t.Fatalf("context add past the bound in all: exit %d\n%s%s", o.code, o.stdout, o.stderr)
+			}
+			block := readText(t, filepath.Join(w.runDir(), "context", "0002.txt"))
+			must(t, os.WriteFile(filepath.Join(w.runDir(), "context", "0003.txt"), []byte(strings.Replace(block, "addition two", "addition three", 1)), 0o644))
+			continue
+		}
+		if o.code != 0 || !strings.HasPrefix(o.stdout, fmt.Sprintf("added %04d.txt", i+1)) {
 			t.Fatalf("context add %s: exit %d\n%s%s", name, o.code, o.stdout, o.stderr)
 		}
 	}

@@ -209,7 +209,9 @@ func contextCommand() *cli.Command {
 			Description: `The run reads it before its next iteration and shows it in its own section,
 CONTEXT ADDED WHILE RUNNING, after CONTEXT; the log names the iteration that
 first receives it. A file is read now: later changes to it do not count. A run
-that has ended is refused: no iteration would read what is added to it.
+that has ended is refused: no iteration would read what is added to it. So is
+what would bring the context added to the run past 17 MiB in all, which the
+loop would leave out (rooda context clear makes room).
 
 Examples:
   rooda context add "The login tests are flaky; ignore them."

@@ -22,7 +22,15 @@ func contextDir(runDir string) string { return filepath.Join(runDir, "context") 
 // read, and only then given its own: an iteration never gets part of
 // it, and an add that fails (a full disk, a file size limit) leaves
 // nothing.
+//
+// A block that would bring the additions past additionsLimit in all is
+// refused, as the loop would leave it out: the one who adds it is the one
+// to know.
 func AddContext(runDir, block string) (string, error) {
+	if room := roomLeft(runDir); int64(len(block)) > room {
+		return "", fmt.Errorf("nothing was added to run %s: with the context added to it before (%.1f MiB), it would be %v in all, and the loop would leave it out; rooda context clear takes back what was added",
+			filepath.Base(runDir), float64(additionsLimit-room)/(1<<20), &files.TooLargeError{Limit: additionsLimit})
+	}
 	dir := contextDir(runDir)
 	if err := os.MkdirAll(filepath.Join(dir, "cleared"), 0o755); err != nil {
 		return "", err
@@ -99,6 +107,20 @@ func ClearContext(runDir string) error {
 		}
 	}
 	return nil
+}
+
+// roomLeft is how much more context added while running the loop takes
+// in, as Additions counts: the additions in order, each taken while it
+// fits in what is left, one past it left out.
+func roomLeft(runDir string) int64 {
+	names, _ := additionNames(runDir)
+	room := int64(additionsLimit)
+	for _, name := range names {
+		if info, err := os.Lstat(filepath.Join(contextDir(runDir), name)); err == nil && info.Size() <= room {
+			room -= info.Size()
+		}
+	}
+	return room
 }
 
 func additionNames(runDir string) ([]string, error) {

@@ -25,7 +25,10 @@ import (
 type gitEscape struct {
 	*repoWorkspace
 	rec, out string
-	// guard bounds a run that may rightly take long; 0 is hangGuard.
+	// guard bounds a run that may rightly take long; 0 is twice
+	// hangGuard: a run of these makes worktrees, commits and merges, a
+	// dozen git processes and more, and the one at the end of a CI run
+	// with both cores busy took 30 s to end its loop.
 	guard time.Duration
 }
 
@@ -69,7 +72,7 @@ func (w *gitEscape) run(script string) outcome {
 	w.write("escape.star", script)
 	cmd := exec.Command(binary(w.t), "script", "run", filepath.Join(w.dir, "escape.star"), "--sandbox", "workspace", "--sandbox-write", w.rec, "--", w.agentLine())
 	cmd.Dir, cmd.Env = w.repo, w.env
-	o := w.waitWithin(w.start(cmd), cmp.Or(w.guard, hangGuard))
+	o := w.waitWithin(w.start(cmd), cmp.Or(w.guard, 2*hangGuard))
 	if found, _ := filepath.Glob(filepath.Join(w.out, "*")); len(found) > 0 {
 		data, _ := os.ReadFile(found[0])
 		w.t.Errorf("a program the agent planted ran outside the sandbox: %v (%s)\n%s", found, data, o.stderr)

@@ -179,12 +179,16 @@ func startGuard(program []string) (w *os.File, pid int, err error) {
 	if err == nil {
 		self := os.Getpid()
 		argv := append(append([]string{}, program...), strconv.Itoa(self), strconv.FormatUint(StartTime(self), 10))
+		pidfd := -1
 		pid, err = syscall.ForkExec(argv[0], argv, &syscall.ProcAttr{
 			Env:   untagged(os.Environ()),
 			Files: []uintptr{r.Fd(), said.Fd(), null.Fd()},
-			Sys:   &syscall.SysProcAttr{Setpgid: true},
+			Sys:   &syscall.SysProcAttr{Setpgid: true, PidFD: &pidfd},
 		})
 		null.Close()
+		if err == nil {
+			go reapGuard(pidfd)
+		}
 	}
 	said.Close()
 	if err == nil {
@@ -203,6 +207,21 @@ func startGuard(program []string) (w *os.File, pid int, err error) {
 		return nil, 0, err
 	}
 	return w, pid, nil
+}
+
+// reapGuard waits for the guard pidfd names to end, and reaps it, so
+// that a guard that ended (dismissed, killed, or no guard at all) is no
+// zombie of a program that does not reap its orphans (AdoptOrphans).
+// Waiting on its pidfd reaps that process alone, never a later one that
+// took its pid.
+func reapGuard(pidfd int) {
+	if pidfd < 0 {
+		return
+	}
+	defer unix.Close(pidfd)
+	var info unix.Siginfo
+	for unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED, nil) == unix.EINTR {
+	}
 }
 
 // guardSaysReady is what the guard prints on its stdout once it ignores

@@ -224,3 +224,18 @@ func TestGuardReadsWhatRoodaTellsIt(t *testing.T) {
 		t.Error("not dismissed by .")
 	}
 }
+
+// TestDismissedGuardEndsBeforeRooda: a rooda that ends in order
+// dismisses its guard and waits for it, so that nothing of it is left
+// the moment rooda is gone.
+func TestDismissedGuardEndsBeforeRooda(t *testing.T) {
+	run(t, Command{Argv: []string{"true"}, Confine: noNewPrivs})
+	pid := int(theGuard.pid.Load())
+	if pid == 0 || !Alive(pid, 0) {
+		t.Fatalf("no guard runs (pid %d)", pid)
+	}
+	theGuard.dismiss()
+	if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
+		t.Errorf("the guard %d still runs once dismissed", pid)
+	}
+}

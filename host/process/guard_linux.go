@@ -48,9 +48,10 @@ func UseGuard(programs ...[]string) { guardPrograms = programs }
 
 // guard is rooda's side: the write end of the guard's pipe.
 type guard struct {
-	mu  sync.Mutex
-	w   *os.File
-	pid atomic.Int64 // the guard's pid, 0 before it starts: no straggler
+	mu   sync.Mutex
+	w    *os.File
+	gone chan struct{} // closed once the guard has ended and was reaped
+	pid  atomic.Int64  // the guard's pid, 0 before it starts: no straggler
 }
 
 var theGuard guard
@@ -118,14 +119,20 @@ func (p *started) cgroupDir() string {
 }
 
 // dismiss tells the guard that rooda ends in order, having stopped its
-// processes itself: it ends without looking for any.
+// processes itself: it ends without looking for any, and rooda waits for
+// that, a moment, so that nothing of it outlives rooda.
 func (g *guard) dismiss() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.w != nil {
-		g.w.WriteString(".\n")
-		g.w.Close()
-		g.w = nil
+	if g.w == nil {
+		return
+	}
+	g.w.WriteString(".\n")
+	g.w.Close()
+	g.w = nil
+	select {
+	case <-g.gone:
+	case <-time.After(guardReady):
 	}
 }
 
@@ -142,9 +149,9 @@ func (g *guard) start() error {
 	}
 	var errs []error
 	for _, program := range guardPrograms {
-		w, pid, err := startGuard(program)
+		w, pid, gone, err := startGuard(program)
 		if err == nil {
-			g.w = w
+			g.w, g.gone = w, gone
 			g.pid.Store(int64(pid))
 			return nil
 		}
@@ -162,17 +169,17 @@ const guardReady = 10 * time.Second
 // nothing else of rooda's (its stderr is /dev/null, for whoever reads
 // rooda's to see it end with rooda), and no tag of rooda's: a rooda that
 // an agent runs, and its guard, are not that agent's to stop alike.
-func startGuard(program []string) (w *os.File, pid int, err error) {
+func startGuard(program []string) (w *os.File, pid int, gone chan struct{}, err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer r.Close()
 	unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 1<<20) // as much as the kernel gives (drainEvery)
 	ready, said, err := os.Pipe()
 	if err != nil {
 		w.Close()
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer ready.Close()
 	null, err := os.Open(os.DevNull)
@@ -187,7 +194,8 @@ func startGuard(program []string) (w *os.File, pid int, err error) {
 		})
 		null.Close()
 		if err == nil {
-			go reapGuard(pidfd)
+			gone = make(chan struct{})
+			go reapGuard(pidfd, gone)
 		}
 	}
 	said.Close()
@@ -204,9 +212,9 @@ func startGuard(program []string) (w *os.File, pid int, err error) {
 	}
 	if err != nil {
 		w.Close()
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	return w, pid, nil
+	return w, pid, gone, nil
 }
 
 // reapGuard waits for the guard pidfd names to end, and reaps it, so
@@ -214,7 +222,8 @@ func startGuard(program []string) (w *os.File, pid int, err error) {
 // zombie of a program that does not reap its orphans (AdoptOrphans).
 // Waiting on its pidfd reaps that process alone, never a later one that
 // took its pid.
-func reapGuard(pidfd int) {
+func reapGuard(pidfd int, gone chan<- struct{}) {
+	defer close(gone)
 	if pidfd < 0 {
 		return
 	}

@@ -86,11 +86,9 @@ const diesAfterAConfinedStart = "ROODA_TEST_DIES_AFTER_A_CONFINED_START"
 func dieAfterAConfinedStart() {
 	AdoptOrphans()
 	script := "setsid sleep 60 & echo $!; echo $$; sleep 60"
-	p, err := start(Command{Argv: sh(script), Confine: noNewPrivs, MaxOutput: 1024, Stream: os.Stdout})
-	if err != nil {
+	if _, err := start(Command{Argv: sh(script), Confine: noNewPrivs, MaxOutput: 1024, Stream: os.Stdout}); err != nil {
 		panic(err)
 	}
-	_ = p
 	time.Sleep(time.Hour) // killed by the test
 }
 

@@ -104,5 +104,5 @@ var iterationTypeFields = []Field{
 	{"usage", "usage | None", "the tokens the agent used, as its CLI reported them (an alias with a JSON output); None for an agent rooda reads as text"},
 	{"cost", "float | None", "what the iteration cost in dollars: the CLI's own figure, else its tokens priced by model_prices; None when unknown"},
 	{"changed", "bool | None", "whether the iteration changed the git workspace (a file's content, or HEAD); None outside a git repository, where rooda cannot tell. stall_iterations counts iterations that changed nothing and signaled nothing"},
-	{"files_changed", "list of str", "the files the iteration changed, tracked or not, committed or not (rooda's own records left out); empty outside a git repository"},
+	{"files_changed", "list of str", "the files the iteration changed, tracked or not, committed or not (rooda's own records left out), the first 1,000 in order; empty outside a git repository"},
 }

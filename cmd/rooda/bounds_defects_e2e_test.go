@@ -34,6 +34,32 @@ func TestDigestNamesAHundredFiles(t *testing.T) {
 	}
 }
 
+// TestRecordNamesAThousandFiles: an iteration that writes 1,500 files is
+// recorded with the first 1,000 named and the other 500 counted, in
+// meta.json and the journal alike, not a record of every name; the
+// digest and runs show count them all.
+func TestRecordNamesAThousandFiles(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"files": 1500}, step{})
+	w.gitInit()
+	w.run("build", "-n", "2", "--digest").expect(t, 2)
+	m := w.meta(1)
+	if len(m.FilesChanged) != 1000 || m.FilesChangedMore != 500 || m.FilesChanged[999] != "file-01000.txt" {
+		t.Errorf("meta.json names %d files changed and counts %d more, want 1000 and 500", len(m.FilesChanged), m.FilesChangedMore)
+	}
+	if !strings.Contains(w.prompt(2), ", file-00100.txt … and 1,400 more files\n") {
+		t.Errorf("the digest does not count the files meta.json leaves unnamed:\n%s", w.prompt(2))
+	}
+	show := w.rooda("runs", "show", "last", "--iteration", "1")
+	if !strings.Contains(show.stdout, ", file-00100.txt … and 1,400 more files\n") {
+		t.Errorf("runs show:\n%s", show.stdout)
+	}
+	journal, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "journal.jsonl"))
+	if len(journal) != 1 || strings.Contains(readText(t, journal[0]), "file-01001.txt") {
+		t.Errorf("the journal names a file past the first 1,000 (%v)", journal)
+	}
+}
+
 // TestEscapedProcessesNamedTen: the warning about 13 processes left
 // outside the agent's group names 10 and counts the rest; all 13 are
 // stopped and recorded.

@@ -131,7 +131,7 @@ func filesText(c *git.Changes) string {
 	case len(c.Files) == 0:
 		return "none"
 	}
-	return shown.List(c.Files, digestFileLimit, "files")
+	return shown.ListOf(c.Files, c.More, digestFileLimit, "files")
 }
 
 func yesNo(b bool) string {

@@ -51,9 +51,18 @@ type Changes struct {
 	HeadBefore, HeadAfter string
 	// Files are the files whose content changed, tracked or not,
 	// committed or not, named from the repository's top; rooda's own
-	// records are left out.
+	// records are left out. At most FileLimit are named, the first in
+	// order; More counts the rest.
 	Files []string
+	More  int `json:",omitempty"`
 }
+
+// FileLimit bounds the files an iteration's changes name, for the record,
+// the journal and a script alike (the same on a resume as in the run):
+// an iteration that writes 50,000 files would otherwise make a meta.json
+// and a journal line of 900 KB each. Past it, the change is in bulk, and
+// git names the rest to whoever asks.
+const FileLimit = 1000
 
 // Changed reports whether the iteration changed anything: HEAD moved, or
 // a file changed. Outside a repository it is false: nothing is known.
@@ -171,7 +180,11 @@ func (g *Workspace) After() Changes {
 		}
 	}
 	slices.Sort(files)
-	return Changes{InRepo: true, HeadBefore: g.before.head, HeadAfter: now.head, Files: files}
+	c := Changes{InRepo: true, HeadBefore: g.before.head, HeadAfter: now.head, Files: files}
+	if len(files) > FileLimit {
+		c.Files, c.More = slices.Clip(files[:FileLimit]), len(files)-FileLimit
+	}
+	return c
 }
 
 // refresh is the state of the workspace now: base, the state the last

@@ -408,7 +408,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	}
 	m.Spent = spentOf(it.Spent)
 	if c := it.Changes; c != nil {
-		m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged = c.HeadBefore, c.HeadAfter, c.Files
+		m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged, m.FilesChangedMore = c.HeadBefore, c.HeadAfter, c.Files, c.More
 	}
 	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))
 	fresh := r.fresh

@@ -224,6 +224,9 @@ type Meta struct {
 	GitHeadBefore string   `json:"git_head_before,omitempty"`
 	GitHeadAfter  string   `json:"git_head_after,omitempty"`
 	FilesChanged  []string `json:"files_changed,omitempty"`
+	// FilesChangedMore counts the files changed past the first
+	// git.FileLimit, which FilesChanged names.
+	FilesChangedMore int `json:"files_changed_more,omitempty"`
 	// Escaped are the processes ("pid name") the agent left running
 	// outside its process group, which rooda stopped.
 	Escaped []string `json:"escaped,omitempty"`

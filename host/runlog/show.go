@@ -209,7 +209,7 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	b.WriteString(refusedLine(refusedOf(m.Sandbox)))
 	// A repository without a commit has no HEAD: recorded as nothing.
 	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {
-		fmt.Fprintf(&b, "Git HEAD: %s → %s\nFiles changed: %s\n", shown.Line(orNoCommits(m.GitHeadBefore)), shown.Line(orNoCommits(m.GitHeadAfter)), orNone(shown.List(m.FilesChanged, listLimit, "files")))
+		fmt.Fprintf(&b, "Git HEAD: %s → %s\nFiles changed: %s\n", shown.Line(orNoCommits(m.GitHeadBefore)), shown.Line(orNoCommits(m.GitHeadAfter)), orNone(shown.ListOf(m.FilesChanged, m.FilesChangedMore, listLimit, "files")))
 	}
 	if len(m.ContextAdded) > 0 {
 		fmt.Fprintf(&b, "Context added while running, first given here: %s\n", shown.Line(strings.Join(m.ContextAdded, ", ")))

@@ -138,16 +138,20 @@ type iterationView struct {
 
 // pageListLimit bounds a list an iteration's page shows: an agent may
 // change tens of thousands of files, and a page that names them all is
-// megabytes; meta.json keeps every one.
+// megabytes; meta.json names the first git.FileLimit.
 const pageListLimit = 100
 
 // cut is the first pageListLimit of names, and, when there are more, a
 // note of how many more, counted in noun, are in meta.json.
-func cut(names []string, noun string) ([]string, string) {
-	if len(names) <= pageListLimit {
+func cut(names []string, unnamed int, noun string) ([]string, string) {
+	rest := max(len(names)-pageListLimit, 0)
+	switch {
+	case rest+unnamed == 0:
 		return names, ""
+	case unnamed > 0:
+		return names[:len(names)-rest], fmt.Sprintf("… and %s more %s (meta.json names the first %s)", shown.Thousands(int64(rest+unnamed)), noun, shown.Thousands(int64(len(names))))
 	}
-	return names[:pageListLimit], fmt.Sprintf("… and %s more %s (meta.json names every one)", shown.Thousands(int64(len(names)-pageListLimit)), noun)
+	return names[:pageListLimit], fmt.Sprintf("… and %s more %s (meta.json names every one)", shown.Thousands(int64(rest)), noun)
 }
 
 // recordText is a text file of an iteration's record as its page shows
@@ -247,8 +251,8 @@ func readIteration(runDir, id string, n int, going, inline bool) iterationView {
 		it.Meta, it.HasMeta, it.Outcome = m, true, m.Outcome
 		it.Duration, it.Waited = seconds(m.Duration), seconds(m.Waited)
 		it.Spend = m.Spent.Spend()
-		it.Meta.FilesChanged, it.MoreFiles = cut(m.FilesChanged, "files")
-		it.Meta.Escaped, it.MoreEscaped = cut(m.Escaped, "processes")
+		it.Meta.FilesChanged, it.MoreFiles = cut(m.FilesChanged, m.FilesChangedMore, "files")
+		it.Meta.Escaped, it.MoreEscaped = cut(m.Escaped, 0, "processes")
 	case errors.Is(err, os.ErrNotExist):
 		it.MetaError = "meta.json is not written yet: the iteration is going on, or its run ended before it finished"
 	default:

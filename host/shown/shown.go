@@ -98,15 +98,21 @@ func JSON(data []byte) []byte {
 // of its own), the first limit of them, and then how many more there are,
 // counted in noun ("files"): "a.go, b.go … and 49,800 more files".
 func List(names []string, limit int, noun string) string {
+	return ListOf(names, 0, limit, noun)
+}
+
+// ListOf is List of names and more others, which were never named: a list
+// that was itself bounded where it was made.
+func ListOf(names []string, more, limit int, noun string) string {
 	shownNames := make([]string, 0, min(len(names), limit))
 	for _, name := range names[:min(len(names), limit)] {
 		shownNames = append(shownNames, Line(name))
 	}
 	list := strings.Join(shownNames, ", ")
-	if len(names) <= limit {
-		return list
+	if rest := max(len(names)-limit, 0) + more; rest > 0 {
+		return list + " … and " + Thousands(int64(rest)) + " more " + noun
 	}
-	return list + " … and " + Thousands(int64(len(names)-limit)) + " more " + noun
+	return list
 }
 
 // Thousands writes n with commas between groups of three digits: 12,450.

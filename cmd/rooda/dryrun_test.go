@@ -120,12 +120,13 @@ func TestScriptProcedureRuns(t *testing.T) {
 		t.Errorf("script arguments: exit %d, stderr:\n%s", code, stderr)
 	}
 	for args, want := range map[string]string{
-		"nightly --context x":   "Error: --context applies to a YAML procedure; nightly is a script\n",
-		"nightly --act x":       "Error: --act applies to a YAML procedure; nightly is a script\n",
-		"build --max-steps 5":   "Error: --max-steps applies to a script procedure; build is not\n",
-		"build --lib a=b":       "Error: --lib applies to a script procedure; build is not\n",
-		"build -- x":            "Error: arguments after -- go to a script procedure; build is not one: x\n",
-		"nightly --lib rooda=x": "Error: --lib \"rooda=x\": library name \"rooda\" must be a word of letters, digits, - and _, and not rooda (the standard library)\n",
+		"nightly --context x":            "Error: --context applies to a YAML procedure; nightly is a script\n",
+		"nightly --act x":                "Error: --act applies to a YAML procedure; nightly is a script\n",
+		"build --max-steps 5":            "Error: --max-steps applies to a script procedure; build is not\n",
+		"build --lib a=b":                "Error: --lib applies to a script procedure; build is not\n",
+		"build --max-total-iterations 5": "Error: --max-total-iterations applies to a script procedure; build is not: its one loop's count is -n/--max-iterations\n",
+		"build -- x":                     "Error: arguments after -- go to a script procedure; build is not one: x\n",
+		"nightly --lib rooda=x":          "Error: --lib \"rooda=x\": library name \"rooda\" must be a word of letters, digits, - and _, and not rooda (the standard library)\n",
 	} {
 		if _, stderr, code := rooda(strings.Fields(args)...); code != 1 || stderr != want {
 			t.Errorf("%s: exit %d, stderr:\n%s", args, code, stderr)

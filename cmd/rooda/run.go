@@ -45,7 +45,7 @@ Examples:
   rooda build -c "focus on the auth module" -c notes.md
   rooda review --act "Write the review to REVIEW.md."
   rooda build --unlimited --iteration-timeout 20m --failure-threshold 5`,
-		Flags: append(append(slices.Concat(runSettingFlags(), scriptOnlyFlags(), settingFlags(config.ForYAMLRuns)),
+		Flags: append(append(slices.Concat(runSettingFlags(), []cli.Flag{maxDurationFlag()}, inCategory(scriptOnlyFlags(), scriptOnlyCategory), settingFlags(config.ForYAMLRuns)),
 			&cli.StringSliceFlag{Name: "context", Aliases: []string{"c"}, Usage: "add `TEXT` or the content of a file to the prompt's CONTEXT (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "observe", Usage: "replace the observe phase with `FRAGMENT`: a file, builtin:… or inline text (repeatable)", Category: "Prompt"},
 			&cli.StringSliceFlag{Name: "orient", Usage: "replace the orient phase with `FRAGMENT` (repeatable)", Category: "Prompt"},
@@ -94,6 +94,7 @@ func runAction(c *cli.Context) error {
 		req.Phases[ph] = c.StringSlice(ph.String())
 	}
 	opts := sessionOptions(c, cfg, name)
+	opts.Budgets.MaxDuration = c.Duration("max-duration")
 	if ends, err := durable(c, cfg, &opts); ends || err != nil {
 		return err
 	}
@@ -110,19 +111,56 @@ func noRecordFlag() cli.Flag {
 func promptFlags() []string { return []string{"context", "observe", "orient", "decide", "act"} }
 
 // scriptOnlyFlags are the flags of a script run that run takes too, for
-// procedures with script:.
+// procedures with script:; run's help shows them under
+// scriptOnlyCategory. --max-duration is every run's.
 func scriptOnlyFlags() []cli.Flag {
-	return append([]cli.Flag{libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag(), maxDurationFlag()}, settingFlags(config.ForScriptRuns)...)
+	return append([]cli.Flag{libFlag(), offlineFlag(), maxStepsFlag(), maxTotalIterationsFlag()}, settingFlags(config.ForScriptRuns)...)
 }
 
-// onlyFor refuses flags that mean nothing for the procedure at hand.
+// scriptOnlyCategory heads, in run's help, the flags that mean something
+// only for a procedure with script:: a YAML procedure refuses them.
+const scriptOnlyCategory = "Script procedures only"
+
+// inCategory is flags with their help heading set to category.
+func inCategory(flags []cli.Flag, category string) []cli.Flag {
+	for _, f := range flags {
+		switch f := f.(type) {
+		case *cli.BoolFlag:
+			f.Category = category
+		case *cli.StringFlag:
+			f.Category = category
+		case *cli.StringSliceFlag:
+			f.Category = category
+		case *cli.IntFlag:
+			f.Category = category
+		case *cli.Uint64Flag:
+			f.Category = category
+		default:
+			panic(fmt.Sprintf("inCategory: a %T", f))
+		}
+	}
+	return flags
+}
+
+// onlyFor refuses flags that mean nothing for the procedure at hand,
+// naming what does the same for it where something does.
 func onlyFor(c *cli.Context, kind, why string, names []string) error {
 	for _, name := range names {
 		if c.IsSet(name) {
-			return fmt.Errorf("--%s applies to %s; %s", name, kind, why)
+			err := fmt.Sprintf("--%s applies to %s; %s", name, kind, why)
+			if instead, ok := insteadOf[name]; ok {
+				err += ": " + instead
+			}
+			return errors.New(err)
 		}
 	}
 	return nil
+}
+
+// insteadOf names, for a flag of a script run, what bounds a YAML
+// procedure's run the same way.
+var insteadOf = map[string]string{
+	"max-total-iterations": "its one loop's count is -n/--max-iterations",
 }
 
 func flagNames(flags []cli.Flag) []string {

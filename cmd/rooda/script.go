@@ -396,7 +396,7 @@ func maxTotalIterationsFlag() cli.Flag {
 }
 
 func maxDurationFlag() cli.Flag {
-	return &cli.DurationFlag{Name: "max-duration", Usage: "stop the run after `DURATION` (90m, 2h; 0: no limit)", Category: "Budgets"}
+	return &cli.DurationFlag{Name: "max-duration", Usage: "end the run, status budget, after `DURATION` of run time (90m, 2h; 0: no limit); a script's iterate(max_duration=…) is one loop's", Category: "Budgets"}
 }
 
 func scriptRunAction(c *cli.Context) error {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -31,5 +33,57 @@ func TestMaxDurationBoundsEveryRun(t *testing.T) {
 		t.Errorf("build --help does not set the script procedures' flags apart:\n%s", help)
 	case strings.Contains(scriptOnly[1], "--max-duration"):
 		t.Errorf("build --help shows --max-duration as a script's alone:\n%s", help)
+	}
+}
+
+// TestBudgetThatCannotCountIsSaid: a cost or token budget over an agent
+// read as text cannot count what it spends: the start of the run and the
+// dry run say so, naming the budget, where it was set and how to make it
+// count; under --strict the loop fails before any agent starts.
+func TestBudgetThatCannotCountIsSaid(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working"})
+	void := regexp.MustCompile(`WARN: max_cost_usd \$[0-9.]+ \(cli: --max-cost-usd\) cannot be counted: .*fakeagent.* is read as text, which reports no tokens and no cost \(an alias with output: `)
+	o := w.run("build", "-n", "2", "--max-cost-usd", "0.01", "--max-tokens", "1")
+	o.expect(t, 2, "WARN: max_tokens 1 (cli: --max-tokens) cannot be counted: ")
+	if !void.MatchString(o.stderr) || strings.Index(o.stderr, "cannot be counted") > strings.Index(o.stderr, "Iteration 1/2 starting") {
+		t.Errorf("the run does not say, before its first iteration, that max_cost_usd cannot count:\n%s", o.stderr)
+	}
+	dry := w.run("build", "-n", "2", "--max-tokens", "1", "--dry-run")
+	if dry.code != 0 || !strings.Contains(dry.stdout, "\n  ! max_tokens 1 (cli: --max-tokens) cannot be counted: ") || !strings.Contains(dry.stdout, "Ready to execute") {
+		t.Errorf("the dry run (exit %d) does not say the budget cannot count:\n%s", dry.code, dry.stdout)
+	}
+	fresh := newWorkspace(t, step{"output": "working"})
+	strict := fresh.run("build", "-n", "2", "--max-tokens", "1", "--strict")
+	strict.expect(t, 1)
+	if !strings.Contains(strict.stderr, "No budget can stop this loop\nstrict (cli: --strict) refuses a loop none of whose budgets can be counted:\nmax_tokens 1 ") || fresh.ran(1) {
+		t.Errorf("--strict does not refuse the loop before its agent (ran: %v):\n%s", fresh.ran(1), strict.stderr)
+	}
+}
+
+// TestAICmdOfAKnownCLIReadInItsFormat: --ai-cmd naming claude with its
+// stream-json flag is read as claude's stream, as the built-in alias is:
+// its SUCCESS, written inside the JSON, ends the loop, and its cost is
+// counted; the dry run says how it is read.
+func TestAICmdOfAKnownCLIReadInItsFormat(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "tool_call_success")})
+	bin := filepath.Join(w.dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	claude := filepath.Join(bin, "claude")
+	if err := os.WriteFile(claude, []byte("#!/bin/sh\nexec "+w.aiCmd()+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := claude + " -p --output-format stream-json --verbose"
+	o := w.rooda("build", "--ai-cmd", line, "-n", "3", "--max-cost-usd", "5")
+	o.expect(t, 0, "(success) · 178 tokens, ")
+	if m := w.metaJSON(1); m["format"] != "claude-stream-json" || strings.Contains(o.stderr, "cannot be counted") {
+		t.Errorf("meta.json's format is %v; log:\n%s", m["format"], o.stderr)
+	}
+	dry := w.rooda("build", "--ai-cmd", line, "--dry-run")
+	if !strings.Contains(dry.stdout, "\n  ✓ Output: read as claude-stream-json, the JSON stream its command line asks for\n") {
+		t.Errorf("the dry run does not say how the agent is read:\n%s", dry.stdout)
 	}
 }

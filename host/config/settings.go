@@ -121,6 +121,15 @@ var (
 		Keyword: &Keyword{Name: "max_tokens", Type: "int",
 			Doc: "end this loop, status budget, once the run's agents have used this many tokens, counting every loop of the run so far; the script goes on"},
 	}, AtLeast(1))
+	// Strict turns the warning that no budget of a loop can be counted
+	// into an error before its first iteration: an unattended run that
+	// was meant to be capped is not started uncapped.
+	Strict = Define(Setting{
+		Key: "strict",
+		Doc: "whether a loop none of whose budgets (max_cost_usd, max_tokens) can be counted, its agents reporting nothing they count, fails before its first iteration rather than being warned about",
+		Flags: []FlagDef{{Name: "strict", Sets: "true", Category: "Budgets",
+			Usage: "fail before the first iteration when no budget given can count what the agents spend (strict: true)"}},
+	}, Boolean)
 	// MaxDuration bounds one loop's wall time, as max_cost_usd bounds
 	// its spending: a script's own budget, which iterate() returns as
 	// status budget. The run's --max-duration is a budget of the script

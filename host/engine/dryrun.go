@@ -39,6 +39,9 @@ func (p *Plan) DryRun(w io.Writer, command []string) error {
 	onlyAgent := true
 	for _, c := range p.Checks {
 		mark := "✓"
+		if c.Warning {
+			mark = "!"
+		}
 		if !c.OK {
 			mark = "✗"
 			failed = append(failed, c.Text)
@@ -88,8 +91,11 @@ func (p *Plan) Describe(w io.Writer, pos string) error {
 	fmt.Fprintf(&b, "  iterate() at %s: procedure %s\n", pos, shown.Line(p.Procedure.Name))
 	p.writeSettings(&b, "    ")
 	for _, c := range p.Checks {
-		if !c.OK {
+		switch {
+		case !c.OK:
 			fmt.Fprintf(&b, "    ✗ %s\n", c.Text)
+		case c.Warning:
+			fmt.Fprintf(&b, "    ! %s\n", c.Text)
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -114,6 +114,11 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 	for _, short := range p.SandboxShortfalls() {
 		log.Warnf("Sandbox: %s", short)
 	}
+	for _, c := range p.Checks {
+		if c.Warning {
+			log.Warnf("%s", c.Text)
+		}
+	}
 	// What the agents of a killed rooda left, this run or another's.
 	for _, dir := range sandbox.Sweep() {
 		log.Debugf("Removed %s, left by a rooda that was killed", dir)

@@ -151,6 +151,9 @@ type Check struct {
 	// Agent marks a check of the agent's command, which composing the
 	// prompt does not need.
 	Agent bool
+	// Warning marks a check that passed with something the run's log
+	// must say as it starts (a budget that cannot be counted).
+	Warning bool
 }
 
 // Prepare resolves the settings of the named procedure, applies the
@@ -207,6 +210,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	p.checkFragments()
 	p.checkContext(ctx)
 	p.checkLimits()
+	p.checkBudgets(len(req.Config.Prices) > 0)
 	p.checkSandbox()
 	return p, nil
 }
@@ -245,6 +249,12 @@ func override(proc *prompt.Procedure, given [len(prompt.Phases)][]prompt.Fragmen
 
 func (p *Plan) pass(text string) { p.Checks = append(p.Checks, Check{OK: true, Text: text}) }
 
+// caution is a check that passed with a warning: the run starts, and its
+// log says it.
+func (p *Plan) caution(text string) {
+	p.Checks = append(p.Checks, Check{OK: true, Warning: true, Text: text})
+}
+
 func (p *Plan) fail(text string, err error) {
 	first, rest, _ := strings.Cut(err.Error(), "\n")
 	if text != "" {
@@ -274,6 +284,7 @@ func (p *Plan) checkAgent(cfg *config.Config) {
 		p.failAgent("", fmt.Errorf("AI command is not a valid command line: %w", err))
 		return
 	}
+	p.Formats = []agentstream.Format{formatFor(p.Settings.AIOutput, argv)}
 	path, err := process.Find(argv[0])
 	if err != nil {
 		p.failAgent("", err)
@@ -281,6 +292,9 @@ func (p *Plan) checkAgent(cfg *config.Config) {
 	}
 	p.Argv = argv
 	p.pass("AI command binary exists: " + path)
+	if f := p.Formats[0]; p.Settings.AIOutput == "" && f != agentstream.Text {
+		p.pass(fmt.Sprintf("Output: read as %s, the JSON stream its command line asks for", f))
+	}
 }
 
 // agentNames names the agent of each turn: the script's, or else the
@@ -343,6 +357,15 @@ func (p *Plan) procedureOf(n int) prompt.Procedure {
 	return of(p, p.Roles, n)
 }
 
+// formatFor is the format of an agent's output: the one its alias
+// names, else the one its command line asks its CLI for.
+func formatFor(output string, argv []string) agentstream.Format {
+	if output != "" {
+		return agentstream.Format(output)
+	}
+	return agentstream.FormatOfCommand(argv)
+}
+
 // formatNamed is the format an alias names: text when it names none.
 func formatNamed(name string) agentstream.Format {
 	if name == "" {
@@ -381,7 +404,7 @@ func (p *Plan) checkRotation(turns []Turn) {
 			var path string
 			if path, err = process.Find(argv[0]); err == nil {
 				p.Rotation = append(p.Rotation, argv)
-				p.Formats = append(p.Formats, formatNamed(t.Output))
+				p.Formats = append(p.Formats, formatFor(t.Output, argv))
 				p.pass("AI command binary exists: " + path)
 				continue
 			}

@@ -79,7 +79,7 @@ func (p *Plan) choose(n int) error {
 		if _, err := process.Find(argv[0]); err != nil {
 			return err
 		}
-		c.argv, c.format = argv, formatNamed(t.Output)
+		c.argv, c.format = argv, formatFor(t.Output, argv)
 	}
 	p.chosen = c
 	return nil

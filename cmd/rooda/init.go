@@ -29,7 +29,10 @@ current directory:
 
 --agent chooses the agent; without it, the only one installed is chosen,
 and with several, init asks which when stdin is a terminal and fails
-otherwise. It replaces an existing rooda-config.yml only with --force, and
+otherwise. --ai-cmd sets up an agent of your own instead: its command
+line, which must start a program on PATH (or a path), read as a CLI's JSON
+stream when it asks a known CLI for one, else as text; with --agent NAME
+too, it is written as your alias NAME. It replaces an existing rooda-config.yml only with --force, and
 never an AGENTS.md; --config FILE writes FILE instead. Then it prints the
 commands to run next.
 
@@ -37,9 +40,14 @@ Examples:
   rooda init                    choose among the agents installed
   rooda init --agent codex      no question: codex, which must be on PATH
   rooda init --agent claude --force
-                                replace the rooda-config.yml there is`,
+                                replace the rooda-config.yml there is
+  rooda init --ai-cmd "./my-agent.sh --headless"
+                                an agent of your own
+  rooda init --ai-cmd "claude -p --output-format stream-json --verbose --model opus" --agent opus
+                                your own alias, opus, read as claude's stream`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "agent", Usage: "use the agent `NAME`, an alias (claude, codex, ...) whose CLI is on PATH"},
+			&cli.StringFlag{Name: "agent", Usage: "use the agent `NAME`, an alias (claude, codex, ...) whose CLI is on PATH; with --ai-cmd, the name of your own alias"},
+			&cli.StringFlag{Name: "ai-cmd", Usage: "use your own agent: its `COMMAND` line, given the prompt on stdin"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing rooda-config.yml (AGENTS.md is never replaced)"},
 		},
 		Action: initAction,
@@ -58,20 +66,16 @@ func initAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	choice := setup.Choice{Asked: c.String("agent"), Found: agents.Installed(cfg.Aliases), Aliases: cfg.AliasNames(), NoneFound: agents.NoneFound(cfg.Aliases)}
-	if statusline.IsTerminal(os.Stdin) {
-		choice.Ask = setup.Ask(os.Stdin, c.App.ErrWriter)
-	}
-	agent, err := setup.Choose(choice)
+	agent, what, err := chosenAgent(c, cfg)
 	if err != nil {
 		return err
 	}
-	written, err := setup.Write(".", path, agent.Alias, cfg.AliasNames(), c.Bool("force"))
+	written, err := setup.Write(".", path, agent, cfg.AliasNames(), c.Bool("force"))
 	if err != nil {
 		return fmt.Errorf("rooda init: %w", err)
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "Wrote %s: the agent is %s (%s).\n", path, agent.Alias, agent.Path)
+	fmt.Fprintf(w, "Wrote %s: the agent is %s.\n", path, what)
 	if written.AgentsKept {
 		fmt.Fprintf(w, "Kept %s as it is: rooda agents-sync brings it up to date.\n", setup.AgentsFile)
 	} else {
@@ -83,6 +87,27 @@ Next:
   rooda agents-sync             %s fills AGENTS.md in: commands, layout, work tracking
   rooda build --dry-run         the prompt of build, which implements the tasks of your work tracking
   rooda list                    every procedure; rooda info NAME tells what one does
-`, agent.Alias)
+`, cmp.Or(agent.Alias, "your agent"))
 	return nil
+}
+
+// chosenAgent is the agent init sets up, and how to name it to the user:
+// --ai-cmd's command line, else an alias chosen among those installed.
+func chosenAgent(c *cli.Context, cfg *config.Config) (setup.Agent, string, error) {
+	if line := c.String("ai-cmd"); line != "" {
+		own, err := setup.OwnAgent(line, c.String("agent"))
+		if err != nil {
+			return setup.Agent{}, "", fmt.Errorf("--ai-cmd %q: %w", line, err)
+		}
+		return own.Agent, own.Said(), nil
+	}
+	choice := setup.Choice{Asked: c.String("agent"), Found: agents.Installed(cfg.Aliases), Aliases: cfg.AliasNames(), NoneFound: agents.NoneFound(cfg.Aliases)}
+	if statusline.IsTerminal(os.Stdin) {
+		choice.Ask = setup.Ask(os.Stdin, c.App.ErrWriter)
+	}
+	found, err := setup.Choose(choice)
+	if err != nil {
+		return setup.Agent{}, "", err
+	}
+	return setup.Agent{Alias: found.Alias}, fmt.Sprintf("%s (%s)", found.Alias, found.Path), nil
 }

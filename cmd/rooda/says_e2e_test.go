@@ -68,15 +68,7 @@ func TestBudgetThatCannotCountIsSaid(t *testing.T) {
 func TestAICmdOfAKnownCLIReadInItsFormat(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "tool_call_success")})
-	bin := filepath.Join(w.dir, "bin")
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	claude := filepath.Join(bin, "claude")
-	if err := os.WriteFile(claude, []byte("#!/bin/sh\nexec "+w.aiCmd()+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	line := claude + " -p --output-format stream-json --verbose"
+	line := w.fakeCLI("claude") + " -p --output-format stream-json --verbose"
 	o := w.rooda("build", "--ai-cmd", line, "-n", "3", "--max-cost-usd", "5")
 	o.expect(t, 0, "(success) · 178 tokens, ")
 	if m := w.metaJSON(1); m["format"] != "claude-stream-json" || strings.Contains(o.stderr, "cannot be counted") {
@@ -85,5 +77,54 @@ func TestAICmdOfAKnownCLIReadInItsFormat(t *testing.T) {
 	dry := w.rooda("build", "--ai-cmd", line, "--dry-run")
 	if !strings.Contains(dry.stdout, "\n  ✓ Output: read as claude-stream-json, the JSON stream its command line asks for\n") {
 		t.Errorf("the dry run does not say how the agent is read:\n%s", dry.stdout)
+	}
+}
+
+// fakeCLI is a program named name, in w's bin directory, that runs the
+// fake agent on w's script whatever its arguments: a CLI's name for the
+// fake agent.
+func (w *workspace) fakeCLI(name string) string {
+	w.t.Helper()
+	bin := filepath.Join(w.dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	path := filepath.Join(bin, name)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\nexec "+w.aiCmd()+"\n"), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	return path
+}
+
+// TestInitSetsUpYourOwnAgent: rooda init --ai-cmd writes a configuration
+// whose runs start that command line, with no flag to repeat; with
+// --agent NAME it is the user's alias NAME, read in the format its
+// command line asks a known CLI for. A program that is not there is
+// refused, naming it, and nothing is written.
+func TestInitSetsUpYourOwnAgent(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working"})
+	missing := w.rooda("init", "--ai-cmd", "./no-such-agent --fast")
+	missing.expect(t, 1)
+	if !strings.Contains(missing.stderr, `--ai-cmd "./no-such-agent --fast": `) || !strings.Contains(missing.stderr, "no-such-agent") {
+		t.Errorf("init of a missing program:\n%s", missing.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "rooda-config.yml")); err == nil {
+		t.Errorf("init wrote a configuration naming a program that is not there")
+	}
+	own := w.rooda("init", "--ai-cmd", w.aiCmd())
+	own.expect(t, 0)
+	if !strings.Contains(own.stdout, "the agent is your command line, ") {
+		t.Errorf("init says:\n%s", own.stdout)
+	}
+	w.rooda("build", "-n", "1").expect(t, 2)
+	if !w.ran(1) {
+		t.Fatalf("the run of init's configuration did not start the agent")
+	}
+	line := w.fakeCLI("claude") + " -p --output-format stream-json"
+	w.rooda("init", "--force", "--ai-cmd", line, "--agent", "mine").expect(t, 0)
+	shown := w.rooda("config", "show").stdout
+	if !strings.Contains(shown, "ai_cmd_alias: mine ") || !strings.Contains(shown, "  mine: {cmd: "+line+", output: claude-stream-json}") {
+		t.Errorf("config show after init --agent mine:\n%s", shown)
 	}
 }

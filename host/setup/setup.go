@@ -122,12 +122,12 @@ type Written struct {
 	AgentsKept bool
 }
 
-// Write writes the configuration at configPath, naming alias, and an
+// Write writes the configuration at configPath, naming agent, and an
 // AGENTS.md skeleton in dir unless there is one. It replaces the
 // configuration only when force is set.
-func Write(dir, configPath, alias string, aliases []string, force bool) (Written, error) {
+func Write(dir, configPath string, agent Agent, aliases []string, force bool) (Written, error) {
 	var w Written
-	if err := writeFile(configPath, ConfigText(alias, aliases), force); err != nil {
+	if err := writeFile(configPath, ConfigText(agent, aliases), force); err != nil {
 		return w, err
 	}
 	err := writeFile(filepath.Join(dir, AgentsFile), agentsSkeleton, false)

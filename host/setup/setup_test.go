@@ -29,15 +29,40 @@ func load(t *testing.T, dir string) *config.Config {
 // and so does rooda once it has loaded it.
 func TestConfigTextLoads(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Write(dir, filepath.Join(dir, config.FileName), "codex", aliases, false); err != nil {
+	if _, err := Write(dir, filepath.Join(dir, config.FileName), Agent{Alias: "codex"}, aliases, false); err != nil {
 		t.Fatal(err)
 	}
 	cfg := load(t, dir)
 	if got := config.AICmdAlias.In(&cfg.Loop); got.V != "codex" || !got.Set {
 		t.Errorf("ai_cmd_alias: %+v", got)
 	}
-	if text := ConfigText("codex", aliases); !strings.Contains(text, "the aliases claude, codex, gemini\n") {
+	if text := ConfigText(Agent{Alias: "codex"}, aliases); !strings.Contains(text, "the aliases claude, codex, gemini\n") {
 		t.Errorf("the aliases are not listed:\n%s", text)
+	}
+}
+
+// TestConfigOfYourOwnAgentLoads: a command line of the user's own, alone
+// or under an alias of theirs, is what rooda loads back, quotes and
+// backslashes in it kept, its output format with it; the commented-out
+// examples still load once uncommented.
+func TestConfigOfYourOwnAgentLoads(t *testing.T) {
+	line := `my-agent --prompt "say \"hi\"" --json`
+	for _, agent := range []Agent{{Command: line}, {Alias: "mine", Command: line, Output: "claude-stream-json"}} {
+		dir := t.TempDir()
+		text := ConfigText(agent, aliases)
+		for _, variant := range []string{text, example.ReplaceAllString(text, "$1$2")} {
+			if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(variant), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg := load(t, dir)
+			s, err := cfg.Resolve("build")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.AICommand.V != line || s.AIAlias != agent.Alias || s.AIOutput != agent.Output {
+				t.Errorf("%+v: loaded as %q, alias %q, output %q\n%s", agent, s.AICommand.V, s.AIAlias, s.AIOutput, variant)
+			}
+		}
 	}
 }
 
@@ -49,7 +74,7 @@ var example = regexp.MustCompile(`(?m)^(\s*)# (\s*(?:[a-z_]+:|- ).*)$`)
 // out load too, once uncommented, so a newcomer can use them as written.
 func TestConfigExamplesLoad(t *testing.T) {
 	dir := t.TempDir()
-	text := example.ReplaceAllString(ConfigText("claude", aliases), "$1$2")
+	text := example.ReplaceAllString(ConfigText(Agent{Alias: "claude"}, aliases), "$1$2")
 	if err := os.WriteFile(filepath.Join(dir, config.FileName), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +100,10 @@ func TestWriteReplacesOnlyWhenForced(t *testing.T) {
 	if got := Existing(path); len(got) != 1 || got[0] != path {
 		t.Errorf("Existing: %v", got)
 	}
-	if _, err := Write(dir, path, "claude", aliases, false); !errors.Is(err, fs.ErrExist) {
+	if _, err := Write(dir, path, Agent{Alias: "claude"}, aliases, false); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("not forced: %v", err)
 	}
-	w, err := Write(dir, path, "claude", aliases, true)
+	w, err := Write(dir, path, Agent{Alias: "claude"}, aliases, true)
 	if err != nil || !w.AgentsKept {
 		t.Fatalf("forced: %+v, %v", w, err)
 	}
@@ -139,11 +164,11 @@ func TestAsk(t *testing.T) {
 // Landlock, and leaves it commented out, saying why, where it has not.
 func TestInitSandbox(t *testing.T) {
 	t.Setenv("ROODA_SANDBOX_ABI", "7")
-	if text := ConfigText("claude", []string{"claude"}); !strings.Contains(text, "\n  sandbox: workspace\n") {
+	if text := ConfigText(Agent{Alias: "claude"}, []string{"claude"}); !strings.Contains(text, "\n  sandbox: workspace\n") {
 		t.Errorf("with Landlock:\n%s", text)
 	}
 	t.Setenv("ROODA_SANDBOX_ABI", "0")
-	if text := ConfigText("claude", []string{"claude"}); !strings.Contains(text, "  # sandbox: workspace   (this kernel has no Landlock: not available here)\n") {
+	if text := ConfigText(Agent{Alias: "claude"}, []string{"claude"}); !strings.Contains(text, "  # sandbox: workspace   (this kernel has no Landlock: not available here)\n") {
 		t.Errorf("without Landlock:\n%s", text)
 	}
 }

@@ -2,6 +2,7 @@ package setup
 
 import (
 	_ "embed"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -21,14 +22,33 @@ var configText = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("rooda-config.yml").Parse(configTemplate))
 })
 
+// Agent is the agent init sets up: an alias, or a command line of the
+// user's own, under an alias of theirs when Alias names one.
+type Agent struct {
+	Alias string
+	// Command, when set, is the user's own command line; Output the
+	// format of what it prints ("" for text).
+	Command, Output string
+}
+
 // ConfigText is the rooda-config.yml init writes: agent chosen, the
 // other settings a newcomer may want shown commented out, with what they
 // do.
-func ConfigText(agent string, aliases []string) string {
+func ConfigText(agent Agent, aliases []string) string {
 	var b strings.Builder
-	data := map[string]any{"Agent": agent, "Aliases": strings.Join(aliases, ", "), "Sandbox": sandbox.ABI() > 0}
+	data := map[string]any{"Agent": agent.Alias, "Aliases": strings.Join(aliases, ", "), "Sandbox": sandbox.ABI() > 0,
+		"Command": quoted(agent.Command), "Output": agent.Output}
 	if err := configText().Execute(&b, data); err != nil {
 		panic(err) // the template is embedded, and its data always fit it
 	}
 	return b.String()
+}
+
+// quoted is s as a YAML double-quoted scalar, "" for none: Go's escapes
+// are all YAML's too.
+func quoted(s string) string {
+	if s == "" {
+		return ""
+	}
+	return strconv.Quote(s)
 }

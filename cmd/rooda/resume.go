@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -73,9 +74,48 @@ func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bo
 	if err != nil {
 		return false, err
 	}
+	if c.IsSet("resume") && onlyResumeFlags(c) && !resuming(c.Context) {
+		// "rooda build --resume ID" is "rooda runs resume ID": the
+		// flags the run was started with are not to be repeated.
+		return true, resumeAsStarted(c, dir, id, opts.Name)
+	}
 	opts.Resume, err = runlog.ResumeWith(dir, id, opts.Name, resumeOptions(c))
 	return false, err
 }
+
+// onlyResumeFlags reports whether c sets no flag but the resume's own:
+// a command line that says which run to resume, and nothing else.
+func onlyResumeFlags(c *cli.Context) bool {
+	if c.Args().Len() > 1 {
+		return false // a script's arguments
+	}
+	for _, name := range c.LocalFlagNames() {
+		if !slices.Contains([]string{"resume", "force", "as-left", shorthandFlag}, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// resumeAsStarted resumes run id of procedure name with the command line
+// that started it, as runs resume does.
+func resumeAsStarted(c *cli.Context, dir, id, name string) error {
+	run, err := runlog.ReadRun(dir, id)
+	if err != nil {
+		return err
+	}
+	if err := run.ResumedAs(name); err != nil {
+		return err
+	}
+	return resumeRun(c, run)
+}
+
+// resumingKey marks the context of a command line a resume runs again:
+// the command line that started the run, which is not looked up again.
+type resumingKey struct{}
+
+// resuming reports whether ctx is that of a command line a resume runs.
+func resuming(ctx context.Context) bool { return ctx.Value(resumingKey{}) != nil }
 
 func runsResumeCommand() *cli.Command {
 	return &cli.Command{
@@ -141,7 +181,13 @@ func runsResumeAction(c *cli.Context) error {
 		// say, as the resume takes it.
 		return run.Resumable()
 	}
-	again := resumedCommand(run.Command, id, onOff(c, "force", "as-left")...)
+	return resumeRun(c, run)
+}
+
+// resumeRun runs again the command line that started run, told to
+// resume it, with c's --force and --as-left.
+func resumeRun(c *cli.Context, run runlog.Run) error {
+	again := resumedCommand(run.Command, run.ID, onOff(c, "force", "as-left")...)
 	if code := runArgs(c, again); code != 0 {
 		return session.ExitStatus(code)
 	}
@@ -192,7 +238,7 @@ func hasFlagValue(arg, flag string) bool {
 // runArgs runs rooda with args, as main does, and returns its exit code:
 // its error is said already.
 func runArgs(c *cli.Context, args []string) int {
-	return run(c.Context, args, c.App.Writer, c.App.ErrWriter)
+	return run(context.WithValue(c.Context, resumingKey{}, true), args, c.App.Writer, c.App.ErrWriter)
 }
 
 // resumeOptions are how the resume c asks for takes its record: forced

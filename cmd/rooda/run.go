@@ -43,7 +43,7 @@ Examples:
   rooda run build -n 3 --ai-cmd-alias codex   three iterations with codex
   rooda build --dry-run                       show the settings, checks and prompt
   rooda build -c "focus on the auth module" -c notes.md
-  rooda review --act "Write the review to REVIEW.md."
+  rooda audit-impl --act "Write the findings to AUDIT.md."
   rooda build --unlimited --iteration-timeout 20m --failure-threshold 5`,
 		Flags: append(append(slices.Concat(runSettingFlags(), []cli.Flag{maxDurationFlag()}, inCategory(scriptOnlyFlags(), scriptOnlyCategory), settingFlags(config.ForYAMLRuns)),
 			&cli.StringSliceFlag{Name: "context", Aliases: []string{"c"}, Usage: "add `TEXT` or the content of a file to the prompt's CONTEXT (repeatable)", Category: "Prompt"},

@@ -128,3 +128,24 @@ func TestInitSetsUpYourOwnAgent(t *testing.T) {
 		t.Errorf("config show after init --agent mine:\n%s", shown)
 	}
 }
+
+// TestRunResumeIsRunsResume: "rooda build --resume ID" resumes the run
+// with the command line that started it, as "rooda runs resume ID" does:
+// its --ai-cmd and -n are not repeated, and it ends as the run would
+// have. Another procedure's name is refused, naming the run's.
+func TestRunResumeIsRunsResume(t *testing.T) {
+	t.Parallel()
+	d := durableRun{w: newWorkspace(t, step{"output": "working", "delay": "150ms"})}
+	d.args = []string{"run", "build", "--ai-cmd", d.w.aiCmd(), "-n", "4"}
+	d.killIn("Iteration 3/4 starting")
+	runDir, _ := d.recorded()
+	id := filepath.Base(runDir)
+	if o := d.rooda("audit-impl", "--resume", id); o.code != 1 || !strings.Contains(o.stderr, "run "+id+" ran build, not audit-impl") {
+		t.Errorf("resumed as another procedure: exit %d\n%s", o.code, o.stderr)
+	}
+	o := d.rooda("build", "--resume", id)
+	o.expect(t, 2, "Reached max iterations: 4")
+	if _, e := d.recorded(); e.Status != "max-iters" || e.Iterations != 4 {
+		t.Errorf("the resumed run ended %s after %d iterations, want max-iters after 4", e.Status, e.Iterations)
+	}
+}

@@ -83,7 +83,7 @@ func ResumeWith(dir, id, name string, opts ResumeOptions) (*Recorder, error) {
 	if run.Over() {
 		return nil, run.ended()
 	}
-	if err := run.resumedAs(name); err != nil {
+	if err := run.ResumedAs(name); err != nil {
 		return nil, err
 	}
 	r := newRecorder(filepath.Join(dir, id), run)
@@ -161,10 +161,10 @@ func elapsed(run Run, entries []journal.Entry) time.Duration {
 // run that was not.
 func (r *Recorder) Elapsed() time.Duration { return r.before }
 
-// resumedAs refuses to resume the run as another procedure or script
+// ResumedAs refuses to resume the run as another procedure or script
 // than name, or from another directory than the one it ran in: its
 // procedure, its files and its record are found from there.
-func (r Run) resumedAs(name string) error {
+func (r Run) ResumedAs(name string) error {
 	if r.Name != name {
 		return fmt.Errorf("run %s ran %s, not %s: rooda runs resume %s runs it again as it was", r.ID, r.Name, name, r.ID)
 	}

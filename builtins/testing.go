@@ -204,7 +204,7 @@ func fakeAgentFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	format, name := "text", ""
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "outputs?", &outputs, "exit_codes?", &codes, "format?", &format,
 		"costs?", &costs, "usage?", &usage, "durations?", &durations, "timed_out?", &timedOut, "causes?", &causes,
-		"writes?", &writes, "name?", &name); err != nil {
+		"writes?", &writes, "name??", &name); err != nil {
 		return nil, err
 	}
 	f := &session.FakeAgent{Name: name}

@@ -1,7 +1,12 @@
 package host
 
 import (
+	"errors"
+	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.starlark.net/syntax"
@@ -69,4 +74,30 @@ func (r *Runtime) Source(name string) (display string, src []byte, err error) {
 	}
 	src, err = r.resolver.read(Context(r.thread), loc)
 	return loc.Display, src, err
+}
+
+// LibraryModules are the modules of the configured libraries, as load()
+// names them ("@team//helpers.star"): the .star files below each
+// library's directory but tests and hidden directories, sorted. unready
+// says why each library that cannot be loaded now (a git library not in
+// the cache) is left out. A library whose directory cannot be read is an
+// error, and the others' modules are listed all the same.
+func (r *Runtime) LibraryModules() (modules []string, unready map[string]string, err error) {
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(r.resolver.libraries)) {
+		dir := r.resolver.libraries[name]
+		found, err := scriptsUnder([]string{dir}, ".star")
+		if err != nil {
+			errs = append(errs, fmt.Errorf("library %s: %w", name, err))
+			continue
+		}
+		for _, file := range found {
+			rel, err := filepath.Rel(dir, file)
+			if err != nil || strings.HasSuffix(file, "_test.star") {
+				continue
+			}
+			modules = append(modules, "@"+name+"//"+filepath.ToSlash(rel))
+		}
+	}
+	return modules, maps.Clone(r.resolver.unready), errors.Join(errs...)
 }

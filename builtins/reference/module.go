@@ -7,6 +7,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"rooda/host"
+	"rooda/host/docstring"
 )
 
 // Module documents a library module, a .star file, from its source src:
@@ -31,10 +32,10 @@ func Module(path string, src []byte) (doc string, entries []Entry, err error) {
 		if len(def.Body) > 0 {
 			raw = host.DocOf(def.Body[0])
 		}
-		d := docstring(raw)
-		e := Entry{Name: def.Name.Name, Kind: "library", Section: section, Doc: d.text, Returns: d.returns}
+		d := docstring.Parse(raw)
+		e := Entry{Name: def.Name.Name, Kind: "library", Section: section, Module: path, Doc: d.Text, Returns: d.Returns}
 		for _, p := range def.Params {
-			e.Params = append(e.Params, d.param(paramOf(p)))
+			e.Params = append(e.Params, documented(d, paramOf(p)))
 		}
 		entries = append(entries, e)
 	}

@@ -16,6 +16,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"rooda/builtins"
+	"rooda/host/docstring"
 )
 
 // Entry is one documented name.
@@ -114,8 +115,8 @@ func library(module string, globals starlark.StringDict) []Entry {
 		if !ok || strings.HasPrefix(name, "_") {
 			continue
 		}
-		d := docstring(fn.Doc())
-		e := Entry{Name: name, Kind: "library", Section: "load(\"" + module + "\", …)", Module: module, Doc: d.text, Returns: d.returns}
+		d := docstring.Parse(fn.Doc())
+		e := Entry{Name: name, Kind: "library", Section: "load(\"" + module + "\", …)", Module: module, Doc: d.Text, Returns: d.Returns}
 		for i := range fn.NumParams() {
 			p, _ := fn.Param(i)
 			param := Param{Name: p}
@@ -128,86 +129,19 @@ func library(module string, globals starlark.StringDict) []Entry {
 			case fn.HasVarargs() && i == fn.NumParams()-1-boolInt(fn.HasKwargs()):
 				param.Name = "*" + p
 			}
-			e.Params = append(e.Params, d.param(param))
+			e.Params = append(e.Params, documented(d, param))
 		}
 		out = append(out, e)
 	}
 	return out
 }
 
-// doc is a docstring taken apart.
-type doc struct {
-	text string
-	// args are the descriptions of its "Args:" section, types the types
-	// an argument's line gives in parentheses, "n (int): …", by name.
-	args, types map[string]string
-	// returns is the type a "Returns:" section begins with: "function(it): …".
-	returns string
-}
-
-// param fills in p's description and type from the docstring, "any"
-// when it gives none.
-func (d doc) param(p Param) Param {
-	name := strings.TrimLeft(p.Name, "*")
-	p.Doc, p.Type = d.args[name], cmp.Or(d.types[name], "any")
+// documented fills in p's description and type from the docstring d,
+// "any" when it gives none.
+func documented(d docstring.Doc, p Param) Param {
+	a, _ := d.Arg(p.Name)
+	p.Doc, p.Type = a.Desc, cmp.Or(a.Type, "any")
 	return p
-}
-
-// docstring splits a Python-style docstring into its text, dedented,
-// the descriptions and types of its "Args:" section, by parameter name,
-// and the type its "Returns:" section names.
-func docstring(raw string) doc {
-	lines := strings.Split(strings.TrimSpace(raw), "\n")
-	indent := -1
-	for _, l := range lines[1:] {
-		if t := strings.TrimLeft(l, " \t"); t != "" && (indent < 0 || len(l)-len(t) < indent) {
-			indent = len(l) - len(t)
-		}
-	}
-	var text []string
-	d := doc{args: map[string]string{}, types: map[string]string{}}
-	inArgs, inReturns := false, false
-	// An argument's description may wrap: a line indented deeper than the
-	// argument's name goes on the description of the one before.
-	argIndent, last := -1, ""
-	for i, l := range lines {
-		if i > 0 && indent > 0 && len(l) >= indent {
-			l = l[indent:]
-		}
-		depth := len(l) - len(strings.TrimLeft(l, " \t"))
-		switch {
-		case strings.TrimSpace(l) == "Args:":
-			inArgs, argIndent, last = true, -1, ""
-		case strings.TrimSpace(l) == "Returns:":
-			inReturns = true
-		case inReturns && depth > 0:
-			if d.returns == "" {
-				d.returns, _, _ = strings.Cut(strings.TrimSpace(l), ":")
-			}
-		case inArgs && last != "" && argIndent >= 0 && depth > argIndent:
-			d.args[last] = strings.TrimSpace(d.args[last] + " " + strings.TrimSpace(l))
-		case (inArgs || inReturns) && strings.TrimSpace(l) == "":
-			// The section ends; the blank line before it already parts
-			// the text.
-			inArgs, inReturns = false, false
-		case inArgs && depth > 0:
-			name, desc, _ := strings.Cut(strings.TrimSpace(l), ":")
-			// *args and **kwargs are documented as Python's style
-			// guides and buildifier want them, stars included.
-			name = strings.TrimLeft(name, "*")
-			if n, typ, ok := strings.Cut(name, " ("); ok && strings.HasSuffix(typ, ")") {
-				name = n
-				d.types[name] = strings.TrimSuffix(typ, ")")
-			}
-			d.args[name] = strings.TrimSpace(desc)
-			argIndent, last = depth, name
-		default:
-			inArgs, inReturns = false, false
-			text = append(text, l)
-		}
-	}
-	d.text = strings.TrimSpace(strings.Join(text, "\n"))
-	return d
 }
 
 func boolInt(b bool) int {

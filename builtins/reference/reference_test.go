@@ -10,6 +10,7 @@ import (
 
 	"rooda/builtins"
 	"rooda/builtins/reference"
+	"rooda/host/docstring"
 	"rooda/internal/golden"
 	"rooda/internal/hosttest"
 	"rooda/scripts"
@@ -73,6 +74,27 @@ func TestEverythingIsDocumented(t *testing.T) {
 	}
 }
 
+// TestTypesAreInTheGrammar: every type the reference gives (a
+// parameter's, a field's, a value's, what a function returns) is one
+// the docstring grammar reads, the grammar script lint holds a
+// library's docstrings to.
+func TestTypesAreInTheGrammar(t *testing.T) {
+	for _, e := range entries(t) {
+		types := []string{e.Type, e.Returns}
+		for _, p := range append(e.Params, e.Fields...) {
+			types = append(types, p.Type)
+		}
+		for _, typ := range types {
+			if typ == "" {
+				continue
+			}
+			if _, err := docstring.ParseType(typ); err != nil {
+				t.Errorf("%s: %v", e.Name, err)
+			}
+		}
+	}
+}
+
 // TestExamplesRun runs every example of the reference, as a script test
 // would: each must end without an error.
 func TestExamplesRun(t *testing.T) {
@@ -107,13 +129,13 @@ func TestFindAndFormats(t *testing.T) {
 	}
 	stub := reference.Stub(all)
 	for _, want := range []string{
-		"\ndef fragment(path: str = ..., content: str = ..., params: dict[str, Any] = ...) -> Fragment:\n",
+		"\ndef fragment(path: str | None = ..., content: str | None = ..., params: dict[str, Any] | None = ...) -> Fragment:\n",
 		"\nargs: tuple[str, ...]\n",
 		"\nclass Iteration:\n", "\n    outcome: str\n",
 		"\nclass LoopResult:\n", "\n    last: Iteration\n",
 		"\n    def render(self, iteration: int = ...",
-		"\nclass Assert:\n    \"In script tests, the predeclared assert: assert.eq(got, want), …\"\n    @staticmethod\n    def eq(got: Any, want: Any, msg: str = ...) -> None:\n",
-		"on_iteration: Callable[[Iteration], str | tuple[str, str] | None] = ...",
+		"\nclass Assert:\n    \"In script tests, the predeclared assert: assert.eq(got, want), …\"\n    @staticmethod\n    def eq(got: Any, want: Any, msg: str | None = ...) -> None:\n",
+		"on_iteration: Callable[[Iteration], str | tuple[str, str] | None] | None = ...",
 		"\n#   min_iterations(n): ",
 	} {
 		if !strings.Contains(stub, want) {

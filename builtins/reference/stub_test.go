@@ -25,7 +25,7 @@ func mypy(t *testing.T, files ...string) (string, bool) {
 		t.Skip("NOT TESTED: mypy is not installed (bash internal/testdeps/install.sh installs it)")
 	}
 	stubs := t.TempDir()
-	if _, err := reference.WriteStubs(stubs, entries(t)); err != nil {
+	if _, err := reference.WriteStubs(stubs, entries(t), nil); err != nil {
 		t.Fatal(err)
 	}
 	for i, f := range files {
@@ -56,7 +56,7 @@ func sample(t *testing.T, name string) string {
 // stub that mypy --strict accepts.
 func TestStubPassesMypyStrict(t *testing.T) {
 	var files []string
-	for name := range reference.StubFiles(entries(t)) {
+	for name := range reference.StubFiles(entries(t), nil) {
 		files = append(files, name)
 	}
 	if out, ok := mypy(t, files...); !ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -136,13 +137,17 @@ stubs of the Starlark API, generated from the same registry as the
 reference: rooda/__init__.pyi declares every builtin, type (a class, so
 that it. and r.last. complete), method and value with its types and
 docstring; rooda/termination.pyi and the like, the standard library's
-modules (load("@rooda//termination.star", …) is rooda.termination);
+modules (load("@rooda//termination.star", …) is rooda.termination), and
+a stub of each module of the configured libraries and of --lib, from
+its docstrings (@team//helpers.star is team/helpers.pyi);
 __builtins__.pyi makes the predeclared names builtins, as they are in a
 script. mypy --strict accepts them. It prints each file it wrote.
 
 Examples:
   rooda script stub
-  rooda script stub .vscode/typings`,
+  rooda script stub .vscode/typings
+  rooda script stub --lib team=../team-lib`,
+			Flags:  []cli.Flag{libFlag()},
 			Action: scriptStubAction,
 		}, {
 			Name:  "repl",
@@ -266,23 +271,61 @@ func scriptStubAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	written, err := reference.WriteStubs(dir, entries)
+	rt, err := cachedRuntime(c, cfg)
+	if err != nil {
+		return err
+	}
+	libraries, err := libraryReference(c, rt)
+	written, werr := reference.WriteStubs(dir, entries, libraries)
 	for _, path := range written {
 		fmt.Fprintln(c.App.Writer, path)
 	}
-	return err
+	return errors.Join(err, werr)
+}
+
+// libraryReference documents every module of the configured libraries
+// from its docstrings, as script doc FILE.star does. A git library the
+// cache lacks is left out with a line that says why; a library or a
+// module that cannot be read is an error, the others documented all the
+// same.
+func libraryReference(c *cli.Context, rt *host.Runtime) ([]reference.Entry, error) {
+	modules, unready, err := rt.LibraryModules()
+	errs := []error{err}
+	for _, name := range slices.Sorted(maps.Keys(unready)) {
+		fmt.Fprintf(c.App.ErrWriter, "no stubs of @%s: %s\n", name, unready[name])
+	}
+	var entries []reference.Entry
+	for _, module := range modules {
+		path, src, err := rt.Source(module)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		_, found, err := reference.Module(path, src)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		entries = append(entries, found...)
+	}
+	return entries, errors.Join(errs...)
+}
+
+// cachedRuntime is a runtime whose git libraries are read from the
+// cache: documenting fetches nothing.
+func cachedRuntime(c *cli.Context, cfg *config.Config) (*host.Runtime, error) {
+	dirs, unready, err := cachedLibraries(c, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := quietSession(c.Context, c, cfg)
+	return s.Runtime(scriptOptions(s, nil, dirs, host.Options{Unready: unready}))
 }
 
 // moduleDoc is script doc FILE.star: a library module's docstrings, the
 // module named as load() names it (a path, @rooda//…, @team//…).
 func moduleDoc(c *cli.Context, cfg *config.Config, name string) error {
-	// Documenting fetches nothing: a git library is read from the cache.
-	dirs, unready, err := cachedLibraries(c, cfg)
-	if err != nil {
-		return err
-	}
-	s := quietSession(c.Context, c, cfg)
-	rt, err := s.Runtime(scriptOptions(s, nil, dirs, host.Options{Unready: unready}))
+	rt, err := cachedRuntime(c, cfg)
 	if err != nil {
 		return err
 	}

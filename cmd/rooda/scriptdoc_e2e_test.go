@@ -23,7 +23,7 @@ func TestScriptDocTypes(t *testing.T) {
 		"\nclass Procedure:\n", "\n    def render(self, ",
 		"\nclass Assert:\n", "\n    def contains(container: ",
 		") -> LoopResult:\n", "on_iteration: Callable[[Iteration], str | tuple[str, str] | None]",
-		"\ndef run(cmd: str | list[str], timeout: int | float | str = ..., dir: Worktree = ..., safe: bool = ...) -> CommandResult:\n",
+		"\ndef run(cmd: str | list[str], timeout: int | float | str = ..., dir: Worktree | None = ..., safe: bool = ...) -> CommandResult:\n",
 	} {
 		if !strings.Contains(stub, want) {
 			t.Errorf("the stub lacks %q", want)

@@ -52,6 +52,9 @@ func Sort(findings []Finding) []Finding {
 //   - a test_* function of a *_test.star file without a docstring: its
 //     name says what it tests.
 //
+// function-docstring-args is rooda's own (docstringArgsWarnings): it
+// reads a docstring as script doc does.
+//
 // A script buildifier cannot parse is one finding of category Syntax.
 func Lint(path string, src []byte, checks []string) []Finding {
 	f, err := parse(path, src)
@@ -63,6 +66,13 @@ func Lint(path string, src []byte, checks []string) []Finding {
 	params := parameters(f)
 	test := strings.HasSuffix(filepath.Base(path), "_test.star")
 	var out []Finding
+	if slices.Contains(checks, docstringArgs) {
+		checks = slices.DeleteFunc(slices.Clone(checks), func(c string) bool { return c == docstringArgs })
+		for _, found := range docstringArgsWarnings(f) {
+			found.File = path
+			out = append(out, found)
+		}
+	}
 	for _, w := range warn.FileWarnings(f, checks, nil, warn.ModeWarn, nil) {
 		if w.Category == "unused-variable" && params[w.Start] ||
 			w.Category == "function-docstring" && test && testFunction(f, w.Start) {

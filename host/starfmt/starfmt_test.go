@@ -138,3 +138,71 @@ func TestLintFilesTellsASyntaxErrorOnce(t *testing.T) {
 		t.Errorf("with script check's finding: %v, %v", both, err)
 	}
 }
+
+// TestLintDocstringArgs: function-docstring-args reads a docstring as
+// script doc does. A union is a type; *args is documented with its
+// star; "Arguments:" is not Args:; a long public function documents
+// every parameter; a comment silences the check where it is; and
+// --warnings -function-docstring-args leaves it out.
+func TestLintDocstringArgs(t *testing.T) {
+	src := []byte(`def typed(cmd, x = None):
+    """Typed.
+
+    Args:
+      cmd (str | list of str): a command.
+      x (int | None): a count.
+    """
+    return cmd, x
+
+def starred(*callbacks, **kw):
+    """Starred.
+
+    Args:
+      callbacks (function(it)): the callbacks.
+      **kw (dict): more.
+    """
+    return callbacks, kw
+
+def headed(a):
+    """Headed.
+
+    Arguments:
+      a: an a.
+    """
+    return a
+
+def long(a, b):
+    """Long, its Args unsaid."""
+    x = a
+    x = b
+    x = 3
+    x = 4
+    return x
+
+def silenced(a, b):
+    """Silenced.
+
+    Args:
+      a: an a.
+    """  # buildozer: disable=function-docstring-args
+    return a, b
+`)
+	checks, _ := ParseChecks("default")
+	var got []string
+	for _, f := range Lint("lib.star", src, checks) {
+		got = append(got, f.String())
+	}
+	want := []string{
+		`lib.star:11:5: function-docstring-args: Argument "*callbacks" is not documented.`,
+		`lib.star:14:7: function-docstring-args: Argument "callbacks" is documented but doesn't exist in the function signature. Do you mean "*callbacks"?`,
+		`lib.star:22:5: function-docstring-args: Prefer "Args:" to "Arguments:" when documenting function arguments: script doc reads Args: only.`,
+		`lib.star:28:5: function-docstring-args: Arguments "a", "b" are not documented.`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	without, _ := ParseChecks("-function-docstring-args")
+	if found := Lint("lib.star", src, without); len(found) != 0 {
+		t.Errorf("without the check: %v", found)
+	}
+}

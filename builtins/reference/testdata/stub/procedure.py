@@ -73,6 +73,14 @@ def main() -> None:
                 print(", ".join(conflicts), m.output)
     if dry_run or not exists("PLAN.md"):
         exit(0, "nothing to do")
+    # None where a parameter's default is None: the builtins take it.
+    fragment(None, content="Work.", params=None)
+    exit(0, None)
     started: float = now()
     home: str = getenv("HOME", "")
     print(started, home)
+
+
+# __main__ comes with the rest: the stub's __all__ names it.
+if __main__:
+    main()

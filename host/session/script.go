@@ -51,7 +51,14 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 		var exit *host.Exit
 		if errors.As(err, &exit) {
 			// The script ended itself: what it had not merged is kept,
-			// as when a run is cut short.
+			// as when a run is cut short. A dry run's end is told still:
+			// its loops, and where the script exited.
+			if s.opts.DryRun {
+				s.rehearsal.exit = exit
+				if err := s.endRehearsal(); err != nil {
+					return err
+				}
+			}
 			return s.exited(exit)
 		}
 		s.failed(err)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -107,4 +109,40 @@ print("vetoed", r.status, r.reason, r.last.outcome, r.last.cause, r.last.reason)
 	if p := w.prompt(2); !strings.Contains(p, "Last review: the reviewer vetoed: no tests") {
 		t.Errorf("the veto did not reach the next prompt:\n%s", p)
 	}
+}
+
+// TestScriptLoginFailureEndsTheLoopNotTheScript: in a script, an agent
+// that cannot log in ends its loop, not the run, and the log says so:
+// the loop of a1 alone is aborted with cause auth and the script goes on;
+// a loop whose agent function reads previous.cause goes on past a1 with
+// a2 (a1 is out for the rest of that loop only: the second loop tries
+// it again), and the script exits as its last loop ended.
+func TestScriptLoginFailureEndsTheLoopNotTheScript(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal + "\n"})
+	login, err := json.Marshal(map[string]any{"record": w.dir, "steps": []step{{"output": transcript(t, "claude-stream-json", "not_logged_in"), "exit": 1}}})
+	must(t, err)
+	w.write("login.json", string(login))
+	fake := filepath.Join(binaries(t), "fakeagent")
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n"+
+		"  a1: {cmd: \""+fake+" "+filepath.Join(w.dir, "login.json")+"\", output: claude-stream-json}\n"+
+		"  a2: {cmd: \""+w.aiCmd()+"\"}\n")
+	w.write("main.star", `
+p = compose("p", act = [fragment(content = "Work.")])
+r = iterate(p, agent = "a1", max_iterations = 3)
+print("alone", r.status, r.iterations, r.last.cause)
+
+def pick(n, previous):
+    if previous and previous.cause == "auth":
+        return "a2"
+    return "a1"
+
+r = iterate(p, agent = pick, max_iterations = 3)
+print("function", r.status, r.iterations, r.last.agent)
+`)
+	w.runScript("main.star").expect(t, 0,
+		"ERROR: Iteration 1/3: the agent cannot log in (Not logged in · Please run /login); no further iteration of this loop starts. Log claude in",
+		"alone aborted 1 auth\n",
+		"WARN: Iteration 1/3: a1 cannot log in (Not logged in · Please run /login): taken out of the rotation for the rest of the loop; the loop goes on with the agents the script's function chooses.",
+		"function success 2 a2\n")
 }

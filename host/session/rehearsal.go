@@ -20,8 +20,6 @@ type rehearsal struct {
 	// placeholders name the results the dry run made up instead of
 	// running or reading: `run("cat tasks.txt") at main.star:3`.
 	placeholders []string
-	// exit is the exit() that ended the script, if one did.
-	exit *host.Exit
 }
 
 // rehearsed counts a loop the dry run reported, not ready when its
@@ -45,9 +43,10 @@ func (s *Session) madeUp(what string) {
 }
 
 // endRehearsal tells, at the end of a script's dry run, how many loops it
-// reported, those not ready, and the placeholders the loops may depend
-// on; it fails when a loop was not ready.
-func (s *Session) endRehearsal() error {
+// reported, those not ready, the placeholders the loops may depend on,
+// and the exit() that ended the script, if one did (nil when it ran to
+// its end); it fails when a loop was not ready.
+func (s *Session) endRehearsal(exit *host.Exit) error {
 	s.mu.Lock()
 	r := s.rehearsal
 	s.mu.Unlock()
@@ -67,7 +66,7 @@ func (s *Session) endRehearsal() error {
 		}
 		b.WriteString("A read-only command marked run(…, safe = True) runs in a dry run too.\n")
 	}
-	b.WriteString(exitText(r.exit))
+	b.WriteString(exitText(exit))
 	if _, err := fmt.Fprint(s.opts.Stdout, shown.Text(b.String())); err != nil {
 		return err
 	}

@@ -54,8 +54,7 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 			// as when a run is cut short. A dry run's end is told still:
 			// its loops, and where the script exited.
 			if s.opts.DryRun {
-				s.rehearsal.exit = exit
-				if err := s.endRehearsal(); err != nil {
+				if err := s.endRehearsal(exit); err != nil {
 					return err
 				}
 			}
@@ -66,7 +65,7 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 	}
 	cut = false
 	if s.opts.DryRun {
-		if err := s.endRehearsal(); err != nil {
+		if err := s.endRehearsal(nil); err != nil {
 			return err
 		}
 	}

@@ -21,6 +21,7 @@ var exitBuiltin = Builtin{
 	Returns: "None",
 	Doc: "Ends the script here, the run with code, whatever its loops' statuses were: the log says \"The script exited with code N: reason\" (an error unless 0), " +
 		"and the record's status is \"exited\", with the code and the reason. A worktree holding work no branch has is kept, as when a run is cut short. " +
+		"In a dry run the run exits with code too, after the dry run's end (its loops, its placeholders, and where the script exited). " +
 		"Without exit(), a script that runs to its end exits as its last loop ended, a parallel() as the worst of its loops (docs/scripts.md).",
 	Example: `def main():
     r = iterate(
@@ -35,7 +36,7 @@ assert.fails(main, "exit\\(3\\): the work is not done: max-iters")`,
 	fn: exitFn,
 }
 
-func exitFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func exitFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	code := 0
 	var reason starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "code?", &code, "reason?", &reason); err != nil {
@@ -54,7 +55,7 @@ func exitFn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs
 		}
 		text = s
 	}
-	return nil, &host.Exit{Code: code, Reason: text}
+	return nil, &host.Exit{Code: code, Reason: text, Pos: where(caller(thread))}
 }
 
 // nowBuiltin is now(): the time, for a budget of the script's own.

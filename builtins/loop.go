@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -27,8 +28,8 @@ func iterateBuiltin() Builtin {
 		Name:    "iterate",
 		Params:  iterateParams(),
 		Returns: "loop_result",
-		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .reason, .iterations, .stats, .last. " +
-			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
+		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .ok, .reason, .iterations, .stats, .last. " +
+			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .ok True (as for \"success\": a script's if not r.ok: exit(3, …) lets its dry run exit 0), .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
 			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. " +
 			"A budget given here (max_cost_usd, max_tokens, max_duration) ends the loop with .status \"budget\" and the script goes on; the same budget given by the user (configuration, environment, command line) and the run's own (--max-duration, --max-total-iterations) end the run, exit 2. An interrupt ends the script.",
 		Example: `def keep_going_until_3(it):
@@ -395,10 +396,10 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 	case it.Signals.Success:
 		signal = starlark.String("SUCCESS")
 	}
-	cause := starlark.Value(starlark.None)
-	if it.Cause != "" {
-		cause = starlark.String(it.Cause)
-	}
+	// The agent's cause outlives a verdict that made the iteration
+	// anything else (a stop); a failure only the procedure declared is
+	// its own, "procedure".
+	cause := orNone(string(cmp.Or(it.AgentCause, it.Cause)))
 	return starlark.StringDict{
 		"number":               starlark.MakeInt(it.Number),
 		"signal":               signal,
@@ -419,6 +420,7 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 		"changed":              changedValue(it.Changes),
 		"files_changed":        filesChanged(it.Changes),
 		"cause":                cause,
+		"reason":               orNone(it.Reason),
 	}
 }
 
@@ -483,6 +485,9 @@ func resultValue(res loop.Result) starlark.Value {
 		"iterations": starlark.MakeInt(res.Iterations),
 		"last":       last,
 		"dry_run":    starlark.Bool(res.Status == loop.DryRun),
+		// A dry run's loop counts as done, so that a script's own exit
+		// code logic takes the path of success there, not of failure.
+		"ok": starlark.Bool(res.Status == loop.Success || res.Status == loop.DryRun),
 		"stats": frozen("stats", starlark.StringDict{
 			"count":  starlark.MakeInt(s.Count),
 			"total":  starlark.Float(s.Total.Seconds()),

@@ -28,6 +28,7 @@ func Types() []Type {
 			{"iterations", "int", "how many iterations ran"},
 			{"last", "iteration", "the last iteration that ran (in a dry run, a placeholder)"},
 			{"dry_run", "bool", "whether nothing ran (--dry-run)"},
+			{"ok", "bool", "whether the loop did its work: status \"success\", or \"dry-run\" (a dry run counts its loops as done, so that exit code logic written with it, if not r.ok: exit(3, …), takes the path of success there and the dry run exits 0)"},
 			{"stats", "stats", "the iterations' durations"},
 		}},
 		{"usage", "The tokens an iteration's agent used: it.usage.", []Field{
@@ -88,7 +89,8 @@ func Types() []Type {
 var iterationTypeFields = []Field{
 	{"number", "int", "the iteration's number, from 1"},
 	{"outcome", "str", "\"continue\", \"success\", \"failure\", \"abort\" or \"stop\" (the verdict table of docs/running.md); in on_iteration, the agent's outcome before the procedure's verdict"},
-	{"cause", "str | None", "why a failed iteration failed: \"signal_failure\", \"agent_failed\", \"timeout\", \"idle\", \"crash\", \"no_start\", \"procedure\" … (the README's causes table); None when it did not fail. In on_iteration, the agent's cause"},
+	{"cause", "str | None", "why the agent failed: \"signal_failure\", \"agent_failed\", \"timeout\", \"idle\", \"crash\", \"no_start\", \"auth\" … (the README's causes table), kept whatever on_iteration made of the iteration (after (\"stop\", …) r.last.cause still says it); \"procedure\" for a failure on_iteration declared of an iteration the agent did not fail; None when neither failed"},
+	{"reason", "str | None", "the reason on_iteration gave with its verdict, a pair (verdict, reason) such as (\"failure\", \"no tests\"): a reviewer's veto, read in r.last and the next iteration's previous; None in on_iteration itself and when it gave none"},
 	{"signal", "str | None", "the promise the agent signaled: \"SUCCESS\", \"FAILURE\" (when both, FAILURE), or None; with iterate(promises=…), \"SUCCESS\" or \"FAILURE\" for the kind of the word it wrote"},
 	{"exit_code", "int", "the agent's exit code"},
 	{"timed_out", "bool", "whether the agent was stopped at the iteration timeout"},

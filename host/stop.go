@@ -47,6 +47,9 @@ func budget(err error) *BudgetError {
 type Exit struct {
 	Code   int
 	Reason string
+	// Pos is where exit() was called ("main.star:12"), which a dry run's
+	// end names.
+	Pos string
 }
 
 func (e *Exit) Error() string {

@@ -101,7 +101,7 @@ func TestLoginFailureEndsTheRun(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "not_logged_in"), "exit": 1})
 	o := w.runAlias("claude-stream-json", "build", "-n", "5", "--failure-threshold", "3")
-	o.expect(t, 1, "[auth]", "> Not logged in · Please run /login", "ERROR: Iteration 1/5: the agent cannot log in (Not logged in · Please run /login); no further iteration starts. Log claude in (claude, then /login) or set ANTHROPIC_API_KEY", "(1 iteration completed")
+	o.expect(t, 1, "[auth]", "> Not logged in · Please run /login", "ERROR: Iteration 1/5: the agent cannot log in (Not logged in · Please run /login); no further iteration of this loop starts. Log claude in (claude, then /login) or set ANTHROPIC_API_KEY", "(1 iteration completed")
 	if m := w.metaJSON(1); m["cause"] != "auth" {
 		t.Errorf("meta.json: %v", m)
 	}

@@ -70,8 +70,10 @@ func TestCauseNoStart(t *testing.T) {
 }
 
 // TestScriptSeesTheCause: on_iteration's it.cause is the agent's; the
-// failure a script declares is the procedure's, as r.last.cause and
-// meta.json say; an iteration that did not fail has None.
+// failure a script declares of an iteration the agent did not fail is
+// the procedure's, as r.last.cause and meta.json say; an iteration whose
+// agent failed keeps its cause in r.last.cause whatever the verdict
+// ("continue" here).
 func TestScriptSeesTheCause(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"exit": 4}, step{})
@@ -89,7 +91,7 @@ print("continue:", ok.last.cause)
 `)
 	w.env = append(w.env, "ROODA_LOOP_AI_CMD="+w.aiCmd())
 	o := w.runScript("main.star")
-	for _, want := range []string{`seen: ["agent_failed", None] last: procedure`, "continue: None", " [procedure]\n"} {
+	for _, want := range []string{`seen: ["agent_failed", None] last: procedure`, "continue: agent_failed", " [procedure]\n"} {
 		if !strings.Contains(o.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, o.stderr)
 		}

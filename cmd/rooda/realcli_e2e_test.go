@@ -310,7 +310,7 @@ var realScenarios = []struct {
 		// is logged, and a run that waits out the CLI's retries fails.
 		r := newRealRun(t, cli, modelserver.Status(401))
 		o := r.build("-n", "3", "--failure-threshold", "3")
-		o.expect(t, 1, "ERROR: Iteration 1/3: the agent cannot log in (", "; no further iteration starts. ", "ERROR: Aborting: the agent cannot log in (1 iteration completed")
+		o.expect(t, 1, "ERROR: Iteration 1/3: the agent cannot log in (", "; no further iteration of this loop starts. ", "ERROR: Aborting: the agent cannot log in (1 iteration completed")
 		r.promptArrived()
 		m := r.meta(1)
 		t.Logf("%s on a 401: the run took %s, exit code %d, %d requests", cli.Name, o.took.Round(100*time.Millisecond), m.ExitCode, len(r.server.Requests()))
@@ -431,7 +431,7 @@ func realRotationPastALoginFailure(t *testing.T) {
 	r.addCLI(gemini)
 	o := r.rotate()
 	o.expect(t, 0, "iteration 1: claude, no signal, ", "iteration 2: codex, no signal, ", "iteration 3: gemini, SUCCESS, ",
-		"Iteration 1/6: claude cannot log in", "taken out of the rotation for the rest of the run; the loop goes on with codex, gemini.",
+		"Iteration 1/6: claude cannot log in", "taken out of the rotation for the rest of the loop; the loop goes on with codex, gemini.",
 		"Success: the agent signaled SUCCESS in iteration 3/6")
 	if n := strings.Count(o.stderr, "taken out of the rotation"); n != 1 {
 		t.Errorf("the log says %d times that claude is out:\n%s", n, o.stderr)

@@ -138,7 +138,7 @@ func rotationWorkspace(t *testing.T, rest ...step) *workspace {
 }
 
 // TestRotationGoesOnPastALoginFailure: in a rotation a1 → a2 → a3, a1
-// cannot log in: it is taken out for the rest of the run, the log says
+// cannot log in: it is taken out for the rest of the loop, the log says
 // so once, and the turns go round a2 and a3 (the fourth iteration is
 // a2's, not a1's), to success.
 func TestRotationGoesOnPastALoginFailure(t *testing.T) {
@@ -148,7 +148,7 @@ func TestRotationGoesOnPastALoginFailure(t *testing.T) {
 print("status", r.status)
 `)
 	o := w.runScript("main.star")
-	o.expect(t, 0, "status success\n", "Iteration 1/6: a1 cannot log in (Not logged in · Please run /login): taken out of the rotation for the rest of the run; the loop goes on with a2, a3. Log claude in")
+	o.expect(t, 0, "status success\n", "Iteration 1/6: a1 cannot log in (Not logged in · Please run /login): taken out of the rotation for the rest of the loop; the loop goes on with a2, a3. Log claude in")
 	if n := strings.Count(o.stderr, "taken out of the rotation"); n != 1 {
 		t.Errorf("the log says %d times that a1 is out:\n%s", n, o.stderr)
 	}
@@ -190,7 +190,7 @@ func TestAliasListTakesTurns(t *testing.T) {
 	config := readText(t, filepath.Join(w.dir, "rooda-config.yml"))
 	w.write("rooda-config.yml", config+"loop:\n  ai_cmd_alias: [a1, a2, a3]\n")
 	o := w.roodaIn(w.dir, "run", "build", "-n", "6")
-	o.expect(t, 0, "Iteration 1/6: a1 cannot log in (Not logged in · Please run /login): taken out of the rotation for the rest of the run; the loop goes on with a2, a3.")
+	o.expect(t, 0, "Iteration 1/6: a1 cannot log in (Not logged in · Please run /login): taken out of the rotation for the rest of the loop; the loop goes on with a2, a3.")
 	for i, want := range []string{"a1", "a2", "a3", "a2"} {
 		if m := w.meta(i + 1); m.Agent != want {
 			t.Errorf("iteration %d ran %s, want %s", i+1, m.Agent, want)

@@ -33,7 +33,7 @@ func TestRefusedLoginStopsTheAgentAtOnce(t *testing.T) {
 	o.expect(t, 1,
 		"WARN: Iteration 1/3: its CLI said it cannot succeed (retry 1/10 in 500ms: 401 authentication_failed), so it was stopped at once; ",
 		" [auth]\n",
-		"ERROR: Iteration 1/3: the agent cannot log in (HTTP 401 authentication_failed); no further iteration starts. Log claude in",
+		"ERROR: Iteration 1/3: the agent cannot log in (HTTP 401 authentication_failed); no further iteration of this loop starts. Log claude in",
 		"ERROR: Aborting: the agent cannot log in (1 iteration completed")
 	if m := w.meta(1); m.Cause != "auth" || m.TimedOut {
 		t.Errorf("meta.json: %+v", m)

@@ -8,7 +8,7 @@ import (
 
 // A loop of several agents goes on past one that cannot log in or cannot
 // start (issue 39): that agent is taken out of the rotation for the rest
-// of the run, and the turns go round the others. Iteration n's turn is
+// of the loop, and the turns go round the others. Iteration n's turn is
 // its slot in the rotation, fixed as the iteration starts, so a resumed
 // run, whose replayed iterations take the same agents out in the same
 // order, gives each iteration the agent it had.

@@ -111,15 +111,16 @@ func decodedCause(sum *agentstream.Summary) Cause {
 	return ""
 }
 
-// LoginError ends a run whose agent cannot log in: no later iteration
-// could, so none starts.
+// LoginError ends a loop whose agent cannot log in: no later iteration
+// could, so none starts. A procedure's loop is its run; a script's is
+// one iterate(), and the script goes on.
 type LoginError struct {
 	Said string             // what the CLI said, if it said anything
 	CLI  agentstream.Format // whose fix to give
 }
 
 func (e *LoginError) Error() string {
-	return fmt.Sprintf("the agent %s; no further iteration starts. %s", e.cannot(), agentstream.LoginFix(e.CLI))
+	return fmt.Sprintf("the agent %s; no further iteration of this loop starts. %s", e.cannot(), agentstream.LoginFix(e.CLI))
 }
 
 // cannot is "cannot log in", with what the CLI said.
@@ -152,7 +153,7 @@ func loginError(it *Iteration) error {
 }
 
 // takeOut takes the agent of an iteration that cannot log in or cannot
-// start out of a rotation (Config.TakeOut), saying so once, and reports
+// start out of a loop's rotation (Config.TakeOut), saying so once, and reports
 // whether the loop goes on with the others. An agent alone, or the last
 // one in, ends the loop as before: aborted for a login, a failure
 // counted for a start.
@@ -170,6 +171,6 @@ func (r *runner) takeOut(it *Iteration) bool {
 		why, fix = login.cannot(), " "+agentstream.LoginFix(login.CLI)
 	}
 	r.cfg.Log.Event(logging.Warn, "agent_taken_out", []any{"iteration", it.Number, "agent", agentName(it), "cause", string(it.Cause)},
-		"Iteration %s: %s %s: taken out of the rotation for the rest of the run; the loop goes on with %s.%s", r.label(it.Number), agentName(it), why, strings.Join(left, ", "), fix)
+		"Iteration %s: %s %s: taken out of the rotation for the rest of the loop; the loop goes on with %s.%s", r.label(it.Number), agentName(it), why, strings.Join(left, ", "), fix)
 	return true
 }

@@ -105,8 +105,8 @@ func TestCauseTableInTheDocs(t *testing.T) {
 func TestLoginErrorSays(t *testing.T) {
 	said := (&LoginError{Said: "Not logged in", CLI: "claude-stream-json"}).Error()
 	silent := (&LoginError{CLI: "claude-stream-json"}).Error()
-	if !strings.HasPrefix(said, "the agent cannot log in (Not logged in); no further iteration starts. Log claude in") ||
-		!strings.HasPrefix(silent, "the agent cannot log in; no further iteration starts. Log claude in") {
+	if !strings.HasPrefix(said, "the agent cannot log in (Not logged in); no further iteration of this loop starts. Log claude in") ||
+		!strings.HasPrefix(silent, "the agent cannot log in; no further iteration of this loop starts. Log claude in") {
 		t.Errorf("%q\n%q", said, silent)
 	}
 }

@@ -19,9 +19,9 @@ func TestLoginErrorSaysWhatTheCLISaid(t *testing.T) {
 	reconnect := loginError(&Iteration{Decoded: &agentstream.Summary{Format: agentstream.Codex, Retries: 1,
 		LastRetry: agentstream.Retry{Attempt: 1, Max: 5, Error: "unexpected status 401 Unauthorized: Incorrect API key provided", Cause: agentstream.CauseAuth}}}).Error()
 	for got, want := range map[string]string{
-		said:      "the agent cannot log in (Not logged in · Please run /login); no further iteration starts. Log claude in",
-		retried:   "the agent cannot log in (HTTP 401 authentication_failed, retried 6 times); no further iteration starts.",
-		reconnect: "the agent cannot log in (unexpected status 401 Unauthorized: Incorrect API key provided); no further iteration starts. Log codex in",
+		said:      "the agent cannot log in (Not logged in · Please run /login); no further iteration of this loop starts. Log claude in",
+		retried:   "the agent cannot log in (HTTP 401 authentication_failed, retried 6 times); no further iteration of this loop starts.",
+		reconnect: "the agent cannot log in (unexpected status 401 Unauthorized: Incorrect API key provided); no further iteration of this loop starts. Log codex in",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("got %q, want %q", got, want)
@@ -94,7 +94,7 @@ func TestRotationGoesOnPastALoginFailure(t *testing.T) {
 		if res.Status != tc.status || res.Iterations != tc.ran || len(out) != 1 || out[0] != "claude" {
 			t.Errorf("left %v: %s after %d iterations, taken out %v; log:\n%s", tc.left, res.Status, res.Iterations, out, log.String())
 		}
-		said := strings.Count(log.String(), "claude cannot log in (Invalid API key): taken out of the rotation for the rest of the run; the loop goes on with codex, gemini. Log claude in")
+		said := strings.Count(log.String(), "claude cannot log in (Invalid API key): taken out of the rotation for the rest of the loop; the loop goes on with codex, gemini. Log claude in")
 		if wentOn := tc.left != nil; wentOn != (said == 1) {
 			t.Errorf("left %v: the log says it %d times:\n%s", tc.left, said, log.String())
 		}

@@ -290,7 +290,12 @@ type Iteration struct {
 	// Cause is why a failed iteration failed; "" for any other outcome.
 	// A Verdict sees the agent's cause; the procedure's declared failure
 	// is CauseProcedure.
-	Cause               Cause
+	Cause Cause
+	// AgentCause is why the agent failed, "" when it did not: the cause
+	// a Verdict sees, kept whatever the Verdict made of the iteration, so
+	// that a script still reads why its agent failed once on_iteration
+	// has stopped the loop.
+	AgentCause          Cause
 	ConsecutiveFailures int
 	Duration            time.Duration
 	// Waited is how long the iteration waited for its agent's limits to
@@ -642,6 +647,7 @@ func (r *runner) judgeAgent(it *Iteration) {
 	it.Outcome = MatrixOutcome(it)
 	it.Cause = ""
 	it.Cause = agentCause(it)
+	it.AgentCause = it.Cause
 }
 
 // record judges a finished iteration, counts it, logs it and tells the

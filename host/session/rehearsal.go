@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"rooda/host"
 	"rooda/host/engine"
 	"rooda/host/shown"
 )
@@ -42,9 +43,10 @@ func (s *Session) madeUp(what string) {
 }
 
 // endRehearsal tells, at the end of a script's dry run, how many loops it
-// reported, those not ready, and the placeholders the loops may depend
-// on; it fails when a loop was not ready.
-func (s *Session) endRehearsal() error {
+// reported, those not ready, the placeholders the loops may depend on,
+// and the exit() that ended the script, if one did (nil when it ran to
+// its end); it fails when a loop was not ready.
+func (s *Session) endRehearsal(exit *host.Exit) error {
 	s.mu.Lock()
 	r := s.rehearsal
 	s.mu.Unlock()
@@ -64,6 +66,7 @@ func (s *Session) endRehearsal() error {
 		}
 		b.WriteString("A read-only command marked run(…, safe = True) runs in a dry run too.\n")
 	}
+	b.WriteString(exitText(exit))
 	if _, err := fmt.Fprint(s.opts.Stdout, shown.Text(b.String())); err != nil {
 		return err
 	}
@@ -71,6 +74,24 @@ func (s *Session) endRehearsal() error {
 		return fmt.Errorf("%w: %d of %s not ready to execute; mend what their ✗ lines say", engine.ErrDryRunFailed, len(r.notReady), countOf(r.loops, "loop"))
 	}
 	return nil
+}
+
+// exitText tells where the script ended itself, with the exit() it
+// called; a code other than 0 may come of a loop's status, which is
+// "dry-run" here, and r.ok is the test that takes that for success.
+func exitText(exit *host.Exit) string {
+	if exit == nil {
+		return ""
+	}
+	call := fmt.Sprintf("exit(%d)", exit.Code)
+	if exit.Reason != "" {
+		call = fmt.Sprintf("exit(%d, %q)", exit.Code, exit.Reason)
+	}
+	text := fmt.Sprintf("The script ended at %s: %s.", exit.Pos, call)
+	if exit.Code != 0 {
+		text += ` A loop of a dry run has status "dry-run": r.ok is True for it, as for "success".`
+	}
+	return text + "\n"
 }
 
 // countOf is n things, in the singular for one.

@@ -51,7 +51,13 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 		var exit *host.Exit
 		if errors.As(err, &exit) {
 			// The script ended itself: what it had not merged is kept,
-			// as when a run is cut short.
+			// as when a run is cut short. A dry run's end is told still:
+			// its loops, and where the script exited.
+			if s.opts.DryRun {
+				if err := s.endRehearsal(exit); err != nil {
+					return err
+				}
+			}
 			return s.exited(exit)
 		}
 		s.failed(err)
@@ -59,7 +65,7 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 	}
 	cut = false
 	if s.opts.DryRun {
-		if err := s.endRehearsal(); err != nil {
+		if err := s.endRehearsal(nil); err != nil {
 			return err
 		}
 	}

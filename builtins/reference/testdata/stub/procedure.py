@@ -54,7 +54,9 @@ def main() -> None:
     mean: float = r.stats.mean
     files: list[str] = last.files_changed
     reason: str | None = r.reason
-    print(prompt, r.status, r.iterations, reason, mean, last.outcome, last.usage, files, r.dry_run)
+    veto: str | None = last.reason
+    done: bool = r.ok
+    print(prompt, r.status, r.iterations, reason, veto, done, mean, last.outcome, last.usage, files, r.dry_run)
     if last.usage is not None:
         tokens: int = last.usage.total
         print(tokens)

@@ -27,7 +27,7 @@ func iterateBuiltin() Builtin {
 		Name:    "iterate",
 		Params:  iterateParams(),
 		Returns: "loop_result",
-		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .reason, .iterations, .stats, .last. " +
+		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .reason, .iterations, .stats, .last, and what the loop spent, .usage and .cost (the sums of its iterations' it.usage and it.cost). " +
 			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
 			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. " +
 			"A budget given here (max_cost_usd, max_tokens, max_duration) ends the loop with .status \"budget\" and the script goes on; the same budget given by the user (configuration, environment, command line) and the run's own (--max-duration, --max-total-iterations) end the run, exit 2. An interrupt ends the script.",
@@ -422,8 +422,9 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 	}
 }
 
-// usageValue is it.usage: the tokens the agent used, as its CLI
-// reported them, or None for an agent whose output rooda reads as text.
+// usageValue is it.usage, or a loop's r.usage: the tokens the agents
+// used, as their CLIs reported them, or None for agents whose output
+// rooda reads as text.
 func usageValue(s loop.Spend) starlark.Value {
 	if s.Tokens.IsZero() {
 		return starlark.None
@@ -438,8 +439,9 @@ func usageValue(s loop.Spend) starlark.Value {
 	})
 }
 
-// costValue is it.cost: the dollars the iteration cost, or None when
-// nobody knows (text output, or a model model_prices does not price).
+// costValue is it.cost, or a loop's r.cost: the dollars spent, or None
+// when nobody knows (text output, or a model model_prices does not
+// price).
 func costValue(s loop.Spend) starlark.Value {
 	if !s.Costed {
 		return starlark.None
@@ -483,6 +485,8 @@ func resultValue(res loop.Result) starlark.Value {
 		"iterations": starlark.MakeInt(res.Iterations),
 		"last":       last,
 		"dry_run":    starlark.Bool(res.Status == loop.DryRun),
+		"usage":      usageValue(res.Spent),
+		"cost":       costValue(res.Spent),
 		"stats": frozen("stats", starlark.StringDict{
 			"count":  starlark.MakeInt(s.Count),
 			"total":  starlark.Float(s.Total.Seconds()),

@@ -29,8 +29,10 @@ func Types() []Type {
 			{"last", "iteration", "the last iteration that ran (in a dry run, a placeholder)"},
 			{"dry_run", "bool", "whether nothing ran (--dry-run)"},
 			{"stats", "stats", "the iterations' durations"},
+			{"usage", "usage | None", "the tokens the loop's agents used, the sum of its iterations' it.usage; None when no agent reported any (agents read as text)"},
+			{"cost", "float | None", "what the loop cost in dollars, the sum of its iterations' it.cost; None when unknown, as it is when one iteration's cost is (it.cost None beside its tokens)"},
 		}},
-		{"usage", "The tokens an iteration's agent used: it.usage.", []Field{
+		{"usage", "The tokens an iteration's agent used, it.usage, or a loop's agents, r.usage.", []Field{
 			{"input", "int", "input tokens, not counting cached ones"},
 			{"output", "int", "output tokens"},
 			{"cache_read", "int", "input tokens read from the provider's cache"},

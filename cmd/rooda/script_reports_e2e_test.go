@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"testing"
 )
@@ -33,4 +35,28 @@ func TestListSummaryFromCommentHeader(t *testing.T) {
 		}
 	}
 	stdoutHas(t, w.rooda("list", "--json"), `"summary": "Nightly: the build, until the tests pass."`)
+}
+
+// TestLoopResultTotals: what iterate() returns says what the loop spent,
+// r.cost and r.usage, the sums of its iterations' it.cost and it.usage as
+// the CLI reported them, so that a script's budget needs no sum of its
+// own; for an agent read as text, where nothing is known, both are None.
+func TestLoopResultTotals(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t,
+		step{"output": claudeTurn("Did a part.", 0.25, 100, 20)},
+		step{"output": claudeTurn("Did more.", 0.5, 200, 30)},
+		step{"output": claudeTurn(successSignal, 0.125, 50, 5)})
+	data, _ := json.Marshal(map[string]any{"steps": []step{{"output": successSignal}}})
+	w.write("text.json", string(data))
+	textAgent := filepath.Join(binaries(t), "fakeagent") + " " + filepath.Join(w.dir, "text.json")
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\n")
+	w.write("main.star", `r = iterate(compose("work", act = [fragment(content = "Work.")]), agent = "fake", max_iterations = 5)
+print("json:", r.status, r.iterations, r.cost, r.usage)
+t = iterate(compose("text", act = [fragment(content = "Work.")]), agent = "`+textAgent+`", max_iterations = 1)
+print("text:", t.status, t.cost, t.usage)
+`)
+	w.runScript("main.star").expect(t, 0,
+		"json: success 3 0.875 usage(cache_read = 0, cache_write = 0, input = 350, output = 55, total = 405)\n",
+		"text: success None None\n")
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -59,4 +61,42 @@ print("text:", t.status, t.cost, t.usage)
 	w.runScript("main.star").expect(t, 0,
 		"json: success 3 0.875 usage(cache_read = 0, cache_write = 0, input = 350, output = 55, total = 405)\n",
 		"text: success None None\n")
+}
+
+// TestParallelNamesLoopsByTheirNames: loops that run at once in
+// parallel() are named on each line of the log by the loop's name, not
+// by their function's: a worktree the function makes itself names its
+// loop (the docs' [task-a]), a loop without one is named by its
+// procedure, each loop of a function that runs two by its own; two
+// functions whose loops share a name are told apart by the function's
+// number.
+func TestParallelNamesLoopsByTheirNames(t *testing.T) {
+	t.Parallel()
+	w := newRepoWorkspace(t)
+	w.write("script.json", `{"steps": [{"output": "`+successSignal+`"}]}`)
+	w.write("main.star", `def work(name, wt = None):
+    return iterate(compose(name, act = [fragment(content = "Work.")]), worktree = wt, max_iterations = 1).status
+
+def run_task(name):
+    return work(name + "-work", worktree(name))
+
+def plan_then_build():
+    return [work("plan"), work("build")]
+
+print(parallel([(run_task, "task-a"), (run_task, "task-b"), (work, "p"), (work, "p"), plan_then_build]))
+`)
+	cmd := exec.Command(binary(t), "script", "run", filepath.Join(w.dir, "main.star"), "--ai-cmd", w.aiCmd())
+	cmd.Dir, cmd.Env = w.repo, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 0, "[task-a] Iteration 1/1 starting", "[task-b] Iteration 1/1 starting",
+		"[p] Iteration 1/1 starting", "[plan] Iteration 1/1 starting", "[build] Iteration 1/1 starting",
+		`["success", "success", "success", "success", ["success", "success"]]`)
+	// The second loop named p is named after its function, the 3rd or
+	// the 4th, whichever started its loop last.
+	if third, fourth := strings.Contains(o.stderr, "[p#3] Iteration 1/1 starting"), strings.Contains(o.stderr, "[p#4] Iteration 1/1 starting"); third == fourth {
+		t.Errorf("the two loops named p are not told apart by one function's number ([p#3]: %v, [p#4]: %v):\n%s", third, fourth, o.stderr)
+	}
+	if strings.Contains(o.stderr, ":run_task]") || strings.Contains(o.stderr, ":work]") || strings.Contains(o.stderr, "[task-a-work]") {
+		t.Errorf("a loop is named by its function or its procedure beside its worktree:\n%s", o.stderr)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -98,5 +99,43 @@ print(parallel([(run_task, "task-a"), (run_task, "task-b"), (work, "p"), (work, 
 	}
 	if strings.Contains(o.stderr, ":run_task]") || strings.Contains(o.stderr, ":work]") || strings.Contains(o.stderr, "[task-a-work]") {
 		t.Errorf("a loop is named by its function or its procedure beside its worktree:\n%s", o.stderr)
+	}
+}
+
+// TestCheckWarnsOfAMainNeverCalled: a script that defines main() and
+// calls nothing at its top level runs nothing and exits 0; script check
+// warns of it, where main is, without failing, and script lint reports
+// it. A main() called at the top level, under if __main__:, given as a
+// callback, or loaded by another script checked with it, is not warned
+// of, nor a script whose top level calls something else, nor a test file
+// (nor any script under scripts/).
+func TestCheckWarnsOfAMainNeverCalled(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.write("idle.star", "# Prints hello.\n\nGREETING = \"hello\"\n\ndef main():\n    print(GREETING)\n")
+	o := w.rooda("script", "check", "idle.star")
+	want := "Warning: idle.star:5:5: main() is defined but never called, and nothing else runs at the top level: running the script does nothing. Call it at the end: main(), or if __main__: main() to let a test load the script without running it\n"
+	if o.code != 0 || o.stderr != want || o.stdout != "idle.star: ok\n" {
+		t.Errorf("check: exit %d, stdout %q, stderr:\n%s", o.code, o.stdout, o.stderr)
+	}
+	stdoutHas(t, w.rooda("script", "lint", "idle.star"), "idle.star:5:5: check-warning: main() is defined but never called")
+
+	must(t, os.Mkdir(filepath.Join(w.dir, "fine"), 0o755))
+	for name, src := range map[string]string{
+		"called.star":    "def main():\n    print(1)\n\nmain()\n",
+		"guarded.star":   "def main():\n    print(1)\n\nif __main__:\n    main()\n",
+		"callback.star":  "def main():\n    print(1)\n\nparallel([main])\n",
+		"other.star":     "def main():\n    print(1)\n\nprint(2)\n",
+		"library.star":   "def main():\n    print(1)\n",
+		"loader.star":    "load(\"library.star\", run_it = \"main\")\n\nrun_it()\n",
+		"idle_test.star": "def main():\n    print(1)\n\ndef test_nothing():\n    assert.eq(1, 1)\n",
+	} {
+		w.write(filepath.Join("fine", name), src)
+	}
+	scripts, _ := filepath.Abs(filepath.Join("..", "..", "scripts"))
+	for _, dir := range []string{"fine", scripts} {
+		if o := w.rooda("script", "check", dir); o.code != 0 || strings.Contains(o.stderr, "main()") {
+			t.Errorf("check %s: exit %d, stderr:\n%s", dir, o.code, o.stderr)
+		}
 	}
 }

@@ -28,7 +28,7 @@ func iterateBuiltin() Builtin {
 		Name:    "iterate",
 		Params:  iterateParams(),
 		Returns: "loop_result",
-		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .ok, .reason, .iterations, .stats, .last. " +
+		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .ok, .reason, .iterations, .stats, .last, and what the loop spent, .usage and .cost (the sums of its iterations' it.usage and it.cost). " +
 			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .ok True (as for \"success\": a script's if not r.ok: exit(3, …) lets its dry run exit 0), .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
 			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. " +
 			"A budget given here (max_cost_usd, max_tokens, max_duration) ends the loop with .status \"budget\" and the script goes on; the same budget given by the user (configuration, environment, command line) and the run's own (--max-duration, --max-total-iterations) end the run, exit 2. An interrupt ends the script.",
@@ -424,8 +424,9 @@ func iterationFields(it *loop.Iteration) starlark.StringDict {
 	}
 }
 
-// usageValue is it.usage: the tokens the agent used, as its CLI
-// reported them, or None for an agent whose output rooda reads as text.
+// usageValue is it.usage, or a loop's r.usage: the tokens the agents
+// used, as their CLIs reported them, or None for agents whose output
+// rooda reads as text.
 func usageValue(s loop.Spend) starlark.Value {
 	if s.Tokens.IsZero() {
 		return starlark.None
@@ -440,8 +441,9 @@ func usageValue(s loop.Spend) starlark.Value {
 	})
 }
 
-// costValue is it.cost: the dollars the iteration cost, or None when
-// nobody knows (text output, or a model model_prices does not price).
+// costValue is it.cost, or a loop's r.cost: the dollars spent, or None
+// when nobody knows (text output, or a model model_prices does not
+// price).
 func costValue(s loop.Spend) starlark.Value {
 	if !s.Costed {
 		return starlark.None
@@ -487,7 +489,9 @@ func resultValue(res loop.Result) starlark.Value {
 		"dry_run":    starlark.Bool(res.Status == loop.DryRun),
 		// A dry run's loop counts as done, so that a script's own exit
 		// code logic takes the path of success there, not of failure.
-		"ok": starlark.Bool(res.Status == loop.Success || res.Status == loop.DryRun),
+		"ok":    starlark.Bool(res.Status == loop.Success || res.Status == loop.DryRun),
+		"usage": usageValue(res.Spent),
+		"cost":  costValue(res.Spent),
 		"stats": frozen("stats", starlark.StringDict{
 			"count":  starlark.MakeInt(s.Count),
 			"total":  starlark.Float(s.Total.Seconds()),

@@ -84,7 +84,7 @@ var parallelBuiltin = Builtin{
 	},
 	Returns: "list",
 	Doc: "Runs each function on a Starlark thread of its own (its own step budget), at most max_parallel at once, and returns their results, frozen, in order. " +
-		"An iterate() inside runs its loop beside the others': each its own agent process group, output and loop in the run's one record, named on each line of the log when several run at once; the run's budgets and its interrupt cover them all. " +
+		"An iterate() inside runs its loop beside the others': each its own agent process group, output and loop in the run's one record, named on each line of the log when several run at once (by its worktree's name, else its procedure's; a loop whose name another function's loop took first adds its own function's number, [build#2]); the run's budgets and its interrupt cover them all. " +
 		"Before they start, every value the functions can reach (their arguments, closures and module's globals) is frozen: a function that changes a shared list fails (\"cannot append to frozen list\"); collect from the results instead. " +
 		"An error in one function does not stop the others: parallel() waits for all, then fails with the errors of those that failed.",
 	Example: `def square(n):

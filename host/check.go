@@ -28,8 +28,8 @@ import (
 // it. A *_test.star file, and what it loads, is checked with the names of
 // script tests (assert, fake_agent). It returns the files it checked and
 // what it warns of, each "Warning: file:line:col: …" (what works, but most
-// likely not as meant); its error lists every problem, each
-// "Error: file:line:col: …".
+// likely not as meant: a plain string in context=, a main() never called);
+// its error lists every problem, each "Error: file:line:col: …".
 func (r *Runtime) Check(paths ...string) (Checked, error) {
 	files, err := StarFiles(paths)
 	if err != nil {
@@ -39,6 +39,10 @@ func (r *Runtime) Check(paths ...string) (Checked, error) {
 	checked := Checked{Files: files}
 	reported := map[string]bool{}
 	hints := r.hints()
+	// A main() never called is a mistake only if no module checked here
+	// takes it with load(): that one is the entry point.
+	var idle []idleMain
+	loadedMain := map[string]bool{}
 	for _, file := range files {
 		root, err := r.resolver.root(file)
 		if err != nil {
@@ -50,6 +54,14 @@ func (r *Runtime) Check(paths ...string) (Checked, error) {
 		}
 		c.file(root, nil)
 		c.loadedNames()
+		if c.idle != nil && !strings.HasSuffix(file, "_test.star") {
+			idle = append(idle, idleMain{root.key(), *c.idle})
+		}
+		for _, w := range c.wanted {
+			if w.name.Name == "main" {
+				loadedMain[w.module.key()] = true
+			}
+		}
 		// A module two scripts load is told once.
 		for _, p := range c.problems {
 			if line := "Error: " + p.String(); !reported[line] {
@@ -64,6 +76,12 @@ func (r *Runtime) Check(paths ...string) (Checked, error) {
 				checked.Warnings = append(checked.Warnings, line)
 				checked.Problems = append(checked.Problems, Problem{Pos: w.pos, Msg: w.msg, Warning: true})
 			}
+		}
+	}
+	for _, m := range idle {
+		if !loadedMain[m.module] {
+			checked.Warnings = append(checked.Warnings, "Warning: "+m.String())
+			checked.Problems = append(checked.Problems, Problem{Pos: m.pos, Msg: m.msg, Warning: true})
 		}
 	}
 	if len(lines) == 0 {
@@ -167,6 +185,15 @@ type checker struct {
 	// defs are the defs of the module being checked, by their names'
 	// identifiers, which a name's binding leads to.
 	defs map[*syntax.Ident]*syntax.DefStmt
+	// idle is the warning of a script checked that defines main() and
+	// does nothing at its top level: run, it does nothing (uncalledMain).
+	idle *problem
+}
+
+// idleMain is a script's main() that nothing calls, by the module's key.
+type idleMain struct {
+	module string
+	problem
 }
 
 // wantedName is a name a load() statement takes from a module.
@@ -218,6 +245,11 @@ func (c *checker) file(loc Location, stack []Location) {
 		for _, re := range e {
 			c.add(re.Pos, "%s", re.Msg)
 		}
+	}
+	if len(stack) == 0 {
+		// A module another loads is a library: its functions are for
+		// the loader to call.
+		c.idle = uncalledMain(f)
 	}
 	stack = append(stack, loc)
 	c.fragments(f, loc)
@@ -491,4 +523,52 @@ func (c *checker) fragment(lit *syntax.Literal, loc Location) {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		c.add(lit.TokenPos, "%s", first)
 	}
+}
+
+// uncalledMain is the warning of a script whose entry point does not
+// run: it defines main(), names it nowhere else, and calls nothing at its
+// top level (outside its defs), so that running it runs nothing and
+// exits 0. Any call at the top level may be how the script starts (an
+// if __main__: block, a loop over tasks), and any other mention of main
+// may call it (a callback, a lambda): either keeps the warning away.
+func uncalledMain(f *syntax.File) *problem {
+	var main *syntax.DefStmt
+	for _, stmt := range f.Stmts {
+		if def, ok := stmt.(*syntax.DefStmt); ok && def.Name.Name == "main" {
+			main = def
+		}
+	}
+	if main == nil || mentions(f, "main", main.Name) {
+		return nil
+	}
+	for _, stmt := range f.Stmts {
+		if _, isDef := stmt.(*syntax.DefStmt); !isDef && hasCall(stmt) {
+			return nil
+		}
+	}
+	return &problem{main.Name.NamePos, "main() is defined but never called, and nothing else runs at the top level: running the script does nothing. " +
+		"Call it at the end: main(), or if __main__: main() to let a test load the script without running it"}
+}
+
+// mentions reports whether n names name anywhere but at the identifier
+// except.
+func mentions(n syntax.Node, name string, except *syntax.Ident) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		id, ok := n.(*syntax.Ident)
+		found = found || ok && id.Name == name && id != except
+		return !found
+	})
+	return found
+}
+
+// hasCall reports whether n holds a call.
+func hasCall(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		_, call := n.(*syntax.CallExpr)
+		found = found || call
+		return !found
+	})
+	return found
 }

@@ -21,27 +21,71 @@ func Docstring(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return docstring(path, src), nil
+}
+
+func docstring(path string, src []byte) string {
 	f, err := syntax.Parse(path, src, 0)
 	if err != nil || len(f.Stmts) == 0 {
 		// A syntax error is the run's to report, with its position.
-		return "", nil
+		return ""
 	}
-	return strings.TrimSpace(DocOf(f.Stmts[0])), nil
+	return strings.TrimSpace(DocOf(f.Stmts[0]))
 }
 
-// Summary is the first line of the docstring of the script at path; ""
-// when it has none, or it is not a regular file (a named pipe is read by
-// the run, never by a listing).
+// Summary is what a script says of itself in a line: the first line of
+// its docstring, else the first sentence of its comment header (a
+// script is a program, and scripts open with a header, not a
+// docstring); "" when it has neither, or it is not a regular file (a
+// named pipe is read by the run, never by a listing).
 func Summary(path string) string {
 	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
 		return ""
 	}
-	doc, err := Docstring(path)
+	src, err := files.Read(path, files.ScriptLimit)
 	if err != nil {
 		return ""
 	}
-	first, _, _ := strings.Cut(doc, "\n")
-	return strings.TrimSpace(first)
+	if doc := docstring(path, src); doc != "" {
+		first, _, _ := strings.Cut(doc, "\n")
+		return strings.TrimSpace(first)
+	}
+	return firstSentence(headerParagraph(src))
+}
+
+// headerParagraph is the first paragraph of the comment a file opens
+// with, its lines joined by spaces: from its first line of text to the
+// first line that is blank, an empty comment or code. A #! line is no
+// part of it.
+func headerParagraph(src []byte) string {
+	var words []string
+	for i, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if i == 0 && strings.HasPrefix(line, "#!") {
+			continue
+		}
+		text, comment := strings.CutPrefix(line, "#")
+		text = strings.TrimSpace(text)
+		switch {
+		case comment && text != "":
+			words = append(words, text)
+		case len(words) == 0 && (line == "" || comment):
+			// Blank lines, or empty comments, before the header.
+		default:
+			return strings.Join(words, " ")
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// firstSentence is text up to its first period followed by a space, as
+// go doc takes a package comment's synopsis: a header's first line is
+// most often cut mid-sentence by its wrapping.
+func firstSentence(text string) string {
+	if i := strings.Index(text, ". "); i >= 0 {
+		return text[:i+1]
+	}
+	return text
 }
 
 // DocOf is the string a statement that is only a string literal holds:

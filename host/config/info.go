@@ -31,8 +31,9 @@ func (c *Config) WriteList(w io.Writer) error {
 }
 
 // SummarizeScripts gives each script procedure that has no summary the
-// one doc says of its script (the first line of its docstring), so that
-// list and info show what the script says of itself.
+// one doc says of its script (host.Summary: its docstring's first line,
+// or its comment header's first sentence), so that list and info show
+// what the script says of itself.
 func (c *Config) SummarizeScripts(doc func(path string) string) {
 	for _, p := range c.Procedures {
 		if p.Script.V != "" && p.Summary.V == "" {

@@ -128,7 +128,10 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	if err != nil {
 		return loop.Result{}, err
 	}
-	name, _ := thread.Local(loopKey).(string)
+	name := ""
+	if b, ok := thread.Local(loopKey).(*branch); ok {
+		name = b.loopName(plan.Procedure.Name, spec.Worktree)
+	}
 	out := s.output(plan, name, dir, key)
 	if spec.Worktree != nil {
 		s.sayLostWork(key, spec.Worktree, plan.Procedure.Name)

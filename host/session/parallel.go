@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,9 +21,10 @@ type Call struct {
 	Args starlark.Tuple
 }
 
-// The thread-local keys of a loop's thread: loopKey names the loop of a
-// function parallel() runs when several run at once; iteratingKey is set
-// while an iterate() of the thread runs.
+// The thread-local keys of a loop's thread: loopKey holds the *branch of
+// a function parallel() runs when several run at once, whose loops name
+// themselves on the log's lines; iteratingKey is set while an iterate()
+// of the thread runs.
 const (
 	loopKey      = "rooda.loop"
 	iteratingKey = "rooda.iterating"
@@ -63,6 +65,7 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 		max = 1
 	}
 	ctx := host.Context(thread)
+	names := &loopNames{taken: map[string]int{}}
 	results := make([]starlark.Value, len(calls))
 	errs := make([]error, len(calls))
 	endings := make([]*ending, len(calls))
@@ -77,7 +80,11 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 			defer wg.Done()
 			defer func() { <-slots }()
 			endings[i] = &ending{}
-			results[i], errs[i] = s.call(ctx, rt, c, i, max > 1, endings[i], key)
+			var named *branch
+			if max > 1 {
+				named = &branch{number: i + 1, fn: c.Fn.Name(), names: names}
+			}
+			results[i], errs[i] = s.call(ctx, rt, c, i, named, endings[i], key)
 		}()
 	}
 	wg.Wait()
@@ -101,7 +108,7 @@ func (s *Session) Parallel(thread *starlark.Thread, calls []Call, max int) ([]st
 
 // call runs one function of parallel() on a thread of its own; named,
 // its loops name themselves on each line of the log.
-func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, named bool, end *ending, key journal.Key) (starlark.Value, error) {
+func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, named *branch, end *ending, key journal.Key) (starlark.Value, error) {
 	if ctx.Err() != nil {
 		return nil, host.StopCause(ctx)
 	}
@@ -110,8 +117,8 @@ func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, nam
 	// Each branch counts its calls from its own place in the journal,
 	// whatever the order the branches run in.
 	th.SetLocal(cursorKey, &cursor{thread: journal.Branch(key, i+1)})
-	if named {
-		th.SetLocal(loopKey, loopName(c, i))
+	if named != nil {
+		th.SetLocal(loopKey, named)
 	}
 	v, err := starlark.Call(th, c.Fn, c.Args, nil)
 	if err = done(err); err != nil {
@@ -121,15 +128,38 @@ func (s *Session) call(ctx context.Context, rt *host.Runtime, c Call, i int, nam
 	return v, nil
 }
 
-// loopName is what the log calls the loop of a function: its worktree's
-// name when it is given one, else its own name and place.
-func loopName(c Call, i int) string {
-	for _, a := range c.Args {
-		if wt, ok := a.(interface{ Worktree() *worktree.Worktree }); ok {
-			return wt.Worktree().Name
-		}
+// branch is one function of a parallel() whose functions run at once,
+// as its loops are named on the log's lines.
+type branch struct {
+	number int    // its place in parallel()'s list, from 1
+	fn     string // its name
+	names  *loopNames
+}
+
+// loopNames are the names the loops of one parallel() call took, each to
+// the number of the function whose loop took it first.
+type loopNames struct {
+	mu    sync.Mutex
+	taken map[string]int
+}
+
+// loopName is what the log calls a loop of the branch: the loop's name,
+// its worktree's (unique in the run) else its procedure's, or the
+// function's when it has none. A name another function's loop took
+// first is told apart by this function's number ("build#2"); the loops
+// of one function, which run one after the other, may share one.
+func (b *branch) loopName(procedure string, wt *worktree.Worktree) string {
+	name := cmp.Or(procedure, b.fn)
+	if wt != nil {
+		name = wt.Name
 	}
-	return fmt.Sprintf("%d:%s", i+1, c.Fn.Name())
+	b.names.mu.Lock()
+	defer b.names.mu.Unlock()
+	if first, taken := b.names.taken[name]; taken && first != b.number {
+		return fmt.Sprintf("%s#%d", name, b.number)
+	}
+	b.names.taken[name] = b.number
+	return name
 }
 
 // freezeReachable freezes what a call can reach: its function (defaults

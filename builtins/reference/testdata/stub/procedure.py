@@ -60,6 +60,9 @@ def main() -> None:
     if last.usage is not None:
         tokens: int = last.usage.total
         print(tokens)
+    spent: float | None = r.cost
+    if r.usage is not None:
+        print(spent, r.usage.total)
 
     build = procedure("build").with_phases(act=[fragment(content="Build.")])
     iterate(build, agent=agent("claude", name="builder"), on_iteration=lambda it: None if it.signal else "continue")

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -147,5 +148,34 @@ func TestRunResumeIsRunsResume(t *testing.T) {
 	o.expect(t, 2, "Reached max iterations: 4")
 	if _, e := d.recorded(); e.Status != "max-iters" || e.Iterations != 4 {
 		t.Errorf("the resumed run ended %s after %d iterations, want max-iters after 4", e.Status, e.Iterations)
+	}
+}
+
+// TestSandboxDryRunWritesWhatTheRunWrites: on a fresh HOME, the paths a
+// sandbox's dry run says the agent writes are those its first iteration
+// is given: an alias's state directory under ~/.cache makes ~/.cache, a
+// cache every agent writes, before the agent starts, and the dry run
+// names it too.
+func TestSandboxDryRunWritesWhatTheRunWrites(t *testing.T) {
+	t.Parallel()
+	needsLandlock(t, 1, "a sandbox's writes")
+	w := newWorkspace(t, step{"output": "working"})
+	home := t.TempDir()
+	w.env = append(w.env, "HOME="+home, "XDG_CACHE_HOME=")
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", sandbox_write: [\"~/.cache/fake\"]}\n")
+	dry := w.rooda("build", "--ai-cmd-alias", "fake", "--sandbox", "workspace", "--dry-run")
+	line := regexp.MustCompile(`\n    writes: (.*), its own TMPDIR\n`).FindStringSubmatch(dry.stdout)
+	if line == nil {
+		t.Fatalf("the dry run names no writes:\n%s", dry.stdout)
+	}
+	w.rooda("build", "--ai-cmd-alias", "fake", "--sandbox", "workspace", "-n", "1").expect(t, 2)
+	var given []string
+	for _, p := range w.meta(1).Sandbox.Write {
+		if !strings.Contains(p, "rooda-agent-") { // its own TMPDIR
+			given = append(given, p)
+		}
+	}
+	if strings.Join(given, ", ") != line[1] || !slices.Contains(given, filepath.Join(home, ".cache")) {
+		t.Errorf("the dry run says the agent writes\n  %s\nits first iteration was given\n  %s", line[1], strings.Join(given, ", "))
 	}
 }

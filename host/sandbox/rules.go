@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"rooda/host/files"
 )
 
 // caches are the package and build caches an agent's commands write:
@@ -41,13 +43,32 @@ func Paths(workspace, tmp string, state, extra []string) []string {
 	for _, p := range []string{workspace, tmp} {
 		add(existing(p))
 	}
+	var made []string
 	for _, p := range expanded(state) {
+		made = append(made, ToBe(p))
 		add(ToBe(p), true)
 	}
 	for _, p := range expanded(slices.Concat(caches, devices, extra)) {
-		add(existing(p))
+		add(existingOnceMade(p, made))
 	}
 	return real
+}
+
+// existingOnceMade is path absolute and real if it exists, or will once
+// the directories made are (MakeDirs makes an agent's state directories
+// before it starts): ~/.cache, made with ~/.cache/opencode. A dry run,
+// which makes nothing, so names what the first iteration's agent writes.
+func existingOnceMade(path string, made []string) (string, bool) {
+	if real, ok := existing(path); ok {
+		return real, true
+	}
+	to := ToBe(path)
+	for _, dir := range made {
+		if _, within := files.Within(to, dir); within {
+			return to, true
+		}
+	}
+	return "", false
 }
 
 // expanded are paths expanded (Expand), without those that name a

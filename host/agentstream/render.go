@@ -121,7 +121,9 @@ func (r Retry) Describe() string {
 		s += fmt.Sprintf("/%d", r.Max)
 	}
 	if r.Delay > 0 {
-		s += " in " + units.Duration(r.Delay)
+		// A CLI's delays are jittered (542.8ms): a tenth of a second says
+		// enough.
+		s += " in " + units.Duration(r.Delay.Round(100*time.Millisecond))
 	}
 	why := strings.TrimSpace(fmt.Sprintf("%s %s", statusText(r.Status), r.Error))
 	switch {

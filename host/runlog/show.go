@@ -145,7 +145,7 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 			fmt.Fprintf(&b, "  Ended: %s\n", shown.Line(l.Why))
 		}
 	}
-	writeIterations(&b, filepath.Join(dir, id), run.Loops)
+	writeIterations(&b, filepath.Join(dir, id), len(run.Loops))
 	_, err = io.WriteString(w, b.String())
 	return err
 }
@@ -160,12 +160,12 @@ func statusLine(status, interruptedBy string) string {
 }
 
 // writeIterations writes a line per iteration of the record at runDir,
-// in a table: its number, its loop (when the run had several), outcome,
+// in a table: its number, its loop's (when the run had several), outcome,
 // a failure's cause, duration (and a limit's wait before it), tokens,
 // cost and the count of files it changed; "-" where the record has
 // nothing to say. A run of more than listLimit iterations shows its last
 // ones: how it ended is there, and --iteration N shows any.
-func writeIterations(b *strings.Builder, runDir string, loops []Loop) {
+func writeIterations(b *strings.Builder, runDir string, loops int) {
 	numbers, err := Records(runDir)
 	if err != nil {
 		fmt.Fprintf(b, "\nIterations: cannot be listed: %v\n", err)
@@ -181,13 +181,13 @@ func writeIterations(b *strings.Builder, runDir string, loops []Loop) {
 	}
 	t := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	header := []string{"ITERATION", "OUTCOME", "CAUSE", "DURATION", "TOKENS", "COST", "FILES CHANGED"}
-	if len(loops) > 1 {
+	if loops > 1 {
 		header = slices.Insert(header, 1, "LOOP")
 	}
 	fmt.Fprintln(t, strings.Join(header, "\t"))
 	for _, n := range numbers {
-		row := iterationRow(runDir, n, loops)
-		if len(loops) <= 1 {
+		row := iterationRow(runDir, n)
+		if loops <= 1 {
 			row = slices.Delete(row, 1, 2)
 		}
 		fmt.Fprintln(t, strings.Join(row, "\t"))
@@ -196,9 +196,9 @@ func writeIterations(b *strings.Builder, runDir string, loops []Loop) {
 }
 
 // iterationRow is record n's line of writeIterations, its loop second
-// (its name in parallel(), else its number); an iteration without a
-// readable meta.json says why in its cause.
-func iterationRow(runDir string, n int, loops []Loop) []string {
+// (its number, as the Loop N headings above name it); an iteration
+// without a readable meta.json says why in its cause.
+func iterationRow(runDir string, n int) []string {
 	m, err := ReadMeta(runDir, n)
 	switch {
 	case os.IsNotExist(err):
@@ -222,11 +222,7 @@ func iterationRow(runDir string, n int, loops []Loop) []string {
 	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {
 		files = strconv.Itoa(len(m.FilesChanged))
 	}
-	loop := strconv.Itoa(m.Loop)
-	if m.Loop >= 1 && m.Loop <= len(loops) && loops[m.Loop-1].Name != "" {
-		loop = loops[m.Loop-1].Name
-	}
-	return []string{strconv.Itoa(n), shown.Line(loop), shown.Line(m.Outcome), shown.Line(orDash(m.Cause)), took, tokens, cost, files}
+	return []string{strconv.Itoa(n), strconv.Itoa(m.Loop), shown.Line(m.Outcome), shown.Line(orDash(m.Cause)), took, tokens, cost, files}
 }
 
 func orDash(s string) string {

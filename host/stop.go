@@ -14,6 +14,8 @@ type BudgetError struct {
 	Budget string // the flag that sets it: "--max-steps"
 	Limit  string // its value
 	What   string // what it counts
+	// Spent is what the run had reached, when the budget says ("$2.13").
+	Spent string
 	// Message, when set, says it all instead.
 	Message string
 	// Untraced budgets count the run's loops or its time, not the

@@ -61,7 +61,7 @@ func TestDecodedOutput(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "tool_call_success")})
 	o := w.runAlias("claude-stream-json", "build", "-n", "3", "-v")
-	o.expect(t, 0, "Iteration 1/3 completed in ", "(success) · 178 tokens, $0.0003\n", "Spent: 178 tokens, $0.0003 (input 143, output 35, cache read 0, cache write 0)")
+	o.expect(t, 0, "Iteration 1/3 completed in ", "(success) · 178 tokens, $0.00029\n", "Spent: 178 tokens, $0.00029 (input 143, output 35, cache read 0, cache write 0)")
 	if strings.Contains(o.stdout, `"type":"assistant"`) || !strings.Contains(o.stdout, "→ Bash: echo hi > f.txt") {
 		t.Errorf("-v shows:\n%s", o.stdout)
 	}
@@ -151,7 +151,7 @@ func TestUsageLimitBeyondTheWait(t *testing.T) {
 	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+7200}}")
 	w := newWorkspace(t, step{"output": limit, "exit": 1})
 	o := w.runAlias("claude-stream-json", "build", "-n", "1", "--max-limit-wait", "1h", "--failure-threshold", "1")
-	o.expect(t, 1, "beyond max_limit_wait (1h0m0s)", "[rate_limited]", "> You've hit your session limit · resets 3pm (UTC)")
+	o.expect(t, 1, "beyond max_limit_wait (1h)", "[rate_limited]", "> You've hit your session limit · resets 3pm (UTC)")
 }
 
 // TestUsageLimitAlreadyReset: a limit whose reset is already past is
@@ -171,7 +171,7 @@ func TestCostBudget(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")})
 	o := w.runAlias("claude-stream-json", "build", "-n", "10", "--max-cost-usd", "0.00025")
-	o.expect(t, 2, "Budget reached: the run's agents spent $0.0003, reaching max_cost_usd $0.0003 (3 iterations completed")
+	o.expect(t, 2, "Budget reached: the run's agents spent $0.0003, reaching max_cost_usd $0.00025 (3 iterations completed")
 }
 
 // TestModelPricesPriceTokens: a CLI that reports no cost (codex) is priced

@@ -80,7 +80,7 @@ func (w *workspace) serveRunsProcess() (string, int) {
 }
 
 // TestRunPagesInABrowser: in a real Chromium, the list of runs shows the
-// run; its page draws one bar per iteration, coloured by outcome, and the
+// run; its page says why the run ended and draws one bar per iteration, coloured by outcome, and the
 // limit wait before the second; clicking a bar shows that iteration's
 // exact prompt and its diff against the one before; the diff form shows
 // the diff of any two; and no page writes an error to the console.
@@ -101,6 +101,10 @@ func TestRunPagesInABrowser(t *testing.T) {
 	b.Screenshot(t, "runs.png")
 
 	run(chromedp.Click(chromedp.CSS("#runs a.run-link")), chromedp.WaitVisible(chromedp.CSS("svg#timeline")))
+	// Why the run ended, from its record: who ended it, and when.
+	if reason := evaluate[string](t, b, `document.querySelector("#summary dd.reason").textContent`); reason != "the agent signaled SUCCESS in iteration 3/3" {
+		t.Errorf("the run page's reason: %q", reason)
+	}
 	bars := evaluate[[]string](t, b, `[...document.querySelectorAll("#timeline rect.bar")].map(r => r.dataset.iteration + " " + r.dataset.outcome + " | " + r.querySelector("title").textContent)`)
 	wantBars := []string{"1 failure | Iteration 1: failure", "2 continue | Iteration 2: continue", "3 success | Iteration 3: success"}
 	if len(bars) != len(wantBars) {

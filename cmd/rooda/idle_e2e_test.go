@@ -45,7 +45,7 @@ func TestIdleTimeoutSetting(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{})
 	for _, tc := range []struct{ config, env, want string }{
-		{"", "", "  Idle Timeout: 15m0s (built-in)\n"},
+		{"", "", "  Idle Timeout: 15m (built-in)\n"},
 		{"loop:\n  idle_timeout: none\n", "", "  Idle Timeout: none (workspace: ./rooda-config.yml)\n"},
 		{"loop:\n  idle_timeout: null\n", "ROODA_LOOP_IDLE_TIMEOUT=90s", "  Idle Timeout: 1m30s (env: ROODA_LOOP_IDLE_TIMEOUT)\n"},
 	} {

@@ -60,7 +60,7 @@ func TestOutageWaitInterrupted(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": codexServerDown, "exit": 1})
 	s := w.startAlias("codex-json", "build", "-n", "1")
-	w.waitForLog(s, "fake: network; waiting 30s before running iteration 1/1 again (total waited 0s, up to 6h0m0s)", "rooda never waited for the network")
+	w.waitForLog(s, "fake: network; waiting 30s before running iteration 1/1 again (total waited 0s, up to 6h)", "rooda never waited for the network")
 	s.cmd.Process.Signal(syscall.SIGINT)
 	o := w.wait(s)
 	o.expect(t, 130, "Interrupted")

@@ -415,7 +415,7 @@ print(parallel([work, work, work]))
 	cmd := exec.Command(binary(t), "script", "run", "main.star", "--max-cost-usd", "0.00045")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
-	o.expect(t, 2, "reaching max_cost_usd $0.0004")
+	o.expect(t, 2, "reaching max_cost_usd $0.00045")
 	var run struct{ Iterations int }
 	found, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "run.json"))
 	if len(found) != 1 {

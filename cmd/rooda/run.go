@@ -10,12 +10,43 @@ import (
 
 	"rooda/host/config"
 	"rooda/host/engine"
+	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/prompt"
 	"rooda/host/runlog"
 	"rooda/host/session"
 	"rooda/host/suggest"
 )
+
+// exitCodesHelp lists every exit code a run ends with, each with the
+// statuses that give it (loop.Status.ExitCode, the one table of them),
+// for the help of the commands that run.
+func exitCodesHelp() string {
+	notes := map[int]string{
+		1:   "; also a usage or configuration error",
+		130: " (Ctrl+C, SIGTERM, SIGHUP, SIGQUIT)",
+	}
+	byCode := map[int][]string{}
+	var codes []int
+	for _, s := range loop.Statuses {
+		if s == loop.Exited || s == loop.DryRun { // exited's code is the script's; dry-run is no run's
+			continue
+		}
+		code := s.ExitCode()
+		if byCode[code] == nil {
+			codes = append(codes, code)
+		}
+		byCode[code] = append(byCode[code], string(s))
+	}
+	slices.Sort(codes)
+	var b strings.Builder
+	b.WriteString("Exit codes, by how the run ended (its status, as rooda runs show gives it):\n")
+	for _, code := range codes {
+		fmt.Fprintf(&b, "  %-4d %s%s\n", code, strings.Join(byCode[code], ", "), notes[code])
+	}
+	b.WriteString("  N    exited: a script called exit(N, reason), N from 0 to 125")
+	return b.String()
+}
 
 // shorthandFlag marks a run that was asked for as "rooda NAME", so that an
 // unknown name is reported as a command or a procedure.
@@ -31,9 +62,10 @@ the iteration limit is reached, the failure threshold of consecutive failed
 iterations is hit, or Ctrl+C. "rooda NAME" is the same as "rooda run NAME".
 
 Progress goes to stderr; with --verbose the agent's output streams to
-stdout. Exit codes: 0 success, 1 aborted or an error, 2 max iterations
-reached, 130 interrupted. The first Ctrl+C stops the agent and everything it
-started (SIGTERM, then SIGKILL after 5 s); a second kills them at once.
+stdout. The first Ctrl+C stops the agent and everything it started
+(SIGTERM, then SIGKILL after 5s); a second kills them at once.
+
+` + exitCodesHelp() + `
 
 The global flags apply too, before or after NAME: --config FILE,
 -v/--verbose (stream the agent's output), -q/--quiet, --log-level LEVEL.

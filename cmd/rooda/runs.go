@@ -32,15 +32,22 @@ where it stopped by rooda runs resume. A run id may be shortened to any part of 
 that names one run, or given as "last" (the newest).`,
 		Subcommands: []*cli.Command{{
 			Name:  "list",
-			Usage: "every recorded run: id, status, iterations, start",
+			Usage: "every recorded run, newest first: id, status, iterations, start",
 			Description: `Examples:
-  rooda runs list`,
+  rooda runs list
+  rooda runs list --run-name nightly    the runs started with --run-name nightly`,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "run-name", Usage: "list only the runs started under `NAME` (rooda run --run-name NAME)"},
+			},
 			Action: func(c *cli.Context) error {
+				if err := noArguments(c); err != nil {
+					return err
+				}
 				cfg, err := loadConfig(c)
 				if err != nil {
 					return err
 				}
-				return runlog.WriteList(c.App.Writer, session.RunsDir(cfg))
+				return runlog.WriteList(c.App.Writer, session.RunsDir(cfg), c.String("run-name"))
 			},
 		}, {
 			Name:      "show",

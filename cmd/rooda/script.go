@@ -39,8 +39,10 @@ and procedure() and runs them with iterate(). Everything after -- reaches the
 script as args. The flags override what the script sets; --max-steps,
 --max-total-iterations and --max-duration bound the whole run.
 
-Exit codes: the last iterate()'s (0 success, 1 aborted, 2 max iterations),
-1 for an error in the script, 2 for a budget reached, 130 interrupted.
+A script that runs to its end ends as its last statement that ran loops
+did: an iterate()'s status, the worst of a parallel()'s.
+
+` + exitCodesHelp() + `
 
 Examples:
   rooda script run nightly.star

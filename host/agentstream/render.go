@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"rooda/host/units"
 )
 
 // renderer writes the readable transcript: assistant text as it is, every
@@ -104,20 +106,7 @@ func (r *renderer) retry(line string) string {
 		return line
 	}
 	r.retries.count++
-	return fmt.Sprintf("%s (×%d, %s)", line, r.retries.count, shortDuration(now.Sub(r.retries.since)))
-}
-
-// shortDuration is d to the second, without a zero tail: "6m", "6m3s",
-// "1h2m".
-func shortDuration(d time.Duration) string {
-	s := max(d, 0).Round(time.Second).String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return fmt.Sprintf("%s (×%d, %s)", line, r.retries.count, units.Duration(max(now.Sub(r.retries.since), 0).Round(time.Second)))
 }
 
 // Describe is the retry as the transcript shows it: "retry 1/10 in 30s:
@@ -132,7 +121,9 @@ func (r Retry) Describe() string {
 		s += fmt.Sprintf("/%d", r.Max)
 	}
 	if r.Delay > 0 {
-		s += " in " + r.Delay.Round(100*time.Millisecond).String()
+		// A CLI's delays are jittered (542.8ms): a tenth of a second says
+		// enough.
+		s += " in " + units.Duration(r.Delay.Round(100*time.Millisecond))
 	}
 	why := strings.TrimSpace(fmt.Sprintf("%s %s", statusText(r.Status), r.Error))
 	switch {
@@ -160,7 +151,7 @@ func (r *renderer) totals(s Summary) {
 	u := s.Usage
 	line := fmt.Sprintf("tokens: %d in, %d out, %d cache read, %d cache write", u.Input, u.Output, u.CacheRead, u.CacheWrite)
 	if s.CostReported {
-		line += fmt.Sprintf(" · cost $%.6f", s.CostUSD)
+		line += " · cost " + units.Dollars(s.CostUSD)
 	}
 	r.line(line)
 }

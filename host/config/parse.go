@@ -13,6 +13,7 @@ import (
 
 	"rooda/host/process"
 	"rooda/host/suggest"
+	"rooda/host/units"
 )
 
 // Parser turns the text of a setting into its value, and back. A file,
@@ -87,8 +88,20 @@ var Dollars = Parser[float64]{
 		}
 		return x, nil
 	},
-	format: func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) },
-	show:   func(x float64) string { return "$" + strconv.FormatFloat(x, 'f', -1, 64) },
+	format: formatDollars,
+	show:   units.Dollars,
+}
+
+// formatDollars writes an amount as rooda-config.yml holds it: a number,
+// exact (a budget of 0.015 is not 0.02), with the two decimals of cents
+// at least, as money is shown everywhere: 1.50, 0.015.
+func formatDollars(x float64) string {
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	whole, fraction, _ := strings.Cut(s, ".")
+	if len(fraction) < 2 {
+		fraction += strings.Repeat("0", 2-len(fraction))
+	}
+	return whole + "." + fraction
 }
 
 // Boolean reads true or false.
@@ -217,14 +230,23 @@ var Timeout = Parser[time.Duration]{
 	format: formatTimeout,
 }
 
+// formatTimeout writes a timeout as rooda-config.yml holds it, and as
+// every output writes a duration ("15m", units.Duration): exact, for the
+// file must load back to the same value, so a fraction of a second that
+// units.Duration would round is written as Go writes it.
 func formatTimeout(d time.Duration) string {
-	switch {
-	case d == 0:
+	if d == 0 {
 		return "none"
-	case d%time.Second == 0:
-		return strconv.Itoa(int(d / time.Second))
+	}
+	if s := units.Duration(d); readsBack(s, d) {
+		return s
 	}
 	return d.String()
+}
+
+func readsBack(s string, d time.Duration) bool {
+	back, err := time.ParseDuration(s)
+	return err == nil && back == d
 }
 
 // Size is a number of bytes, with an optional unit: 10485760, 10MB, 512KiB.
@@ -247,7 +269,7 @@ func Size(low int) Parser[int] {
 	}
 }
 
-var units = []struct {
+var sizeUnits = []struct {
 	suffix string
 	factor int
 }{
@@ -258,7 +280,7 @@ var units = []struct {
 
 func parseSize(s string) (int, error) {
 	digits, factor := strings.TrimSpace(s), 1
-	for _, u := range units {
+	for _, u := range sizeUnits {
 		if rest, ok := strings.CutSuffix(digits, u.suffix); ok {
 			digits, factor = strings.TrimSpace(rest), u.factor
 			break

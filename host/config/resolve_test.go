@@ -66,7 +66,7 @@ procedures:
 	}
 	lines := strings.Join(st.Lines(), "\n")
 	for _, want := range []string{
-		"Iteration Timeout: 5m0s (workspace: ./rooda-config.yml)",
+		"Iteration Timeout: 5m (workspace: ./rooda-config.yml)",
 		"Max Output Buffer: 2KB (workspace: ./rooda-config.yml)",
 		"Failure Threshold: 9 (cli: --failure-threshold)",
 	} {

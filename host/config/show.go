@@ -13,6 +13,7 @@ import (
 
 	"rooda/host/git"
 	"rooda/host/prompt"
+	"rooda/host/units"
 )
 
 // WriteYAML writes the merged configuration as YAML that rooda can read
@@ -159,12 +160,13 @@ func FormatSize(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
-// FormatTimeout writes an iteration timeout: "none", "300s", "1m30s".
+// FormatTimeout writes a timeout as rooda info and a dry run show it:
+// "none", "5m", "1m30s" (units.Duration).
 func FormatTimeout(d time.Duration) string {
 	if d == 0 {
 		return "none"
 	}
-	return d.String()
+	return units.Duration(d)
 }
 
 // FormatMaxIterations writes a limit of iterations: "5" or "unlimited".

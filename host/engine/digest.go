@@ -12,6 +12,7 @@ import (
 	"rooda/host/loop"
 	"rooda/host/process"
 	"rooda/host/shown"
+	"rooda/host/units"
 )
 
 // checkTimeout and checkOutput bound a check: it runs after every
@@ -50,7 +51,7 @@ func (d *digest) IterationFinished(it *loop.Iteration) {
 		fmt.Fprintf(&b, "Killed by: %s\n", it.Result.Signal)
 	}
 	fmt.Fprintf(&b, "Timed out: %s\n", yesNo(it.Result.TimedOut))
-	fmt.Fprintf(&b, "Duration: %s\n", logging.Duration(it.Duration))
+	fmt.Fprintf(&b, "Duration: %s\n", units.Duration(it.Duration))
 	fmt.Fprintf(&b, "Signal: %s\n", it.Signals.String())
 	if it.Cause != "" {
 		fmt.Fprintf(&b, "Cause: %s\n", it.Cause)
@@ -89,7 +90,7 @@ func (d *digest) run(c config.Check) string {
 	case err != nil:
 		return fmt.Sprintf("- %s: could not start (%v)\n", c.Name, err)
 	case res.TimedOut:
-		return fmt.Sprintf("- %s: timed out after %s (%s)\n", c.Name, checkTimeout, c.Run)
+		return fmt.Sprintf("- %s: timed out after %s (%s)\n", c.Name, units.Duration(checkTimeout), c.Run)
 	case res.ExitCode == 0:
 		return fmt.Sprintf("- %s: passed (%s)\n", c.Name, c.Run)
 	}

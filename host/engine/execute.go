@@ -16,6 +16,7 @@ import (
 	"rooda/host/process"
 	"rooda/host/prompt"
 	"rooda/host/sandbox"
+	"rooda/host/units"
 )
 
 // Output is where a run writes: the agent's streamed output (when
@@ -252,17 +253,17 @@ func announce(log *logging.Logger, ctx context.Context) {
 		// No signal was received: the run's budget (--max-duration) ended it.
 		msg := budget.Error()
 		log.Warnf("%s%s: stopping the agent and its processes (SIGTERM, SIGKILL after %s)",
-			strings.ToUpper(msg[:1]), msg[1:], process.DefaultGrace)
+			strings.ToUpper(msg[:1]), msg[1:], units.Duration(process.DefaultGrace))
 		return
 	}
 	cause := context.Cause(ctx)
 	if !errors.As(cause, new(interrupt.Signal)) {
 		// The run stopped itself (a resume refused in another loop).
-		log.Warnf("The run stops: stopping the agent and its processes (SIGTERM, SIGKILL after %s)", process.DefaultGrace)
+		log.Warnf("The run stops: stopping the agent and its processes (SIGTERM, SIGKILL after %s)", units.Duration(process.DefaultGrace))
 		return
 	}
 	log.Warnf("Received %v: stopping the agent and its processes (SIGTERM, SIGKILL after %s; again to kill now)",
-		cause, process.DefaultGrace)
+		cause, units.Duration(process.DefaultGrace))
 }
 
 func maxText(n int) string {

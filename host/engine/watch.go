@@ -8,6 +8,7 @@ import (
 	"rooda/host/agentstream"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/units"
 )
 
 // watch reads a decoded agent's events as they come and stops it (closes
@@ -148,7 +149,7 @@ func isHeld(r agentstream.Retry, tried time.Duration) bool {
 // server for outageLimit.
 func (w *watch) outageOver() *loop.Stop {
 	return &loop.Stop{Cause: loop.CauseNetwork, Why: fmt.Sprintf("its CLI could not reach the model's server for %s, only %s (the last: %s)",
-		w.outageLimit, retryCount(w.retries), w.last.Describe())}
+		units.Duration(w.outageLimit), retryCount(w.retries), w.last.Describe())}
 }
 
 // stopTimer stops the timer in slot, if any.
@@ -209,9 +210,9 @@ func (w *watch) overdue(onTool bool, limit time.Duration) *loop.Stop {
 		if w.tool.Args != "" {
 			tool += " (" + w.tool.Args + ")"
 		}
-		return &loop.Stop{Cause: loop.CauseIdle, Why: fmt.Sprintf("waiting on a tool: %s had no result for %s (idle_timeout)", tool, limit)}
+		return &loop.Stop{Cause: loop.CauseIdle, Why: fmt.Sprintf("waiting on a tool: %s had no result for %s (idle_timeout)", tool, units.Duration(limit))}
 	}
-	why := fmt.Sprintf("waiting on the model: no text, tool call or tokens for %s (model_timeout)", limit)
+	why := fmt.Sprintf("waiting on the model: no text, tool call or tokens for %s (model_timeout)", units.Duration(limit))
 	if w.retries > 0 {
 		why += fmt.Sprintf(", only %s by its CLI (the last: %s)", retryCount(w.retries), w.last.Describe())
 	}

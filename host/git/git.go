@@ -17,6 +17,7 @@ import (
 
 	"rooda/host/interrupt"
 	"rooda/host/process"
+	"rooda/host/units"
 )
 
 // Command is one git command.
@@ -81,7 +82,7 @@ func Run(ctx context.Context, c Command) (string, error) {
 	case res.Interrupted:
 		return out, interrupt.Stopped(ctx)
 	case res.TimedOut:
-		return out, fmt.Errorf("git %s took more than %s", c.Args[0], timeout)
+		return out, fmt.Errorf("git %s took more than %s", c.Args[0], units.Duration(timeout))
 	case res.ExitCode != 0:
 		return out, fmt.Errorf("git %s failed: %s", strings.Join(c.Args, " "), out)
 	case c.List && res.Dropped > 0:

@@ -270,16 +270,3 @@ func Count(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
-
-// Duration writes a duration as the progress lines show it: "350ms" under
-// a second, "45.2s" under a minute, "2m16s" under an hour, "1h2m3s"
-// beyond.
-func Duration(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	}
-	if d < time.Minute {
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	return d.Round(time.Second).String()
-}

@@ -37,20 +37,6 @@ func TestParseLevel(t *testing.T) {
 	}
 }
 
-func TestDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		45200 * time.Millisecond: "45.2s",
-		30 * time.Millisecond:    "30ms", 999 * time.Microsecond: "0ms",
-		136 * time.Second:          "2m16s",
-		3723*time.Second + 400*1e6: "1h2m3s",
-		59*time.Second + 990*1e6:   "60.0s",
-	} {
-		if got := Duration(d); got != want {
-			t.Errorf("%v: got %q want %q", d, got, want)
-		}
-	}
-}
-
 // TestJSONEvents: one object per event, keys in a fixed order, the
 // detail lines left to the event's fields.
 func TestJSONEvents(t *testing.T) {

@@ -72,7 +72,7 @@ func TestCauseInTheEvent(t *testing.T) {
 	cfg := s.config(1, 3, &log)
 	cfg.Log.AsJSON()
 	Run(context.Background(), cfg)
-	if !strings.Contains(log.String(), `"event":"iteration_finished","message":"Iteration 1/1 completed in 0ms (failure, consecutive: 1/1)","iteration":1,"outcome":"failure","cause":"agent_failed"`) {
+	if !strings.Contains(log.String(), `"event":"iteration_finished","message":"Iteration 1/1 completed in 0s (failure, consecutive: 1/1)","iteration":1,"outcome":"failure","cause":"agent_failed"`) {
 		t.Errorf("log:\n%s", log.String())
 	}
 }

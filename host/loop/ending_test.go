@@ -47,7 +47,7 @@ func TestStopVerdict(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Iteration 2/10: the procedure's on_iteration declared stop (spent enough); the agent's outcome was failure\n",
-		"Stopped: the procedure ended the loop in iteration 2/10 (spent enough) (total: 0ms)",
+		"Stopped: the procedure ended the loop in iteration 2/10 (spent enough) (total: 0s)",
 	} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("no %q in\n%s", want, log.String())
@@ -100,7 +100,7 @@ func TestMaxDuration(t *testing.T) {
 	if res.Status != OverBudget || res.Iterations != 2 || !errors.As(res.Err, &budget) || budget.Setting != "max_duration" {
 		t.Fatalf("status %s after %d, %v\n%s", res.Status, res.Iterations, res.Err, log.String())
 	}
-	if want := "Budget reached: the loop ran 1m20s, reaching max_duration 1m0s (2 iterations completed"; !strings.Contains(log.String(), want) {
+	if want := "Budget reached: the loop ran 1m20s, reaching max_duration 1m (2 iterations completed"; !strings.Contains(log.String(), want) {
 		t.Errorf("no %q in\n%s", want, log.String())
 	}
 }

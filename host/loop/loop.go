@@ -15,6 +15,7 @@ import (
 	"rooda/host/prompt"
 	"rooda/host/sandbox"
 	"rooda/host/suggest"
+	"rooda/host/units"
 )
 
 // Config is one run of the loop.
@@ -349,6 +350,11 @@ type Result struct {
 	// Message is the log's line of how the loop ended ("Reached max
 	// iterations: 3 (total: 2m16s)"), for those told of it elsewhere.
 	Message string
+	// Why is why the loop ended, as the record keeps it: which budget and
+	// its figures ("the run's agents spent $0.21, reaching max_cost_usd
+	// $0.20"), whose verdict or stop and its reason, how many failures,
+	// which signal: Message without its counts and times.
+	Why string
 	// Reason is why the procedure ended the loop, when its Verdict said
 	// (a stop, an abort, a success); "" otherwise.
 	Reason string
@@ -505,7 +511,7 @@ func (r *runner) warnUncounted(it *Iteration) {
 	}
 	r.uncounted = true
 	r.cfg.Log.Warnf("Iteration %s: max_cost_usd (%s) cannot count what %s spends: its CLI reports tokens but no cost, and model_prices prices neither its model nor its name; max_tokens still counts",
-		r.label(it.Number), Dollars(r.cfg.Budget.MaxCostUSD), agentName(it))
+		r.label(it.Number), units.Dollars(r.cfg.Budget.MaxCostUSD), agentName(it))
 }
 
 // agentName names an iteration's agent in a message.
@@ -787,11 +793,11 @@ func (r *runner) logIteration(it *Iteration) {
 		"iteration", it.Number, "outcome", string(it.Outcome), "cause", string(it.Cause), "exit_code", res.ExitCode, "signal", it.Signals.String(),
 		"killed_by", res.Signal, "timed_out", res.TimedOut, "duration_seconds", it.Duration.Seconds(),
 		"consecutive_failures", it.ConsecutiveFailures, "output_bytes", res.Total, "dropped_bytes", res.Dropped,
-	}, it.Spent.Fields()...), "Iteration %s completed in %s (%s)%s", label, logging.Duration(it.Duration), outcome, spentText(it.Spent))
+	}, it.Spent.Fields()...), "Iteration %s completed in %s (%s)%s", label, units.Duration(it.Duration), outcome, spentText(it.Spent))
 }
 
 // spentText is what an iteration's agent spent, as the progress line
-// ends with it: " · 1,234 tokens, $0.0123"; "" when nothing is known.
+// ends with it: " · 1,234 tokens, $0.01"; "" when nothing is known.
 func spentText(s Spend) string {
 	if s.IsZero() {
 		return ""
@@ -853,9 +859,9 @@ func failureReason(it *Iteration, cfg Config) string {
 	case it.Stop != nil:
 		return it.Stop.Why + "; " + stoppedText(res)
 	case res.Idle:
-		return fmt.Sprintf("no output for %s; %s", cfg.IdleTimeout, stoppedText(res))
+		return fmt.Sprintf("no output for %s; %s", units.Duration(cfg.IdleTimeout), stoppedText(res))
 	case res.TimedOut:
-		return fmt.Sprintf("timed out after %s; %s", cfg.Timeout, stoppedText(res))
+		return fmt.Sprintf("timed out after %s; %s", units.Duration(cfg.Timeout), stoppedText(res))
 	case it.Signals.Failure:
 		return "the agent signaled FAILURE" + exitText(res)
 	}
@@ -907,8 +913,8 @@ func (r *runner) finish(status Status, cause error) Result {
 		// iteration's alone.
 		r.result.Reason = last.Reason
 	}
-	level, msg := r.summary(status, cause)
-	r.result.Message = msg
+	level, why, msg := r.summary(status, cause)
+	r.result.Message, r.result.Why = msg, why
 	s := r.result.Stats
 	r.cfg.Log.Event(level, logging.FinalEvent, append([]any{
 		"status", string(status), "exit_code", status.ExitCode(), "iterations", r.result.Iterations,
@@ -916,8 +922,10 @@ func (r *runner) finish(status Status, cause error) Result {
 		"mean_seconds", s.Mean().Seconds(), "stddev_seconds", s.StdDev().Seconds(),
 	}, r.result.Spent.Fields()...), "%s", msg)
 	if s.Count > 0 {
-		r.cfg.Log.Detailf(level, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
-			logging.Duration(s.Min), logging.Duration(s.Max), logging.Duration(s.Mean()), logging.Duration(s.StdDev()))
+		// Timings are information, whatever the end's level: -q, which
+		// shows warnings and errors only, leaves them out.
+		r.cfg.Log.Detailf(logging.Info, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
+			units.Duration(s.Min), units.Duration(s.Max), units.Duration(s.Mean()), units.Duration(s.StdDev()))
 	}
 	if spent := r.result.Spent.Breakdown(); spent != "" {
 		r.cfg.Log.Detailf(level, "Spent: %s", spent)
@@ -925,37 +933,55 @@ func (r *runner) finish(status Status, cause error) Result {
 	return r.result
 }
 
-// summary is the last line of a run's log, and its level.
-func (r *runner) summary(status Status, cause error) (logging.Level, string) {
-	total := logging.Duration(r.result.Elapsed)
+// summary is the last line of a run's log, its level, and why the loop
+// ended, the line's heart without its counts and times: "the run's
+// agents spent $0.21, reaching max_cost_usd $0.20".
+func (r *runner) summary(status Status, cause error) (level logging.Level, why, msg string) {
+	total := units.Duration(r.result.Elapsed)
 	done := logging.Count(r.result.Iterations, "iteration")
-	why := reasonText(r.result.Reason)
+	// Most lines end with the count of iterations and the time; success
+	// and the ends of the procedure's choosing give the time alone.
+	counted := fmt.Sprintf(" (%s completed, total: %s)", done, total)
+	timed := fmt.Sprintf(" (total: %s)", total)
+	said := reasonText(r.result.Reason)
+	in := r.label(r.result.Iterations)
 	switch status {
 	case Success:
 		if r.result.Last.Overridden {
-			return logging.Info, fmt.Sprintf("Success: the procedure ended the loop in iteration %s%s (total: %s)", r.label(r.result.Iterations), why, total)
+			why = fmt.Sprintf("the procedure ended the loop in iteration %s%s", in, said)
+		} else {
+			why = fmt.Sprintf("the agent signaled SUCCESS in iteration %s", in)
 		}
-		return logging.Info, fmt.Sprintf("Success: the agent signaled SUCCESS in iteration %s (total: %s)", r.label(r.result.Iterations), total)
+		return logging.Info, why, "Success: " + why + timed
 	case MaxIters:
-		return logging.Info, fmt.Sprintf("Reached max iterations: %d (total: %s)", r.cfg.MaxIterations, total)
+		why = fmt.Sprintf("reached max iterations: %d", r.cfg.MaxIterations)
+		return logging.Info, why, "Reached max iterations: " + fmt.Sprint(r.cfg.MaxIterations) + timed
 	case Interrupted:
-		return logging.Warn, fmt.Sprintf("Interrupted%s (%s completed, total: %s)", causeText(cause), done, total)
+		return logging.Warn, "interrupted" + causeText(cause), "Interrupted" + causeText(cause) + counted
 	case OverBudget:
-		return logging.Warn, fmt.Sprintf("Budget reached: %v (%s completed, total: %s)", cause, done, total)
+		why = fmt.Sprint(cause)
+		return logging.Warn, why, "Budget reached: " + why + counted
 	case Stopped:
-		return logging.Info, fmt.Sprintf("Stopped: the procedure ended the loop in iteration %s%s (total: %s)", r.label(r.result.Iterations), why, total)
+		why = fmt.Sprintf("the procedure ended the loop in iteration %s%s", in, said)
+		return logging.Info, why, "Stopped: " + why + timed
 	case Stalled:
-		return logging.Warn, fmt.Sprintf("Stalled: the last %s changed no file and signaled nothing (%s completed, total: %s)", logging.Count(r.idle, "iteration"), done, total)
+		why = fmt.Sprintf("the last %s changed no file and signaled nothing", logging.Count(r.idle, "iteration"))
+		return logging.Warn, why, "Stalled: " + why + counted
 	}
 	switch {
 	case cause == nil:
-		return logging.Error, fmt.Sprintf("Aborting after %s (%s completed, total: %s)", logging.Count(r.failures, "consecutive failure"), done, total)
+		why = logging.Count(r.failures, "consecutive failure")
+		return logging.Error, why, "Aborting after " + why + counted
 	case cause == errAbort:
-		return logging.Error, fmt.Sprintf("Aborting: the procedure said abort%s (%s completed, total: %s)", why, done, total)
+		why = "the procedure said abort" + said
 	case errors.As(cause, new(*LoginError)):
-		return logging.Error, fmt.Sprintf("Aborting: the agent cannot log in (%s completed, total: %s)", done, total)
+		why = "the agent cannot log in"
+	default:
+		// A prompt that could not be composed, an agent its function
+		// could not choose: said in the error logged before.
+		return logging.Error, cause.Error(), "Aborting" + counted
 	}
-	return logging.Error, fmt.Sprintf("Aborting (%s completed, total: %s)", done, total)
+	return logging.Error, why, "Aborting: " + why + counted
 }
 
 func causeText(cause error) string {

@@ -135,7 +135,7 @@ func TestLimitWaitIsNotTheIterationsDuration(t *testing.T) {
 	if res.Last.Duration != 10*time.Second || res.Last.Waited != 60*time.Second || s.calls != 2 {
 		t.Errorf("duration %s, waited %s, %d tries; want 10s, 1m0s, 2", res.Last.Duration, res.Last.Waited, s.calls)
 	}
-	if !strings.Contains(log, "WARN: Iteration 1/1: the agent: usage limit; waiting until 10:01:05, 1m0s, then running iteration 1/1 again\n") {
+	if !strings.Contains(log, "WARN: Iteration 1/1: the agent: usage limit; waiting until 10:01:05, 1m, then running iteration 1/1 again\n") {
 		t.Errorf("log:\n%s", log)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"rooda/host/agentstream"
-	"rooda/host/logging"
 	"rooda/host/shown"
+	"rooda/host/units"
 )
 
 // Spend is what agents used: tokens as their CLIs reported them, and
@@ -44,20 +44,20 @@ func (s Spend) TotalTokens() int64 {
 }
 
 // String is the spend as the progress lines show it: "1,234 tokens,
-// $0.0123", or "" when nothing is known.
+// $0.01", or "" when nothing is known.
 func (s Spend) String() string {
 	if s.IsZero() {
 		return ""
 	}
 	parts := []string{shown.Thousands(s.TotalTokens()) + " tokens"}
 	if s.Costed {
-		parts = append(parts, Dollars(s.CostUSD))
+		parts = append(parts, units.Dollars(s.CostUSD))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // Breakdown is the spend with its tokens by kind, as the summary and
-// runs show write it: "1,234 tokens, $0.0123 (input 1,000, output 234,
+// runs show write it: "1,234 tokens, $0.01 (input 1,000, output 234,
 // cache read 0, cache write 0)"; "" when nothing is known.
 func (s Spend) Breakdown() string {
 	if s.IsZero() {
@@ -79,15 +79,6 @@ func (s Spend) Fields() []any {
 		fields = append(fields, "cost_usd", s.CostUSD)
 	}
 	return fields
-}
-
-// Dollars writes an amount of dollars: $2.50, and small amounts to a
-// hundredth of a cent ($0.0123).
-func Dollars(x float64) string {
-	if x != 0 && x < 1 {
-		return fmt.Sprintf("$%.4f", x)
-	}
-	return fmt.Sprintf("$%.2f", x)
 }
 
 // Budget bounds what a run's agents spend: once what its other loops and
@@ -127,11 +118,11 @@ func (b Budget) reached(loop Spend, elapsed time.Duration) *BudgetError {
 	}
 	switch {
 	case b.MaxCostUSD > 0 && total.CostUSD >= b.MaxCostUSD:
-		return &BudgetError{Setting: "max_cost_usd", Limit: Dollars(b.MaxCostUSD), Spent: Dollars(total.CostUSD)}
+		return &BudgetError{Setting: "max_cost_usd", Limit: units.Dollars(b.MaxCostUSD), Spent: units.Dollars(total.CostUSD)}
 	case b.MaxTokens > 0 && total.TotalTokens() >= b.MaxTokens:
 		return &BudgetError{Setting: "max_tokens", Limit: shown.Thousands(b.MaxTokens) + " tokens", Spent: shown.Thousands(total.TotalTokens()) + " tokens"}
 	case b.MaxDuration > 0 && elapsed >= b.MaxDuration:
-		return &BudgetError{Setting: "max_duration", Limit: b.MaxDuration.String(), Spent: logging.Duration(elapsed)}
+		return &BudgetError{Setting: "max_duration", Limit: units.Duration(b.MaxDuration), Spent: units.Duration(elapsed)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"rooda/host/agentstream"
 	"rooda/host/logging"
+	"rooda/host/units"
 )
 
 // An iteration whose agent hit a limit, or could not reach its model's
@@ -148,7 +149,7 @@ func (r *runner) resetWait(it *Iteration, w waits) (LimitWait, bool) {
 		lw.Until, lw.Wait, lw.Early = at, at.Sub(now), true
 		note = fmt.Sprintf(" (it resets between %s and %s)", sum.ResetEarliest.Local().Format("15:04:05"), sum.ResetAt.Local().Format("15:04:05"))
 	}
-	lw.Message = fmt.Sprintf("Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again%s", label, agentName(it), what, lw.Until.Local().Format("15:04:05"), logging.Duration(lw.Wait), label, note)
+	lw.Message = fmt.Sprintf("Iteration %s: %s: %s; waiting until %s, %s, then running iteration %s again%s", label, agentName(it), what, lw.Until.Local().Format("15:04:05"), units.Duration(lw.Wait), label, note)
 	return r.waiting(it, lw), true
 }
 
@@ -175,7 +176,7 @@ func waitedWords(waited time.Duration) string {
 	if waited == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", with %s waited already", waited.Round(time.Second))
+	return fmt.Sprintf(", with %s waited already", units.Duration(waited.Round(time.Second)))
 }
 
 // backoff waits out an outage, or a limit whose reset the CLI did not
@@ -187,14 +188,14 @@ func (r *runner) backoff(it *Iteration, w waits) (LimitWait, bool) {
 	left := limit - w.total
 	if left <= 0 {
 		if limit > 0 {
-			r.cfg.Log.Warnf("Iteration %s: %s: %s; waited %s, all of max_limit_wait: giving up", label, agentName(it), what, w.total.Round(time.Second))
+			r.cfg.Log.Warnf("Iteration %s: %s: %s; waited %s, all of max_limit_wait: giving up", label, agentName(it), what, units.Duration(w.total.Round(time.Second)))
 		}
 		return LimitWait{}, false
 	}
 	wait := min(backoffStep(w.backoffs, firstBackoff, maxBackoff), left)
 	return r.waiting(it, LimitWait{Until: r.cfg.Now().Add(wait), Wait: wait, Backoff: true, Waited: w.total, Again: w.backoffs > 0,
 		Message: fmt.Sprintf("Iteration %s: %s: %s; waiting %s before running iteration %s again (total waited %s, up to %s)",
-			label, agentName(it), what, wait.Round(time.Second), label, w.total.Round(time.Second), limitWords(limit))}), true
+			label, agentName(it), what, units.Duration(wait.Round(time.Second)), label, units.Duration(w.total.Round(time.Second)), limitWords(limit))}), true
 }
 
 // waiting completes a wait of it's, logs it and tells Config.LimitWaiting.
@@ -229,7 +230,7 @@ func limitWords(d time.Duration) string {
 	if d == 0 {
 		return "none"
 	}
-	return d.Round(time.Second).String()
+	return units.Duration(d.Round(time.Second))
 }
 
 // backoffStep is the wait after n waits: first, doubled n times, at most
@@ -260,7 +261,7 @@ func (r *runner) spinWait(it *Iteration) time.Duration {
 	wait := backoffStep(r.spins-freeSpins-1, firstSpinWait, maxSpinWait)
 	r.cfg.Log.Event(logging.Warn, "spin_wait", []any{"iteration", it.Number, "in_a_row", r.spins, "wait_seconds", wait.Seconds()},
 		"Iteration %s: the agent ended at once without output, %d iterations in a row; waiting %s before the next",
-		r.label(it.Number), r.spins, wait)
+		r.label(it.Number), r.spins, units.Duration(wait))
 	return wait
 }
 

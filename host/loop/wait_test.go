@@ -51,9 +51,9 @@ func TestOutageIsWaitedOut(t *testing.T) {
 		t.Errorf("slept %v; the iteration waited %s and took %s", s.slept, res.Last.Waited, res.Last.Duration)
 	}
 	for _, want := range []string{
-		"WARN: Iteration 1/5: codex: network; waiting 30s before running iteration 1/5 again (total waited 0s, up to 6h0m0s)\n",
-		"WARN: Iteration 1/5: codex: network; waiting 1m0s before running iteration 1/5 again (total waited 30s, up to 6h0m0s)\n",
-		"WARN: Iteration 1/5: codex: network; waiting 2m0s before running iteration 1/5 again (total waited 1m30s, up to 6h0m0s)\n",
+		"WARN: Iteration 1/5: codex: network; waiting 30s before running iteration 1/5 again (total waited 0s, up to 6h)\n",
+		"WARN: Iteration 1/5: codex: network; waiting 1m before running iteration 1/5 again (total waited 30s, up to 6h)\n",
+		"WARN: Iteration 1/5: codex: network; waiting 2m before running iteration 1/5 again (total waited 1m30s, up to 6h)\n",
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
@@ -87,7 +87,7 @@ func TestOutageBeyondMaxLimitWait(t *testing.T) {
 	if res.Status != Aborted || res.Iterations != 1 || res.Last.Cause != CauseNetwork || res.Last.Waited != 2*time.Minute {
 		t.Errorf("status %s after %d, cause %q, waited %s", res.Status, res.Iterations, res.Last.Cause, res.Last.Waited)
 	}
-	for _, want := range []string{"codex: network; waited 2m0s, all of max_limit_wait: giving up\n", "[network]\n"} {
+	for _, want := range []string{"codex: network; waited 2m, all of max_limit_wait: giving up\n", "[network]\n"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
@@ -108,7 +108,7 @@ func TestLimitWithoutResetIsWaitedOut(t *testing.T) {
 		limited := &agentstream.Summary{Format: agentstream.Copilot, Cause: cause, Err: "429 Rate limit reached"}
 		res, log, s, told := waitRun(t, 2, 1, time.Hour, step{exit: 1, decoded: limited}, step{decoded: said("done")})
 		what := strings.ReplaceAll(string(cause), "_", " ")
-		want := "codex: " + what + ", no reset time given; waiting 30s before running iteration 1/2 again (total waited 0s, up to 1h0m0s)\n"
+		want := "codex: " + what + ", no reset time given; waiting 30s before running iteration 1/2 again (total waited 0s, up to 1h)\n"
 		if res.Iterations != 2 || res.Last.ConsecutiveFailures != 0 || fmt.Sprint(s.slept) != "[30s]" || !strings.Contains(log, want) {
 			t.Errorf("%s: %d iterations, %d failures, waits %v\n%s", cause, res.Iterations, res.Last.ConsecutiveFailures, s.slept, log)
 		}
@@ -286,7 +286,7 @@ func TestMinuteRoundedResetIsTriedEarly(t *testing.T) {
 		}
 	}
 	_, log, _, _, _ := limitedRun(t, ten, 6*time.Hour, codexUntil(ten.Add(20*time.Second)))
-	if want := "WARN: Iteration 1/1: codex: usage limit; waiting until 10:00:11, 10.0s, then running iteration 1/1 again (it resets between 10:00:00 and 10:01:00)\n"; !strings.Contains(log, want) {
+	if want := "WARN: Iteration 1/1: codex: usage limit; waiting until 10:00:11, 10s, then running iteration 1/1 again (it resets between 10:00:00 and 10:01:00)\n"; !strings.Contains(log, want) {
 		t.Errorf("log lacks %q:\n%s", want, log)
 	}
 }
@@ -353,7 +353,7 @@ func TestResetsMovingForwardStayWithinMaxLimitWait(t *testing.T) {
 		if res.Status != Aborted || res.Last.Cause != CauseRateLimited || res.Last.ConsecutiveFailures != 1 {
 			t.Errorf("%s: status %s, cause %q, %d failures", name, res.Status, res.Last.Cause, res.Last.ConsecutiveFailures)
 		}
-		want := fmt.Sprintf("codex: usage limit; it resets at %s, beyond max_limit_wait (2h30m0s), with %s waited already\n",
+		want := fmt.Sprintf("codex: usage limit; it resets at %s, beyond max_limit_wait (2h30m), with %s waited already\n",
 			res.Last.Decoded.ResetAt.Local().Format("15:04"), total(s.slept).Round(time.Second))
 		if !strings.Contains(log, want) || !strings.Contains(log, "[rate_limited]") {
 			t.Errorf("%s: log lacks %q:\n%s", name, want, log)

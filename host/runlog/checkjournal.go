@@ -10,6 +10,7 @@ import (
 
 	"rooda/host/files"
 	"rooda/host/journal"
+	"rooda/host/units"
 )
 
 // ResumeOptions are how a resume takes a record (ResumeWith).
@@ -45,7 +46,7 @@ func (r *Recorder) lockRecord(dir, id string, say func(string)) error {
 		case run.Going():
 			return run.stillGoing()
 		case time.Now().After(deadline):
-			return fmt.Errorf("run %s: its record is still locked %s after its rooda (pid %d) ended, by a process it started; try again once that process has ended", id, lockWait, run.PID)
+			return fmt.Errorf("run %s: its record is still locked %s after its rooda (pid %d) ended, by a process it started; try again once that process has ended", id, units.Duration(lockWait), run.PID)
 		}
 		if !said && say != nil {
 			say(fmt.Sprintf("run %s: waiting for its record, still held by a process its rooda (pid %d) was starting when it ended", id, run.PID))

@@ -449,7 +449,7 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 	}
 	r.mend(r.records + 1)
 	loop := &r.run.Loops[l.index]
-	loop.Status, loop.Reason = string(res.Status), res.Reason
+	loop.Status, loop.Reason, loop.Why = string(res.Status), res.Reason, res.Why
 	s := res.Stats
 	loop.Stats = &Stats{Count: s.Count, Min: s.Min.Seconds(), Max: s.Max.Seconds(), Mean: s.Mean().Seconds(), StdDev: s.StdDev().Seconds(), Total: s.Total.Seconds()}
 	r.save()
@@ -488,12 +488,13 @@ func (r *Recorder) InterruptedBy(signal string) {
 // Finish records how the run ended: run.json is complete whatever the
 // ending, an interrupt included.
 func (r *Recorder) Finish(status loop.Status) error {
-	return r.FinishWith(status, status.ExitCode(), "")
+	return r.FinishWith(status, status.ExitCode(), "", nil)
 }
 
-// FinishWith records how the run ended, with its exit code and reason:
-// a script's exit(code, reason).
-func (r *Recorder) FinishWith(status loop.Status, code int, reason string) error {
+// FinishWith records how the run ended, with its exit code (a script's
+// exit(code, reason) chooses its own), why, and the budget it reached,
+// if one did.
+func (r *Recorder) FinishWith(status loop.Status, code int, reason string, budget *Budget) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.mend(r.records + 1)
@@ -508,7 +509,7 @@ func (r *Recorder) FinishWith(status loop.Status, code int, reason string) error
 	// Ended by what its journal answered: its end is written.
 	r.live = true
 	now := time.Now().UTC()
-	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.Reason = string(status), &code, &now, reason
+	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.Reason, r.run.Budget = string(status), &code, &now, reason, budget
 	return r.save()
 }
 

@@ -117,7 +117,7 @@ func ResumeWith(dir, id, name string, opts ResumeOptions) (*Recorder, error) {
 	r.records = max(r.book.Records(), r.lastRecord)
 	now := time.Now().UTC()
 	r.resumedFrom = r.run
-	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.InterruptedBy, r.run.Reason = string(loop.Running), nil, nil, "", ""
+	r.run.Status, r.run.ExitCode, r.run.Ended, r.run.InterruptedBy, r.run.Reason, r.run.Budget = string(loop.Running), nil, nil, "", "", nil
 	r.run.PID, r.run.PIDStart = os.Getpid(), process.StartTime(os.Getpid())
 	r.run.Resumes = append(r.run.Resumes, Resumption{At: now, PID: r.run.PID})
 	// Said at once, with what the record held: the run's record is this

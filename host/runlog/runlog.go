@@ -55,8 +55,14 @@ type Run struct {
 	PID      int    `json:"pid,omitempty"`
 	PIDStart uint64 `json:"pid_start,omitempty"`
 	ExitCode *int   `json:"exit_code,omitempty"`
-	// Reason is why a script ended itself: exit(code, reason).
-	Reason     string     `json:"reason,omitempty"`
+	// Reason is why the run ended, in words: which budget it reached and
+	// its figures, whose verdict or stop and its reason, how many
+	// failures, which signal, a script's error or its exit(code, reason).
+	// Records made before it have it only for exit().
+	Reason string `json:"reason,omitempty"`
+	// Budget is the budget a run that ended with status budget reached:
+	// a cost cap and a time cap are told apart the next day.
+	Budget     *Budget    `json:"budget,omitempty"`
 	Started    time.Time  `json:"started"`
 	Ended      *time.Time `json:"ended,omitempty"`
 	Iterations int        `json:"iterations"`
@@ -78,6 +84,18 @@ type Run struct {
 	// RunName is the name the caller started the run under (--run-name),
 	// which a later start under that name finds.
 	RunName string `json:"run_name,omitempty"`
+}
+
+// Budget is a budget a run reached, each figure written as the log
+// writes it (units.Dollars, units.Duration).
+type Budget struct {
+	// Name is its setting ("max_cost_usd", "max_duration") or, for a
+	// budget of the run alone, its flag ("--max-steps", "--max-duration").
+	Name  string `json:"name"`
+	Limit string `json:"limit"`
+	// Reached is what the run had spent or taken when it stopped ("$0.21",
+	// "1h2m"), where the budget counts it; "" where it does not say.
+	Reached string `json:"reached,omitempty"`
 }
 
 // Worktree is a git worktree a run made, and its branch.
@@ -126,7 +144,7 @@ type Spent struct {
 }
 
 // String is the spend as runs show shows it, as the run's summary did:
-// "1,234 tokens, $0.0123 (input 1,000, output 234, cache read 0, cache
+// "1,234 tokens, $0.01 (input 1,000, output 234, cache read 0, cache
 // write 0)".
 func (s *Spent) String() string { return s.Spend().Breakdown() }
 
@@ -175,7 +193,10 @@ type Loop struct {
 	// Reason is why the procedure's verdict ended the loop, when it said
 	// (("stop", "over budget")).
 	Reason string `json:"reason,omitempty"`
-	Stats  *Stats `json:"stats,omitempty"`
+	// Why is why the loop ended, in words, as the run's reason says it
+	// ("the run's agents spent $0.21, reaching max_cost_usd $0.20").
+	Why   string `json:"why,omitempty"`
+	Stats *Stats `json:"stats,omitempty"`
 	// Refused are the connections its iterations' proxies refused
 	// (sandbox_hosts), each host and port with its count in all.
 	Refused []sandbox.Refusal `json:"refused,omitempty"`

@@ -8,37 +8,54 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
+	"time"
 
 	"rooda/host/logging"
 	"rooda/host/shown"
+	"rooda/host/units"
 	"rooda/host/worktree"
 )
 
 // listHeader names the columns of WriteList's lines.
 const listHeader = "RUN\tSTATUS\tITERATIONS\tSTARTED\n"
 
-// WriteList writes a header, then a line per recorded run, oldest first:
-// id, status, iterations, when it started; with no runs, a line that says
-// so. What a record holds is shown safe for a terminal (shown.Line): a
+// WriteList writes a header, then a line per recorded run, newest first,
+// as the run page lists them and "last" finds them: id, status,
+// iterations, when it started; with no runs, a line that says so. Given
+// a runName, only the runs started under that name (--run-name) are
+// listed, and a record that cannot be read, whose name is unknown, is
+// not. What a record holds is shown safe for a terminal (shown.Line): a
 // procedure's name is in its run's id.
-func WriteList(w io.Writer, dir string) error {
+func WriteList(w io.Writer, dir, runName string) error {
 	ids, err := IDs(dir)
 	if err != nil {
 		return err
 	}
-	if len(ids) == 0 {
+	var lines []string
+	for _, id := range slices.Backward(ids) {
+		run, err := ReadRun(dir, id)
+		switch {
+		case err != nil && runName == "":
+			lines = append(lines, fmt.Sprintf("%s\tunreadable: %s\n", shown.Line(id), shown.Line(err.Error())))
+		case err == nil && (runName == "" || run.RunName == runName):
+			lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%s\n", shown.Line(id), shown.Line(run.ShownStatus()), logging.Count(run.Iterations, "iteration"), run.Started.Format("2006-01-02 15:04:05Z")))
+		}
+	}
+	switch {
+	case len(lines) == 0 && runName != "":
+		_, err := fmt.Fprintf(w, "No run named %s is recorded in %s.\n", shown.Line(runName), dir)
+		return err
+	case len(lines) == 0:
 		_, err := fmt.Fprintf(w, "No runs recorded in %s yet.\n", dir)
 		return err
 	}
 	io.WriteString(w, listHeader)
-	for _, id := range ids {
-		run, err := ReadRun(dir, id)
-		if err != nil {
-			fmt.Fprintf(w, "%s\tunreadable: %s\n", shown.Line(id), shown.Line(err.Error()))
-			continue
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", shown.Line(id), shown.Line(run.ShownStatus()), logging.Count(run.Iterations, "iteration"), run.Started.Format("2006-01-02 15:04:05Z"))
+	for _, line := range lines {
+		io.WriteString(w, line)
 	}
 	return nil
 }
@@ -74,13 +91,13 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		fmt.Fprintf(&b, " (recorded as running by rooda pid %d, which is gone)", run.PID)
 	}
 	if run.InterruptedBy != "" {
-		b.WriteString(" by " + run.InterruptedBy)
+		b.WriteString(" by " + shown.Line(run.InterruptedBy))
 	}
 	b.WriteString("\n")
 	if run.ExitCode != nil {
 		fmt.Fprintf(&b, "Exit code: %d\n", *run.ExitCode)
 	}
-	if run.Reason != "" {
+	if run.Reason != "" && run.Reason != statusLine(status, run.InterruptedBy) {
 		fmt.Fprintf(&b, "Reason: %s\n", shown.Line(run.Reason))
 	}
 	fmt.Fprintf(&b, "Started: %s\n", run.Started.Format("2006-01-02 15:04:05Z"))
@@ -122,9 +139,97 @@ func WriteRun(w io.Writer, dir, id string, asJSON bool) error {
 		if line := refusedLine(l.Refused); line != "" {
 			b.WriteString("  " + line)
 		}
+		if l.Why != "" && l.Why != run.Reason {
+			// A loop that did not end the run (a script's earlier one, one
+			// of a parallel()) says why it ended itself.
+			fmt.Fprintf(&b, "  Ended: %s\n", shown.Line(l.Why))
+		}
 	}
+	writeIterations(&b, filepath.Join(dir, id), len(run.Loops))
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// statusLine is the status as runs show's Status line gives it, for a
+// reason that would only say it again ("interrupted by SIGINT").
+func statusLine(status, interruptedBy string) string {
+	if interruptedBy != "" {
+		return status + " by " + interruptedBy
+	}
+	return status
+}
+
+// writeIterations writes a line per iteration of the record at runDir,
+// in a table: its number, its loop's (when the run had several), outcome,
+// a failure's cause, duration (and a limit's wait before it), tokens,
+// cost and the count of files it changed; "-" where the record has
+// nothing to say. A run of more than listLimit iterations shows its last
+// ones: how it ended is there, and --iteration N shows any.
+func writeIterations(b *strings.Builder, runDir string, loops int) {
+	numbers, err := Records(runDir)
+	if err != nil {
+		fmt.Fprintf(b, "\nIterations: cannot be listed: %v\n", err)
+		return
+	}
+	if len(numbers) == 0 {
+		return
+	}
+	b.WriteString("\n")
+	if left := len(numbers) - listLimit; left > 0 {
+		fmt.Fprintf(b, "The first %d iterations are left out; runs show ID --iteration N shows any of them.\n", left)
+		numbers = numbers[left:]
+	}
+	t := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	header := []string{"ITERATION", "OUTCOME", "CAUSE", "DURATION", "TOKENS", "COST", "FILES CHANGED"}
+	if loops > 1 {
+		header = slices.Insert(header, 1, "LOOP")
+	}
+	fmt.Fprintln(t, strings.Join(header, "\t"))
+	for _, n := range numbers {
+		row := iterationRow(runDir, n)
+		if loops <= 1 {
+			row = slices.Delete(row, 1, 2)
+		}
+		fmt.Fprintln(t, strings.Join(row, "\t"))
+	}
+	t.Flush()
+}
+
+// iterationRow is record n's line of writeIterations, its loop second
+// (its number, as the Loop N headings above name it); an iteration
+// without a readable meta.json says why in its cause.
+func iterationRow(runDir string, n int) []string {
+	m, err := ReadMeta(runDir, n)
+	switch {
+	case os.IsNotExist(err):
+		return []string{strconv.Itoa(n), "-", "unfinished", "-", "-", "-", "-", "-"}
+	case err != nil:
+		return []string{strconv.Itoa(n), "-", "unreadable meta.json", "-", "-", "-", "-", "-"}
+	}
+	took := units.Duration(Seconds(m.Duration))
+	if m.Waited > 0 {
+		took += " (after a wait of " + units.Duration(Seconds(m.Waited)) + ")"
+	}
+	tokens, cost := "-", "-"
+	if spend := m.Spent.Spend(); !spend.IsZero() {
+		tokens = shown.Thousands(spend.TotalTokens())
+		if spend.Costed {
+			cost = units.Dollars(spend.CostUSD)
+		}
+	}
+	files := "-"
+	// Outside a git repository nothing was looked at (see WriteIteration).
+	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {
+		files = strconv.Itoa(len(m.FilesChanged))
+	}
+	return []string{strconv.Itoa(n), strconv.Itoa(m.Loop), shown.Line(m.Outcome), shown.Line(orDash(m.Cause)), took, tokens, cost, files}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // writeWorktrees names the worktrees a run made, and for each whether it
@@ -187,9 +292,9 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	if m.RanAgain {
 		b.WriteString("Ran again: it was in flight when the run was cut short, and ran again when the run was resumed\n")
 	}
-	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %.3fs\n", shown.Line(orNone(m.Signal)), m.TimedOut, m.Duration)
+	fmt.Fprintf(&b, "Signal: %s\nTimed out: %t\nDuration: %s\n", shown.Line(orNone(m.Signal)), m.TimedOut, units.Duration(Seconds(m.Duration)))
 	if m.Waited > 0 {
-		fmt.Fprintf(&b, "Waited for a limit or an outage: %.3fs\n", m.Waited)
+		fmt.Fprintf(&b, "Waited for a limit or an outage: %s\n", units.Duration(Seconds(m.Waited)))
 	}
 	b.WriteString(keptOrMissing(runDir, n, promptName, fmt.Sprintf("%d bytes, sha256 %s", m.PromptBytes, shown.Line(m.PromptSHA256))))
 	b.WriteString(keptOrMissing(runDir, n, outputName, fmt.Sprintf("%d bytes, %d dropped", m.OutputBytes, m.DroppedBytes)))
@@ -217,6 +322,10 @@ func WriteIteration(w io.Writer, runDir string, n int, asJSON bool) error {
 	_, err = io.WriteString(w, b.String())
 	return err
 }
+
+// Seconds is a count of seconds as the record keeps one (meta.json's
+// duration and waited, a loop's stats) as a time.Duration.
+func Seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // keptOrMissing is show's line of a file of record n: as meta.json
 // recorded it, or, when the file is gone, which file is missing and what

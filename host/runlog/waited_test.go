@@ -29,7 +29,7 @@ func TestLimitWaitIsRecorded(t *testing.T) {
 		t.Errorf("meta %+v, %v; want waited 90, duration 2", m, err)
 	}
 	var shown strings.Builder
-	if err := WriteIteration(&shown, r.Dir(), 1, false); err != nil || !strings.Contains(shown.String(), "Waited for a limit or an outage: 90.000s\n") {
+	if err := WriteIteration(&shown, r.Dir(), 1, false); err != nil || !strings.Contains(shown.String(), "Waited for a limit or an outage: 1m30s\n") {
 		t.Errorf("runs show: %q, %v", shown.String(), err)
 	}
 	data, _ := os.ReadFile(filepath.Join(iterationDir(r.Dir(), 2), "meta.json"))

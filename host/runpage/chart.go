@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"rooda/host/logging"
 	"rooda/host/loop"
+	"rooda/host/units"
 )
 
 // The charts are drawn in a view box this wide; the page scales them to
@@ -56,13 +56,13 @@ func drawTimeline(records []iterationView) timeline {
 		}
 		return (chartWidth - 2*chartPad) * d.Seconds() / total.Seconds()
 	}
-	t := timeline{Height: 60, Total: logging.Duration(total)}
+	t := timeline{Height: 60, Total: units.Duration(total)}
 	x := chartPad
 	for _, it := range records {
 		b := bar{N: it.N, Outcome: it.Outcome, Title: barTitle(it), BarY: 10, BarH: 30}
 		if it.Waited > 0 {
 			b.Wait, b.WaitX, b.WaitW = true, x, max(scale(it.Waited), minBar)
-			b.WaitTitle = fmt.Sprintf("Iteration %d waited %s for a limit or an outage", it.N, logging.Duration(it.Waited))
+			b.WaitTitle = fmt.Sprintf("Iteration %d waited %s for a limit or an outage", it.N, units.Duration(it.Waited))
 			x += b.WaitW
 		}
 		b.X, b.W = x, max(scale(it.Duration), minBar)
@@ -91,10 +91,10 @@ func barTitle(it iterationView) string {
 		parts = append(parts, "cause "+it.Meta.Cause)
 	}
 	if it.HasMeta {
-		parts = append(parts, logging.Duration(it.Duration))
+		parts = append(parts, units.Duration(it.Duration))
 	}
 	if it.Waited > 0 {
-		parts = append(parts, "waited "+logging.Duration(it.Waited)+" for a limit")
+		parts = append(parts, "waited "+units.Duration(it.Waited)+" for a limit")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -38,6 +38,7 @@ import (
 
 	"rooda/host/files"
 	"rooda/host/runlog"
+	"rooda/host/units"
 )
 
 var (
@@ -56,7 +57,12 @@ var (
 
 // pages are parsed when first used, not as rooda starts: rooda starts
 // too as each agent's trampoline (host/sandbox), where it costs.
-var pages = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageHTML)) })
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(unitFuncs).Parse(pageHTML))
+})
+
+// unitFuncs write durations and money in the page as everywhere else.
+var unitFuncs = template.FuncMap{"duration": units.Duration, "dollars": units.Dollars}
 
 // policy allows the page nothing but its own inline style and scripts,
 // named by their hashes, the data: favicon, and asking the server for a

@@ -107,7 +107,7 @@ func TestListPage(t *testing.T) {
 	}
 	mustContain(t, "the list", page, "<!doctype html>", `<html lang="en">`, `<link rel="icon" href="data:,">`, `<table id="runs">`,
 		`<tr class="run" data-id="`+newer+`" data-status="success">`, `<a class="run-link" href="runs/`+newer+`">`+newer+`</a>`,
-		`<td class="name">build</td>`, `<td class="iterations">3</td>`, `<td class="cost">$0.0150</td>`)
+		`<td class="name">build</td>`, `<td class="iterations">3</td>`, `<td class="cost">$0.02</td>`)
 	if strings.Index(page, newer) > strings.Index(page, older) || count(page, `<tr class="run"`) != 2 {
 		t.Errorf("want two runs, newest first:\n%s", page)
 	}
@@ -127,10 +127,10 @@ func TestRunPage(t *testing.T) {
 	mustContain(t, "the run page", page, "<!doctype html>", `<html lang="en">`, `<link rel="icon" href="data:,">`,
 		"<h1>Run <code>"+id+"</code></h1>", `<div id="summary">`, `<svg id="timeline"`, `<svg id="spend"`, `<nav id="iterations"`,
 		`<a href="#it-1"><rect class="bar" data-iteration="1" data-outcome="failure"`,
-		`<title>Iteration 1: failure, cause rate_limit, 2.0s</title>`,
-		`<title>Iteration 2: continue, 4.0s, waited 30.0s for a limit</title>`,
+		`<title>Iteration 1: failure, cause rate_limit, 2s</title>`,
+		`<title>Iteration 2: continue, 4s, waited 30s for a limit</title>`,
 		`<rect class="wait" data-iteration="2"`,
-		`data-outcome="success"`, `<polyline class="spent"`, "$0.0150",
+		`data-outcome="success"`, `<polyline class="spent"`, "$0.02",
 		`<section class="iteration" id="it-3" data-iteration="3">`,
 		`<h4>Prompt <small>(<a href="`+id+`/iterations/3/prompt">prompt.txt</a>, 27 bytes)</small></h4>`,
 		`<pre class="prompt" data-src="`+id+`/iterations/3/prompt"></pre>`,

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/runlog"
 	"rooda/host/shown"
+	"rooda/host/units"
 )
 
 // listRow is one run of the list page: what run.json says, and nothing
@@ -66,9 +66,9 @@ func procedures(run runlog.Run) string {
 func runDuration(run runlog.Run, now time.Time) string {
 	switch {
 	case run.Ended != nil:
-		return logging.Duration(run.Ended.Sub(run.Started))
+		return units.Duration(run.Ended.Sub(run.Started))
 	case run.Going():
-		return logging.Duration(now.Sub(run.Started)) + " so far"
+		return units.Duration(now.Sub(run.Started)) + " so far"
 	}
 	return "unknown"
 }
@@ -77,7 +77,7 @@ func runDuration(run runlog.Run, now time.Time) string {
 func costText(s loop.Spend) string {
 	switch {
 	case s.Costed:
-		return loop.Dollars(s.CostUSD)
+		return units.Dollars(s.CostUSD)
 	case s.IsZero():
 		return "none reported"
 	}
@@ -109,6 +109,8 @@ type runView struct {
 	Started, Ended, Exit string
 	// Resumed are the times the run was resumed, as the page shows them.
 	Resumed []string
+	// Reason is why the run ended, as its record says (runlog.Run's).
+	Reason string
 }
 
 // iterationView is one iteration record: its meta and its files.
@@ -197,7 +199,7 @@ func readRun(dir, id string, now time.Time, inline bool) (runView, error) {
 		return runView{}, err
 	}
 	v := runView{
-		ID: id, Status: run.ShownStatus(), Name: procedures(run), Going: run.Going(), Iterations: run.Iterations,
+		ID: id, Status: run.ShownStatus(), Reason: run.Reason, Name: procedures(run), Going: run.Going(), Iterations: run.Iterations,
 		Duration: runDuration(run, now), Tokens: tokensText(run.Spent.Spend()), Cost: costText(run.Spent.Spend()),
 		Loops: run.Loops, Started: run.Started.Format(time.RFC3339),
 	}
@@ -249,7 +251,7 @@ func readIteration(runDir, id string, n int, going, inline bool) iterationView {
 	switch {
 	case err == nil:
 		it.Meta, it.HasMeta, it.Outcome = m, true, m.Outcome
-		it.Duration, it.Waited = seconds(m.Duration), seconds(m.Waited)
+		it.Duration, it.Waited = runlog.Seconds(m.Duration), runlog.Seconds(m.Waited)
 		it.Spend = m.Spent.Spend()
 		it.Meta.FilesChanged, it.MoreFiles = cut(m.FilesChanged, m.FilesChangedMore, "files")
 		it.Meta.Escaped, it.MoreEscaped = cut(m.Escaped, 0, "processes")
@@ -288,8 +290,6 @@ func readText(runDir string, n int, name string) (string, string) {
 func cannotRead(name string, err error) string {
 	return fmt.Sprintf("(%s cannot be read: %v)", name, err)
 }
-
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // version is a token that changes whenever the record of a run does:
 // its status, its run.json's time and size (saved as each iteration

@@ -89,6 +89,17 @@ func (l *loopSpend) IterationFinished(it *loop.Iteration) {
 	l.spent = l.spent.Add(it.Spent)
 }
 
+// runBudget is the budget a loop reached (its Err) as the run's, which
+// ends the script: the loop's words, and its figures for the record.
+func runBudget(reached error) *host.BudgetError {
+	b := &host.BudgetError{Message: reached.Error(), Untraced: true}
+	var loopBudget *loop.BudgetError
+	if errors.As(reached, &loopBudget) {
+		b.Budget, b.Limit, b.Spent = loopBudget.Setting, loopBudget.Limit, loopBudget.Spent
+	}
+	return b
+}
+
 // ownBudget says whether the budget a loop reached (its Err) is one its
 // script gave iterate(): the script's own bound, which iterate() returns
 // to it as status budget. A budget the user gave (the command line, the

@@ -156,7 +156,7 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 		return res, s.iterationBudget()
 	case res.Status == loop.OverBudget && !ownBudget(plan, res.Err):
 		// The user's budgets are the run's: the script ends with the loop.
-		return res, &host.BudgetError{Message: res.Err.Error(), Untraced: true}
+		return res, runBudget(res.Err)
 	}
 	s.ended(thread, res)
 	return res, nil

@@ -12,6 +12,7 @@ import (
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
+	"rooda/host/units"
 )
 
 // The events loop.notify's command is told of.
@@ -107,7 +108,7 @@ func (s *Session) notify(n Notice) error {
 	}
 	waiting := time.AfterFunc(notifyPatience, func() {
 		s.Log().Event(logging.Info, "notify_wait", []any{"notice", n.Event},
-			"notify (%s): waiting for loop.notify's command to end (at most %s); Ctrl+C stops it", n.Event, notifyTimeout)
+			"notify (%s): waiting for loop.notify's command to end (at most %s); Ctrl+C stops it", n.Event, units.Duration(notifyTimeout))
 	})
 	err := runNotifier(ctx, line, n, s.opts.Kill)
 	waiting.Stop()
@@ -139,7 +140,7 @@ func runNotifier(ctx context.Context, line string, n Notice, kill <-chan struct{
 	case res.Interrupted:
 		return fmt.Errorf("stopped: %w", interrupt.Stopped(ctx))
 	case res.TimedOut:
-		return fmt.Errorf("timed out after %s", notifyTimeout)
+		return fmt.Errorf("timed out after %s", units.Duration(notifyTimeout))
 	case res.ExitCode != 0:
 		return fmt.Errorf("exit code %d%s", res.ExitCode, said(res.Output))
 	}

@@ -50,7 +50,7 @@ func (s *Session) RunProcedure(req engine.Request) error {
 		s.failed(res.Err)
 		return res.Err
 	}
-	return s.finish(res.Status, res.Message)
+	return s.finish(endingOf(res))
 }
 
 // count adds a loop that ended to the run: its iterations (in place of

@@ -73,19 +73,22 @@ func (s *Session) record(name string, key journal.Key) *runlog.LoopRecord {
 }
 
 // runEnd is how a run ended: its status, its exit code (the status's,
-// or a script's exit()), the log's line of it, and the script's reason.
+// or a script's exit()), the log's line of it, and why: the record's
+// reason (a script's exit(code, reason) included) and the budget it
+// reached, if one.
 type runEnd struct {
 	status  loop.Status
 	code    int
 	message string
 	reason  string
+	budget  *runlog.Budget
 }
 
 // finish writes how the run ended, says if the record is incomplete,
-// tells loop.notify's command (message says how it ended), and returns
-// the exit status, the record's.
-func (s *Session) finish(status loop.Status, message string) error {
-	return s.finishWith(runEnd{status: status, code: status.ExitCode(), message: message})
+// tells loop.notify's command (the message says how it ended), and
+// returns the exit status, the record's.
+func (s *Session) finish(e ending) error {
+	return s.finishWith(runEnd{status: e.status, code: e.status.ExitCode(), message: e.message, reason: e.why, budget: e.budget})
 }
 
 // finishWith is finish with an exit code of the script's own.
@@ -97,7 +100,7 @@ func (s *Session) finishWith(end runEnd) error {
 		if by := s.interruptedBy(); end.status == loop.Interrupted && by != "" {
 			s.rec.InterruptedBy(by)
 		}
-		s.rec.FinishWith(end.status, end.code, end.reason)
+		s.rec.FinishWith(end.status, end.code, end.reason, end.budget)
 		if err := s.rec.Err(); err != nil {
 			s.notes().Line(logging.Warn, "record_incomplete", []any{"dir", s.rec.Dir(), "error", err.Error()},
 				"the record of this run in %s is incomplete: %v", s.rec.Dir(), err)
@@ -130,4 +133,4 @@ func (s *Session) stopStragglers() {
 }
 
 // failed finishes the record of a run that err ended.
-func (s *Session) failed(err error) { s.finish(statusOf(err), err.Error()) }
+func (s *Session) failed(err error) { s.finish(errorEnding(err)) }

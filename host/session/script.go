@@ -69,11 +69,12 @@ func (s *Session) RunScript(path string, options func() (host.Options, error)) e
 			return err
 		}
 	}
-	status, message := s.last, s.message
-	if status == "" {
-		status, message = loop.Finished, "the script ended without running a loop"
+	end := s.last
+	if end.status == "" {
+		const none = "the script ended without running a loop"
+		end = ending{status: loop.Finished, message: none, why: none}
 	}
-	return s.finish(status, message)
+	return s.finish(end)
 }
 
 // exited ends a run whose script called exit(code, reason): the log says
@@ -88,7 +89,9 @@ func (s *Session) exited(exit *host.Exit) error {
 		msg += ": " + exit.Reason
 	}
 	s.Log().Event(level, "script_exited", []any{"exit_code", exit.Code, "reason", exit.Reason}, "%s", msg)
-	return s.finishWith(runEnd{status: loop.Exited, code: exit.Code, message: msg, reason: exit.Reason})
+	// The reason is the script's own words, or, without them, the call.
+	reason := cmp.Or(exit.Reason, exit.Error())
+	return s.finishWith(runEnd{status: loop.Exited, code: exit.Code, message: msg, reason: reason})
 }
 
 // Runtime makes the runtime of a script this session runs (see

@@ -29,6 +29,7 @@ import (
 	"rooda/host/statusline"
 	"rooda/host/suspend"
 	"rooda/host/telemetry"
+	"rooda/host/units"
 	"rooda/host/worktree"
 )
 
@@ -115,10 +116,9 @@ type Session struct {
 	iterations int
 	reserved   int
 	spent      loop.Spend
-	// last is how the script's loops ended, by the exit rule (ending.go),
-	// "" before one ends, and message the log's line of it.
-	last    loop.Status
-	message string
+	// last is how the script's loops ended, by the exit rule (ending.go):
+	// its status "" before one ends.
+	last ending
 	// rehearsal is what a dry run found so far.
 	rehearsal rehearsal
 	// running are what the loops running now have spent so far.
@@ -173,11 +173,13 @@ func Start(parent context.Context, opts Options) *Session {
 	opts.Kill = watch.Kill
 	cancel := context.CancelFunc(func() {})
 	if d := opts.Budgets.MaxDuration; d > 0 {
+		// The budget named is the one given, whatever a resume has left
+		// of it.
+		budget := &host.BudgetError{Budget: "--max-duration", Limit: units.Duration(d), What: "of run time", Untraced: true}
 		if opts.Resume != nil {
 			// The run's time before it was cut short counts.
 			d -= opts.Resume.Elapsed()
 		}
-		budget := &host.BudgetError{Budget: "--max-duration", Limit: d.String(), What: "of run time", Untraced: true}
 		ctx, cancel = context.WithDeadlineCause(ctx, time.Now().Add(d), budget)
 	}
 	s := New(ctx, opts)

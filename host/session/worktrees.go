@@ -15,6 +15,7 @@ import (
 	"rooda/host/journal"
 	"rooda/host/logging"
 	"rooda/host/runlog"
+	"rooda/host/units"
 	"rooda/host/worktree"
 )
 
@@ -214,7 +215,7 @@ func (s *Session) pruneDeadWorktrees() {
 		s.Log().Infof("left the worktrees of run %s as they are: it was cut short and can be resumed (rooda runs resume %s)", id, id)
 	}
 	if pruned.Removed > 0 {
-		s.Log().Infof("removed %d worktree(s) of %d run(s) that ended without removing them: %v (%s)", pruned.Removed, len(pruned.Runs), pruned.Runs, logging.Duration(time.Since(start)))
+		s.Log().Infof("removed %d worktree(s) of %d run(s) that ended without removing them: %v (%s)", pruned.Removed, len(pruned.Runs), pruned.Runs, units.Duration(time.Since(start)))
 	}
 	for _, k := range pruned.Kept {
 		if k.Path == "" {

@@ -48,7 +48,7 @@ func TestRendersIterationTimesSpendAndLastLine(t *testing.T) {
 	l.Agent().Write([]byte("→ Bash: go test ./...\n"))
 	at = 3*time.Minute + 5*time.Second
 	l.Loop("build") // draws again at the new time
-	want := "build 2/3 · 2m15s (run 3m05s) · 1,234 tokens, $0.0123 · → Bash: go test ./..."
+	want := "build 2/3 · 2m15s (run 3m05s) · 1,234 tokens, $0.01 · → Bash: go test ./..."
 	if got := lastDrawn(t, s.String()); got != want {
 		t.Errorf("status line:\n got %q\nwant %q", got, want)
 	}

@@ -38,6 +38,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"rooda/host/loop"
+	"rooda/host/units"
 )
 
 // ShutdownTimeout bounds the export at the end of a run: a collector
@@ -199,7 +200,7 @@ func (r *Run) End(end RunEnd) {
 		ctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
 		defer cancel()
 		if err := r.provider.Shutdown(ctx); err != nil {
-			r.warn.Warnf("traces not exported within %s: %v", ShutdownTimeout, err)
+			r.warn.Warnf("traces not exported within %s: %v", units.Duration(ShutdownTimeout), err)
 		}
 	})
 }

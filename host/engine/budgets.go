@@ -6,8 +6,8 @@ import (
 
 	"rooda/host/agentstream"
 	"rooda/host/config"
-	"rooda/host/loop"
 	"rooda/host/shown"
+	"rooda/host/units"
 )
 
 // budget is one of a loop's budgets of what its agents spend, and what
@@ -23,7 +23,7 @@ type budget struct {
 func budgetsOf(s *config.Settings) []budget {
 	var out []budget
 	if v := config.MaxCostUSD.In(s); v.V > 0 {
-		out = append(out, budget{key: "max_cost_usd", value: loop.Dollars(v.V), where: v.Where(), counts: func(f agentstream.Format, priced bool) bool {
+		out = append(out, budget{key: "max_cost_usd", value: units.Dollars(v.V), where: v.Where(), counts: func(f agentstream.Format, priced bool) bool {
 			tokens, cost := f.Reports()
 			return cost || tokens && priced
 		}})

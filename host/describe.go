@@ -21,10 +21,10 @@ func Docstring(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return docstring(path, src), nil
+	return fileDocstring(path, src), nil
 }
 
-func docstring(path string, src []byte) string {
+func fileDocstring(path string, src []byte) string {
 	f, err := syntax.Parse(path, src, 0)
 	if err != nil || len(f.Stmts) == 0 {
 		// A syntax error is the run's to report, with its position.
@@ -46,7 +46,7 @@ func Summary(path string) string {
 	if err != nil {
 		return ""
 	}
-	if doc := docstring(path, src); doc != "" {
+	if doc := fileDocstring(path, src); doc != "" {
 		first, _, _ := strings.Cut(doc, "\n")
 		return strings.TrimSpace(first)
 	}

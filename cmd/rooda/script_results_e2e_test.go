@@ -38,6 +38,9 @@ func TestScriptExitCodeTakesADryRunForDone(t *testing.T) {
 // dry run still gets the dry run's end (the loops it reported, the
 // placeholders it was given, and where it exited), then exits with its
 // code; a loop not ready still fails the dry run, whatever exit() said.
+// The hint that r.ok takes "dry-run" for success is given when the
+// reason names that status, not for an exit that has nothing to do with
+// a loop's.
 func TestScriptExitInADryRunKeepsItsEnd(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
@@ -66,6 +69,16 @@ exit(0)
 	o = w.runScript("main.star", "--dry-run")
 	o.expect(t, 1, "Error: Dry-run validation failed: 1 of 1 loop not ready to execute")
 	if want := "=== Dry-run of the script: 1 loop reported, 1 not ready to execute ===\n  ✗ p at main.star:2\nThe script ended at main.star:3: exit(0).\n"; !strings.HasSuffix(o.stdout, want) {
+		t.Errorf("the dry run does not end with\n%s\nstdout:\n%s", want, o.stdout)
+	}
+
+	w.write("main.star", `
+iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 1)
+exit(2, "TASKS.md is missing")
+`)
+	o = w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--dry-run")
+	o.expect(t, 2, "ERROR: The script exited with code 2: TASKS.md is missing")
+	if want := "=== Dry-run of the script: 1 loop reported ===\nThe script ended at main.star:3: exit(2, \"TASKS.md is missing\").\n"; !strings.HasSuffix(o.stdout, want) {
 		t.Errorf("the dry run does not end with\n%s\nstdout:\n%s", want, o.stdout)
 	}
 }

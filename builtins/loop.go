@@ -28,7 +28,7 @@ func iterateBuiltin() Builtin {
 		Name:    "iterate",
 		Params:  iterateParams(),
 		Returns: "loop_result",
-		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .ok, .reason, .iterations, .stats, .last, and what the loop spent, .usage and .cost (the sums of its iterations' it.usage and it.cost). " +
+		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .ok, .reason, .iterations, .stats, .last, and what the loop spent, .usage and .cost (the sums of its iterations' it.usage and it.cost; .cost is None as soon as one iteration's it.cost is, not the sum of the known ones). " +
 			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .ok True (as for \"success\": a script's if not r.ok: exit(3, …) lets its dry run exit 0), .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
 			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. " +
 			"A budget given here (max_cost_usd, max_tokens, max_duration) ends the loop with .status \"budget\" and the script goes on; the same budget given by the user (configuration, environment, command line) and the run's own (--max-duration, --max-total-iterations) end the run, exit 2. An interrupt ends the script.",
@@ -441,14 +441,23 @@ func usageValue(s loop.Spend) starlark.Value {
 	})
 }
 
-// costValue is it.cost, or a loop's r.cost: the dollars spent, or None
-// when nobody knows (text output, or a model model_prices does not
-// price).
+// costValue is it.cost: the dollars spent, or None when nobody knows
+// (text output, or a model model_prices does not price).
 func costValue(s loop.Spend) starlark.Value {
 	if !s.Costed {
 		return starlark.None
 	}
 	return starlark.Float(s.CostUSD)
+}
+
+// loopCost is a loop's r.cost: None when one of its iterations' it.cost
+// is (loop.Result.Cost), never the sum of the known ones alone.
+func loopCost(res loop.Result) starlark.Value {
+	usd, known := res.Cost()
+	if !known {
+		return starlark.None
+	}
+	return starlark.Float(usd)
 }
 
 // changedValue is it.changed: whether the iteration changed the git
@@ -491,7 +500,7 @@ func resultValue(res loop.Result) starlark.Value {
 		// code logic takes the path of success there, not of failure.
 		"ok":    starlark.Bool(res.Status == loop.Success || res.Status == loop.DryRun),
 		"usage": usageValue(res.Spent),
-		"cost":  costValue(res.Spent),
+		"cost":  loopCost(res),
 		"stats": frozen("stats", starlark.StringDict{
 			"count":  starlark.MakeInt(s.Count),
 			"total":  starlark.Float(s.Total.Seconds()),

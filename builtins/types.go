@@ -31,7 +31,7 @@ func Types() []Type {
 			{"ok", "bool", "whether the loop did its work: status \"success\", or \"dry-run\" (a dry run counts its loops as done, so that exit code logic written with it, if not r.ok: exit(3, …), takes the path of success there and the dry run exits 0)"},
 			{"stats", "stats", "the iterations' durations"},
 			{"usage", "usage | None", "the tokens the loop's agents used, the sum of its iterations' it.usage; None when no agent reported any (agents read as text)"},
-			{"cost", "float | None", "what the loop cost in dollars, the sum of its iterations' it.cost; None when unknown, as it is when one iteration's cost is (it.cost None beside its tokens)"},
+			{"cost", "float | None", "what the loop cost in dollars, the sum of its iterations' it.cost; None when unknown, as it is when one iteration's it.cost is None (an agent read as text, a model nobody priced), however many others are known; an agent that could not start spent nothing"},
 		}},
 		{"usage", "The tokens an iteration's agent used, it.usage, or a loop's agents, r.usage.", []Field{
 			{"input", "int", "input tokens, not counting cached ones"},

@@ -7,13 +7,15 @@ import (
 	"go.starlark.net/resolve"
 	"go.starlark.net/syntax"
 
+	"rooda/host/docstring"
 	"rooda/host/suggest"
 )
 
 // Param is one parameter of a predeclared function, as Check needs it.
 type Param struct {
 	Name string
-	// Type is the documented type: "int", "int | float | str",
+	// Type is the documented type, in host/docstring's grammar: "int",
+	// "int | float | str", "list of int | float | str" (a list),
 	// "function(it)" for a callback called with one argument.
 	Type string
 	// Optional is set when the parameter has a default.
@@ -154,8 +156,11 @@ func exprPos(e syntax.Expr) syntax.Position {
 
 // argument checks one argument: a literal's type, a callback's arity.
 func (c *checker) argument(name string, p Param, arg syntax.Expr) {
-	if got, shown := literalType(arg); got != "" && !accepts(p, got) {
-		c.add(exprPos(arg), "%s: %s must be %s, got %s%s", name, p.Name, typeText(p.Type), got, shown)
+	// A type the grammar does not read tells nothing; the reference's
+	// types are all in it (TestTypesAreInTheGrammar).
+	t, err := docstring.ParseType(p.Type)
+	if got, shown := literalType(arg); err == nil && got != "" && !accepts(p, t, got) {
+		c.add(exprPos(arg), "%s: %s must be %s, got %s%s", name, p.Name, typeText(t), got, shown)
 		return
 	}
 	if p.Literal != nil {
@@ -165,7 +170,7 @@ func (c *checker) argument(name string, p Param, arg syntax.Expr) {
 			}
 		}
 	}
-	if calls := callbackArgs(p.Type); len(calls) > 0 {
+	if calls := callbackArgs(t); len(calls) > 0 {
 		if fn := c.functionOf(arg); fn != nil {
 			c.callback(name, p.Name, arg, fn, calls)
 		}
@@ -286,34 +291,32 @@ func literalType(e syntax.Expr) (string, string) {
 	return "", ""
 }
 
-// accepts says whether a value of type got may be given for p. The
-// documented types are words ("int | float | str", "list of str"); a type
-// that names no literal ("procedure", "agent") takes none but None.
-func accepts(p Param, got string) bool {
+// accepts says whether a value of type got may be given for a parameter
+// of type t, read by the docstring grammar: "list of int | float | str"
+// is a list, whatever its items. A type that names no literal
+// ("procedure", "agent") takes none but None.
+func accepts(p Param, t docstring.Type, got string) bool {
 	if got == "NoneType" {
 		// A default is what None means; a required parameter has none,
 		// unless it takes any value, None included (assert.eq(x, None)).
-		return p.Optional || typeAllows(p.Type, "any") || typeAllows(p.Type, "None")
+		return p.Optional || hasChoice(t, "any") || hasChoice(t, "None")
 	}
-	for _, t := range strings.Split(p.Type, "|") {
-		word, _, _ := strings.Cut(strings.TrimSpace(t), " ")
-		word, _, _ = strings.Cut(word, "(")
+	for _, c := range t.Choices() {
 		switch {
-		case word == "any",
-			word == "str" && got == "string",
-			word == "float" && got == "int",
-			word == got:
+		case c.Name == "any",
+			c.Name == "str" && got == "string",
+			c.Name == "float" && got == "int",
+			c.Name == got:
 			return true
 		}
 	}
 	return false
 }
 
-// typeAllows says whether the documented type t has the alternative
-// word ("any", "None").
-func typeAllows(t, word string) bool {
-	for _, alt := range strings.Split(t, "|") {
-		if strings.TrimSpace(alt) == word {
+// hasChoice says whether t may be the plain type name ("any", "None").
+func hasChoice(t docstring.Type, name string) bool {
+	for _, c := range t.Choices() {
+		if c.Name == name && c.Of == nil && !c.Call {
 			return true
 		}
 	}
@@ -321,33 +324,40 @@ func typeAllows(t, word string) bool {
 }
 
 // typeText is a documented type as a message says it: "an int", "an
-// int, a float or a str".
-func typeText(t string) string {
+// int, a float or a str", "a list of int, float or str".
+func typeText(t docstring.Type) string {
 	var words []string
-	for _, alt := range strings.Split(t, "|") {
-		alt = strings.TrimSpace(alt)
+	for _, c := range t.Choices() {
+		text := c.String()
+		if c.Of != nil {
+			text = c.Name + " of " + suggest.OneOf(typeNames(*c.Of))
+		}
 		article := "a "
-		if strings.ContainsRune("aeiou", rune(alt[0])) {
+		if strings.ContainsRune("aeiou", rune(text[0])) {
 			article = "an "
 		}
-		words = append(words, article+alt)
+		words = append(words, article+text)
 	}
 	return suggest.OneOf(words)
 }
 
-// callbackArgs are the ways a parameter's callback may be called, each
-// the arguments it is given: [["it"]] for "function(it)"; none when the
-// type names no callback.
-func callbackArgs(t string) [][]string {
+// typeNames are the choices of t as the grammar writes them.
+func typeNames(t docstring.Type) []string {
+	var names []string
+	for _, c := range t.Choices() {
+		names = append(names, c.String())
+	}
+	return names
+}
+
+// callbackArgs are the ways a parameter of type t may call its
+// callback, each the arguments it is given: [["it"]] for
+// "function(it)"; none when the type names no callback.
+func callbackArgs(t docstring.Type) [][]string {
 	var calls [][]string
-	for _, alt := range strings.Split(t, "|") {
-		alt = strings.TrimSpace(alt)
-		if inner, ok := strings.CutPrefix(alt, "function("); ok {
-			var args []string
-			if inner = strings.TrimSuffix(inner, ")"); inner != "" {
-				args = strings.Split(inner, ", ")
-			}
-			calls = append(calls, args)
+	for _, c := range t.Choices() {
+		if c.Name == "function" && c.Call {
+			calls = append(calls, c.Params)
 		}
 	}
 	return calls

@@ -63,6 +63,8 @@ func TestCheckCalls(t *testing.T) {
 		{`flags(n = [3])`, `flags: n must be a str, an int, a float, a bool or a None, got list`},
 		{`flags(3)`, `flags: got 1 positional arguments, want at most 0`},
 		{`assert.eq(1, 1, msg = 2)`, `assert.eq: msg must be a str, got int 2`},
+		{`fake_agent(durations = "10m")`, `fake_agent: durations must be a list of int, float or str, got string "10m"`},
+		{`fake_agent(durations = ["10m", 5, 1.5])`, ``},
 		{`fake_agent(output = [])`, `fake_agent: unexpected keyword argument "output" (did you mean outputs?)`},
 	} {
 		src := "p = compose('x')\ndef helper(n):\n    return None\ndef kept(it):\n    def inner():\n        return 'not a verdict'\n    return 'continue' if inner() else None\ndef judge(it):\n    if it.number > 3:\n        return 'done'\n    return None\ndef combine(*fns):\n    return fns[0]\ndef none_of_it():\n    return None\ndef own(**kw):\n    return None\n" + tc.call + "\n"

@@ -21,10 +21,10 @@ func Docstring(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return docstring(path, src), nil
+	return fileDocstring(path, src), nil
 }
 
-func docstring(path string, src []byte) string {
+func fileDocstring(path string, src []byte) string {
 	f, err := syntax.Parse(path, src, 0)
 	if err != nil || len(f.Stmts) == 0 {
 		// A syntax error is the run's to report, with its position.
@@ -46,7 +46,7 @@ func Summary(path string) string {
 	if err != nil {
 		return ""
 	}
-	if doc := docstring(path, src); doc != "" {
+	if doc := fileDocstring(path, src); doc != "" {
 		first, _, _ := strings.Cut(doc, "\n")
 		return strings.TrimSpace(first)
 	}
@@ -122,7 +122,9 @@ func (r *Runtime) Source(name string) (display string, src []byte, err error) {
 
 // LibraryModules are the modules of the configured libraries, as load()
 // names them ("@team//helpers.star"): the .star files below each
-// library's directory but tests and hidden directories, sorted. unready
+// library's directory but tests, hidden directories and testdata
+// directories (the fixtures of its tests, no modules, some of which may
+// not even parse on purpose), sorted. unready
 // says why each library that cannot be loaded now (a git library not in
 // the cache) is left out. A library whose directory cannot be read is an
 // error, and the others' modules are listed all the same.
@@ -137,11 +139,18 @@ func (r *Runtime) LibraryModules() (modules []string, unready map[string]string,
 		}
 		for _, file := range found {
 			rel, err := filepath.Rel(dir, file)
-			if err != nil || strings.HasSuffix(file, "_test.star") {
+			if err != nil || strings.HasSuffix(file, "_test.star") || inTestdata(rel) {
 				continue
 			}
 			modules = append(modules, "@"+name+"//"+filepath.ToSlash(rel))
 		}
 	}
 	return modules, maps.Clone(r.resolver.unready), errors.Join(errs...)
+}
+
+// inTestdata says whether the file rel, relative to its library, is
+// below a directory named testdata.
+func inTestdata(rel string) bool {
+	dirs := strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/")
+	return slices.Contains(dirs, "testdata")
 }

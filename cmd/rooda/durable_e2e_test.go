@@ -617,3 +617,55 @@ func (w *repoWorkspace) killScriptAt(script, line string) {
 	killedWait(w.t, s)
 	w.noSurvivorsQuietly()
 }
+
+// TestResumeKeepsTheLoopsNames: two loops of one name in parallel() are
+// told apart by the function whose loop started second ("p#2"), which
+// the order of their goroutines decides; resumed, each keeps the name
+// its record gives it, on the lines of the log and in run.json, in
+// whatever order they start again. The record's names are changed before
+// the resume, so that it shows which names it used.
+func TestResumeKeepsTheLoopsNames(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{})
+	config := "ai_cmd_aliases:\n"
+	for _, name := range []string{"fa", "fb"} {
+		data, _ := json.Marshal(map[string]any{"steps": durableSteps(3, "150ms")})
+		w.write(name+".json", string(data))
+		config += fmt.Sprintf("  %s: {cmd: \"%s %s\", output: claude-stream-json}\n", name, filepath.Join(binaries(t), "fakeagent"), filepath.Join(w.dir, name+".json"))
+	}
+	w.write("rooda-config.yml", config)
+	w.write("main.star", `def task(name):
+    return iterate(compose("p", act = [fragment(content = "Work.")]), agent = agent(name), max_iterations = 3).status
+
+print(parallel([(task, "fa"), (task, "fb")]))
+`)
+	d := durableRun{w: w, args: []string{"script", "run", "main.star"}}
+	s := d.start()
+	killPoint{text: "Iteration 2/3 starting", n: 2}.wait(t, s)
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	killedWait(t, s)
+	runDir, _ := d.recorded()
+	runJSON := filepath.Join(runDir, "run.json")
+	names := regexp.MustCompile(`"name": "(p(#[12])?)"`)
+	recorded := readText(t, runJSON)
+	if got := names.FindAllStringSubmatch(recorded, -1); len(got) != 2 {
+		t.Fatalf("run.json does not name the two loops p and p#N:\n%s", recorded)
+	}
+	renamed := names.ReplaceAllStringFunc(recorded, func(m string) string {
+		if strings.Contains(m, "#") {
+			return `"name": "second"`
+		}
+		return `"name": "first"`
+	})
+	must(t, os.WriteFile(runJSON, []byte(renamed), 0o644))
+
+	o := d.rooda("runs", "resume")
+	o.expect(t, 0, "[first] Iteration 3/3 starting", "[second] Iteration 3/3 starting", `["success", "success"]`)
+	if strings.Contains(o.stderr, "[p") {
+		t.Errorf("the resume named a loop otherwise than its record:\n%s", o.stderr)
+	}
+	after := readText(t, runJSON)
+	if !strings.Contains(after, `"name": "first"`) || !strings.Contains(after, `"name": "second"`) || names.MatchString(after) {
+		t.Errorf("run.json renamed a loop on the resume:\n%s", after)
+	}
+}

@@ -43,7 +43,9 @@ func TestListSummaryFromCommentHeader(t *testing.T) {
 // TestLoopResultTotals: what iterate() returns says what the loop spent,
 // r.cost and r.usage, the sums of its iterations' it.cost and it.usage as
 // the CLI reported them, so that a script's budget needs no sum of its
-// own; for an agent read as text, where nothing is known, both are None.
+// own; for an agent read as text, where nothing is known, both are None,
+// and r.cost of a rotation of the two is None too, not the JSON agent's
+// part alone.
 func TestLoopResultTotals(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t,
@@ -52,16 +54,22 @@ func TestLoopResultTotals(t *testing.T) {
 		step{"output": claudeTurn(successSignal, 0.125, 50, 5)})
 	data, _ := json.Marshal(map[string]any{"steps": []step{{"output": successSignal}}})
 	w.write("text.json", string(data))
+	data, _ = json.Marshal(map[string]any{"steps": []step{{"output": "Did a part."}}})
+	w.write("working.json", string(data))
 	textAgent := filepath.Join(binaries(t), "fakeagent") + " " + filepath.Join(w.dir, "text.json")
+	workingAgent := filepath.Join(binaries(t), "fakeagent") + " " + filepath.Join(w.dir, "working.json")
 	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\n")
 	w.write("main.star", `r = iterate(compose("work", act = [fragment(content = "Work.")]), agent = "fake", max_iterations = 5)
 print("json:", r.status, r.iterations, r.cost, r.usage)
 t = iterate(compose("text", act = [fragment(content = "Work.")]), agent = "`+textAgent+`", max_iterations = 1)
 print("text:", t.status, t.cost, t.usage)
+m = iterate(compose("mixed", act = [fragment(content = "Work.")]), agent = ["fake", "`+workingAgent+`"], max_iterations = 3)
+print("mixed:", m.status, m.iterations, m.last.cost, m.cost, m.usage.total)
 `)
 	w.runScript("main.star").expect(t, 0,
 		"json: success 3 0.875 usage(cache_read = 0, cache_write = 0, input = 350, output = 55, total = 405)\n",
-		"text: success None None\n")
+		"text: success None None\n",
+		"mixed: success 3 0.125 None 175\n")
 }
 
 // TestParallelNamesLoopsByTheirNames: loops that run at once in

@@ -38,6 +38,9 @@ func TestScriptExitCodeTakesADryRunForDone(t *testing.T) {
 // dry run still gets the dry run's end (the loops it reported, the
 // placeholders it was given, and where it exited), then exits with its
 // code; a loop not ready still fails the dry run, whatever exit() said.
+// The hint that r.ok takes "dry-run" for success is given when the
+// reason names that status, not for an exit that has nothing to do with
+// a loop's.
 func TestScriptExitInADryRunKeepsItsEnd(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
@@ -66,6 +69,16 @@ exit(0)
 	o = w.runScript("main.star", "--dry-run")
 	o.expect(t, 1, "Error: Dry-run validation failed: 1 of 1 loop not ready to execute")
 	if want := "=== Dry-run of the script: 1 loop reported, 1 not ready to execute ===\n  ✗ p at main.star:2\nThe script ended at main.star:3: exit(0).\n"; !strings.HasSuffix(o.stdout, want) {
+		t.Errorf("the dry run does not end with\n%s\nstdout:\n%s", want, o.stdout)
+	}
+
+	w.write("main.star", `
+iterate(compose("p", act = [fragment(content = "Work.")]), max_iterations = 1)
+exit(2, "TASKS.md is missing")
+`)
+	o = w.runScript("main.star", "--ai-cmd", w.aiCmd(), "--dry-run")
+	o.expect(t, 2, "ERROR: The script exited with code 2: TASKS.md is missing")
+	if want := "=== Dry-run of the script: 1 loop reported ===\nThe script ended at main.star:3: exit(2, \"TASKS.md is missing\").\n"; !strings.HasSuffix(o.stdout, want) {
 		t.Errorf("the dry run does not end with\n%s\nstdout:\n%s", want, o.stdout)
 	}
 }
@@ -116,7 +129,9 @@ print("vetoed", r.status, r.reason, r.last.outcome, r.last.cause, r.last.reason)
 // the loop of a1 alone is aborted with cause auth and the script goes on;
 // a loop whose agent function reads previous.cause goes on past a1 with
 // a2 (a1 is out for the rest of that loop only: the second loop tries
-// it again), and the script exits as its last loop ended.
+// it again), and the script exits as its last loop ended. The same
+// script run as a procedure, rooda run NAME, goes on as well: only a
+// YAML or built-in procedure's run ends with its loop.
 func TestScriptLoginFailureEndsTheLoopNotTheScript(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal + "\n"})
@@ -126,7 +141,8 @@ func TestScriptLoginFailureEndsTheLoopNotTheScript(t *testing.T) {
 	fake := filepath.Join(binaries(t), "fakeagent")
 	w.write("rooda-config.yml", "ai_cmd_aliases:\n"+
 		"  a1: {cmd: \""+fake+" "+filepath.Join(w.dir, "login.json")+"\", output: claude-stream-json}\n"+
-		"  a2: {cmd: \""+w.aiCmd()+"\"}\n")
+		"  a2: {cmd: \""+w.aiCmd()+"\"}\n"+
+		"procedures:\n  nightly: {script: main.star}\n")
 	w.write("main.star", `
 p = compose("p", act = [fragment(content = "Work.")])
 r = iterate(p, agent = "a1", max_iterations = 3)
@@ -145,4 +161,5 @@ print("function", r.status, r.iterations, r.last.agent)
 		"alone aborted 1 auth\n",
 		"WARN: Iteration 1/3: a1 cannot log in (Not logged in · Please run /login): taken out of the rotation for the rest of the loop; the loop goes on with the agents the script's function chooses.",
 		"function success 2 a2\n")
+	w.rooda("run", "nightly").expect(t, 0, "alone aborted 1 auth\n", "function success 2 a2\n")
 }

@@ -153,3 +153,38 @@ func TestScriptStub(t *testing.T) {
 		t.Errorf("two DIRs: exit %d\n%s", o.code, o.stderr)
 	}
 }
+
+// TestScriptStubOfLibraries: script stub writes a stub per module of a
+// library, but not of the fixtures of its tests under testdata/ (one
+// that does not parse, on purpose, fails nothing); and two modules whose
+// Python names are one (@my-team//x.star and @my_team//x.star, both
+// my_team.x) are an error that names both, not one stub silently
+// overwriting the other, the other stubs written all the same.
+func TestScriptStubOfLibraries(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	for _, dir := range []string{"team/testdata", "team/checks/testdata", "mine", "ours"} {
+		must(t, os.MkdirAll(filepath.Join(w.dir, dir), 0o755))
+	}
+	def := "def greet(name):\n    \"\"\"Greets.\n\n    Args:\n      name (str): who.\n    \"\"\"\n    return name\n"
+	w.write("team/gates.star", def)
+	w.write("team/testdata/broken.star", "def (\n")
+	w.write("team/checks/testdata/fixture.star", def)
+	w.write("rooda-config.yml", "libraries:\n  team: team\n")
+	o := w.rooda("script", "stub")
+	want := "typings/__builtins__.pyi\ntypings/rooda/__init__.pyi\ntypings/rooda/termination.pyi\ntypings/team/gates.pyi\n"
+	if o.code != 0 || o.stdout != want {
+		t.Errorf("script stub of a library with testdata: exit %d, stdout\n%s\nwant\n%s%s", o.code, o.stdout, want, o.stderr)
+	}
+
+	w.write("mine/x.star", def)
+	w.write("ours/x.star", strings.ReplaceAll(def, "greet", "welcome"))
+	w.write("rooda-config.yml", "libraries:\n  team: team\n  my-team: mine\n  my_team: ours\n")
+	o = w.rooda("script", "stub", "clash")
+	if o.code != 1 || !strings.Contains(o.stderr, "no stubs of @my-team//x.star and @my_team//x.star: they are the one Python module my_team.x (my_team/x.pyi), and one stub would overwrite the other; rename one") {
+		t.Errorf("script stub of two modules of one Python name: exit %d\n%s", o.code, o.stderr)
+	}
+	if !strings.Contains(o.stdout, "clash/team/gates.pyi\n") || strings.Contains(o.stdout, "my_team") {
+		t.Errorf("the stubs written beside the clash:\n%s", o.stdout)
+	}
+}

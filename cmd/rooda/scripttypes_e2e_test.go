@@ -73,16 +73,26 @@ def gate(n, cmd):
       n (int or None): the first iteration.
       cmd (str | list[str]): a command.
       tries (int): gone.
+
+    Returns:
+      tuple[int, str]: n and cmd.
     """
     return n, cmd
 `)
 	o := w.rooda("script", "lint", "team/wrong.star")
-	want := `team/wrong.star:7:7: function-docstring-args: Argument "n": type "int or None": "or" after int: write | between the choices of a type (script doc and script stub read it as any).
-team/wrong.star:8:7: function-docstring-args: Argument "cmd": type "str | list[str]": "[" after str | list: write | between the choices of a type (script doc and script stub read it as any).
+	want := `team/wrong.star:7:7: function-docstring-args: Argument "n": type "int or None": "or" after int: write | between the choices of a type (script stub reads it as any; script doc shows it as written).
+team/wrong.star:8:7: function-docstring-args: Argument "cmd": type "str | list[str]": "[" after str | list: write | between the choices of a type (script stub reads it as any; script doc shows it as written).
 team/wrong.star:9:7: function-docstring-args: Argument "tries" is documented but doesn't exist in the function signature.
+team/wrong.star:12:7: function-docstring-args: Returns: type "tuple[int, str]": "[" after tuple: write | between the choices of a type (script stub reads it as any; script doc shows it as written).
 `
 	if o.code != 1 || o.stdout != want {
 		t.Errorf("lint of types out of the grammar: exit %d, stdout\n%s\nwant\n%s%s", o.code, o.stdout, want, o.stderr)
+	}
+	doc = w.rooda("script", "doc", "team/wrong.star")
+	for _, want := range []string{"gate(n, cmd) -> tuple[int, str]", "| `n` | int or None |"} {
+		if doc.code != 0 || !strings.Contains(doc.stdout, want) {
+			t.Errorf("script doc team/wrong.star: exit %d, lacks %q, the type as written\n%s%s", doc.code, want, doc.stdout, doc.stderr)
+		}
 	}
 }
 

@@ -20,6 +20,9 @@ type Doc struct {
 	// Returns is the type its "Returns:" section begins with:
 	// "function(it): …" returns "function(it)".
 	Returns string
+	// ReturnsLine is the line of the docstring Returns is read from,
+	// counted as Arg.Line is (-1 when there is none).
+	ReturnsLine int
 	// ArgumentsLine is the line of an "Arguments:" heading, which reads
 	// as text, not as Args: (-1 when there is none).
 	ArgumentsLine int
@@ -63,7 +66,7 @@ func Parse(raw string) Doc {
 		}
 	}
 	var text []string
-	d := Doc{ArgumentsLine: -1}
+	d := Doc{ArgumentsLine: -1, ReturnsLine: -1}
 	inArgs, inReturns := false, false
 	// An argument's description may wrap: a line indented deeper than the
 	// argument's name goes on the description of the one before.
@@ -79,8 +82,9 @@ func Parse(raw string) Doc {
 		case strings.TrimSpace(l) == "Returns:":
 			inReturns = true
 		case inReturns && depth > 0:
-			if d.Returns == "" {
+			if d.ReturnsLine < 0 {
 				d.Returns, _, _ = strings.Cut(strings.TrimSpace(l), ":")
+				d.ReturnsLine = first + i
 			}
 		case inArgs && len(d.Args) > 0 && argIndent >= 0 && depth > argIndent:
 			last := &d.Args[len(d.Args)-1]

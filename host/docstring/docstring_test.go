@@ -75,8 +75,8 @@ func TestParse(t *testing.T) {
       function(it): an on_iteration callback.
     `
 	d := docstring.Parse(raw)
-	if d.Text != "Ends the loop once cmd passes." || d.Returns != "function(it)" || d.ArgumentsLine != -1 {
-		t.Errorf("text %q, returns %q, Arguments: at %d", d.Text, d.Returns, d.ArgumentsLine)
+	if d.Text != "Ends the loop once cmd passes." || d.Returns != "function(it)" || d.ReturnsLine != 10 || d.ArgumentsLine != -1 {
+		t.Errorf("text %q, returns %q at %d, Arguments: at %d", d.Text, d.Returns, d.ReturnsLine, d.ArgumentsLine)
 	}
 	want := []docstring.Arg{
 		{Name: "cmd", Type: "str | list of str", Desc: "a shell command line, run by sh -c.", Line: 4},
@@ -94,7 +94,7 @@ func TestParse(t *testing.T) {
 	if a, ok := d.Arg("rest"); !ok || a.Name != "*rest" {
 		t.Errorf("Arg(rest): %+v %v", a, ok)
 	}
-	if d := docstring.Parse("Does it.\n\n    Arguments:\n      x: y.\n"); d.ArgumentsLine != 2 || len(d.Args) != 0 {
+	if d := docstring.Parse("Does it.\n\n    Arguments:\n      x: y.\n"); d.ArgumentsLine != 2 || len(d.Args) != 0 || d.ReturnsLine != -1 {
 		t.Errorf("Arguments: %+v", d)
 	}
 }

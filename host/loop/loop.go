@@ -345,8 +345,12 @@ type Result struct {
 	// a prompt that could not be composed, or a Verdict's error; or the
 	// budget an OverBudget loop reached (*BudgetError).
 	Err error
-	// Spent is what the loop's agents used.
+	// Spent is what the loop's agents used. Its cost is the sum of the
+	// costs that are known; Cost says whether that is the loop's.
 	Spent Spend
+	// costUnknown is set once an iteration whose agent ran spent an
+	// amount nobody knows (Cost).
+	costUnknown bool
 	// Message is the log's line of how the loop ended ("Reached max
 	// iterations: 3 (total: 2m16s)"), for those told of it elsewhere.
 	Message string
@@ -358,6 +362,19 @@ type Result struct {
 	// Reason is why the procedure ended the loop, when its Verdict said
 	// (a stop, an abort, a success); "" otherwise.
 	Reason string
+}
+
+// Cost is what the loop cost in dollars, and whether it is known: it is
+// not once one iteration whose agent ran has no cost (an agent read as
+// text, a model nobody priced, a CLI that reported none), whatever the
+// others cost, so that a rotation of a JSON agent and a text agent is
+// not given the JSON agent's part as its cost. An agent that could not
+// start spent nothing.
+func (r Result) Cost() (usd float64, known bool) {
+	if r.costUnknown || !r.Spent.Costed {
+		return 0, false
+	}
+	return r.Spent.CostUSD, true
 }
 
 // words are where a failure's warning quotes the agent from: its raw
@@ -686,6 +703,9 @@ func (r *runner) record(it *Iteration) error {
 	r.result.Iterations++
 	r.result.Stats.Add(it.Duration)
 	r.result.Spent = r.result.Spent.Add(it.Spent)
+	if it.StartErr == nil && !it.Spent.Costed {
+		r.result.costUnknown = true
+	}
 	r.result.Last = it
 	it.Elapsed = r.cfg.Now().Sub(r.start)
 	r.logIteration(it)

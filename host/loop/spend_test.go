@@ -106,3 +106,52 @@ func TestBudgetEndsTheLoopWhenReached(t *testing.T) {
 		})
 	}
 }
+
+// TestLoopCostIsUnknownOnceAnIterationsIs: a loop's cost is the sum of
+// its iterations' only while each whose agent ran has one: a turn of an
+// agent read as text (nothing known), beside turns that report theirs,
+// makes it unknown, not the reported turns' sum. An agent that could not
+// start spent nothing. Iterations a resume answers from the journal
+// count as those that ran.
+func TestLoopCostIsUnknownOnceAnIterationsIs(t *testing.T) {
+	costed := Spend{Tokens: agentstream.Usage{Input: 10}, CostUSD: 0.25, Costed: true}
+	text := Spend{}
+	for _, tc := range []struct {
+		name   string
+		steps  []step
+		spends []Spend // one per call of the agent, the last repeating
+		replay []Reply // iterations the journal answers
+		usd    float64
+		known  bool
+	}{
+		{"every turn costed", []step{{out: "working"}}, []Spend{costed}, nil, 0.75, true},
+		{"a JSON agent and a text agent taking turns", []step{{out: "working"}}, []Spend{costed, text}, nil, 0, false},
+		{"a text turn first", []step{{out: "working"}}, []Spend{text, costed}, nil, 0, false},
+		{"an agent that could not start", []step{{noStart: true}, {out: "working"}}, []Spend{text, costed}, nil, 0.5, true},
+		{"a costed turn replayed", []step{{out: "working"}}, []Spend{costed}, []Reply{{Spent: costed}}, 0.75, true},
+		{"a text turn replayed", []step{{out: "working"}}, []Spend{costed}, []Reply{{Spent: costed}, {Spent: text}}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log strings.Builder
+			s := &script{steps: tc.steps}
+			cfg := s.config(3, 3, &log)
+			if tc.replay != nil {
+				cfg.Replay = replayOf(tc.replay, 0)
+			}
+			inner := cfg.Agent
+			cfg.Agent = func(ctx context.Context, req Request) (Reply, error) {
+				spent := tc.spends[min(s.calls, len(tc.spends)-1)]
+				reply, err := inner(ctx, req)
+				reply.Spent = spent
+				return reply, err
+			}
+			res := Run(context.Background(), cfg)
+			if res.Iterations != 3 {
+				t.Fatalf("%d iterations, want 3; log:\n%s", res.Iterations, log.String())
+			}
+			if usd, known := res.Cost(); usd != tc.usd || known != tc.known {
+				t.Errorf("cost %v, known %v; want %v, %v", usd, known, tc.usd, tc.known)
+			}
+		})
+	}
+}

@@ -318,9 +318,29 @@ func (l *LoopRecord) LoopStarted(procedure string, settings, agent, agents []str
 		r.run.Loops = append(r.run.Loops, loop)
 		l.index = len(r.run.Loops) - 1
 	} else {
+		// And its name: of two loops of one name at once, which was
+		// told apart ("build#2") was the order they started in then.
+		loop.Name = r.run.Loops[l.index].Name
 		r.run.Loops[l.index] = loop
 	}
 	r.save()
+}
+
+// LoopName is the name the record of a resumed run gives its loop at
+// key, as the log named the loop when it first ran; false when the run
+// is not resumed or its record has no loop at key (one that had not
+// started).
+func (r *Recorder) LoopName(key journal.Key) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.book == nil {
+		return "", false
+	}
+	i := slices.IndexFunc(r.run.Loops, func(old Loop) bool { return old.Key == key.String() })
+	if i < 0 {
+		return "", false
+	}
+	return r.run.Loops[i].Name, true
 }
 
 // IterationStarted keeps the exact prompt the agent is given, and

@@ -182,3 +182,44 @@ func TestReplayAnswersEachIterationItsOwn(t *testing.T) {
 		t.Errorf("the iteration in flight: %+v", rep)
 	}
 }
+
+// TestResumedLoopKeepsItsName: a resumed run's loop, found again by its
+// key, keeps the name its record gives it, whatever it is named as it
+// starts again: which of two loops of one name parallel() told apart
+// ("p#2") was the order they started in, which a resume need not repeat.
+// LoopName gives the recorded name, to name the loop's lines by it.
+func TestResumedLoopKeepsItsName(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Start(dir, "parallel", nil, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := journal.Key{Thread: "main/1", Seq: 1}, journal.Key{Thread: "main/2", Seq: 1}
+	if _, ok := r.LoopName(first); ok {
+		t.Errorf("a run not resumed has a recorded name")
+	}
+	r.NewLoop("p", first).LoopStarted("p", nil, []string{"agent"}, nil)
+	r.NewLoop("p#2", second).LoopStarted("p", nil, []string{"agent"}, nil)
+	r.lock.Close()
+	r.run.PID = 1 << 22
+	r.save()
+
+	resumed, err := Resume(dir, r.ID(), "parallel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, ok := resumed.LoopName(second); !ok || name != "p#2" {
+		t.Errorf("LoopName of the second loop: %q, %v", name, ok)
+	}
+	if _, ok := resumed.LoopName(journal.Key{Thread: "main/3", Seq: 1}); ok {
+		t.Errorf("a loop the record does not have has a recorded name")
+	}
+	// The other order this time.
+	resumed.NewLoop("p", second).LoopStarted("p", nil, []string{"agent"}, nil)
+	resumed.NewLoop("p#1", first).LoopStarted("p", nil, []string{"agent"}, nil)
+	resumed.Finish(loop.Success)
+	run, err := ReadRun(dir, r.ID())
+	if err != nil || len(run.Loops) != 2 || run.Loops[0].Name != "p" || run.Loops[1].Name != "p#2" {
+		t.Errorf("run.json's loops after the resume: %+v, %v", run.Loops, err)
+	}
+}

@@ -130,7 +130,13 @@ func (s *Session) Iterate(thread *starlark.Thread, spec IterateSpec) (loop.Resul
 	}
 	name := ""
 	if b, ok := thread.Local(loopKey).(*branch); ok {
-		name = b.loopName(plan.Procedure.Name, spec.Worktree)
+		if recorded, ok := s.recordedLoopName(key); ok {
+			// Resumed, it keeps the name it had: of two loops of one
+			// name, which was told apart was the order they started in.
+			name = b.keepName(recorded)
+		} else {
+			name = b.loopName(plan.Procedure.Name, spec.Worktree)
+		}
 	}
 	out := s.output(plan, name, dir, key)
 	if spec.Worktree != nil {

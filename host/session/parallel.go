@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"go.starlark.net/starlark"
@@ -137,7 +138,8 @@ type branch struct {
 }
 
 // loopNames are the names the loops of one parallel() call took, each to
-// the number of the function whose loop took it first.
+// the number of the function whose loop took it first (0: another
+// function's, as a resumed record says, not yet known which).
 type loopNames struct {
 	mu    sync.Mutex
 	taken map[string]int
@@ -160,6 +162,25 @@ func (b *branch) loopName(procedure string, wt *worktree.Worktree) string {
 	}
 	b.names.taken[name] = b.number
 	return name
+}
+
+// keepName is the name a resumed run's record gives the loop of the
+// branch, which the branch takes in place of the one loopName gave it:
+// "build" is its own from then on, and "build#2" says that another's
+// loop has "build", so that a later loop of the branch named build is
+// told apart as it was.
+func (b *branch) keepName(recorded string) string {
+	b.names.mu.Lock()
+	defer b.names.mu.Unlock()
+	base, told := strings.CutSuffix(recorded, fmt.Sprintf("#%d", b.number))
+	switch _, taken := b.names.taken[base]; {
+	case recorded == "":
+	case !told:
+		b.names.taken[recorded] = b.number
+	case !taken:
+		b.names.taken[base] = 0 // another function's, not yet known which
+	}
+	return recorded
 }
 
 // freezeReachable freezes what a call can reach: its function (defaults

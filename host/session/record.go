@@ -72,6 +72,15 @@ func (s *Session) record(name string, key journal.Key) *runlog.LoopRecord {
 	return rec
 }
 
+// recordedLoopName is the name the record of a resumed run gives the
+// loop at key; false when there is none to keep.
+func (s *Session) recordedLoopName(key journal.Key) (string, bool) {
+	if s.rec == nil {
+		return "", false
+	}
+	return s.rec.LoopName(key)
+}
+
 // runEnd is how a run ended: its status, its exit code (the status's,
 // or a script's exit()), the log's line of it, and why: the record's
 // reason (a script's exit(code, reason) included) and the budget it

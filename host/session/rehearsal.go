@@ -6,6 +6,7 @@ import (
 
 	"rooda/host"
 	"rooda/host/engine"
+	"rooda/host/loop"
 	"rooda/host/shown"
 )
 
@@ -77,8 +78,10 @@ func (s *Session) endRehearsal(exit *host.Exit) error {
 }
 
 // exitText tells where the script ended itself, with the exit() it
-// called; a code other than 0 may come of a loop's status, which is
-// "dry-run" here, and r.ok is the test that takes that for success.
+// called. A code other than 0 whose reason names the status "dry-run"
+// came of a loop's status, and r.ok is the test that takes that for
+// success; an exit for another reason ("TASKS.md is missing") is not
+// told of loops.
 func exitText(exit *host.Exit) string {
 	if exit == nil {
 		return ""
@@ -88,7 +91,7 @@ func exitText(exit *host.Exit) string {
 		call = fmt.Sprintf("exit(%d, %q)", exit.Code, exit.Reason)
 	}
 	text := fmt.Sprintf("The script ended at %s: %s.", exit.Pos, call)
-	if exit.Code != 0 {
+	if exit.Code != 0 && strings.Contains(exit.Reason, string(loop.DryRun)) {
 		text += ` A loop of a dry run has status "dry-run": r.ok is True for it, as for "success".`
 	}
 	return text + "\n"

@@ -16,14 +16,16 @@ import (
 // so that "cmd (str | list of str):", which script doc renders, was an
 // argument it did not see, "not documented". This check reads a
 // docstring as script doc does (package docstring), and says too of a
-// type that script doc cannot read.
+// type that script stub cannot read, an argument's or the one Returns:
+// begins with.
 const docstringArgs = "function-docstring-args"
 
 // docstringArgsWarnings checks the Args: section of every def's
 // docstring against the def's parameters, as buildifier's check does: a
 // docstring that documents any argument, or the docstring of a function
 // that must have one, documents each parameter and only those, each with
-// a type in the grammar of docstring.Type.
+// a type in the grammar of docstring.Type; the type Returns: begins
+// with is in it too.
 func docstringArgsWarnings(f *build.File) []Finding {
 	required := map[*build.DefStmt]bool{}
 	for _, stmt := range f.Stmt {
@@ -69,6 +71,11 @@ func checkArgs(def *build.DefStmt, lit *build.StringExpr, required bool) []Findi
 	if doc.ArgumentsLine >= 0 {
 		out = append(out, at(doc.ArgumentsLine, `Prefer "Args:" to "Arguments:" when documenting function arguments: script doc reads Args: only.`))
 	}
+	if doc.ReturnsLine >= 0 {
+		if _, err := docstring.ParseType(doc.Returns); err != nil {
+			out = append(out, at(doc.ReturnsLine, fmt.Sprintf("Returns: %v%s", err, readAs)))
+		}
+	}
 	if !required && len(doc.Args) == 0 {
 		return out
 	}
@@ -106,11 +113,15 @@ func checkArgs(def *build.DefStmt, lit *build.StringExpr, required bool) []Findi
 			continue
 		}
 		if _, err := docstring.ParseType(a.Type); err != nil {
-			out = append(out, at(a.Line, fmt.Sprintf("Argument %q: %v (script doc and script stub read it as any).", a.Name, err)))
+			out = append(out, at(a.Line, fmt.Sprintf("Argument %q: %v%s", a.Name, err, readAs)))
 		}
 	}
 	return out
 }
+
+// readAs ends the finding of a type out of the grammar: what the
+// reference makes of it.
+const readAs = " (script stub reads it as any; script doc shows it as written)."
 
 // documentedAs is the argument of doc that documents the parameter
 // name, written as it is: *args as *args.

@@ -142,7 +142,8 @@ func TestLintFilesTellsASyntaxErrorOnce(t *testing.T) {
 // TestLintDocstringArgs: function-docstring-args reads a docstring as
 // script doc does. A union is a type; *args is documented with its
 // star; "Arguments:" is not Args:; a long public function documents
-// every parameter; a comment silences the check where it is; and
+// every parameter; the type Returns: begins with is held to the grammar
+// too; a comment silences the check where it is; and
 // --warnings -function-docstring-args leaves it out.
 func TestLintDocstringArgs(t *testing.T) {
 	src := []byte(`def typed(cmd, x = None):
@@ -186,6 +187,14 @@ def silenced(a, b):
       a: an a.
     """  # buildozer: disable=function-docstring-args
     return a, b
+
+def returned(a):
+    """Returned.
+
+    Returns:
+      int or None: the count.
+    """
+    return a
 `)
 	checks, _ := ParseChecks("default")
 	var got []string
@@ -197,6 +206,7 @@ def silenced(a, b):
 		`lib.star:14:7: function-docstring-args: Argument "callbacks" is documented but doesn't exist in the function signature. Do you mean "*callbacks"?`,
 		`lib.star:22:5: function-docstring-args: Prefer "Args:" to "Arguments:" when documenting function arguments: script doc reads Args: only.`,
 		`lib.star:28:5: function-docstring-args: Arguments "a", "b" are not documented.`,
+		`lib.star:47:7: function-docstring-args: Returns: type "int or None": "or" after int: write | between the choices of a type (script stub reads it as any; script doc shows it as written).`,
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

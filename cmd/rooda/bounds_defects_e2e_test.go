@@ -54,6 +54,9 @@ func TestRecordNamesAThousandFiles(t *testing.T) {
 	if !strings.Contains(show.stdout, ", file-00100.txt … and 1,400 more files\n") {
 		t.Errorf("runs show:\n%s", show.stdout)
 	}
+	if table := w.rooda("runs", "show", "last").stdout; !regexp.MustCompile(`(?m)^1 .* 1,500$`).MatchString(table) {
+		t.Errorf("runs show's line of iteration 1 does not count 1,500 files changed:\n%s", table)
+	}
 	journal, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "journal.jsonl"))
 	if len(journal) != 1 || strings.Contains(readText(t, journal[0]), "file-01001.txt") {
 		t.Errorf("the journal names a file past the first 1,000 (%v)", journal)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -187,11 +188,32 @@ func runsResumeAction(c *cli.Context) error {
 // resumeRun runs again the command line that started run, told to
 // resume it, with c's --force and --as-left.
 func resumeRun(c *cli.Context, run runlog.Run) error {
-	again := resumedCommand(run.Command, run.ID, onOff(c, "force", "as-left")...)
+	again := resumedCommand(run.Command, run.ID, append(onOff(c, "force", "as-left"), globalArgs(c)...)...)
 	if code := runArgs(c, again); code != 0 {
 		return session.ExitStatus(code)
 	}
 	return nil
+}
+
+// globalArgs are the global flags (-v, -q, --config, --log-level …) the
+// command line of c set, as flags for a command line run again: what the
+// user asks of this resume's output and configuration.
+func globalArgs(c *cli.Context) []string {
+	var args []string
+	for _, f := range c.App.Flags {
+		// IsSet looks up c's lineage: a global flag given after the
+		// command's name is set where the command parsed it.
+		name := f.Names()[0]
+		if name == cli.VersionFlag.Names()[0] || !c.IsSet(name) {
+			continue
+		}
+		if _, ok := f.(*cli.BoolFlag); ok {
+			args = append(args, "--"+name+"="+strconv.FormatBool(c.Bool(name)))
+		} else {
+			args = append(args, "--"+name+"="+c.String(name))
+		}
+	}
+	return args
 }
 
 // onOff are the flags of names that c sets, as "--name".

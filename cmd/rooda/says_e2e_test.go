@@ -24,6 +24,13 @@ func TestMaxDurationBoundsEveryRun(t *testing.T) {
 	if status := w.runStatus(); status != "budget" {
 		t.Errorf("run.json's status is %q, want budget", status)
 	}
+	// An agent that ends at once, silent, is waited on before the next
+	// start: the budget ends that wait as a budget, not an interrupt.
+	spinning := newWorkspace(t, step{})
+	spinning.run("build", "-n", "50", "--max-duration", "2s").expect(t, 2, "(--max-duration)")
+	if status := spinning.runStatus(); status != "budget" {
+		t.Errorf("a budget met while the loop waited on a silent agent: status %q, want budget", status)
+	}
 	help := w.rooda("build", "--help").stdout
 	budgets := regexp.MustCompile(`(?s)Budgets\n(.*?)\n\n`).FindStringSubmatch(help)
 	scriptOnly := regexp.MustCompile(`(?s)` + scriptOnlyCategory + `\n(.*?)\n\n`).FindStringSubmatch(help)
@@ -133,10 +140,13 @@ func TestInitSetsUpYourOwnAgent(t *testing.T) {
 // TestRunResumeIsRunsResume: "rooda build --resume ID" resumes the run
 // with the command line that started it, as "rooda runs resume ID" does:
 // its --ai-cmd and -n are not repeated, and it ends as the run would
-// have. Another procedure's name is refused, naming the run's.
+// have; a global flag given with it (-v) is the resume's too. Another
+// procedure's name is refused, naming the run's.
 func TestRunResumeIsRunsResume(t *testing.T) {
 	t.Parallel()
-	d := durableRun{w: newWorkspace(t, step{"output": "working", "delay": "150ms"})}
+	// Each iteration takes a second, so that the kill lands in the third
+	// however late it comes on a loaded machine.
+	d := durableRun{w: newWorkspace(t, step{"output": "working", "delay": "1s"})}
 	d.args = []string{"run", "build", "--ai-cmd", d.w.aiCmd(), "-n", "4"}
 	d.killIn("Iteration 3/4 starting")
 	runDir, _ := d.recorded()
@@ -144,8 +154,11 @@ func TestRunResumeIsRunsResume(t *testing.T) {
 	if o := d.rooda("audit-impl", "--resume", id); o.code != 1 || !strings.Contains(o.stderr, "run "+id+" ran build, not audit-impl") {
 		t.Errorf("resumed as another procedure: exit %d\n%s", o.code, o.stderr)
 	}
-	o := d.rooda("build", "--resume", id)
+	o := d.rooda("build", "--resume", id, "-v")
 	o.expect(t, 2, "Reached max iterations: 4")
+	if !strings.Contains(o.stdout, "working") {
+		t.Errorf("-v given to the resume did not stream the agent's output:\n%s", o.stdout)
+	}
 	if _, e := d.recorded(); e.Status != "max-iters" || e.Iterations != 4 {
 		t.Errorf("the resumed run ended %s after %d iterations, want max-iters after 4", e.Status, e.Iterations)
 	}
@@ -177,5 +190,39 @@ func TestSandboxDryRunWritesWhatTheRunWrites(t *testing.T) {
 	}
 	if strings.Join(given, ", ") != line[1] || !slices.Contains(given, filepath.Join(home, ".cache")) {
 		t.Errorf("the dry run says the agent writes\n  %s\nits first iteration was given\n  %s", line[1], strings.Join(given, ", "))
+	}
+}
+
+// TestBudgetOfAChosenAgentIsSaid: a script's agent function may choose, in
+// a later iteration, an agent whose spending a budget cannot count; the
+// plan judged only the first iteration's, so the log says so as that
+// agent is chosen, once.
+func TestBudgetOfAChosenAgentIsSaid(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": transcript(t, "claude-stream-json", "tool_call_success")}, step{"output": "working"})
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  json: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\n  plain: \""+w.aiCmd()+"\"\n")
+	w.write("main.star", `def pick(n):
+    return "json" if n == 1 else "plain"
+
+iterate(procedure("build"), max_iterations = 3, agent = pick, max_cost_usd = 5, promises = {"NEVER": "success"})
+`)
+	o := w.rooda("script", "run", "main.star")
+	warning := "WARN: max_cost_usd $5.00 (script: main.star:4) counts nothing of what plain, chosen by pick, spends: plain is read as text"
+	if n := strings.Count(o.stderr, "counts nothing of what plain"); n != 1 || !strings.Contains(o.stderr, warning) || strings.Contains(o.stderr, "cannot be counted") {
+		t.Errorf("the log says %d times that the budget cannot count the chosen agent, want once:\n%s", n, o.stderr)
+	}
+}
+
+// TestCostBudgetOverCodexSaidOnce: codex reports tokens without a cost,
+// and with no model_prices nothing prices them: the start says that
+// max_cost_usd cannot count it, and the loop does not say it again as it
+// meets the tokens it cannot price.
+func TestCostBudgetOverCodexSaidOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": transcript(t, "codex-json", "tool_call_success")})
+	o := w.runAlias("codex-json", "build", "-n", "2", "--max-cost-usd", "1")
+	o.expect(t, 0, "WARN: max_cost_usd $1.00 (cli: --max-cost-usd) cannot be counted: fake (codex-json) reports tokens but no cost")
+	if n := strings.Count(o.stderr, "max_cost_usd"); n != 1 {
+		t.Errorf("the log names max_cost_usd %d times, want once:\n%s", n, o.stderr)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"rooda/host/agentstream"
 )
 
 // TestAliasesDocumented: every built-in alias has a note for "rooda info"
@@ -127,5 +129,27 @@ func TestGeminiAliasTrustsTheWorkspace(t *testing.T) {
 	cfg := newSandbox(t).mustLoad()
 	if cmd := cfg.Aliases["gemini"].V.Line; !strings.Contains(" "+cmd+" ", " --skip-trust ") {
 		t.Errorf("gemini's alias is %q, without --skip-trust", cmd)
+	}
+}
+
+// TestBuiltInAliasesAskAsAgentstreamReads: the command line of each
+// built-in alias that declares output: asks its CLI for that format as
+// agentstream.FormatOfCommand reads a command line, so --ai-cmd given the
+// alias's command line is read as the alias is. Two lists of the same
+// flags, kept the same here.
+func TestBuiltInAliasesAskAsAgentstreamReads(t *testing.T) {
+	cfg := newSandbox(t).mustLoad()
+	checked := 0
+	for name, a := range cfg.Aliases {
+		if a.V.Output == "" {
+			continue
+		}
+		checked++
+		if got := agentstream.FormatOfCommand(strings.Fields(a.V.Line)); string(got) != a.V.Output {
+			t.Errorf("alias %s (%s, output: %s) is read from its command line as %s", name, a.V.Line, a.V.Output, got)
+		}
+	}
+	if checked < 5 {
+		t.Errorf("only %d built-in aliases declare an output", checked)
 	}
 }

@@ -88,20 +88,10 @@ var Dollars = Parser[float64]{
 		}
 		return x, nil
 	},
-	format: formatDollars,
-	show:   units.Dollars,
-}
-
-// formatDollars writes an amount as rooda-config.yml holds it: a number,
-// exact (a budget of 0.015 is not 0.02), with the two decimals of cents
-// at least, as money is shown everywhere: 1.50, 0.015.
-func formatDollars(x float64) string {
-	s := strconv.FormatFloat(x, 'f', -1, 64)
-	whole, fraction, _ := strings.Cut(s, ".")
-	if len(fraction) < 2 {
-		fraction += strings.Repeat("0", 2-len(fraction))
-	}
-	return whole + "." + fraction
+	// As rooda-config.yml holds it, exact (a budget of 0.015 is not
+	// 0.02), and shown so.
+	format: units.Amount,
+	show:   units.Limit,
 }
 
 // Boolean reads true or false.
@@ -209,7 +199,7 @@ func nonEmpty(complaint string) Parser[string] {
 // least one second.
 var Timeout = Parser[time.Duration]{
 	accepts: "seconds (300), a duration (5m, 90s) or none",
-	show:    FormatTimeout,
+	show:    formatTimeout,
 	parse: func(s string) (time.Duration, error) {
 		s = strings.TrimSpace(s)
 		if s == "none" {
@@ -231,9 +221,9 @@ var Timeout = Parser[time.Duration]{
 }
 
 // formatTimeout writes a timeout as rooda-config.yml holds it, and as
-// every output writes a duration ("15m", units.Duration): exact, for the
-// file must load back to the same value, so a fraction of a second that
-// units.Duration would round is written as Go writes it.
+// every output writes a duration ("15m", units.Duration; "none"): exact,
+// for the file must load back to the same value, so a fraction of a
+// second that units.Duration would round is written as Go writes it.
 func formatTimeout(d time.Duration) string {
 	if d == 0 {
 		return "none"

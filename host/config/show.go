@@ -7,13 +7,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"rooda/host/git"
 	"rooda/host/prompt"
-	"rooda/host/units"
 )
 
 // WriteYAML writes the merged configuration as YAML that rooda can read
@@ -158,15 +156,6 @@ func FormatSize(n int) string {
 		return strconv.Itoa(n>>10) + "KB"
 	}
 	return strconv.Itoa(n) + " bytes"
-}
-
-// FormatTimeout writes a timeout as rooda info and a dry run show it:
-// "none", "5m", "1m30s" (units.Duration).
-func FormatTimeout(d time.Duration) string {
-	if d == 0 {
-		return "none"
-	}
-	return units.Duration(d)
 }
 
 // FormatMaxIterations writes a limit of iterations: "5" or "unlimited".

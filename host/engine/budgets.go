@@ -23,7 +23,7 @@ type budget struct {
 func budgetsOf(s *config.Settings) []budget {
 	var out []budget
 	if v := config.MaxCostUSD.In(s); v.V > 0 {
-		out = append(out, budget{key: "max_cost_usd", value: units.Dollars(v.V), where: v.Where(), counts: func(f agentstream.Format, priced bool) bool {
+		out = append(out, budget{key: "max_cost_usd", value: units.Limit(v.V), where: v.Where(), counts: func(f agentstream.Format, priced bool) bool {
 			tokens, cost := f.Reports()
 			return cost || tokens && priced
 		}})
@@ -43,8 +43,14 @@ func budgetsOf(s *config.Settings) []budget {
 // unsaid. A loop none of whose budgets can count anything fails under
 // strict. A script test's fake agent says what it spent: it counts.
 func (p *Plan) checkBudgets(priced bool) {
+	p.priced = priced
 	if p.Runner != nil {
 		return
+	}
+	if p.Choose != nil && len(p.Agents) > 0 {
+		// The first iteration's agent is judged here, the others as
+		// they are chosen (warnChosen).
+		p.warnedOf = map[string]bool{p.Agents[0]: true}
 	}
 	budgets := budgetsOf(p.Settings)
 	var lines []string
@@ -56,6 +62,7 @@ func (p *Plan) checkBudgets(priced bool) {
 				uncounted = append(uncounted, whyUncounted(p.agentName(i), f, b.key))
 			}
 		}
+		p.costUncountedSaid = p.costUncountedSaid || b.key == "max_cost_usd" && len(uncounted) > 0
 		switch {
 		case len(uncounted) == 0:
 			continue
@@ -73,6 +80,24 @@ func (p *Plan) checkBudgets(priced bool) {
 	}
 	for _, l := range lines {
 		p.caution(l)
+	}
+}
+
+// warnChosen says, once for each agent a script's agent function
+// chooses, each budget that cannot count what it spends: the plan knew
+// only the first iteration's agent.
+func (p *Plan) warnChosen(agent string, f agentstream.Format) {
+	if p.Runner != nil || p.warnf == nil || p.warnedOf[agent] {
+		return
+	}
+	if p.warnedOf == nil {
+		p.warnedOf = map[string]bool{}
+	}
+	p.warnedOf[agent] = true
+	for _, b := range budgetsOf(p.Settings) {
+		if !b.counts(f, p.priced) {
+			p.warnf("%s %s (%s) counts nothing of what %s, chosen by %s, spends: %s", b.key, b.value, b.where, agent, p.Chooser, whyUncounted(agent, f, b.key))
+		}
 	}
 }
 

@@ -187,9 +187,10 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		MaxLimitWait:     config.MaxLimitWait.In(s).V,
 		LimitWaiting:     out.LimitWaiting,
 		// A script test's stand-in agent ends at once, often silent.
-		NoSpinWait: p.Runner != nil,
-		Sleep:      out.Sleep,
-		Replay:     out.Replay,
+		NoSpinWait:        p.Runner != nil,
+		CostUncountedSaid: p.costUncountedSaid,
+		Sleep:             out.Sleep,
+		Replay:            out.Replay,
 	}
 	res := loop.Run(announced, cfg)
 	if out.Record != nil {

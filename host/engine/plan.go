@@ -139,6 +139,13 @@ type Plan struct {
 	// warnf says in the run's log what an iteration's sandbox found
 	// (confine's done): set by Execute.
 	warnf func(format string, args ...any)
+	// priced is whether model_prices prices any model, and warnedOf the
+	// agents chosen by Choose whose budgets were looked at (budgets.go).
+	priced   bool
+	warnedOf map[string]bool
+	// costUncountedSaid is set when the start says max_cost_usd cannot
+	// count what one of the agents spends (loop.Config).
+	costUncountedSaid bool
 	// errorf says what an iteration's sandbox lost or could not do.
 	errorf func(format string, args ...any)
 }

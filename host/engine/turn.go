@@ -80,6 +80,7 @@ func (p *Plan) choose(n int) error {
 			return err
 		}
 		c.argv, c.format = argv, formatFor(t.Output, argv)
+		p.warnChosen(c.name, c.format)
 	}
 	p.chosen = c
 	return nil

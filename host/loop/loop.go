@@ -87,6 +87,10 @@ type Config struct {
 	// at once without output: a script test's stand-in agent, which is no
 	// process, does that by design.
 	NoSpinWait bool
+	// CostUncountedSaid is set when the run's start already said that
+	// max_cost_usd cannot count what an agent spends: the loop does not
+	// say it again as it finds so.
+	CostUncountedSaid bool
 	// Replay, when set, tells of each iteration what a resumed run's
 	// journal holds of it: the iterations that ended before the run
 	// stopped are answered from it, their agents not started again.
@@ -423,7 +427,7 @@ func Run(ctx context.Context, cfg Config) Result {
 		// threshold it cannot reach would call it max-iters.
 		cfg.FailureThreshold = cfg.MaxIterations
 	}
-	r := &runner{cfg: cfg}
+	r := &runner{cfg: cfg, uncounted: cfg.CostUncountedSaid}
 	if r.cfg.Now == nil {
 		r.cfg.Now = time.Now
 	}
@@ -489,7 +493,8 @@ func Run(ctx context.Context, cfg Config) Result {
 			return r.finish(MaxIters, nil)
 		}
 		if wait := r.spinWait(it); wait > 0 && !it.Replayed && !r.sleep(ctx, wait) {
-			return r.finish(Interrupted, context.Cause(ctx))
+			// A run-wide budget may end the wait as an interrupt does.
+			return r.stop(ctx)
 		}
 	}
 }
@@ -528,7 +533,7 @@ func (r *runner) warnUncounted(it *Iteration) {
 	}
 	r.uncounted = true
 	r.cfg.Log.Warnf("Iteration %s: max_cost_usd (%s) cannot count what %s spends: its CLI reports tokens but no cost, and model_prices prices neither its model nor its name; max_tokens still counts",
-		r.label(it.Number), units.Dollars(r.cfg.Budget.MaxCostUSD), agentName(it))
+		r.label(it.Number), units.Limit(r.cfg.Budget.MaxCostUSD), agentName(it))
 }
 
 // agentName names an iteration's agent in a message.

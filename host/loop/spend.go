@@ -118,7 +118,7 @@ func (b Budget) reached(loop Spend, elapsed time.Duration) *BudgetError {
 	}
 	switch {
 	case b.MaxCostUSD > 0 && total.CostUSD >= b.MaxCostUSD:
-		return &BudgetError{Setting: "max_cost_usd", Limit: units.Dollars(b.MaxCostUSD), Spent: units.Dollars(total.CostUSD)}
+		return &BudgetError{Setting: "max_cost_usd", Limit: units.Limit(b.MaxCostUSD), Spent: units.Dollars(total.CostUSD)}
 	case b.MaxTokens > 0 && total.TotalTokens() >= b.MaxTokens:
 		return &BudgetError{Setting: "max_tokens", Limit: shown.Thousands(b.MaxTokens) + " tokens", Spent: shown.Thousands(total.TotalTokens()) + " tokens"}
 	case b.MaxDuration > 0 && elapsed >= b.MaxDuration:

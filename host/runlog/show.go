@@ -220,7 +220,7 @@ func iterationRow(runDir string, n int) []string {
 	files := "-"
 	// Outside a git repository nothing was looked at (see WriteIteration).
 	if m.GitHeadBefore != "" || m.GitHeadAfter != "" || len(m.FilesChanged) > 0 {
-		files = strconv.Itoa(len(m.FilesChanged))
+		files = shown.Thousands(int64(len(m.FilesChanged) + m.FilesChangedMore))
 	}
 	return []string{strconv.Itoa(n), strconv.Itoa(m.Loop), shown.Line(m.Outcome), shown.Line(orDash(m.Cause)), took, tokens, cost, files}
 }

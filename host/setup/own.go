@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"unicode/utf8"
 
 	"rooda/host/agentstream"
 	"rooda/host/process"
@@ -27,6 +28,10 @@ var aliasName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 func OwnAgent(line, alias string) (Own, error) {
 	if alias != "" && !aliasName.MatchString(alias) {
 		return Own{}, fmt.Errorf("--agent %q: the name of an alias of your own is one word of letters, digits, '.', '-' and '_'", alias)
+	}
+	if !utf8.ValidString(line) {
+		// Written as YAML, an invalid byte would read back as another.
+		return Own{}, errors.New("a command line that is not valid UTF-8")
 	}
 	argv, err := process.Split(line)
 	if err != nil {

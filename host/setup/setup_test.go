@@ -47,7 +47,7 @@ func TestConfigTextLoads(t *testing.T) {
 // examples still load once uncommented.
 func TestConfigOfYourOwnAgentLoads(t *testing.T) {
 	line := `my-agent --prompt "say \"hi\"" --json`
-	for _, agent := range []Agent{{Command: line}, {Alias: "mine", Command: line, Output: "claude-stream-json"}} {
+	for _, agent := range []Agent{{Command: line}, {Alias: "mine", Command: line, Output: "claude-stream-json"}, {Alias: "null", Command: line}, {Alias: "yes", Command: line}} {
 		dir := t.TempDir()
 		text := ConfigText(agent, aliases)
 		for _, variant := range []string{text, example.ReplaceAllString(text, "$1$2")} {
@@ -59,7 +59,12 @@ func TestConfigOfYourOwnAgentLoads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.AICommand.V != line || s.AIAlias != agent.Alias || s.AIOutput != agent.Output {
+			// An alias is written with its output, text when it names none.
+			want := agent.Output
+			if agent.Alias != "" && want == "" {
+				want = "text"
+			}
+			if s.AICommand.V != line || s.AIAlias != agent.Alias || s.AIOutput != want {
 				t.Errorf("%+v: loaded as %q, alias %q, output %q\n%s", agent, s.AICommand.V, s.AIAlias, s.AIOutput, variant)
 			}
 		}
@@ -170,5 +175,23 @@ func TestInitSandbox(t *testing.T) {
 	t.Setenv("ROODA_SANDBOX_ABI", "0")
 	if text := ConfigText(Agent{Alias: "claude"}, []string{"claude"}); !strings.Contains(text, "  # sandbox: workspace   (this kernel has no Landlock: not available here)\n") {
 		t.Errorf("without Landlock:\n%s", text)
+	}
+}
+
+// TestOwnAgentRefusesWhatYAMLWouldChange: a command line that is not valid
+// UTF-8 would be written as YAML that reads back as other bytes; a name
+// that is not one word would make ai_cmd_alias a rotation or nothing.
+func TestOwnAgentRefusesWhatYAMLWouldChange(t *testing.T) {
+	for _, c := range []struct{ line, alias, want string }{
+		{"sh -c 'echo \xff'", "", "not valid UTF-8"},
+		{"sh", "a,b", "one word"},
+		{"sh", "my agent", "one word"},
+	} {
+		if _, err := OwnAgent(c.line, c.alias); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("OwnAgent(%q, %q): %v, want an error saying %q", c.line, c.alias, err, c.want)
+		}
+	}
+	if _, err := OwnAgent("sh -c 'echo é'", "mine"); err != nil {
+		t.Errorf("a valid command line and name: %v", err)
 	}
 }

@@ -19,7 +19,7 @@ var (
 
 // configText is parsed when init asks for it, not at every start.
 var configText = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("rooda-config.yml").Parse(configTemplate))
+	return template.Must(template.New("rooda-config.yml").Funcs(template.FuncMap{"quote": quoted}).Parse(configTemplate))
 })
 
 // Agent is the agent init sets up: an alias, or a command line of the
@@ -38,6 +38,8 @@ func ConfigText(agent Agent, aliases []string) string {
 	var b strings.Builder
 	data := map[string]any{"Agent": agent.Alias, "Aliases": strings.Join(aliases, ", "), "Sandbox": sandbox.ABI() > 0,
 		"Command": quoted(agent.Command), "Output": agent.Output}
+	// An alias of the user's own is quoted where written: "null" or
+	// "yes" would read as no name at all.
 	if err := configText().Execute(&b, data); err != nil {
 		panic(err) // the template is embedded, and its data always fit it
 	}

@@ -56,9 +56,26 @@ func TestDollars(t *testing.T) {
 		0.005:    "$0.005",
 		1234.567: "$1234.57",
 		-0.5:     "-$0.50",
+		// Half away from zero, as the number is written: the floats
+		// nearest these are a hair under them.
+		1.005:    "$1.01",
+		0.285:    "$0.29",
+		0.145:    "$0.15",
+		-1.005:   "-$1.01",
+		0.000285: "$0.00029",
 	} {
 		if got := Dollars(x); got != want {
 			t.Errorf("Dollars(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+// TestLimit: a budget is written as given, to the cents at least, never
+// rounded to them: what the user set is what rooda says it holds to.
+func TestLimit(t *testing.T) {
+	for x, want := range map[float64]string{1.005: "$1.005", 0.015: "$0.015", 2.5: "$2.50", 5: "$5.00", 0.01: "$0.01"} {
+		if got := Limit(x); got != want {
+			t.Errorf("Limit(%v) = %q, want %q", x, got, want)
 		}
 	}
 }

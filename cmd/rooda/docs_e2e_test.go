@@ -32,9 +32,11 @@ import (
 //	                   file that is no test may not use them.
 //	```python repl     statements typed into the REPL: piped into
 //	                   `rooda script repl`, which must exit 0.
-//	```sh              shell lines, run verbatim with bash -e: every
+//	```sh              shell lines, run verbatim with bash -e -u: every
 //	                   command must exit 0 (one shown failing on
-//	                   purpose says so: if rooda …; then exit 1; fi).
+//	                   purpose says so: if rooda …; then exit 1; fi),
+//	                   and no variable may be unset (in bash, zsh's
+//	                   "${fpath[1]}" would be "", and a path /_rooda).
 //	```yaml            a YAML file when its first line is "# FILE",
 //	                   else a fragment, not run.
 //	```markdown file=PATH, ```text file=PATH
@@ -58,7 +60,8 @@ import (
 // recorded, and the page's files (its file blocks and named Starlark
 // files) written. Then its examples run in the page's order. README.md
 // is the newcomer's path, with no agent CLI at all:
-// TestReadmeNewcomerPath runs it, from its Install line on.
+// TestReadmeNewcomerPath runs it, from its Install line on. The
+// examples of --help are TestHelpExamplesRun's.
 
 // docExample is one fenced block of a document.
 type docExample struct {
@@ -221,6 +224,7 @@ func TestDocExamplesRun(t *testing.T) {
 		}
 	}
 	sameNameSameText(t, pages)
+	noRunStaysRare(t, pages)
 	// The documents hold examples: an extraction that finds none proves
 	// nothing.
 	if runnable["README.md"] < 4 || runnable["builtins.md"] < 15 || runnable["scripts.md"] < 8 || runnable["records.md"] < 2 {
@@ -256,6 +260,29 @@ func sameNameSameText(t *testing.T, pages map[string][]docExample) {
 	}
 }
 
+// maxNoRun is how many blocks the pages may mark no-run, beside the
+// signatures of builtins.md, which are declarations: a few that need
+// what CI lacks (a real agent, a Docker engine) or that are the whole
+// suite.
+const maxNoRun = 10
+
+// noRunStaysRare fails the test when more than maxNoRun blocks are not
+// run, naming them: what can run here must.
+func noRunStaysRare(t *testing.T, pages map[string][]docExample) {
+	t.Helper()
+	var notRun []string
+	for _, doc := range documents(t) {
+		for _, e := range pages[doc] {
+			if e.skip != "" && e.skip != "a signature" {
+				notRun = append(notRun, fmt.Sprintf("%s:%d (%s)", e.doc, e.line, e.skip))
+			}
+		}
+	}
+	if len(notRun) > maxNoRun {
+		t.Errorf("%d blocks are marked no-run, more than %d:\n%s", len(notRun), maxNoRun, strings.Join(notRun, "\n"))
+	}
+}
+
 // exampleTimeout bounds one example: each runs the fake agent for a few
 // iterations at most.
 const exampleTimeout = time.Minute
@@ -279,7 +306,7 @@ func runPage(t *testing.T, examples []docExample) {
 		}
 	}
 	for _, e := range runs {
-		t.Run(strings.TrimSuffix(filepath.Base(e.doc), ".md")+":"+itoa(e.line), func(t *testing.T) {
+		t.Run(strings.TrimSuffix(filepath.Base(e.doc), ".md")+":"+strconv.Itoa(e.line), func(t *testing.T) {
 			how, out, err := runExample(w, e)
 			if err != nil {
 				t.Errorf("%s:%d: the example (%s) failed: %v\n%s\n--- the example:\n%s", e.doc, e.line, how, err, out, e.code)
@@ -297,7 +324,7 @@ func runExample(w *workspace, e docExample) (string, []byte, error) {
 	defer cancel()
 	switch {
 	case e.shell():
-		how, cmd = "bash -e", exec.CommandContext(ctx, "bash", "-e", "-c", e.code)
+		how, cmd = "bash -e -u", exec.CommandContext(ctx, "bash", "-e", "-u", "-c", e.code)
 	case e.repl:
 		how, cmd = "piped into rooda script repl", exec.CommandContext(ctx, binary(w.t), "script", "repl")
 		cmd.Stdin = strings.NewReader(e.code + "\n")
@@ -347,8 +374,6 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // readmeLimit is the most the README may weigh: an entry point read in
 // minutes, the rest in docs/.
 const readmeLimit = 20 << 10
@@ -364,7 +389,7 @@ const readmeInstall = "CGO_ENABLED=0 go install -trimpath -tags urfave_cli_no_do
 // TestReadmeNewcomerPath: the README stays short, and a newcomer who
 // follows it — its Install line, its Quick start verbatim, then every
 // example after it in order, each file block written where they stand
-// and each shell block run there, in one bash -e session — on a machine
+// and each shell block run there, in one bash -e -u session — on a machine
 // with no agent CLI on PATH and a fresh HOME, ends with exit 0: the quick
 // start's run succeeded and was recorded, the Starlark procedure's tests
 // passed and its dry run is ready.
@@ -431,7 +456,7 @@ func TestReadmeNewcomerPath(t *testing.T) {
 		}
 	}
 	tmp := t.TempDir()
-	cmd := exec.Command("bash", "-e", "-c", session.String())
+	cmd := exec.Command("bash", "-e", "-u", "-c", session.String())
 	cmd.Env = []string{"PATH=" + gobin + string(os.PathListSeparator) + "/usr/bin" + string(os.PathListSeparator) + "/bin",
 		"HOME=" + t.TempDir(), "TMPDIR=" + tmp, "LANG=C.UTF-8"}
 	var out bytes.Buffer

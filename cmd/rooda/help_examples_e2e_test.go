@@ -18,9 +18,10 @@ import (
 // its Description, rooda's own included) run as they are shown: each is
 // one line of shell, `rooda …` then, after two spaces or more, what it
 // does; a line indented further goes on with the one above. Each runs
-// with bash -e in a copy of one fixture, helpFixture, and must exit 0,
-// or as helpExampleExits says, and why; one that cannot run here is in
-// helpExampleExits with its reason.
+// with bash -e -u in a copy of one fixture, helpFixture, and must exit
+// 0, or as helpExampleExits says, and why, saying what it says there (a
+// usage error exits 1 and says no such thing); one that cannot run here
+// is in helpExampleExits with its reason.
 
 // helpExample is one example of a command's help.
 type helpExample struct{ command, line string }
@@ -40,9 +41,8 @@ func helpExamples(t *testing.T) []helpExample {
 		for _, line := range strings.Split(examples, "\n") {
 			switch {
 			case strings.HasPrefix(line, "   "): // what the line above does
-			case strings.HasPrefix(line, "  "):
-				m := helpExampleLine.FindStringSubmatch(line)
-				out = append(out, helpExample{command: name, line: m[1]})
+			case helpExampleLine.MatchString(line):
+				out = append(out, helpExample{command: name, line: helpExampleLine.FindStringSubmatch(line)[1]})
 			case strings.TrimSpace(line) != "":
 				t.Errorf("rooda %s --help: a line under Examples: that is no example: %q", name, line)
 			}
@@ -64,6 +64,7 @@ func helpExamples(t *testing.T) []helpExample {
 // exit 0, and why.
 var helpExampleExits = map[string]struct {
 	code int    // the exit code it ends with
+	says string // what its output holds, with a code other than 0
 	skip string // why it cannot run here; "" runs it
 }{
 	"rooda init":                        {skip: "asks which of the agents installed to use, at a terminal; TestInitChoosesAmongAgents answers it"},
@@ -79,13 +80,13 @@ var helpExampleExits = map[string]struct {
 	"rooda runs serve --addr 127.0.0.1:8080": {skip: serves},
 	// The fake codex prints text, not codex's JSON: no signal is read, and
 	// the loop runs to its limit (max-iters, exit 2).
-	"rooda run build -n 3 --ai-cmd-alias codex": {code: 2},
+	"rooda run build -n 3 --ai-cmd-alias codex": {code: 2, says: atTheLimit},
 	// nightly.star's tests, go test ./..., find no Go module in work/: the
 	// loop runs to its limit. A module would pass them, at the cost of a
 	// go command in every iteration (tens of seconds on a busy machine).
-	"rooda script run nightly.star":                                                 {code: 2},
-	"rooda script run nightly.star -n 3 --ai-cmd-alias codex -- src/auth":           {code: 2},
-	"rooda script run nightly.star --lib team=../team-procedures --max-duration 2h": {code: 2},
+	"rooda script run nightly.star":                                                 {code: 2, says: atTheLimit},
+	"rooda script run nightly.star -n 3 --ai-cmd-alias codex -- src/auth":           {code: 2, says: atTheLimit},
+	"rooda script run nightly.star --lib team=../team-procedures --max-duration 2h": {code: 2, says: atTheLimit},
 }
 
 // The reasons an example of the help does not run here.
@@ -95,11 +96,23 @@ const (
 	serves                  = "serves until Ctrl+C; TestRunsServe and TestRunPagesInABrowser serve records"
 )
 
+// atTheLimit is what a loop that ran to its limit says.
+const atTheLimit = "Reached max iterations: "
+
 // TestHelpExamplesRun runs every example of every command's --help.
 func TestHelpExamplesRun(t *testing.T) {
 	examples := helpExamples(t)
 	if len(examples) < 50 {
 		t.Fatalf("%d examples found in the help: too few for an extraction that works", len(examples))
+	}
+	found := map[string]bool{}
+	for _, e := range examples {
+		found[e.line] = true
+	}
+	for line := range helpExampleExits {
+		if !found[line] {
+			t.Errorf("helpExampleExits names %q, which no help shows", line)
+		}
 	}
 	fixture := helpFixture(t)
 	for _, e := range examples {
@@ -122,9 +135,12 @@ func TestHelpExamplesRun(t *testing.T) {
 			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 			cmd.Stdin = strings.NewReader("")
 			out, err := cmd.CombinedOutput()
+			if cmd.ProcessState == nil {
+				t.Fatalf("%q did not start: %v", e.line, err)
+			}
 			code := cmd.ProcessState.ExitCode()
-			if code != want.code || err != nil && code == 0 {
-				t.Errorf("rooda %s --help: %q exited %d (%v), want %d\n%s", e.command, e.line, code, err, want.code, out)
+			if code != want.code || err != nil && code == 0 || !strings.Contains(string(out), want.says) {
+				t.Errorf("rooda %s --help: %q exited %d (%v), want %d, saying %q\n%s", e.command, e.line, code, err, want.code, want.says, out)
 			}
 		})
 	}

@@ -170,7 +170,8 @@ const helpRunID = "20261123T101500.123456Z-build-1a2b"
 //	team-procedures/  the same library, a git repository
 //	global/           the configuration rooda init would have written:
 //	                  the fake agent, and the library team (team-procedures,
-//	                  from git)
+//	                  from git); and 3 iterations at most by default, so
+//	                  that a loop that runs to its limit costs little
 //	bin/              claude, codex, gemini, opencode, copilot: each the
 //	                  fake agent, which works one iteration and signals
 //	                  SUCCESS in the second
@@ -207,7 +208,7 @@ func helpFixture(t *testing.T) fixture {
 		writeFile(t, filepath.Join(root, "bin", cli), "#!/bin/sh\nexec "+w.aiCmd()+"\n")
 		must(t, os.Chmod(filepath.Join(root, "bin", cli), 0o755))
 	}
-	writeFile(t, filepath.Join(root, "global", "rooda-config.yml"), "loop:\n  ai_cmd: "+w.aiCmd()+
+	writeFile(t, filepath.Join(root, "global", "rooda-config.yml"), "loop:\n  ai_cmd: "+w.aiCmd()+"\n  default_max_iterations: 3"+
 		"\nlibraries:\n  team: {git: "+filepath.Join(root, "team-procedures")+", ref: main}\n")
 	f := fixture{root: root, env: func(dir string) []string {
 		return append(os.Environ(), "PATH="+binaries(t)+string(os.PathListSeparator)+filepath.Join(dir, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"),

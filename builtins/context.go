@@ -20,14 +20,15 @@ var fileBuiltin = Builtin{
 		"A file beside the script, which ships with it, must exist at the call, so a typo fails there (and at rooda script check), never reaching the prompt as its name. " +
 		"file(\"PLAN.md\", work = True) is a file of the work, which an earlier loop may write: it must be there when the prompt is composed. " +
 		"A plain string in context is always text, never a file (docs/scripts.md, Paths).",
-	Example: `this = file("example_test.star")  # the file this example is run from, beside it
-assert.fails(lambda: file("no-such-notes.md"), "no-such-notes.md")
-plan = file("PLAN.md", work = True)  # not there yet: an earlier loop would write it
-p = compose("p", act = [fragment(content = "Work.")])
-prompt = p.render(context = [this, "Inline text.", "example_test.star"])
-assert.contains(prompt, "Source: ")
-assert.contains(prompt, "this = file(")
-assert.contains(prompt, "Inline text.\n\nexample_test.star")  # a plain string is text`,
+	Example: `# file_test.star — run with: rooda script test file_test.star
+def test_file():
+    this = file("file_test.star")  # a file beside the script: this one
+    assert.fails(lambda: file("no-such-notes.md"), "no-such-notes.md")
+    plan = file("PLAN.md", work = True)  # not there yet: an earlier loop would write it
+    p = compose("p", act = [fragment(content = "Work.")])
+    prompt = p.render(context = [this, "Inline text.", "file_test.star"])
+    assert.contains(prompt, "this = file(")
+    assert.contains(prompt, "Inline text.\n\nfile_test.star")  # a plain string is text`,
 	fn: fileFn,
 }
 

@@ -64,9 +64,11 @@ var nowBuiltin = Builtin{
 	Returns: "float",
 	Doc: "The time, in seconds since 1970-01-01 UTC, from the run's clock: the wall clock in a run, " +
 		"and in a script test a clock that starts at 2026-01-01 and moves only when the test calls advance(), as the loops' durations do.",
-	Example: `start = now()
-advance("90s")  # in a script test
-assert.eq(now() - start, 90.0)`,
+	Example: `# now_test.star — run with: rooda script test now_test.star
+def test_now():
+    start = now()
+    advance("90s")  # the test's clock moves only so
+    assert.eq(now() - start, 90.0)`,
 	fn: nowFn,
 }
 
@@ -88,17 +90,19 @@ var advanceBuiltin = Builtin{
 	Returns: "None",
 	Doc: "In script tests, moves the clock forward: now(), the loops' durations and max_duration see it. " +
 		"Called in on_iteration, the loop's time goes on by that much each iteration.",
-	Example: `def slow(it):
+	Example: `# advance_test.star — run with: rooda script test advance_test.star
+def slow(it):
     advance("20m")
 
-r = iterate(
-    compose("p", act = [fragment(content = "Work.")]),
-    agent = fake_agent(outputs = ["working"]),
-    max_iterations = 10,
-    max_duration = "1h",
-    on_iteration = slow,
-)
-assert.eq((r.status, r.iterations), ("budget", 3))`,
+def test_an_iteration_of_20_minutes():
+    r = iterate(
+        compose("p", act = [fragment(content = "Work.")]),
+        agent = fake_agent(outputs = ["working"]),
+        max_iterations = 10,
+        max_duration = "1h",
+        on_iteration = slow,
+    )
+    assert.eq((r.status, r.iterations), ("budget", 3))`,
 	fn: advanceFn,
 }
 

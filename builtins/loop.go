@@ -567,10 +567,12 @@ var runBuiltin = Builtin{
 	Returns: "command_result",
 	Doc: "Runs a bounded command in the working directory, for checks between iterations (\"go test ./... | tail -20\"), and returns .exit_code, .output (stdout and stderr, the last 1 MiB), .duration, .timed_out, .dry_run. A string goes through sh -c; a list, such as [\"git\", \"commit\", \"-m\", message], reaches the program word for word, with nothing for a shell to expand. " +
 		"In a dry run only a command marked safe = True runs (not in a worktree, which a dry run does not make); another gives a placeholder, .dry_run True, .exit_code 0, .output \"\", which the end of the dry run names.",
-	Example: `r = run("printf 'a\\nb\\n' | wc -l", timeout = 30)
-assert.eq((r.exit_code, r.output.strip()), (0, "2"))
-r = run(["echo", "$HOME | not a pipe"])
-assert.eq(r.output, "$HOME | not a pipe\n")`,
+	Example: `# run_test.star — run with: rooda script test run_test.star
+def test_run():
+    r = run("printf 'a\\nb\\n' | wc -l", timeout = 30)
+    assert.eq((r.exit_code, r.output.strip()), (0, "2"))
+    r = run(["echo", "$HOME | not a pipe"])
+    assert.eq(r.output, "$HOME | not a pipe\n")`,
 	fn: runFn,
 }
 

@@ -185,17 +185,20 @@ var fakeAgentBuiltin = Builtin{
 	Doc: "An agent for iterate(agent=…) in script tests that starts no process. .prompts holds the exact prompt of each iteration it answered, .calls how many. " +
 		"What a CLI never reports is refused (codex-json reports no cost, copilot-json no tokens, a text agent no cause), so a test cannot pass on a reply no agent gives; " +
 		"costs and usage given to a text agent are reported beside its output.",
-	Example: `agent = fake_agent(
-    outputs = ["Planned.", "<promise>SUCCESS</promise>"],
-    format = "claude-stream-json",
-    costs = [0.5],
-    usage = [{"input": 100, "output": 50}],
-    durations = ["10m"],
-    writes = [{"PLAN.md": "1. the parser"}, {}],
-)
-r = iterate(compose("p", act = [fragment(content = "Work.")]), agent = agent, max_iterations = 5)
-assert.eq((r.status, r.iterations, r.stats.total), ("success", 2, 1200.0))
-assert.eq((r.last.text, r.last.cost, r.last.usage.total), ("<promise>SUCCESS</promise>", 0.5, 150))`,
+	Example: `# fake_agent_test.star — run with: rooda script test fake_agent_test.star
+def test_a_plan_then_success():
+    agent = fake_agent(
+        outputs = ["Planned.", "<promise>SUCCESS</promise>"],
+        format = "claude-stream-json",
+        costs = [0.5],
+        usage = [{"input": 100, "output": 50}],
+        durations = ["10m"],
+        writes = [{"PLAN.md": "1. the parser"}, {}],
+    )
+    r = iterate(compose("p", act = [fragment(content = "Work.")]), agent = agent, max_iterations = 5)
+    assert.eq((r.status, r.iterations, r.stats.total), ("success", 2, 1200.0))
+    assert.eq((r.last.text, r.last.cost, r.last.usage.total), ("<promise>SUCCESS</promise>", 0.5, 150))
+    assert.eq(read("PLAN.md"), "1. the parser")`,
 	fn: fakeAgentFn,
 }
 

@@ -17,9 +17,11 @@ var readBuiltin = Builtin{
 	Returns: "str",
 	Doc: "The content of a file of the work, read now: one an earlier loop wrote (PLAN.md), or a task list. A file that is not there is an error, which exists(path) lets a script avoid; in a dry run it gives \"\", a placeholder that the end of the dry run names, as the earlier loop that would write it did not run. " +
 		"For the CONTEXT section, file(path, work = True) reads it before each prompt instead.",
-	Example: `run("printf 'a\\nb\\n' > tasks.txt")
-assert.eq(read("tasks.txt").splitlines(), ["a", "b"])
-assert.fails(lambda: read("PLAN.md"), "PLAN.md is not there")`,
+	Example: `# read_test.star — run with: rooda script test read_test.star
+def test_read():
+    run("printf 'a\\nb\\n' > tasks.txt")
+    assert.eq(read("tasks.txt").splitlines(), ["a", "b"])
+    assert.fails(lambda: read("PLAN.md"), "PLAN.md is not there")`,
 	fn: readFn,
 }
 
@@ -37,9 +39,11 @@ var existsBuiltin = Builtin{
 	Params:  []Param{{"path", "str", "", "a file or directory of the work, relative to the working directory"}},
 	Returns: "bool",
 	Doc:     "Whether a file or directory of the work is there now: context = lambda n: file(\"PLAN.md\", work = True) if exists(\"PLAN.md\") else \"No plan yet.\"",
-	Example: `assert.eq(exists("PLAN.md"), False)
-run("touch PLAN.md")
-assert.eq(exists("PLAN.md"), True)`,
+	Example: `# exists_test.star — run with: rooda script test exists_test.star
+def test_exists():
+    assert.eq(exists("PLAN.md"), False)  # a test's working directory starts empty
+    run("touch PLAN.md")
+    assert.eq(exists("PLAN.md"), True)`,
 	fn: existsFn,
 }
 

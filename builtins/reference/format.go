@@ -3,6 +3,7 @@ package reference
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -10,7 +11,8 @@ import (
 func Markdown(entries []Entry) string {
 	var b strings.Builder
 	b.WriteString("# rooda's Starlark API\n\n")
-	b.WriteString("Generated from the builtins registry by `rooda script doc --format md`; do not edit.\n")
+	b.WriteString("Generated from the builtins registry by `rooda script doc --format md`; do not edit.\n\n")
+	b.WriteString("Each example runs as it is shown: one fenced `python repl` is statements for `rooda script repl` (typed at its prompt, or piped into it); one that begins `# NAME_test.star` is a script test, run with `rooda script test NAME_test.star`.\n")
 	section := ""
 	for _, e := range entries {
 		if e.Section != section {
@@ -55,10 +57,27 @@ func Section(e Entry) string {
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Name, cell(p.Type), cell(orDash(p.Default, p.Name)), cell(p.Doc))
 		}
 	}
-	if e.Example != "" {
-		b.WriteString("\nExample:\n\n```python\n" + e.Example + "\n```\n")
+	switch name := e.ExampleTest(); {
+	case e.Example == "":
+	case name != "":
+		b.WriteString("\nExample, a script test:\n\n```python\n" + e.Example + "\n```\n")
+	default:
+		b.WriteString("\nExample, in the REPL:\n\n```python repl\n" + e.Example + "\n```\n")
 	}
 	return b.String()
+}
+
+// exampleTest is an example's first line when it names a script test.
+var exampleTest = regexp.MustCompile(`^# (\w+_test\.star) `)
+
+// ExampleTest is the file name of an example that is a script test (its
+// first line "# NAME_test.star …"), else "": such an example is
+// statements for the REPL.
+func (e Entry) ExampleTest() string {
+	if m := exampleTest.FindStringSubmatch(e.Example); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // member writes a parameter or a field: whose it is, its type, its

@@ -1,6 +1,8 @@
 package reference_test
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"rooda/builtins"
 	"rooda/builtins/reference"
+	"rooda/host"
 	"rooda/host/docstring"
 	"rooda/internal/golden"
 	"rooda/internal/hosttest"
@@ -95,19 +98,37 @@ func TestTypesAreInTheGrammar(t *testing.T) {
 	}
 }
 
-// TestExamplesRun runs every example of the reference, as a script test
-// would: each must end without an error.
+// TestExamplesRun runs every example of the reference as its fence
+// says: a script test (# NAME_test.star) as rooda script test runs it,
+// whose tests must all pass and be more than none; any other as piped
+// into rooda script repl, which must meet no error.
 func TestExamplesRun(t *testing.T) {
 	for _, e := range entries(t) {
 		if e.Example == "" {
 			continue
 		}
 		t.Run(e.Name, func(t *testing.T) {
-			f := hosttest.New(t, map[string]string{"example_test.star": e.Example + "\n"})
-			f.Test = true
-			f.Flags = nil
-			if err := f.Run("example_test.star"); err != nil {
-				t.Errorf("example of %s:\n%s\n%v", e.Name, e.Example, err)
+			var out bytes.Buffer
+			if name := e.ExampleTest(); name != "" {
+				f := hosttest.New(t, map[string]string{name: e.Example + "\n"})
+				f.Test = true
+				sum, err := host.RunTests(context.Background(), []string{name}, host.TestOptions{Run: f.Options(), Out: &out})
+				if err != nil || sum.Failed > 0 || sum.Passed == 0 {
+					t.Errorf("example of %s, run as rooda script test %s: %v\n%s%s\n--- the example:\n%s", e.Name, name, err, out.String(), f.Stderr.String(), e.Example)
+				}
+				return
+			}
+			// As rooda script repl has it: a dry run, with the test builtins.
+			f := hosttest.New(t, nil)
+			f.DryRun = true
+			opts := f.Options()
+			opts.Predeclared = builtins.WithTestNames(builtins.Predeclared(nil, true))
+			rt, err := host.New(opts)
+			if err == nil {
+				err = rt.REPL(context.Background(), strings.NewReader(e.Example+"\n"), &out, false, nil)
+			}
+			if err != nil {
+				t.Errorf("example of %s, piped into rooda script repl: %v\n%s%s\n--- the example:\n%s", e.Name, err, out.String(), f.Stderr.String(), e.Example)
 			}
 		})
 	}

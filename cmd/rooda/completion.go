@@ -45,8 +45,9 @@ procedures after "rooda " and the run ids after "rooda runs show ".
 
 Examples:
   source <(rooda completion bash)                       in ~/.bashrc
-  rooda completion zsh > "${fpath[1]}/_rooda"
-  rooda completion fish > ~/.config/fish/completions/rooda.fish`,
+  mkdir -p ~/.zfunc && rooda completion zsh > ~/.zfunc/_rooda
+                                                        with fpath=(~/.zfunc $fpath) in ~/.zshrc, before compinit
+  mkdir -p ~/.config/fish/completions && rooda completion fish > ~/.config/fish/completions/rooda.fish`,
 		Action: func(c *cli.Context) error {
 			shell, err := oneArgument(c, "shell (bash, zsh or fish)")
 			if err != nil {

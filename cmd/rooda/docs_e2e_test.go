@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,156 +16,186 @@ import (
 )
 
 // The examples of README.md, CONTRIBUTING.md and docs/*.md are programs:
-// each is run by the real binary, so a doc that drifts from the code fails
-// here.
+// each is run by the real binary as a reader would run it, verbatim, so a
+// doc that drifts from the code fails here.
 //
-// A Starlark example is a block fenced ```python or ```starlark; a shell
-// example one fenced ```sh (or bash, shell). The rest of its info string
-// may hold:
+// Every opening fence names its kind, and the test fails, naming
+// file:line, on one that does not:
 //
-//	no-run: REASON     not runnable here (a declaration, a real account):
-//	                   not run, and the reason is required
-//	with=PATH,PATH     files the example reads, made beside it before it runs
+//	```python          a Starlark file, named by its first line,
+//	                   "# NAME.star …": written under that name beside
+//	                   the page's other files; NAME_test.star (which must
+//	                   define test_* functions) is run by `rooda script
+//	                   test NAME_test.star`, any other by `rooda script
+//	                   run NAME.star --dry-run`. assert, fake_agent, skip
+//	                   and advance exist in tests and the REPL only: a
+//	                   file that is no test may not use them.
+//	```python repl     statements typed into the REPL: piped into
+//	                   `rooda script repl`, which must exit 0.
+//	```sh              shell lines, run verbatim with bash -e -u: every
+//	                   command must exit 0 (one shown failing on
+//	                   purpose says so: if rooda …; then exit 1; fi),
+//	                   and no variable may be unset (in bash, zsh's
+//	                   "${fpath[1]}" would be "", and a path /_rooda).
+//	```yaml            a YAML file when its first line is "# FILE",
+//	                   else a fragment, not run.
+//	```markdown file=PATH, ```text file=PATH
+//	                   the file PATH, which the text before the fence
+//	                   must name (the reader does not see the info
+//	                   string).
+//	```markdown, ```text
+//	                   text shown as it is: output, a prompt; not run.
 //
-// A ```yaml block whose first line is "# FILE" is that file: it is
-// written into the page's workspace before the page's shell examples run.
+// `no-run: REASON` after python or sh marks one that cannot run here (a
+// real account, a Docker engine, a server that runs until Ctrl+C); the
+// reason is required, and shown to the reader beside the block's kind
+// on the page's source.
 //
-// An example whose first line is "# NAME.star …" is written under that
-// name, beside the document's other named examples, so a test shown after
-// a script can load it. One that uses assert, fake_agent or skip is a
-// script test: run by `rooda script test`, its code made the body of a
-// test_example function when it defines no test of its own. Any other is
-// run by `rooda script run --dry-run` with the fake agent, so no agent
-// starts.
+// The pages but README.md run in a workspace of their own, set up as a
+// reader of that page has it: a git repository where `rooda init` chose
+// an agent (the global configuration names the project's fake agent,
+// which works one iteration and signals SUCCESS in the second), the
+// real CLIs' names on PATH (claude, codex, gemini, opencode, copilot:
+// each the fake agent), a HOME of its own, one run of `rooda build`
+// recorded, and the page's files (its file blocks and named Starlark
+// files) written. Then its examples run in the page's order. README.md
+// is the newcomer's path, with no agent CLI at all:
+// TestReadmeNewcomerPath runs it, from its Install line on. The
+// examples of --help are TestHelpExamplesRun's.
 
-// docExample is one fenced example of a document.
+// docExample is one fenced block of a document.
 type docExample struct {
-	doc, lang, name, code string
-	line                  int
-	with                  []string
-	skip                  string // the reason it is not run; "" runs it
+	doc, kind, code string
+	line            int
+	// name is the file a python block is (its "# NAME.star" line), or a
+	// file block's path (file=PATH, a YAML block's "# FILE" line).
+	name string
+	repl bool   // statements for the REPL
+	skip string // the reason it is not run; "" runs it
+	// prose is the page's text between the previous fence and this one.
+	prose string
 }
 
 var (
-	fence     = regexp.MustCompile("^(\\s*)```(.*)$")
+	// A fence: three backticks or more, and an info string without one
+	// (CommonMark), so "```` ```python ```` block" in a sentence is text.
+	openFence = regexp.MustCompile("^(\\s*)(```+)([^`]*)$")
 	namedStar = regexp.MustCompile(`^#\s*([\w./-]+\.star)\b`)
 	namedFile = regexp.MustCompile(`^#\s*([\w./-]+)\s*\n`)
-	usesTests = regexp.MustCompile(`\bassert\.|\bfake_agent\(|\bskip\(`)
+	// What only script tests and the REPL have.
+	usesTests = regexp.MustCompile(`\bassert\.|\bfake_agent\(|\bskip\(|\badvance\(`)
+	// fenceKinds are the kinds a fence may name.
+	fenceKinds = map[string]bool{"python": true, "sh": true, "yaml": true, "markdown": true, "text": true}
 )
 
-// docExamples reads the Starlark examples of one Markdown file.
+// docExamples reads the fenced blocks of one Markdown file; a fence the
+// conventions above do not allow fails the test, naming file:line.
 func docExamples(t *testing.T, doc string) []docExample {
 	t.Helper()
-	data, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []docExample
 	var cur *docExample
-	var indent string
-	for i, line := range strings.Split(string(data), "\n") {
-		m := fence.FindStringSubmatch(line)
-		switch {
-		case m != nil && cur == nil && indent == "":
-			lang, rest, _ := strings.Cut(strings.TrimSpace(m[2]), " ")
-			indent = m[1] + "x" // inside a fence, whatever its language
-			switch lang {
-			case "python", "starlark", "sh", "bash", "shell", "yaml":
-				cur = &docExample{doc: doc, lang: lang, line: i + 1}
-				parseInfo(t, cur, rest)
+	var indent, ticks string
+	var prose strings.Builder
+	for i, line := range strings.Split(readText(t, doc), "\n") {
+		if cur == nil {
+			m := openFence.FindStringSubmatch(line)
+			if m == nil {
+				prose.WriteString(line + "\n")
+				continue
 			}
-		case m != nil && indent != "" && m[2] == "":
-			if cur != nil {
-				cur.code = strings.TrimPrefix(cur.code, "\n")
-				if n := namedStar.FindStringSubmatch(cur.code); n != nil && cur.starlark() {
-					cur.name = n[1]
-				}
-				if n := namedFile.FindStringSubmatch(cur.code); n != nil && cur.lang == "yaml" {
-					cur.name = n[1]
-				}
-				out = append(out, *cur)
-			}
-			cur, indent = nil, ""
-		case cur != nil:
-			cur.code += "\n" + strings.TrimPrefix(line, strings.TrimSuffix(indent, "x"))
+			cur = &docExample{doc: doc, line: i + 1, prose: prose.String()}
+			prose.Reset()
+			indent, ticks = m[1], m[2]
+			parseInfo(t, cur, strings.TrimSpace(m[3]))
+			continue
 		}
+		if trimmed := strings.TrimSpace(line); strings.HasPrefix(trimmed, ticks) && strings.Trim(trimmed, "`") == "" {
+			cur.code = strings.TrimPrefix(cur.code, "\n")
+			cur.finish(t)
+			out = append(out, *cur)
+			cur = nil
+			continue
+		}
+		cur.code += "\n" + strings.TrimPrefix(line, indent)
+	}
+	if cur != nil {
+		t.Errorf("%s:%d: a fence that is never closed", doc, cur.line)
 	}
 	return out
 }
 
-// parseInfo reads the words after a fence's language.
+// parseInfo reads a fence's info string: its kind, then its words.
 func parseInfo(t *testing.T, e *docExample, info string) {
-	if reason, ok := strings.CutPrefix(info, "no-run:"); ok {
+	t.Helper()
+	kind, rest, _ := strings.Cut(info, " ")
+	e.kind = kind
+	if !fenceKinds[kind] {
+		t.Errorf("%s:%d: a fence without a known kind (%q): python, python repl, sh, yaml, markdown or text (output)", e.doc, e.line, info)
+		return
+	}
+	if reason, ok := strings.CutPrefix(strings.TrimSpace(rest), "no-run:"); ok {
 		if e.skip = strings.TrimSpace(reason); e.skip == "" {
 			t.Errorf("%s:%d: no-run: needs a reason", e.doc, e.line)
 		}
+		if !e.program() {
+			t.Errorf("%s:%d: no-run: on a %s block, which is never run", e.doc, e.line, kind)
+		}
 		return
 	}
-	for _, word := range strings.Fields(info) {
-		if files, ok := strings.CutPrefix(word, "with="); ok {
-			e.with = strings.Split(files, ",")
-		} else {
-			t.Errorf("%s:%d: unknown word %q after the fence (no-run: REASON or with=PATH,…)", e.doc, e.line, word)
+	for _, word := range strings.Fields(rest) {
+		path, isFile := strings.CutPrefix(word, "file=")
+		switch {
+		case word == "repl" && kind == "python":
+			e.repl = true
+		case isFile && !e.program() && path != "":
+			e.name = path
+		default:
+			t.Errorf("%s:%d: unknown word %q after ```%s (python repl, no-run: REASON, file=PATH on markdown, text or yaml)", e.doc, e.line, word, kind)
 		}
 	}
 }
 
-// script is the file the example is run as, relative to dir, and the
-// arguments that run it.
-func (e docExample) script(t *testing.T, dir string) (string, []string) {
-	test := strings.HasSuffix(e.name, "_test.star") || usesTests.MatchString(e.code)
-	name := e.name
-	if name == "" {
-		// Alone in a directory, under a name that makes it a test when it
-		// is one.
-		name = filepath.Join("line"+strconv.Itoa(e.line), "example.star")
-		if test {
-			name = filepath.Join("line"+strconv.Itoa(e.line), "example_test.star")
-		}
-	}
-	code := e.code
-	if test && !strings.Contains(code, "def test_") {
-		code = asTest(code)
-	}
-	writeFile(t, filepath.Join(dir, name), code)
-	for _, f := range e.with {
-		writeFile(t, filepath.Join(filepath.Dir(filepath.Join(dir, name)), f), "Text the example reads.\n")
-	}
-	if test {
-		return name, []string{"script", "test", name}
-	}
-	return name, []string{"script", "run", name, "--dry-run", "--no-record"}
-}
-
-// asTest makes an example's statements the body of test_example; its
-// load statements stay at the top, where Starlark wants them.
-func asTest(code string) string {
-	var loads, body []string
-	for _, line := range strings.Split(code, "\n") {
-		if strings.HasPrefix(line, "load(") {
-			loads = append(loads, line)
-		} else {
-			body = append(body, "    "+line)
-		}
-	}
-	return strings.Join(loads, "\n") + "\ndef test_example():\n" + strings.Join(body, "\n") + "\n"
-}
-
-func writeFile(t *testing.T, path, content string) {
+// finish names a block from its first line, and checks that a program
+// says how it runs and a file is named where the reader sees it.
+func (e *docExample) finish(t *testing.T) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
+	switch {
+	case e.kind == "python" && e.skip == "" && !e.repl:
+		if n := namedStar.FindStringSubmatch(e.code); n != nil {
+			e.name = n[1]
+		}
+		switch {
+		case e.name == "":
+			t.Errorf("%s:%d: a Starlark block is a file named by its first line (# NAME.star) or statements for the REPL (```python repl)", e.doc, e.line)
+		case e.test() && !strings.Contains(e.code, "\ndef test_") && !strings.HasPrefix(e.code, "def test_"):
+			t.Errorf("%s:%d: %s defines no test_ function: rooda script test would run nothing", e.doc, e.line, e.name)
+		case !e.test() && usesTests.MatchString(e.code):
+			t.Errorf("%s:%d: %s uses %q, which only script tests (NAME_test.star) and the REPL (```python repl) have", e.doc, e.line, e.name, usesTests.FindString(e.code))
+		}
+	case e.kind == "yaml" && e.name == "":
+		if n := namedFile.FindStringSubmatch(e.code); n != nil {
+			e.name = n[1]
+		}
+	case e.name != "" && !strings.Contains(e.prose, e.name):
+		t.Errorf("%s:%d: the file %s is not named in the text before its block, where the reader sees it", e.doc, e.line, e.name)
 	}
 }
 
-// starlark reports whether the example is a Starlark program.
-func (e docExample) starlark() bool { return e.lang == "python" || e.lang == "starlark" }
+// program reports whether the block is one that runs.
+func (e docExample) program() bool { return e.kind == "python" || e.kind == "sh" }
 
-// shell reports whether the example is a shell example.
-func (e docExample) shell() bool { return e.lang == "sh" || e.lang == "bash" || e.lang == "shell" }
+// test reports whether the block is a script test file.
+func (e docExample) test() bool { return strings.HasSuffix(e.name, "_test.star") }
+
+// starlark reports whether the block is Starlark that runs.
+func (e docExample) starlark() bool { return e.kind == "python" }
+
+// shell reports whether the block is shell lines.
+func (e docExample) shell() bool { return e.kind == "sh" }
+
+// file reports whether the block is a file the page's examples use: a
+// named Starlark file, a file= block or a YAML file.
+func (e docExample) file() bool { return e.name != "" && e.skip == "" }
 
 // documents are the pages whose examples must run.
 func documents(t *testing.T) []string {
@@ -171,77 +203,152 @@ func documents(t *testing.T) []string {
 	if err != nil || len(docs) == 0 {
 		t.Fatalf("docs/*.md: %v", err)
 	}
-	return append([]string{filepath.Join("..", "..", "README.md"), filepath.Join("..", "..", "CONTRIBUTING.md")}, docs...)
+	return append([]string{readmePath, filepath.Join("..", "..", "CONTRIBUTING.md")}, docs...)
 }
 
-// TestDocExamplesRun runs every Starlark and shell example of README.md,
-// CONTRIBUTING.md and docs/, a workspace per page: first the Starlark
-// examples, then the files its YAML blocks name, then its shell examples
-// in order, each with bash -e, so that one can use what an earlier one
-// made.
+var readmePath = filepath.Join("..", "..", "README.md")
+
+// TestDocExamplesRun runs every example of CONTRIBUTING.md and docs/, a
+// workspace per page, the pages side by side (README.md's are the
+// newcomer's path: TestReadmeNewcomerPath). A file two examples name
+// is the same file: one name, one text, across the pages.
 func TestDocExamplesRun(t *testing.T) {
-	ran := map[string]int{}
+	pages := map[string][]docExample{}
+	runnable := map[string]int{}
 	for _, doc := range documents(t) {
-		examples := docExamples(t, doc)
-		w := newWorkspace(t)
-		for _, e := range examples {
-			if e.skip != "" || !e.starlark() {
-				continue
+		pages[doc] = docExamples(t, doc)
+		for _, e := range pages[doc] {
+			if e.program() && e.skip == "" {
+				runnable[filepath.Base(doc)]++
 			}
-			name, args := e.script(t, w.dir)
-			ran[filepath.Base(doc)]++
-			t.Run(filepath.Base(doc)+":"+strconv.Itoa(e.line), func(t *testing.T) {
-				cmd := exec.Command(binary(t), append(args, "--ai-cmd", w.aiCmd())...)
-				if args[1] == "test" {
-					cmd = exec.Command(binary(t), args...)
-				}
-				cmd.Dir, cmd.Env = w.dir, w.env
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Errorf("%s:%d: the example (run as %s) failed: %v\n%s\n--- the example:\n%s", doc, e.line, name, err, out, e.code)
-				}
-			})
 		}
-		ran[filepath.Base(doc)+" sh"] += runShellExamples(t, doc, examples)
 	}
+	sameNameSameText(t, pages)
+	noRunStaysRare(t, pages)
 	// The documents hold examples: an extraction that finds none proves
 	// nothing.
-	if ran["README.md"] < 2 || ran["builtins.md"] < 8 || ran["README.md sh"] < 1 || ran["records.md sh"] < 1 {
-		t.Errorf("too few examples found and run: %v", ran)
+	if runnable["README.md"] < 4 || runnable["builtins.md"] < 15 || runnable["scripts.md"] < 8 || runnable["records.md"] < 2 {
+		t.Errorf("too few examples found: %v", runnable)
+	}
+	for doc, examples := range pages {
+		if doc == readmePath {
+			continue
+		}
+		t.Run(filepath.Base(doc), func(t *testing.T) {
+			t.Parallel()
+			runPage(t, examples)
+		})
 	}
 }
 
-// exampleTimeout bounds one shell example: each runs the fake agent for
-// a few iterations at most.
+// sameNameSameText fails the test for a file two blocks name with two
+// texts: a reader who copies both would have one overwrite the other.
+func sameNameSameText(t *testing.T, pages map[string][]docExample) {
+	t.Helper()
+	first := map[string]docExample{}
+	for _, doc := range documents(t) {
+		for _, e := range pages[doc] {
+			if !e.file() {
+				continue
+			}
+			if f, ok := first[e.name]; ok && f.code != e.code {
+				t.Errorf("%s:%d and %s:%d are both %s, with different texts: make them one, or give them different names", f.doc, f.line, e.doc, e.line, e.name)
+			} else if !ok {
+				first[e.name] = e
+			}
+		}
+	}
+}
+
+// maxNoRun is how many blocks the pages may mark no-run, beside the
+// signatures of builtins.md, which are declarations: a few that need
+// what CI lacks (a real agent, a Docker engine) or that are the whole
+// suite.
+const maxNoRun = 10
+
+// noRunStaysRare fails the test when more than maxNoRun blocks are not
+// run, naming them: what can run here must.
+func noRunStaysRare(t *testing.T, pages map[string][]docExample) {
+	t.Helper()
+	var notRun []string
+	for _, doc := range documents(t) {
+		for _, e := range pages[doc] {
+			if e.skip != "" && e.skip != "a signature" {
+				notRun = append(notRun, fmt.Sprintf("%s:%d (%s)", e.doc, e.line, e.skip))
+			}
+		}
+	}
+	if len(notRun) > maxNoRun {
+		t.Errorf("%d blocks are marked no-run, more than %d:\n%s", len(notRun), maxNoRun, strings.Join(notRun, "\n"))
+	}
+}
+
+// exampleTimeout bounds one example: each runs the fake agent for a few
+// iterations at most.
 const exampleTimeout = time.Minute
 
-// runShellExamples runs a page's shell examples in a fresh workspace of
-// their own, and returns how many ran. The workspace is a git repository
-// with the page's Starlark examples and the files its YAML blocks name,
-// where one run of the build procedure has been recorded; the agent, in
-// the global configuration, is the fake agent, which works one
-// iteration and signals SUCCESS in the second; the names of the real
-// CLIs on PATH are the fake agent too, so that what looks for them finds
-// one.
-func runShellExamples(t *testing.T, doc string, examples []docExample) int {
-	var shell []docExample
+// runPage runs a page's examples in order, in a workspace set up as the
+// header says, after writing every file the page shows.
+func runPage(t *testing.T, examples []docExample) {
+	var runs []docExample
 	for _, e := range examples {
-		if e.shell() && e.skip == "" {
-			shell = append(shell, e)
+		if e.program() && e.skip == "" {
+			runs = append(runs, e)
 		}
 	}
-	if len(shell) == 0 {
-		return 0
+	if len(runs) == 0 {
+		return
 	}
+	w := readersWorkspace(t)
+	for _, e := range examples {
+		if e.file() {
+			writeFile(t, filepath.Join(w.dir, e.name), e.code+"\n")
+		}
+	}
+	for _, e := range runs {
+		t.Run(strings.TrimSuffix(filepath.Base(e.doc), ".md")+":"+strconv.Itoa(e.line), func(t *testing.T) {
+			how, out, err := runExample(w, e)
+			if err != nil {
+				t.Errorf("%s:%d: the example (%s) failed: %v\n%s\n--- the example:\n%s", e.doc, e.line, how, err, out, e.code)
+			}
+		})
+	}
+}
+
+// runExample runs one example in w as its kind says, and returns how,
+// what it printed and its error.
+func runExample(w *workspace, e docExample) (string, []byte, error) {
+	var cmd *exec.Cmd
+	var how string
+	ctx, cancel := context.WithTimeout(context.Background(), exampleTimeout)
+	defer cancel()
+	switch {
+	case e.shell():
+		how, cmd = "bash -e -u", exec.CommandContext(ctx, "bash", "-e", "-u", "-c", e.code)
+	case e.repl:
+		how, cmd = "piped into rooda script repl", exec.CommandContext(ctx, binary(w.t), "script", "repl")
+		cmd.Stdin = strings.NewReader(e.code + "\n")
+	case e.test():
+		how, cmd = "rooda script test "+e.name, exec.CommandContext(ctx, binary(w.t), "script", "test", e.name)
+	default:
+		how, cmd = "rooda script run "+e.name+" --dry-run", exec.CommandContext(ctx, binary(w.t), "script", "run", e.name, "--dry-run")
+	}
+	cmd.Dir, cmd.Env = w.dir, w.env
+	// An example that does not end (a server) is stopped with all it
+	// started, and fails.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	out, err := cmd.CombinedOutput()
+	return how, out, err
+}
+
+// readersWorkspace is a git workspace set up as a reader of the docs has
+// one: an agent chosen (the fake agent, in the global configuration), the
+// real CLIs' names on PATH (each the fake agent), a HOME of its own, and
+// one run of rooda build recorded.
+func readersWorkspace(t *testing.T) *workspace {
 	w := newWorkspace(t, step{"output": "working on it"}, step{"output": successSignal})
 	w.gitInit()
-	for _, e := range examples {
-		switch {
-		case e.starlark() && e.skip == "":
-			e.script(t, w.dir)
-		case e.lang == "yaml" && e.name != "":
-			writeFile(t, filepath.Join(w.dir, e.name), e.code)
-		}
-	}
 	bin := filepath.Join(w.dir, ".bin")
 	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "copilot"} {
 		writeFile(t, filepath.Join(bin, cli), "#!/bin/sh\nexec "+w.aiCmd()+"\n")
@@ -254,74 +361,128 @@ func runShellExamples(t *testing.T, doc string, examples []docExample) int {
 	if o := w.rooda("build"); o.code != 0 {
 		t.Fatalf("the recorded run the examples look at: exit %d\n%s", o.code, o.stderr)
 	}
-	for _, e := range shell {
-		for _, f := range e.with {
-			writeFile(t, filepath.Join(w.dir, f), "Text the example reads.\n")
-		}
-		t.Run(filepath.Base(doc)+":"+strconv.Itoa(e.line), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), exampleTimeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, "bash", "-e", "-c", e.code)
-			cmd.Dir, cmd.Env = w.dir, w.env
-			// An example that does not end (a server) is stopped with all
-			// it started, and fails.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Errorf("%s:%d: the example failed: %v\n%s\n--- the example:\n%s", doc, e.line, err, out, e.code)
-			}
-		})
+	return w
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	return len(shell)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // readmeLimit is the most the README may weigh: an entry point read in
 // minutes, the rest in docs/.
 const readmeLimit = 20 << 10
 
-// TestReadmeIsAnEntryPoint: the README stays short, and its quick start,
-// run verbatim with bash -e on a machine with no agent CLI on PATH and a
-// fresh HOME, ends in a run that succeeded and a record of it.
-func TestReadmeIsAnEntryPoint(t *testing.T) {
-	readme := readText(t, filepath.Join("..", "..", "README.md"))
+// readmeInstall is README.md's Install line. TestReadmeNewcomerPath does
+// not run it: it would compile rooda again, with other flags (minutes on
+// a busy machine); it puts the binaries the tests built, rooda and
+// rooda-sandbox from this tree, where go install puts them, a GOBIN on
+// PATH. A README that installs otherwise fails the test until the
+// substitution is looked at again.
+const readmeInstall = "CGO_ENABLED=0 go install -trimpath -tags urfave_cli_no_docs -ldflags='-s -w' ./cmd/..."
+
+// TestReadmeNewcomerPath: the README stays short, and a newcomer who
+// follows it — its Install line, its Quick start verbatim, then every
+// example after it in order, each file block written where they stand
+// and each shell block run there, in one bash -e -u session — on a machine
+// with no agent CLI on PATH and a fresh HOME, ends with exit 0: the quick
+// start's run succeeded and was recorded, the Starlark procedure's tests
+// passed and its dry run is ready.
+func TestReadmeNewcomerPath(t *testing.T) {
+	readme := readText(t, readmePath)
 	if len(readme) > readmeLimit {
 		t.Errorf("README.md weighs %d bytes, more than %d", len(readme), readmeLimit)
 	}
-	var quick *docExample
-	for _, e := range docExamples(t, filepath.Join("..", "..", "README.md")) {
-		if e.shell() && e.skip == "" && strings.Contains(readme[:strings.Index(readme, e.code)], "## Quick start") {
-			quick = &e
-			break
+	examples := docExamples(t, readmePath)
+	install, quick := -1, -1
+	for i, e := range examples {
+		section := readme[:strings.Index(readme, e.code)]
+		section = section[strings.LastIndex(section, "\n## "):]
+		switch {
+		case install < 0 && e.shell() && strings.HasPrefix(section, "\n## Install\n"):
+			install = i
+		case quick < 0 && e.shell() && strings.HasPrefix(section, "\n## Quick start\n"):
+			quick = i
 		}
 	}
-	if quick == nil || strings.Count(quick.code, "\n") > 10 {
-		t.Fatalf("the README has no quick start of at most ten lines: %+v", quick)
+	if install < 0 || examples[install].code != readmeInstall {
+		t.Fatalf("README's Install is not the line this test knows how to stand in for (%q):\n%+v", readmeInstall, examples)
 	}
-	// PATH holds rooda and the system's programs, and no agent CLI.
-	bin := t.TempDir()
-	must(t, os.Symlink(binary(t), filepath.Join(bin, "rooda")))
-	path := bin + string(os.PathListSeparator) + "/usr/bin" + string(os.PathListSeparator) + "/bin"
+	if quick < 0 || strings.Count(examples[quick].code, "\n") > 10 {
+		t.Fatalf("the README has no quick start of at most ten lines")
+	}
+	var session strings.Builder
+	session.WriteString(examples[quick].code + "\n")
+	for _, e := range examples[quick+1:] {
+		switch {
+		case e.skip != "":
+			t.Logf("README.md:%d not run: %s", e.line, e.skip)
+		case e.file():
+			fmt.Fprintf(&session, "mkdir -p %q\ncat > %q <<'ROODA_DOC_EOF'\n%s\nROODA_DOC_EOF\n", filepath.Dir(e.name), e.name, e.code)
+		case e.repl:
+			fmt.Fprintf(&session, "rooda script repl <<'ROODA_DOC_EOF'\n%s\nROODA_DOC_EOF\n", e.code)
+		case e.shell():
+			session.WriteString(e.code + "\n")
+		}
+	}
+	// A Starlark file the README shows is run by a line it shows.
+	var lines strings.Builder
+	for _, e := range examples[quick+1:] {
+		if e.shell() && e.skip == "" {
+			lines.WriteString(e.code + "\n")
+		}
+	}
+	for _, e := range examples[quick+1:] {
+		if e.starlark() && e.file() && !strings.Contains(lines.String(), e.name) && !(e.test() && strings.Contains(lines.String(), "rooda script test ")) {
+			t.Errorf("README.md:%d: %s is shown and no line runs it", e.line, e.name)
+		}
+	}
+	// PATH holds the installed binaries and the system's programs, and
+	// no agent CLI.
+	gobin := t.TempDir()
+	for _, name := range []string{"rooda", "rooda-sandbox"} {
+		copyFile(t, filepath.Join(binaries(t), name), filepath.Join(gobin, name))
+	}
 	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "copilot", "amp", "kiro-cli", "cursor-agent"} {
-		if found, err := exec.LookPath(filepath.Join("/usr/bin", cli)); err == nil {
-			t.Skipf("NOT TESTED: %s is installed (%s): the quick start is for a machine without one", cli, found)
+		for _, dir := range []string{"/usr/bin", "/bin"} {
+			if found, err := exec.LookPath(filepath.Join(dir, cli)); err == nil {
+				t.Skipf("NOT TESTED: %s is installed (%s): the newcomer's path is for a machine without one", cli, found)
+			}
 		}
 	}
 	tmp := t.TempDir()
-	cmd := exec.Command("bash", "-e", "-c", quick.code)
-	cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "TMPDIR=" + tmp, "LANG=C.UTF-8"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the quick start failed: %v\n%s", err, out)
+	cmd := exec.Command("bash", "-e", "-u", "-c", session.String())
+	cmd.Env = []string{"PATH=" + gobin + string(os.PathListSeparator) + "/usr/bin" + string(os.PathListSeparator) + "/bin",
+		"HOME=" + t.TempDir(), "TMPDIR=" + tmp, "LANG=C.UTF-8"}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("the newcomer's path failed: %v\n%s\n--- the session:\n%s", err, out.String(), session.String())
 	}
-	for _, want := range []string{"Success: the agent signaled SUCCESS in iteration 1/", "Status: success\n", "Exit code: 0\n"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("the quick start's output lacks %q:\n%s", want, out)
+	for _, want := range []string{"Success: the agent signaled SUCCESS in iteration 1/", "Status: success\n", "Exit code: 0\n", "1 passed, 0 failed\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the newcomer's path printed no %q:\n%s", want, out.String())
 		}
 	}
 	runs, _ := filepath.Glob(filepath.Join(tmp, "*", ".rooda", "runs", "*", "iterations", "0001", "prompt.txt"))
 	if len(runs) != 1 {
 		t.Errorf("records of the quick start's run: %v, want one", runs)
 	}
+}
+
+// copyFile copies an executable.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(to, data, 0o755))
 }
 
 // outside matches what a user-facing text must not name: the

@@ -17,7 +17,7 @@ func manCommand() *cli.Command {
 		Name:  "man",
 		Usage: "print the man page (troff), generated from the commands",
 		Description: `Examples:
-  rooda man > ~/.local/share/man/man1/rooda.1
+  mkdir -p ~/.local/share/man/man1 && rooda man > ~/.local/share/man/man1/rooda.1   then: man rooda
   rooda man | man -l -`,
 		Action: func(c *cli.Context) error {
 			if err := noArguments(c); err != nil {

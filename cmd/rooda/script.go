@@ -148,7 +148,7 @@ script. mypy --strict accepts them. It prints each file it wrote.
 Examples:
   rooda script stub
   rooda script stub .vscode/typings
-  rooda script stub --lib team=../team-lib`,
+  rooda script stub --lib team=../team-procedures`,
 			Flags:  []cli.Flag{libFlag()},
 			Action: scriptStubAction,
 		}, {

@@ -67,7 +67,7 @@ silences NAME there.
 Examples:
   rooda script lint scripts/
   rooda script lint nightly.star --warnings -function-docstring
-  rooda script lint lib/ --warnings +module-docstring
+  rooda script lint team/helpers.star --warnings +module-docstring
   rooda script lint nightly.star --warnings none`,
 		Flags: append(libFlags(),
 			&cli.StringFlag{Name: "warnings", Value: "default", Usage: "buildifier's warnings: `LIST` such as default, all, none, -name, +name"}),

@@ -45,6 +45,11 @@ import (
 //	                   string).
 //	```markdown, ```text
 //	                   text shown as it is: output, a prompt; not run.
+//	```json output=FORMAT [tokens=N]
+//	                   the lines a fake agent prints in a CLI's format:
+//	                   printed by an agent of an alias with that output,
+//	                   they must end one iteration in success, with N
+//	                   tokens counted (none when tokens= is not given).
 //
 // `no-run: REASON` after python or sh marks one that cannot run here (a
 // real account, a Docker engine, a server that runs until Ctrl+C); the
@@ -74,6 +79,9 @@ type docExample struct {
 	skip string // the reason it is not run; "" runs it
 	// prose is the page's text between the previous fence and this one.
 	prose string
+	// output and tokens are a json block's: the format it is printed in,
+	// and the tokens its iteration counts ("" for none).
+	output, tokens string
 }
 
 var (
@@ -85,7 +93,7 @@ var (
 	// What only script tests and the REPL have.
 	usesTests = regexp.MustCompile(`\bassert\.|\bfake_agent\(|\bskip\(|\badvance\(`)
 	// fenceKinds are the kinds a fence may name.
-	fenceKinds = map[string]bool{"python": true, "sh": true, "yaml": true, "markdown": true, "text": true}
+	fenceKinds = map[string]bool{"python": true, "sh": true, "yaml": true, "markdown": true, "text": true, "json": true}
 )
 
 // docExamples reads the fenced blocks of one Markdown file; a fence the
@@ -149,6 +157,10 @@ func parseInfo(t *testing.T, e *docExample, info string) {
 			e.repl = true
 		case isFile && !e.program() && path != "":
 			e.name = path
+		case kind == "json" && strings.HasPrefix(word, "output="):
+			e.output = strings.TrimPrefix(word, "output=")
+		case kind == "json" && strings.HasPrefix(word, "tokens="):
+			e.tokens = strings.TrimPrefix(word, "tokens=")
 		default:
 			t.Errorf("%s:%d: unknown word %q after ```%s (python repl, no-run: REASON, file=PATH on markdown, text or yaml)", e.doc, e.line, word, kind)
 		}
@@ -182,7 +194,7 @@ func (e *docExample) finish(t *testing.T) {
 }
 
 // program reports whether the block is one that runs.
-func (e docExample) program() bool { return e.kind == "python" || e.kind == "sh" }
+func (e docExample) program() bool { return e.kind == "python" || e.kind == "sh" || e.kind == "json" }
 
 // test reports whether the block is a script test file.
 func (e docExample) test() bool { return strings.HasSuffix(e.name, "_test.star") }
@@ -325,6 +337,8 @@ func runExample(w *workspace, e docExample) (string, []byte, error) {
 	switch {
 	case e.shell():
 		how, cmd = "bash -e -u", exec.CommandContext(ctx, "bash", "-e", "-u", "-c", e.code)
+	case e.kind == "json":
+		how, cmd = "printed by a fake agent of output "+e.output, exec.CommandContext(ctx, "bash", "-e", "-u", "-c", e.printedByAnAgent(w.t))
 	case e.repl:
 		how, cmd = "piped into rooda script repl", exec.CommandContext(ctx, binary(w.t), "script", "repl")
 		cmd.Stdin = strings.NewReader(e.code + "\n")
@@ -340,6 +354,28 @@ func runExample(w *workspace, e docExample) (string, []byte, error) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	out, err := cmd.CombinedOutput()
 	return how, out, err
+}
+
+// printedByAnAgent is a shell session in which an agent whose alias has
+// the block's output prints the block's lines, and its one iteration
+// must end in success, with the block's tokens counted or none.
+func (e docExample) printedByAnAgent(t *testing.T) string {
+	if e.output == "" {
+		t.Errorf("%s:%d: a json block says the format it is printed in: ```json output=FORMAT", e.doc, e.line)
+	}
+	counted := "! grep -F ' tokens' log"
+	if e.tokens != "" {
+		counted = "grep -F '(success) · " + e.tokens + " tokens' log"
+	}
+	return strings.Join([]string{
+		"dir=$(mktemp -d) && cd \"$dir\"",
+		"cat > lines <<'LINES'\n" + e.code + "\nLINES",
+		"printf '#!/bin/sh\\ncat > /dev/null\\ncat %s/lines\\n' \"$dir\" > agent.sh && chmod +x agent.sh",
+		"printf 'ai_cmd_aliases:\\n  printed: {cmd: %s/agent.sh, output: " + e.output + "}\\n' \"$dir\" > rooda-config.yml",
+		"rooda build --ai-cmd-alias printed -n 1 --no-record > log 2>&1 || { cat log; exit 1; }",
+		"grep -F '(success)' log > /dev/null || { cat log; exit 1; }",
+		counted + " || { cat log; exit 1; }",
+	}, "\n")
 }
 
 // readersWorkspace is a git workspace set up as a reader of the docs has

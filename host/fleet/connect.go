@@ -1,0 +1,123 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Names of what the fleet keeps in JetStream.
+const (
+	streamName  = "ROODA_RUNS"
+	queuedSubj  = "rooda.runs.queued"
+	consumer    = "workers"
+	statesName  = "rooda-run-states"
+	dialTimeout = 2 * time.Second
+)
+
+// Fleet is a connection to the fleet's server, with its queue and its
+// states made if they were not there.
+type Fleet struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	states jetstream.KeyValue
+	// server is the embedded server this connection started, if any.
+	server *Server
+}
+
+// Connect connects to the server at url; with no url, to the server
+// that listens for this machine's store (its URL in the store), or else
+// to one it starts in this process on the store.
+func Connect(ctx context.Context, url, store string) (*Fleet, error) {
+	if url == "" {
+		url = listening(store)
+	}
+	if url != "" {
+		nc, err := nats.Connect(url, nats.Name("rooda-fleet"), nats.Timeout(dialTimeout))
+		if err != nil {
+			return nil, err
+		}
+		return open(ctx, nc, nil)
+	}
+	s, err := StartServer(ServerConfig{Store: store})
+	if err != nil {
+		return nil, err
+	}
+	f, err := ConnectTo(ctx, s)
+	if err != nil {
+		s.Shutdown()
+		return nil, err
+	}
+	f.server = s
+	return f, nil
+}
+
+// ConnectTo connects to an embedded server in this process, through no
+// socket.
+func ConnectTo(ctx context.Context, s *Server) (*Fleet, error) {
+	nc, err := nats.Connect("", nats.InProcessServer(s.ns), nats.Name("rooda-fleet"))
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, nc, nil)
+}
+
+// listening is the URL a server of store left there, if one answers on
+// it now; "" if none does.
+func listening(store string) string {
+	data, err := os.ReadFile(filepath.Join(store, urlFile))
+	if err != nil {
+		return ""
+	}
+	url := strings.TrimSpace(string(data))
+	nc, err := nats.Connect(url, nats.Timeout(dialTimeout), nats.NoReconnect())
+	if err != nil {
+		return ""
+	}
+	nc.Close()
+	return url
+}
+
+// open makes the fleet's stream and bucket where they are not, as they
+// are where they are.
+func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	f := &Fleet{nc: nc, js: js, server: s}
+	f.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:      streamName,
+		Subjects:  []string{queuedSubj},
+		Retention: jetstream.WorkQueuePolicy,
+		Storage:   jetstream.FileStorage,
+	})
+	if err == nil {
+		f.states, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:  statesName,
+			Storage: jetstream.FileStorage,
+			History: 8,
+		})
+	}
+	if err != nil {
+		nc.Close()
+		return nil, errors.Join(errors.New("making the fleet's queue and states"), err)
+	}
+	return f, nil
+}
+
+// Close closes the connection, and stops the server it started.
+func (f *Fleet) Close() {
+	f.nc.Close()
+	if f.server != nil {
+		f.server.Shutdown()
+	}
+}

@@ -85,7 +85,7 @@ func TestQueuedRunsAreTakenOnceEach(t *testing.T) {
 			t.Fatalf("%s took %s, which %s took already", worker, name, by)
 		}
 		taken[name] = worker
-		if err := l.End(ctx, "success", 0); err != nil {
+		if err := l.End(ctx, Ending{Status: "success"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -130,7 +130,7 @@ func TestARenewedLeaseKeepsTheRun(t *testing.T) {
 		t.Fatalf("the lease was lost while renewed: %v", err)
 	default:
 	}
-	if err := held.End(ctx, "success", 0); err != nil {
+	if err := held.End(ctx, Ending{Status: "success"}); err != nil {
 		t.Fatalf("the holder could not end its run: %v", err)
 	}
 }
@@ -155,10 +155,10 @@ func TestALapsedLeaseGivesTheRunToAnotherWorker(t *testing.T) {
 	if err := <-stale.Hold(lostCtx); !errors.Is(err, ErrRevisionMoved) {
 		t.Errorf("a's lease, lapsed: %v, want ErrRevisionMoved", err)
 	}
-	if err := stale.End(ctx, "aborted", 1); !errors.Is(err, ErrRevisionMoved) {
+	if err := stale.End(ctx, Ending{Status: "aborted", ExitCode: 1}); !errors.Is(err, ErrRevisionMoved) {
 		t.Errorf("a's end of a run it lost: %v, want ErrRevisionMoved", err)
 	}
-	if err := taken.End(ctx, "success", 0); err != nil {
+	if err := taken.End(ctx, Ending{Status: "success"}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := client(t, s).State(ctx, "orphan")

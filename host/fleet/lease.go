@@ -175,11 +175,21 @@ func (l *Lease) renew(ctx context.Context) error {
 	return nil
 }
 
+// Ending is how a run ended: its status, rooda's exit code, its record.
+type Ending struct {
+	Status   string
+	ExitCode int
+	Record   string
+}
+
 // End writes how the run ended and acknowledges it, so that no worker
 // takes it again. A lease lost meanwhile writes nothing.
-func (l *Lease) End(ctx context.Context, status string, exitCode int) error {
+func (l *Lease) End(ctx context.Context, e Ending) error {
 	err := l.Update(ctx, func(st *State) {
-		st.Phase, st.Status, st.ExitCode = Ended, status, exitCode
+		st.Phase, st.Status, st.ExitCode = Ended, e.Status, e.ExitCode
+		if e.Record != "" {
+			st.Record = e.Record
+		}
 	})
 	if err != nil {
 		return err

@@ -20,6 +20,9 @@ type Run struct {
 	// later commits do not change what it works on).
 	Dir string `json:"dir"`
 	Ref string `json:"ref"`
+	// Subdir is the directory, relative to the checkout's top, that
+	// rooda runs in: where the run was queued from.
+	Subdir string `json:"subdir,omitempty"`
 	// Queued is when it was added.
 	Queued time.Time `json:"queued"`
 }

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"rooda/internal/golden"
+)
+
+var (
+	fleetBuildOnce sync.Once
+	fleetBuildErr  error
+)
+
+// fleetBinaries builds rooda-fleet beside the other binaries, only for
+// the tests that run a fleet: it links NATS, a build the others need not
+// wait for.
+func fleetBinaries(t *testing.T) string {
+	t.Helper()
+	dir := binaries(t)
+	fleetBuildOnce.Do(func() {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "rooda-fleet"), "rooda/cmd/rooda-fleet").CombinedOutput()
+		if err != nil {
+			fleetBuildErr = errors.New(string(out))
+		}
+	})
+	if fleetBuildErr != nil {
+		t.Fatalf("building rooda-fleet: %v", fleetBuildErr)
+	}
+	return dir
+}
+
+// fleetState is what `rooda fleet status --json` says of a run.
+type fleetState struct {
+	Run struct {
+		Name string `json:"name"`
+	} `json:"run"`
+	Phase     string `json:"phase"`
+	Status    string `json:"status"`
+	ExitCode  int    `json:"exit_code"`
+	Worker    string `json:"worker"`
+	Workspace string `json:"workspace"`
+	Attempt   int    `json:"attempt"`
+}
+
+// testFleet is a fleet server rooda runs for the test, on a free port
+// of 127.0.0.1, with the workspace the runs are queued from.
+type testFleet struct {
+	w     *workspace
+	url   string
+	state string
+}
+
+// newFleet starts `rooda fleet serve` for w, and stops it, and every
+// worker the test started, at the test's end.
+func newFleet(t *testing.T, w *workspace) *testFleet {
+	t.Helper()
+	fleetBinaries(t)
+	w.gitInit()
+	f := &testFleet{w: w, state: t.TempDir()}
+	w.env = append(w.env, "XDG_STATE_HOME="+f.state)
+	serve := exec.Command(binary(t), "fleet", "serve", "--listen", "127.0.0.1:0")
+	serve.Dir, serve.Env, serve.Stderr = w.dir, w.env, os.Stderr
+	out, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop(serve) })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "Fleet server on nats://") {
+		t.Fatalf("fleet serve said %q (%v)", line, err)
+	}
+	f.url = strings.Fields(strings.TrimPrefix(line, "Fleet server on "))[0]
+	f.url = strings.TrimSuffix(f.url, ",")
+	return f
+}
+
+// stop ends cmd with SIGTERM, SIGKILL after a grace, and waits for it.
+func stop(cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+// fleet runs `rooda fleet args… --server URL` in the workspace and
+// returns what it printed; the test fails if it fails.
+func (f *testFleet) fleet(args ...string) string {
+	f.w.t.Helper()
+	cmd := exec.Command(binary(f.w.t), append([]string{"fleet"}, args...)...)
+	cmd.Dir, cmd.Env = f.w.dir, append(f.w.env, "ROODA_FLEET_SERVER="+f.url)
+	out, err := cmd.Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			f.w.t.Fatalf("rooda fleet %v: %v\n%s", args, err, exit.Stderr)
+		}
+		f.w.t.Fatal(err)
+	}
+	return string(out)
+}
+
+// worker starts `rooda fleet worker` with args; its log goes to the
+// returned buffer's file.
+func (f *testFleet) worker(name string, args ...string) *exec.Cmd {
+	f.w.t.Helper()
+	cmd := exec.Command(binary(f.w.t), append([]string{"fleet", "worker", "--server", f.url}, args...)...)
+	log, err := os.Create(filepath.Join(f.state, name+".log"))
+	if err != nil {
+		f.w.t.Fatal(err)
+	}
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = f.w.dir, f.w.env, log, log
+	if err := cmd.Start(); err != nil {
+		f.w.t.Fatal(err)
+	}
+	f.w.t.Cleanup(func() { stop(cmd); log.Close() })
+	return cmd
+}
+
+func (f *testFleet) states() []fleetState {
+	f.w.t.Helper()
+	var states []fleetState
+	if err := json.Unmarshal([]byte(f.fleet("status", "--json")), &states); err != nil {
+		f.w.t.Fatal(err)
+	}
+	return states
+}
+
+// waitEnded waits until the fleet's n runs have all ended, and returns
+// their states.
+func (f *testFleet) waitEnded(n int) []fleetState {
+	f.w.t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for {
+		states := f.states()
+		ended := 0
+		for _, st := range states {
+			if st.Phase == "ended" {
+				ended++
+			}
+		}
+		if len(states) == n && ended == n {
+			return states
+		}
+		if time.Now().After(deadline) {
+			f.w.t.Fatalf("%d of %d runs ended within %s: %+v\nworkers' logs:\n%s", ended, n, hangGuard, states, f.workerLogs())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (f *testFleet) workerLogs() string {
+	logs, _ := filepath.Glob(filepath.Join(f.state, "*.log"))
+	var all strings.Builder
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		fmt.Fprintf(&all, "== %s\n%s", filepath.Base(l), data)
+	}
+	return all.String()
+}
+
+// TestFleetWorksEachQueuedRunOnce: three workers, each a real rooda-fleet
+// process, on a real NATS server that `rooda fleet serve` runs, work 12
+// queued runs of the fake agent to their end: each run's agent runs
+// once, in a workspace of its own, and each run ends success at its
+// first attempt.
+func TestFleetWorksEachQueuedRunOnce(t *testing.T) {
+	t.Parallel()
+	times := filepath.Join(t.TempDir(), "times")
+	w := newWorkspace(t, step{"output": successSignal + "\n", "delay": "100ms", "times": times})
+	f := newFleet(t, w)
+	const runs = 12
+	for i := range runs {
+		f.fleet("add", "--name", fmt.Sprintf("run-%02d", i), "build", "-n", "1", "--ai-cmd", w.aiCmd())
+	}
+	const lease = 2 * time.Second
+	for i := range 3 {
+		f.worker(fmt.Sprintf("worker-%d", i), "--lease", lease.String())
+	}
+	f.waitEnded(runs)
+	// A run ended but not acknowledged would be given again once its
+	// lease lapsed: wait past it before counting.
+	time.Sleep(lease + time.Second)
+	states := f.waitEnded(runs)
+	byWorker := map[string]int{}
+	workspaces := map[string]string{}
+	for _, st := range states {
+		if st.Status != "success" || st.ExitCode != 0 || st.Attempt != 1 || st.Workspace == "" {
+			t.Errorf("%s: %+v, want success at attempt 1", st.Run.Name, st)
+		}
+		byWorker[st.Worker]++
+		workspaces[st.Workspace] = st.Run.Name
+	}
+	t.Logf("runs by worker: %v", byWorker)
+	if len(workspaces) != runs {
+		t.Errorf("%d workspaces for %d runs", len(workspaces), runs)
+	}
+	// Each agent notes its working directory as it exits: one line per
+	// run, in that run's workspace.
+	agents := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(readText(t, times)), "\n") {
+		fields := strings.Fields(line)
+		agents[fields[len(fields)-1]]++
+	}
+	for ws, name := range workspaces {
+		if agents[ws] != 1 {
+			t.Errorf("%s: its agent ran %d times in %s, want once", name, agents[ws], ws)
+		}
+	}
+	if len(agents) != runs {
+		t.Errorf("agents ran in %d directories, want the %d runs' workspaces: %v", len(agents), runs, agents)
+	}
+	branches, err := exec.Command("git", "-C", w.dir, "branch", "--list", "rooda/fleet/*").Output()
+	if err != nil || strings.Count(string(branches), "rooda/fleet/run-") != runs {
+		t.Errorf("the runs' branches: %v\n%s", err, branches)
+	}
+}
+
+// TestRoodaInitialisesNoNATS: rooda itself links neither the NATS server
+// nor its client, whose initialisation every start would pay for
+// (docs/design.md, "The fleet"); rooda-fleet, which `rooda fleet` execs,
+// links both.
+func TestRoodaInitialisesNoNATS(t *testing.T) {
+	dir := fleetBinaries(t)
+	for program, want := range map[string]bool{"rooda": false, "rooda-fleet": true} {
+		cmd := exec.Command(filepath.Join(dir, program), "--help")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+		trace, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s --help: %v\n%s", program, err, trace)
+		}
+		for _, pkg := range []string{"github.com/nats-io/nats-server/v2/server", "github.com/nats-io/nats%2ego"} {
+			if got := strings.Contains(string(trace), "init "+pkg+" @"); got != want {
+				t.Errorf("%s initialises %s: %v, want %v", program, pkg, got, want)
+			}
+		}
+		if !want && strings.Contains(string(trace), "init github.com/nats-io/") {
+			t.Errorf("%s initialises packages of NATS:\n%s", program, trace)
+		}
+	}
+}
+
+// TestFleetHelp: `rooda fleet --help` and each fleet command's help are
+// rooda-fleet's, kept as golden files so that a change shows in review.
+func TestFleetHelp(t *testing.T) {
+	fleetBinaries(t)
+	for _, sub := range []string{"", "serve", "add", "worker", "status"} {
+		args := []string{"fleet", "--help"}
+		name := "help_fleet"
+		if sub != "" {
+			args = []string{"fleet", sub, "--help"}
+			name += "_" + sub
+		}
+		stdout, stderr, code := exe(t, args...)
+		if code != 0 || stderr != "" {
+			t.Fatalf("rooda %v: exit %d, stderr %q", args, code, stderr)
+		}
+		golden.Check(t, name, stdout)
+	}
+}

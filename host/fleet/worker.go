@@ -1,0 +1,194 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"rooda/host/runlog"
+)
+
+// Worker works the fleet's queued runs: each in a workspace of its own,
+// by the rooda program, as `rooda run` or `rooda script run` would on
+// its own, with the lease held while it goes on.
+type Worker struct {
+	Queue *Queue
+	// Name says who the worker is in the runs' states: host and pid.
+	Name string
+	// Rooda is the rooda executable each run runs.
+	Rooda string
+	// Workspaces is the directory of the runs' workspaces, and Logs of
+	// what each run's rooda printed.
+	Workspaces, Logs string
+	// Log is where the worker says what it takes and how each ended.
+	Log io.Writer
+	// Grace is how long a run stopped with SIGTERM has to end before
+	// SIGKILL.
+	Grace time.Duration
+	logMu sync.Mutex
+}
+
+// Work works runs, slots at a time, until ctx ends. A run still going
+// then is stopped and given back to the queue, for a worker to take up
+// where it stopped.
+func (w *Worker) Work(ctx context.Context, slots int) error {
+	errs := make(chan error, slots)
+	for range slots {
+		go func() { errs <- w.slot(ctx) }()
+	}
+	var all []error
+	for range slots {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
+}
+
+// slot takes one run after another.
+func (w *Worker) slot(ctx context.Context) error {
+	for {
+		l, err := w.Queue.Take(ctx, w.Name)
+		if ctx.Err() != nil {
+			if l != nil {
+				l.Release(context.WithoutCancel(ctx))
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		w.work(ctx, l)
+	}
+}
+
+// work runs the run l holds to its end, or until the lease is lost or
+// ctx ends, and writes what became of it.
+func (w *Worker) work(ctx context.Context, l *Lease) {
+	st := l.State()
+	name := st.Run.Name
+	w.say("%s: taken (attempt %d)", name, st.Attempt)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lost := l.Hold(runCtx)
+	ws, err := workspace(runCtx, w.Workspaces, st.Run)
+	if err == nil {
+		err = l.Update(runCtx, func(s *State) { s.Workspace = ws })
+	}
+	if err != nil {
+		w.end(ctx, l, Ending{Status: "error", ExitCode: 1}, err)
+		return
+	}
+	dir := filepath.Join(ws, st.Run.Subdir)
+	argv := resumeOrRun(dir, st.Run)
+	done := make(chan runEnd, 1)
+	go func() { done <- w.rooda(runCtx, dir, name, argv) }()
+	select {
+	case end := <-done:
+		w.end(ctx, l, end.Ending, end.err)
+	case err := <-lost:
+		cancel()
+		<-done
+		w.say("%s: lease lost, run stopped: %v", name, err)
+	case <-ctx.Done():
+		<-done // the run was stopped as it ended: interrupted
+		if err := l.Release(context.WithoutCancel(ctx)); err != nil {
+			w.say("%s: stopped, not given back: %v", name, err)
+			return
+		}
+		w.say("%s: stopped, given back to the queue", name)
+	}
+}
+
+// end writes how the run ended and acknowledges it.
+func (w *Worker) end(ctx context.Context, l *Lease, e Ending, cause error) {
+	name := l.State().Run.Name
+	if cause != nil {
+		w.say("%s: %v", name, cause)
+	}
+	if err := l.End(context.WithoutCancel(ctx), e); err != nil {
+		w.say("%s: ended %s, not written: %v", name, e.Status, err)
+		return
+	}
+	w.say("%s: ended %s (exit %d)", name, e.Status, e.ExitCode)
+}
+
+type runEnd struct {
+	Ending
+	err error
+}
+
+// rooda runs rooda with argv in dir, its output in the run's log, and
+// reads how it ended from the record it left. Stopped by ctx, it gets
+// SIGTERM (the run ends interrupted, its record resumable), then SIGKILL
+// after the grace period; the worker's death kills it too (its parent
+// death signal), so no run goes on unheld.
+func (w *Worker) rooda(ctx context.Context, dir, name string, argv []string) runEnd {
+	failed := func(err error) runEnd { return runEnd{Ending{Status: "error", ExitCode: 1}, err} }
+	if err := os.MkdirAll(w.Logs, 0o755); err != nil {
+		return failed(err)
+	}
+	log, err := os.OpenFile(filepath.Join(w.Logs, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return failed(err)
+	}
+	defer log.Close()
+	cmd := exec.CommandContext(ctx, w.Rooda, argv...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = w.Grace
+	err = cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	id, status, recErr := lastRecord(dir)
+	if recErr != nil {
+		return runEnd{Ending{Status: "error", ExitCode: code}, errors.Join(err, recErr)}
+	}
+	return runEnd{Ending{Status: status, ExitCode: code, Record: id}, nil}
+}
+
+// resumeOrRun is the command line of the run in dir: the run's own, or,
+// where an earlier attempt left a record cut short, `rooda runs resume`
+// of it, which replays its journal and goes on.
+func resumeOrRun(dir string, run Run) []string {
+	id, status, err := lastRecord(dir)
+	if err != nil || !resumable(status) {
+		return run.Argv
+	}
+	return []string{"runs", "resume", id}
+}
+
+// resumable are the statuses of a record cut short.
+func resumable(status string) bool {
+	return status == "crashed" || status == "interrupted"
+}
+
+// lastRecord is the id of the last run recorded in dir, and how it
+// ended, in the words of `rooda runs list`.
+func lastRecord(dir string) (id, status string, err error) {
+	runs := filepath.Join(dir, runlog.DefaultDir)
+	ids, err := runlog.IDs(runs)
+	if err != nil {
+		return "", "", err
+	}
+	if len(ids) == 0 {
+		return "", "", fmt.Errorf("rooda left no record in %s", runs)
+	}
+	id = ids[len(ids)-1]
+	r, err := runlog.ReadRun(runs, id)
+	if err != nil {
+		return id, "", err
+	}
+	return id, r.ShownStatus(), nil
+}
+
+func (w *Worker) say(format string, args ...any) {
+	w.logMu.Lock()
+	defer w.logMu.Unlock()
+	fmt.Fprintf(w.Log, time.Now().Format("[15:04:05] ")+format+"\n", args...)
+}

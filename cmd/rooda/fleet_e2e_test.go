@@ -276,3 +276,68 @@ func TestFleetHelp(t *testing.T) {
 		golden.Check(t, name, stdout)
 	}
 }
+
+// TestFleetResumesTheRunOfAWorkerKilled: a worker killed outright (kill
+// -9, a real process) in the middle of a run's second iteration stops
+// renewing its lease; once the lease lapses another worker takes the run
+// and resumes it from its record in the same workspace: the first
+// iteration, and the commit its agent made, are not made again; only the
+// iteration in flight runs again, and the run ends success.
+func TestFleetResumesTheRunOfAWorkerKilled(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	starts := filepath.Join(w.dir, "starts")
+	script, err := json.Marshal(map[string]any{"record": w.dir, "starts": starts, "steps": []step{
+		{"output": "working", "write": "first.txt", "shell": "git add first.txt && git -c user.name=t -c user.email=t@example.org commit -qm iteration-1"},
+		{"output": "still working", "delay": "60s", "again": step{"output": successSignal + "\n"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write("script.json", string(script))
+	f := newFleet(t, w)
+	f.fleet("add", "--name", "resumed", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	killed := f.worker("worker-a", "--lease", "2s")
+	waitForLine(t, starts, "script.json 2")
+	if err := killed.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed.Wait()
+	killedAt := time.Now()
+	taker := f.worker("worker-b", "--lease", "2s")
+	st := f.waitEnded(1)[0]
+	t.Logf("ended %s after the kill\n%s", time.Since(killedAt).Round(time.Millisecond), f.workerLogs())
+	if st.Status != "success" || st.Attempt != 2 || !strings.HasSuffix(st.Worker, fmt.Sprintf(":%d", taker.Process.Pid)) {
+		t.Errorf("the run after the kill: %+v, want success at attempt 2 by worker-b (pid %d)\n%s", st, taker.Process.Pid, f.workerLogs())
+	}
+	if !strings.Contains(f.workerLogs(), "resumed: resuming record ") {
+		t.Errorf("worker-b did not resume the record:\n%s", f.workerLogs())
+	}
+	counts := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(readText(t, starts)), "\n") {
+		counts[line]++
+	}
+	if counts["script.json 1"] != 1 || counts["script.json 2"] != 2 || len(counts) != 2 {
+		t.Errorf("agents started, by iteration: %v; want iteration 1 once, the one in flight (2) twice", counts)
+	}
+	log, err := exec.Command("git", "-C", w.dir, "log", "--format=%s", "rooda/fleet/resumed").Output()
+	if err != nil || strings.Count(string(log), "iteration-1\n") != 1 {
+		t.Errorf("the run's branch: %v\n%s", err, log)
+	}
+}
+
+// waitForLine waits until the file at path holds line.
+func waitForLine(t *testing.T, path, line string) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for time.Now().Before(deadline) {
+		data, _ := os.ReadFile(path)
+		for _, l := range strings.Split(string(data), "\n") {
+			if l == line {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never held %q", path, line)
+}

@@ -197,13 +197,16 @@ func (l *Lease) End(ctx context.Context, e Ending) error {
 	return l.msg.DoubleAck(ctx)
 }
 
-// Release gives the run back to the queue at once, queued again, for
-// another worker to take up where it stopped: a worker that stops
-// before its run ends.
-func (l *Lease) Release(ctx context.Context) error {
+// Release gives the run back to the queue, queued again, for a worker
+// to take up where it stopped after delay (0: at once): a worker that
+// stops before its run ends, or finds it cannot work it yet.
+func (l *Lease) Release(ctx context.Context, delay time.Duration) error {
 	err := l.Update(ctx, func(st *State) { st.Phase = Queued })
 	if err != nil {
 		return err
+	}
+	if delay > 0 {
+		return l.msg.NakWithDelay(delay)
 	}
 	return l.msg.Nak()
 }

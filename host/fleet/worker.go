@@ -56,7 +56,7 @@ func (w *Worker) slot(ctx context.Context) error {
 		l, err := w.Queue.Take(ctx, w.Name)
 		if ctx.Err() != nil {
 			if l != nil {
-				l.Release(context.WithoutCancel(ctx))
+				l.Release(context.WithoutCancel(ctx), 0)
 			}
 			return nil
 		}
@@ -85,7 +85,27 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		return
 	}
 	dir := filepath.Join(ws, st.Run.Subdir)
-	argv := resumeOrRun(dir, st.Run)
+	next := whatNext(dir, st.Run)
+	switch {
+	case next.going:
+		// A rooda of an earlier attempt still works here (its worker
+		// paused, or cut off): it is not this worker's to touch, and
+		// it stops once its worker finds the lease lost. Later.
+		w.say("%s: record %s is still going here; given back for later", name, next.record)
+		if err := l.Release(context.WithoutCancel(ctx), l.q.lease); err != nil {
+			w.say("%s: not given back: %v", name, err)
+		}
+		return
+	case next.ended != nil:
+		// An earlier attempt ran to its end but lost its lease before
+		// it could write it: the run is over, not to be run again.
+		w.end(ctx, l, *next.ended, nil)
+		return
+	}
+	argv := next.argv
+	if next.record != "" {
+		w.say("%s: resuming record %s", name, next.record)
+	}
 	done := make(chan runEnd, 1)
 	go func() { done <- w.rooda(runCtx, dir, name, argv) }()
 	select {
@@ -97,7 +117,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		w.say("%s: lease lost, run stopped: %v", name, err)
 	case <-ctx.Done():
 		<-done // the run was stopped as it ended: interrupted
-		if err := l.Release(context.WithoutCancel(ctx)); err != nil {
+		if err := l.Release(context.WithoutCancel(ctx), 0); err != nil {
 			w.say("%s: stopped, not given back: %v", name, err)
 			return
 		}
@@ -152,20 +172,39 @@ func (w *Worker) rooda(ctx context.Context, dir, name string, argv []string) run
 	return runEnd{Ending{Status: status, ExitCode: code, Record: id}, nil}
 }
 
-// resumeOrRun is the command line of the run in dir: the run's own, or,
-// where an earlier attempt left a record cut short, `rooda runs resume`
-// of it, which replays its journal and goes on.
-func resumeOrRun(dir string, run Run) []string {
-	id, status, err := lastRecord(dir)
-	if err != nil || !resumable(status) {
-		return run.Argv
-	}
-	return []string{"runs", "resume", id}
+// next is what a worker does with a run in its workspace, from the last
+// record there: run its command line (no record), resume the record cut
+// short, write the ending of a record that ended, or leave a record
+// whose rooda still goes.
+type next struct {
+	argv   []string
+	record string
+	ended  *Ending
+	going  bool
 }
 
-// resumable are the statuses of a record cut short.
-func resumable(status string) bool {
-	return status == "crashed" || status == "interrupted"
+// whatNext reads the workspace at dir of run.
+func whatNext(dir string, run Run) next {
+	runs := filepath.Join(dir, runlog.DefaultDir)
+	ids, err := runlog.IDs(runs)
+	if err != nil || len(ids) == 0 {
+		return next{argv: run.Argv}
+	}
+	id := ids[len(ids)-1]
+	r, err := runlog.ReadRun(runs, id)
+	switch {
+	case err != nil:
+		return next{argv: run.Argv}
+	case r.Going():
+		return next{record: id, going: true}
+	case r.Resumable() == nil:
+		return next{argv: []string{"runs", "resume", id}, record: id}
+	}
+	code := 1
+	if r.ExitCode != nil {
+		code = *r.ExitCode
+	}
+	return next{record: id, ended: &Ending{Status: r.ShownStatus(), ExitCode: code, Record: id}}
 }
 
 // lastRecord is the id of the last run recorded in dir, and how it

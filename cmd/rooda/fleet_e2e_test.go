@@ -341,3 +341,65 @@ func waitForLine(t *testing.T, path, line string) {
 	}
 	t.Fatalf("%s never held %q", path, line)
 }
+
+// TestFleetWorkerPausedPastItsLeaseStopsItsRun: a worker stopped
+// (SIGSTOP) past its lease loses its run; the worker that takes it finds
+// the run's rooda still going in the workspace and gives the run back
+// rather than start a second one there; the paused worker, continued
+// (SIGCONT), learns at its next renewal that the run is another's and
+// stops it; the run is then resumed from its record and ends success,
+// its first iteration run once.
+func TestFleetWorkerPausedPastItsLeaseStopsItsRun(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	starts := filepath.Join(w.dir, "starts")
+	script, err := json.Marshal(map[string]any{"record": w.dir, "starts": starts, "steps": []step{
+		{"output": "working"},
+		{"output": "still working", "delay": "60s", "again": step{"output": successSignal + "\n"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write("script.json", string(script))
+	f := newFleet(t, w)
+	f.fleet("add", "--name", "paused", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	paused := f.worker("worker-a", "--lease", "2s")
+	waitForLine(t, starts, "script.json 2")
+	if err := paused.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	f.worker("worker-b", "--lease", "2s")
+	f.waitForWorkerLog("paused: record ", "is still going here; given back for later")
+	if err := paused.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	f.waitForWorkerLog("paused: lease lost, run stopped: ", "the run's state changed since it was read")
+	st := f.waitEnded(1)[0]
+	t.Logf("%s", f.workerLogs())
+	if st.Status != "success" || st.Attempt < 3 {
+		t.Errorf("the run: %+v, want success after three takes at least\n%s", st, f.workerLogs())
+	}
+	counts := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(readText(t, starts)), "\n") {
+		counts[line]++
+	}
+	if counts["script.json 1"] != 1 || counts["script.json 2"] != 2 {
+		t.Errorf("agents started, by iteration: %v; want iteration 1 once, 2 twice (the paused worker's, then the resume's)\n%s", counts, f.workerLogs())
+	}
+}
+
+// waitForWorkerLog waits until a worker's log holds a line with both
+// texts.
+func (f *testFleet) waitForWorkerLog(text, and string) {
+	f.w.t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for time.Now().Before(deadline) {
+		for _, line := range strings.Split(f.workerLogs(), "\n") {
+			if strings.Contains(line, text) && strings.Contains(line, and) {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	f.w.t.Fatalf("no worker said %q … %q:\n%s", text, and, f.workerLogs())
+}

@@ -56,9 +56,10 @@ type fleetState struct {
 // testFleet is a fleet server rooda runs for the test, on a free port
 // of 127.0.0.1, with the workspace the runs are queued from.
 type testFleet struct {
-	w     *workspace
-	url   string
-	state string
+	w      *workspace
+	url    string
+	state  string
+	server *exec.Cmd
 }
 
 // newFleet starts `rooda fleet serve` for w, and stops it, and every
@@ -69,8 +70,17 @@ func newFleet(t *testing.T, w *workspace) *testFleet {
 	w.gitInit()
 	f := &testFleet{w: w, state: t.TempDir()}
 	w.env = append(w.env, "XDG_STATE_HOME="+f.state)
-	serve := exec.Command(binary(t), "fleet", "serve", "--listen", "127.0.0.1:0")
-	serve.Dir, serve.Env, serve.Stderr = w.dir, w.env, os.Stderr
+	f.serve("127.0.0.1:0")
+	return f
+}
+
+// serve starts `rooda fleet serve --listen listen` on the fleet's store
+// and notes its URL.
+func (f *testFleet) serve(listen string) {
+	t := f.w.t
+	t.Helper()
+	serve := exec.Command(binary(t), "fleet", "serve", "--listen", listen)
+	serve.Dir, serve.Env, serve.Stderr = f.w.dir, f.w.env, os.Stderr
 	out, err := serve.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -83,9 +93,8 @@ func newFleet(t *testing.T, w *workspace) *testFleet {
 	if err != nil || !strings.HasPrefix(line, "Fleet server on nats://") {
 		t.Fatalf("fleet serve said %q (%v)", line, err)
 	}
-	f.url = strings.Fields(strings.TrimPrefix(line, "Fleet server on "))[0]
-	f.url = strings.TrimSuffix(f.url, ",")
-	return f
+	f.url = strings.TrimSuffix(strings.Fields(strings.TrimPrefix(line, "Fleet server on "))[0], ",")
+	f.server = serve
 }
 
 // stop ends cmd with SIGTERM, SIGKILL after a grace, and waits for it.
@@ -402,4 +411,50 @@ func (f *testFleet) waitForWorkerLog(text, and string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	f.w.t.Fatalf("no worker said %q … %q:\n%s", text, and, f.workerLogs())
+}
+
+// TestFleetWorkerOutlivesItsServersRestart: the server stopped and
+// started again on its store, a worker that was waiting for runs goes
+// on: it works a run queued after the restart, and the run queued
+// before it is still there.
+func TestFleetWorkerOutlivesItsServersRestart(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal + "\n"})
+	f := newFleet(t, w)
+	f.fleet("add", "--name", "before", "build", "-n", "1", "--ai-cmd", w.aiCmd())
+	f.worker("worker", "--lease", "2s")
+	f.waitEnded(1)
+	stop(f.server)
+	f.serve(strings.TrimPrefix(f.url, "nats://"))
+	f.fleet("add", "--name", "after", "build", "-n", "1", "--ai-cmd", w.aiCmd())
+	for _, st := range f.waitEnded(2) {
+		if st.Status != "success" || st.Attempt != 1 {
+			t.Errorf("%s: %+v, want success at attempt 1\n%s", st.Run.Name, st, f.workerLogs())
+		}
+	}
+}
+
+// TestFleetWithoutItsProgramSaysHowToInstallIt: a rooda installed
+// without rooda-fleet beside it says, for a fleet command, what is
+// missing and how to install it.
+func TestFleetWithoutItsProgramSaysHowToInstallIt(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(binary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := filepath.Join(t.TempDir(), "rooda")
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(alone, "fleet", "status")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("rooda fleet status without rooda-fleet: %v\n%s", err, out)
+	}
+	want := "Error: rooda fleet runs rooda-fleet, which is not beside rooda (" + filepath.Join(filepath.Dir(alone), "rooda-fleet") + "): install it with rooda (go install ./cmd/... installs both)\n"
+	if string(out) != want {
+		t.Errorf("rooda fleet status without rooda-fleet said:\n%s\nwant:\n%s", out, want)
+	}
 }

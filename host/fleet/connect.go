@@ -40,7 +40,7 @@ func Connect(ctx context.Context, url, store string) (*Fleet, error) {
 		url = listening(store)
 	}
 	if url != "" {
-		nc, err := nats.Connect(url, nats.Name("rooda-fleet"), nats.Timeout(dialTimeout))
+		nc, err := nats.Connect(url, nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1))
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -204,5 +206,29 @@ func TestASecondServerCannotTakeAStoreInUse(t *testing.T) {
 	defer s.Shutdown()
 	if _, err := StartServer(ServerConfig{Store: store}); !errors.Is(err, ErrStoreInUse) {
 		t.Fatalf("a second server on the store: %v, want ErrStoreInUse", err)
+	}
+}
+
+func TestAServerSaysWhyItCannotListen(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	done := make(chan error, 1)
+	go func() {
+		s, err := StartServer(ServerConfig{Store: t.TempDir(), Listen: taken.Addr().String()})
+		if err == nil {
+			s.Shutdown()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatalf("a server on a port in use: %v, want the reason", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a server on a port in use was still starting after 10 s")
 	}
 }

@@ -51,7 +51,6 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 		StoreDir:   filepath.Join(cfg.Store, "jetstream"),
 		DontListen: cfg.Listen == "",
 		NoSigs:     true,
-		NoLog:      true,
 	}
 	if cfg.Listen != "" {
 		if opts.Host, opts.Port, err = hostPort(cfg.Listen); err != nil {
@@ -64,11 +63,13 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 		lock.Close()
 		return nil, err
 	}
+	log := newStartLog()
+	ns.SetLoggerV2(log, false, false, false)
 	ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
+	if err := ready(ns, log); err != nil {
 		ns.Shutdown()
 		lock.Close()
-		return nil, errors.New("the embedded NATS server did not start within 30 s")
+		return nil, err
 	}
 	s := &Server{ns: ns, lock: lock}
 	if cfg.Listen != "" {
@@ -79,6 +80,22 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 		}
 	}
 	return s, nil
+}
+
+// ready waits until ns takes connections, or says why it cannot.
+func ready(ns *server.Server, log *startLog) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for !ns.ReadyForConnections(50 * time.Millisecond) {
+		select {
+		case why := <-log.fatal:
+			return fmt.Errorf("the embedded NATS server could not start: %s", why)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the embedded NATS server did not start within 30 s")
+		}
+	}
+	return nil
 }
 
 // URL is where the server listens, "" if it takes no connections.

@@ -50,8 +50,11 @@ func (w *Worker) Work(ctx context.Context, slots int) error {
 	return errors.Join(all...)
 }
 
-// slot takes one run after another.
+// slot takes one run after another. A server that cannot be reached
+// (restarted, a network cut) is asked again every second, the client
+// reconnecting meanwhile: a worker outlives its server's restarts.
 func (w *Worker) slot(ctx context.Context) error {
+	var said string
 	for {
 		l, err := w.Queue.Take(ctx, w.Name)
 		if ctx.Err() != nil {
@@ -61,8 +64,17 @@ func (w *Worker) slot(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			if err.Error() != said {
+				w.say("taking a run: %v (trying again every second)", err)
+				said = err.Error()
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
 		}
+		said = ""
 		w.work(ctx, l)
 	}
 }

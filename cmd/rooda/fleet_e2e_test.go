@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,7 +44,8 @@ func fleetBinaries(t *testing.T) string {
 // fleetState is what `rooda fleet status --json` says of a run.
 type fleetState struct {
 	Run struct {
-		Name string `json:"name"`
+		Name string   `json:"name"`
+		Argv []string `json:"argv"`
 	} `json:"run"`
 	Phase     string `json:"phase"`
 	Status    string `json:"status"`
@@ -456,5 +458,32 @@ func TestFleetWithoutItsProgramSaysHowToInstallIt(t *testing.T) {
 	want := "Error: rooda fleet runs rooda-fleet, which is not beside rooda (" + filepath.Join(filepath.Dir(alone), "rooda-fleet") + "): install it with rooda (go install ./cmd/... installs both)\n"
 	if string(out) != want {
 		t.Errorf("rooda fleet status without rooda-fleet said:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// TestFleetAddsTheRunsOfATasksFile: `rooda fleet add -f tasks.yaml`
+// queues each run of the file with its arguments; added again, the file
+// queues nothing and names each run the fleet has already.
+func TestFleetAddsTheRunsOfATasksFile(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal + "\n"})
+	w.write("tasks.yaml", "runs:\n  - name: first\n    run: build\n    args: [-n, \"1\", --ai-cmd, "+w.aiCmd()+"]\n  - name: second\n    run: nightly.star\n    args: [--dry-run]\n")
+	f := newFleet(t, w)
+	if out := f.fleet("add", "-f", "tasks.yaml"); out != "first\nsecond\n" {
+		t.Errorf("fleet add -f printed %q, want the two names", out)
+	}
+	argv := map[string]string{}
+	for _, st := range f.states() {
+		argv[st.Run.Name] = strings.Join(st.Run.Argv, " ")
+	}
+	want := map[string]string{"first": "run build -n 1 --ai-cmd " + w.aiCmd(), "second": "script run nightly.star --dry-run"}
+	if !reflect.DeepEqual(argv, want) {
+		t.Errorf("the runs queued: %q, want %q", argv, want)
+	}
+	cmd := exec.Command(binary(t), "fleet", "add", "-f", "tasks.yaml", "--server", f.url)
+	cmd.Dir, cmd.Env = w.dir, w.env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "already in the fleet: first") || !strings.Contains(string(out), "already in the fleet: second") {
+		t.Errorf("the file added again: %v\n%s", err, out)
 	}
 }

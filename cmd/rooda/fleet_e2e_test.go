@@ -487,3 +487,40 @@ func TestFleetAddsTheRunsOfATasksFile(t *testing.T) {
 		t.Errorf("the file added again: %v\n%s", err, out)
 	}
 }
+
+// TestFleetWorkerStoppedGivesItsRunBack: a worker stopped with SIGTERM
+// in the middle of a run interrupts it and gives it back to the queue,
+// not ended; the next worker resumes it from its record.
+func TestFleetWorkerStoppedGivesItsRunBack(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	starts := filepath.Join(w.dir, "starts")
+	script, err := json.Marshal(map[string]any{"record": w.dir, "starts": starts, "steps": []step{
+		{"output": "working"},
+		{"output": "still working", "delay": "60s", "again": step{"output": successSignal + "\n"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write("script.json", string(script))
+	f := newFleet(t, w)
+	f.fleet("add", "--name", "handed-on", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	stopped := f.worker("worker-a", "--lease", "2s")
+	waitForLine(t, starts, "script.json 2")
+	stop(stopped)
+	if st := f.states()[0]; st.Phase != "queued" || st.Attempt != 1 {
+		t.Fatalf("the run of the worker stopped: %+v, want queued again after one attempt\n%s", st, f.workerLogs())
+	}
+	f.worker("worker-b", "--lease", "2s")
+	st := f.waitEnded(1)[0]
+	if st.Status != "success" || st.Attempt != 2 {
+		t.Errorf("the run: %+v, want success at attempt 2\n%s", st, f.workerLogs())
+	}
+	counts := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(readText(t, starts)), "\n") {
+		counts[line]++
+	}
+	if counts["script.json 1"] != 1 || counts["script.json 2"] != 2 {
+		t.Errorf("agents started, by iteration: %v; want iteration 1 once, 2 twice\n%s", counts, f.workerLogs())
+	}
+}

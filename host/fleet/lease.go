@@ -132,10 +132,13 @@ func (l *Lease) Update(ctx context.Context, change func(*State)) error {
 }
 
 // Hold renews the lease every third of its time until ctx ends, and
-// says on the channel it returns why the lease was lost, if it is: the
-// server refused the renewal, or another worker has written the run's
-// state since this one did (its lease lapsed and the run went on
-// elsewhere). The channel closes when Hold stops.
+// says on the channel it returns why the lease was lost, if it is:
+// another worker has written the run's state since this one did (its
+// lease lapsed and the run went on elsewhere), or the state is gone. A
+// renewal that fails otherwise (the server restarting, the network cut)
+// is tried again at the next tick: a lease that lapses meanwhile shows
+// as lost at the first renewal that reaches the server. The channel
+// closes when Hold stops.
 func (l *Lease) Hold(ctx context.Context) <-chan error {
 	lost := make(chan error, 1)
 	go func() {
@@ -148,7 +151,8 @@ func (l *Lease) Hold(ctx context.Context) <-chan error {
 				return
 			case <-tick.C:
 			}
-			if err := l.renew(ctx); err != nil && ctx.Err() == nil {
+			err := l.renew(ctx)
+			if ctx.Err() == nil && (errors.Is(err, ErrRevisionMoved) || errors.Is(err, jetstream.ErrKeyNotFound)) {
 				lost <- err
 				return
 			}

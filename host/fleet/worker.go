@@ -120,21 +120,38 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	}
 	done := make(chan runEnd, 1)
 	go func() { done <- w.rooda(runCtx, dir, name, argv) }()
+	var end runEnd
 	select {
-	case end := <-done:
-		w.end(ctx, l, end.Ending, end.err)
+	case end = <-done:
 	case err := <-lost:
 		cancel()
-		<-done
-		w.say("%s: lease lost, run stopped: %v", name, err)
-	case <-ctx.Done():
-		<-done // the run was stopped as it ended: interrupted
-		if err := l.Release(context.WithoutCancel(ctx), 0); err != nil {
-			w.say("%s: stopped, not given back: %v", name, err)
+		end = <-done
+		if err != nil {
+			w.say("%s: lease lost, run stopped: %v", name, err)
 			return
 		}
-		w.say("%s: stopped, given back to the queue", name)
+		// Hold stopped without a loss: the worker is stopping.
+	case <-ctx.Done():
+		end = <-done
 	}
+	if ctx.Err() != nil {
+		// The worker stopped the run (interrupted, resumable) as it
+		// stops: the run is not over.
+		w.giveBack(ctx, l)
+		return
+	}
+	w.end(ctx, l, end.Ending, end.err)
+}
+
+// giveBack releases a run its worker stopped, at once, for another to
+// resume.
+func (w *Worker) giveBack(ctx context.Context, l *Lease) {
+	name := l.State().Run.Name
+	if err := l.Release(context.WithoutCancel(ctx), 0); err != nil {
+		w.say("%s: stopped, not given back: %v", name, err)
+		return
+	}
+	w.say("%s: stopped, given back to the queue", name)
 }
 
 // end writes how the run ended and acknowledges it.

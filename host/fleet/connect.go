@@ -85,8 +85,10 @@ func listening(store string) string {
 	return url
 }
 
-// open makes the fleet's stream and bucket where they are not, as they
-// are where they are.
+// open makes the fleet's stream and bucket where they are not, and
+// takes them as they are where they are: a client never changes what
+// another made (an update from a client of other defaults would, say,
+// take a cluster's replicas down to one).
 func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -94,17 +96,20 @@ func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 		return nil, err
 	}
 	f := &Fleet{nc: nc, js: js, server: s}
-	f.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	replicas := replicasFor(nc)
+	f.stream, err = stream(ctx, js, jetstream.StreamConfig{
 		Name:      streamName,
 		Subjects:  []string{queuedSubj},
 		Retention: jetstream.WorkQueuePolicy,
 		Storage:   jetstream.FileStorage,
+		Replicas:  replicas,
 	})
 	if err == nil {
-		f.states, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:  statesName,
-			Storage: jetstream.FileStorage,
-			History: 8,
+		f.states, err = bucket(ctx, js, jetstream.KeyValueConfig{
+			Bucket:   statesName,
+			Storage:  jetstream.FileStorage,
+			History:  8,
+			Replicas: replicas,
 		})
 	}
 	if err != nil {
@@ -112,6 +117,43 @@ func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 		return nil, errors.Join(errors.New("making the fleet's queue and states"), err)
 	}
 	return f, nil
+}
+
+// replicasFor is how many copies the fleet's stream and bucket keep: one
+// on a server alone, three on a cluster (which then goes on with one of
+// three servers lost).
+func replicasFor(nc *nats.Conn) int {
+	if nc.ConnectedClusterName() != "" {
+		return 3
+	}
+	return 1
+}
+
+// stream is the stream of cfg's name, made as cfg says if there is none.
+func stream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	st, err := js.Stream(ctx, cfg.Name)
+	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return st, err
+	}
+	st, err = js.CreateStream(ctx, cfg)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return js.Stream(ctx, cfg.Name) // made meanwhile by another
+	}
+	return st, err
+}
+
+// bucket is the key-value bucket of cfg's name, made as cfg says if
+// there is none.
+func bucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kv, err := js.KeyValue(ctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return kv, err
+	}
+	kv, err = js.CreateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return js.KeyValue(ctx, cfg.Bucket)
+	}
+	return kv, err
 }
 
 // Close closes the connection, and stops the server it started.

@@ -134,10 +134,10 @@ func TestTheFleetOnAClusterOfThree(t *testing.T) {
 	// a takes a run and never renews its lease; b, through another
 	// server, works the others, and a's once its lease lapses. The server
 	// the runs were queued through is shut down after b's first.
-	stale := take(t, a, "a", 10*time.Second)
+	stale := takeAsAWorker(t, a, "a")
 	ended := map[string]State{}
 	for len(ended) < 4 {
-		l := take(t, b, "b", 30*time.Second)
+		l := takeAsAWorker(t, b, "b")
 		if err := l.End(ctx, Ending{Status: "success"}); err != nil {
 			t.Fatalf("ending %s (%d ended, a server down after the first): %v", l.State().Run.Name, len(ended), err)
 		}
@@ -164,5 +164,25 @@ func TestTheFleetOnAClusterOfThree(t *testing.T) {
 	}
 	if len(states) != 4 || success != 4 {
 		t.Errorf("states with a server down: %+v, want the 4 runs ended", states)
+	}
+}
+
+// takeAsAWorker takes a run as a Worker's slot does: an error (a server
+// lost, the cluster electing its leaders again) is followed by another
+// try, for up to 30 s.
+func takeAsAWorker(t *testing.T, q *Queue, worker string) *Lease {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		l, err := q.Take(ctx, worker)
+		cancel()
+		if err == nil {
+			return l
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s took nothing within 30 s: %v", worker, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

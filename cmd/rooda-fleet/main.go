@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -25,7 +26,16 @@ func main() {
 	os.Exit(code)
 }
 
+// completeFlag is the last argument of a completion request, which rooda
+// passes on as the shell typed it.
+const completeFlag = "--generate-bash-completion"
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// After a "--", urfave/cli stops completing and would run the
+	// command: a TAB must never queue a run or start a worker.
+	if len(args) > 1 && args[len(args)-1] == completeFlag && slices.Contains(args, "--") {
+		return 0
+	}
 	app := &cli.App{
 		Name:  "rooda fleet",
 		Usage: "queue runs and work them on any number of workers (NATS JetStream)",
@@ -54,7 +64,10 @@ Examples:
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {},
+		// Completion requests are answered, never run (rooda's bash,
+		// zsh and fish scripts ask rooda, which execs this program).
+		EnableBashCompletion: true,
+		ExitErrHandler:       func(*cli.Context, error) {},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.Command.HelpName)
 		},

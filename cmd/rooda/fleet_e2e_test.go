@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,7 +117,9 @@ func stop(cmd *exec.Cmd) {
 // returns what it printed; the test fails if it fails.
 func (f *testFleet) fleet(args ...string) string {
 	f.w.t.Helper()
-	cmd := exec.Command(binary(f.w.t), append([]string{"fleet"}, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(f.w.t), append([]string{"fleet"}, args...)...)
 	cmd.Dir, cmd.Env = f.w.dir, append(f.w.env, "ROODA_FLEET_SERVER="+f.url)
 	out, err := cmd.Output()
 	if err != nil {
@@ -522,5 +525,28 @@ func TestFleetWorkerStoppedGivesItsRunBack(t *testing.T) {
 	}
 	if counts["script.json 1"] != 1 || counts["script.json 2"] != 2 {
 		t.Errorf("agents started, by iteration: %v; want iteration 1 once, 2 twice\n%s", counts, f.workerLogs())
+	}
+}
+
+// TestFleetCompletionRunsNothing: a completion request (TAB) after a
+// fleet command is answered, never run: it queues no run and starts no
+// worker, even after a "--", where urfave/cli stops completing.
+func TestFleetCompletionRunsNothing(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal + "\n"})
+	f := newFleet(t, w)
+	if out := f.fleet("--generate-bash-completion"); out != "serve\nadd\nworker\nstatus\n" {
+		t.Errorf("rooda fleet <TAB> = %q, want the fleet's commands", out)
+	}
+	for _, args := range [][]string{
+		{"add", "build", "-n", "1", "--generate-bash-completion"},
+		{"add", "--", "build", "--generate-bash-completion"},
+		{"worker", "--generate-bash-completion"},
+		{"worker", "--", "--generate-bash-completion"},
+	} {
+		f.fleet(args...) // a worker started would not end: killed at hangGuard, it fails the test
+	}
+	if states := f.states(); len(states) != 0 {
+		t.Errorf("completion requests queued %+v", states)
 	}
 }

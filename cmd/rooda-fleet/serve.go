@@ -15,8 +15,14 @@ func serveCommand() *cli.Command {
 		Description: `Runs the embedded NATS server, its streams in files under --store, listening
 on --listen, until Ctrl+C or SIGTERM. Workers and commands on this machine
 that are given no --server find it through the store; those of other
-machines name it with --server nats://HOST:PORT. Only one server at a time
-holds a store.
+machines name it with --server nats://TOKEN@HOST:PORT. Only one server at a
+time holds a store.
+
+It takes only clients that give the store's token (DIR/token, made at the
+first start, readable by you alone): a run's command line is a program the
+workers run as their user (its --ai-cmd), so whoever may queue a run may run
+a program as you. The commands of this machine read the token from the
+store.
 
 Examples:
   rooda fleet serve                               on 127.0.0.1:4222

@@ -70,7 +70,8 @@ func BenchmarkLeaseRenewal(b *testing.B) {
 // benchFleet is a client of an embedded server on a store of its own,
 // connected in-process, or over TCP when listen is given.
 func benchFleet(b *testing.B, listen string) *Fleet {
-	s, err := StartServer(ServerConfig{Store: b.TempDir(), Listen: listen})
+	store := b.TempDir()
+	s, err := StartServer(ServerConfig{Store: store, Listen: listen})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func benchFleet(b *testing.B, listen string) *Fleet {
 	if listen == "" {
 		f, err = ConnectTo(context.Background(), s)
 	} else {
-		f, err = Connect(context.Background(), s.URL(), "")
+		f, err = Connect(context.Background(), s.URL(), store)
 	}
 	if err != nil {
 		b.Fatal(err)

@@ -36,11 +36,22 @@ type Fleet struct {
 // that listens for this machine's store (its URL in the store), or else
 // to one it starts in this process on the store.
 func Connect(ctx context.Context, url, store string) (*Fleet, error) {
+	token, err := storeToken(store)
+	if err != nil {
+		return nil, err
+	}
 	if url == "" {
-		url = listening(store)
+		url = listening(store, token)
 	}
 	if url != "" {
-		nc, err := nats.Connect(url, nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1))
+		opts := []nats.Option{nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1)}
+		if token != "" && !strings.Contains(url, "@") {
+			// This machine's server, or one the URL gives no
+			// credentials for: the store's token (a server that asks
+			// none ignores it).
+			opts = append(opts, nats.Token(token))
+		}
+		nc, err := nats.Connect(url, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +73,11 @@ func Connect(ctx context.Context, url, store string) (*Fleet, error) {
 // ConnectTo connects to an embedded server in this process, through no
 // socket.
 func ConnectTo(ctx context.Context, s *Server) (*Fleet, error) {
-	nc, err := nats.Connect("", nats.InProcessServer(s.ns), nats.Name("rooda-fleet"))
+	opts := []nats.Option{nats.InProcessServer(s.ns), nats.Name("rooda-fleet")}
+	if s.token != "" {
+		opts = append(opts, nats.Token(s.token))
+	}
+	nc, err := nats.Connect("", opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -70,14 +85,14 @@ func ConnectTo(ctx context.Context, s *Server) (*Fleet, error) {
 }
 
 // listening is the URL a server of store left there, if one answers on
-// it now; "" if none does.
-func listening(store string) string {
+// it now to token; "" if none does.
+func listening(store, token string) string {
 	data, err := os.ReadFile(filepath.Join(store, urlFile))
 	if err != nil {
 		return ""
 	}
 	url := strings.TrimSpace(string(data))
-	nc, err := nats.Connect(url, nats.Timeout(dialTimeout), nats.NoReconnect())
+	nc, err := nats.Connect(url, nats.Timeout(dialTimeout), nats.NoReconnect(), nats.Token(token))
 	if err != nil {
 		return ""
 	}

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // embedded starts a real NATS server with JetStream in the test's
@@ -230,5 +234,33 @@ func TestAServerSaysWhyItCannotListen(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a server on a port in use was still starting after 10 s")
+	}
+}
+
+// TestAListeningServerAsksForTheStoresToken: a run's command line is a
+// program the workers run, so a server that listens takes only clients
+// that give its store's token, which only the store's owner may read.
+func TestAListeningServerAsksForTheStoresToken(t *testing.T) {
+	store := t.TempDir()
+	s, err := StartServer(ServerConfig{Store: store, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	if nc, err := nats.Connect(s.URL(), nats.NoReconnect()); err == nil {
+		nc.Close()
+		t.Fatalf("a client with no token connected to %s", s.URL())
+	}
+	info, err := os.Stat(filepath.Join(store, tokenFile))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the token file: %v, mode %v, want 0600", err, info.Mode().Perm())
+	}
+	ctx := context.Background()
+	for _, url := range []string{s.URL(), ""} { // given, and found in the store
+		f, err := Connect(ctx, url, store)
+		if err != nil {
+			t.Fatalf("a client of the store's machine, server %q: %v", url, err)
+		}
+		f.Close()
 	}
 }

@@ -19,6 +19,8 @@ type Server struct {
 	ns   *server.Server
 	lock *os.File
 	url  string
+	// token is what a client must give, when the server listens.
+	token string
 }
 
 // ServerConfig is how to start the embedded server.
@@ -26,8 +28,9 @@ type ServerConfig struct {
 	// Store is the directory of its files (JetStream's, and the lock that
 	// keeps a second server off them).
 	Store string
-	// Listen is HOST:PORT to take connections on; "" takes none: only
-	// this process reaches the server, through Connect.
+	// Listen is HOST:PORT to take connections on, from clients that give
+	// the store's token; "" takes none: only this process reaches the
+	// server, through ConnectTo.
 	Listen string
 }
 
@@ -53,7 +56,11 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 		NoSigs:     true,
 	}
 	if cfg.Listen != "" {
-		if opts.Host, opts.Port, err = hostPort(cfg.Listen); err != nil {
+		opts.Host, opts.Port, err = hostPort(cfg.Listen)
+		if err == nil {
+			opts.Authorization, err = serverToken(cfg.Store)
+		}
+		if err != nil {
 			lock.Close()
 			return nil, err
 		}
@@ -71,7 +78,7 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 		lock.Close()
 		return nil, err
 	}
-	s := &Server{ns: ns, lock: lock}
+	s := &Server{ns: ns, lock: lock, token: opts.Authorization}
 	if cfg.Listen != "" {
 		s.url = ns.ClientURL()
 		if err := os.WriteFile(filepath.Join(cfg.Store, urlFile), []byte(s.url+"\n"), 0o600); err != nil {

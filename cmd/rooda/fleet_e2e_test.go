@@ -192,10 +192,10 @@ func (f *testFleet) workerLogs() string {
 }
 
 // TestFleetWorksEachQueuedRunOnce: three workers, each a real rooda-fleet
-// process, on a real NATS server that `rooda fleet serve` runs, work 12
-// queued runs of the fake agent to their end: each run's agent runs
-// once, in a workspace of its own, and each run ends success at its
-// first attempt.
+// process (one of them with three slots), on a real NATS server that
+// `rooda fleet serve` runs, work 12 queued runs of the fake agent to
+// their end: each run's agent runs once, in a workspace of its own, and
+// each run ends success at its first attempt.
 func TestFleetWorksEachQueuedRunOnce(t *testing.T) {
 	t.Parallel()
 	times := filepath.Join(t.TempDir(), "times")
@@ -207,7 +207,9 @@ func TestFleetWorksEachQueuedRunOnce(t *testing.T) {
 	}
 	const lease = 2 * time.Second
 	for i := range 3 {
-		f.worker(fmt.Sprintf("worker-%d", i), "--lease", lease.String())
+		// The first works three runs at a time, the others one.
+		slots := map[bool]string{true: "3", false: "1"}[i == 0]
+		f.worker(fmt.Sprintf("worker-%d", i), "--lease", lease.String(), "--slots", slots)
 	}
 	f.waitEnded(runs)
 	// A run ended but not acknowledged would be given again once its
@@ -218,7 +220,7 @@ func TestFleetWorksEachQueuedRunOnce(t *testing.T) {
 	workspaces := map[string]string{}
 	for _, st := range states {
 		if st.Status != "success" || st.ExitCode != 0 || st.Attempt != 1 || st.Workspace == "" {
-			t.Errorf("%s: %+v, want success at attempt 1", st.Run.Name, st)
+			t.Errorf("%s: %+v, want success at attempt 1\n%s", st.Run.Name, st, f.workerLogs())
 		}
 		byWorker[st.Worker]++
 		workspaces[st.Workspace] = st.Run.Name

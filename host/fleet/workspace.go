@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Branch is the git branch a run's workspace works on, in the checkout
@@ -27,6 +28,11 @@ func workspace(ctx context.Context, root string, run Run) (string, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
 	}
+	unlock, err := lockWorktrees(ctx, run.Dir)
+	if err != nil {
+		return "", fmt.Errorf("making the workspace of %s: %w", run.Name, err)
+	}
+	defer unlock()
 	args := []string{"worktree", "add", "--quiet", path, Branch(run)}
 	if !branchExists(ctx, run.Dir, Branch(run)) {
 		args = []string{"worktree", "add", "--quiet", "-b", Branch(run), path, run.Ref}
@@ -35,6 +41,32 @@ func workspace(ctx context.Context, root string, run Run) (string, error) {
 		return "", fmt.Errorf("making the workspace of %s: %w", run.Name, err)
 	}
 	return path, nil
+}
+
+// lockWorktrees holds, until unlock, a lock of the repository of dir
+// that every worker takes to add a worktree to it: two `git worktree add`
+// at once in one repository fail ("failed to read
+// .git/worktrees/…/commondir"), whether from two slots of a worker or
+// two workers. The lock is a file in the repository's common git
+// directory, locked with flock(2): the kernel lets it go with its holder.
+func lockWorktrees(ctx context.Context, dir string) (unlock func(), err error) {
+	common, err := gitOutput(ctx, dir, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return nil, err
+	}
+	common = strings.TrimSpace(common)
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common) // relative to dir, where git ran
+	}
+	f, err := os.OpenFile(filepath.Join(common, "rooda-fleet-worktrees.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 func branchExists(ctx context.Context, dir, branch string) bool {

@@ -193,18 +193,23 @@ func (f *testFleet) workerLogs() string {
 
 // TestFleetWorksEachQueuedRunOnce: three workers, each a real rooda-fleet
 // process (one of them with three slots), on a real NATS server that
-// `rooda fleet serve` runs, work 12 queued runs of the fake agent to
-// their end: each run's agent runs once, in a workspace of its own, and
-// each run ends success at its first attempt.
+// `rooda fleet serve` runs, work 12 queued runs of the fake agent (11 of
+// a procedure, one of a script) to their end: each run's agent runs
+// once, in a workspace of its own, and each run ends success at its
+// first attempt.
 func TestFleetWorksEachQueuedRunOnce(t *testing.T) {
 	t.Parallel()
 	times := filepath.Join(t.TempDir(), "times")
 	w := newWorkspace(t, step{"output": successSignal + "\n", "delay": "100ms", "times": times})
+	// The last run is a script's: the fleet runs a procedure and a
+	// script alike, as rooda run and rooda script run do.
+	w.write("loop.star", "iterate(compose('p', act = ['builtin:fragments/act/emit_signal.md']), max_iterations = 1)\n")
 	f := newFleet(t, w)
 	const runs = 12
-	for i := range runs {
+	for i := range runs - 1 {
 		f.fleet("add", "--name", fmt.Sprintf("run-%02d", i), "build", "-n", "1", "--ai-cmd", w.aiCmd())
 	}
+	f.fleet("add", "--name", "run-11", "loop.star", "--ai-cmd", w.aiCmd())
 	const lease = 2 * time.Second
 	for i := range 3 {
 		// The first works three runs at a time, the others one.

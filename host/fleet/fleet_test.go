@@ -264,3 +264,27 @@ func TestAListeningServerAsksForTheStoresToken(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestALeaseThatCannotBeRenewedIsGivenUp: a holder cut off from the
+// server (its connection gone) gives its run up once no renewal has
+// reached the server for two thirds of the lease.
+func TestALeaseThatCannotBeRenewedIsGivenUp(t *testing.T) {
+	s := embedded(t)
+	ctx := context.Background()
+	lease := 900 * time.Millisecond
+	if _, err := client(t, s).Add(ctx, testRun("cut-off")); err != nil {
+		t.Fatal(err)
+	}
+	holder := client(t, s)
+	held := take(t, queue(t, holder, lease), "a", 5*time.Second)
+	lost := held.Hold(ctx)
+	holder.nc.Close()
+	select {
+	case err := <-lost:
+		if !errors.Is(err, ErrLeaseExpired) {
+			t.Fatalf("the lease of a holder cut off: %v, want ErrLeaseExpired", err)
+		}
+	case <-time.After(10 * lease):
+		t.Fatal("a holder cut off from the server kept its lease")
+	}
+}

@@ -50,6 +50,9 @@ type Lease struct {
 	msg jetstream.Msg
 	mu  sync.Mutex
 	st  State
+	// taken is when the worker asked for the run: the lease runs from
+	// no later than that.
+	taken time.Time
 }
 
 // Take waits for a run no worker holds, as worker, and takes it: the
@@ -58,6 +61,7 @@ type Lease struct {
 // and passed over.
 func (q *Queue) Take(ctx context.Context, worker string) (*Lease, error) {
 	for {
+		asked := time.Now()
 		msg, err := q.cons.Next(jetstream.FetchMaxWait(time.Second))
 		if errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoMessages) {
 			if ctx.Err() != nil {
@@ -69,6 +73,9 @@ func (q *Queue) Take(ctx context.Context, worker string) (*Lease, error) {
 			return nil, err
 		}
 		l, err := q.claim(ctx, msg, worker)
+		if l != nil {
+			l.taken = asked
+		}
 		if err != nil || l != nil {
 			return l, err
 		}
@@ -134,32 +141,50 @@ func (l *Lease) Update(ctx context.Context, change func(*State)) error {
 // Hold renews the lease every third of its time until ctx ends, and
 // says on the channel it returns why the lease was lost, if it is:
 // another worker has written the run's state since this one did (its
-// lease lapsed and the run went on elsewhere), or the state is gone. A
-// renewal that fails otherwise (the server restarting, the network cut)
-// is tried again at the next tick: a lease that lapses meanwhile shows
-// as lost at the first renewal that reaches the server. The channel
-// closes when Hold stops.
+// lease lapsed and the run went on elsewhere), or the state is gone; or
+// no renewal has reached the server for two thirds of the lease (a
+// network cut): the worker gives the run up before the server can give
+// it to another, rather than after. A renewal that fails otherwise is
+// tried again at the next tick. The channel closes when Hold stops.
 func (l *Lease) Hold(ctx context.Context) <-chan error {
 	lost := make(chan error, 1)
 	go func() {
 		defer close(lost)
-		tick := time.NewTicker(l.q.lease / 3)
+		every := l.q.lease / 3
+		tick := time.NewTicker(every)
 		defer tick.Stop()
+		renewed := l.taken
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
 			}
-			err := l.renew(ctx)
-			if ctx.Err() == nil && (errors.Is(err, ErrRevisionMoved) || errors.Is(err, jetstream.ErrKeyNotFound)) {
+			start := time.Now()
+			renewCtx, cancel := context.WithTimeout(ctx, every)
+			err := l.renew(renewCtx)
+			cancel()
+			if ctx.Err() != nil {
+				return
+			}
+			switch {
+			case err == nil:
+				renewed = start
+			case errors.Is(err, ErrRevisionMoved) || errors.Is(err, jetstream.ErrKeyNotFound):
 				lost <- err
+				return
+			case time.Since(renewed) >= 2*every:
+				lost <- fmt.Errorf("%w: no renewal reached the server for %s (%v)", ErrLeaseExpired, time.Since(renewed).Round(time.Millisecond), err)
 				return
 			}
 		}
 	}()
 	return lost
 }
+
+// ErrLeaseExpired is a lease its holder could not renew for most of its
+// time: the holder gives the run up.
+var ErrLeaseExpired = errors.New("the lease could not be renewed")
 
 // renew tells the server the run goes on, then checks that the run's
 // state is still at the revision this lease wrote: a worker that was

@@ -5,14 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
-
-	"rooda/host/runlog"
 )
 
 // Worker works the fleet's queued runs: each in a workspace of its own,
@@ -165,94 +160,6 @@ func (w *Worker) end(ctx context.Context, l *Lease, e Ending, cause error) {
 		return
 	}
 	w.say("%s: ended %s (exit %d)", name, e.Status, e.ExitCode)
-}
-
-type runEnd struct {
-	Ending
-	err error
-}
-
-// rooda runs rooda with argv in dir, its output in the run's log, and
-// reads how it ended from the record it left. Stopped by ctx, it gets
-// SIGTERM (the run ends interrupted, its record resumable), then SIGKILL
-// after the grace period; the worker's death kills it too (its parent
-// death signal), so no run goes on unheld.
-func (w *Worker) rooda(ctx context.Context, dir, name string, argv []string) runEnd {
-	failed := func(err error) runEnd { return runEnd{Ending{Status: "error", ExitCode: 1}, err} }
-	if err := os.MkdirAll(w.Logs, 0o755); err != nil {
-		return failed(err)
-	}
-	log, err := os.OpenFile(filepath.Join(w.Logs, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return failed(err)
-	}
-	defer log.Close()
-	cmd := exec.CommandContext(ctx, w.Rooda, argv...)
-	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = w.Grace
-	err = cmd.Run()
-	code := cmd.ProcessState.ExitCode()
-	id, status, recErr := lastRecord(dir)
-	if recErr != nil {
-		return runEnd{Ending{Status: "error", ExitCode: code}, errors.Join(err, recErr)}
-	}
-	return runEnd{Ending{Status: status, ExitCode: code, Record: id}, nil}
-}
-
-// next is what a worker does with a run in its workspace, from the last
-// record there: run its command line (no record), resume the record cut
-// short, write the ending of a record that ended, or leave a record
-// whose rooda still goes.
-type next struct {
-	argv   []string
-	record string
-	ended  *Ending
-	going  bool
-}
-
-// whatNext reads the workspace at dir of run.
-func whatNext(dir string, run Run) next {
-	runs := filepath.Join(dir, runlog.DefaultDir)
-	ids, err := runlog.IDs(runs)
-	if err != nil || len(ids) == 0 {
-		return next{argv: run.Argv}
-	}
-	id := ids[len(ids)-1]
-	r, err := runlog.ReadRun(runs, id)
-	switch {
-	case err != nil:
-		return next{argv: run.Argv}
-	case r.Going():
-		return next{record: id, going: true}
-	case r.Resumable() == nil:
-		return next{argv: []string{"runs", "resume", id}, record: id}
-	}
-	code := 1
-	if r.ExitCode != nil {
-		code = *r.ExitCode
-	}
-	return next{record: id, ended: &Ending{Status: r.ShownStatus(), ExitCode: code, Record: id}}
-}
-
-// lastRecord is the id of the last run recorded in dir, and how it
-// ended, in the words of `rooda runs list`.
-func lastRecord(dir string) (id, status string, err error) {
-	runs := filepath.Join(dir, runlog.DefaultDir)
-	ids, err := runlog.IDs(runs)
-	if err != nil {
-		return "", "", err
-	}
-	if len(ids) == 0 {
-		return "", "", fmt.Errorf("rooda left no record in %s", runs)
-	}
-	id = ids[len(ids)-1]
-	r, err := runlog.ReadRun(runs, id)
-	if err != nil {
-		return id, "", err
-	}
-	return id, r.ShownStatus(), nil
 }
 
 func (w *Worker) say(format string, args ...any) {

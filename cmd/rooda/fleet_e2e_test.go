@@ -48,12 +48,13 @@ type fleetState struct {
 		Name string   `json:"name"`
 		Argv []string `json:"argv"`
 	} `json:"run"`
-	Phase     string `json:"phase"`
-	Status    string `json:"status"`
-	ExitCode  int    `json:"exit_code"`
-	Worker    string `json:"worker"`
-	Workspace string `json:"workspace"`
-	Attempt   int    `json:"attempt"`
+	Phase      string `json:"phase"`
+	Status     string `json:"status"`
+	ExitCode   int    `json:"exit_code"`
+	Worker     string `json:"worker"`
+	Workspace  string `json:"workspace"`
+	Attempt    int    `json:"attempt"`
+	Iterations int    `json:"iterations"`
 }
 
 // testFleet is a fleet server rooda runs for the test, on a free port
@@ -555,5 +556,30 @@ func TestFleetCompletionRunsNothing(t *testing.T) {
 	}
 	if states := f.states(); len(states) != 0 {
 		t.Errorf("completion requests queued %+v", states)
+	}
+}
+
+// TestFleetStatusFollowsARun: while a run goes on, the fleet's status
+// says how many of its iterations ended, as its worker read them from
+// its record at a renewal of the lease; at its end, all of them.
+func TestFleetStatusFollowsARun(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working"}, step{"output": "working", "delay": "3s"}, step{"output": successSignal + "\n"})
+	f := newFleet(t, w)
+	f.fleet("add", "--name", "followed", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	f.worker("worker", "--lease", "1s")
+	deadline := time.Now().Add(hangGuard)
+	for {
+		st := f.states()[0]
+		if st.Phase == "running" && st.Iterations == 1 {
+			break // iteration 1 ended, iteration 2 (3 s) goes on
+		}
+		if st.Phase == "ended" || time.Now().After(deadline) {
+			t.Fatalf("the status never said, while the run went on, that its first iteration ended: %+v\n%s", st, f.workerLogs())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if st := f.waitEnded(1)[0]; st.Status != "success" || st.Iterations != 3 {
+		t.Errorf("the run's end: %+v, want success after 3 iterations", st)
 	}
 }

@@ -61,7 +61,7 @@ func BenchmarkLeaseRenewal(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		if err := l.renew(ctx); err != nil {
+		if err := l.renew(ctx, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

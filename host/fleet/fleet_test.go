@@ -129,7 +129,7 @@ func TestARenewedLeaseKeepsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	held := take(t, queue(t, client(t, s), lease), "a", 5*time.Second)
-	lost := held.Hold(ctx)
+	lost := held.Hold(ctx, nil)
 	takesNothing(t, queue(t, client(t, s), lease), "b", 5*lease)
 	select {
 	case err := <-lost:
@@ -158,7 +158,7 @@ func TestALapsedLeaseGivesTheRunToAnotherWorker(t *testing.T) {
 	// is refused, so it writes nothing over b's.
 	lostCtx, cancel := context.WithTimeout(ctx, 10*lease)
 	defer cancel()
-	if err := <-stale.Hold(lostCtx); !errors.Is(err, ErrRevisionMoved) {
+	if err := <-stale.Hold(lostCtx, nil); !errors.Is(err, ErrRevisionMoved) {
 		t.Errorf("a's lease, lapsed: %v, want ErrRevisionMoved", err)
 	}
 	if err := stale.End(ctx, Ending{Status: "aborted", ExitCode: 1}); !errors.Is(err, ErrRevisionMoved) {
@@ -277,7 +277,7 @@ func TestALeaseThatCannotBeRenewedIsGivenUp(t *testing.T) {
 	}
 	holder := client(t, s)
 	held := take(t, queue(t, holder, lease), "a", 5*time.Second)
-	lost := held.Hold(ctx)
+	lost := held.Hold(ctx, nil)
 	holder.nc.Close()
 	select {
 	case err := <-lost:

@@ -52,8 +52,10 @@ func (l *Lease) Update(ctx context.Context, change func(*State)) error {
 // no renewal has reached the server for two thirds of the lease (a
 // network cut): the worker gives the run up before the server can give
 // it to another, rather than after. A renewal that fails otherwise is
-// tried again at the next tick. The channel closes when Hold stops.
-func (l *Lease) Hold(ctx context.Context) <-chan error {
+// tried again at the next tick. At each renewal, progress (if not nil)
+// says how far the run got; what changed is written to its state. The
+// channel closes when Hold stops.
+func (l *Lease) Hold(ctx context.Context, progress func() (Progress, bool)) <-chan error {
 	lost := make(chan error, 1)
 	go func() {
 		defer close(lost)
@@ -69,7 +71,7 @@ func (l *Lease) Hold(ctx context.Context) <-chan error {
 			}
 			start := time.Now()
 			renewCtx, cancel := context.WithTimeout(ctx, every)
-			err := l.renew(renewCtx)
+			err := l.renew(renewCtx, progress)
 			cancel()
 			if ctx.Err() != nil {
 				return
@@ -95,12 +97,19 @@ var ErrLeaseExpired = errors.New("the lease could not be renewed")
 
 // renew tells the server the run goes on, then checks that the run's
 // state is still at the revision this lease wrote: a worker that was
-// paused past its lease learns here that the run is another's.
-func (l *Lease) renew(ctx context.Context) error {
+// paused past its lease learns here that the run is another's. Where
+// the run got further, the check is the write of its progress, a
+// compare-and-set like every write of the lease's.
+func (l *Lease) renew(ctx context.Context, progress func() (Progress, bool)) error {
 	if err := l.msg.InProgress(); err != nil {
 		return fmt.Errorf("renewing the lease: %w", err)
 	}
 	held := l.State()
+	if progress != nil {
+		if p, ok := progress(); ok && p != held.Progress {
+			return l.Update(ctx, func(st *State) { st.Progress = p })
+		}
+	}
 	now, err := l.q.f.State(ctx, held.Run.Name)
 	if err != nil {
 		return err
@@ -111,11 +120,13 @@ func (l *Lease) renew(ctx context.Context) error {
 	return nil
 }
 
-// Ending is how a run ended: its status, rooda's exit code, its record.
+// Ending is how a run ended: its status, rooda's exit code, its record
+// and how far it got.
 type Ending struct {
 	Status   string
 	ExitCode int
 	Record   string
+	Progress Progress
 }
 
 // End writes how the run ended and acknowledges it, so that no worker
@@ -124,7 +135,7 @@ func (l *Lease) End(ctx context.Context, e Ending) error {
 	err := l.Update(ctx, func(st *State) {
 		st.Phase, st.Status, st.ExitCode = Ended, e.Status, e.ExitCode
 		if e.Record != "" {
-			st.Record = e.Record
+			st.Record, st.Progress = e.Record, e.Progress
 		}
 	})
 	if err != nil {

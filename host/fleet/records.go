@@ -39,24 +39,42 @@ func whatNext(dir string, run Run) next {
 	if r.ExitCode != nil {
 		code = *r.ExitCode
 	}
-	return next{record: id, ended: &Ending{Status: r.ShownStatus(), ExitCode: code, Record: id}}
+	return next{record: id, ended: &Ending{Status: r.ShownStatus(), ExitCode: code, Record: id, Progress: progressOf(r)}}
 }
 
-// lastRecord is the id of the last run recorded in dir, and how it
-// ended, in the words of `rooda runs list`.
-func lastRecord(dir string) (id, status string, err error) {
+// lastRecord is the id of the last run recorded in dir, and its record.
+func lastRecord(dir string) (string, runlog.Run, error) {
 	runs := filepath.Join(dir, runlog.DefaultDir)
 	ids, err := runlog.IDs(runs)
 	if err != nil {
-		return "", "", err
+		return "", runlog.Run{}, err
 	}
 	if len(ids) == 0 {
-		return "", "", fmt.Errorf("rooda left no record in %s", runs)
+		return "", runlog.Run{}, fmt.Errorf("rooda left no record in %s", runs)
 	}
-	id = ids[len(ids)-1]
+	id := ids[len(ids)-1]
 	r, err := runlog.ReadRun(runs, id)
+	return id, r, err
+}
+
+// progressIn is how far the run recorded last in dir got; false while
+// there is no record to say.
+func progressIn(dir string) (Progress, bool) {
+	_, r, err := lastRecord(dir)
 	if err != nil {
-		return id, "", err
+		return Progress{}, false
 	}
-	return id, r.ShownStatus(), nil
+	return progressOf(r), true
+}
+
+// progressOf is a record's iterations and spend.
+func progressOf(r runlog.Run) Progress {
+	p := Progress{Iterations: r.Iterations}
+	if s := r.Spent; s != nil {
+		p.Tokens = s.InputTokens + s.OutputTokens + s.CacheReadTokens + s.CacheWriteTokens
+		if s.CostUSD != nil {
+			p.CostUSD = *s.CostUSD
+		}
+	}
+	return p
 }

@@ -36,9 +36,9 @@ func (w *Worker) rooda(ctx context.Context, dir, name string, argv []string) run
 	cmd.WaitDelay = w.Grace
 	err = cmd.Run()
 	code := cmd.ProcessState.ExitCode()
-	id, status, recErr := lastRecord(dir)
+	id, r, recErr := lastRecord(dir)
 	if recErr != nil {
 		return runEnd{Ending{Status: "error", ExitCode: code}, errors.Join(err, recErr)}
 	}
-	return runEnd{Ending{Status: status, ExitCode: code, Record: id}, nil}
+	return runEnd{Ending{Status: r.ShownStatus(), ExitCode: code, Record: id, Progress: progressOf(r)}, nil}
 }

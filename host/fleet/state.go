@@ -37,11 +37,22 @@ type State struct {
 	Record    string `json:"record,omitempty"`
 	// Attempt counts the workers that took it: more than one when a
 	// lease lapsed.
-	Attempt int       `json:"attempt"`
+	Attempt int `json:"attempt"`
+	// Progress is how far it got, from its record, as its worker last
+	// read it (at each renewal, and at its end).
+	Progress
 	Updated time.Time `json:"updated"`
 	// Revision is the entry's revision in the bucket, which an update
 	// must name (compare-and-set); not stored.
 	Revision uint64 `json:"-"`
+}
+
+// Progress is how far a run got: its iterations that ended and what
+// their agents spent, as its record counts them.
+type Progress struct {
+	Iterations int     `json:"iterations,omitempty"`
+	Tokens     int64   `json:"tokens,omitempty"`
+	CostUSD    float64 `json:"cost_usd,omitempty"`
 }
 
 // ErrNameTaken is a run name the fleet already has.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -82,7 +83,13 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	w.say("%s: taken (attempt %d)", name, st.Attempt)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lost := l.Hold(runCtx)
+	var runDir atomic.Pointer[string] // the run's directory, once its workspace is made
+	lost := l.Hold(runCtx, func() (Progress, bool) {
+		if d := runDir.Load(); d != nil {
+			return progressIn(*d)
+		}
+		return Progress{}, false
+	})
 	ws, err := workspace(runCtx, w.Workspaces, st.Run)
 	if err == nil {
 		err = l.Update(runCtx, func(s *State) { s.Workspace = ws })
@@ -92,6 +99,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		return
 	}
 	dir := filepath.Join(ws, st.Run.Subdir)
+	runDir.Store(&dir)
 	next := whatNext(dir, st.Run)
 	switch {
 	case next.going:

@@ -583,3 +583,34 @@ func TestFleetStatusFollowsARun(t *testing.T) {
 		t.Errorf("the run's end: %+v, want success after 3 iterations", st)
 	}
 }
+
+// TestFleetRunsWhereItWasAdded: a run added from a directory of the
+// checkout runs in the same directory of its workspace; added from a
+// directory outside any git checkout, it is refused, saying why.
+func TestFleetRunsWhereItWasAdded(t *testing.T) {
+	t.Parallel()
+	times := filepath.Join(t.TempDir(), "times")
+	w := newWorkspace(t, step{"output": successSignal + "\n", "times": times})
+	must(t, os.MkdirAll(filepath.Join(w.dir, "sub"), 0o755))
+	w.write("sub/README", "a directory of the checkout\n")
+	f := newFleet(t, w)
+	add := func(dir string) (string, error) {
+		cmd := exec.Command(binary(t), "fleet", "add", "--name", "in-sub", "build", "-n", "1", "--ai-cmd", w.aiCmd())
+		cmd.Dir, cmd.Env = dir, append(w.env, "ROODA_FLEET_SERVER="+f.url)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	outside := t.TempDir()
+	if out, err := add(outside); err == nil || !strings.Contains(out, outside+" is not a git checkout") {
+		t.Errorf("added from outside a checkout: %v\n%s", err, out)
+	}
+	if out, err := add(filepath.Join(w.dir, "sub")); err != nil {
+		t.Fatalf("added from sub: %v\n%s", err, out)
+	}
+	f.worker("worker", "--lease", "2s")
+	st := f.waitEnded(1)[0]
+	fields := strings.Fields(readText(t, times))
+	if want := filepath.Join(st.Workspace, "sub"); len(fields) == 0 || fields[len(fields)-1] != want {
+		t.Errorf("the agent ran in %v, want %s", fields, want)
+	}
+}

@@ -17,8 +17,8 @@ import (
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	app.Metadata = map[string]any{"args": args}
-	if isFleet(args) {
-		return session.Report(stderr, logFormat(args), execFleet(args[2:]))
+	if fleet, ok := fleetArgs(app, args); ok {
+		return session.Report(stderr, logFormat(args), execFleet(fleet))
 	}
 	if isCompletion(args) {
 		complete(ctx, app, args)

@@ -18,8 +18,8 @@ import (
 const fleetProgram = "rooda-fleet"
 
 // fleetCommand names `rooda fleet` in rooda's help; run execs
-// rooda-fleet for it before any of rooda's parsing, so its flags and
-// arguments are rooda-fleet's to read.
+// rooda-fleet for it before any of rooda's parsing (fleetArgs), so its
+// flags and arguments are rooda-fleet's to read.
 func fleetCommand() *cli.Command {
 	return &cli.Command{
 		Name:            "fleet",
@@ -32,8 +32,25 @@ func fleetCommand() *cli.Command {
 	}
 }
 
-// isFleet reports whether args ask for a fleet command.
-func isFleet(args []string) bool { return len(args) > 1 && args[1] == "fleet" }
+// fleetArgs are the arguments of a fleet command, what follows "fleet",
+// if args ask for one: "fleet" is the first argument that is not one of
+// rooda's own flags (-q, --config FILE …), which mean nothing to the
+// fleet's commands and are dropped. Found before rooda parses anything,
+// so that the fleet command's flags are never taken for rooda's.
+func fleetArgs(app *cli.App, args []string) ([]string, bool) {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "fleet":
+			return args[i+1:], true
+		case a == "--" || !isFlag(a) || findFlag(app.Flags, flagName(a)) == nil:
+			return nil, false
+		case needsValue(app.Flags, a):
+			i++ // its value
+		}
+	}
+	return nil, false
+}
 
 // execFleet replaces rooda with rooda-fleet, given args, and the path of
 // this rooda for the runs its workers start.

@@ -614,3 +614,20 @@ func TestFleetRunsWhereItWasAdded(t *testing.T) {
 		t.Errorf("the agent ran in %v, want %s", fields, want)
 	}
 }
+
+// TestFleetAfterRoodasOwnFlags: rooda's own flags before "fleet" (-q,
+// --log-level LEVEL) leave the fleet command's flags and arguments to it.
+func TestFleetAfterRoodasOwnFlags(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal + "\n"})
+	f := newFleet(t, w)
+	cmd := exec.Command(binary(t), "-q", "--log-level", "debug", "fleet", "add", "--name", "flagged", "build", "-n", "1", "--ai-cmd", w.aiCmd())
+	cmd.Dir, cmd.Env = w.dir, append(w.env, "ROODA_FLEET_SERVER="+f.url)
+	if out, err := cmd.CombinedOutput(); err != nil || string(out) != "flagged\n" {
+		t.Fatalf("rooda -q --log-level debug fleet add --name flagged …: %v\n%s", err, out)
+	}
+	states := f.states()
+	if len(states) != 1 || strings.Join(states[0].Run.Argv, " ") != "run build -n 1 --ai-cmd "+w.aiCmd() {
+		t.Errorf("the run queued: %+v", states)
+	}
+}

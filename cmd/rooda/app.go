@@ -17,6 +17,9 @@ import (
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	app.Metadata = map[string]any{"args": args}
+	if fleet, ok := fleetArgs(app, args); ok {
+		return session.Report(stderr, logFormat(args), execFleet(fleet))
+	}
 	if isCompletion(args) {
 		complete(ctx, app, args)
 		return 0
@@ -53,6 +56,7 @@ Examples:
                                   the exact prompt the agent got in iteration 2
   rooda context add "focus on auth"
                                   more context for the run going on
+  rooda fleet add build -n 5      queue a run for the fleet's workers (rooda fleet --help)
   rooda list                      the procedures you can run
   rooda info build                what build does and the settings it would use
   rooda config show               the merged configuration, with each value's source
@@ -60,7 +64,7 @@ Examples:
   rooda fragments observe -l      list the observe fragments with their titles
   rooda version                   show the version (or: rooda --version)
   source <(rooda completion bash) complete commands, procedures and run ids`,
-		Commands: []*cli.Command{initCommand(), runCommand(), scriptCommand(), libCommand(), runsCommand(), contextCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand(), completionCommand(), manCommand()},
+		Commands: []*cli.Command{initCommand(), runCommand(), scriptCommand(), libCommand(), runsCommand(), fleetCommand(), contextCommand(), listCommand(), infoCommand(), fragmentsCommand(), configCommand(), versionCommand(), completionCommand(), manCommand()},
 		// --version is placed here, not only by urfave/cli as it starts, so that
 		// moveFlagsFirst knows it: "rooda build --version".
 		Flags:                append(configFlags(), cli.VersionFlag),

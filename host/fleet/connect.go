@@ -1,0 +1,180 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Names of what the fleet keeps in JetStream.
+const (
+	streamName  = "ROODA_RUNS"
+	queuedSubj  = "rooda.runs.queued"
+	consumer    = "workers"
+	statesName  = "rooda-run-states"
+	dialTimeout = 2 * time.Second
+)
+
+// Fleet is a connection to the fleet's server, with its queue and its
+// states made if they were not there.
+type Fleet struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	states jetstream.KeyValue
+	// server is the embedded server this connection started, if any.
+	server *Server
+}
+
+// Connect connects to the server at url; with no url, to the server
+// that listens for this machine's store (its URL in the store), or else
+// to one it starts in this process on the store.
+func Connect(ctx context.Context, url, store string) (*Fleet, error) {
+	token, err := storeToken(store)
+	if err != nil {
+		return nil, err
+	}
+	if url == "" {
+		url = listening(store, token)
+	}
+	if url != "" {
+		opts := []nats.Option{nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1)}
+		if token != "" && !strings.Contains(url, "@") {
+			// This machine's server, or one the URL gives no
+			// credentials for: the store's token (a server that asks
+			// none ignores it).
+			opts = append(opts, nats.Token(token))
+		}
+		nc, err := nats.Connect(url, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return open(ctx, nc, nil)
+	}
+	s, err := StartServer(ServerConfig{Store: store})
+	if err != nil {
+		return nil, err
+	}
+	f, err := ConnectTo(ctx, s)
+	if err != nil {
+		s.Shutdown()
+		return nil, err
+	}
+	f.server = s
+	return f, nil
+}
+
+// ConnectTo connects to an embedded server in this process, through no
+// socket.
+func ConnectTo(ctx context.Context, s *Server) (*Fleet, error) {
+	opts := []nats.Option{nats.InProcessServer(s.ns), nats.Name("rooda-fleet")}
+	if s.token != "" {
+		opts = append(opts, nats.Token(s.token))
+	}
+	nc, err := nats.Connect("", opts...)
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, nc, nil)
+}
+
+// listening is the URL a server of store left there, if one answers on
+// it now to token; "" if none does.
+func listening(store, token string) string {
+	data, err := os.ReadFile(filepath.Join(store, urlFile))
+	if err != nil {
+		return ""
+	}
+	url := strings.TrimSpace(string(data))
+	nc, err := nats.Connect(url, nats.Timeout(dialTimeout), nats.NoReconnect(), nats.Token(token))
+	if err != nil {
+		return ""
+	}
+	nc.Close()
+	return url
+}
+
+// open makes the fleet's stream and bucket where they are not, and
+// takes them as they are where they are: a client never changes what
+// another made (an update from a client of other defaults would, say,
+// take a cluster's replicas down to one).
+func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	f := &Fleet{nc: nc, js: js, server: s}
+	replicas := replicasFor(nc)
+	f.stream, err = stream(ctx, js, jetstream.StreamConfig{
+		Name:      streamName,
+		Subjects:  []string{queuedSubj},
+		Retention: jetstream.WorkQueuePolicy,
+		Storage:   jetstream.FileStorage,
+		Replicas:  replicas,
+	})
+	if err == nil {
+		f.states, err = bucket(ctx, js, jetstream.KeyValueConfig{
+			Bucket:   statesName,
+			Storage:  jetstream.FileStorage,
+			History:  8,
+			Replicas: replicas,
+		})
+	}
+	if err != nil {
+		nc.Close()
+		return nil, errors.Join(errors.New("making the fleet's queue and states"), err)
+	}
+	return f, nil
+}
+
+// replicasFor is how many copies the fleet's stream and bucket keep: one
+// on a server alone, three on a cluster (which then goes on with one of
+// three servers lost).
+func replicasFor(nc *nats.Conn) int {
+	if nc.ConnectedClusterName() != "" {
+		return 3
+	}
+	return 1
+}
+
+// stream is the stream of cfg's name, made as cfg says if there is none.
+func stream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	st, err := js.Stream(ctx, cfg.Name)
+	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return st, err
+	}
+	st, err = js.CreateStream(ctx, cfg)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return js.Stream(ctx, cfg.Name) // made meanwhile by another
+	}
+	return st, err
+}
+
+// bucket is the key-value bucket of cfg's name, made as cfg says if
+// there is none.
+func bucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kv, err := js.KeyValue(ctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return kv, err
+	}
+	kv, err = js.CreateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return js.KeyValue(ctx, cfg.Bucket)
+	}
+	return kv, err
+}
+
+// Close closes the connection, and stops the server it started.
+func (f *Fleet) Close() {
+	f.nc.Close()
+	if f.server != nil {
+		f.server.Shutdown()
+	}
+}

@@ -28,8 +28,8 @@ func iterateBuiltin() Builtin {
 		Name:    "iterate",
 		Params:  iterateParams(),
 		Returns: "loop_result",
-		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .ok, .reason, .iterations, .stats, .last, and what the loop spent, .usage and .cost (the sums of its iterations' it.usage and it.cost; .cost is None as soon as one iteration's it.cost is, not the sum of the known ones). " +
-			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .ok True (as for \"success\": a script's if not r.ok: exit(3, …) lets its dry run exit 0), .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\"). " +
+		Doc: "Runs the loop and returns a frozen result: .status (\"success\", \"stopped\", \"max-iters\", \"aborted\", \"stalled\", \"budget\", or \"dry-run\"), .ok, .reason, .iterations, .stats, .last, and what the loop spent, .usage and .cost (the sums of its iterations' it.usage and it.cost; .cost is None as soon as one iteration's it.cost is, not the sum of the known ones).\n\n" +
+			"In a dry run nothing runs and the script goes on: .status and .last.outcome are \"dry-run\", .ok True (as for \"success\": a script's if not r.ok: exit(3, …) lets its dry run exit 0), .iterations 0, and .last is a placeholder (number 0, exit_code 0, signal None, output \"\").\n\n" +
 			"The command line's settings override the script's, but for --max-iterations, which caps each iterate() (the smaller wins); the run's budgets override both. " +
 			"A budget given here (max_cost_usd, max_tokens, max_duration) ends the loop with .status \"budget\" and the script goes on; the same budget given by the user (configuration, environment, command line) and the run's own (--max-duration, --max-total-iterations) end the run, exit 2. An interrupt ends the script.",
 		Example: `def keep_going_until_3(it):

@@ -52,8 +52,8 @@ var worktreeBuiltin = Builtin{
 		{"keep", "bool", "False", "keep the worktree and its branch when the run ends, or when it is killed"},
 	},
 	Returns: "worktree",
-	Doc: "Makes a git worktree of the run under .rooda/worktrees/<run-id>/<name>, on a branch of its own, for iterate(worktree = …) and run(dir = …): .name, .path, .branch, .keep. " +
-		"When the script runs to its end, the worktree and its branch are removed unless keep is True; what the script wants of it, it merges first (git_merge). A run cut short (Ctrl+C, an error, a budget) keeps, and names, a worktree holding work: uncommitted changes, or commits on no other branch. A kept one is named as the run ends, with how to remove it, and in rooda runs show. " +
+	Doc: "Makes a git worktree of the run under .rooda/worktrees/<run-id>/<name>, on a branch of its own, for iterate(worktree = …) and run(dir = …): .name, .path, .branch, .keep.\n\n" +
+		"When the script runs to its end, the worktree and its branch are removed unless keep is True; what the script wants of it, it merges first (git_merge). A run cut short (Ctrl+C, an error, a budget) keeps, and names, a worktree holding work: uncommitted changes, or commits on no other branch. A kept one is named as the run ends, with how to remove it, and in rooda runs show.\n\n" +
 		"A run killed before its end leaves its worktrees: the next script run removes those of runs that no longer run, but for those kept and those holding work not merged anywhere (uncommitted changes, commits on no other branch), which it names, and leaves to you. In a dry run nothing is made.",
 	Example: `# in a git repository:
 # wt = worktree("task-a")
@@ -144,8 +144,8 @@ var gitMergeBuiltin = Builtin{
 		{"commit_leftovers", "bool", "False", "whether to commit first, on the worktree's branch, what the agent left uncommitted there (author and committer rooda, message \"rooda: work the agent left uncommitted\"); when False that work is not merged: .dirty is True and the run keeps the worktree"},
 	},
 	Returns: "merge_result",
-	Doc: "Merges a worktree's branch into the branch the main checkout has out, with plain git merge --no-edit (never an AI merge), and returns .merged and .conflicts (the files in conflict), .output (git's words), .commits (how many commits it brought in: 0 for \"Already up to date\", which the log calls nothing to merge) and .dirty (whether the worktree still holds uncommitted changes or untracked files). " +
-		"A merge takes commits only: what the agent left uncommitted is not merged unless commit_leftovers = True, and a worktree that holds such work is never removed as the run ends — the run keeps it and says where, with git -C PATH status to look at it. " +
+	Doc: "Merges a worktree's branch into the branch the main checkout has out, with plain git merge --no-edit (never an AI merge), and returns .merged and .conflicts (the files in conflict), .output (git's words), .commits (how many commits it brought in: 0 for \"Already up to date\", which the log calls nothing to merge) and .dirty (whether the worktree still holds uncommitted changes or untracked files).\n\n" +
+		"A merge takes commits only: what the agent left uncommitted is not merged unless commit_leftovers = True, and a worktree that holds such work is never removed as the run ends — the run keeps it and says where, with git -C PATH status to look at it.\n\n" +
 		"On a conflict the merge is aborted (git merge --abort) and the checkout is as it was. A merge that cannot start (uncommitted changes in the way) is an error; one interrupted (Ctrl+C) is undone, the checkout left as it was. Either way the worktree and its branch, not merged, are kept. In a dry run nothing is merged: .dry_run is True.",
 	Example: `# r = git_merge(wt)
 # if not r.merged: print("conflict in", r.conflicts)

@@ -101,6 +101,8 @@ const atTheLimit = "Reached max iterations: "
 
 // TestHelpExamplesRun runs every example of every command's --help.
 func TestHelpExamplesRun(t *testing.T) {
+	// rooda fleet's examples run rooda-fleet, beside rooda as installed.
+	fleetBinaries(t)
 	examples := helpExamples(t)
 	if len(examples) < 50 {
 		t.Fatalf("%d examples found in the help: too few for an extraction that works", len(examples))

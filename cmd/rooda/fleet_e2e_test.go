@@ -364,15 +364,10 @@ func waitForLine(t *testing.T, path, line string) {
 	t.Fatalf("%s never held %q", path, line)
 }
 
-// TestFleetWorkerPausedPastItsLeaseStopsItsRun: a worker stopped
-// (SIGSTOP) past its lease loses its run; the worker that takes it finds
-// the run's rooda still going in the workspace and gives the run back
-// rather than start a second one there; the paused worker, continued
-// (SIGCONT), learns at its next renewal that the run is another's and
-// stops it; the run is then resumed from its record and ends success,
-// its first iteration run once.
-func TestFleetWorkerPausedPastItsLeaseStopsItsRun(t *testing.T) {
-	t.Parallel()
+// newLongRun is a fleet with one run queued as name: its first iteration
+// quick, its second a minute long the first time and a success when it
+// runs again; its agents' starts are counted in the file starts.
+func newLongRun(t *testing.T, name string) (*testFleet, string) {
 	w := newWorkspace(t)
 	starts := filepath.Join(w.dir, "starts")
 	script, err := json.Marshal(map[string]any{"record": w.dir, "starts": starts, "steps": []step{
@@ -384,7 +379,20 @@ func TestFleetWorkerPausedPastItsLeaseStopsItsRun(t *testing.T) {
 	}
 	w.write("script.json", string(script))
 	f := newFleet(t, w)
-	f.fleet("add", "--name", "paused", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	f.fleet("add", "--name", name, "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	return f, starts
+}
+
+// TestFleetWorkerPausedPastItsLeaseStopsItsRun: a worker stopped
+// (SIGSTOP) past its lease loses its run; the worker that takes it finds
+// the run's rooda still going in the workspace and gives the run back
+// rather than start a second one there; the paused worker, continued
+// (SIGCONT), learns at its next renewal that the run is another's and
+// stops it; the run is then resumed from its record and ends success,
+// its first iteration run once.
+func TestFleetWorkerPausedPastItsLeaseStopsItsRun(t *testing.T) {
+	t.Parallel()
+	f, starts := newLongRun(t, "paused")
 	paused := f.worker("worker-a", "--lease", "2s")
 	waitForLine(t, starts, "script.json 2")
 	if err := paused.Process.Signal(syscall.SIGSTOP); err != nil {
@@ -504,18 +512,7 @@ func TestFleetAddsTheRunsOfATasksFile(t *testing.T) {
 // not ended; the next worker resumes it from its record.
 func TestFleetWorkerStoppedGivesItsRunBack(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t)
-	starts := filepath.Join(w.dir, "starts")
-	script, err := json.Marshal(map[string]any{"record": w.dir, "starts": starts, "steps": []step{
-		{"output": "working"},
-		{"output": "still working", "delay": "60s", "again": step{"output": successSignal + "\n"}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.write("script.json", string(script))
-	f := newFleet(t, w)
-	f.fleet("add", "--name", "handed-on", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	f, starts := newLongRun(t, "handed-on")
 	stopped := f.worker("worker-a", "--lease", "2s")
 	waitForLine(t, starts, "script.json 2")
 	stop(stopped)

@@ -38,9 +38,9 @@ func (w *workspace) follow(steps ...step) {
 func TestDurationsOneWay(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
-	w.write("rooda-config.yml", "loop:\n  idle_timeout: 900\n  max_limit_wait: 5400\n")
+	w.write("rooda-config.yml", "loop:\n  idle_timeout: 900\n  max_limit_wait: 5400\n  max_output_buffer: 2097152\n")
 	show := w.rooda("config", "show")
-	for _, want := range []string{"\n  idle_timeout: 15m ", "\n  model_timeout: 10m ", "\n  max_limit_wait: 1h30m "} {
+	for _, want := range []string{"\n  idle_timeout: 15m ", "\n  model_timeout: 10m ", "\n  max_limit_wait: 1h30m ", "\n  max_output_buffer: 2MB "} {
 		if !strings.Contains(show.stdout, want) {
 			t.Errorf("config show lacks %q:\n%s", strings.TrimSpace(want), show.stdout)
 		}
@@ -59,7 +59,7 @@ func TestDurationsOneWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	loaded := w.roodaIn(again, "info", "build")
-	for _, want := range []string{"Idle Timeout: 15m (workspace: ./rooda-config.yml)", "Max Limit Wait: 1h30m (workspace: ./rooda-config.yml)"} {
+	for _, want := range []string{"Idle Timeout: 15m (workspace: ./rooda-config.yml)", "Max Limit Wait: 1h30m (workspace: ./rooda-config.yml)", "Max Output Buffer: 2MB (workspace: ./rooda-config.yml)"} {
 		if loaded.code != 0 || !strings.Contains(loaded.stdout, want) {
 			t.Errorf("config show's output, loaded again: exit %d, lacks %q:\n%s%s", loaded.code, want, loaded.stdout, loaded.stderr)
 		}

@@ -255,8 +255,18 @@ func Size(low int) Parser[int] {
 			}
 			return n, nil
 		},
-		format: strconv.Itoa,
+		format: sizeInFile,
 	}
+}
+
+// sizeInFile writes a size as rooda-config.yml holds it, as every output
+// writes one ("10MB", FormatSize), or in bytes where no unit holds it
+// whole: the file must load back to the same value.
+func sizeInFile(n int) string {
+	if s := FormatSize(n); !strings.HasSuffix(s, " bytes") {
+		return s
+	}
+	return strconv.Itoa(n)
 }
 
 var sizeUnits = []struct {

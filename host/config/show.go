@@ -150,6 +150,8 @@ func fragmentYAML(f prompt.Fragment) string {
 // FormatSize writes a byte count as seed 002 does: 10485760 is "10MB".
 func FormatSize(n int) string {
 	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.Itoa(n>>30) + "GB"
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return strconv.Itoa(n>>20) + "MB"
 	case n >= 1<<10 && n%(1<<10) == 0:

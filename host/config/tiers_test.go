@@ -19,7 +19,7 @@ func TestEachTierWins(t *testing.T) {
 		{"iteration_mode", "unlimited", "max-iterations", "unlimited", "unlimited", "true", "unlimited"},
 		{"default_max_iterations", "2", "3", "4", "max-iterations", "6", "6"},
 		{"iteration_timeout", "10s", "20s", "30s", "iteration-timeout", "90", "1m30s"},
-		{"max_output_buffer", "2048", "4096", "8192", "max-output-buffer", "16KB", "16384"},
+		{"max_output_buffer", "2KB", "4KB", "8KB", "max-output-buffer", "16384", "16KB"},
 		{"failure_threshold", "2", "3", "4", "failure-threshold", "5", "5"},
 		{"log_level", "debug", "info", "warn", "log-level", "error", "error"},
 		{"show_ai_output", "true", "false", "true", "verbose", "true", "true"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,3 +71,70 @@ func mendExamples(t *testing.T, doc string, mended []docExample) {
 		t.Fatal(err)
 	}
 }
+
+// longestBlock bounds a paragraph, a bullet or a table row of the docs,
+// in words: past it, a reader who scans for one fact reads a wall; a
+// list, a table or a sub-heading says the same in pieces.
+const longestBlock = 150
+
+// TestDocsReadAsAReference: no paragraph, bullet or table row of README,
+// CONTRIBUTING or a docs page (code blocks left out) is over
+// longestBlock words.
+func TestDocsReadAsAReference(t *testing.T) {
+	for _, doc := range documents(t) {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range textBlocks(string(data)) {
+			if n := len(strings.Fields(b.text)); n > longestBlock {
+				t.Errorf("%s:%d: a block of %d words (at most %d: a list, a table or a sub-heading instead): %.60s…", doc, b.line, n, longestBlock, b.text)
+			}
+		}
+	}
+}
+
+// textBlock is a paragraph, a bullet or a table row, and its first line.
+type textBlock struct {
+	text string
+	line int
+}
+
+// textBlocks are the blocks of a Markdown page outside its fences: a
+// blank line, a heading, a bullet or a table row begins a new one.
+func textBlocks(page string) []textBlock {
+	var blocks []textBlock
+	var cur *textBlock
+	end := func() {
+		if cur != nil {
+			blocks = append(blocks, *cur)
+			cur = nil
+		}
+	}
+	inFence := false
+	for i, line := range strings.Split(page, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "```"):
+			inFence = !inFence
+			end()
+		case inFence:
+		case trimmed == "" || strings.HasPrefix(line, "#"):
+			end()
+		case strings.HasPrefix(line, "|"):
+			end()
+			blocks = append(blocks, textBlock{text: line, line: i + 1})
+		case bulletStart.MatchString(line):
+			end()
+			cur = &textBlock{text: line, line: i + 1}
+		case cur == nil:
+			cur = &textBlock{text: line, line: i + 1}
+		default:
+			cur.text += " " + line
+		}
+	}
+	end()
+	return blocks
+}
+
+var bulletStart = regexp.MustCompile(`^\s*([-*]|\d+\.)\s`)

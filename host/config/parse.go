@@ -263,7 +263,7 @@ func Size(low int) Parser[int] {
 // writes one ("10MB", FormatSize), or in bytes where no unit holds it
 // whole: the file must load back to the same value.
 func sizeInFile(n int) string {
-	if s := FormatSize(n); !strings.HasSuffix(s, " bytes") {
+	if s, ok := inUnit(n); ok {
 		return s
 	}
 	return strconv.Itoa(n)

@@ -147,17 +147,26 @@ func fragmentYAML(f prompt.Fragment) string {
 	return strings.TrimSpace(string(out))
 }
 
-// FormatSize writes a byte count as seed 002 does: 10485760 is "10MB".
+// FormatSize writes a byte count as seed 002 does: 10485760 is "10MB";
+// one no unit holds whole is "N bytes".
 func FormatSize(n int) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return strconv.Itoa(n>>30) + "GB"
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.Itoa(n>>20) + "MB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.Itoa(n>>10) + "KB"
+	if s, ok := inUnit(n); ok {
+		return s
 	}
 	return strconv.Itoa(n) + " bytes"
+}
+
+// inUnit writes n in the largest unit that holds it whole: "10MB", "1GB".
+func inUnit(n int) (string, bool) {
+	for _, u := range []struct {
+		suffix string
+		shift  int
+	}{{"GB", 30}, {"MB", 20}, {"KB", 10}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return strconv.Itoa(n>>u.shift) + u.suffix, true
+		}
+	}
+	return "", false
 }
 
 // FormatMaxIterations writes a limit of iterations: "5" or "unlimited".

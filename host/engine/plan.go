@@ -191,7 +191,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 	override(&phases, given)
 	p := &Plan{Settings: s, Procedure: phases, Context: slices.Clone(req.Context), Runner: req.Runner, PriceOf: req.Config.PriceOf,
 		Promises: req.Promises, Choose: req.Choose, Chooser: req.Chooser, given: given}
-	p.Formats = []agentstream.Format{formatNamed(s.AIOutput)}
+	p.Formats = []agentstream.Format{formatFor(s.AIOutput, nil)}
 	p.stateDirs = agents.StateDirs(req.Config.Aliases)
 	p.aliasHosts = agents.Hosts(req.Config.Aliases)
 	if p.Runner != nil {
@@ -365,20 +365,13 @@ func (p *Plan) procedureOf(n int) prompt.Procedure {
 }
 
 // formatFor is the format of an agent's output: the one its alias
-// names, else the one its command line asks its CLI for.
+// names, else the one its command line asks its CLI for (argv nil for
+// none, as a fake agent has: text).
 func formatFor(output string, argv []string) agentstream.Format {
 	if output != "" {
 		return agentstream.Format(output)
 	}
 	return agentstream.FormatOfCommand(argv)
-}
-
-// formatNamed is the format an alias names: text when it names none.
-func formatNamed(name string) agentstream.Format {
-	if name == "" {
-		return agentstream.Text
-	}
-	return agentstream.Format(name)
 }
 
 // fakeFormats are the formats fake agents print, turn by turn: each
@@ -389,7 +382,7 @@ func (p *Plan) fakeFormats(turns []Turn) {
 	}
 	p.Formats = nil
 	for _, t := range turns {
-		p.Formats = append(p.Formats, formatNamed(t.Output))
+		p.Formats = append(p.Formats, formatFor(t.Output, nil))
 	}
 }
 

@@ -70,7 +70,7 @@ func (p *Plan) choose(n int) error {
 	case p.overridden:
 		c.name = p.Agents[0]
 	case p.Runner != nil:
-		c.format = formatNamed(t.Output)
+		c.format = formatFor(t.Output, nil)
 	default:
 		argv, err := process.Split(t.Line)
 		if err != nil {

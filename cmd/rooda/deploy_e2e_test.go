@@ -1070,9 +1070,7 @@ func TestDeployIndexedJobResumes(t *testing.T) {
 	steps[1] = step{"output": steps[1]["output"], "delay": "1m", "again": steps[1]}
 	w := newWorkspace(t)
 	w.countStarts(steps)
-	bin := filepath.Join(w.dir, "bin")
-	must(t, os.Mkdir(bin, 0o755))
-	must(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexec "+w.aiCmd()+"\n"), 0o755))
+	bin := filepath.Dir(w.fakeCLI("claude"))
 	env, _, _ := podEnv(c)
 	w.env = append(w.env, append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))...)
 	d := durableRun{w: w, args: podArgs(w, c, objects, 1)}

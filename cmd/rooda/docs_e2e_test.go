@@ -387,8 +387,7 @@ func readersWorkspace(t *testing.T) *workspace {
 	w.gitInit()
 	bin := filepath.Join(w.dir, ".bin")
 	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "copilot"} {
-		writeFile(t, filepath.Join(bin, cli), "#!/bin/sh\nexec "+w.aiCmd()+"\n")
-		must(t, os.Chmod(filepath.Join(bin, cli), 0o755))
+		w.fakeCLIIn(bin, cli)
 	}
 	global := filepath.Join(w.dir, ".global")
 	writeFile(t, filepath.Join(global, "rooda-config.yml"), "loop:\n  ai_cmd: "+w.aiCmd()+"\n")

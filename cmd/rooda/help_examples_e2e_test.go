@@ -207,8 +207,7 @@ func helpFixture(t *testing.T) fixture {
 	writeFile(t, filepath.Join(work, ".gitignore"), ".rooda/\n")
 	git(t, work)
 	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "copilot"} {
-		writeFile(t, filepath.Join(root, "bin", cli), "#!/bin/sh\nexec "+w.aiCmd()+"\n")
-		must(t, os.Chmod(filepath.Join(root, "bin", cli), 0o755))
+		w.fakeCLIIn(filepath.Join(root, "bin"), cli)
 	}
 	writeFile(t, filepath.Join(root, "global", "rooda-config.yml"), "loop:\n  ai_cmd: "+w.aiCmd()+"\n  default_max_iterations: 3"+
 		"\nlibraries:\n  team: {git: "+filepath.Join(root, "team-procedures")+", ref: main}\n")

@@ -92,12 +92,16 @@ func TestAICmdOfAKnownCLIReadInItsFormat(t *testing.T) {
 // fake agent on w's script whatever its arguments: a CLI's name for the
 // fake agent.
 func (w *workspace) fakeCLI(name string) string {
+	return w.fakeCLIIn(filepath.Join(w.dir, "bin"), name)
+}
+
+// fakeCLIIn is fakeCLI in the directory dir.
+func (w *workspace) fakeCLIIn(dir, name string) string {
 	w.t.Helper()
-	bin := filepath.Join(w.dir, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		w.t.Fatal(err)
 	}
-	path := filepath.Join(bin, name)
+	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte("#!/bin/sh\nexec "+w.aiCmd()+"\n"), 0o755); err != nil {
 		w.t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"errors"
 	"io/fs"
 	"path"
 	"strings"
@@ -31,4 +32,23 @@ func Stdlib(r *host.Runtime, files fs.FS) (map[string]starlark.StringDict, error
 		out[module] = globals
 	}
 	return out, nil
+}
+
+// Libraries documents every module of r's libraries from its
+// docstrings, as script doc FILE.star does. unready names each git
+// library the cache lacks, and why: left out. A library or a module that
+// cannot be read is an error, the others documented all the same.
+func Libraries(r *host.Runtime) (entries []Entry, unready map[string]string, err error) {
+	modules, unready, err := r.LibraryModules()
+	errs := []error{err}
+	for _, module := range modules {
+		display, src, err := r.Source(module)
+		if err == nil {
+			var found []Entry
+			_, found, err = Module(display, src)
+			entries = append(entries, found...)
+		}
+		errs = append(errs, err)
+	}
+	return entries, unready, errors.Join(errs...)
 }

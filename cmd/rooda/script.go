@@ -285,32 +285,14 @@ func scriptStubAction(c *cli.Context) error {
 	return errors.Join(err, werr)
 }
 
-// libraryReference documents every module of the configured libraries
-// from its docstrings, as script doc FILE.star does. A git library the
-// cache lacks is left out with a line that says why; a library or a
-// module that cannot be read is an error, the others documented all the
-// same.
+// libraryReference documents the configured libraries
+// (reference.Libraries), saying on stderr which the cache lacks.
 func libraryReference(c *cli.Context, rt *host.Runtime) ([]reference.Entry, error) {
-	modules, unready, err := rt.LibraryModules()
-	errs := []error{err}
+	entries, unready, err := reference.Libraries(rt)
 	for _, name := range slices.Sorted(maps.Keys(unready)) {
 		fmt.Fprintf(c.App.ErrWriter, "no stubs of @%s: %s\n", name, unready[name])
 	}
-	var entries []reference.Entry
-	for _, module := range modules {
-		path, src, err := rt.Source(module)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		_, found, err := reference.Module(path, src)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		entries = append(entries, found...)
-	}
-	return entries, errors.Join(errs...)
+	return entries, err
 }
 
 // cachedRuntime is a runtime whose git libraries are read from the

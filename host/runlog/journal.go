@@ -61,6 +61,17 @@ func (r *Recorder) Journal(e journal.Entry, sync bool) {
 
 // appendEntry appends e, with r.mu held.
 func (r *Recorder) appendEntry(e journal.Entry, sync bool) {
+	r.appendWith(e, func(w *journal.Writer, e journal.Entry) error { return w.Append(e, sync) })
+}
+
+// appendEnded appends an iteration's end, forced to the disk while the
+// next agent starts (journal.Writer.AppendSyncedSoon), with r.mu held.
+func (r *Recorder) appendEnded(e journal.Entry) {
+	r.appendWith(e, (*journal.Writer).AppendSyncedSoon)
+}
+
+// appendWith appends e by write, with r.mu held.
+func (r *Recorder) appendWith(e journal.Entry, write func(*journal.Writer, journal.Entry) error) {
 	if r.journal == nil {
 		return
 	}
@@ -68,7 +79,17 @@ func (r *Recorder) appendEntry(e journal.Entry, sync bool) {
 		r.live = true
 	}
 	e.At = time.Now().UnixMilli()
-	r.keep(r.journal.Append(e, sync))
+	r.keep(write(r.journal, e))
+}
+
+// waitSynced waits for what the journal forces to the disk and for
+// run.json's latest write (laterFile): the record as it is now is on the
+// disk. With r.mu held.
+func (r *Recorder) waitSynced() {
+	r.keep(r.later.wait())
+	if r.journal != nil {
+		r.keep(r.journal.WaitSynced())
+	}
 }
 
 // mendJournal writes the journal again, when its file is gone with the

@@ -56,6 +56,8 @@ type Recorder struct {
 	lastRecord int
 	// resumedFrom is the record as the run left it, before a resume.
 	resumedFrom Run
+	// later writes run.json as iterations end (saveLater).
+	later *laterFile
 }
 
 // Start creates the record of a run named name (the procedure or
@@ -124,7 +126,7 @@ func (r *Recorder) firstFiles(dir string) error {
 }
 
 func newRecorder(dir string, run Run) *Recorder {
-	return &Recorder{dir: dir, run: run, seen: map[string]bool{}, refused: map[string]bool{}}
+	return &Recorder{dir: dir, run: run, seen: map[string]bool{}, refused: map[string]bool{}, later: newLaterFile(filepath.Join(dir, "run.json"))}
 }
 
 // ignoreRecords keeps the records, which are not the project's, out of
@@ -241,7 +243,20 @@ func (r *Recorder) save() error {
 	if r.replaying() {
 		return nil
 	}
+	r.keep(r.later.wait())
 	return r.keep(writeJSON(filepath.Join(r.dir, "run.json"), r.run))
+}
+
+// saveLater is save for an iteration's end: run.json is written by its
+// own goroutine (laterFile) while the next agent starts.
+func (r *Recorder) saveLater() {
+	if r.replaying() {
+		return
+	}
+	data, err := marshalJSON(r.run)
+	if r.keep(err) == nil {
+		r.later.put(data)
+	}
 }
 
 // replaying reports whether the run was resumed and has appended nothing
@@ -261,6 +276,7 @@ func (r *Recorder) keep(err error) error {
 func (r *Recorder) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.waitSynced()
 	return r.err
 }
 
@@ -438,11 +454,11 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		// a resume; one an interrupt cut short runs again.
 		data, err := json.Marshal(endedOf(it, fresh))
 		if r.keep(err) == nil {
-			r.appendEntry(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data}, true)
+			r.appendEnded(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data})
 		}
 		l.count(it)
 	}
-	r.save()
+	r.saveLater()
 }
 
 // count adds an iteration that ended to the run's: its agent, its spend,
@@ -526,6 +542,7 @@ func (r *Recorder) FinishWith(status loop.Status, code int, reason string, budge
 		r.run.Resumes = resumes
 		return r.save()
 	}
+	r.waitSynced()
 	// Ended by what its journal answered: its end is written.
 	r.live = true
 	now := time.Now().UTC()

@@ -288,11 +288,17 @@ func newID(name string, now time.Time) string {
 
 // writeJSON writes v as a file, whole.
 func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := marshalJSON(v)
 	if err != nil {
 		return err
 	}
-	return writeFile(path, append(data, '\n'))
+	return writeFile(path, data)
+}
+
+// marshalJSON is v as the record's files hold it: indented, a line.
+func marshalJSON(v any) ([]byte, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	return append(data, '\n'), err
 }
 
 // writeFile writes a record's file whole (files.WriteWhole), making its

@@ -287,6 +287,31 @@ func TestSandboxTmpdirOfAKilledRooda(t *testing.T) {
 	}
 }
 
+// TestSandboxTmpdirClearedForTheNextAgent: a loop's agents take turns in
+// one directory of their own, cleared between them: what one left in its
+// TMPDIR, files and directories, the next does not find, and the
+// directory goes with the run.
+func TestSandboxTmpdirClearedForTheNextAgent(t *testing.T) {
+	t.Parallel()
+	needsLandlock(t, 1, "the sandbox's TMPDIR")
+	leave := step{"shell": `echo "$TMPDIR" > tmpdir-$ROODA_ITERATION.txt; ls -A "$TMPDIR" > seen-$ROODA_ITERATION.txt; ` +
+		`echo x > "$TMPDIR/left" && mkdir -p "$TMPDIR/d/e" && echo y > "$TMPDIR/d/e/f"`, "output": "done\n"}
+	w, _, tmp := sandboxed(t, leave, leave, leave)
+	w.run("build", "-n", "3", "--sandbox", "workspace").expect(t, 2, "Reached max iterations: 3")
+	first := readText(t, filepath.Join(w.dir, "tmpdir-1.txt"))
+	for n := 2; n <= 3; n++ {
+		if seen := readText(t, filepath.Join(w.dir, fmt.Sprintf("seen-%d.txt", n))); seen != "" {
+			t.Errorf("agent %d found in its TMPDIR what the one before left: %q", n, seen)
+		}
+		if dir := readText(t, filepath.Join(w.dir, fmt.Sprintf("tmpdir-%d.txt", n))); dir != first {
+			t.Errorf("agent %d had the TMPDIR %s, not its loop's %s: one was made for it", n, dir, first)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) > 0 {
+		t.Errorf("left in TMPDIR after the run: %q", left)
+	}
+}
+
 // waitForText waits for the file name in dir, written whole, and returns
 // what it says.
 func waitForText(t *testing.T, dir, name string) string {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"rooda/host/config"
@@ -33,11 +34,11 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 	spec := sandbox.Spec{Mode: cmp.Or(config.Sandbox.In(p.Settings).V, sandbox.Off), ABI: sandbox.ABI()}
 	done = func() {}
 	if spec.Mode != sandbox.Off {
-		dir, err := sandbox.NewAgentDir()
+		dir, err := p.agentDirs.take()
 		if err != nil {
 			return done, nil, err
 		}
-		done, spec.Empty = dir.Remove, dir.Empty()
+		done, spec.Empty = func() { p.agentDirs.give(dir) }, dir.Empty()
 		state := p.stateDirs[filepath.Base(cmd.Argv[0])]
 		sandbox.MakeDirs(state)
 		// Made first, the library cache's are hidden: one not made yet
@@ -64,6 +65,53 @@ func (p *Plan) confine(cmd *process.Command, n int) (done func(), confined *sand
 		return done, nil, err
 	}
 	return done, &spec, err
+}
+
+// agentDirs keeps, between a loop's iterations, the directory that held
+// the last one's agent (sandbox.AgentDir), cleared, for the next: one
+// made and removed for each agent cost most of what sandbox: workspace
+// adds to an iteration on a disk (docs/performance.md). Loops at once
+// each have their own Plan, so no two agents at once share one.
+type agentDirs struct {
+	mu    sync.Mutex
+	spare *sandbox.AgentDir
+}
+
+// take gives the spare directory, else a new one.
+func (a *agentDirs) take() (*sandbox.AgentDir, error) {
+	a.mu.Lock()
+	dir := a.spare
+	a.spare = nil
+	a.mu.Unlock()
+	if dir != nil {
+		return dir, nil
+	}
+	return sandbox.NewAgentDir()
+}
+
+// give takes back a directory whose agent ended, kept as the spare once
+// cleared; one that cannot be cleared, or one more than a spare, goes.
+func (a *agentDirs) give(dir *sandbox.AgentDir) {
+	if dir.Clear() == nil {
+		a.mu.Lock()
+		if a.spare == nil {
+			a.spare, dir = dir, nil
+		}
+		a.mu.Unlock()
+	}
+	if dir != nil {
+		dir.Remove()
+	}
+}
+
+// removeSpare removes the spare directory, as the loop ends.
+func (a *agentDirs) removeSpare() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.spare != nil {
+		a.spare.Remove()
+		a.spare = nil
+	}
 }
 
 // rules fills in spec what the agent may write and connect to, and what

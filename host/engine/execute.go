@@ -125,6 +125,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		log.Debugf("Removed %s, left by a rooda that was killed", dir)
 	}
 	p.refusals = newRefusalLog(log)
+	defer p.agentDirs.removeSpare()
 	// The loop sees the interrupt only once it is announced, so the
 	// announcement always comes before the summary.
 	announced, cancel := context.WithCancelCause(context.WithoutCancel(ctx))

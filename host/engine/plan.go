@@ -118,6 +118,9 @@ type Plan struct {
 	given      [len(prompt.Phases)][]prompt.Fragment
 	overridden bool
 
+	// agentDirs keeps the last agent's directory for the next.
+	agentDirs agentDirs
+
 	// stateDirs are, by program, the state directories aliases declare
 	// (agents.StateDirs), which a sandbox lets the agent write.
 	stateDirs map[string][]string

@@ -70,6 +70,24 @@ func (d *AgentDir) TMPDIR() string { return filepath.Join(d.Dir, "tmp") }
 // Empty is the empty file bound over the files hidden from the agent.
 func (d *AgentDir) Empty() string { return filepath.Join(d.Dir, "empty") }
 
+// Clear makes the directory as it was made, for the next iteration's
+// agent of the same loop: its TMPDIR emptied, the private git state of a
+// worktree's agent (GuardGit) gone. Making a directory for each agent
+// cost more than its agent's start on a disk (two mkdirs, a file, a
+// rename, three removals: docs/performance.md); emptying one that the
+// agent left empty costs a read of it.
+func (d *AgentDir) Clear() error {
+	entries, err := os.ReadDir(d.TMPDIR())
+	for _, e := range entries {
+		err = errors.Join(err, os.RemoveAll(filepath.Join(d.TMPDIR(), e.Name())))
+	}
+	return errors.Join(err, os.RemoveAll(filepath.Join(d.Dir, privateGit)))
+}
+
+// privateGit is, in an agent's directory, where a worktree's agent keeps
+// the objects and refs it writes (privateBranch).
+const privateGit = "git"
+
 // Remove removes the directory, then lets its lock go: a sweep never
 // sees it unlocked.
 func (d *AgentDir) Remove() {

@@ -152,7 +152,7 @@ func readsWorktreeConfig(commonDir string) bool {
 // and work directories, the ref's directory holding the refs it holds
 // (the branch's at Head, though it be packed), and its log's.
 func privateBranch(b *Branch, own string) error {
-	b.Private = filepath.Join(own, "git")
+	b.Private = filepath.Join(own, privateGit)
 	for _, d := range []string{"objects", "work", "refs", "logs"} {
 		if err := os.MkdirAll(filepath.Join(b.Private, d), 0o700); err != nil {
 			return err

@@ -49,3 +49,46 @@ func TestFailureSaidOnce(t *testing.T) {
 		t.Fatalf("Err said it again: %v", err)
 	}
 }
+
+// TestQueueInOrder: work is done in the order it was added, one piece
+// at a time, and Wait returns once it is all done.
+func TestQueueInOrder(t *testing.T) {
+	q := NewQueue()
+	var order []int
+	release := make(chan struct{})
+	for i := range 3 {
+		q.Add(func() error {
+			if i == 0 {
+				<-release // the others wait behind it
+			}
+			order = append(order, i)
+			return nil
+		})
+	}
+	close(release)
+	if err := q.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 3 || order[0] != 0 || order[1] != 1 || order[2] != 2 {
+		t.Fatalf("done in the order %v, want [0 1 2]", order)
+	}
+}
+
+// TestQueueSaysAFailureOnce: a piece of work that failed is said by the
+// next Wait, once, and the work after it is still done.
+func TestQueueSaysAFailureOnce(t *testing.T) {
+	q := NewQueue()
+	fail := errors.New("disk full")
+	var after atomic.Bool
+	q.Add(func() error { return fail })
+	q.Add(func() error { after.Store(true); return nil })
+	if err := q.Wait(); !errors.Is(err, fail) {
+		t.Fatalf("Wait said %v, want %v", err, fail)
+	}
+	if !after.Load() {
+		t.Fatal("the work after the failure was not done")
+	}
+	if err := q.Wait(); err != nil {
+		t.Fatalf("said twice: %v", err)
+	}
+}

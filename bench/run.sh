@@ -50,7 +50,7 @@
 #    where rooda takes each iteration's git facts and keeps a snapshot of
 #    its start; then the sandbox's cost (SANDBOX=1's rows).
 #
-# 6. resume: BenchmarkResume (cmd/rooda): `rooda runs resume` of a run of
+# 6. resume: BenchmarkResume (internal/cli): `rooda runs resume` of a run of
 #    5,000 iterations killed in its last, to its first new agent, against
 #    a fresh start to its first agent.
 #
@@ -288,7 +288,7 @@ hosts() {
 # against `rooda run build -n 1` to its first agent, means of RUNS.
 resume() {
 	local out fresh resumed
-	out=$(go test -C "$repo" ./cmd/rooda -run '^$' -bench 'BenchmarkResume' -benchtime "${RUNS}x" 2>&1) || {
+	out=$(go test -C "$repo" ./internal/cli -run '^$' -bench 'BenchmarkResume' -benchtime "${RUNS}x" 2>&1) || {
 		echo "$out"
 		return 1
 	}

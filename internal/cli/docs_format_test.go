@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"rooda/host/starfmt"
+	"rooda/host/starfmt/buildifier"
 	"rooda/internal/golden"
 )
 
@@ -21,7 +21,7 @@ func TestDocExamplesAreFormatted(t *testing.T) {
 			if !e.starlark() || e.skip != "" {
 				continue
 			}
-			out, err := starfmt.Format(e.doc, []byte(e.code+"\n"))
+			out, err := buildifier.Format(e.doc, []byte(e.code+"\n"))
 			if err != nil {
 				t.Errorf("%s:%d: %v", e.doc, e.line, err)
 				continue

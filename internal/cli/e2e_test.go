@@ -40,7 +40,10 @@ func binaries(t *testing.T) string {
 		}
 		// rooda-sandbox beside rooda, as installed: the agents start
 		// through it (TestTrampolineFallback runs rooda without it).
-		for name, pkg := range map[string]string{"rooda": "rooda/cmd/rooda", "rooda-sandbox": "rooda/cmd/rooda-sandbox", "fakeagent": "rooda/internal/fakeagent", "peakrss": "rooda/internal/peakrss"} {
+		// rooda-full too: script fmt, script lint and a traced run are
+		// handed over to it, as installed (TestWithoutRoodaFull runs
+		// rooda without it).
+		for name, pkg := range map[string]string{"rooda": "rooda/cmd/rooda", "rooda-sandbox": "rooda/cmd/rooda-sandbox", "rooda-full": "rooda/cmd/rooda-full", "fakeagent": "rooda/internal/fakeagent", "peakrss": "rooda/internal/peakrss"} {
 			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput()
 			if err != nil {
 				buildErr = errors.New(string(out))

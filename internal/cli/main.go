@@ -18,6 +18,9 @@ func Main() {
 	// beside it), rooda restricts itself and execs the agent, and goes no
 	// further; else it notes the trampoline its agents start through.
 	sandbox.Serve()
+	// A command to be traced is rooda-full's, which this rooda becomes
+	// before anything starts.
+	exportersOrWarn()
 	// rooda starts every process through host/process, so it may reap
 	// every orphan its agents leave.
 	process.AdoptOrphans()

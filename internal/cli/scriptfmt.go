@@ -91,6 +91,9 @@ func scriptPaths(c *cli.Context) ([]string, error) {
 }
 
 func scriptFmtAction(c *cli.Context) error {
+	if err := formatterOrHandOver("script fmt"); err != nil {
+		return err
+	}
 	scripts, err := scriptPaths(c)
 	if err != nil {
 		return err
@@ -117,6 +120,9 @@ func scriptFmtAction(c *cli.Context) error {
 }
 
 func scriptLintAction(c *cli.Context) error {
+	if err := formatterOrHandOver("script lint"); err != nil {
+		return err
+	}
 	checks, err := starfmt.ParseChecks(c.String("warnings"))
 	if err != nil {
 		return fmt.Errorf("--warnings: %w", err)

@@ -67,6 +67,45 @@ func initAllocations(t *testing.T, trace string) map[string]int {
 	return inits
 }
 
+// heavyModules are the modules of what few commands use and every start
+// of a program that links them initialises: buildtools (script fmt and
+// script lint, which bring protobuf) and the OTLP exporters of traces,
+// with gRPC and protobuf (docs/design.md, "Two programs: rooda and
+// rooda-full").
+var heavyModules = []string{
+	"github.com/bazelbuild/buildtools",
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace",
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc",
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp",
+	"google.golang.org/grpc",
+	"google.golang.org/protobuf",
+}
+
+// TestRoodaLinksNeitherBuildtoolsNorExporters reads the modules each
+// program was built with (go version -m): rooda links none of
+// heavyModules, and rooda-full, which rooda hands those commands over
+// to, links each.
+func TestRoodaLinksNeitherBuildtoolsNorExporters(t *testing.T) {
+	dir := binaries(t)
+	for program, want := range map[string]bool{"rooda": false, "rooda-full": true} {
+		out, err := exec.Command("go", "version", "-m", filepath.Join(dir, program)).Output()
+		if err != nil {
+			t.Fatalf("go version -m %s: %v", program, err)
+		}
+		linked := map[string]bool{}
+		for _, line := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "dep" {
+				linked[f[1]] = true
+			}
+		}
+		for _, module := range heavyModules {
+			if linked[module] != want {
+				t.Errorf("%s links %s: %v, want %v", program, module, linked[module], want)
+			}
+		}
+	}
+}
+
 // releaseFlags and releaseEnv are the build flags and environment of
 // the releases (deploy/Dockerfile, deploy/github-actions/rooda.yml,
 // README's go install).

@@ -1,4 +1,4 @@
-package starfmt
+package buildifier
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/bazelbuild/buildtools/warn"
 
 	"rooda/host/docstring"
+	"rooda/host/starfmt"
 )
 
 // docstringArgs is the category of docstringArgsWarnings, which script
@@ -26,14 +27,14 @@ const docstringArgs = "function-docstring-args"
 // that must have one, documents each parameter and only those, each with
 // a type in the grammar of docstring.Type; the type Returns: begins
 // with is in it too.
-func docstringArgsWarnings(f *build.File) []Finding {
+func docstringArgsWarnings(f *build.File) []starfmt.Finding {
 	required := map[*build.DefStmt]bool{}
 	for _, stmt := range f.Stmt {
 		if def, ok := stmt.(*build.DefStmt); ok {
 			required[def] = docstringRequired(def)
 		}
 	}
-	var out []Finding
+	var out []starfmt.Finding
 	build.WalkStatements(f, func(e build.Expr, _ []build.Expr) error {
 		def, ok := e.(*build.DefStmt)
 		if !ok {
@@ -54,11 +55,11 @@ func docstringArgsWarnings(f *build.File) []Finding {
 }
 
 // checkArgs are the findings of one def's docstring, lit.
-func checkArgs(def *build.DefStmt, lit *build.StringExpr, required bool) []Finding {
+func checkArgs(def *build.DefStmt, lit *build.StringExpr, required bool) []starfmt.Finding {
 	doc := docstring.Parse(lit.Value)
 	start, _ := lit.Span()
-	at := func(line int, msg string) Finding {
-		f := Finding{Line: start.Line, Col: start.LineRune, Category: docstringArgs, Message: msg}
+	at := func(line int, msg string) starfmt.Finding {
+		f := starfmt.Finding{Line: start.Line, Col: start.LineRune, Category: docstringArgs, Message: msg}
 		if line > 0 {
 			// The line of the docstring, indented as the file has it.
 			f.Line += line
@@ -67,7 +68,7 @@ func checkArgs(def *build.DefStmt, lit *build.StringExpr, required bool) []Findi
 		}
 		return f
 	}
-	var out []Finding
+	var out []starfmt.Finding
 	if doc.ArgumentsLine >= 0 {
 		out = append(out, at(doc.ArgumentsLine, `Prefer "Args:" to "Arguments:" when documenting function arguments: script doc reads Args: only.`))
 	}

@@ -2,11 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
-	"errors"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,60 +10,6 @@ import (
 
 	"rooda/host/sandbox/confine"
 )
-
-// TestBeside: rooda runs the rooda-sandbox beside its executable only
-// when no one but its owner (rooda's user or root) may change it.
-func TestBeside(t *testing.T) {
-	dir := t.TempDir()
-	self := filepath.Join(dir, "rooda")
-	if _, err := Beside(self); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("none beside: %v, want fs.ErrNotExist", err)
-	}
-	path := filepath.Join(dir, Program)
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := Beside(self); err != nil || got != path {
-		t.Errorf("mode 755: %q, %v; want %q", got, err, path)
-	}
-	for mode, why := range map[fs.FileMode]string{0o777: "written by others", 0o775: "written by others", 0o644: "not an executable"} {
-		if err := os.Chmod(path, mode); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := Beside(self); err == nil || !strings.Contains(err.Error(), why) {
-			t.Errorf("mode %v: %q, %v; want an error saying %q", mode, got, err, why)
-		}
-	}
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Beside(self); err == nil {
-		t.Error("a directory taken for the trampoline")
-	}
-}
-
-// TestBesideRefusesAnotherUsers: a rooda-sandbox that belongs to
-// another user than rooda's (or root) is not run. It needs root, to give
-// the file away.
-func TestBesideRefusesAnotherUsers(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("SKIPPED: giving a file to another user needs root")
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, Program)
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(path, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := Beside(filepath.Join(dir, "rooda")); err == nil || !strings.Contains(err.Error(), "another user") {
-		t.Errorf("another user's: %q, %v", got, err)
-	}
-}
 
 // TestSpecReachesTheTrampoline: every rule of a Spec reaches the
 // trampoline (confine.Spec) under its own name and value through Wrap's

@@ -15,7 +15,8 @@
 #
 # rooda-sandbox is built beside rooda, as installed: every agent starts
 # through it (the sandbox, and signals scoped whatever the mode), so the
-# loop's rows count it.
+# loop's rows count it. rooda-full too, as installed, which a run started
+# with OTEL_EXPORTER_OTLP_ENDPOINT set is handed over to.
 #
 # 1. flood: an agent prints BYTES of output, then <promise>SUCCESS</promise>,
 #    by two writers: a fast one (64 KiB writes) and one in 8 KiB pieces, as
@@ -87,7 +88,7 @@ LOOPS=${LOOPS:-64}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/" ./cmd/rooda ./cmd/rooda-sandbox
+go build -o "$work/" ./cmd/rooda ./cmd/rooda-sandbox ./cmd/rooda-full
 # rooda alone, as when only it is installed: it starts its agents through
 # itself (rooda __sandbox), the trampoline of before rooda-sandbox.
 mkdir "$work/alone"

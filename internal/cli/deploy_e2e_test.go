@@ -330,7 +330,7 @@ func checkDockerfile(t *testing.T, text string) error {
 	if dir, _ := last(final, "WORKDIR"); dir != "/work" {
 		problems = append(problems, fmt.Errorf("the final stage's WORKDIR is %q, not /work", dir))
 	}
-	for _, program := range []string{"rooda", "rooda-sandbox"} {
+	for _, program := range []string{"rooda", "rooda-sandbox", "rooda-full"} {
 		if !slices.ContainsFunc(final, func(in dockerInstruction) bool {
 			return in.keyword == "COPY" && strings.HasSuffix(in.args, " /usr/local/bin/"+program)
 		}) {
@@ -343,7 +343,7 @@ func checkDockerfile(t *testing.T, text string) error {
 			runs = append(runs, in.args)
 		}
 	}
-	problems = append(problems, buildsBoth("the Dockerfile", runs))
+	problems = append(problems, buildsTogether("the Dockerfile", runs))
 	agents, errs := checkAgentChoices(final, pinnedCLIs(t))
 	problems = append(problems, errs...)
 	entrypoint, err := execForm(final, "ENTRYPOINT")
@@ -475,7 +475,7 @@ func checkWorkflowSteps(t *testing.T, steps []workflowStep, tasks []string) erro
 	for _, step := range steps {
 		scripts = append(scripts, step.Run)
 	}
-	problems = append(problems, buildsBoth("the workflow", scripts))
+	problems = append(problems, buildsTogether("the workflow", scripts))
 	installed := map[string]bool{}
 	for _, step := range steps {
 		if strings.Contains(step.Run, "npm install") {
@@ -1121,22 +1121,23 @@ func TestDeployIndexedJobResumes(t *testing.T) {
 	}
 }
 
-// buildsBoth: one of the commands builds rooda and rooda-sandbox into
-// one directory (go build -o DIR/), so that rooda finds its trampoline
-// beside it; where is the recipe, for the message.
-func buildsBoth(where string, commands []string) error {
+// buildsTogether: one of the commands builds rooda, rooda-sandbox and
+// rooda-full into one directory (go build -o DIR/), so that rooda finds
+// its trampoline and rooda-full beside it; where is the recipe, for the
+// message.
+func buildsTogether(where string, commands []string) error {
 	for _, command := range commands {
 		for _, line := range strings.Split(command, "\n") {
 			fields := strings.Fields(line)
 			out := slices.Index(fields, "-o")
 			if slices.Contains(fields, "go") && slices.Contains(fields, "build") && out >= 0 && out+1 < len(fields) &&
 				strings.HasSuffix(strings.Trim(fields[out+1], `"`), "/") &&
-				slices.Contains(fields, "./cmd/rooda") && slices.Contains(fields, "./cmd/rooda-sandbox") {
+				slices.Contains(fields, "./cmd/rooda") && slices.Contains(fields, "./cmd/rooda-sandbox") && slices.Contains(fields, "./cmd/rooda-full") {
 				return nil
 			}
 		}
 	}
-	return fmt.Errorf("%s builds no rooda and rooda-sandbox side by side (go build -o DIR/ ./cmd/rooda ./cmd/rooda-sandbox): without rooda-sandbox every agent starts through rooda, a few ms slower", where)
+	return fmt.Errorf("%s builds no rooda, rooda-sandbox and rooda-full side by side (go build -o DIR/ ./cmd/rooda ./cmd/rooda-sandbox ./cmd/rooda-full): without rooda-sandbox every agent starts through rooda, a few ms slower; without rooda-full script fmt and script lint fail, and no trace is sent", where)
 }
 
 // recipeChecks is the check of each recipe, by its path in the repository.
@@ -1168,8 +1169,11 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 		{"deploy/Dockerfile", "--context tasks/fix-login.md", "--contxt tasks/fix-login.md"},
 		{"deploy/Dockerfile", "/var/lib/apt/lists/* \\\n", "/var/lib/apt/lists/*\n"},
 		{"deploy/Dockerfile", " ./cmd/rooda ./cmd/rooda-sandbox", " ./cmd/rooda"},
+		{"deploy/Dockerfile", " ./cmd/rooda-full", ""},
 		{"deploy/Dockerfile", "/out/rooda-sandbox /usr/local/bin/rooda-sandbox", "/out/rooda-sandbox /usr/local/bin/sandbox"},
+		{"deploy/Dockerfile", "/out/rooda-full /usr/local/bin/rooda-full", "/out/rooda-full /usr/local/bin/full"},
 		{"deploy/github-actions/rooda.yml", " ./cmd/rooda ./cmd/rooda-sandbox", " ./cmd/rooda"},
+		{"deploy/github-actions/rooda.yml", " ./cmd/rooda-full", ""},
 		{"deploy/github-actions/rooda.yml", "--max-iterations 5", "--max-iteration 5"},
 		{"deploy/github-actions/rooda.yml", `"tasks/${{ matrix.task }}.md"`, `"task/${{ matrix.task }}.md"`},
 		{"deploy/github-actions/rooda.yml", "runs report last -o run.html", "runs report last --out run.html"},

@@ -415,9 +415,9 @@ const readmeLimit = 20 << 10
 
 // readmeInstall is README.md's Install line. TestReadmeNewcomerPath does
 // not run it: it would compile rooda again, with other flags (minutes on
-// a busy machine); it puts the binaries the tests built, rooda and
-// rooda-sandbox from this tree, where go install puts them, a GOBIN on
-// PATH. A README that installs otherwise fails the test until the
+// a busy machine); it puts the binaries the tests built, rooda,
+// rooda-sandbox and rooda-full from this tree, where go install puts
+// them, a GOBIN on PATH. A README that installs otherwise fails the test until the
 // substitution is looked at again.
 const readmeInstall = "CGO_ENABLED=0 go install -trimpath -tags urfave_cli_no_docs -ldflags='-s -w' ./cmd/..."
 
@@ -480,7 +480,7 @@ func TestReadmeNewcomerPath(t *testing.T) {
 	// PATH holds the installed binaries and the system's programs, and
 	// no agent CLI.
 	gobin := t.TempDir()
-	for _, name := range []string{"rooda", "rooda-sandbox"} {
+	for _, name := range []string{"rooda", "rooda-sandbox", fullProgram} {
 		copyFile(t, filepath.Join(binaries(t), name), filepath.Join(gobin, name))
 	}
 	for _, cli := range []string{"claude", "codex", "gemini", "opencode", "copilot", "amp", "kiro-cli", "cursor-agent"} {

@@ -15,7 +15,8 @@
 #
 # rooda-sandbox is built beside rooda, as installed: every agent starts
 # through it (the sandbox, and signals scoped whatever the mode), so the
-# loop's rows count it.
+# loop's rows count it. rooda-full too, as installed, which a run started
+# with OTEL_EXPORTER_OTLP_ENDPOINT set is handed over to.
 #
 # 1. flood: an agent prints BYTES of output, then <promise>SUCCESS</promise>,
 #    by two writers: a fast one (64 KiB writes) and one in 8 KiB pieces, as
@@ -50,7 +51,7 @@
 #    where rooda takes each iteration's git facts and keeps a snapshot of
 #    its start; then the sandbox's cost (SANDBOX=1's rows).
 #
-# 6. resume: BenchmarkResume (cmd/rooda): `rooda runs resume` of a run of
+# 6. resume: BenchmarkResume (internal/cli): `rooda runs resume` of a run of
 #    5,000 iterations killed in its last, to its first new agent, against
 #    a fresh start to its first agent.
 #
@@ -87,7 +88,7 @@ LOOPS=${LOOPS:-64}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/" ./cmd/rooda ./cmd/rooda-sandbox
+go build -o "$work/" ./cmd/rooda ./cmd/rooda-sandbox ./cmd/rooda-full
 # rooda alone, as when only it is installed: it starts its agents through
 # itself (rooda __sandbox), the trampoline of before rooda-sandbox.
 mkdir "$work/alone"
@@ -288,7 +289,7 @@ hosts() {
 # against `rooda run build -n 1` to its first agent, means of RUNS.
 resume() {
 	local out fresh resumed
-	out=$(go test -C "$repo" ./cmd/rooda -run '^$' -bench 'BenchmarkResume' -benchtime "${RUNS}x" 2>&1) || {
+	out=$(go test -C "$repo" ./internal/cli -run '^$' -bench 'BenchmarkResume' -benchtime "${RUNS}x" 2>&1) || {
 		echo "$out"
 		return 1
 	}

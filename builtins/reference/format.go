@@ -42,7 +42,7 @@ func Section(e Entry) string {
 		return member(e)
 	}
 	// The signature is a declaration, not a program: the docs' example
-	// runner (cmd/rooda/docs_e2e_test.go) skips a block marked no-run.
+	// runner (internal/cli/docs_e2e_test.go) skips a block marked no-run.
 	fmt.Fprintf(&b, "### %s\n\n```python no-run: a signature\n%s", e.Name, e.Signature())
 	switch {
 	case e.Returns != "":

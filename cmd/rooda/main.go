@@ -1,27 +1,7 @@
-// Command rooda runs AI coding agents through OODA loops. This package only
-// wires the command line to host/: it parses flags, calls the host, and
-// turns errors into exit codes.
+// Command rooda runs AI coding agents through OODA loops: the command
+// line of internal/cli.
 package main
 
-import (
-	"context"
-	"os"
+import "rooda/internal/cli"
 
-	"rooda/host/process"
-	"rooda/host/sandbox"
-)
-
-func main() {
-	// Run as a confined agent's trampoline (where no rooda-sandbox lies
-	// beside it), rooda restricts itself and execs the agent, and goes no
-	// further; else it notes the trampoline its agents start through.
-	sandbox.Serve()
-	// rooda starts every process through host/process, so it may reap
-	// every orphan its agents leave.
-	process.AdoptOrphans()
-	code := run(context.Background(), os.Args, os.Stdout, os.Stderr)
-	// A run says what it stopped; whatever else a command's processes
-	// left below rooda dies with it, not after it.
-	process.StopStragglers()
-	os.Exit(code)
-}
+func main() { cli.Main() }

@@ -25,13 +25,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"rooda/host/process"
+	"rooda/host/programs"
 	"rooda/host/sandbox/confine"
 )
 
@@ -110,7 +109,8 @@ const Program = "rooda-sandbox"
 // Serve makes this program the trampoline of the agents it starts: run
 // as one (Arg first), it confines itself and execs the agent, never
 // returning; else it notes the trampoline for Command: rooda-sandbox
-// beside its executable when that is safe to run (Beside), else itself.
+// beside its executable when that is safe to run (programs.Beside), else
+// itself.
 // rooda's main calls it first.
 func Serve() {
 	if len(os.Args) > 1 && os.Args[1] == Arg {
@@ -121,7 +121,9 @@ func Serve() {
 		return
 	}
 	trampoline = self
-	if beside, err := Beside(self); err == nil {
+	// Only one no one else may change: a program planted beside rooda
+	// would run every agent unconfined.
+	if beside, err := programs.Beside(self, Program); err == nil {
 		trampoline = beside
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		refused = err
@@ -129,29 +131,6 @@ func Serve() {
 	// rooda itself after the trampoline: a rooda-sandbox older than
 	// rooda knows no guard.
 	process.UseGuard([]string{trampoline, Arg, process.GuardArg}, []string{self, Arg, process.GuardArg})
-}
-
-// Beside is the rooda-sandbox that lies beside self, rooda's
-// executable, if it is one rooda may run: a regular executable file,
-// owned by rooda's user or root, that no one else may write (a program
-// planted there, or one another user could change, would run every
-// agent unconfined). Else why not: fs.ErrNotExist when there is none.
-func Beside(self string) (string, error) {
-	path := filepath.Join(filepath.Dir(self), Program)
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	switch {
-	case !info.Mode().IsRegular() || info.Mode()&0o100 == 0:
-		return "", fmt.Errorf("%s is not an executable file", path)
-	case info.Mode()&0o022 != 0:
-		return "", fmt.Errorf("%s may be written by others than its owner (mode %v)", path, info.Mode().Perm())
-	case !ok || st.Uid != 0 && int(st.Uid) != os.Geteuid():
-		return "", fmt.Errorf("%s belongs to another user", path)
-	}
-	return path, nil
 }
 
 // Command is how argv starts confined by spec. Where spec asks only what

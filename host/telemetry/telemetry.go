@@ -4,7 +4,9 @@
 // invoke_agent CLIENT span, child of its loop, with the agent's
 // provider, model, session, tokens and error type; rooda's own
 // attributes are under rooda.*. No prompt or output is exported. The
-// spans go over OTLP (http/protobuf, or grpc) by the official Go SDK.
+// spans go over OTLP (http/protobuf, or grpc) by the official Go SDK's
+// exporters, which package telemetry/otlp registers here (UseExporter):
+// a program that does not link it (rooda) makes no trace.
 // Each agent is given its iteration's span as TRACEPARENT, so that a CLI
 // that emits telemetry of its own joins the same trace (the setting
 // telemetry: agents turns a CLI's on: Loop.Agent).
@@ -20,7 +22,6 @@ package telemetry
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -29,9 +30,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -97,8 +95,8 @@ func protocol(getenv func(string) string) string {
 
 // Start begins the trace of a run of workflow (a procedure's or a
 // script's name; its root span is "invoke_workflow <workflow>"), or
-// returns nil when tracing is off. It fails when
-// an endpoint variable is malformed. warn says what went wrong with the
+// returns nil when tracing is off or this program links no exporter
+// (Exporting). It fails when an endpoint variable is malformed. warn says what went wrong with the
 // export; it is called at most once per run, since a collector that is
 // down fails every export alike. A TRACEPARENT in rooda's own
 // environment (a CI job's span) is the run's parent.
@@ -111,6 +109,11 @@ func Start(workflow string, agents bool, warn func(format string, args ...any)) 
 	proto := protocol(os.Getenv)
 	if err := checkEndpoints(os.Getenv, proto); err != nil {
 		return nil, err
+	}
+	if !Exporting() {
+		// The program that could export was not found: rooda said so
+		// as it started (internal/cli's exportersOrWarn).
+		return nil, nil
 	}
 	once := &warnOnce{warn: warn}
 	ctx := context.Background()
@@ -147,18 +150,21 @@ func start(provider *sdktrace.TracerProvider, workflow string, warn *warnOnce) *
 	return r
 }
 
-// newExporter is the OTLP exporter of protocol, which reads its
-// endpoint, headers, timeout and compression from the environment.
-// http/json is refused: the Go SDK has no exporter for it.
-func newExporter(ctx context.Context, protocol string) (*otlptrace.Exporter, error) {
-	switch protocol {
-	case "http/protobuf":
-		return otlptracehttp.New(ctx)
-	case "grpc":
-		return otlptracegrpc.New(ctx)
-	}
-	return nil, fmt.Errorf("OTLP protocol %q is not supported; use http/protobuf or grpc", protocol)
+// newExporter makes the OTLP exporter of a protocol: package
+// telemetry/otlp's (UseExporter), nil in a program that does not link it.
+var newExporter func(ctx context.Context, protocol string) (sdktrace.SpanExporter, error)
+
+// UseExporter makes exporter what makes the exporter of each run's
+// trace, given the protocol the environment asks for. Package
+// telemetry/otlp calls it as it initialises, so that this package, which
+// every rooda links, links no gRPC or protobuf.
+func UseExporter(exporter func(ctx context.Context, protocol string) (sdktrace.SpanExporter, error)) {
+	newExporter = exporter
 }
+
+// Exporting reports whether this program links an exporter
+// (UseExporter), without which Start makes no trace.
+func Exporting() bool { return newExporter != nil }
 
 // parentFromEnv is ctx with the span that TRACEPARENT and TRACESTATE in
 // rooda's environment name, if any.

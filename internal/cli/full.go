@@ -40,9 +40,10 @@ func formatterOrHandOver(command string) error {
 // asks for traces and this rooda links no exporter: before anything
 // starts (a guard, an agent, a record), so that the whole command is
 // rooda-full's. Without a rooda-full, one warning, and the command goes
-// on with no trace.
+// on with no trace. A shell's completion request traces nothing, and is
+// neither handed over nor warned about at each TAB.
 func exportersOrWarn() {
-	if !telemetry.Enabled(os.Getenv) || telemetry.Exporting() {
+	if !telemetry.Enabled(os.Getenv) || telemetry.Exporting() || isCompletion(os.Args) {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "WARN: Traces: none sent: they are sent by %s: %v\n", fullProgram, handOver())

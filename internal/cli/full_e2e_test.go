@@ -59,6 +59,12 @@ func TestWithoutRoodaFull(t *testing.T) {
 	if _, requests := c.received(); requests != 0 {
 		t.Errorf("the collector received %d exports", requests)
 	}
+	// A shell's completion, at each TAB, says nothing of traces.
+	cmd = exec.Command(alone, "runs", "--generate-bash-completion")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	if o := w.wait(w.start(cmd)); o.code != 0 || strings.Contains(o.stderr, "Traces") || !strings.Contains(o.stdout, "list") {
+		t.Errorf("a completion request with traces asked: exit %d, stdout %q, stderr %q", o.code, o.stdout, o.stderr)
+	}
 }
 
 // pathWithout is the test's PATH less the directories that hold a

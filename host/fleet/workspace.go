@@ -16,10 +16,10 @@ import (
 // rooda/fleet/, apart from parallel()'s rooda/<run id>/….
 func Branch(run Run) string { return "rooda/fleet/" + run.Name }
 
-// workspace makes the run's workspace under root, a git worktree of the
-// run's checkout on its branch (made at the run's commit), or finds it
-// again: a run taken again on the same machine goes on in the workspace
-// it had.
+// workspace makes the run's workspace under root, a clone of the run's
+// repository or a git worktree of its checkout, on its branch (made at
+// the run's commit), or finds it again: a run taken again on the same
+// machine goes on in the workspace it had.
 func workspace(ctx context.Context, root string, run Run) (string, error) {
 	path := filepath.Join(root, run.Name)
 	if _, err := os.Stat(filepath.Join(path, ".git")); err == nil {
@@ -27,6 +27,12 @@ func workspace(ctx context.Context, root string, run Run) (string, error) {
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
+	}
+	if run.Repo != "" {
+		if err := clone(ctx, path, run); err != nil {
+			return "", fmt.Errorf("making the workspace of %s: %w", run.Name, err)
+		}
+		return path, nil
 	}
 	unlock, err := lockWorktrees(ctx, run.Dir)
 	if err != nil {

@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -313,13 +314,20 @@ func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) 
 // into runs, the runs directory of a workspace made for it on this
 // machine, and returns the id of the newest ("" if none): a worker
 // that takes a run over where its workspace is not goes on from them.
-func (f *Fleet) downloadRecords(ctx context.Context, name, runs string) (string, error) {
+// Each names workDir, where this worker runs rooda, as the directory
+// its run ran in: rooda resumes a run only from there.
+func (f *Fleet) downloadRecords(ctx context.Context, name, runs, workDir string) (string, error) {
 	records, err := storedRecords(ctx, f.records, name)
 	if err != nil || len(records) == 0 {
 		return "", err
 	}
 	for id, r := range records {
-		if err := f.downloadRecord(ctx, name+"/"+id+"/", filepath.Join(runs, id), r); err != nil {
+		dir := filepath.Join(runs, id)
+		err := f.downloadRecord(ctx, name+"/"+id+"/", dir, r)
+		if err == nil {
+			err = movedTo(dir, workDir)
+		}
+		if err != nil {
 			return "", fmt.Errorf("downloading the record %s of %s: %w", id, name, err)
 		}
 	}
@@ -362,4 +370,29 @@ func writeDownloaded(path string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o600) // as rooda writes its records
+}
+
+// movedTo writes workDir into the run.json of the record at dir as the
+// directory its run ran in (runlog.Run's dir, which a resume must be
+// run from), every other field as it was.
+func movedTo(dir, workDir string) error {
+	path := filepath.Join(dir, "run.json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // a record whose run.json was not written through yet
+	}
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if fields["dir"], err = json.Marshal(workDir); err != nil {
+		return err
+	}
+	if data, err = json.MarshalIndent(fields, "", "  "); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o600)
 }

@@ -18,7 +18,7 @@ import (
 func recordInStore(t *testing.T, f *Fleet, name string) (id, dir string) {
 	t.Helper()
 	runs := t.TempDir()
-	id, err := f.downloadRecords(context.Background(), name, runs)
+	id, err := f.downloadRecords(context.Background(), name, runs, filepath.Dir(runs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,6 +39,28 @@ func sameFile(t *testing.T, want, got, rel string) {
 	}
 }
 
+// sameRun fails the test unless the run.json of the record downloaded at
+// got is the one at want but for its directory: where the download's
+// rooda is to run, the runs directory's parent.
+func sameRun(t *testing.T, want, got string) {
+	t.Helper()
+	w, err := runlog.ReadRun(filepath.Dir(want), filepath.Base(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := runlog.ReadRun(filepath.Dir(got), filepath.Base(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved := filepath.Dir(filepath.Dir(got)); g.Dir != moved {
+		t.Errorf("the downloaded run.json says it ran in %s, want %s, where it is resumed", g.Dir, moved)
+	}
+	g.Dir = w.Dir
+	if !reflect.DeepEqual(g, w) {
+		t.Errorf("run.json in the store: %+v, want %+v", g, w)
+	}
+}
+
 // TestARecordIsWrittenThroughAsItsJournalGrows: a run's record, as rooda
 // writes it (runlog's run.json, the journal's entries, an iteration's
 // files), reaches the object store at each look once its journal grew:
@@ -47,7 +69,8 @@ func sameFile(t *testing.T, want, got, rel string) {
 // pushes the journal's iterations need come before their piece, which
 // waits while one says not yet; a worker that no longer holds the run
 // uploads nothing; and a copy made later (a worker taking the run over)
-// goes on after what the store holds.
+// goes on after what the store holds. A record downloaded names the
+// directory it is downloaded for as its run's.
 func TestARecordIsWrittenThroughAsItsJournalGrows(t *testing.T) {
 	ctx := context.Background()
 	f := client(t, embedded(t))
@@ -125,7 +148,7 @@ func TestARecordIsWrittenThroughAsItsJournalGrows(t *testing.T) {
 		t.Fatalf("the store's record is %q, want %q", gotID, id)
 	}
 	sameFile(t, dir, got, journal.Name)
-	sameFile(t, dir, got, "run.json")
+	sameRun(t, dir, got)
 
 	look() // nothing appended: nothing pushed, nothing written
 	if err := os.MkdirAll(filepath.Join(dir, "iterations", "0001"), 0o755); err != nil {

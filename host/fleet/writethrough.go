@@ -186,44 +186,71 @@ func (c *recordCopy) dropPieces(ctx context.Context) error {
 
 // syncFiles uploads the record's files, but its journal, that are new
 // or changed since they were last. Names that begin with a dot are
-// rooda's own (its lock, files being written) and stay.
+// rooda's own (its lock, files being written) and stay. rooda writes
+// each file by a rename into its directory, which changes the
+// directory's time: a directory of an iteration whose time did not
+// change since a look sent all it held is not looked into again, so a
+// look costs a stat per iteration, not per file.
 func (c *recordCopy) syncFiles(ctx context.Context, dir string) error {
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil // removed since it was listed
-			}
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && path != dir {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() || d.Name() == journal.Name {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, path)
-		mark := fileMark{info.Size(), info.ModTime()}
-		if c.sent[rel] == mark {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil // replaced meanwhile: the next look sends it
-		}
-		if _, err := c.obs.PutBytes(ctx, c.name+"/"+c.id+"/"+filepath.ToSlash(rel), data); err != nil {
-			return err
-		}
-		c.sent[rel] = mark
-		return nil
-	})
+	return c.syncDir(ctx, dir, ".")
 }
+
+// syncDir uploads what changed in the directory rel of the record at
+// dir, and under it.
+func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
+	entries, err := os.ReadDir(filepath.Join(dir, rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed since it was listed
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || rel == "." && name == journal.Name {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		path := filepath.Join(rel, name)
+		mark := fileMark{info.Size(), info.ModTime()}
+		if c.sent[path] == mark {
+			continue
+		}
+		if e.IsDir() {
+			err = c.syncDir(ctx, dir, path)
+		} else {
+			err = c.syncFile(ctx, dir, path)
+		}
+		if err != nil {
+			return err
+		}
+		// A directory's time may be coarse (a second, on some file
+		// systems): one changed twice within a tick would look
+		// unchanged, so a directory is passed over only once its time
+		// is older than that.
+		if !e.IsDir() || time.Since(mark.mod) > coarseClock {
+			c.sent[path] = mark
+		}
+	}
+	return nil
+}
+
+// syncFile uploads the record's file at path.
+func (c *recordCopy) syncFile(ctx context.Context, dir, path string) error {
+	data, err := os.ReadFile(filepath.Join(dir, path))
+	if err != nil {
+		return nil // replaced meanwhile: the next look sends it
+	}
+	_, err = c.obs.PutBytes(ctx, c.name+"/"+c.id+"/"+filepath.ToSlash(path), data)
+	return err
+}
+
+// coarseClock is the coarsest time a file system keeps a directory's
+// changes in.
+const coarseClock = 2 * time.Second
 
 func (c *recordCopy) pieceName(offset int64) string {
 	return fmt.Sprintf("%s/%s/%s%012d", c.name, c.id, journalPiece, offset)

@@ -69,7 +69,8 @@ func sameRun(t *testing.T, want, got string) {
 // pushes the journal's iterations need come before their piece, which
 // waits while one says not yet; a worker that no longer holds the run
 // uploads nothing; and a copy made later (a worker taking the run over)
-// goes on after what the store holds. A record downloaded names the
+// goes on after what the store holds, and a journal written anew
+// replaces it there. A record downloaded names the
 // directory it is downloaded for as its run's.
 func TestARecordIsWrittenThroughAsItsJournalGrows(t *testing.T) {
 	ctx := context.Background()
@@ -207,6 +208,21 @@ func TestARecordIsWrittenThroughAsItsJournalGrows(t *testing.T) {
 	}
 	if got := pieces(); len(got) != 4 || got[next] != lost-next {
 		t.Fatalf("the taker's piece: %v", got)
+	}
+	_, got = recordInStore(t, f, "r1")
+	sameFile(t, dir, got, journal.Name)
+
+	// A journal written anew, shorter (a resume that cut a damaged
+	// end), replaces the store's: its old pieces do not follow it.
+	jnl.Close()
+	if err := os.Truncate(filepath.Join(dir, journal.Name), began); err != nil {
+		t.Fatal(err)
+	}
+	if err := taker.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := pieces(); len(got) != 1 || got[0] != began {
+		t.Fatalf("the pieces of a journal written anew: %v, want one of %d bytes at 0", got, began)
 	}
 	_, got = recordInStore(t, f, "r1")
 	sameFile(t, dir, got, journal.Name)

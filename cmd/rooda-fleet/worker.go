@@ -22,14 +22,19 @@ func workerCommand() *cli.Command {
 		Usage: "work the fleet's queued runs, --slots at a time, until Ctrl+C",
 		Description: `Takes the queued runs one after another, --slots at a time, and runs each as
 rooda run or rooda script run would, in a workspace of its own under
---workspaces: a git worktree of the checkout the run was queued from, at
-its commit, on the branch rooda/fleet/NAME. What each run's rooda prints
-goes to --workspaces/logs/NAME.log; its record is in its workspace.
+--workspaces, on the branch rooda/fleet/NAME: a clone of the run's
+repository (fleet add --repo), or a git worktree of the checkout the run
+was queued from. What each run's rooda prints goes to
+--workspaces/logs/NAME.log; its record is in its workspace, and written
+through to the fleet's store as it grows; a clone's branch is pushed to
+its repository at each iteration's beginning and end.
 
 While a run goes on, the worker renews its lease on it every third of
 --lease. A worker that dies (kill -9, a lost machine) stops renewing: once
 the lease lapses, another worker takes the run and, where it finds the
-run's workspace and a record cut short, resumes it (rooda runs resume).
+run's workspace and a record cut short, resumes it (rooda runs resume);
+a run of a repository, on any machine, from a clone of its pushed branch
+and its record from the store.
 A worker that learns another has taken its run stops it. Ctrl+C or
 SIGTERM stops the runs going on (interrupted, resumable) and gives them
 back to the queue.

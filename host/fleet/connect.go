@@ -18,6 +18,7 @@ const (
 	queuedSubj  = "rooda.runs.queued"
 	consumer    = "workers"
 	statesName  = "rooda-run-states"
+	recordsName = "rooda-run-records"
 	dialTimeout = 2 * time.Second
 )
 
@@ -28,6 +29,9 @@ type Fleet struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	states jetstream.KeyValue
+	// records keeps the runs' records as their workers write them
+	// through (writethrough.go).
+	records jetstream.ObjectStore
 	// server is the embedded server this connection started, if any.
 	server *Server
 }
@@ -127,9 +131,16 @@ func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 			Replicas: replicas,
 		})
 	}
+	if err == nil {
+		f.records, err = objectStore(ctx, js, jetstream.ObjectStoreConfig{
+			Bucket:   recordsName,
+			Storage:  jetstream.FileStorage,
+			Replicas: replicas,
+		})
+	}
 	if err != nil {
 		nc.Close()
-		return nil, errors.Join(errors.New("making the fleet's queue and states"), err)
+		return nil, errors.Join(errors.New("making the fleet's queue, states and records"), err)
 	}
 	return f, nil
 }
@@ -169,6 +180,20 @@ func bucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueC
 		return js.KeyValue(ctx, cfg.Bucket)
 	}
 	return kv, err
+}
+
+// objectStore is the object store of cfg's name, made as cfg says if
+// there is none.
+func objectStore(ctx context.Context, js jetstream.JetStream, cfg jetstream.ObjectStoreConfig) (jetstream.ObjectStore, error) {
+	obs, err := js.ObjectStore(ctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return obs, err
+	}
+	obs, err = js.CreateObjectStore(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return js.ObjectStore(ctx, cfg.Bucket)
+	}
+	return obs, err
 }
 
 // Close closes the connection, and stops the server it started.

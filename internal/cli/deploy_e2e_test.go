@@ -1146,6 +1146,7 @@ var recipeChecks = map[string]func(*testing.T, string) error{
 	"deploy/Dockerfile":                  checkDockerfile,
 	"deploy/github-actions/rooda.yml":    checkWorkflow,
 	"deploy/kubernetes/indexed-job.yaml": checkIndexedJob,
+	fleetRecipe:                          checkFleetManifest,
 }
 
 // checkRecipe runs the check of the recipe at path on the file as it is.
@@ -1209,6 +1210,16 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 		{"deploy/kubernetes/indexed-job.yaml", "git clone https://github.com/your-org/your-repo.git /work/repo.partial &&\n              mv /work/repo.partial /work/repo;",
 			"git clone https://github.com/your-org/your-repo.git /work/repo;"},
 		{"deploy/kubernetes/indexed-job.yaml", "              mountPath: /work\n              subPathExpr: task-$(JOB_COMPLETION_INDEX)\n      containers:", "              mountPath: /work\n      containers:"},
+		{fleetRecipe, "accessModes: [ReadWriteOnce]", "accessModes: [ReadWriteMany]"},
+		{fleetRecipe, "        - name: work\n          emptyDir: {}", "        - name: work\n          persistentVolumeClaim:\n            claimName: rooda-work"},
+		{fleetRecipe, "image: nats:2.15.2-alpine", "image: nats:latest"},
+		{fleetRecipe, "image: nats:2.15.2-alpine", "image: nats:2.10.0-alpine"},
+		{fleetRecipe, "value: nats://$(ROODA_FLEET_TOKEN)@rooda-nats:4222", "value: nats://rooda-nats:4222"},
+		{fleetRecipe, "value: nats://$(ROODA_FLEET_TOKEN)@rooda-nats:4222", "value: nats://$(ROODA_FLEET_TOKEN)@nats:4222"},
+		{fleetRecipe, "                  name: rooda-fleet\n                  key: token\n            # Kubernetes", "                  name: rooda-agent\n                  key: token\n            # Kubernetes"},
+		{fleetRecipe, "            - fleet\n            - worker\n", "            - run\n            - build\n"},
+		{fleetRecipe, "  selector:\n    app: rooda-nats\n", "  selector:\n    app: nats\n"},
+		{fleetRecipe, "runAsNonRoot: true", "runAsNonRoot: false"},
 	} {
 		t.Run(c.file+": "+c.new, func(t *testing.T) {
 			t.Parallel()

@@ -38,12 +38,12 @@ Examples:
   rooda fleet worker                            one run at a time
   rooda fleet worker --slots 4 --lease 1m
   ROODA_FLEET_SERVER=nats://fleet.example.org:4222 rooda fleet worker`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "slots", Value: 1, Usage: "work `N` runs at a time"},
 			&cli.DurationFlag{Name: "lease", Value: fleet.DefaultLease, Usage: "how long a run stays this worker's unrenewed, `DURATION`: the fleet's lease (the last worker to start sets it)"},
 			&cli.StringFlag{Name: "workspaces", Usage: "the runs' workspaces, `DIR`", DefaultText: "--store/workspaces"},
 			serverFlag(), storeFlag(),
-		},
+		}, credentialFlags()...),
 		Action: workerAction,
 	}
 }
@@ -66,7 +66,7 @@ func workerAction(c *cli.Context) error {
 	if workspaces == "" {
 		workspaces = filepath.Join(c.String("store"), "workspaces")
 	}
-	f, err := fleet.Connect(c.Context, c.String("server"), c.String("store"))
+	f, err := connect(c)
 	if err != nil {
 		return err
 	}

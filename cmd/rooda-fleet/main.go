@@ -19,6 +19,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"rooda/host/fleet"
+	// The OTLP exporters, for a worker's traces (telemetry.StartProcess).
+	_ "rooda/host/telemetry/otlp"
 )
 
 func main() {

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"rooda/host/fleet"
+	"rooda/host/telemetry"
 )
 
 // roodaEnv names the rooda that execs rooda-fleet: the program each run
@@ -75,8 +76,18 @@ func workerAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// With traces asked for (OTEL_EXPORTER_OTLP_ENDPOINT…), a span of
+	// each run taken, its runs' traces under it.
+	tracing, err := telemetry.StartProcess(func(format string, args ...any) {
+		fmt.Fprintf(c.App.ErrWriter, "WARN: Traces: "+format+"\n", args...)
+	})
+	if err != nil {
+		return err
+	}
+	defer tracing.Shutdown()
 	host, _ := os.Hostname()
 	w := &fleet.Worker{
+		Tracer:     tracing.Tracer(),
 		Queue:      q,
 		Name:       fmt.Sprintf("%s:%d", host, os.Getpid()),
 		Rooda:      rooda,

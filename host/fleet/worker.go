@@ -9,6 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Worker works the fleet's queued runs: each in a workspace of its own,
@@ -28,7 +31,10 @@ type Worker struct {
 	// Grace is how long a run stopped with SIGTERM has to end before
 	// SIGKILL.
 	Grace time.Duration
-	logMu sync.Mutex
+	// Tracer, if not nil, makes a span of each run the worker takes,
+	// the parent of the run's own trace (traces.go).
+	Tracer trace.Tracer
+	logMu  sync.Mutex
 }
 
 // Work works runs, slots at a time, until ctx ends. A run still going
@@ -81,6 +87,8 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	st := l.State()
 	name := st.Run.Name
 	w.say("%s: taken (attempt %d)", name, st.Attempt)
+	ctx, span := w.startRunSpan(ctx, l)
+	defer span.End()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var runDir atomic.Pointer[string] // the run's directory, once its workspace is made
@@ -107,6 +115,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		// paused, or cut off): it is not this worker's to touch, and
 		// it stops once its worker finds the lease lost. Later.
 		w.say("%s: record %s is still going here; given back for later", name, next.record)
+		span.AddEvent(eventGivenBack, trace.WithAttributes(attribute.String("rooda.fleet.record", next.record)))
 		if err := l.Release(context.WithoutCancel(ctx), l.q.lease); err != nil {
 			w.say("%s: not given back: %v", name, err)
 		}
@@ -120,9 +129,11 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	argv := next.argv
 	if next.record != "" {
 		w.say("%s: resuming record %s", name, next.record)
+		span.AddEvent(eventResumed, trace.WithAttributes(attribute.String("rooda.fleet.record", next.record)))
 	}
+	env := w.runEnv(ctx, l.State())
 	done := make(chan runEnd, 1)
-	go func() { done <- w.rooda(runCtx, dir, name, argv) }()
+	go func() { done <- w.rooda(runCtx, dir, name, argv, env) }()
 	var end runEnd
 	select {
 	case end = <-done:
@@ -131,6 +142,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		end = <-done
 		if err != nil {
 			w.say("%s: lease lost, run stopped: %v", name, err)
+			leaseLost(span, err)
 			return
 		}
 		// Hold stopped without a loss: the worker is stopping.
@@ -155,6 +167,7 @@ func (w *Worker) giveBack(ctx context.Context, l *Lease) {
 		return
 	}
 	w.say("%s: stopped, given back to the queue", name)
+	trace.SpanFromContext(ctx).AddEvent(eventGivenBack)
 }
 
 // end writes how the run ended and acknowledges it.
@@ -165,9 +178,11 @@ func (w *Worker) end(ctx context.Context, l *Lease, e Ending, cause error) {
 	}
 	if err := l.End(context.WithoutCancel(ctx), e); err != nil {
 		w.say("%s: ended %s, not written: %v", name, e.Status, err)
+		leaseLost(trace.SpanFromContext(ctx), err)
 		return
 	}
 	w.say("%s: ended %s (exit %d)", name, e.Status, e.ExitCode)
+	endRunSpan(trace.SpanFromContext(ctx), e, cause)
 }
 
 func (w *Worker) say(format string, args ...any) {

@@ -11,6 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"rooda/internal/browsertest"
 )
 
 // serveFleetPage starts the real `rooda runs serve --fleet` on the
@@ -108,5 +112,51 @@ func TestRunsServeFleet(t *testing.T) {
 	ended := fetch(t, address+"version")
 	if queued == running || running == ended {
 		t.Errorf("the page's version did not change with the fleet: %q, %q, %q", queued, running, ended)
+	}
+}
+
+// TestFleetPageInABrowser: in a real Chromium, the page of `rooda runs
+// serve --fleet` shows a run queued; once a worker has run it to its
+// end, the page has reloaded by itself (nothing navigated it) and shows
+// it success, on the worker; and no page writes an error to the console
+// (its script allowed by the page's policy). Screenshots are kept (go
+// test -artifacts).
+func TestFleetPageInABrowser(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working"}, step{"output": successSignal + "\n"})
+	f := newFleet(t, w)
+	f.fleet("add", "--name", "watched", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	b := browsertest.Start(t)
+	address := f.serveFleetPage()
+	run := browse(t, b)
+	run(chromedp.Navigate(address), chromedp.WaitVisible(chromedp.CSS("#fleet")))
+	rows := `[...document.querySelectorAll("#fleet tr.run")].map(r => r.dataset.name + " " + r.dataset.status + " " + r.querySelector(".worker").textContent)`
+	if got := evaluate[[]string](t, b, rows); len(got) != 1 || got[0] != "watched queued -" {
+		t.Fatalf("the fleet page: %q, want [watched queued -]", got)
+	}
+	b.Screenshot(t, "fleet-queued.png")
+	// A mark the page loses when it reloads.
+	evaluate[bool](t, b, `window.notReloaded = true`)
+
+	worker := f.worker("worker", "--lease", "2s")
+	host, _ := os.Hostname()
+	want := fmt.Sprintf("watched success %s:%d", host, worker.Process.Pid)
+	deadline := time.Now().Add(hangGuard)
+	for {
+		got := evaluate[[]string](t, b, rows)
+		if len(got) == 1 && got[0] == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page never showed %q by itself: %q\n%s", want, got, f.workerLogs())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if evaluate[bool](t, b, `window.notReloaded === true`) {
+		t.Error("the page shows the run's end without having reloaded")
+	}
+	b.Screenshot(t, "fleet-ended.png")
+	for _, m := range b.Errors() {
+		t.Errorf("console: %s (%s:%d)", m, m.URL, m.Line)
 	}
 }

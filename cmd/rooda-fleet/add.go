@@ -51,13 +51,13 @@ Examples:
   rooda fleet add --ref main build
   rooda fleet add --repo git@example.org:team/app.git --ref main build
   rooda fleet add -f tasks.yaml`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "the run's `NAME` in the fleet (default: the procedure's, the time and a suffix)"},
 			&cli.StringFlag{Name: "repo", Usage: "clone the run's workspace from the repository at `URL|PATH` (default: a worktree of the checkout add runs in)"},
 			&cli.StringFlag{Name: "ref", Value: "HEAD", Usage: "the commit, branch or tag the run's workspace starts at, `REF`"},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "queue the runs of the tasks file `FILE` (YAML: runs: a list of name, run, args, ref, repo)"},
 			serverFlag(), storeFlag(),
-		},
+		}, credentialFlags()...),
 		Action: addAction,
 	}
 }
@@ -75,7 +75,7 @@ func addAction(c *cli.Context) error {
 		}
 		runs = append(runs, run)
 	}
-	f, err := fleet.Connect(c.Context, c.String("server"), c.String("store"))
+	f, err := connect(c)
 	if err != nil {
 		return err
 	}

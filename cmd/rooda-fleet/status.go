@@ -24,12 +24,12 @@ its workspace on that worker's machine.
 Examples:
   rooda fleet status
   rooda fleet status --json | jq '.[] | select(.phase == "running")'`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the states as a JSON array"},
 			serverFlag(), storeFlag(),
-		},
+		}, credentialFlags()...),
 		Action: func(c *cli.Context) error {
-			f, err := fleet.Connect(c.Context, c.String("server"), c.String("store"))
+			f, err := connect(c)
 			if err != nil {
 				return err
 			}

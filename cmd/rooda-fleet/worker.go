@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"rooda/host/fleet"
+	"rooda/host/telemetry"
 )
 
 // roodaEnv names the rooda that execs rooda-fleet: the program each run
@@ -43,12 +44,12 @@ Examples:
   rooda fleet worker                            one run at a time
   rooda fleet worker --slots 4 --lease 1m
   ROODA_FLEET_SERVER=nats://fleet.example.org:4222 rooda fleet worker`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "slots", Value: 1, Usage: "work `N` runs at a time"},
 			&cli.DurationFlag{Name: "lease", Value: fleet.DefaultLease, Usage: "how long a run stays this worker's unrenewed, `DURATION`: the fleet's lease (the last worker to start sets it)"},
 			&cli.StringFlag{Name: "workspaces", Usage: "the runs' workspaces, `DIR`", DefaultText: "--store/workspaces"},
 			serverFlag(), storeFlag(),
-		},
+		}, credentialFlags()...),
 		Action: workerAction,
 	}
 }
@@ -71,7 +72,7 @@ func workerAction(c *cli.Context) error {
 	if workspaces == "" {
 		workspaces = filepath.Join(c.String("store"), "workspaces")
 	}
-	f, err := fleet.Connect(c.Context, c.String("server"), c.String("store"))
+	f, err := connect(c)
 	if err != nil {
 		return err
 	}
@@ -80,8 +81,18 @@ func workerAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// With traces asked for (OTEL_EXPORTER_OTLP_ENDPOINT…), a span of
+	// each run taken, its runs' traces under it.
+	tracing, err := telemetry.StartProcess(func(format string, args ...any) {
+		fmt.Fprintf(c.App.ErrWriter, "WARN: Traces: "+format+"\n", args...)
+	})
+	if err != nil {
+		return err
+	}
+	defer tracing.Shutdown()
 	host, _ := os.Hostname()
 	w := &fleet.Worker{
+		Tracer:     tracing.Tracer(),
 		Queue:      q,
 		Name:       fmt.Sprintf("%s:%d", host, os.Getpid()),
 		Rooda:      rooda,

@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,52 @@ type Fleet struct {
 // that listens for this machine's store (its URL in the store), or else
 // to one it starts in this process on the store.
 func Connect(ctx context.Context, url, store string) (*Fleet, error) {
+	return ConnectWith(ctx, url, store, Credentials{})
+}
+
+// Credentials are what a client shows a NATS server of the user's own
+// beside what its URL holds (a token, a user and password), by NATS's
+// own means. The zero value shows nothing more.
+type Credentials struct {
+	// CredsFile is a NATS creds file: a user's JWT and its nkey seed.
+	CredsFile string
+	// CA is a PEM file of the authorities that sign the server's
+	// certificate (without it, the system's); Cert and Key are a client
+	// certificate and its key, for a server that asks for one.
+	CA, Cert, Key string
+}
+
+// options are the client's options for c; an error when c is half
+// given.
+func (c Credentials) options() ([]nats.Option, error) {
+	var opts []nats.Option
+	if c.CredsFile != "" {
+		if _, err := os.Stat(c.CredsFile); err != nil {
+			return nil, fmt.Errorf("the creds file: %w", err)
+		}
+		opts = append(opts, nats.UserCredentials(c.CredsFile))
+	}
+	if c.CA != "" {
+		opts = append(opts, nats.RootCAs(c.CA))
+	}
+	switch {
+	case (c.Cert == "") != (c.Key == ""):
+		return nil, errors.New("a client certificate needs both its file and its key's (--tls-cert and --tls-key)")
+	case c.Cert != "":
+		opts = append(opts, nats.ClientCert(c.Cert, c.Key))
+	}
+	return opts, nil
+}
+
+// ConnectWith is Connect showing creds to the server at url (or this
+// machine's, found through the store); an embedded server started in this
+// process is reached through no socket, and asks for none.
+func ConnectWith(ctx context.Context, url, store string, creds Credentials) (*Fleet, error) {
 	token, err := storeToken(store)
+	if err != nil {
+		return nil, err
+	}
+	credOpts, err := creds.options()
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +94,8 @@ func Connect(ctx context.Context, url, store string) (*Fleet, error) {
 		url = listening(store, token)
 	}
 	if url != "" {
-		opts := []nats.Option{nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1)}
-		if token != "" && !strings.Contains(url, "@") {
+		opts := append([]nats.Option{nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1)}, credOpts...)
+		if token != "" && !strings.Contains(url, "@") && creds.CredsFile == "" {
 			// This machine's server, or one the URL gives no
 			// credentials for: the store's token (a server that asks
 			// none ignores it).

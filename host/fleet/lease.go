@@ -20,6 +20,9 @@ type Lease struct {
 	// taken is when the worker asked for the run: the lease runs from
 	// no later than that.
 	taken time.Time
+	// tookOver is the worker whose lease on the run lapsed before this
+	// one took it, "" if none did.
+	tookOver string
 }
 
 // State is the run's state as the lease last wrote it.

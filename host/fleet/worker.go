@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"rooda/host/runlog"
 )
 
@@ -31,7 +34,10 @@ type Worker struct {
 	// Grace is how long a run stopped with SIGTERM has to end before
 	// SIGKILL.
 	Grace time.Duration
-	logMu sync.Mutex
+	// Tracer, if not nil, makes a span of each run the worker takes,
+	// the parent of the run's own trace (traces.go).
+	Tracer trace.Tracer
+	logMu  sync.Mutex
 }
 
 // Work works runs, slots at a time, until ctx ends. A run still going
@@ -84,6 +90,8 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	st := l.State()
 	name := st.Run.Name
 	w.say("%s: taken (attempt %d)", name, st.Attempt)
+	ctx, span := w.startRunSpan(ctx, l)
+	defer span.End()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var runDir atomic.Pointer[string] // the run's directory, once its workspace is made
@@ -113,6 +121,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		// paused, or cut off): it is not this worker's to touch, and
 		// it stops once its worker finds the lease lost. Later.
 		w.say("%s: record %s is still going here; given back for later", name, next.record)
+		span.AddEvent(eventGivenBack, trace.WithAttributes(attribute.String("rooda.fleet.record", next.record)))
 		if err := l.Release(context.WithoutCancel(ctx), l.q.lease); err != nil {
 			w.say("%s: not given back: %v", name, err)
 		}
@@ -126,10 +135,12 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	argv := next.argv
 	if next.record != "" {
 		w.say("%s: resuming record %s", name, next.record)
+		span.AddEvent(eventResumed, trace.WithAttributes(attribute.String("rooda.fleet.record", next.record)))
 	}
 	copying := w.writeThrough(runCtx, l, ws, dir)
+	env := w.runEnv(ctx, l.State())
 	done := make(chan runEnd, 1)
-	go func() { done <- w.rooda(runCtx, dir, name, argv) }()
+	go func() { done <- w.rooda(runCtx, dir, name, argv, env) }()
 	var end runEnd
 	select {
 	case end = <-done:
@@ -139,6 +150,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		copying.stop()
 		if err != nil {
 			w.say("%s: lease lost, run stopped: %v", name, err)
+			leaseLost(span, err)
 			return
 		}
 		// Hold stopped without a loss: the worker is stopping.
@@ -165,6 +177,7 @@ func (w *Worker) giveBack(ctx context.Context, l *Lease) {
 		return
 	}
 	w.say("%s: stopped, given back to the queue", name)
+	trace.SpanFromContext(ctx).AddEvent(eventGivenBack)
 }
 
 // end writes how the run ended and acknowledges it.
@@ -175,9 +188,11 @@ func (w *Worker) end(ctx context.Context, l *Lease, e Ending, cause error) {
 	}
 	if err := l.End(context.WithoutCancel(ctx), e); err != nil {
 		w.say("%s: ended %s, not written: %v", name, e.Status, err)
+		leaseLost(trace.SpanFromContext(ctx), err)
 		return
 	}
 	w.say("%s: ended %s (exit %d)", name, e.Status, e.ExitCode)
+	endRunSpan(trace.SpanFromContext(ctx), e, cause)
 }
 
 // fromStore gives a clone workspace the run's records as the fleet's

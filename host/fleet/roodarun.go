@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -32,7 +34,7 @@ func (w *Worker) rooda(ctx context.Context, dir, name string, argv, env []string
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, w.Rooda, argv...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(withoutFleetAccess(os.Environ()), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = w.Grace
@@ -43,4 +45,13 @@ func (w *Worker) rooda(ctx context.Context, dir, name string, argv, env []string
 		return runEnd{Ending{Status: "error", ExitCode: code}, errors.Join(err, recErr)}
 	}
 	return runEnd{Ending{Status: r.ShownStatus(), ExitCode: code, Record: id, Progress: progressOf(r)}, nil}
+}
+
+// withoutFleetAccess is the worker's environment less what reaches the
+// fleet (its server's URL with its token, a creds file, TLS keys: every
+// ROODA_FLEET_ variable): the run's rooda never talks to NATS, and its
+// agent, which may be made to run anything, must not be able to queue a
+// run that every worker would run, nor read the other runs' records.
+func withoutFleetAccess(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "ROODA_FLEET_") })
 }

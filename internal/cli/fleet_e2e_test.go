@@ -628,3 +628,28 @@ func TestFleetAfterRoodasOwnFlags(t *testing.T) {
 		t.Errorf("the run queued: %+v", states)
 	}
 }
+
+// TestFleetRunGetsNoAccessToTheFleet: the rooda a worker runs, and so its
+// agent, gets none of the worker's ROODA_FLEET_ variables (the server's
+// URL with its token, credentials): an agent made to run anything cannot
+// queue runs every worker would run, nor read the fleet's records.
+func TestFleetRunGetsNoAccessToTheFleet(t *testing.T) {
+	t.Parallel()
+	seen := filepath.Join(t.TempDir(), "fleet-env")
+	w := newWorkspace(t, step{"shell": "env | grep ^ROODA_FLEET_ > " + seen + "; true", "output": successSignal + "\n"})
+	f := newFleet(t, w)
+	f.fleet("add", "--name", "env", "build", "-n", "1", "--ai-cmd", w.aiCmd())
+	worker := exec.Command(binary(t), "fleet", "worker", "--lease", "2s")
+	worker.Dir = w.dir
+	worker.Env = append(w.env, "ROODA_FLEET_SERVER="+f.url, "ROODA_FLEET_TOKEN=secret")
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stop(worker) })
+	if st := f.waitEnded(1)[0]; st.Status != "success" {
+		t.Fatalf("the run ended %s", st.Status)
+	}
+	if got := readText(t, seen); got != "" {
+		t.Errorf("the agent saw the fleet's variables:\n%s", got)
+	}
+}

@@ -80,6 +80,9 @@ type Config struct {
 	MaxLimitWait time.Duration
 	// LimitWaiting, when set, is told of each such wait as it begins.
 	LimitWaiting func(LimitWait)
+	// Accounts, when set, is the ledger of the accounts the agents spend
+	// from, shared with other loops (accounts.go).
+	Accounts Accounts
 	// Sleep waits d, or until ctx ends (its error); nil is the wall
 	// clock.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -522,6 +525,8 @@ type runner struct {
 	// output (spinWait).
 	spins  int
 	result Result
+	// ledgerWarned is set once the log said the accounts' ledger failed.
+	ledgerWarned bool
 }
 
 // warnUncounted says, once, that max_cost_usd cannot stop a loop whose
@@ -651,6 +656,9 @@ func (r *runner) replay(it *Iteration, rep Replayed) {
 func (r *runner) tries(ctx context.Context, it *Iteration, req Request) {
 	var w waits
 	for {
+		if !r.awaitAccount(ctx, it, &w) {
+			return
+		}
 		reply, err := r.cfg.Agent(ctx, req)
 		it.Result, it.StartErr = reply.Result, err
 		it.Decoded, it.Transcript, it.Stop, it.Sandbox = reply.Decoded, reply.Transcript, reply.Stop, reply.Sandbox

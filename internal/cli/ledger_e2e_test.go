@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// accountScripts writes the fake agent's scripts of loops a and b, each
+// writing when its runs start to times-<loop>: a's second iteration
+// meets a usage limit that resets resetIn seconds ahead, then succeeds
+// when run again; b's first iteration takes a while (a meets the limit
+// in the meantime), and its second succeeds. Each loop's agent runs
+// DIR/<procedure>.json, through an alias of account team.
+func accountScripts(w *workspace, resetIn int) {
+	w.t.Helper()
+	limit := strings.ReplaceAll(transcript(w.t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+"+strconv.Itoa(resetIn)+"}}")
+	echo := transcript(w.t, "claude-stream-json", "prompt_echo_in_tool_result")
+	success := transcript(w.t, "claude-stream-json", "tool_call_success")
+	script := func(name string, steps ...step) {
+		record := filepath.Join(w.dir, "record-"+name)
+		must(w.t, os.MkdirAll(record, 0o755))
+		must(w.t, os.WriteFile(filepath.Join(record, "pids"), nil, 0o644))
+		for _, s := range steps {
+			s["times"] = filepath.Join(w.dir, "times-"+name)
+			if again, ok := s["again"].(step); ok {
+				again["times"] = s["times"]
+			}
+		}
+		data, _ := json.Marshal(map[string]any{"record": record, "steps": steps})
+		w.write(name+".json", string(data))
+	}
+	script("a", step{"output": echo}, step{"output": limit, "exit": 1, "again": step{"output": success}})
+	script("b", step{"output": echo, "delay": "4s"}, step{"output": success})
+	line := "sh -c 'exec " + filepath.Join(binaries(w.t), "fakeagent") + " " + w.dir + "/$ROODA_PROCEDURE.json'"
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+line+"\", output: claude-stream-json, account: team}\nloop:\n  ai_cmd_alias: fake\n")
+}
+
+// starts are when each run of a loop's agent started, in order, from its
+// times file.
+func (w *workspace) starts(loop string) []time.Time {
+	w.t.Helper()
+	var out []time.Time
+	for _, line := range strings.Split(strings.TrimSpace(readText(w.t, filepath.Join(w.dir, "times-"+loop))), "\n") {
+		ns, err := strconv.ParseInt(strings.Fields(line)[0], 10, 64)
+		if err != nil {
+			w.t.Fatalf("times-%s: %q", loop, line)
+		}
+		out = append(out, time.Unix(0, ns))
+	}
+	return out
+}
+
+// TestAccountLimitSharedByParallelLoops: two parallel() loops of one
+// account on one machine. Loop a meets a usage limit that resets 20 s
+// ahead; loop b, whose next iteration begins meanwhile, does not start
+// its agent until the reset, waiting for the account's limit as a loop
+// waits for its own; neither counts a failure, and b's record says what
+// it waited.
+func TestAccountLimitSharedByParallelLoops(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	accountScripts(w, 20)
+	w.write("main.star", `def a():
+    return iterate(compose("a", act = [fragment(content = "Work.")]), max_iterations = 3).status
+
+def b():
+    return iterate(compose("b", act = [fragment(content = "Work.")]), max_iterations = 3).status
+
+print(parallel([a, b]))
+`)
+	cmd := exec.Command(binary(t), "script", "run", "main.star")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 0, `["success", "success"]`, "account team is limited (usage limit, met by a (pid ", "before running fake")
+	if strings.Contains(o.stderr, "failure") {
+		t.Errorf("a failure was counted:\n%s", o.stderr)
+	}
+	a, b := w.starts("a"), w.starts("b")
+	if len(a) != 3 || len(b) != 2 {
+		t.Fatalf("loop a's agent started %d times, b's %d; want 3 and 2\n%s", len(a), len(b), o.stderr)
+	}
+	// The limit resets 20 s after a's second run started, to the second
+	// (19 s at the least); b's second run starts no sooner.
+	if reset := a[1].Add(19 * time.Second); b[1].Before(reset) {
+		t.Errorf("loop b's second iteration started %s after a met the limit, before its reset\n%s", b[1].Sub(a[1]), o.stderr)
+	}
+	if waits := w.longWaits(15); waits != 2 {
+		t.Errorf("the records of %d iterations say they waited 15 s or more, want 2: a's for its limit, b's for its account's\n%s", waits, o.stderr)
+	}
+}
+
+// longWaits counts the iterations of the workspace's records that waited
+// at least secs seconds for a limit (meta.json's waited).
+func (w *workspace) longWaits(secs float64) int {
+	w.t.Helper()
+	found, _ := filepath.Glob(filepath.Join(w.dir, ".rooda", "runs", "*", "iterations", "*", "meta.json"))
+	n := 0
+	for _, f := range found {
+		var m struct{ Waited float64 }
+		must(w.t, json.Unmarshal([]byte(readText(w.t, f)), &m))
+		if m.Waited >= secs {
+			n++
+		}
+	}
+	return n
+}

@@ -28,6 +28,8 @@ type Fleet struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	states jetstream.KeyValue
+	// accounts is the accounts' ledger (accounts.go).
+	accounts jetstream.KeyValue
 	// server is the embedded server this connection started, if any.
 	server *Server
 }
@@ -124,6 +126,14 @@ func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 			Bucket:   statesName,
 			Storage:  jetstream.FileStorage,
 			History:  8,
+			Replicas: replicas,
+		})
+	}
+	if err == nil {
+		f.accounts, err = bucket(ctx, js, jetstream.KeyValueConfig{
+			Bucket:   accountsName,
+			Storage:  jetstream.FileStorage,
+			History:  1,
 			Replicas: replicas,
 		})
 	}

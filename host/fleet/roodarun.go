@@ -9,6 +9,10 @@ import (
 	"syscall"
 )
 
+// ledgerEnv names the accounts' ledger to a run's rooda
+// (host/session's LedgerEnv).
+const ledgerEnv = "ROODA_LEDGER"
+
 type runEnd struct {
 	Ending
 	err error
@@ -31,6 +35,9 @@ func (w *Worker) rooda(ctx context.Context, dir, name string, argv []string) run
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, w.Rooda, argv...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
+	if w.ledgerAddr != "" {
+		cmd.Env = append(os.Environ(), ledgerEnv+"="+w.ledgerAddr)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = w.Grace

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"rooda/host/ledger"
 )
 
 // Worker works the fleet's queued runs: each in a workspace of its own,
@@ -28,13 +30,27 @@ type Worker struct {
 	// Grace is how long a run stopped with SIGTERM has to end before
 	// SIGKILL.
 	Grace time.Duration
-	logMu sync.Mutex
+	// Ledger, when set, is the accounts' ledger the worker serves its
+	// runs (serveLedger), in place of the file of their machine: the
+	// loops of an account share its limits on every worker of the fleet.
+	Ledger ledger.Store
+	// ledgerAddr is where it serves it, ROODA_LEDGER's value.
+	ledgerAddr string
+	logMu      sync.Mutex
 }
 
 // Work works runs, slots at a time, until ctx ends. A run still going
 // then is stopped and given back to the queue, for a worker to take up
 // where it stopped.
 func (w *Worker) Work(ctx context.Context, slots int) error {
+	if w.Ledger != nil {
+		addr, stop, err := serveLedger(w.Ledger)
+		if err != nil {
+			return fmt.Errorf("serving the accounts' ledger: %w", err)
+		}
+		defer stop()
+		w.ledgerAddr = addr
+	}
 	errs := make(chan error, slots)
 	for range slots {
 		go func() { errs <- w.slot(ctx) }()

@@ -137,12 +137,19 @@ func (f *testFleet) fleet(args ...string) string {
 // returned buffer's file.
 func (f *testFleet) worker(name string, args ...string) *exec.Cmd {
 	f.w.t.Helper()
+	return f.workerWith(name, nil, args...)
+}
+
+// workerWith starts a worker as worker does, with env added to its
+// environment.
+func (f *testFleet) workerWith(name string, env []string, args ...string) *exec.Cmd {
+	f.w.t.Helper()
 	cmd := exec.Command(binary(f.w.t), append([]string{"fleet", "worker", "--server", f.url}, args...)...)
 	log, err := os.Create(filepath.Join(f.state, name+".log"))
 	if err != nil {
 		f.w.t.Fatal(err)
 	}
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = f.w.dir, f.w.env, log, log
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = f.w.dir, append(f.w.env, env...), log, log
 	if err := cmd.Start(); err != nil {
 		f.w.t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func accountScripts(w *workspace, resetIn int) {
 		w.write(name+".json", string(data))
 	}
 	script("a", step{"output": echo}, step{"output": limit, "exit": 1, "again": step{"output": success}})
-	script("b", step{"output": echo, "delay": "4s"}, step{"output": success})
+	script("b", step{"output": echo, "delay": "8s"}, step{"output": success})
 	line := "sh -c 'exec " + filepath.Join(binaries(w.t), "fakeagent") + " " + w.dir + "/$ROODA_PROCEDURE.json'"
 	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+line+"\", output: claude-stream-json, account: team}\nloop:\n  ai_cmd_alias: fake\n")
 }
@@ -90,8 +90,8 @@ print(parallel([a, b]))
 	if reset := a[1].Add(19 * time.Second); b[1].Before(reset) {
 		t.Errorf("loop b's second iteration started %s after a met the limit, before its reset\n%s", b[1].Sub(a[1]), o.stderr)
 	}
-	if waits := w.longWaits(15); waits != 2 {
-		t.Errorf("the records of %d iterations say they waited 15 s or more, want 2: a's for its limit, b's for its account's\n%s", waits, o.stderr)
+	if waits := w.longWaits(5); waits != 2 {
+		t.Errorf("the records of %d iterations say they waited 5 s or more, want 2: a's for its limit, b's for its account's\n%s", waits, o.stderr)
 	}
 }
 
@@ -109,4 +109,54 @@ func (w *workspace) longWaits(secs float64) int {
 		}
 	}
 	return n
+}
+
+// TestFleetAccountLimitSharedByWorkers: two runs of one account on two
+// workers (real rooda-fleet processes on a real NATS server, each
+// worker's runs with a state directory of their own, so that only the
+// fleet's ledger is shared). Run a meets a usage limit that resets 20 s
+// ahead; run b does not start its next iteration's agent until then;
+// both end success, neither counting a failure.
+func TestFleetAccountLimitSharedByWorkers(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	accountScripts(w, 20)
+	for _, name := range []string{"a", "b"} {
+		w.write(name+".star", `iterate(compose("`+name+`", act = [fragment(content = "Work.")]), max_iterations = 3)`+"\n")
+	}
+	f := newFleet(t, w)
+	store := filepath.Join(f.state, "rooda", "fleet")
+	for _, name := range []string{"a", "b"} {
+		f.fleet("add", "--name", "run-"+name, name+".star")
+	}
+	for _, name := range []string{"a", "b"} {
+		f.workerWith("worker-"+name, []string{"XDG_STATE_HOME=" + filepath.Join(f.state, "worker-"+name)}, "--store", store, "--lease", "5s")
+	}
+	for _, st := range f.waitEnded(2) {
+		if st.Status != "success" {
+			t.Errorf("%s: %+v, want success\n%s", st.Run.Name, st, f.workerLogs())
+		}
+	}
+	logs := runLogs(t, filepath.Join(store, "workspaces", "logs"))
+	if strings.Contains(logs, "failure") || !strings.Contains(logs, "account team is limited (usage limit, met by a (pid ") {
+		t.Errorf("the runs' logs:\n%s", logs)
+	}
+	a, b := w.starts("a"), w.starts("b")
+	if len(a) != 3 || len(b) != 2 {
+		t.Fatalf("run a's agent started %d times, b's %d; want 3 and 2\n%s", len(a), len(b), logs)
+	}
+	if reset := a[1].Add(19 * time.Second); b[1].Before(reset) {
+		t.Errorf("run b's second iteration started %s after a met the limit, before its reset\n%s", b[1].Sub(a[1]), logs)
+	}
+}
+
+// runLogs is what the fleet's runs' roodas printed, every log of dir.
+func runLogs(t *testing.T, dir string) string {
+	t.Helper()
+	found, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	var all strings.Builder
+	for _, f := range found {
+		all.WriteString("== " + filepath.Base(f) + "\n" + readText(t, f))
+	}
+	return all.String()
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -91,4 +92,17 @@ func (p *Plan) accounts(out Output) accounts {
 // breakerOf is the breaker the settings ask for.
 func breakerOf(s *config.Settings) ledger.Breaker {
 	return ledger.Breaker{}
+}
+
+func (a accounts) Reserve(ctx context.Context, n int) (func(loop.Spend) error, error) {
+	res, err := ledger.Reserve(ctx, a.store, a.p.accountOf(n))
+	if errors.As(err, new(*ledger.RefusedError)) {
+		return nil, &loop.RefusedError{Iteration: n, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(spent loop.Spend) error {
+		return res.Settle(context.WithoutCancel(ctx), ledger.Amount{USD: spent.CostUSD, Tokens: spent.TotalTokens()})
+	}, nil
 }

@@ -32,6 +32,10 @@ type Entry struct {
 	Hits []time.Time `json:"hits,omitempty"`
 	// PausedUntil is when the breaker's pause of the account ends.
 	PausedUntil time.Time `json:"paused_until,omitzero"`
+	// Budget is the entry's ceiling, if it has one (budget.go), and
+	// Spending what its loops spent and hold against it.
+	Budget *Budget `json:"budget,omitempty"`
+	Spending
 }
 
 // Hold is a wait the account's entry asks of a loop before its next try:

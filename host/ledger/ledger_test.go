@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -69,5 +70,58 @@ func TestAccountFingerprint(t *testing.T) {
 	}
 	if got := Account("claude", func(string) string { return "" }); got != "claude" {
 		t.Errorf("without a key: %q", got)
+	}
+}
+
+// TestReserveNeverAbove: loops reserving at once against a $1.00
+// budget, each iteration expected at $0.40: two reservations fit, the
+// others are refused, and never more than the ceiling is reserved;
+// settled, the spend counts and the reservations are given back.
+func TestReserveNeverAbove(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	if _, err := SetBudget(ctx, &File{Path: path}, FleetEntry, &Budget{MaxCostUSD: 1, EstimateUSD: 0.4}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var held []*Reservation
+	refused := 0
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := Reserve(ctx, &File{Path: path}, "team")
+			mu.Lock()
+			defer mu.Unlock()
+			var no *RefusedError
+			switch {
+			case errors.As(err, &no):
+				refused++
+			case err != nil:
+				t.Error(err)
+			default:
+				held = append(held, r)
+			}
+		}()
+	}
+	wg.Wait()
+	e, _ := Get(ctx, &File{Path: path}, FleetEntry)
+	if len(held) != 2 || refused != 8 || e.ReservedUSD > 1 {
+		t.Fatalf("%d reservations held, %d refused, $%v reserved; want 2, 8, $0.80", len(held), refused, e.ReservedUSD)
+	}
+	for _, r := range held {
+		must(t, r.Settle(ctx, Amount{USD: 0.4, Tokens: 100}))
+	}
+	e, _ = Get(ctx, &File{Path: path}, FleetEntry)
+	if e.ReservedUSD != 0 || e.SpentUSD != 0.8 || e.SpentTokens != 200 || e.LargestUSD != 0.4 {
+		t.Errorf("after settling: %+v", e.Spending)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +23,46 @@ type Accounts interface {
 	// Limited writes that iteration n's agent met a limit, cause, that
 	// resets at until.
 	Limited(ctx context.Context, n int, cause string, until time.Time) error
+	// Reserve reserves what iteration n is expected to cost against the
+	// budgets its agent's account counts against, before it starts, and
+	// returns how to settle it with what it spent; its error is a
+	// refusal (the iteration cannot fit: the loop ends over budget), or
+	// a ledger that failed (said, and the loop goes on).
+	Reserve(ctx context.Context, n int) (settle func(Spend) error, err error)
+}
+
+// RefusedError is a reservation the accounts' ledger refused: the
+// iteration is not started, and the loop ends over budget.
+type RefusedError struct {
+	Iteration int
+	Err       error
+}
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// reserve reserves iteration it's expected cost (Accounts.Reserve), and
+// returns how to settle it; nil and a *RefusedError when the budgets
+// cannot fit it.
+func (r *runner) reserve(ctx context.Context, it *Iteration) (func(Spend), error) {
+	if r.cfg.Accounts == nil {
+		return func(Spend) {}, nil
+	}
+	settle, err := r.cfg.Accounts.Reserve(ctx, it.Number)
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return nil, err
+	case err != nil:
+		r.warnLedger(it, err)
+		return func(Spend) {}, nil
+	}
+	return func(spent Spend) {
+		if err := settle(spent); err != nil {
+			r.warnLedger(it, err)
+		}
+	}, nil
 }
 
 // AccountHold is an account's wait: until when, and why.

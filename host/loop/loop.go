@@ -451,6 +451,8 @@ func Run(ctx context.Context, cfg Config) Result {
 		case errors.As(err, &turnErr):
 			r.cfg.Log.Errorf("Iteration %s: %v", r.label(n), turnErr.Err)
 			return r.finish(Aborted, err)
+		case errors.As(err, new(*RefusedError)):
+			return r.finish(OverBudget, err)
 		case errors.As(err, new(*ResumeError)):
 			r.cfg.Log.Errorf("%v", err)
 			return r.finish(Aborted, err)
@@ -604,6 +606,10 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 		r.replay(it, replayed)
 		return it, nil
 	}
+	settle, err := r.reserve(ctx, it)
+	if err != nil {
+		return nil, err
+	}
 	r.cfg.Log.Event(logging.Info, "iteration_started", []any{"iteration", n, "max_iterations", r.cfg.MaxIterations, "prompt_bytes", len(text), "again", replayed.Again},
 		"Iteration %s starting%s...", r.label(n), againText(replayed.Again))
 	r.cfg.Log.Debugf("Iteration %s: prompt of %d bytes", r.label(n), len(text))
@@ -615,6 +621,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	}
 	began := r.cfg.Now()
 	r.tries(ctx, it, req)
+	settle(it.Spent)
 	it.Duration = r.cfg.Now().Sub(began) - it.Waited
 	if r.cfg.Workspace != nil {
 		changes := r.cfg.Workspace.After()

@@ -291,7 +291,7 @@ func TestRoodaInitialisesNoNATS(t *testing.T) {
 // rooda-fleet's, kept as golden files so that a change shows in review.
 func TestFleetHelp(t *testing.T) {
 	fleetBinaries(t)
-	for _, sub := range []string{"", "serve", "add", "worker", "status"} {
+	for _, sub := range []string{"", "serve", "add", "worker", "status", "budget"} {
 		args := []string{"fleet", "--help"}
 		name := "help_fleet"
 		if sub != "" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,4 +160,44 @@ func runLogs(t *testing.T, dir string) string {
 		all.WriteString("== " + filepath.Base(f) + "\n" + readText(t, f))
 	}
 	return all.String()
+}
+
+// TestFleetBudgetNeverAbove: a fleet budget of $1.00, its iterations
+// expected at $0.40 until one is counted, over three runs on two workers
+// whose every iteration costs $0.40: two iterations fit ($0.80), a third
+// would make $1.20 and is not started; every run ends over budget,
+// saying which budget refused it, and the ledger has $0.80 spent and
+// nothing left reserved.
+func TestFleetBudgetNeverAbove(t *testing.T) {
+	t.Parallel()
+	times := filepath.Join(t.TempDir(), "times")
+	costly := strings.ReplaceAll(transcript(t, "claude-stream-json", "prompt_echo_in_tool_result"), `"total_cost_usd":0.0001`, `"total_cost_usd":0.4`)
+	w := newWorkspace(t, step{"output": costly, "times": times, "delay": "500ms"})
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\nloop:\n  ai_cmd_alias: fake\n")
+	f := newFleet(t, w)
+	if got := f.fleet("budget", "--max-cost-usd", "1.00", "--estimate-usd", "0.40"); !strings.Contains(got, "max_cost_usd $1.00") {
+		t.Fatalf("fleet budget said %q", got)
+	}
+	for i := range 3 {
+		f.fleet("add", "--name", fmt.Sprintf("run-%d", i), "build", "-n", "5")
+	}
+	for i := range 2 {
+		f.worker(fmt.Sprintf("worker-%d", i), "--lease", "5s")
+	}
+	for _, st := range f.waitEnded(3) {
+		if st.Status != "budget" || st.ExitCode != 2 {
+			t.Errorf("%s: %+v, want ended over budget, exit 2\n%s", st.Run.Name, st, f.workerLogs())
+		}
+	}
+	store := filepath.Join(f.state, "rooda", "fleet")
+	logs := runLogs(t, filepath.Join(store, "workspaces", "logs"))
+	if strings.Count(strings.TrimSpace(readText(t, times)), "\n")+1 != 2 {
+		t.Errorf("the agents ran %q, want two iterations in all ($0.80)\n%s", readText(t, times), logs)
+	}
+	if n := strings.Count(logs, "Budget reached: the fleet's max_cost_usd is $1.00: spent "); n != 3 {
+		t.Errorf("%d runs say the fleet's budget refused their next iteration, want 3\n%s", n, logs)
+	}
+	if got := f.fleet("budget"); !strings.Contains(got, "spent $0.80 and ") || !strings.Contains(got, "reserved $0.00 and 0 tokens") {
+		t.Errorf("the fleet's budget after the runs: %q", got)
+	}
 }

@@ -91,7 +91,7 @@ func (p *Plan) accounts(out Output) accounts {
 
 // breakerOf is the breaker the settings ask for.
 func breakerOf(s *config.Settings) ledger.Breaker {
-	return ledger.Breaker{}
+	return ledger.Breaker{Hits: config.BreakerHits.In(s).V, Window: config.BreakerWindow.In(s).V, Backoff: config.BreakerBackoff.In(s).V}
 }
 
 func (a accounts) Reserve(ctx context.Context, n int) (func(loop.Spend) error, error) {

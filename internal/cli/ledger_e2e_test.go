@@ -201,3 +201,37 @@ func TestFleetBudgetNeverAbove(t *testing.T) {
 		t.Errorf("the fleet's budget after the runs: %q", got)
 	}
 }
+
+// TestBreakerPausesTheAccount: with breaker_hits 2, a loop whose agent
+// meets a usage limit (resetting a second ahead) in two iterations in a
+// row has its account paused for breaker_backoff (15 s): after its own
+// wait for the second limit's reset, it does not run its agent again
+// until the pause ends, and counts no failure.
+func TestBreakerPausesTheAccount(t *testing.T) {
+	t.Parallel()
+	times := filepath.Join(t.TempDir(), "times")
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+1}}")
+	echo := transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")
+	limited := step{"output": limit, "exit": 1, "times": times, "again": step{"output": echo, "times": times}}
+	w := newWorkspace(t, limited, limited, step{"output": transcript(t, "claude-stream-json", "tool_call_success"), "times": times})
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json, account: team}\nloop:\n  ai_cmd_alias: fake\n  breaker_hits: 2\n  breaker_backoff: 15s\n")
+	cmd := exec.Command(binary(t), "run", "build", "-n", "3")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 0, "account team is paused by the breaker (too many limits met) until ", "(success)")
+	if strings.Contains(o.stderr, "failure") {
+		t.Errorf("a failure was counted:\n%s", o.stderr)
+	}
+	var starts []time.Time
+	for _, line := range strings.Split(strings.TrimSpace(readText(t, times)), "\n") {
+		ns, _ := strconv.ParseInt(strings.Fields(line)[0], 10, 64)
+		starts = append(starts, time.Unix(0, ns))
+	}
+	// it1 limited, it1 again, it2 limited (the second hit), it2 again, it3.
+	if len(starts) != 5 {
+		t.Fatalf("the agent started %d times, want 5\n%s", len(starts), o.stderr)
+	}
+	if paused := starts[3].Sub(starts[2]); paused < 14*time.Second {
+		t.Errorf("iteration 2 ran again %s after its limit, within the breaker's 15 s pause\n%s", paused, o.stderr)
+	}
+}

@@ -133,6 +133,8 @@ func TestFleetAccountLimitSharedByWorkers(t *testing.T) {
 	for _, name := range []string{"a", "b"} {
 		f.workerWith("worker-"+name, []string{"XDG_STATE_HOME=" + filepath.Join(f.state, "worker-"+name)}, "--store", store, "--lease", "5s")
 	}
+	// While the runs wait, the fleet's status says the account is limited.
+	f.waitStatus("team", "limited until ")
 	for _, st := range f.waitEnded(2) {
 		if st.Status != "success" {
 			t.Errorf("%s: %+v, want success\n%s", st.Run.Name, st, f.workerLogs())
@@ -148,6 +150,29 @@ func TestFleetAccountLimitSharedByWorkers(t *testing.T) {
 	}
 	if reset := a[1].Add(19 * time.Second); b[1].Before(reset) {
 		t.Errorf("run b's second iteration started %s after a met the limit, before its reset\n%s", b[1].Sub(a[1]), logs)
+	}
+}
+
+// waitStatus waits until `rooda fleet status` shows a line that holds
+// every one of words.
+func (f *testFleet) waitStatus(words ...string) {
+	f.w.t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for {
+		out := f.fleet("status")
+		for _, line := range strings.Split(out, "\n") {
+			found := true
+			for _, w := range words {
+				found = found && strings.Contains(line, w)
+			}
+			if found {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			f.w.t.Fatalf("fleet status never showed %q:\n%s", words, out)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -200,6 +225,17 @@ func TestFleetBudgetNeverAbove(t *testing.T) {
 	if got := f.fleet("budget"); !strings.Contains(got, "spent $0.80 and ") || !strings.Contains(got, "reserved $0.00 and 0 tokens") {
 		t.Errorf("the fleet's budget after the runs: %q", got)
 	}
+	var accounts map[string]struct {
+		Budget *struct {
+			MaxCostUSD float64 `json:"max_cost_usd"`
+		} `json:"budget"`
+		SpentUSD float64 `json:"spent_usd"`
+	}
+	must(t, json.Unmarshal([]byte(f.fleet("status", "--accounts", "--json")), &accounts))
+	if e := accounts["@fleet"]; e.Budget == nil || e.Budget.MaxCostUSD != 1 || e.SpentUSD > 1 || e.SpentUSD < 0.79 {
+		t.Errorf("fleet status --accounts --json: %+v", accounts)
+	}
+	f.waitStatus("@fleet", "max_cost_usd $1.00", "$0.80 and ")
 }
 
 // TestBreakerPausesTheAccount: with breaker_hits 2, a loop whose agent

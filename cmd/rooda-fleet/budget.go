@@ -25,7 +25,9 @@ compare-and-set, so the spent and reserved together never pass the
 ceiling.
 
 Given no value, it prints the budget as it is. A value of 0 takes that
-ceiling away; --clear takes the whole budget away.
+ceiling away; --clear takes the whole budget away, with what was spent and
+reserved against it (a reservation whose run was killed before it settled
+it is held until then).
 
 Examples:
   rooda fleet budget --max-cost-usd 50 --estimate-usd 0.50
@@ -71,7 +73,9 @@ func budgetAction(c *cli.Context) error {
 // give nothing.
 func changeBudget(c *cli.Context, e *ledger.Entry) bool {
 	if c.Bool("clear") {
-		e.Budget = nil
+		// What was spent and reserved goes too: a reservation whose
+		// rooda was killed before it settled it is held until then.
+		e.Budget, e.Spending = nil, ledger.Spending{}
 		return true
 	}
 	b := ledger.Budget{}

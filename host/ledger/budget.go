@@ -110,9 +110,11 @@ func tokens(n int64) string      { return fmt.Sprintf("%d tokens", n) }
 // Reservation is what one iteration holds of the budgets it counts
 // against, given back as it is settled.
 type Reservation struct {
-	store   Store
-	held    map[string]Amount
-	entries []string
+	store Store
+	held  map[string]Amount
+	// budgeted are the entries that have a budget, which the settling
+	// counts in: an entry without one is not written at all.
+	budgeted []string
 }
 
 // Reserve reserves, for the next iteration of a loop of account, what it
@@ -123,14 +125,15 @@ type Reservation struct {
 // entry with no budget holds nothing, but still learns what iterations
 // cost when they are settled.
 func Reserve(ctx context.Context, s Store, account string) (*Reservation, error) {
-	r := &Reservation{store: s, held: map[string]Amount{}, entries: []string{FleetEntry, account}}
-	for _, name := range r.entries {
+	r := &Reservation{store: s, held: map[string]Amount{}}
+	for _, name := range []string{FleetEntry, account} {
 		var refused *RefusedError
+		budgeted := false
 		_, err := Update(ctx, s, name, func(e *Entry) bool {
 			// A try whose write another's beat reserved nothing.
 			refused = nil
 			delete(r.held, name)
-			if e.Budget == nil {
+			if budgeted = e.Budget != nil; !budgeted {
 				return false
 			}
 			a := e.expected()
@@ -140,6 +143,9 @@ func Reserve(ctx context.Context, s Store, account string) (*Reservation, error)
 			r.held[name] = a
 			return true
 		})
+		if budgeted {
+			r.budgeted = append(r.budgeted, name)
+		}
 		if err == nil && refused != nil {
 			err = refused
 		}
@@ -155,12 +161,9 @@ func Reserve(ctx context.Context, s Store, account string) (*Reservation, error)
 // every entry it counts against.
 func (r *Reservation) Settle(ctx context.Context, spent Amount) error {
 	var errs []error
-	for _, name := range r.entries {
-		held, ok := r.held[name]
+	for _, name := range r.budgeted {
+		held := r.held[name]
 		_, err := Update(ctx, r.store, name, func(e *Entry) bool {
-			if e.Budget == nil && !ok {
-				return false
-			}
 			e.settle(held, spent)
 			return true
 		})

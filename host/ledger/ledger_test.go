@@ -125,3 +125,23 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkFileIteration is what the file ledger adds to an iteration
+// of a loop with no budget: the account's hold read, and a reservation
+// that finds no budget and so settles nothing.
+func BenchmarkFileIteration(b *testing.B) {
+	ctx := context.Background()
+	f := &File{Path: filepath.Join(b.TempDir(), "ledger.json")}
+	for b.Loop() {
+		if _, err := Get(ctx, f, "team"); err != nil {
+			b.Fatal(err)
+		}
+		r, err := Reserve(ctx, f, "team")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Settle(ctx, Amount{USD: 0.1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

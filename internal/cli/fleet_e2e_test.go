@@ -547,7 +547,7 @@ func TestFleetCompletionRunsNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal + "\n"})
 	f := newFleet(t, w)
-	if out := f.fleet("--generate-bash-completion"); out != "serve\nadd\nworker\nstatus\n" {
+	if out := f.fleet("--generate-bash-completion"); out != "serve\nadd\nworker\nstatus\nbudget\n" {
 		t.Errorf("rooda fleet <TAB> = %q, want the fleet's commands", out)
 	}
 	for _, args := range [][]string{

@@ -32,7 +32,14 @@ func TestAccountsLedgerSharedByWorkers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := ledger.Hit(ctx, clients[i%2], "team", "loop", "usage_limit", now.Add(time.Duration(i)*time.Second), now, ledger.Breaker{}); err != nil {
+			_, err := ledger.Update(ctx, clients[i%2], "team", func(e *ledger.Entry) bool {
+				e.Hits = append(e.Hits, now)
+				if until := now.Add(time.Duration(i) * time.Second); until.After(e.LimitedUntil) {
+					e.LimitedUntil = until
+				}
+				return true
+			})
+			if err != nil {
 				t.Error(err)
 			}
 		}()

@@ -107,9 +107,16 @@ type Breaker struct {
 
 // Hit records in account's entry a limit that a loop (by) met at now,
 // which resets at reset: the account is limited until then, and the
-// breaker may pause it. It returns the entry as written.
+// breaker may pause it. A limit the entry already has (met while the
+// account is limited until its reset or later: a loop that did not wait
+// for it, an early try of a reset named to the minute) is not counted
+// again: the breaker counts limits, not tries. It returns the entry as
+// written.
 func Hit(ctx context.Context, s Store, account, by, cause string, reset, now time.Time, b Breaker) (Entry, error) {
 	return Update(ctx, s, account, func(e *Entry) bool {
+		if now.Before(e.LimitedUntil) && !reset.After(e.LimitedUntil) {
+			return false
+		}
 		if reset.After(e.LimitedUntil) {
 			e.LimitedUntil, e.Cause, e.LimitedBy = reset, cause, by
 		}

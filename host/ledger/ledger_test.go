@@ -22,7 +22,12 @@ func TestFileLosesNoHit(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			f := &File{Path: path}
-			if _, err := Hit(context.Background(), f, "team", "loop", "usage_limit", now.Add(time.Duration(i)*time.Second), now, Breaker{}); err != nil {
+			_, err := Update(context.Background(), f, "team", func(e *Entry) bool {
+				e.Hits = append(e.Hits, now)
+				e.LimitedUntil = later(e.LimitedUntil, now.Add(time.Duration(i)*time.Second))
+				return true
+			})
+			if err != nil {
 				t.Error(err)
 			}
 		}()
@@ -37,6 +42,32 @@ func TestFileLosesNoHit(t *testing.T) {
 	}
 	if want := now.Add(19 * time.Second); !e.LimitedUntil.Equal(want) {
 		t.Errorf("limited until %v, want the latest reset, %v", e.LimitedUntil, want)
+	}
+}
+
+// TestBreakerCountsLimitsNotTries: the breaker pauses an account once
+// its loops met breaker_hits limits within the window; the same limit
+// met again before its reset is not another.
+func TestBreakerCountsLimitsNotTries(t *testing.T) {
+	ctx := context.Background()
+	f := &File{Path: filepath.Join(t.TempDir(), "ledger.json")}
+	b := Breaker{Hits: 2, Window: time.Hour, Backoff: 30 * time.Minute}
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	hit := func(at, reset time.Time) Entry {
+		e, err := Hit(ctx, f, "team", "loop", "usage_limit", reset, at, b)
+		must(t, err)
+		return e
+	}
+	hit(t0, t0.Add(time.Minute))
+	if e := hit(t0.Add(10*time.Second), t0.Add(time.Minute)); !e.PausedUntil.IsZero() {
+		t.Fatalf("the same limit, met again before its reset, paused the account: %+v", e)
+	}
+	e := hit(t0.Add(2*time.Minute), t0.Add(3*time.Minute))
+	if want := t0.Add(32 * time.Minute); !e.PausedUntil.Equal(want) {
+		t.Errorf("a second limit: paused until %v, want %v", e.PausedUntil, want)
+	}
+	if h := e.Held("team", t0.Add(5*time.Minute)); !h.Paused || !h.Until.Equal(t0.Add(32*time.Minute)) {
+		t.Errorf("held %+v", h)
 	}
 }
 

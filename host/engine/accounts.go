@@ -96,8 +96,9 @@ func breakerOf(s *config.Settings) ledger.Breaker {
 
 func (a accounts) Reserve(ctx context.Context, n int) (func(loop.Spend) error, error) {
 	res, err := ledger.Reserve(ctx, a.store, a.p.accountOf(n))
-	if errors.As(err, new(*ledger.RefusedError)) {
-		return nil, &loop.RefusedError{Iteration: n, Err: err}
+	var refused *ledger.RefusedError
+	if errors.As(err, &refused) {
+		return nil, &loop.RefusedError{Iteration: n, Budget: refused.Entry + "'s " + refused.Setting, Limit: refused.Limit, Reached: refused.Counted, Err: err}
 	}
 	if err != nil {
 		return nil, err

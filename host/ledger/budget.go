@@ -50,9 +50,9 @@ type RefusedError struct {
 	Entry   string
 	Setting string // max_cost_usd, max_tokens
 	Limit   string
-	// Spent and Reserved are the entry's; Asked what the iteration
-	// would have reserved.
-	Spent, Reserved, Asked string
+	// Spent and Reserved are the entry's, Counted the two together;
+	// Asked what the iteration would have reserved.
+	Spent, Reserved, Counted, Asked string
 }
 
 func (e *RefusedError) Error() string {
@@ -77,14 +77,14 @@ func (e *Entry) budget() Budget {
 // reserve reserves a of e's budget; the refusal when it does not fit.
 func (e *Entry) reserve(a Amount, name string) *RefusedError {
 	b := e.budget()
-	refused := func(setting, limit, spent, reserved, asked string) *RefusedError {
-		return &RefusedError{Entry: name, Setting: setting, Limit: limit, Spent: spent, Reserved: reserved, Asked: asked}
+	refused := func(setting, limit, spent, reserved, counted, asked string) *RefusedError {
+		return &RefusedError{Entry: name, Setting: setting, Limit: limit, Spent: spent, Reserved: reserved, Counted: counted, Asked: asked}
 	}
 	if b.MaxCostUSD > 0 && e.SpentUSD+e.ReservedUSD+a.USD > b.MaxCostUSD+epsilonUSD {
-		return refused("max_cost_usd", dollars(b.MaxCostUSD), dollars(e.SpentUSD), dollars(e.ReservedUSD), dollars(a.USD))
+		return refused("max_cost_usd", dollars(b.MaxCostUSD), dollars(e.SpentUSD), dollars(e.ReservedUSD), dollars(e.SpentUSD+e.ReservedUSD), dollars(a.USD))
 	}
 	if b.MaxTokens > 0 && e.SpentTokens+e.ReservedTokens+a.Tokens > b.MaxTokens {
-		return refused("max_tokens", tokens(b.MaxTokens), tokens(e.SpentTokens), tokens(e.ReservedTokens), tokens(a.Tokens))
+		return refused("max_tokens", tokens(b.MaxTokens), tokens(e.SpentTokens), tokens(e.ReservedTokens), tokens(e.SpentTokens+e.ReservedTokens), tokens(a.Tokens))
 	}
 	e.ReservedUSD += a.USD
 	e.ReservedTokens += a.Tokens

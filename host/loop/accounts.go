@@ -35,7 +35,11 @@ type Accounts interface {
 // iteration is not started, and the loop ends over budget.
 type RefusedError struct {
 	Iteration int
-	Err       error
+	// Budget names the budget that refused it ("the fleet's
+	// max_cost_usd"), Limit its ceiling, and Reached what was spent and
+	// reserved against it, as the record keeps a budget reached.
+	Budget, Limit, Reached string
+	Err                    error
 }
 
 func (e *RefusedError) Error() string { return e.Err.Error() }

@@ -213,6 +213,16 @@ func TestFleetBudgetNeverAbove(t *testing.T) {
 		if st.Status != "budget" || st.ExitCode != 2 {
 			t.Errorf("%s: %+v, want ended over budget, exit 2\n%s", st.Run.Name, st, f.workerLogs())
 		}
+		// The record keeps the budget that refused it, as any budget
+		// reached.
+		found, _ := filepath.Glob(filepath.Join(st.Workspace, ".rooda", "runs", "*", "run.json"))
+		var run struct{ Budget map[string]string }
+		if len(found) == 1 {
+			must(t, json.Unmarshal([]byte(readText(t, found[0])), &run))
+		}
+		if b := run.Budget; b["name"] != "the fleet's max_cost_usd" || b["limit"] != "$1.00" || b["reached"] != "$0.80" {
+			t.Errorf("%s: its record's budget: %v (%v)", st.Run.Name, run.Budget, found)
+		}
 	}
 	store := filepath.Join(f.state, "rooda", "fleet")
 	logs := runLogs(t, filepath.Join(store, "workspaces", "logs"))

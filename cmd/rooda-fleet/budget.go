@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -113,26 +114,25 @@ func budgetLine(name string, e ledger.Entry) string {
 	return fmt.Sprintf("%s: %s; spent %s, reserved %s.", who, ceilings(*e.Budget), amount(e.SpentUSD, e.SpentTokens), amount(e.ReservedUSD, e.ReservedTokens))
 }
 
+// ceilings says a budget: its ceilings and estimates, those it has.
 func ceilings(b ledger.Budget) string {
-	s := "max_cost_usd " + limitUSD(b.MaxCostUSD) + ", max_tokens " + limitTokens(b.MaxTokens)
-	if b.EstimateUSD > 0 || b.EstimateTokens > 0 {
-		s += fmt.Sprintf(", first iterations expected at %s", amount(b.EstimateUSD, b.EstimateTokens))
+	var parts []string
+	if b.MaxCostUSD > 0 {
+		parts = append(parts, fmt.Sprintf("max_cost_usd $%.2f", b.MaxCostUSD))
 	}
-	return s
-}
-
-func limitUSD(v float64) string {
-	if v == 0 {
-		return "none"
+	if b.MaxTokens > 0 {
+		parts = append(parts, fmt.Sprintf("max_tokens %d", b.MaxTokens))
 	}
-	return fmt.Sprintf("$%.2f", v)
-}
-
-func limitTokens(v int64) string {
-	if v == 0 {
-		return "none"
+	if b.EstimateUSD > 0 {
+		parts = append(parts, fmt.Sprintf("estimate $%.2f", b.EstimateUSD))
 	}
-	return fmt.Sprint(v)
+	if b.EstimateTokens > 0 {
+		parts = append(parts, fmt.Sprintf("estimate %d tokens", b.EstimateTokens))
+	}
+	if len(parts) == 0 {
+		return "no ceiling"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func amount(usd float64, tokens int64) string {

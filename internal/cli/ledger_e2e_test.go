@@ -281,3 +281,35 @@ func TestBreakerPausesTheAccount(t *testing.T) {
 		t.Errorf("iteration 2 ran again %s after its limit, within the breaker's 15 s pause\n%s", paused, o.stderr)
 	}
 }
+
+// TestAccountLimitSharedByTwoRoodas: the same as parallel() loops, with
+// each loop a rooda of its own on this machine: they share the file
+// ledger under the user's state directory, by its lock.
+func TestAccountLimitSharedByTwoRoodas(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	accountScripts(w, 20)
+	var runs []started
+	for _, name := range []string{"a", "b"} {
+		w.write(name+".star", `iterate(compose("`+name+`", act = [fragment(content = "Work.")]), max_iterations = 3)`+"\n")
+		cmd := exec.Command(binary(t), "script", "run", name+".star")
+		cmd.Dir, cmd.Env = w.dir, w.env
+		runs = append(runs, w.start(cmd))
+	}
+	var stderr string
+	for _, r := range runs {
+		o := w.wait(r)
+		o.expect(t, 0, "(success)")
+		stderr += o.stderr
+	}
+	if strings.Contains(stderr, "failure") || !strings.Contains(stderr, "account team is limited (usage limit, met by a (pid ") {
+		t.Errorf("the roodas' logs:\n%s", stderr)
+	}
+	a, b := w.starts("a"), w.starts("b")
+	if len(a) != 3 || len(b) != 2 {
+		t.Fatalf("loop a's agent started %d times, b's %d; want 3 and 2\n%s", len(a), len(b), stderr)
+	}
+	if reset := a[1].Add(19 * time.Second); b[1].Before(reset) {
+		t.Errorf("b's second iteration started %s after a met the limit, before its reset\n%s", b[1].Sub(a[1]), stderr)
+	}
+}

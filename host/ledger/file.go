@@ -80,19 +80,6 @@ func (f *File) Put(ctx context.Context, account string, e Entry, rev uint64) (ui
 	return next, err
 }
 
-// All are the entries of every account.
-func (f *File) All(ctx context.Context) (map[string]Entry, error) {
-	out := map[string]Entry{}
-	err := f.locked(ctx, func() error {
-		all, err := f.read()
-		for k, v := range all {
-			out[k] = v.Entry
-		}
-		return err
-	})
-	return out, err
-}
-
 func (f *File) read() (map[string]fileEntry, error) {
 	all := map[string]fileEntry{}
 	data, err := os.ReadFile(f.Path)

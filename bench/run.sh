@@ -163,7 +163,14 @@ figure() {
 ratio() { awk -v a="${1%%s*}" -v b="${2%%s*}" 'BEGIN { printf "%.2f", a / b }'; }
 
 # verdict prints PASS when value <= target, else MISS.
-verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t ? "PASS" : "MISS") }'; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v + 0 <= t + 0 ? "PASS" : "MISS") }'; }
+
+# signed prints a figure with its sign: an overhead may come out below 0.
+signed() { awk -v v="$1" 'BEGIN { printf "%+.3f", v }'; }
+
+# row WHAT ROODA BASELINE TARGET VALUE adds a row to the summary table
+# printed at the end, for docs/performance.md: VALUE against TARGET.
+row() { printf '| %s | %s | %s | <= %s %s |\n' "$1" "$2" "$3" "$4" "$(verdict "$5" "$4")" >>"$work/summary.md"; }
 
 # compared prints one line of rooda's figure against the baseline's, the
 # ratio, and the verdict when a target is given.
@@ -188,6 +195,9 @@ flood() {
 	echo " the capture (the flood's run less a run printing only the signal):"
 	for f in 1 2; do
 		compared "$([ $f = 1 ] && echo wall || echo CPU)" "$(figure rooda_flood.times $f rooda_signal.times)" "$(figure pipe_flood.times $f pipe_signal.times)" "$FLOOD_TARGET"
+		r=$(figure rooda_flood.times $f rooda_signal.times)
+		b=$(figure pipe_flood.times $f pipe_signal.times)
+		row "capture of $((BYTES >> 20)) MiB, $name, $([ $f = 1 ] && echo wall || echo CPU)" "${r%% *}" "pipe ${b%% *}: $(ratio "$r" "$b")x" "${FLOOD_TARGET}x" "$(ratio "$r" "$b")"
 	done
 	echo " the whole runs, rooda's start and record included:"
 	for f in 1 2; do
@@ -227,6 +237,7 @@ loop() {
 	echo "  one iteration: rooda $(figure rooda_once.times 1) wall, $(figure rooda_once.times 2) CPU; shell $(figure shell_once.times 1), $(figure shell_once.times 2)"
 	echo "  an iteration's overhead (what the $((ITERATIONS - 1)) more iterations cost rooda beyond the shell, per iteration, median of the turns):"
 	echo "    ${over} ms wall (target <= $target) $(verdict "$over" "$target"), $(per_iteration 2 slope) ms CPU"
+	row "$title: an iteration over the shell loop, wall, CPU" "$(signed "$over") ms, $(signed "$(per_iteration 2 slope)") ms" "shell $(figure shell_loop.times 1 | awk -v n="$ITERATIONS" '{ printf "%.2f ms", $1 * 1000 / n }') an iteration" "+$target ms" "$over"
 	echo "  the whole runs' difference per iteration, rooda's start included: $(per_iteration 1 whole) ms wall, $(per_iteration 2 whole) ms CPU"
 }
 
@@ -257,14 +268,16 @@ trampoline() {
 # plain_loop, the runs of one iteration taken off (start-up falls out),
 # in wall time against target, then in CPU time: the median of the turns.
 slopes() {
-	local what=$1 target=$2 boxed=${3:-boxed} over
+	local what=$1 target=$2 boxed=${3:-boxed} over wall
 	for f in 1 2; do
 		over=$(paste -d' ' "${boxed}_loop.times" plain_loop.times "${boxed}_once.times" plain_once.times |
 			awk -v f="$f" -v n="$ITERATIONS" '{ printf "%.3f\n", (($f - $(f + 4)) - ($(f + 2) - $(f + 6))) * 1000 / (n - 1) }' | median)
 		if [ "$f" = 1 ]; then
 			echo "  $what: ${over} ms wall (target <= $target) $(verdict "$over" "$target")"
+			wall=$over
 		else
 			echo "  and ${over} ms CPU"
+			row "$what, wall, CPU" "$(signed "$wall") ms, $(signed "$over") ms" "" "+$target ms" "$wall"
 		fi
 	done
 }
@@ -297,6 +310,7 @@ resume() {
 	resumed=$(awk '/BenchmarkResume\/resume/ { print $(NF-1) }' <<<"$out")
 	echo "resume of a 5,000-iteration run, to its first new agent (BenchmarkResume, mean of $RUNS):"
 	echo "  rooda runs resume ${resumed} ms (target <= $RESUME_TARGET_MS) $(verdict "$resumed" "$RESUME_TARGET_MS"); a fresh start to its first agent ${fresh} ms, ratio $(ratio "$resumed" "$fresh")"
+	row "\`rooda runs resume\` of 5,000 iterations, to its first new agent" "${resumed} ms" "a fresh start to its first agent ${fresh} ms" "$RESUME_TARGET_MS ms" "$resumed"
 }
 
 # loops: LOOPS parallel loops and a quarter as many, each in a worktree
@@ -328,6 +342,7 @@ STAR
 	echo "$LOOPS parallel worktree loops against $few, 3 iterations each of a 0.2 s agent:"
 	echo "  wall: $LOOPS loops $(figure many_loops.times 1), $few loops $(figure few_loops.times 1)"
 	echo "  CPU an iteration: $LOOPS loops ${many_cpu} ms, $few loops ${few_cpu} ms, ratio $(ratio "$many_cpu" "$few_cpu") (target <= $LOOPS_TARGET) $(verdict "$(ratio "$many_cpu" "$few_cpu")" "$LOOPS_TARGET")"
+	row "$LOOPS parallel worktree loops against $few, CPU an iteration" "${many_cpu} ms" "$few loops ${few_cpu} ms: $(ratio "$many_cpu" "$few_cpu")x" "${LOOPS_TARGET}x" "$(ratio "$many_cpu" "$few_cpu")"
 }
 
 # startup: what a start of rooda costs, for the commands that do little
@@ -387,6 +402,7 @@ started() {
 	cpu=$(per_start "$name" 2)
 	printf '  rooda %-8s %s ms wall (target <= %s) %s, %s ms CPU; ratio to the hello-world %s wall, %s CPU\n' "$what" "$wall" "$STARTUP_TARGET_MS" "$(verdict "$wall" "$STARTUP_TARGET_MS")" "$cpu" \
 		"$(ratio "$wall" "$(per_start hello_starts 1)")" "$(ratio "$cpu" "$(per_start hello_starts 2)")"
+	row "a start of \`rooda $what\`$([ "${name#release}" != "$name" ] && echo ", built as releases are"), wall, CPU" "$wall ms, $cpu ms" "Go hello-world $(per_start hello_starts 1) ms" "$STARTUP_TARGET_MS ms" "$wall"
 }
 
 if [ -n "$STARTUP" ]; then
@@ -451,3 +467,9 @@ trampoline
 startup
 resume
 loops
+echo
+echo "Summary, for docs/performance.md (machine: $(nproc) cores, $(uname -sr), load at the end $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$repo" rev-parse --short HEAD)):"
+echo
+echo "| what | rooda | baseline | target |"
+echo "| --- | --- | --- | --- |"
+cat "$work/summary.md"

@@ -27,6 +27,12 @@ checkout add runs in, at its HEAD (or --ref), in the same directory of it;
 its commits go to the branch rooda/fleet/NAME of that checkout. It prints
 the run's name.
 
+With --repo URL|PATH, the run works instead in a clone of that
+repository (any URL git clones, or a path), made by the worker that takes
+it, at the repository's HEAD (or --ref), in its top directory: the
+workers push its branch rooda/fleet/NAME there as it goes, so that a
+worker on another machine takes the run over where it stopped.
+
 With -f FILE, the runs of a tasks file, each queued as if on its own: a
 name the fleet has already is refused, the others are queued.
 
@@ -36,19 +42,22 @@ name the fleet has already is refused, the others are queued.
       args: [--max-iterations, "5", --context, tasks/flaky-login.md]
     - run: nightly.star
       ref: main
+      repo: https://git.example.org/team/app.git
 
 Examples:
   rooda fleet add build -n 5 --ai-cmd-alias codex
   rooda fleet add --name auth-audit audit-impl -c "focus on auth"
   rooda fleet add nightly.star --max-cost-usd 5
   rooda fleet add --ref main build
+  rooda fleet add --repo git@example.org:team/app.git --ref main build
   rooda fleet add -f tasks.yaml`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "name", Usage: "the run's `NAME` in the fleet (default: the procedure's, the time and a suffix)"},
+			&cli.StringFlag{Name: "repo", Usage: "clone the run's workspace from the repository at `URL|PATH` (default: a worktree of the checkout add runs in)"},
 			&cli.StringFlag{Name: "ref", Value: "HEAD", Usage: "the commit, branch or tag the run's workspace starts at, `REF`"},
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "queue the runs of the tasks file `FILE` (YAML: runs: a list of name, run, args, ref)"},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "queue the runs of the tasks file `FILE` (YAML: runs: a list of name, run, args, ref, repo)"},
 			serverFlag(), storeFlag(),
-		},
+		}, credentialFlags()...),
 		Action: addAction,
 	}
 }
@@ -66,7 +75,7 @@ func addAction(c *cli.Context) error {
 		}
 		runs = append(runs, run)
 	}
-	f, err := fleet.Connect(c.Context, c.String("server"), c.String("store"))
+	f, err := connect(c)
 	if err != nil {
 		return err
 	}
@@ -103,16 +112,36 @@ func tasksOf(c *cli.Context) ([]fleet.Task, error) {
 	return []fleet.Task{{Name: c.String("name"), Run: c.Args().First(), Args: args}}, nil
 }
 
-// newRun is the run of t, from the checkout and the directory add runs
-// in, at t's ref or --ref.
+// newRun is the run of t, at t's ref or --ref: of t's repository or
+// --repo, at its top, or else of the checkout and the directory add runs
+// in.
 func newRun(c *cli.Context, t fleet.Task) (fleet.Run, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
+	name := t.Name
+	if name == "" {
+		name = defaultName(t.Run)
+	}
+	if err := fleet.CheckName(name); err != nil {
 		return fleet.Run{}, err
 	}
+	run := fleet.Run{Name: name, Argv: fleet.RoodaArgs(t.Run, t.Args)}
 	ref := t.Ref
 	if ref == "" {
 		ref = c.String("ref")
+	}
+	repo := t.Repo
+	if repo == "" {
+		repo = c.String("repo")
+	}
+	if repo != "" {
+		var err error
+		if run.Repo, err = fleet.RepoOf(repo); err == nil {
+			run.Ref, err = fleet.ResolveRemoteRef(c.Context, run.Repo, ref)
+		}
+		return run, err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fleet.Run{}, err
 	}
 	top, commit, err := fleet.ResolveRef(c.Context, cwd, ref)
 	if err != nil {
@@ -122,14 +151,8 @@ func newRun(c *cli.Context, t fleet.Task) (fleet.Run, error) {
 	if err != nil || strings.HasPrefix(sub, "..") {
 		sub = "."
 	}
-	name := t.Name
-	if name == "" {
-		name = defaultName(t.Run)
-	}
-	if err := fleet.CheckName(name); err != nil {
-		return fleet.Run{}, err
-	}
-	return fleet.Run{Name: name, Argv: fleet.RoodaArgs(t.Run, t.Args), Dir: top, Ref: commit, Subdir: sub}, nil
+	run.Dir, run.Ref, run.Subdir = top, commit, sub
+	return run, nil
 }
 
 // defaultName is the procedure's or script's name, the time, and a

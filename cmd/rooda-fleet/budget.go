@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"rooda/host/fleet"
 	"rooda/host/ledger"
 )
 
@@ -34,7 +33,7 @@ Examples:
   rooda fleet budget --max-cost-usd 50 --estimate-usd 0.50
   rooda fleet budget --account claude --max-tokens 20000000
   rooda fleet budget --clear`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "account", Usage: "the account's budget, `NAME` (an alias's account:); none: the fleet's"},
 			&cli.Float64Flag{Name: "max-cost-usd", Usage: "spend at most `DOLLARS`"},
 			&cli.Int64Flag{Name: "max-tokens", Usage: "spend at most `N` tokens"},
@@ -42,7 +41,7 @@ Examples:
 			&cli.Int64Flag{Name: "estimate-tokens", Usage: "the tokens an iteration is expected to spend, `N`, until one has been counted"},
 			&cli.BoolFlag{Name: "clear", Usage: "take the budget away"},
 			serverFlag(), storeFlag(),
-		},
+		}, credentialFlags()...),
 		Action: budgetAction,
 	}
 }
@@ -51,7 +50,7 @@ func budgetAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return fmt.Errorf("fleet budget takes no argument, got %q", c.Args().First())
 	}
-	f, err := fleet.Connect(c.Context, c.String("server"), c.String("store"))
+	f, err := connect(c)
 	if err != nil {
 		return err
 	}

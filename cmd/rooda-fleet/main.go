@@ -17,6 +17,10 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"rooda/host/fleet"
+	// The OTLP exporters, for a worker's traces (telemetry.StartProcess).
+	_ "rooda/host/telemetry/otlp"
 )
 
 func main() {
@@ -92,6 +96,28 @@ Examples:
 // serverFlag and storeFlag are every command's: where the fleet is.
 func serverFlag() cli.Flag {
 	return &cli.StringFlag{Name: "server", EnvVars: []string{"ROODA_FLEET_SERVER"}, Usage: "the fleet's NATS server, `URL` (nats://HOST:PORT); none: this machine's embedded one"}
+}
+
+// credentialFlags are every client's (add, worker, status): what it
+// shows a NATS server of your own beside what --server's URL holds, by
+// NATS's own means.
+func credentialFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "creds", EnvVars: []string{"ROODA_FLEET_CREDS"}, Usage: "a NATS creds `FILE` (a user's JWT and nkey seed) for the server"},
+		&cli.StringFlag{Name: "tls-ca", EnvVars: []string{"ROODA_FLEET_TLS_CA"}, Usage: "the server's certificate authorities, a PEM `FILE` (default: the system's)"},
+		&cli.StringFlag{Name: "tls-cert", EnvVars: []string{"ROODA_FLEET_TLS_CERT"}, Usage: "a client certificate, a PEM `FILE`, for a server that asks for one (with --tls-key)"},
+		&cli.StringFlag{Name: "tls-key", EnvVars: []string{"ROODA_FLEET_TLS_KEY"}, Usage: "the client certificate's key, a PEM `FILE`"},
+	}
+}
+
+// connect connects to the fleet the command's flags name.
+func connect(c *cli.Context) (*fleet.Fleet, error) {
+	return fleet.ConnectWith(c.Context, c.String("server"), c.String("store"), fleet.Credentials{
+		CredsFile: c.String("creds"),
+		CA:        c.String("tls-ca"),
+		Cert:      c.String("tls-cert"),
+		Key:       c.String("tls-key"),
+	})
 }
 
 func storeFlag() cli.Flag {

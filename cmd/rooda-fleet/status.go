@@ -36,13 +36,13 @@ Examples:
   rooda fleet status
   rooda fleet status --json | jq '.[] | select(.phase == "running")'
   rooda fleet status --accounts --json`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the states as a JSON array"},
 			&cli.BoolFlag{Name: "accounts", Usage: "list the accounts' ledger alone: limits, pauses, budgets"},
 			serverFlag(), storeFlag(),
-		},
+		}, credentialFlags()...),
 		Action: func(c *cli.Context) error {
-			f, err := fleet.Connect(c.Context, c.String("server"), c.String("store"))
+			f, err := connect(c)
 			if err != nil {
 				return err
 			}

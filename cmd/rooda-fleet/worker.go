@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"rooda/host/fleet"
+	"rooda/host/telemetry"
 )
 
 // roodaEnv names the rooda that execs rooda-fleet: the program each run
@@ -22,14 +23,19 @@ func workerCommand() *cli.Command {
 		Usage: "work the fleet's queued runs, --slots at a time, until Ctrl+C",
 		Description: `Takes the queued runs one after another, --slots at a time, and runs each as
 rooda run or rooda script run would, in a workspace of its own under
---workspaces: a git worktree of the checkout the run was queued from, at
-its commit, on the branch rooda/fleet/NAME. What each run's rooda prints
-goes to --workspaces/logs/NAME.log; its record is in its workspace.
+--workspaces, on the branch rooda/fleet/NAME: a clone of the run's
+repository (fleet add --repo), or a git worktree of the checkout the run
+was queued from. What each run's rooda prints goes to
+--workspaces/logs/NAME.log; its record is in its workspace, and written
+through to the fleet's store as it grows; a clone's branch is pushed to
+its repository at each iteration's beginning and end.
 
 While a run goes on, the worker renews its lease on it every third of
 --lease. A worker that dies (kill -9, a lost machine) stops renewing: once
 the lease lapses, another worker takes the run and, where it finds the
-run's workspace and a record cut short, resumes it (rooda runs resume).
+run's workspace and a record cut short, resumes it (rooda runs resume);
+a run of a repository, on any machine, from a clone of its pushed branch
+and its record from the store.
 A worker that learns another has taken its run stops it. Ctrl+C or
 SIGTERM stops the runs going on (interrupted, resumable) and gives them
 back to the queue.
@@ -38,12 +44,12 @@ Examples:
   rooda fleet worker                            one run at a time
   rooda fleet worker --slots 4 --lease 1m
   ROODA_FLEET_SERVER=nats://fleet.example.org:4222 rooda fleet worker`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "slots", Value: 1, Usage: "work `N` runs at a time"},
 			&cli.DurationFlag{Name: "lease", Value: fleet.DefaultLease, Usage: "how long a run stays this worker's unrenewed, `DURATION`: the fleet's lease (the last worker to start sets it)"},
 			&cli.StringFlag{Name: "workspaces", Usage: "the runs' workspaces, `DIR`", DefaultText: "--store/workspaces"},
 			serverFlag(), storeFlag(),
-		},
+		}, credentialFlags()...),
 		Action: workerAction,
 	}
 }
@@ -66,7 +72,7 @@ func workerAction(c *cli.Context) error {
 	if workspaces == "" {
 		workspaces = filepath.Join(c.String("store"), "workspaces")
 	}
-	f, err := fleet.Connect(c.Context, c.String("server"), c.String("store"))
+	f, err := connect(c)
 	if err != nil {
 		return err
 	}
@@ -75,8 +81,18 @@ func workerAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// With traces asked for (OTEL_EXPORTER_OTLP_ENDPOINT…), a span of
+	// each run taken, its runs' traces under it.
+	tracing, err := telemetry.StartProcess(func(format string, args ...any) {
+		fmt.Fprintf(c.App.ErrWriter, "WARN: Traces: "+format+"\n", args...)
+	})
+	if err != nil {
+		return err
+	}
+	defer tracing.Shutdown()
 	host, _ := os.Hostname()
 	w := &fleet.Worker{
+		Tracer:     tracing.Tracer(),
 		Queue:      q,
 		Name:       fmt.Sprintf("%s:%d", host, os.Getpid()),
 		Rooda:      rooda,

@@ -3,8 +3,13 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"rooda/host/journal"
+	"rooda/host/runlog"
 )
 
 // BenchmarkRunThroughTheQueue is what the fleet costs a run, on the
@@ -87,4 +92,60 @@ func benchFleet(b *testing.B, listen string) *Fleet {
 	}
 	b.Cleanup(f.Close)
 	return f
+}
+
+// BenchmarkRecordWriteThrough is what writing a run's record through to
+// the store costs its worker: a look that finds nothing new (a stat of
+// the journal, every writeThroughEvery while the run goes), and one
+// after an iteration appended its two entries and wrote a file of its
+// own (the record's files looked at, the new one uploaded, the journal's
+// new bytes uploaded as a piece), on the embedded server in-process,
+// the push of a clone's branch aside. The latter grows with the
+// iterations the record holds (a stat of each one's directory): run it
+// with -benchtime 100x and 1000x.
+func BenchmarkRecordWriteThrough(b *testing.B) {
+	f := benchFleet(b, "")
+	ctx := context.Background()
+	runs := b.TempDir()
+	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	jnl, err := journal.Open(filepath.Join(rec.Dir(), journal.Name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer jnl.Close()
+	c, err := f.newRecordCopy(ctx, "bench", runs, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := journal.Key{Thread: "main", Seq: 1}
+	b.Run("nothing-new", func(b *testing.B) {
+		for range b.N {
+			if err := c.sync(ctx, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("an-iteration", func(b *testing.B) {
+		for i := range b.N {
+			b.StopTimer()
+			n := i + 1
+			jnl.Append(journal.Entry{Kind: journal.Began, Key: key, N: n, Record: n}, false)
+			dir := filepath.Join(rec.Dir(), "iterations", fmt.Sprintf("%04d", n))
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, "meta.json"), []byte(`{"n":1,"outcome":"success"}`), 0o600)
+			// As an iteration of an agent, which takes a while, left
+			// it: the iterations before were written long ago.
+			ago := time.Now().Add(-time.Minute)
+			os.Chtimes(filepath.Join(dir, "meta.json"), ago, ago)
+			os.Chtimes(dir, ago, ago)
+			jnl.Append(journal.Entry{Kind: journal.Ended, Key: key, N: n, Record: n, Result: []byte(`{"outcome":"success"}`)}, false)
+			b.StartTimer()
+			if err := c.sync(ctx, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

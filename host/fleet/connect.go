@@ -3,6 +3,7 @@ package fleet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ const (
 	queuedSubj  = "rooda.runs.queued"
 	consumer    = "workers"
 	statesName  = "rooda-run-states"
+	recordsName = "rooda-run-records"
 	dialTimeout = 2 * time.Second
 )
 
@@ -28,6 +30,9 @@ type Fleet struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	states jetstream.KeyValue
+	// records keeps the runs' records as their workers write them
+	// through (writethrough.go).
+	records jetstream.ObjectStore
 	// accounts is the accounts' ledger (accounts.go).
 	accounts jetstream.KeyValue
 	// server is the embedded server this connection started, if any.
@@ -38,7 +43,52 @@ type Fleet struct {
 // that listens for this machine's store (its URL in the store), or else
 // to one it starts in this process on the store.
 func Connect(ctx context.Context, url, store string) (*Fleet, error) {
+	return ConnectWith(ctx, url, store, Credentials{})
+}
+
+// Credentials are what a client shows a NATS server of the user's own
+// beside what its URL holds (a token, a user and password), by NATS's
+// own means. The zero value shows nothing more.
+type Credentials struct {
+	// CredsFile is a NATS creds file: a user's JWT and its nkey seed.
+	CredsFile string
+	// CA is a PEM file of the authorities that sign the server's
+	// certificate (without it, the system's); Cert and Key are a client
+	// certificate and its key, for a server that asks for one.
+	CA, Cert, Key string
+}
+
+// options are the client's options for c; an error when c is half
+// given.
+func (c Credentials) options() ([]nats.Option, error) {
+	var opts []nats.Option
+	if c.CredsFile != "" {
+		if _, err := os.Stat(c.CredsFile); err != nil {
+			return nil, fmt.Errorf("the creds file: %w", err)
+		}
+		opts = append(opts, nats.UserCredentials(c.CredsFile))
+	}
+	if c.CA != "" {
+		opts = append(opts, nats.RootCAs(c.CA))
+	}
+	switch {
+	case (c.Cert == "") != (c.Key == ""):
+		return nil, errors.New("a client certificate needs both its file and its key's (--tls-cert and --tls-key)")
+	case c.Cert != "":
+		opts = append(opts, nats.ClientCert(c.Cert, c.Key))
+	}
+	return opts, nil
+}
+
+// ConnectWith is Connect showing creds to the server at url (or this
+// machine's, found through the store); an embedded server started in this
+// process is reached through no socket, and asks for none.
+func ConnectWith(ctx context.Context, url, store string, creds Credentials) (*Fleet, error) {
 	token, err := storeToken(store)
+	if err != nil {
+		return nil, err
+	}
+	credOpts, err := creds.options()
 	if err != nil {
 		return nil, err
 	}
@@ -46,8 +96,8 @@ func Connect(ctx context.Context, url, store string) (*Fleet, error) {
 		url = listening(store, token)
 	}
 	if url != "" {
-		opts := []nats.Option{nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1)}
-		if token != "" && !strings.Contains(url, "@") {
+		opts := append([]nats.Option{nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1)}, credOpts...)
+		if token != "" && !strings.Contains(url, "@") && creds.CredsFile == "" {
 			// This machine's server, or one the URL gives no
 			// credentials for: the store's token (a server that asks
 			// none ignores it).
@@ -130,6 +180,13 @@ func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 		})
 	}
 	if err == nil {
+		f.records, err = objectStore(ctx, js, jetstream.ObjectStoreConfig{
+			Bucket:   recordsName,
+			Storage:  jetstream.FileStorage,
+			Replicas: replicas,
+		})
+	}
+	if err == nil {
 		f.accounts, err = bucket(ctx, js, jetstream.KeyValueConfig{
 			Bucket:   accountsName,
 			Storage:  jetstream.FileStorage,
@@ -139,7 +196,7 @@ func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 	}
 	if err != nil {
 		nc.Close()
-		return nil, errors.Join(errors.New("making the fleet's queue and states"), err)
+		return nil, errors.Join(errors.New("making the fleet's queue, states, records and accounts"), err)
 	}
 	return f, nil
 }
@@ -179,6 +236,20 @@ func bucket(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueC
 		return js.KeyValue(ctx, cfg.Bucket)
 	}
 	return kv, err
+}
+
+// objectStore is the object store of cfg's name, made as cfg says if
+// there is none.
+func objectStore(ctx context.Context, js jetstream.JetStream, cfg jetstream.ObjectStoreConfig) (jetstream.ObjectStore, error) {
+	obs, err := js.ObjectStore(ctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return obs, err
+	}
+	obs, err = js.CreateObjectStore(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return js.ObjectStore(ctx, cfg.Bucket)
+	}
+	return obs, err
 }
 
 // Close closes the connection, and stops the server it started.

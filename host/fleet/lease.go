@@ -20,6 +20,9 @@ type Lease struct {
 	// taken is when the worker asked for the run: the lease runs from
 	// no later than that.
 	taken time.Time
+	// tookOver is the worker whose lease on the run lapsed before this
+	// one took it, "" if none did.
+	tookOver string
 }
 
 // State is the run's state as the lease last wrote it.
@@ -104,17 +107,24 @@ func (l *Lease) renew(ctx context.Context, progress func() (Progress, bool)) err
 	if err := l.msg.InProgress(); err != nil {
 		return fmt.Errorf("renewing the lease: %w", err)
 	}
-	held := l.State()
 	if progress != nil {
-		if p, ok := progress(); ok && p != held.Progress {
+		if p, ok := progress(); ok && p != l.State().Progress {
 			return l.Update(ctx, func(st *State) { st.Progress = p })
 		}
 	}
+	return l.stillHeld(ctx)
+}
+
+// stillHeld checks that the run's state is still at the revision this
+// lease wrote last: ErrRevisionMoved if another worker wrote it since.
+func (l *Lease) stillHeld(ctx context.Context) error {
+	held := l.State()
 	now, err := l.q.f.State(ctx, held.Run.Name)
 	if err != nil {
 		return err
 	}
-	if now.Revision != held.Revision {
+	if now.Revision != held.Revision && now.Revision != l.State().Revision {
+		// Not even the revision the lease itself wrote meanwhile.
 		return fmt.Errorf("%w: %s is held by %s (attempt %d)", ErrRevisionMoved, held.Run.Name, now.Worker, now.Attempt)
 	}
 	return nil

@@ -112,6 +112,12 @@ func (q *Queue) claim(ctx context.Context, msg jetstream.Msg, worker string) (*L
 		msg.Ack()
 		return nil, nil
 	}
+	// A run still running by another is one whose lease lapsed: taken
+	// over, not given back.
+	lapsed := ""
+	if st.Phase == Running {
+		lapsed = st.Worker
+	}
 	st.Phase, st.Worker, st.Status = Running, worker, ""
 	st.Attempt++
 	st, err = q.f.updateState(ctx, st)
@@ -125,5 +131,5 @@ func (q *Queue) claim(ctx context.Context, msg jetstream.Msg, worker string) (*L
 		msg.Nak()
 		return nil, err
 	}
-	return &Lease{q: q, msg: msg, st: st}, nil
+	return &Lease{q: q, msg: msg, st: st, tookOver: lapsed}, nil
 }

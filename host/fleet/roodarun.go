@@ -19,11 +19,12 @@ type runEnd struct {
 }
 
 // rooda runs rooda with argv in dir, its output in the run's log, and
-// reads how it ended from the record it left. Stopped by ctx, it gets
+// reads how it ended from the record it left; env is added to the
+// worker's environment. Stopped by ctx, it gets
 // SIGTERM (the run ends interrupted, its record resumable), then SIGKILL
 // after the grace period; the worker's death kills it too (its parent
 // death signal), so no run goes on unheld.
-func (w *Worker) rooda(ctx context.Context, dir, name string, argv []string) runEnd {
+func (w *Worker) rooda(ctx context.Context, dir, name string, argv, env []string) runEnd {
 	failed := func(err error) runEnd { return runEnd{Ending{Status: "error", ExitCode: 1}, err} }
 	if err := os.MkdirAll(w.Logs, 0o755); err != nil {
 		return failed(err)
@@ -36,8 +37,9 @@ func (w *Worker) rooda(ctx context.Context, dir, name string, argv []string) run
 	cmd := exec.CommandContext(ctx, w.Rooda, argv...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
 	if w.ledgerAddr != "" {
-		cmd.Env = append(os.Environ(), ledgerEnv+"="+w.ledgerAddr)
+		env = append(env[:len(env):len(env)], ledgerEnv+"="+w.ledgerAddr)
 	}
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = w.Grace

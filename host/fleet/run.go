@@ -8,7 +8,7 @@ import (
 )
 
 // Run is a run queued in the fleet: the command line rooda runs, in a
-// workspace made from Dir at Ref.
+// workspace made from Repo (a clone) or Dir (a worktree) at Ref.
 type Run struct {
 	// Name is the run's key in the fleet, unique among its runs.
 	Name string `json:"name"`
@@ -18,8 +18,14 @@ type Run struct {
 	// Dir is the git checkout the run's workspace is made from, and Ref
 	// the commit it starts at (resolved when the run is queued, so that
 	// later commits do not change what it works on).
-	Dir string `json:"dir"`
+	Dir string `json:"dir,omitempty"`
 	Ref string `json:"ref"`
+	// Repo, when set, is the repository the run's workspace is cloned
+	// from instead (any URL git clones, or an absolute path), by each
+	// worker that takes the run: its remote, to which the workspace's
+	// branch is pushed as the run goes, so that a worker on another
+	// machine goes on from it.
+	Repo string `json:"repo,omitempty"`
 	// Subdir is the directory, relative to the checkout's top, that
 	// rooda runs in: where the run was queued from.
 	Subdir string `json:"subdir,omitempty"`
@@ -58,8 +64,8 @@ func (r Run) check() error {
 	if len(r.Argv) == 0 {
 		return errors.New("a run needs a procedure or a script to run")
 	}
-	if r.Dir == "" || r.Ref == "" {
-		return errors.New("a run needs the checkout and the commit its workspace is made from")
+	if r.Dir == "" && r.Repo == "" || r.Ref == "" {
+		return errors.New("a run needs the checkout or repository and the commit its workspace is made from")
 	}
 	return nil
 }

@@ -11,12 +11,14 @@ import (
 )
 
 // Task is one run of a tasks file, as `rooda fleet add` takes it on its
-// command line: a procedure or a script, its arguments, a name, a ref.
+// command line: a procedure or a script, its arguments, a name, a ref,
+// a repository.
 type Task struct {
 	Name string   `yaml:"name"`
 	Run  string   `yaml:"run"`
 	Args []string `yaml:"args"`
 	Ref  string   `yaml:"ref"`
+	Repo string   `yaml:"repo"`
 }
 
 // tasksFile is a tasks file: `runs:`, a list of tasks.

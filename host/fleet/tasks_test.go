@@ -16,12 +16,12 @@ func TestReadTasks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("runs:\n  - name: login\n    run: build\n    args: [-n, \"5\", -c, tasks/login.md]\n  - run: nightly.star\n    ref: main\n")
+	write("runs:\n  - name: login\n    run: build\n    args: [-n, \"5\", -c, tasks/login.md]\n  - run: nightly.star\n    ref: main\n    repo: https://git.example.org/app.git\n")
 	tasks, err := ReadTasks(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Task{{Name: "login", Run: "build", Args: []string{"-n", "5", "-c", "tasks/login.md"}}, {Run: "nightly.star", Ref: "main"}}
+	want := []Task{{Name: "login", Run: "build", Args: []string{"-n", "5", "-c", "tasks/login.md"}}, {Run: "nightly.star", Ref: "main", Repo: "https://git.example.org/app.git"}}
 	if !reflect.DeepEqual(tasks, want) {
 		t.Errorf("tasks %+v, want %+v", tasks, want)
 	}

@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"rooda/host/ledger"
+	"rooda/host/runlog"
 )
 
 // Worker works the fleet's queued runs: each in a workspace of its own,
@@ -30,6 +35,9 @@ type Worker struct {
 	// Grace is how long a run stopped with SIGTERM has to end before
 	// SIGKILL.
 	Grace time.Duration
+	// Tracer, if not nil, makes a span of each run the worker takes,
+	// the parent of the run's own trace (traces.go).
+	Tracer trace.Tracer
 	// Ledger, when set, is the accounts' ledger the worker serves its
 	// runs (serveLedger), in place of the file of their machine: the
 	// loops of an account share its limits on every worker of the fleet.
@@ -97,6 +105,8 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	st := l.State()
 	name := st.Run.Name
 	w.say("%s: taken (attempt %d)", name, st.Attempt)
+	ctx, span := w.startRunSpan(ctx, l)
+	defer span.End()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var runDir atomic.Pointer[string] // the run's directory, once its workspace is made
@@ -106,7 +116,10 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		}
 		return Progress{}, false
 	})
-	ws, err := workspace(runCtx, w.Workspaces, st.Run)
+	ws, made, err := workspace(runCtx, w.Workspaces, st.Run)
+	if err == nil && st.Run.Repo != "" {
+		ws, err = w.fromStore(runCtx, ws, made, st.Run)
+	}
 	if err == nil {
 		err = l.Update(runCtx, func(s *State) { s.Workspace = ws })
 	}
@@ -123,6 +136,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		// paused, or cut off): it is not this worker's to touch, and
 		// it stops once its worker finds the lease lost. Later.
 		w.say("%s: record %s is still going here; given back for later", name, next.record)
+		span.AddEvent(eventGivenBack, trace.WithAttributes(attribute.String("rooda.fleet.record", next.record)))
 		if err := l.Release(context.WithoutCancel(ctx), l.q.lease); err != nil {
 			w.say("%s: not given back: %v", name, err)
 		}
@@ -136,23 +150,30 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	argv := next.argv
 	if next.record != "" {
 		w.say("%s: resuming record %s", name, next.record)
+		span.AddEvent(eventResumed, trace.WithAttributes(attribute.String("rooda.fleet.record", next.record)))
 	}
+	copying := w.writeThrough(runCtx, l, ws, dir)
+	env := w.runEnv(ctx, l.State())
 	done := make(chan runEnd, 1)
-	go func() { done <- w.rooda(runCtx, dir, name, argv) }()
+	go func() { done <- w.rooda(runCtx, dir, name, argv, env) }()
 	var end runEnd
 	select {
 	case end = <-done:
 	case err := <-lost:
 		cancel()
 		end = <-done
+		copying.stop()
 		if err != nil {
 			w.say("%s: lease lost, run stopped: %v", name, err)
+			leaseLost(span, err)
 			return
 		}
 		// Hold stopped without a loss: the worker is stopping.
 	case <-ctx.Done():
 		end = <-done
 	}
+	copying.stop()
+	copying.last(context.WithoutCancel(ctx))
 	if ctx.Err() != nil {
 		// The worker stopped the run (interrupted, resumable) as it
 		// stops: the run is not over.
@@ -171,6 +192,7 @@ func (w *Worker) giveBack(ctx context.Context, l *Lease) {
 		return
 	}
 	w.say("%s: stopped, given back to the queue", name)
+	trace.SpanFromContext(ctx).AddEvent(eventGivenBack)
 }
 
 // end writes how the run ended and acknowledges it.
@@ -181,9 +203,136 @@ func (w *Worker) end(ctx context.Context, l *Lease, e Ending, cause error) {
 	}
 	if err := l.End(context.WithoutCancel(ctx), e); err != nil {
 		w.say("%s: ended %s, not written: %v", name, e.Status, err)
+		leaseLost(trace.SpanFromContext(ctx), err)
 		return
 	}
 	w.say("%s: ended %s (exit %d)", name, e.Status, e.ExitCode)
+	endRunSpan(trace.SpanFromContext(ctx), e, cause)
+}
+
+// fromStore gives a clone workspace the run's records as the fleet's
+// store has them: a clone made now (the run taken over from another
+// machine, or never begun) gets them, and the refs rooda keeps of the
+// newest; one this machine kept from an earlier attempt is made again
+// if the run went on elsewhere since (the store's journal is further on
+// than its own), unless a rooda still goes in it.
+func (w *Worker) fromStore(ctx context.Context, ws string, made bool, run Run) (string, error) {
+	f := w.Queue.f
+	runs := filepath.Join(ws, run.Subdir, runlog.DefaultDir)
+	if !made {
+		behind, err := f.behindStore(ctx, runs, run.Name)
+		if err != nil || !behind || whatNext(filepath.Join(ws, run.Subdir), run).going {
+			return ws, err
+		}
+		w.say("%s: the run went on elsewhere since this workspace's last attempt: made again", run.Name)
+		if err := os.RemoveAll(ws); err != nil {
+			return "", err
+		}
+		if ws, _, err = workspace(ctx, w.Workspaces, run); err != nil {
+			return "", err
+		}
+	}
+	id, err := f.downloadRecords(ctx, run.Name, runs, filepath.Join(ws, run.Subdir))
+	if err != nil || id == "" {
+		return ws, err
+	}
+	w.say("%s: record %s taken from the fleet's store", run.Name, id)
+	return ws, fetchRecordRefs(ctx, ws, id)
+}
+
+// behindStore reports whether the store holds more of the run's record
+// than runs does: a newer record, or more of the same one's journal.
+func (f *Fleet) behindStore(ctx context.Context, runs, name string) (bool, error) {
+	stored, err := storedRecords(ctx, f.records, name)
+	if err != nil {
+		return false, err
+	}
+	sid := lastID(stored)
+	if sid == "" {
+		return false, nil
+	}
+	ids, _ := runlog.IDs(runs)
+	lid := ""
+	if len(ids) > 0 {
+		lid = ids[len(ids)-1]
+	}
+	return sid > lid || sid == lid && stored[sid].journalLength() > journalSize(runs, lid), nil
+}
+
+// copying is a run's record being written through to the store as its
+// rooda goes, and its branch pushed for a run of a repository.
+type copying struct {
+	w      *Worker
+	name   string
+	rc     *recordCopy
+	push   *branchPush
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// writeThrough starts writing the record of the run l holds, in dir of
+// the workspace ws, through to the store, every writeThroughEvery.
+func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *copying {
+	run := l.State().Run
+	c := &copying{w: w, name: run.Name, done: make(chan struct{})}
+	rc, err := w.Queue.f.newRecordCopy(ctx, run.Name, filepath.Join(dir, runlog.DefaultDir), l.stillHeld)
+	if err != nil {
+		w.say("%s: its record is not written through to the fleet's store: %v", run.Name, err)
+		close(c.done)
+		c.cancel = func() {}
+		return c
+	}
+	c.rc = rc
+	if run.Repo != "" {
+		c.push = newBranchPush(ctx, ws, run)
+		rc.beforeJournal = c.push.beforeJournal
+	}
+	ctx, c.cancel = context.WithCancel(ctx)
+	go func() {
+		defer close(c.done)
+		tick := time.NewTicker(writeThroughEvery)
+		defer tick.Stop()
+		var said string
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			c.said(&said, rc.sync(ctx, false))
+		}
+	}()
+	return c
+}
+
+// stop stops the looks, and waits for the one going on.
+func (c *copying) stop() {
+	c.cancel()
+	<-c.done
+}
+
+// last writes what the run's rooda wrote last, as it stopped: the
+// branch as it left it, then the record whole.
+func (c *copying) last(ctx context.Context) {
+	if c.rc == nil {
+		return
+	}
+	var said string
+	if c.push != nil && c.rc.id != "" {
+		c.said(&said, c.push.push(ctx, c.rc.id))
+	}
+	c.said(&said, c.rc.sync(ctx, true))
+}
+
+// said says err once, not again while it stays the same.
+func (c *copying) said(said *string, err error) {
+	switch {
+	case err == nil:
+		*said = ""
+	case err.Error() != *said:
+		*said = err.Error()
+		c.w.say("%s: writing its record through: %v (trying again)", c.name, err)
+	}
 }
 
 func (w *Worker) say(format string, args ...any) {

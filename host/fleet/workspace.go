@@ -12,25 +12,33 @@ import (
 )
 
 // Branch is the git branch a run's workspace works on, in the checkout
-// it was queued from: where its commits are once it ends. Under
-// rooda/fleet/, apart from parallel()'s rooda/<run id>/….
+// it was queued from, or pushed to the repository it names: where its
+// commits are once it ends. Under rooda/fleet/, apart from parallel()'s
+// rooda/<run id>/…; the same in every clone of the run, since a resume
+// goes on only on the branch its journal names.
 func Branch(run Run) string { return "rooda/fleet/" + run.Name }
 
-// workspace makes the run's workspace under root, a git worktree of the
-// run's checkout on its branch (made at the run's commit), or finds it
-// again: a run taken again on the same machine goes on in the workspace
-// it had.
-func workspace(ctx context.Context, root string, run Run) (string, error) {
-	path := filepath.Join(root, run.Name)
+// workspace makes the run's workspace under root, a clone of the run's
+// repository or a git worktree of its checkout, on its branch (made at
+// the run's commit), or finds it again: a run taken again on the same
+// machine goes on in the workspace it had.
+func workspace(ctx context.Context, root string, run Run) (path string, made bool, err error) {
+	path = filepath.Join(root, run.Name)
 	if _, err := os.Stat(filepath.Join(path, ".git")); err == nil {
-		return path, nil
+		return path, false, nil
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
+		return "", false, err
+	}
+	if run.Repo != "" {
+		if err := clone(ctx, path, run); err != nil {
+			return "", false, fmt.Errorf("making the workspace of %s: %w", run.Name, err)
+		}
+		return path, true, nil
 	}
 	unlock, err := lockWorktrees(ctx, run.Dir)
 	if err != nil {
-		return "", fmt.Errorf("making the workspace of %s: %w", run.Name, err)
+		return "", false, fmt.Errorf("making the workspace of %s: %w", run.Name, err)
 	}
 	defer unlock()
 	args := []string{"worktree", "add", "--quiet", path, Branch(run)}
@@ -38,9 +46,9 @@ func workspace(ctx context.Context, root string, run Run) (string, error) {
 		args = []string{"worktree", "add", "--quiet", "-b", Branch(run), path, run.Ref}
 	}
 	if err := git(ctx, run.Dir, args...); err != nil {
-		return "", fmt.Errorf("making the workspace of %s: %w", run.Name, err)
+		return "", false, fmt.Errorf("making the workspace of %s: %w", run.Name, err)
 	}
-	return path, nil
+	return path, true, nil
 }
 
 // lockWorktrees holds, until unlock, a lock of the repository of dir

@@ -82,3 +82,27 @@ func TestRunJSONCountsTheIterationsOnceWaited(t *testing.T) {
 		t.Fatalf("run.json counts %d iterations, want 5", run.Iterations)
 	}
 }
+
+// TestLaterFileWritesAtMostOnceASecond: content handed over within
+// laterEvery of the last write is put off, and the newest of it written
+// by the wait that a run's end (or Err) does.
+func TestLaterFileWritesAtMostOnceASecond(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	f := newLaterFile(path)
+	f.put([]byte("first"))
+	if err := f.wait(); err != nil {
+		t.Fatal(err)
+	}
+	f.put([]byte("second"))
+	f.put([]byte("third"))
+	f.write.Wait() // what a write at once would have done by now
+	if data, _ := os.ReadFile(path); string(data) != "first" {
+		t.Fatalf("the file holds %q within a second of the last write, want it put off", data)
+	}
+	if err := f.wait(); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "third" {
+		t.Fatalf("after the wait the file holds %q, want the newest, third", data)
+	}
+}

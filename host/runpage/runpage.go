@@ -95,6 +95,7 @@ type page struct {
 	Runs    []listRow
 	Run     *runView
 	Diff    *diffView
+	Fleet   *fleetView
 	Error   string
 }
 
@@ -108,9 +109,25 @@ type diffView struct {
 // Handler serves the records under dir, read anew on every request, to
 // requests meant for addr (see onlyThisServer).
 func Handler(dir, addr string) http.Handler {
+	return handler(dir, addr, nil)
+}
+
+// FleetHandler is Handler with the fleet's runs, as status says them, as
+// its first page (a run's record stays at runs/ID).
+func FleetHandler(dir, addr string, status FleetStatus) http.Handler {
+	return handler(dir, addr, status)
+}
+
+func handler(dir, addr string, fleet FleetStatus) http.Handler {
 	s := &server{dir: dir, now: time.Now, diffing: make(chan struct{}, 1)}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", s.list)
+	if fleet != nil {
+		f := fleetServer{server: s, status: fleet}
+		mux.HandleFunc("GET /{$}", f.fleet)
+		mux.HandleFunc("GET /version", f.version)
+	} else {
+		mux.HandleFunc("GET /{$}", s.list)
+	}
 	mux.HandleFunc("GET /runs/{id}", s.run)
 	mux.HandleFunc("GET /runs/{id}/diff", s.diff)
 	mux.HandleFunc("GET /runs/{id}/version", s.version)

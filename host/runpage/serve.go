@@ -20,15 +20,25 @@ const DefaultAddr = "127.0.0.1:0"
 // as one line, "Serving the run records of DIR at http://HOST:PORT/",
 // for a person to open and a program to read.
 func Serve(ctx context.Context, addr, dir string, out io.Writer) error {
+	return serve(ctx, addr, Handler(dir, addr), "the run records of "+dir, out)
+}
+
+// ServeFleet is Serve with the fleet's runs as its first page, as status
+// says them: "Serving the fleet's runs at http://HOST:PORT/".
+func ServeFleet(ctx context.Context, addr, dir string, status FleetStatus, out io.Writer) error {
+	return serve(ctx, addr, FleetHandler(dir, addr, status), "the fleet's runs", out)
+}
+
+func serve(ctx context.Context, addr string, handler http.Handler, what string, out io.Writer) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("runs serve: %w", err)
 	}
 	// The pages take no request body; a client that sends nothing, or
 	// keeps an idle connection open, is let go.
-	srv := &http.Server{Handler: Handler(dir, addr), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	unused := trackUnused(srv)
-	fmt.Fprintf(out, "Serving the run records of %s at http://%s/\n", dir, l.Addr())
+	fmt.Fprintf(out, "Serving %s at http://%s/\n", what, l.Addr())
 	if !loopback(l.Addr()) {
 		fmt.Fprintf(out, "Warning: %s is not this machine's loopback address: whoever can reach it can read the records, prompts and outputs included\n", l.Addr())
 	}

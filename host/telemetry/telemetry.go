@@ -103,24 +103,38 @@ func protocol(getenv func(string) string) string {
 //
 // With agents, each agent's own traces are turned on too (agentEnv).
 func Start(workflow string, agents bool, warn func(format string, args ...any)) (*Run, error) {
+	provider, once, err := newProvider(warn)
+	if provider == nil || err != nil {
+		return nil, err
+	}
+	r := start(provider, workflow, once)
+	r.agents = agents
+	return r, nil
+}
+
+// newProvider is the SDK that exports this program's spans as the
+// environment asks, and the warning it says failures with; nil when
+// tracing is off or cannot be (said through warn). It fails when an
+// endpoint variable is malformed.
+func newProvider(warn func(format string, args ...any)) (*sdktrace.TracerProvider, *warnOnce, error) {
 	if !Enabled(os.Getenv) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	proto := protocol(os.Getenv)
 	if err := checkEndpoints(os.Getenv, proto); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !Exporting() {
 		// The program that could export was not found: rooda said so
 		// as it started (internal/cli's exportersOrWarn).
-		return nil, nil
+		return nil, nil, nil
 	}
 	once := &warnOnce{warn: warn}
 	ctx := context.Background()
 	exporter, err := newExporter(ctx, proto)
 	if err != nil {
 		once.Warnf("no traces exported: %v", err)
-		return nil, nil
+		return nil, nil, nil
 	}
 	// The SDK reports failed exports through the global handler, whose
 	// default prints to stderr past rooda's log.
@@ -132,10 +146,7 @@ func Start(workflow string, agents bool, warn func(format string, args ...any)) 
 	if err != nil {
 		once.Warnf("trace resource: %v", err)
 	}
-	provider := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
-	r := start(provider, workflow, once)
-	r.agents = agents
-	return r, nil
+	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)), once, nil
 }
 
 // start begins the run's root span with provider, under the span

@@ -330,7 +330,7 @@ func checkDockerfile(t *testing.T, text string) error {
 	if dir, _ := last(final, "WORKDIR"); dir != "/work" {
 		problems = append(problems, fmt.Errorf("the final stage's WORKDIR is %q, not /work", dir))
 	}
-	for _, program := range []string{"rooda", "rooda-sandbox", "rooda-full"} {
+	for _, program := range []string{"rooda", "rooda-sandbox", "rooda-full", "rooda-fleet"} {
 		if !slices.ContainsFunc(final, func(in dockerInstruction) bool {
 			return in.keyword == "COPY" && strings.HasSuffix(in.args, " /usr/local/bin/"+program)
 		}) {
@@ -1121,10 +1121,10 @@ func TestDeployIndexedJobResumes(t *testing.T) {
 	}
 }
 
-// buildsTogether: one of the commands builds rooda, rooda-sandbox and
-// rooda-full into one directory (go build -o DIR/), so that rooda finds
-// its trampoline and rooda-full beside it; where is the recipe, for the
-// message.
+// buildsTogether: one of the commands builds rooda, rooda-sandbox,
+// rooda-full and rooda-fleet into one directory (go build -o DIR/), so
+// that rooda finds its trampoline, rooda-full and rooda-fleet beside it;
+// where is the recipe, for the message.
 func buildsTogether(where string, commands []string) error {
 	for _, command := range commands {
 		for _, line := range strings.Split(command, "\n") {
@@ -1132,12 +1132,13 @@ func buildsTogether(where string, commands []string) error {
 			out := slices.Index(fields, "-o")
 			if slices.Contains(fields, "go") && slices.Contains(fields, "build") && out >= 0 && out+1 < len(fields) &&
 				strings.HasSuffix(strings.Trim(fields[out+1], `"`), "/") &&
-				slices.Contains(fields, "./cmd/rooda") && slices.Contains(fields, "./cmd/rooda-sandbox") && slices.Contains(fields, "./cmd/rooda-full") {
+				slices.Contains(fields, "./cmd/rooda") && slices.Contains(fields, "./cmd/rooda-sandbox") && slices.Contains(fields, "./cmd/rooda-full") &&
+				slices.Contains(fields, "./cmd/rooda-fleet") {
 				return nil
 			}
 		}
 	}
-	return fmt.Errorf("%s builds no rooda, rooda-sandbox and rooda-full side by side (go build -o DIR/ ./cmd/rooda ./cmd/rooda-sandbox ./cmd/rooda-full): without rooda-sandbox every agent starts through rooda, a few ms slower; without rooda-full script fmt and script lint fail, and no trace is sent", where)
+	return fmt.Errorf("%s builds no rooda, rooda-sandbox, rooda-full and rooda-fleet side by side (go build -o DIR/ ./cmd/rooda ./cmd/rooda-sandbox ./cmd/rooda-full ./cmd/rooda-fleet): without rooda-sandbox every agent starts through rooda, a few ms slower; without rooda-full script fmt and script lint fail, and no trace is sent; without rooda-fleet, rooda fleet fails", where)
 }
 
 // recipeChecks is the check of each recipe, by its path in the repository.
@@ -1145,6 +1146,7 @@ var recipeChecks = map[string]func(*testing.T, string) error{
 	"deploy/Dockerfile":                  checkDockerfile,
 	"deploy/github-actions/rooda.yml":    checkWorkflow,
 	"deploy/kubernetes/indexed-job.yaml": checkIndexedJob,
+	fleetRecipe:                          checkFleetManifest,
 }
 
 // checkRecipe runs the check of the recipe at path on the file as it is.
@@ -1172,8 +1174,11 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 		{"deploy/Dockerfile", " ./cmd/rooda-full", ""},
 		{"deploy/Dockerfile", "/out/rooda-sandbox /usr/local/bin/rooda-sandbox", "/out/rooda-sandbox /usr/local/bin/sandbox"},
 		{"deploy/Dockerfile", "/out/rooda-full /usr/local/bin/rooda-full", "/out/rooda-full /usr/local/bin/full"},
+		{"deploy/Dockerfile", " ./cmd/rooda-fleet", ""},
+		{"deploy/Dockerfile", "COPY --from=build /out/rooda-fleet /usr/local/bin/rooda-fleet\n", ""},
 		{"deploy/github-actions/rooda.yml", " ./cmd/rooda ./cmd/rooda-sandbox", " ./cmd/rooda"},
 		{"deploy/github-actions/rooda.yml", " ./cmd/rooda-full", ""},
+		{"deploy/github-actions/rooda.yml", " ./cmd/rooda-fleet", ""},
 		{"deploy/github-actions/rooda.yml", "--max-iterations 5", "--max-iteration 5"},
 		{"deploy/github-actions/rooda.yml", `"tasks/${{ matrix.task }}.md"`, `"task/${{ matrix.task }}.md"`},
 		{"deploy/github-actions/rooda.yml", "runs report last -o run.html", "runs report last --out run.html"},
@@ -1205,6 +1210,16 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 		{"deploy/kubernetes/indexed-job.yaml", "git clone https://github.com/your-org/your-repo.git /work/repo.partial &&\n              mv /work/repo.partial /work/repo;",
 			"git clone https://github.com/your-org/your-repo.git /work/repo;"},
 		{"deploy/kubernetes/indexed-job.yaml", "              mountPath: /work\n              subPathExpr: task-$(JOB_COMPLETION_INDEX)\n      containers:", "              mountPath: /work\n      containers:"},
+		{fleetRecipe, "accessModes: [ReadWriteOnce]", "accessModes: [ReadWriteMany]"},
+		{fleetRecipe, "        - name: work\n          emptyDir: {}", "        - name: work\n          persistentVolumeClaim:\n            claimName: rooda-work"},
+		{fleetRecipe, "image: nats:2.15.2-alpine", "image: nats:latest"},
+		{fleetRecipe, "image: nats:2.15.2-alpine", "image: nats:2.10.0-alpine"},
+		{fleetRecipe, "value: nats://$(ROODA_FLEET_TOKEN)@rooda-nats:4222", "value: nats://rooda-nats:4222"},
+		{fleetRecipe, "value: nats://$(ROODA_FLEET_TOKEN)@rooda-nats:4222", "value: nats://$(ROODA_FLEET_TOKEN)@nats:4222"},
+		{fleetRecipe, "                  name: rooda-fleet\n                  key: token\n            # Kubernetes", "                  name: rooda-agent\n                  key: token\n            # Kubernetes"},
+		{fleetRecipe, "            - fleet\n            - worker\n", "            - run\n            - build\n"},
+		{fleetRecipe, "  selector:\n    app: rooda-nats\n", "  selector:\n    app: nats\n"},
+		{fleetRecipe, "runAsNonRoot: true", "runAsNonRoot: false"},
 	} {
 		t.Run(c.file+": "+c.new, func(t *testing.T) {
 			t.Parallel()

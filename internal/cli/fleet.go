@@ -1,14 +1,19 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"rooda/host/runpage"
 )
 
 // fleetProgram is the program of the fleet commands, beside rooda: it
@@ -55,14 +60,44 @@ func fleetArgs(app *cli.App, args []string) ([]string, bool) {
 // execFleet replaces rooda with rooda-fleet, given args, and the path of
 // this rooda for the runs its workers start.
 func execFleet(args []string) error {
-	self, err := os.Executable()
+	self, program, err := fleetProgramPath()
 	if err != nil {
 		return err
 	}
-	program := filepath.Join(filepath.Dir(self), fleetProgram)
-	if _, err := os.Stat(program); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("rooda fleet runs %s, which is not beside rooda (%s): install it with rooda (go install ./cmd/... installs both)", fleetProgram, program)
-	}
 	env := append(os.Environ(), "ROODA_FLEET_ROODA="+self)
 	return fmt.Errorf("running %s: %w", program, syscall.Exec(program, append([]string{"rooda fleet"}, args...), env))
+}
+
+// fleetProgramPath is this rooda and the rooda-fleet beside it; an error
+// that says how to install it when there is none.
+func fleetProgramPath() (self, program string, err error) {
+	self, err = os.Executable()
+	if err != nil {
+		return "", "", err
+	}
+	program = filepath.Join(filepath.Dir(self), fleetProgram)
+	if _, err := os.Stat(program); errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("rooda fleet runs %s, which is not beside rooda (%s): install it with rooda (go install ./cmd/... installs both)", fleetProgram, program)
+	}
+	return self, program, nil
+}
+
+// fleetStatus is runpage's FleetStatus: `rooda fleet status --json`, run
+// by rooda-fleet with rooda's environment (ROODA_FLEET_SERVER and the
+// fleet's credentials), asked anew each time.
+func fleetStatus() (runpage.FleetStatus, error) {
+	_, program, err := fleetProgramPath()
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, program, "status", "--json")
+		cmd.Args[0] = "rooda fleet"
+		out, err := cmd.Output()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return nil, fmt.Errorf("rooda fleet status: %w: %s", err, strings.TrimSpace(string(exit.Stderr)))
+		}
+		return out, err
+	}, nil
 }

@@ -78,6 +78,7 @@ var helpExampleExits = map[string]struct {
 	"rooda runs resume --as-left":            {skip: resumeNeedsARunCutShort + "; TestResumeAsLeft goes on from a killed try's changes"},
 	"rooda runs serve":                       {skip: serves},
 	"rooda runs serve --addr 127.0.0.1:8080": {skip: serves},
+	"rooda runs serve --fleet":               {skip: serves + "; TestRunsServeFleet serves a fleet's"},
 	// The fake codex prints text, not codex's JSON: no signal is read, and
 	// the loop runs to its limit (max-iters, exit 2).
 	"rooda run build -n 3 --ai-cmd-alias codex": {code: 2, says: atTheLimit},

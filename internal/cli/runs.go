@@ -88,11 +88,19 @@ address to open; Ctrl-C stops the server. Only requests for localhost, an IP
 address or the host --addr names are answered, and no other site's page may
 read the records (a page that renames itself 127.0.0.1 is refused).
 
+With --fleet, the first page is the fleet's runs instead, as rooda fleet
+status lists them (queued, running, how each ended, where each runs, its
+iterations and spend), asked of the fleet every time the page is, and
+reloaded as the fleet changes: the fleet of ROODA_FLEET_SERVER and the
+fleet's other variables, or this machine's.
+
 Examples:
   rooda runs serve
-  rooda runs serve --addr 127.0.0.1:8080`,
+  rooda runs serve --addr 127.0.0.1:8080
+  rooda runs serve --fleet`,
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "addr", Value: runpage.DefaultAddr, Usage: "listen on `HOST:PORT` (port 0: any free port); another host than 127.0.0.1 lets others read the records"},
+				&cli.BoolFlag{Name: "fleet", Usage: "show the fleet's runs (rooda fleet status), live"},
 			},
 			Action: func(c *cli.Context) error {
 				if err := noArguments(c); err != nil {
@@ -102,8 +110,17 @@ Examples:
 				if err != nil {
 					return err
 				}
+				var status runpage.FleetStatus
+				if c.Bool("fleet") {
+					if status, err = fleetStatus(); err != nil {
+						return err
+					}
+				}
 				ctx, watch := interrupt.Watch(c.Context)
 				defer watch.Stop()
+				if status != nil {
+					return runpage.ServeFleet(ctx, c.String("addr"), session.RunsDir(cfg), status, c.App.Writer)
+				}
 				return runpage.Serve(ctx, c.String("addr"), session.RunsDir(cfg), c.App.Writer)
 			},
 		}, {

@@ -29,7 +29,10 @@ type otlpCollector struct {
 	mu       sync.Mutex
 	requests int
 	spans    []*tracepb.Span
-	service  string
+	// resources are the resource attributes each span came with, by
+	// the span's id in hex.
+	resources map[string][]*commonpb.KeyValue
+	service   string
 }
 
 func newOTLPCollector(t *testing.T) *otlpCollector {
@@ -65,6 +68,12 @@ func (c *otlpCollector) export(w http.ResponseWriter, r *http.Request) {
 		c.service = stringAttr(rs.Resource.GetAttributes(), "service.name")
 		for _, ss := range rs.ScopeSpans {
 			c.spans = append(c.spans, ss.Spans...)
+			for _, span := range ss.Spans {
+				if c.resources == nil {
+					c.resources = map[string][]*commonpb.KeyValue{}
+				}
+				c.resources[hex.EncodeToString(span.SpanId)] = rs.Resource.GetAttributes()
+			}
 		}
 	}
 	w.Header().Set("Content-Type", "application/x-protobuf")

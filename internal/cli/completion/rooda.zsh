@@ -1,6 +1,8 @@
 #compdef rooda
 # zsh completion for rooda: put it in a directory of $fpath as _rooda
-# (rooda completion zsh > "${fpath[1]}/_rooda"), or source it after compinit.
+# (mkdir -p ~/.zfunc && rooda completion zsh > ~/.zfunc/_rooda, with
+# fpath=(~/.zfunc $fpath) in ~/.zshrc before compinit), or source it after
+# compinit.
 # Adapted from urfave/cli v2's autocomplete/zsh_autocomplete: rooda itself
 # answers "rooda … --generate-bash-completion" with the words that may come next.
 

@@ -1,0 +1,100 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// A run queued with a repository (Run.Repo) works in a clone of it: any
+// worker on any machine makes one, and the workspace's branch is pushed
+// back to it as the run goes, so that a worker elsewhere goes on from
+// where the last one stopped.
+
+// clone makes the run's workspace at path a clone of its repository, on
+// its branch: the branch as the remote has it if a worker pushed it
+// (the run went on elsewhere), else made at the run's commit. The clone
+// is made beside path and renamed into place, so that a worker killed
+// while cloning leaves no workspace that looks whole.
+func clone(ctx context.Context, path string, run Run) error {
+	tmp := path + ".cloning"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := git(ctx, filepath.Dir(path), "clone", "--quiet", "--no-checkout", run.Repo, tmp); err != nil {
+		return err
+	}
+	start := run.Ref
+	if remoteBranch(ctx, tmp, run) != "" {
+		start = "refs/remotes/origin/" + Branch(run)
+	}
+	if err := git(ctx, tmp, "checkout", "--quiet", "-b", Branch(run), start); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// remoteBranch is the commit of the run's branch on the remote as the
+// clone at dir last saw it (fetched, or pushed by this worker), "" if
+// it has none: what a push expects to find there.
+func remoteBranch(ctx context.Context, dir string, run Run) string {
+	out, err := gitOutput(ctx, dir, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/"+Branch(run))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+
+// ResolveRemoteRef is the commit ref names in the repository repo (a
+// URL or a path), as `git ls-remote` finds it: a branch, a tag, HEAD; a
+// commit's hash is taken as it is, for the clone to find.
+func ResolveRemoteRef(ctx context.Context, repo, ref string) (string, error) {
+	if hexCommit.MatchString(ref) {
+		return ref, nil
+	}
+	out, err := gitOutput(ctx, ".", "ls-remote", repo, ref)
+	if err != nil {
+		return "", fmt.Errorf("%s: not a repository git can read (%w)", repo, err)
+	}
+	var found []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) != 2 {
+			continue
+		}
+		name := fields[1]
+		if name == ref || name == "refs/heads/"+ref || name == "refs/tags/"+ref+"^{}" {
+			return fields[0], nil
+		}
+		if name == "refs/tags/"+ref || strings.HasSuffix(name, "/"+ref) {
+			found = append(found, fields[0])
+		}
+	}
+	if len(found) == 0 {
+		return "", fmt.Errorf("%s has no ref %s", repo, ref)
+	}
+	return found[0], nil
+}
+
+// RepoOf is how a run names the repository given to add: a local path
+// made absolute (the worker runs elsewhere), a URL as it is.
+func RepoOf(repo string) (string, error) {
+	if strings.Contains(repo, "://") || isSCPLike(repo) {
+		return repo, nil
+	}
+	return filepath.Abs(repo)
+}
+
+// isSCPLike is git's user@host:path form of an ssh URL: a colon before
+// any slash.
+func isSCPLike(repo string) bool {
+	colon := strings.IndexByte(repo, ':')
+	slash := strings.IndexByte(repo, '/')
+	return colon > 0 && (slash < 0 || colon < slash)
+}

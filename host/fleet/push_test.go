@@ -1,0 +1,157 @@
+package fleet
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rooda/host/journal"
+	"rooda/host/runlog"
+)
+
+// gitRun runs git in dir, failing the test if it fails, and returns its
+// output trimmed.
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.org"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// commitIn commits a new file in the clone at dir.
+func commitIn(t *testing.T, dir, file string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", file)
+	gitRun(t, dir, "commit", "-qm", file)
+}
+
+// TestAPushGoesOnlyOverWhatThePusherLeft: two workers' clones of a run's
+// repository, the first's lease lapsed: the taker's clone starts from
+// the branch as the first pushed it, and pushes over it; the first,
+// which goes on (paused past its lease, then continued), can no longer
+// push its branch over the taker's commits (--force-with-lease from
+// what it last saw). The record's refs go with the branch, and those
+// dropped in the clone are dropped on the remote.
+func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	src := t.TempDir()
+	gitRun(t, src, "init", "-q")
+	commitIn(t, src, "start.txt")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitRun(t, src, "clone", "-q", "--bare", src, remote)
+	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Run{Name: "pushed", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+
+	first := filepath.Join(t.TempDir(), "pushed")
+	if err := clone(ctx, first, run); err != nil {
+		t.Fatal(err)
+	}
+	p := newBranchPush(ctx, first, run)
+	commitIn(t, first, "one.txt")
+	gitRun(t, first, "update-ref", "refs/rooda/rec1/start/2", "HEAD")
+	if err := p.push(ctx, "rec1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitRun(t, remote, "log", "--format=%s", Branch(run)); got != "one.txt\nstart.txt" {
+		t.Fatalf("the remote's branch after the first push: %q", got)
+	}
+	if got := gitRun(t, remote, "for-each-ref", "--format=%(refname)", "refs/rooda/"); got != "refs/rooda/rec1/start/2" {
+		t.Fatalf("the remote's refs of the record: %q", got)
+	}
+
+	taker := filepath.Join(t.TempDir(), "pushed")
+	if err := clone(ctx, taker, run); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitRun(t, taker, "log", "--format=%s", "HEAD"); got != "one.txt\nstart.txt" {
+		t.Fatalf("the taker's clone starts at %q, want the branch as pushed", got)
+	}
+	q := newBranchPush(ctx, taker, run)
+	commitIn(t, taker, "two.txt")
+	if err := q.push(ctx, "rec1"); err != nil {
+		t.Fatal(err)
+	}
+	// The taker's clone has no start ref: the remote's is dropped.
+	if got := gitRun(t, remote, "for-each-ref", "refs/rooda/"); got != "" {
+		t.Errorf("the remote's refs of the record after the taker's push: %q, want none", got)
+	}
+
+	commitIn(t, first, "late.txt")
+	if err := p.push(ctx, "rec1"); err == nil {
+		t.Errorf("the worker that lost the run pushed over its taker's branch")
+	}
+	if got := gitRun(t, remote, "log", "--format=%s", Branch(run)); got != "two.txt\none.txt\nstart.txt" {
+		t.Errorf("the remote's branch: %q, want the taker's", got)
+	}
+}
+
+// TestAWorkspaceBehindTheStoreIsKnown: a workspace a worker kept from an
+// earlier attempt of a run is behind the store once the store's journal
+// went further (the run went on on another machine since), not while it
+// holds as much, nor for a run the store has nothing of.
+func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	runs := t.TempDir()
+	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jnl, err := journal.Open(filepath.Join(rec.Dir(), journal.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jnl.Close()
+	jnl.Append(journal.Entry{Kind: journal.Began, Key: journal.Key{Thread: "main", Seq: 1}, N: 1, Record: 1}, true)
+	c, err := f.newRecordCopy(ctx, "r", runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := t.TempDir()
+	if _, err := f.downloadRecords(ctx, "r", kept, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	behind := func(runs, name string) bool {
+		t.Helper()
+		b, err := f.behindStore(ctx, runs, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.downloadRecords(ctx, "r", kept, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if behind(kept, "r") || behind(t.TempDir(), "another") {
+		t.Fatal("a workspace that holds what the store holds, or a run the store lacks, is said behind")
+	}
+	jnl.Append(journal.Entry{Kind: journal.Ended, Key: journal.Key{Thread: "main", Seq: 1}, N: 1, Record: 1}, true)
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if !behind(kept, "r") {
+		t.Error("a workspace whose journal the store's went past is not said behind")
+	}
+	if !behind(t.TempDir(), "r") {
+		t.Error("a workspace without the store's record is not said behind")
+	}
+}

@@ -1,0 +1,425 @@
+package fleet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"rooda/host/journal"
+	"rooda/host/runlog"
+)
+
+// A run's record is written through to the fleet's object store as its
+// rooda writes it in the workspace, which stays the working copy: a
+// worker on another machine that takes the run over downloads it and
+// resumes it from its journal. rooda links no NATS package, so the
+// worker does it, by watching the record's directory.
+//
+// Each object is named after the run, its record's id and the file's
+// path in the record: "NAME/ID/run.json", "NAME/ID/iterations/0001/meta.json".
+// rooda writes those files whole (a rename), so each is uploaded whole
+// when it appears or changes. The journal only grows: it is uploaded in
+// pieces of the entries appended since the last one,
+// "NAME/ID/journal.jsonl@OFFSET", so that a run of many iterations does
+// not send its journal again at each; a download joins the pieces in
+// the order of their offsets, up to the first gap.
+
+// writeThroughEvery is how often a worker looks at the record of a run
+// going on: a stat of its journal, the rest only when it grew. An entry
+// is in the store within this time of its append, so a worker killed
+// loses at most the entries of its last moments, not the iterations
+// that ended before.
+const writeThroughEvery = 200 * time.Millisecond
+
+const journalPiece = journal.Name + "@"
+
+// recordCopy writes the record of one run, in the runs directory of its
+// workspace, through to the store.
+type recordCopy struct {
+	obs  jetstream.ObjectStore
+	name string // the run's
+	runs string // the workspace's runs directory (.rooda/runs)
+	id   string // the record's, once there is one
+	// journalAt is how much of the journal the store holds.
+	journalAt int64
+	// sent is each other file as it was when uploaded.
+	sent map[string]fileMark
+	// held says whether the worker still holds the run: nothing is
+	// written once another took it over.
+	held func(context.Context) error
+	// beforeJournal, if set, is given the entries of each piece of the
+	// journal before it is uploaded: the workspace is pushed there
+	// first, so that the store's journal never names an iteration whose
+	// work the remote lacks. errNotYet holds the piece back.
+	beforeJournal func(ctx context.Context, id string, entries []journal.Entry) error
+}
+
+type fileMark struct {
+	size int64
+	mod  time.Time
+}
+
+// errNotYet holds a piece of the journal back until the next look.
+var errNotYet = errors.New("not yet")
+
+// newRecordCopy is the copy of run name's record kept in runs, going on
+// from what the store holds already (a run taken over, whose record a
+// worker wrote through before).
+func (f *Fleet) newRecordCopy(ctx context.Context, name, runs string, held func(context.Context) error) (*recordCopy, error) {
+	c := &recordCopy{obs: f.records, name: name, runs: runs, sent: map[string]fileMark{}, held: held}
+	stored, err := storedRecords(ctx, f.records, name)
+	if err != nil {
+		return nil, err
+	}
+	if id := lastID(stored); id != "" {
+		c.id, c.journalAt = id, stored[id].journalLength()
+	}
+	return c, nil
+}
+
+// sync uploads what changed in the record since the last sync: nothing
+// unless its journal grew, or all is true (the run ended: its last
+// writes).
+func (c *recordCopy) sync(ctx context.Context, all bool) error {
+	if c.id == "" {
+		ids, err := runlog.IDs(c.runs)
+		if err != nil || len(ids) == 0 {
+			return nil // no record yet
+		}
+		c.id = ids[len(ids)-1]
+	}
+	dir := filepath.Join(c.runs, c.id)
+	piece, rewritten, err := c.newEntries(dir)
+	if err != nil || len(piece) == 0 && !all {
+		return err
+	}
+	if c.held != nil {
+		if err := c.held(ctx); err != nil {
+			return err
+		}
+	}
+	if rewritten {
+		if err := c.dropPieces(ctx); err != nil {
+			return err
+		}
+		c.journalAt = 0
+	}
+	if c.beforeJournal != nil && len(piece) > 0 {
+		entries, _ := journal.Parse(piece)
+		if err := c.beforeJournal(ctx, c.id, entries); errors.Is(err, errNotYet) {
+			piece = nil
+		} else if err != nil {
+			return err
+		}
+	}
+	// The files first: the journal names iterations whose files are
+	// there.
+	if err := c.syncFiles(ctx, dir); err != nil {
+		return err
+	}
+	if len(piece) == 0 {
+		return nil
+	}
+	if _, err := c.obs.PutBytes(ctx, c.pieceName(c.journalAt), piece); err != nil {
+		return err
+	}
+	c.journalAt += int64(len(piece))
+	return nil
+}
+
+// newEntries are the whole entries appended to the journal in dir since
+// the last piece uploaded. A journal shorter than that was written anew
+// (a resume that cut a damaged end): it is given whole, rewritten, to
+// be uploaded from its start in place of the old one's pieces.
+func (c *recordCopy) newEntries(dir string) (piece []byte, rewritten bool, err error) {
+	f, err := os.Open(filepath.Join(dir, journal.Name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.Size() == c.journalAt {
+		return nil, false, err
+	}
+	from := c.journalAt
+	if info.Size() < from {
+		from, rewritten = 0, true
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, from, info.Size()-from))
+	if err != nil {
+		return nil, false, err
+	}
+	_, good := journal.Parse(data)
+	return data[:good], rewritten, nil
+}
+
+// dropPieces deletes the journal's pieces in the store: a download
+// joins pieces by offset, and those of a journal written anew must not
+// follow its new ones.
+func (c *recordCopy) dropPieces(ctx context.Context) error {
+	stored, err := storedRecords(ctx, c.obs, c.name)
+	if err != nil {
+		return err
+	}
+	for off := range stored[c.id].pieces {
+		if err := c.obs.Delete(ctx, c.pieceName(off)); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncFiles uploads the record's files, but its journal, that are new
+// or changed since they were last. Names that begin with a dot are
+// rooda's own (its lock, files being written) and stay. rooda writes
+// each file by a rename into its directory, which changes the
+// directory's time: a directory of an iteration whose time did not
+// change since a look sent all it held is not looked into again, so a
+// look costs a stat per iteration, not per file.
+func (c *recordCopy) syncFiles(ctx context.Context, dir string) error {
+	return c.syncDir(ctx, dir, ".")
+}
+
+// syncDir uploads what changed in the directory rel of the record at
+// dir, and under it.
+func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
+	entries, err := os.ReadDir(filepath.Join(dir, rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed since it was listed
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || rel == "." && name == journal.Name {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		path := filepath.Join(rel, name)
+		mark := fileMark{info.Size(), info.ModTime()}
+		if c.sent[path] == mark {
+			continue
+		}
+		if e.IsDir() {
+			err = c.syncDir(ctx, dir, path)
+		} else {
+			err = c.syncFile(ctx, dir, path)
+		}
+		if err != nil {
+			return err
+		}
+		// A directory's time may be coarse (a second, on some file
+		// systems): one changed twice within a tick would look
+		// unchanged, so a directory is passed over only once its time
+		// is older than that.
+		if !e.IsDir() || time.Since(mark.mod) > coarseClock {
+			c.sent[path] = mark
+		}
+	}
+	return nil
+}
+
+// syncFile uploads the record's file at path.
+func (c *recordCopy) syncFile(ctx context.Context, dir, path string) error {
+	data, err := os.ReadFile(filepath.Join(dir, path))
+	if err != nil {
+		return nil // replaced meanwhile: the next look sends it
+	}
+	_, err = c.obs.PutBytes(ctx, c.name+"/"+c.id+"/"+filepath.ToSlash(path), data)
+	return err
+}
+
+// coarseClock is the coarsest time a file system keeps a directory's
+// changes in.
+const coarseClock = 2 * time.Second
+
+func (c *recordCopy) pieceName(offset int64) string {
+	return fmt.Sprintf("%s/%s/%s%012d", c.name, c.id, journalPiece, offset)
+}
+
+// storedRecord is what the store holds of one record: its files, and
+// the sizes of its journal's pieces by offset.
+type storedRecord struct {
+	files  []string
+	pieces map[int64]int64
+}
+
+// journalLength is how much of the journal the pieces hold from its
+// start, up to the first gap.
+func (r storedRecord) journalLength() int64 {
+	var at int64
+	for _, off := range r.offsets() {
+		if off != at {
+			break
+		}
+		at += r.pieces[off]
+	}
+	return at
+}
+
+// offsets are the pieces' offsets, in order.
+func (r storedRecord) offsets() []int64 {
+	var offs []int64
+	for off := range r.pieces {
+		offs = append(offs, off)
+	}
+	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
+	return offs
+}
+
+// lastID is the id of the newest record: ids begin with the time their
+// run started.
+func lastID(records map[string]storedRecord) string {
+	last := ""
+	for id := range records {
+		if id > last {
+			last = id
+		}
+	}
+	return last
+}
+
+// storedRecords are the records the store holds of the run name, by id.
+// The store is listed whole: a fleet's records are read only when a run
+// is taken.
+func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) (map[string]storedRecord, error) {
+	infos, err := obs.List(ctx)
+	if errors.Is(err, jetstream.ErrNoObjectsFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	records := map[string]storedRecord{}
+	for _, info := range infos {
+		rest, ok := strings.CutPrefix(info.Name, name+"/")
+		if !ok {
+			continue
+		}
+		id, path, ok := strings.Cut(rest, "/")
+		if !ok {
+			continue
+		}
+		r, seen := records[id]
+		if !seen {
+			r = storedRecord{pieces: map[int64]int64{}}
+		}
+		if off, isPiece := strings.CutPrefix(path, journalPiece); isPiece {
+			n, err := strconv.ParseInt(off, 10, 64)
+			if err != nil {
+				continue
+			}
+			r.pieces[n] = int64(info.Size)
+		} else {
+			r.files = append(r.files, path)
+		}
+		records[id] = r
+	}
+	return records, nil
+}
+
+// downloadRecords writes the records the store holds of the run name
+// into runs, the runs directory of a workspace made for it on this
+// machine, and returns the id of the newest ("" if none): a worker
+// that takes a run over where its workspace is not goes on from them.
+// Each names workDir, where this worker runs rooda, as the directory
+// its run ran in: rooda resumes a run only from there.
+func (f *Fleet) downloadRecords(ctx context.Context, name, runs, workDir string) (string, error) {
+	records, err := storedRecords(ctx, f.records, name)
+	if err != nil || len(records) == 0 {
+		return "", err
+	}
+	for id, r := range records {
+		dir := filepath.Join(runs, id)
+		err := f.downloadRecord(ctx, name+"/"+id+"/", dir, r)
+		if err == nil {
+			err = movedTo(dir, workDir)
+		}
+		if err != nil {
+			return "", fmt.Errorf("downloading the record %s of %s: %w", id, name, err)
+		}
+	}
+	// As rooda keeps its records out of git (runlog's ignoreRecords).
+	if _, err := os.Stat(filepath.Join(runs, ".gitignore")); errors.Is(err, fs.ErrNotExist) {
+		os.WriteFile(filepath.Join(runs, ".gitignore"), []byte("*\n"), 0o644)
+	}
+	return lastID(records), nil
+}
+
+// downloadRecord writes record r, whose objects' names begin with
+// prefix, into dir: its files, and its journal's pieces joined up to
+// the first gap.
+func (f *Fleet) downloadRecord(ctx context.Context, prefix, dir string, r storedRecord) error {
+	for _, path := range r.files {
+		data, err := f.records.GetBytes(ctx, prefix+path)
+		if err != nil {
+			return err
+		}
+		if err := writeDownloaded(filepath.Join(dir, filepath.FromSlash(path)), data); err != nil {
+			return err
+		}
+	}
+	var jnl bytes.Buffer
+	for _, off := range r.offsets() {
+		if off != int64(jnl.Len()) {
+			break
+		}
+		data, err := f.records.GetBytes(ctx, fmt.Sprintf("%s%s%012d", prefix, journalPiece, off))
+		if err != nil {
+			return err
+		}
+		jnl.Write(data)
+	}
+	return writeDownloaded(filepath.Join(dir, journal.Name), jnl.Bytes())
+}
+
+func writeDownloaded(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600) // as rooda writes its records
+}
+
+// movedTo writes workDir into the run.json of the record at dir as the
+// directory its run ran in (runlog.Run's dir, which a resume must be
+// run from), every other field as it was.
+func movedTo(dir, workDir string) error {
+	path := filepath.Join(dir, "run.json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // a record whose run.json was not written through yet
+	}
+	if err != nil {
+		return err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if fields["dir"], err = json.Marshal(workDir); err != nil {
+		return err
+	}
+	if data, err = json.MarshalIndent(fields, "", "  "); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o600)
+}

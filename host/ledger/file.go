@@ -26,8 +26,12 @@ type File struct {
 }
 
 // lockPoll is how often a busy lock is tried again: it is held for a
-// read and a write of a small file.
+// read and a write of a small file. lockWait is how long a loop waits
+// for it at most: a holder stopped with the lock held (SIGSTOP) must not
+// stop every loop of the machine; the loop goes on without the ledger.
 const lockPoll = 2 * time.Millisecond
+
+var lockWait = 10 * time.Second
 
 // DefaultPath is the machine's ledger: ledger.json in rooda's directory
 // under the user's state directory (${XDG_STATE_HOME:-~/.local/state}).
@@ -103,6 +107,7 @@ func (f *File) locked(ctx context.Context, do func() error) error {
 	if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
 		return err
 	}
+	deadline := time.Now().Add(lockWait)
 	for {
 		lock, busy, err := files.Lock(f.Path + ".lock")
 		if err != nil {
@@ -111,6 +116,9 @@ func (f *File) locked(ctx context.Context, do func() error) error {
 		if !busy {
 			defer lock.Close()
 			return do()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s.lock: held by another process for %s", f.Path, lockWait)
 		}
 		select {
 		case <-ctx.Done():

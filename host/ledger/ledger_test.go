@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"rooda/host/files"
 )
 
 // TestFileLosesNoHit: loops writing one account's entry at once, each
@@ -174,5 +176,22 @@ func BenchmarkFileIteration(b *testing.B) {
 		if err := r.Settle(ctx, Amount{USD: 0.1}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFileLockHeldGivesUp: a ledger whose lock another holds for good (a
+// rooda stopped with it held) is given up after lockWait, with an error
+// the loop says once before going on without it.
+func TestFileLockHeldGivesUp(t *testing.T) {
+	defer func(w time.Duration) { lockWait = w }(lockWait)
+	lockWait = 100 * time.Millisecond
+	path := filepath.Join(t.TempDir(), "ledger.json")
+	held, busy, err := files.Lock(path + ".lock")
+	if err != nil || busy {
+		t.Fatal(busy, err)
+	}
+	defer held.Close()
+	if _, err := Get(context.Background(), &File{Path: path}, "team"); err == nil || !strings.Contains(err.Error(), "held by another process") {
+		t.Errorf("a lock held for good: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"rooda/host/agentstream"
@@ -155,15 +156,7 @@ func heldWords(h AccountHold) string {
 	return why
 }
 
-func words(cause string) string {
-	out := []byte(cause)
-	for i, c := range out {
-		if c == '_' {
-			out[i] = ' '
-		}
-	}
-	return string(out)
-}
+func words(cause string) string { return strings.ReplaceAll(cause, "_", " ") }
 
 // shareLimit writes a limit with a reset that it's agent met to its
 // account's entry, for the other loops of the account to wait for.

@@ -63,8 +63,9 @@ Examples:
   rooda fleet add --name nightly nightly.star  queue a script under a name of your own
   rooda fleet worker --slots 3                 work the queued runs, 3 at a time
   rooda fleet status                           every run of the fleet: queued, running, ended
+  rooda fleet budget --max-cost-usd 50         a ceiling on what every run of the fleet spends
   rooda fleet worker --server nats://fleet.example.org:4222`,
-		Commands:        []*cli.Command{serveCommand(), addCommand(), workerCommand(), statusCommand()},
+		Commands:        []*cli.Command{serveCommand(), addCommand(), workerCommand(), statusCommand(), budgetCommand()},
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,

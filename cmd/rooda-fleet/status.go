@@ -3,11 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"rooda/host/fleet"
+	"rooda/host/ledger"
 )
 
 func statusCommand() *cli.Command {
@@ -19,13 +24,21 @@ running, ended), how it ended in the words of rooda runs list (success,
 max-iters, aborted, interrupted, crashed…), its iterations and what they
 spent (from its record, as its worker read it at its last renewal of the
 lease), how many workers took it, the worker that holds or held it, and
-its workspace on that worker's machine.
+its workspace on that worker's machine. Then the accounts' ledger: each
+account's limit (limited until the reset a loop of it met, paused by the
+breaker until its backoff ends) and, for the fleet and each account with
+a budget, its ceilings and what is spent and reserved against them.
+
+--accounts lists the accounts alone; with --json, as a JSON object of
+the entries by account name (the fleet's own budget is "@fleet").
 
 Examples:
   rooda fleet status
-  rooda fleet status --json | jq '.[] | select(.phase == "running")'`,
+  rooda fleet status --json | jq '.[] | select(.phase == "running")'
+  rooda fleet status --accounts --json`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the states as a JSON array"},
+			&cli.BoolFlag{Name: "accounts", Usage: "list the accounts' ledger alone: limits, pauses, budgets"},
 			serverFlag(), storeFlag(),
 		}, credentialFlags()...),
 		Action: func(c *cli.Context) error {
@@ -34,6 +47,13 @@ Examples:
 				return err
 			}
 			defer f.Close()
+			accounts, err := f.Accounts().All(c.Context)
+			if err != nil {
+				return err
+			}
+			if c.Bool("accounts") {
+				return writeAccounts(c, accounts)
+			}
 			states, err := f.States(c.Context)
 			if err != nil {
 				return err
@@ -46,7 +66,11 @@ Examples:
 				enc.SetIndent("", "  ")
 				return enc.Encode(states)
 			}
-			return writeStates(c, states)
+			if err := writeStates(c, states); err != nil || len(accounts) == 0 {
+				return err
+			}
+			fmt.Fprintln(c.App.Writer)
+			return writeAccounts(c, accounts)
 		},
 	}
 }
@@ -81,4 +105,44 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// writeAccounts lists the accounts' ledger: each account's limit or
+// pause, and the budgets with what is spent and reserved against them.
+func writeAccounts(c *cli.Context, accounts map[string]ledger.Entry) error {
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(accounts)
+	}
+	if len(accounts) == 0 {
+		_, err := fmt.Fprintln(c.App.Writer, "No account in the fleet's ledger.")
+		return err
+	}
+	now := time.Now()
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ACCOUNT\tLIMIT\tBUDGET\tSPENT\tRESERVED")
+	for _, name := range slices.Sorted(maps.Keys(accounts)) {
+		e := accounts[name]
+		budget, spentText, reserved := "-", "-", "-"
+		if e.Budget != nil {
+			budget = ceilings(*e.Budget)
+			spentText, reserved = amount(e.SpentUSD, e.SpentTokens), amount(e.ReservedUSD, e.ReservedTokens)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, limitState(e, name, now), budget, spentText, reserved)
+	}
+	return tw.Flush()
+}
+
+// limitState says whether an account is limited or paused now, and
+// until when.
+func limitState(e ledger.Entry, name string, now time.Time) string {
+	h := e.Held(name, now)
+	switch {
+	case h.Until.IsZero():
+		return "-"
+	case h.Paused:
+		return "paused by the breaker until " + h.Until.Local().Format("15:04:05")
+	}
+	return "limited until " + h.Until.Local().Format("15:04:05") + " (" + strings.ReplaceAll(h.Cause, "_", " ") + ")"
 }

@@ -100,6 +100,7 @@ func workerAction(c *cli.Context) error {
 		Logs:       filepath.Join(workspaces, "logs"),
 		Log:        c.App.ErrWriter,
 		Grace:      10 * time.Second,
+		Ledger:     f.Accounts(),
 	}
 	fmt.Fprintf(c.App.ErrWriter, "Worker %s: %d slot(s), lease %s, workspaces %s\n", w.Name, c.Int("slots"), c.Duration("lease"), workspaces)
 	return w.Work(c.Context, c.Int("slots"))

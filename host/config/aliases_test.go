@@ -28,19 +28,19 @@ func TestAliasesDocumented(t *testing.T) {
 	}
 }
 
-// TestAliasOutput: an alias may say what its command prints, and what
-// its program writes under a sandbox; the run that uses it knows the
-// format, and config show writes it back.
+// TestAliasOutput: an alias may say what its command prints, the account
+// it spends from, and what its program writes under a sandbox; the run
+// that uses it knows the format, and config show writes it back.
 func TestAliasOutput(t *testing.T) {
 	s := newSandbox(t)
 	s.workspace(`ai_cmd_aliases:
-  structured: {cmd: "claude -p --output-format stream-json --verbose", output: claude-stream-json, sandbox_write: [~/.x, "${A:-~/.y}/z"]}
+  structured: {cmd: "claude -p --output-format stream-json --verbose", output: claude-stream-json, account: team, sandbox_write: [~/.x, "${A:-~/.y}/z"]}
   plain: my-agent --fast
 loop:
   ai_cmd_alias: structured
 `)
 	cfg := s.mustLoad()
-	if got := cfg.Aliases["structured"].V; !reflect.DeepEqual(got, Alias{Line: "claude -p --output-format stream-json --verbose", Output: "claude-stream-json", Writes: []string{"~/.x", "${A:-~/.y}/z"}}) {
+	if got := cfg.Aliases["structured"].V; !reflect.DeepEqual(got, Alias{Line: "claude -p --output-format stream-json --verbose", Output: "claude-stream-json", Account: "team", Writes: []string{"~/.x", "${A:-~/.y}/z"}}) {
 		t.Errorf("structured alias: %+v", got)
 	}
 	if got := cfg.Aliases["plain"].V; !reflect.DeepEqual(got, Alias{Line: "my-agent --fast"}) {

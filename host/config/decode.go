@@ -259,15 +259,17 @@ func (d *decoder) scalar(v *yaml.Node, path string) (string, bool) {
 func (d *decoder) aliases(n *yaml.Node, into map[string]Value[Alias]) {
 	d.mapping(n, "ai_cmd_aliases", nil, func(name string, v *yaml.Node) {
 		path := join("ai_cmd_aliases", name)
-		var cmd, output Value[string]
+		var cmd, output, account Value[string]
 		var writes, hosts []string
 		if deref(v).Kind == yaml.MappingNode {
 			given := false
-			d.mapping(v, path, []string{"cmd", "output", "sandbox_write", "sandbox_hosts"}, func(key string, x *yaml.Node) {
+			d.mapping(v, path, []string{"cmd", "output", "account", "sandbox_write", "sandbox_hosts"}, func(key string, x *yaml.Node) {
 				switch key {
 				case "cmd":
 					given = true
 					d.field(x, join(path, key), bind(key, &cmd, Command))
+				case "account":
+					d.field(x, join(path, key), bind(key, &account, Name))
 				case "output":
 					d.field(x, join(path, key), bind(key, &output, OneOf(outputFormats()...)))
 				case "sandbox_hosts":
@@ -283,7 +285,7 @@ func (d *decoder) aliases(n *yaml.Node, into map[string]Value[Alias]) {
 			d.field(v, path, bind(name, &cmd, Command))
 		}
 		if cmd.Set {
-			into[name] = Value[Alias]{V: Alias{Line: cmd.V, Output: output.V, Writes: writes, Hosts: hosts}, Set: true, Source: cmd.Source, Line: cmd.Line}
+			into[name] = Value[Alias]{V: Alias{Line: cmd.V, Output: output.V, Account: account.V, Writes: writes, Hosts: hosts}, Set: true, Source: cmd.Source, Line: cmd.Line}
 		}
 	})
 }

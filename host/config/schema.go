@@ -81,6 +81,10 @@ type Alias struct {
 	// Output is the format of what the command prints: "" (text, read as
 	// it is) or the name of a CLI's JSON stream, which the host decodes.
 	Output string
+	// Account names the account the command spends from (account:),
+	// whose usage limits every loop of it shares (host/ledger); "" is
+	// the CLI's name and a fingerprint of its credential.
+	Account string
 	// Writes are the directories and files the command's program writes
 	// its state to (sandbox_write:), which a sandbox lets it write: "~/"
 	// and "${VAR:-default}" are expanded as the agent starts.

@@ -161,6 +161,21 @@ var (
 		Keyword: &Keyword{Name: "max_limit_wait", Type: "int | float | str",
 			Doc: `wait up to this long in all, in one iteration, for an agent's limit to reset or its server to come back: seconds or a duration ("6h"), or "none" to count them as failures at once`},
 	}, Timeout)
+	// BreakerHits, BreakerWindow and BreakerBackoff are the breaker of
+	// the accounts' ledger (host/ledger): limits met again and again on
+	// one account pause every loop of it.
+	BreakerHits = Define(Setting{
+		Key: "breaker_hits",
+		Doc: "pause every loop of an agent's account, on this machine or any worker of the fleet, once its loops have met this many usage or rate limits within breaker_window: none of them starts its agent until breaker_backoff has passed (a wait, not a failure); unset, no pause",
+	}, AtLeast(1))
+	BreakerWindow = Define(Setting{
+		Key: "breaker_window",
+		Doc: "how recent the limits breaker_hits counts must be: seconds or a duration (\"10m\")",
+	}, Timeout)
+	BreakerBackoff = Define(Setting{
+		Key: "breaker_backoff",
+		Doc: "how long the breaker pauses an account's loops: seconds or a duration (\"30m\"), within each iteration's max_limit_wait",
+	}, Timeout)
 	// Sandbox confines what the agent's processes may write (Landlock):
 	// host/sandbox.
 	Sandbox = Define(Setting{

@@ -237,14 +237,17 @@ func (y *yamlWriter) checks(depth int, v Value[[]Check]) {
 }
 
 // yaml is the alias as ai_cmd_aliases: writes it: its command, or
-// {cmd, output, sandbox_write} when it declares more.
+// {cmd, output, account, sandbox_write} when it declares more.
 func (a Alias) yaml() string {
-	if a.Output == "" && len(a.Writes) == 0 && len(a.Hosts) == 0 {
+	if a.Output == "" && a.Account == "" && len(a.Writes) == 0 && len(a.Hosts) == 0 {
 		return quote(a.Line)
 	}
 	s := "{cmd: " + quoteFlow(a.Line)
 	if a.Output != "" {
 		s += ", output: " + quoteFlow(a.Output)
+	}
+	if a.Account != "" {
+		s += ", account: " + quoteFlow(a.Account)
 	}
 	if len(a.Writes) > 0 {
 		var items []string

@@ -11,6 +11,7 @@ import (
 	"rooda/host/config"
 	"rooda/host/git"
 	"rooda/host/interrupt"
+	"rooda/host/ledger"
 	"rooda/host/logging"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -68,6 +69,9 @@ type Output struct {
 	// AsLeft runs the iteration that was in flight when the run stopped
 	// on the workspace as its killed try left it (--as-left).
 	AsLeft bool
+	// Ledger, when set, keeps the accounts' ledger the loop shares with
+	// every other loop of its agents' accounts (loop.Config.Accounts).
+	Ledger ledger.Store
 }
 
 // started is when the run started: Started, else now by the log's
@@ -192,6 +196,9 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		CostUncountedSaid: p.costUncountedSaid,
 		Sleep:             out.Sleep,
 		Replay:            out.Replay,
+	}
+	if out.Ledger != nil && p.Runner == nil {
+		cfg.Accounts = p.accounts(out)
 	}
 	res := loop.Run(announced, cfg)
 	if out.Record != nil {

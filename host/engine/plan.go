@@ -124,6 +124,8 @@ type Plan struct {
 	// stateDirs are, by program, the state directories aliases declare
 	// (agents.StateDirs), which a sandbox lets the agent write.
 	stateDirs map[string][]string
+	// aliasAccounts are the accounts aliases name (aliasAccounts).
+	aliasAccounts map[string]string
 	// aliasHosts are, by program, the hosts aliases declare
 	// (agents.Hosts), for sandbox_hosts' "defaults"; refusals says each
 	// host the proxy refused once in the log (hosts.go).
@@ -196,6 +198,7 @@ func Prepare(ctx context.Context, req Request) (*Plan, error) {
 		Promises: req.Promises, Choose: req.Choose, Chooser: req.Chooser, given: given}
 	p.Formats = []agentstream.Format{formatFor(s.AIOutput, nil)}
 	p.stateDirs = agents.StateDirs(req.Config.Aliases)
+	p.aliasAccounts = aliasAccounts(req.Config.Aliases)
 	p.aliasHosts = agents.Hosts(req.Config.Aliases)
 	if p.Runner != nil {
 		p.Argv = []string{"fake_agent"}

@@ -33,6 +33,8 @@ type Fleet struct {
 	// records keeps the runs' records as their workers write them
 	// through (writethrough.go).
 	records jetstream.ObjectStore
+	// accounts is the accounts' ledger (accounts.go).
+	accounts jetstream.KeyValue
 	// server is the embedded server this connection started, if any.
 	server *Server
 }
@@ -184,9 +186,17 @@ func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 			Replicas: replicas,
 		})
 	}
+	if err == nil {
+		f.accounts, err = bucket(ctx, js, jetstream.KeyValueConfig{
+			Bucket:   accountsName,
+			Storage:  jetstream.FileStorage,
+			History:  1,
+			Replicas: replicas,
+		})
+	}
 	if err != nil {
 		nc.Close()
-		return nil, errors.Join(errors.New("making the fleet's queue, states and records"), err)
+		return nil, errors.Join(errors.New("making the fleet's queue, states, records and accounts"), err)
 	}
 	return f, nil
 }

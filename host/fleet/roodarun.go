@@ -11,6 +11,10 @@ import (
 	"syscall"
 )
 
+// ledgerEnv names the accounts' ledger to a run's rooda
+// (host/session's LedgerEnv).
+const ledgerEnv = "ROODA_LEDGER"
+
 type runEnd struct {
 	Ending
 	err error
@@ -34,6 +38,9 @@ func (w *Worker) rooda(ctx context.Context, dir, name string, argv, env []string
 	defer log.Close()
 	cmd := exec.CommandContext(ctx, w.Rooda, argv...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
+	if w.ledgerAddr != "" {
+		env = append(env[:len(env):len(env)], ledgerEnv+"="+w.ledgerAddr)
+	}
 	cmd.Env = append(withoutFleetAccess(os.Environ()), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"rooda/host/ledger"
 	"rooda/host/runlog"
 )
 
@@ -37,13 +38,27 @@ type Worker struct {
 	// Tracer, if not nil, makes a span of each run the worker takes,
 	// the parent of the run's own trace (traces.go).
 	Tracer trace.Tracer
-	logMu  sync.Mutex
+	// Ledger, when set, is the accounts' ledger the worker serves its
+	// runs (serveLedger), in place of the file of their machine: the
+	// loops of an account share its limits on every worker of the fleet.
+	Ledger ledger.Store
+	// ledgerAddr is where it serves it, ROODA_LEDGER's value.
+	ledgerAddr string
+	logMu      sync.Mutex
 }
 
 // Work works runs, slots at a time, until ctx ends. A run still going
 // then is stopped and given back to the queue, for a worker to take up
 // where it stopped.
 func (w *Worker) Work(ctx context.Context, slots int) error {
+	if w.Ledger != nil {
+		addr, stop, err := serveLedger(w.Ledger)
+		if err != nil {
+			return fmt.Errorf("serving the accounts' ledger: %w", err)
+		}
+		defer stop()
+		w.ledgerAddr = addr
+	}
 	errs := make(chan error, slots)
 	for range slots {
 		go func() { errs <- w.slot(ctx) }()

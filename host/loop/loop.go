@@ -80,6 +80,9 @@ type Config struct {
 	MaxLimitWait time.Duration
 	// LimitWaiting, when set, is told of each such wait as it begins.
 	LimitWaiting func(LimitWait)
+	// Accounts, when set, is the ledger of the accounts the agents spend
+	// from, shared with other loops (accounts.go).
+	Accounts Accounts
 	// Sleep waits d, or until ctx ends (its error); nil is the wall
 	// clock.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -448,6 +451,8 @@ func Run(ctx context.Context, cfg Config) Result {
 		case errors.As(err, &turnErr):
 			r.cfg.Log.Errorf("Iteration %s: %v", r.label(n), turnErr.Err)
 			return r.finish(Aborted, err)
+		case errors.As(err, new(*RefusedError)):
+			return r.finish(OverBudget, err)
 		case errors.As(err, new(*ResumeError)):
 			r.cfg.Log.Errorf("%v", err)
 			return r.finish(Aborted, err)
@@ -522,6 +527,8 @@ type runner struct {
 	// output (spinWait).
 	spins  int
 	result Result
+	// ledgerWarned is set once the log said the accounts' ledger failed.
+	ledgerWarned bool
 }
 
 // warnUncounted says, once, that max_cost_usd cannot stop a loop whose
@@ -599,6 +606,10 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 		r.replay(it, replayed)
 		return it, nil
 	}
+	settle, err := r.reserve(ctx, it)
+	if err != nil {
+		return nil, err
+	}
 	r.cfg.Log.Event(logging.Info, "iteration_started", []any{"iteration", n, "max_iterations", r.cfg.MaxIterations, "prompt_bytes", len(text), "again", replayed.Again},
 		"Iteration %s starting%s...", r.label(n), againText(replayed.Again))
 	r.cfg.Log.Debugf("Iteration %s: prompt of %d bytes", r.label(n), len(text))
@@ -610,6 +621,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	}
 	began := r.cfg.Now()
 	r.tries(ctx, it, req)
+	settle(it.Spent)
 	it.Duration = r.cfg.Now().Sub(began) - it.Waited
 	if r.cfg.Workspace != nil {
 		changes := r.cfg.Workspace.After()
@@ -651,6 +663,9 @@ func (r *runner) replay(it *Iteration, rep Replayed) {
 func (r *runner) tries(ctx context.Context, it *Iteration, req Request) {
 	var w waits
 	for {
+		if !r.awaitAccount(ctx, it, &w) {
+			return
+		}
 		reply, err := r.cfg.Agent(ctx, req)
 		it.Result, it.StartErr = reply.Result, err
 		it.Decoded, it.Transcript, it.Stop, it.Sandbox = reply.Decoded, reply.Transcript, reply.Stop, reply.Sandbox

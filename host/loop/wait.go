@@ -78,6 +78,10 @@ type LimitWait struct {
 	Again bool
 	// Message is the log's line of it.
 	Message string
+	// Account is set for a wait for the agent's account (Cause
+	// account_limited or account_paused): a limit another loop met, or
+	// the breaker's pause, shared through Config.Accounts.
+	Account string
 }
 
 // waits are the waits of one iteration so far.
@@ -118,6 +122,7 @@ func (r *runner) waitFor(it *Iteration, w waits) (LimitWait, bool) {
 		return LimitWait{}, false
 	}
 	if !sum.ResetAt.IsZero() && (sum.Cause == agentstream.CauseUsageLimit || sum.Cause == agentstream.CauseRateLimited) {
+		r.shareLimit(it)
 		return r.resetWait(it, w)
 	}
 	if it.Outcome != OutcomeFailure || (it.Cause != CauseNetwork && it.Cause != CauseRateLimited) {

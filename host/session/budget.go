@@ -94,8 +94,13 @@ func (l *loopSpend) IterationFinished(it *loop.Iteration) {
 func runBudget(reached error) *host.BudgetError {
 	b := &host.BudgetError{Message: reached.Error(), Untraced: true}
 	var loopBudget *loop.BudgetError
-	if errors.As(reached, &loopBudget) {
+	var refused *loop.RefusedError
+	switch {
+	case errors.As(reached, &loopBudget):
 		b.Budget, b.Limit, b.Spent = loopBudget.Setting, loopBudget.Limit, loopBudget.Spent
+	case errors.As(reached, &refused):
+		// A budget of the fleet's: the user's, never the script's own.
+		b.Budget, b.Limit, b.Spent = refused.Budget, refused.Limit, refused.Reached
 	}
 	return b
 }

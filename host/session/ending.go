@@ -63,9 +63,12 @@ func errorEnding(err error) ending {
 func budgetOf(err error) *runlog.Budget {
 	var loopBudget *loop.BudgetError
 	var runBudget *host.BudgetError
+	var refused *loop.RefusedError
 	switch {
 	case errors.As(err, &loopBudget):
 		return &runlog.Budget{Name: loopBudget.Setting, Limit: loopBudget.Limit, Reached: loopBudget.Spent}
+	case errors.As(err, &refused):
+		return &runlog.Budget{Name: refused.Budget, Limit: refused.Limit, Reached: refused.Reached}
 	case errors.As(err, &runBudget) && runBudget.Budget != "":
 		return &runlog.Budget{Name: runBudget.Budget, Limit: runBudget.Limit, Reached: runBudget.Spent}
 	}

@@ -72,6 +72,9 @@ func (s *Session) count(res loop.Result, reserved int, spending *loopSpend) {
 // whose agents work in dir ("" rooda's working directory).
 func (s *Session) output(plan *engine.Plan, name, dir string, key journal.Key) engine.Output {
 	out := engine.Output{Stdout: s.opts.Stdout, Stderr: s.opts.Stderr, Kill: s.opts.Kill, Now: s.opts.Now, Started: s.started, LimitWaiting: s.notifyLimitWait, Loop: name, Dir: dir, AsLeft: s.opts.AsLeft}
+	if store := accountsLedger(); store != nil {
+		out.Ledger = store
+	}
 	if rec := s.record(name, key); rec != nil {
 		out.Record, out.Replay = rec, s.standing(rec.Replay(), dir)
 	}

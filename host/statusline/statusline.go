@@ -355,8 +355,13 @@ func (l *Line) text(now time.Time) string {
 // waitingFor is what a wait of cause waits for: "the network", or the
 // limit, "usage_limit".
 func waitingFor(cause string) string {
-	if cause == "network" {
+	switch cause {
+	case "network":
 		return "the network"
+	case loop.CauseAccountLimited:
+		return "the account's limit"
+	case loop.CauseAccountPaused:
+		return "the account's pause"
 	}
 	return cause
 }

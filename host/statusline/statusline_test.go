@@ -89,6 +89,12 @@ func TestLimitWaitCountsDown(t *testing.T) {
 	if got, want := lastDrawn(t, s.String()), "build 2 · waiting for the network, 1m00s left (run 6m00s)"; got != want {
 		t.Errorf("status line:\n got %q\nwant %q", got, want)
 	}
+	// A limit another loop of the account met.
+	l.LimitWaiting(loop.LimitWait{Cause: loop.CauseAccountLimited, Account: "team", Until: t0.Add(8 * time.Minute)})
+	l.Loop("build")
+	if got, want := lastDrawn(t, s.String()), "build 2 · waiting for the account's limit, 2m00s left (run 6m00s)"; got != want {
+		t.Errorf("status line:\n got %q\nwant %q", got, want)
+	}
 }
 
 // TestCutsToWidthInRunes: a line of multi-byte runes is cut by runes,

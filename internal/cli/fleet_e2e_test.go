@@ -137,12 +137,19 @@ func (f *testFleet) fleet(args ...string) string {
 // returned buffer's file.
 func (f *testFleet) worker(name string, args ...string) *exec.Cmd {
 	f.w.t.Helper()
+	return f.workerWith(name, nil, args...)
+}
+
+// workerWith starts a worker as worker does, with env added to its
+// environment.
+func (f *testFleet) workerWith(name string, env []string, args ...string) *exec.Cmd {
+	f.w.t.Helper()
 	cmd := exec.Command(binary(f.w.t), append([]string{"fleet", "worker", "--server", f.url}, args...)...)
 	log, err := os.Create(filepath.Join(f.state, name+".log"))
 	if err != nil {
 		f.w.t.Fatal(err)
 	}
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = f.w.dir, f.w.env, log, log
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = f.w.dir, append(f.w.env, env...), log, log
 	if err := cmd.Start(); err != nil {
 		f.w.t.Fatal(err)
 	}
@@ -284,7 +291,7 @@ func TestRoodaInitialisesNoNATS(t *testing.T) {
 // rooda-fleet's, kept as golden files so that a change shows in review.
 func TestFleetHelp(t *testing.T) {
 	fleetBinaries(t)
-	for _, sub := range []string{"", "serve", "add", "worker", "status"} {
+	for _, sub := range []string{"", "serve", "add", "worker", "status", "budget"} {
 		args := []string{"fleet", "--help"}
 		name := "help_fleet"
 		if sub != "" {
@@ -540,7 +547,7 @@ func TestFleetCompletionRunsNothing(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": successSignal + "\n"})
 	f := newFleet(t, w)
-	if out := f.fleet("--generate-bash-completion"); out != "serve\nadd\nworker\nstatus\n" {
+	if out := f.fleet("--generate-bash-completion"); out != "serve\nadd\nworker\nstatus\nbudget\n" {
 		t.Errorf("rooda fleet <TAB> = %q, want the fleet's commands", out)
 	}
 	for _, args := range [][]string{

@@ -46,8 +46,10 @@ func newWorkspace(t *testing.T, steps ...step) *workspace {
 	// The fake agents add their pids to it: made now, a missing pids file
 	// is an error of the test, never a clean bill of health.
 	w.write("pids", "")
+	// Its own state directory: the accounts' ledger of one test's loops
+	// is not another's (a limit one meets is not waited for by all).
 	w.env = append(os.Environ(), "ROODA_CONFIG_HOME="+filepath.Join(w.dir, "no-global"),
-		"ROODA_LOG_LEVEL=", "ROODA_SHOW_AI_OUTPUT=")
+		"ROODA_LOG_LEVEL=", "ROODA_SHOW_AI_OUTPUT=", "XDG_STATE_HOME="+filepath.Join(w.dir, "state"), "ROODA_LEDGER=")
 	t.Cleanup(w.noSurvivors)
 	return w
 }

@@ -1,0 +1,129 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"rooda/host/files"
+)
+
+// File is the ledger of the loops of one machine: a JSON file, each
+// entry with its revision, read and written under the lock of a file
+// beside it, so that the loops of one rooda (parallel()) and of every
+// rooda of the user share it.
+type File struct {
+	Path string
+	// mu keeps the loops of this process from polling the lock against
+	// each other.
+	mu sync.Mutex
+}
+
+// lockPoll is how often a busy lock is tried again: it is held for a
+// read and a write of a small file. lockWait is how long a loop waits
+// for it at most: a holder stopped with the lock held (SIGSTOP) must not
+// stop every loop of the machine; the loop goes on without the ledger.
+const lockPoll = 2 * time.Millisecond
+
+var lockWait = 10 * time.Second
+
+// DefaultPath is the machine's ledger: ledger.json in rooda's directory
+// under the user's state directory (${XDG_STATE_HOME:-~/.local/state}).
+func DefaultPath() (string, error) {
+	state := os.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no state directory for the accounts' ledger: %w", err)
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "rooda", "ledger.json"), nil
+}
+
+// fileEntry is an entry as the file keeps it.
+type fileEntry struct {
+	Entry
+	Revision uint64 `json:"revision"`
+}
+
+func (f *File) Get(ctx context.Context, account string) (Entry, uint64, error) {
+	var got fileEntry
+	err := f.locked(ctx, func() error {
+		all, err := f.read()
+		got = all[account]
+		return err
+	})
+	return got.Entry, got.Revision, err
+}
+
+func (f *File) Put(ctx context.Context, account string, e Entry, rev uint64) (uint64, error) {
+	var next uint64
+	err := f.locked(ctx, func() error {
+		all, err := f.read()
+		if err != nil {
+			return err
+		}
+		if all[account].Revision != rev {
+			return ErrRevisionMoved
+		}
+		next = rev + 1
+		all[account] = fileEntry{Entry: e, Revision: next}
+		data, err := json.MarshalIndent(all, "", "  ")
+		if err != nil {
+			return err
+		}
+		return files.WriteWhole(f.Path, data)
+	})
+	return next, err
+}
+
+func (f *File) read() (map[string]fileEntry, error) {
+	all := map[string]fileEntry{}
+	data, err := os.ReadFile(f.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return all, nil
+	}
+	if err != nil {
+		return all, err
+	}
+	if err := json.Unmarshal(data, &all); err != nil {
+		return all, fmt.Errorf("the accounts' ledger %s is not readable: %w", f.Path, err)
+	}
+	return all, nil
+}
+
+// locked runs do holding the ledger's lock, waiting for it while another
+// holds it.
+func (f *File) locked(ctx context.Context, do func() error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(lockWait)
+	for {
+		lock, busy, err := files.Lock(f.Path + ".lock")
+		if err != nil {
+			return err
+		}
+		if !busy {
+			defer lock.Close()
+			return do()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s.lock: held by another process for %s", f.Path, lockWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"rooda/host/units"
@@ -95,6 +96,33 @@ func fleetRowOf(st fleetState) fleetRow {
 		r.Updated = st.Updated.Local().Format("2006-01-02 15:04:05")
 	}
 	return r
+}
+
+// statusTimeout bounds an ask of the fleet's status: a fleet that does
+// not answer makes the page say so, not wait.
+const statusTimeout = 10 * time.Second
+
+// shared is status asked at most once a second, by one request at a
+// time, each ask within statusTimeout: every open page asks for its
+// version every two seconds, and each ask starts rooda-fleet and
+// connects to the fleet, so a slow fleet must not have the asks pile up.
+func shared(status FleetStatus) FleetStatus {
+	var mu sync.Mutex
+	var out []byte
+	var err error
+	var at time.Time
+	return func(ctx context.Context) ([]byte, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !at.IsZero() && time.Since(at) < time.Second {
+			return out, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, statusTimeout)
+		defer cancel()
+		out, err = status(ctx)
+		at = time.Now()
+		return out, err
+	}
 }
 
 // fleetServer serves the fleet page at / and its version, which the

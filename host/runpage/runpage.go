@@ -46,7 +46,8 @@ var (
 	pageHTML string
 	//go:embed style.css
 	styleCSS string
-	// liveJS reloads the page of a run going on when its record changes.
+	// liveJS reloads a page that changes (a run going on, the fleet's)
+	// when its version does.
 	//go:embed live.js
 	liveJS string
 	// piecesJS loads an iteration's texts and prompt diff when it is
@@ -122,7 +123,7 @@ func handler(dir, addr string, fleet FleetStatus) http.Handler {
 	s := &server{dir: dir, now: time.Now, diffing: make(chan struct{}, 1)}
 	mux := http.NewServeMux()
 	if fleet != nil {
-		f := fleetServer{server: s, status: fleet}
+		f := fleetServer{server: s, status: shared(fleet)}
 		mux.HandleFunc("GET /{$}", f.fleet)
 		mux.HandleFunc("GET /version", f.version)
 	} else {

@@ -182,6 +182,14 @@ func evaluate[T any](t *testing.T, b *browsertest.Browser, expression string) T 
 	return v
 }
 
+// evaluateDuring is evaluate for a page that may be reloading: an
+// expression asked as it goes (its context destroyed) is no value, not
+// a failure.
+func evaluateDuring[T any](b *browsertest.Browser, expression string) (T, bool) {
+	v, err := chromedp.Run(b.Ctx, chromedp.Evaluate[T](expression))
+	return v, err == nil
+}
+
 func anyContains(list []string, part string) bool {
 	for _, s := range list {
 		if strings.Contains(s, part) {

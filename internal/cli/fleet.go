@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -93,6 +94,10 @@ func fleetStatus() (runpage.FleetStatus, error) {
 	return func(ctx context.Context) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, program, "status", "--json")
 		cmd.Args[0] = "rooda fleet"
+		// Asked to stop, as a user's Ctrl+C would: one holding this
+		// machine's store lets it go cleanly.
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		cmd.WaitDelay = 5 * time.Second
 		out, err := cmd.Output()
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {

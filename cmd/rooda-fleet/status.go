@@ -39,9 +39,13 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the states as a JSON array"},
 			&cli.BoolFlag{Name: "accounts", Usage: "list the accounts' ledger alone: limits, pauses, budgets"},
+			&cli.BoolFlag{Name: "served", Usage: "ask only a server that runs (--server, or this machine's rooda fleet serve): never start this machine's own, whose store a worker may hold"},
 			serverFlag(), storeFlag(),
 		}, credentialFlags()...),
 		Action: func(c *cli.Context) error {
+			if c.Bool("served") && c.String("server") == "" && !fleet.Served(c.String("store")) {
+				return fmt.Errorf("no fleet server runs for this machine's store (%s): start one with rooda fleet serve, or name one with --server or ROODA_FLEET_SERVER", c.String("store"))
+			}
 			f, err := connect(c)
 			if err != nil {
 				return err

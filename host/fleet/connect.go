@@ -138,6 +138,13 @@ func ConnectTo(ctx context.Context, s *Server) (*Fleet, error) {
 
 // listening is the URL a server of store left there, if one answers on
 // it now to token; "" if none does.
+// Served reports whether a server runs for this machine's store (rooda
+// fleet serve), one a command reaches without starting its own.
+func Served(store string) bool {
+	token, err := storeToken(store)
+	return err == nil && listening(store, token) != ""
+}
+
 func listening(store, token string) string {
 	data, err := os.ReadFile(filepath.Join(store, urlFile))
 	if err != nil {

@@ -92,7 +92,9 @@ func fleetStatus() (runpage.FleetStatus, error) {
 		return nil, err
 	}
 	return func(ctx context.Context) ([]byte, error) {
-		cmd := exec.CommandContext(ctx, program, "status", "--json")
+		// --served: a page polling must never start this machine's own
+		// server, and take its store from a worker or an add.
+		cmd := exec.CommandContext(ctx, program, "status", "--json", "--served")
 		cmd.Args[0] = "rooda fleet"
 		// Asked to stop, as a user's Ctrl+C would: one holding this
 		// machine's store lets it go cleanly.

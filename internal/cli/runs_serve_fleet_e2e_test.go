@@ -21,10 +21,15 @@ import (
 // fleet's server (ROODA_FLEET_SERVER) and returns the address it prints;
 // it is interrupted at the test's end.
 func (f *testFleet) serveFleetPage() string {
-	t := f.w.t
+	return serveFleetPageIn(f.w, "ROODA_FLEET_SERVER="+f.url)
+}
+
+// serveFleetPageIn is serveFleetPage in w, with env added.
+func serveFleetPageIn(w *workspace, env ...string) string {
+	t := w.t
 	t.Helper()
 	cmd := exec.Command(binary(t), "runs", "serve", "--fleet")
-	cmd.Dir, cmd.Env, cmd.Stderr = f.w.dir, append(slices.Clone(f.w.env), "ROODA_FLEET_SERVER="+f.url), os.Stderr
+	cmd.Dir, cmd.Env, cmd.Stderr = w.dir, append(slices.Clone(w.env), env...), os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	must(t, err)
 	must(t, cmd.Start())
@@ -80,6 +85,37 @@ func waitForFleetPage(t *testing.T, address, what string, ok func(string) bool) 
 // on that worker while the second waits; then both ended success, with
 // their iterations and where they ran. The page carries the script that
 // reloads it, and its version changes as the fleet does.
+// TestRunsServeFleetStartsNoServer: with no fleet server running, the
+// page says to start one, and never starts this machine's own, whose
+// store it would take from the user's commands: a fleet add made while
+// the page is asked again and again starts it and works.
+func TestRunsServeFleetStartsNoServer(t *testing.T) {
+	t.Parallel()
+	fleetBinaries(t)
+	w := newWorkspace(t, step{"output": successSignal + "\n"})
+	w.gitInit()
+	w.env = append(w.env, "XDG_STATE_HOME="+t.TempDir())
+	address := serveFleetPageIn(w)
+	polled := make(chan string)
+	go func() {
+		var page string
+		for range 20 {
+			page = fetch(t, address)
+		}
+		polled <- page
+	}()
+	for n := range 3 {
+		add := exec.Command(binary(t), "fleet", "add", "--name", fmt.Sprint("run-", n), "build", "-n", "1", "--ai-cmd", w.aiCmd())
+		add.Dir, add.Env = w.dir, w.env
+		if out, err := add.CombinedOutput(); err != nil {
+			t.Errorf("fleet add %d while the page was asked: %v\n%s", n, err, out)
+		}
+	}
+	if page := <-polled; !strings.Contains(page, "start one with rooda fleet serve") {
+		t.Errorf("the page does not say to start a server:\n%s", page)
+	}
+}
+
 func TestRunsServeFleet(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "working"}, step{"output": "still working", "delay": "3s"}, step{"output": successSignal + "\n"})

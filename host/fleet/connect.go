@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,15 +94,21 @@ func ConnectWith(ctx context.Context, url, store string, creds Credentials) (*Fl
 	if err != nil {
 		return nil, err
 	}
-	if url == "" {
+	given := url != ""
+	if !given {
 		url = listening(store, token)
 	}
 	if url != "" {
-		opts := append([]nats.Option{nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1)}, credOpts...)
-		if token != "" && !strings.Contains(url, "@") && creds.CredsFile == "" {
-			// This machine's server, or one the URL gives no
-			// credentials for: the store's token (a server that asks
-			// none ignores it).
+		opts := []nats.Option{nats.Name("rooda-fleet"), nats.Timeout(dialTimeout), nats.MaxReconnects(-1)}
+		if given {
+			// Credentials are for the server named: this machine's own,
+			// found through its store, asks for its token alone.
+			opts = append(opts, credOpts...)
+		}
+		if token != "" && (!given || onThisMachine(url) && !strings.Contains(url, "@") && creds.CredsFile == "") {
+			// This machine's server: the store's token, which no
+			// server elsewhere is shown (one here that asks none
+			// ignores it).
 			opts = append(opts, nats.Token(token))
 		}
 		nc, err := nats.Connect(url, opts...)
@@ -265,4 +273,19 @@ func (f *Fleet) Close() {
 	if f.server != nil {
 		f.server.Shutdown()
 	}
+}
+
+// onThisMachine reports whether the server URL names a loopback address:
+// this machine's, to which its store's token may go.
+func onThisMachine(url string) bool {
+	u, err := neturl.Parse(url)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

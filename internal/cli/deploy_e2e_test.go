@@ -1211,7 +1211,7 @@ func TestDeployChecksCatchBreakage(t *testing.T) {
 			"git clone https://github.com/your-org/your-repo.git /work/repo;"},
 		{"deploy/kubernetes/indexed-job.yaml", "              mountPath: /work\n              subPathExpr: task-$(JOB_COMPLETION_INDEX)\n      containers:", "              mountPath: /work\n      containers:"},
 		{fleetRecipe, "accessModes: [ReadWriteOnce]", "accessModes: [ReadWriteMany]"},
-		{fleetRecipe, "        - name: work\n          emptyDir: {}", "        - name: work\n          persistentVolumeClaim:\n            claimName: rooda-work"},
+		{fleetRecipe, "        - name: work\n          emptyDir:\n            sizeLimit: 20Gi", "        - name: work\n          persistentVolumeClaim:\n            claimName: rooda-work"},
 		{fleetRecipe, "image: nats:2.15.2-alpine", "image: nats:latest"},
 		{fleetRecipe, "image: nats:2.15.2-alpine", "image: nats:2.10.0-alpine"},
 		{fleetRecipe, "value: nats://$(ROODA_FLEET_TOKEN)@rooda-nats:4222", "value: nats://rooda-nats:4222"},

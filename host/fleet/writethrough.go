@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"rooda/host/files"
 	"rooda/host/journal"
 	"rooda/host/runlog"
 )
@@ -101,7 +102,7 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 		c.id = ids[len(ids)-1]
 	}
 	dir := filepath.Join(c.runs, c.id)
-	piece, rewritten, err := c.newEntries(dir)
+	piece, rewritten, err := c.newEntries()
 	if err != nil || len(piece) == 0 && !all {
 		return err
 	}
@@ -139,22 +140,25 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 	return nil
 }
 
-// newEntries are the whole entries appended to the journal in dir since
+// newEntries are the whole entries appended to the record's journal since
 // the last piece uploaded. A journal shorter than that was written anew
 // (a resume that cut a damaged end): it is given whole, rewritten, to
 // be uploaded from its start in place of the old one's pieces.
-func (c *recordCopy) newEntries(dir string) (piece []byte, rewritten bool, err error) {
-	f, err := os.Open(filepath.Join(dir, journal.Name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+func (c *recordCopy) newEntries() (piece []byte, rewritten bool, err error) {
+	f, err := files.OpenBelow(c.runs, filepath.Join(c.id, journal.Name))
+	if errors.Is(err, fs.ErrNotExist) || isRefused(err) {
+		return nil, false, nil // none yet, or none of rooda's (syncDir)
 	}
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || info.Size() == c.journalAt {
+	if err != nil || !info.Mode().IsRegular() || info.Size() == c.journalAt {
 		return nil, false, err
+	}
+	if info.Size() > journal.Limit {
+		return nil, false, files.TooLarge(f.Name(), journal.Limit)
 	}
 	from := c.journalAt
 	if info.Size() < from {
@@ -196,12 +200,22 @@ func (c *recordCopy) syncFiles(ctx context.Context, dir string) error {
 }
 
 // syncDir uploads what changed in the directory rel of the record at
-// dir, and under it.
+// dir, and under it. The record lies in the workspace, where the agent
+// writes: like rooda's own reader (runlog's openRecord), the look
+// follows no symbolic link, from the runs directory down, and reads
+// regular files only, each up to a limit, so that a link left there to
+// ~/.ssh/id_ed25519 is not uploaded for every client of the fleet to
+// read, nor a named pipe keeps the look waiting for ever.
 func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
-	entries, err := os.ReadDir(filepath.Join(dir, rel))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // removed since it was listed
+	d, err := files.OpenBelow(c.runs, filepath.Join(c.id, rel))
+	if errors.Is(err, fs.ErrNotExist) || isRefused(err) {
+		return nil // removed since it was listed, or not the record's
 	}
+	if err != nil {
+		return err
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return err
 	}
@@ -219,10 +233,13 @@ func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
 		if c.sent[path] == mark {
 			continue
 		}
-		if e.IsDir() {
+		switch {
+		case e.IsDir():
 			err = c.syncDir(ctx, dir, path)
-		} else {
-			err = c.syncFile(ctx, dir, path)
+		case info.Mode().IsRegular():
+			err = c.syncFile(ctx, path)
+		default:
+			// A link, a pipe, a device: not the record's, never read.
 		}
 		if err != nil {
 			return err
@@ -238,14 +255,42 @@ func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
 	return nil
 }
 
-// syncFile uploads the record's file at path.
-func (c *recordCopy) syncFile(ctx context.Context, dir, path string) error {
-	data, err := os.ReadFile(filepath.Join(dir, path))
+// recordFileLimit bounds a file of a record read to be uploaded: an
+// iteration's prompt, output or transcript, as runs show reads them.
+const recordFileLimit = files.RecordedPromptLimit
+
+// syncFile uploads the record's file at path, read as syncDir says.
+func (c *recordCopy) syncFile(ctx context.Context, path string) error {
+	data, err := c.readFile(path, recordFileLimit)
 	if err != nil {
-		return nil // replaced meanwhile: the next look sends it
+		return nil // replaced meanwhile, or refused: the next look sends it, if it can
 	}
 	_, err = c.obs.PutBytes(ctx, c.name+"/"+c.id+"/"+filepath.ToSlash(path), data)
 	return err
+}
+
+// readFile reads the file at path in the record, following no link,
+// refusing anything but a regular file and more than limit bytes.
+func (c *recordCopy) readFile(path string, limit int64) ([]byte, error) {
+	f, err := files.OpenBelow(c.runs, filepath.Join(c.id, path))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = &fs.PathError{Op: "open", Path: f.Name(), Err: files.ErrNotFile}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return files.ReadAll(f, f.Name(), limit)
+}
+
+// isRefused reports whether err is OpenBelow's refusal of a link or of
+// what is not a file.
+func isRefused(err error) bool {
+	return errors.Is(err, files.ErrSymlink) || errors.Is(err, files.ErrNotFile)
 }
 
 // coarseClock is the coarsest time a file system keeps a directory's

@@ -124,7 +124,7 @@ func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := t.TempDir()
-	if _, err := f.downloadRecords(ctx, "r", kept, t.TempDir()); err != nil {
+	if _, err := f.downloadRecords(ctx, "r", kept, filepath.Dir(kept)); err != nil {
 		t.Fatal(err)
 	}
 	behind := func(runs, name string) bool {
@@ -138,7 +138,7 @@ func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
 	if err := c.sync(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.downloadRecords(ctx, "r", kept, t.TempDir()); err != nil {
+	if _, err := f.downloadRecords(ctx, "r", kept, filepath.Dir(kept)); err != nil {
 		t.Fatal(err)
 	}
 	if behind(kept, "r") || behind(t.TempDir(), "another") {

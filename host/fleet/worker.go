@@ -217,6 +217,11 @@ func (w *Worker) fromStore(ctx context.Context, ws string, made bool, run Run) (
 			return "", err
 		}
 	}
+	// The clone is the agent's: a directory of the run's that is a link
+	// committed there is not followed (downloadRecords checks below).
+	if err := mkdirBelow(ws, run.Subdir); err != nil {
+		return "", err
+	}
 	id, err := f.downloadRecords(ctx, run.Name, runs, filepath.Join(ws, run.Subdir))
 	if err != nil || id == "" {
 		return ws, err

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -269,10 +270,15 @@ func (c *recordCopy) syncFile(ctx context.Context, path string) error {
 	return err
 }
 
-// readFile reads the file at path in the record, following no link,
-// refusing anything but a regular file and more than limit bytes.
+// readFile reads the file at path in the record, as readBelow does.
 func (c *recordCopy) readFile(path string, limit int64) ([]byte, error) {
-	f, err := files.OpenBelow(c.runs, filepath.Join(c.id, path))
+	return readBelow(c.runs, filepath.Join(c.id, path), limit)
+}
+
+// readBelow reads the file rel below root, following no link, refusing
+// anything but a regular file and more than limit bytes.
+func readBelow(root, rel string, limit int64) ([]byte, error) {
+	f, err := files.OpenBelow(root, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -361,8 +367,8 @@ func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) 
 			continue
 		}
 		id, path, ok := strings.Cut(rest, "/")
-		if !ok {
-			continue
+		if !ok || !runlog.IsID(id) || !isRecordPath(path) {
+			continue // not a record's: a download would make it a path
 		}
 		r, seen := records[id]
 		if !seen {
@@ -387,39 +393,50 @@ func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) 
 // machine, and returns the id of the newest ("" if none): a worker
 // that takes a run over where its workspace is not goes on from them.
 // Each names workDir, where this worker runs rooda, as the directory
-// its run ran in: rooda resumes a run only from there.
+// its run ran in: rooda resumes a run only from there. runs lies below
+// workDir (.rooda/runs); neither the store's names nor the clone are
+// trusted: a name that is not a record's is passed over, and no link in
+// the clone, from workDir down, is followed.
 func (f *Fleet) downloadRecords(ctx context.Context, name, runs, workDir string) (string, error) {
 	records, err := storedRecords(ctx, f.records, name)
 	if err != nil || len(records) == 0 {
 		return "", err
 	}
+	rel, err := filepath.Rel(workDir, runs)
+	if err == nil {
+		err = mkdirBelow(workDir, rel)
+	}
+	if err != nil {
+		return "", fmt.Errorf("downloading the records of %s: %w", name, err)
+	}
 	for id, r := range records {
-		dir := filepath.Join(runs, id)
-		err := f.downloadRecord(ctx, name+"/"+id+"/", dir, r)
+		err := f.downloadRecord(ctx, name+"/"+id+"/", runs, id, r)
 		if err == nil {
-			err = movedTo(dir, workDir)
+			err = movedTo(filepath.Join(runs, id), workDir)
 		}
 		if err != nil {
 			return "", fmt.Errorf("downloading the record %s of %s: %w", id, name, err)
 		}
 	}
 	// As rooda keeps its records out of git (runlog's ignoreRecords).
-	if _, err := os.Stat(filepath.Join(runs, ".gitignore")); errors.Is(err, fs.ErrNotExist) {
-		os.WriteFile(filepath.Join(runs, ".gitignore"), []byte("*\n"), 0o644)
+	if _, err := os.Lstat(filepath.Join(runs, ".gitignore")); errors.Is(err, fs.ErrNotExist) {
+		if err := files.WriteWhole(filepath.Join(runs, ".gitignore"), []byte("*\n")); err != nil {
+			return "", err
+		}
 	}
 	return lastID(records), nil
 }
 
 // downloadRecord writes record r, whose objects' names begin with
-// prefix, into dir: its files, and its journal's pieces joined up to
-// the first gap.
-func (f *Fleet) downloadRecord(ctx context.Context, prefix, dir string, r storedRecord) error {
+// prefix, as record id in runs: its files, and its journal's pieces
+// joined up to the first gap.
+func (f *Fleet) downloadRecord(ctx context.Context, prefix, runs, id string, r storedRecord) error {
 	for _, path := range r.files {
 		data, err := f.records.GetBytes(ctx, prefix+path)
 		if err != nil {
 			return err
 		}
-		if err := writeDownloaded(filepath.Join(dir, filepath.FromSlash(path)), data); err != nil {
+		if err := writeDownloaded(runs, filepath.Join(id, filepath.FromSlash(path)), data); err != nil {
 			return err
 		}
 	}
@@ -434,14 +451,63 @@ func (f *Fleet) downloadRecord(ctx context.Context, prefix, dir string, r stored
 		}
 		jnl.Write(data)
 	}
-	return writeDownloaded(filepath.Join(dir, journal.Name), jnl.Bytes())
+	return writeDownloaded(runs, filepath.Join(id, journal.Name), jnl.Bytes())
 }
 
-func writeDownloaded(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// isRecordPath reports whether path, a file's in a record as the store
+// names it, stays in the record and is one the write-through sends: no
+// part empty, "..", or beginning with a dot (rooda's own files).
+func isRecordPath(path string) bool {
+	if !fs.ValidPath(path) || path == "." {
+		return false
+	}
+	for _, part := range strings.Split(path, "/") {
+		if strings.HasPrefix(part, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// writeDownloaded writes data as the file rel of runs, whole (a
+// rename, which replaces a link there, never follows it), its
+// directories made where missing: the clone is the agent's, which may
+// have committed a link among them, so none is followed.
+func writeDownloaded(runs, rel string, data []byte) error {
+	if err := mkdirBelow(runs, filepath.Dir(rel)); err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o600) // as rooda writes its records
+	return files.WriteWhole(filepath.Join(runs, rel), data) // 0600, as rooda writes its records
+}
+
+// mkdirBelow makes the directory rel below root, each part that is
+// missing, and refuses a part that is a link or not a directory.
+func mkdirBelow(root, rel string) error {
+	if rel != "." && rel != "" && !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s is not below %s", rel, root)
+	}
+	dir := root
+	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
+		if part == "." || part == "" {
+			continue
+		}
+		dir = filepath.Join(dir, part)
+		err := os.Mkdir(dir, 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		info, err := os.Lstat(dir)
+		if err != nil {
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: files.ErrSymlink}
+		}
+		if !info.IsDir() {
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: syscall.ENOTDIR}
+		}
+	}
+	return nil
 }
 
 // movedTo writes workDir into the run.json of the record at dir as the
@@ -449,7 +515,7 @@ func writeDownloaded(path string, data []byte) error {
 // run from), every other field as it was.
 func movedTo(dir, workDir string) error {
 	path := filepath.Join(dir, "run.json")
-	data, err := os.ReadFile(path)
+	data, err := readBelow(dir, "run.json", files.RecordLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // a record whose run.json was not written through yet
 	}
@@ -466,5 +532,5 @@ func movedTo(dir, workDir string) error {
 	if data, err = json.MarshalIndent(fields, "", "  "); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o600)
+	return files.WriteWhole(path, append(data, '\n'))
 }

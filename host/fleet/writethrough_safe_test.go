@@ -75,3 +75,70 @@ func TestAWriteThroughReadsNoLinkAndNoPipe(t *testing.T) {
 		}
 	}
 }
+
+// TestADownloadWritesOnlyInsideTheRecord: the store's names are not
+// trusted, nor the clone, which an agent may have committed links to:
+// a name whose id is not a run's or whose path leaves the record is not
+// written, and a runs directory, or a directory of a record, that is a
+// link in the clone makes the download fail, writing nothing where the
+// link leads.
+func TestADownloadWritesOnlyInsideTheRecord(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	const id = "20260101T000000.000000Z-build-abcd"
+	put := func(name, data string) {
+		t.Helper()
+		if _, err := f.records.PutBytes(ctx, name, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("r/"+id+"/run.json", `{"id":"`+id+`"}`)
+	put("r/"+id+"/iterations/0001/meta.json", `{"n":1}`)
+	put("r/"+id+"/../../../escaped.txt", "escaped")
+	put("r/"+id+"/iterations/../../../../escaped.txt", "escaped")
+	put("r/"+id+"//abs/escaped.txt", "escaped")
+	put("r/../escaped/run.json", "escaped")
+	put("r/..", "escaped")
+
+	work := filepath.Join(t.TempDir(), "a", "b", "c")
+	runs := filepath.Join(work, ".rooda", "runs")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.downloadRecords(ctx, "r", runs, work); err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	filepath.WalkDir(filepath.Dir(filepath.Dir(filepath.Dir(work))), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			written = append(written, p)
+		}
+		return nil
+	})
+	for _, p := range written {
+		rel, _ := filepath.Rel(runs, p)
+		switch rel {
+		case filepath.Join(id, "run.json"), filepath.Join(id, "iterations", "0001", "meta.json"), filepath.Join(id, "journal.jsonl"), ".gitignore":
+		default:
+			t.Errorf("the download wrote %s", p)
+		}
+	}
+
+	for _, link := range []string{".rooda", filepath.Join(".rooda", "runs"), filepath.Join(".rooda", "runs", id, "iterations")} {
+		work := t.TempDir()
+		elsewhere := t.TempDir()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(work, link)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(elsewhere, filepath.Join(work, link)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := f.downloadRecords(ctx, "r", filepath.Join(work, ".rooda", "runs"), work)
+		if err == nil {
+			t.Errorf("a download into a clone whose %s is a link succeeded", link)
+		}
+		if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+			t.Errorf("a download through the link %s wrote %v where it leads", link, entries)
+		}
+	}
+}

@@ -24,7 +24,7 @@ func clone(ctx context.Context, path string, run Run) error {
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	if err := git(ctx, filepath.Dir(path), "clone", "--quiet", "--no-checkout", run.Repo, tmp); err != nil {
+	if err := git(ctx, filepath.Dir(path), "clone", "--quiet", "--no-checkout", "--", run.Repo, tmp); err != nil {
 		return err
 	}
 	start := run.Ref
@@ -58,7 +58,7 @@ func ResolveRemoteRef(ctx context.Context, repo, ref string) (string, error) {
 	if hexCommit.MatchString(ref) {
 		return ref, nil
 	}
-	out, err := gitOutput(ctx, ".", "ls-remote", repo, ref)
+	out, err := gitOutput(ctx, ".", "ls-remote", "--", repo, ref)
 	if err != nil {
 		return "", fmt.Errorf("%s: not a repository git can read (%w)", repo, err)
 	}

@@ -75,14 +75,16 @@ func (p *branchPush) hasRef(ctx context.Context, ref string) bool {
 
 // push pushes the run's branch, forced from the commit this worker
 // expects there only, and record id's refs as they are here (those
-// dropped here are deleted there).
+// dropped here are deleted there). The push is atomic: a branch update
+// refused (another worker pushed since) refuses the refs' too, so that
+// a worker that lost the run neither forces nor prunes its taker's.
 func (p *branchPush) push(ctx context.Context, id string) error {
 	branch := "refs/heads/" + Branch(p.run)
 	head, err := gitOutput(ctx, p.dir, "rev-parse", "--verify", branch)
 	if err != nil {
 		return err
 	}
-	args := []string{"push", "--quiet", "--prune", "--force-with-lease=" + branch + ":" + p.expected, "origin", branch + ":" + branch}
+	args := []string{"push", "--quiet", "--atomic", "--prune", "--force-with-lease=" + branch + ":" + p.expected, "origin", branch + ":" + branch}
 	if id != "" {
 		args = append(args, "+refs/rooda/"+id+"/*:refs/rooda/"+id+"/*")
 	}

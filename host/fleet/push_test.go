@@ -40,8 +40,9 @@ func commitIn(t *testing.T, dir, file string) {
 // the branch as the first pushed it, and pushes over it; the first,
 // which goes on (paused past its lease, then continued), can no longer
 // push its branch over the taker's commits (--force-with-lease from
-// what it last saw). The record's refs go with the branch, and those
-// dropped in the clone are dropped on the remote.
+// what it last saw), nor its record's refs over the taker's (the push
+// is atomic). The record's refs go with the branch, and those dropped
+// in the clone are dropped on the remote.
 func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -91,6 +92,10 @@ func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	if got := gitRun(t, remote, "for-each-ref", "refs/rooda/"); got != "" {
 		t.Errorf("the remote's refs of the record after the taker's push: %q, want none", got)
 	}
+	gitRun(t, taker, "update-ref", "refs/rooda/rec1/start/3", "HEAD")
+	if err := q.push(ctx, "rec1"); err != nil {
+		t.Fatal(err)
+	}
 
 	commitIn(t, first, "late.txt")
 	if err := p.push(ctx, "rec1"); err == nil {
@@ -98,6 +103,11 @@ func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	}
 	if got := gitRun(t, remote, "log", "--format=%s", Branch(run)); got != "two.txt\none.txt\nstart.txt" {
 		t.Errorf("the remote's branch: %q, want the taker's", got)
+	}
+	// Nor its refs: the push refused is refused whole (--atomic), the
+	// taker's start ref neither pruned nor forced.
+	if got := gitRun(t, remote, "for-each-ref", "--format=%(refname)", "refs/rooda/"); got != "refs/rooda/rec1/start/3" {
+		t.Errorf("the remote's refs of the record after a refused push: %q, want the taker's refs/rooda/rec1/start/3", got)
 	}
 }
 

@@ -254,28 +254,24 @@ func (f *Fleet) behindStore(ctx context.Context, runs, name string) (bool, error
 type copying struct {
 	w      *Worker
 	name   string
-	rc     *recordCopy
+	runs   string                      // the workspace's runs directory
+	held   func(context.Context) error // the lease's stillHeld
+	rc     *recordCopy                 // once made from the store
 	push   *branchPush
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
 // writeThrough starts writing the record of the run l holds, in dir of
-// the workspace ws, through to the store, every writeThroughEvery.
+// the workspace ws, through to the store, every writeThroughEvery. The
+// copy starts from what the store holds: a look that cannot read it
+// (the server out of reach a moment) tries again at the next, rather
+// than leave the run unwritten, and its branch unpushed, for good.
 func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *copying {
 	run := l.State().Run
-	c := &copying{w: w, name: run.Name, done: make(chan struct{})}
-	rc, err := w.Queue.f.newRecordCopy(ctx, run.Name, filepath.Join(dir, runlog.DefaultDir), l.stillHeld)
-	if err != nil {
-		w.say("%s: its record is not written through to the fleet's store: %v", run.Name, err)
-		close(c.done)
-		c.cancel = func() {}
-		return c
-	}
-	c.rc = rc
+	c := &copying{w: w, name: run.Name, runs: filepath.Join(dir, runlog.DefaultDir), held: l.stillHeld, done: make(chan struct{})}
 	if run.Repo != "" {
 		c.push = newBranchPush(ctx, ws, run)
-		rc.beforeJournal = c.push.beforeJournal
 	}
 	ctx, c.cancel = context.WithCancel(ctx)
 	go func() {
@@ -289,10 +285,26 @@ func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *co
 				return
 			case <-tick.C:
 			}
-			c.said(&said, rc.sync(ctx, false))
+			c.said(&said, c.look(ctx, false))
 		}
 	}()
 	return c
+}
+
+// look writes what changed in the record since the last look, all of
+// it if all (the run ended), making the copy first if it is not made.
+func (c *copying) look(ctx context.Context, all bool) error {
+	if c.rc == nil {
+		rc, err := c.w.Queue.f.newRecordCopy(ctx, c.name, c.runs, c.held)
+		if err != nil {
+			return fmt.Errorf("reading what the fleet's store holds of the run: %w", err)
+		}
+		if c.push != nil {
+			rc.beforeJournal = c.push.beforeJournal
+		}
+		c.rc = rc
+	}
+	return c.rc.sync(ctx, all)
 }
 
 // stop stops the looks, and waits for the one going on.
@@ -304,14 +316,11 @@ func (c *copying) stop() {
 // last writes what the run's rooda wrote last, as it stopped: the
 // branch as it left it, then the record whole.
 func (c *copying) last(ctx context.Context) {
-	if c.rc == nil {
-		return
-	}
 	var said string
-	if c.push != nil && c.rc.id != "" {
+	if c.push != nil && c.rc != nil && c.rc.id != "" {
 		c.said(&said, c.push.push(ctx, c.rc.id))
 	}
-	c.said(&said, c.rc.sync(ctx, true))
+	c.said(&said, c.look(ctx, true))
 }
 
 // said says err once, not again while it stays the same.

@@ -349,11 +349,16 @@ func lastID(records map[string]storedRecord) string {
 	return last
 }
 
+// listObjects lists the store's objects; a test makes it fail.
+var listObjects = func(ctx context.Context, obs jetstream.ObjectStore) ([]*jetstream.ObjectInfo, error) {
+	return obs.List(ctx)
+}
+
 // storedRecords are the records the store holds of the run name, by id.
 // The store is listed whole: a fleet's records are read only when a run
 // is taken.
 func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) (map[string]storedRecord, error) {
-	infos, err := obs.List(ctx)
+	infos, err := listObjects(ctx, obs)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, nil
 	}

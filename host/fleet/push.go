@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,11 +90,21 @@ func (p *branchPush) push(ctx context.Context, id string) error {
 		args = append(args, "+refs/rooda/"+id+"/*:refs/rooda/"+id+"/*")
 	}
 	if err := git(ctx, p.dir, args...); err != nil {
+		if strings.Contains(err.Error(), "stale info") {
+			err = fmt.Errorf("%w (%v)", errPushedOver, err)
+		}
 		return fmt.Errorf("pushing %s: %w", Branch(p.run), err)
 	}
 	p.expected = strings.TrimSpace(head)
 	return nil
 }
+
+// errPushedOver is a push refused because the remote's branch is no
+// longer where this worker last saw or left it: another worker pushed
+// it since, which only a worker that took the run over does. The run is
+// as good as lost: pushing on would fail at every look, and the run end
+// with its commits here alone.
+var errPushedOver = errors.New("another worker pushed the run's branch since this one last did")
 
 // fetchRecordRefs fetches the refs rooda keeps of record id from the
 // run's repository into the clone at dir: the start of the iteration in

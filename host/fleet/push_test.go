@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,8 +99,8 @@ func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	}
 
 	commitIn(t, first, "late.txt")
-	if err := p.push(ctx, "rec1"); err == nil {
-		t.Errorf("the worker that lost the run pushed over its taker's branch")
+	if err := p.push(ctx, "rec1"); !errors.Is(err, errPushedOver) {
+		t.Errorf("the push of the worker that lost the run: %v, want errPushedOver (a lost run)", err)
 	}
 	if got := gitRun(t, remote, "log", "--format=%s", Branch(run)); got != "two.txt\none.txt\nstart.txt" {
 		t.Errorf("the remote's branch: %q, want the taker's", got)

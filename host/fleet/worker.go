@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
@@ -154,18 +155,44 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 			return
 		}
 		// Hold stopped without a loss: the worker is stopping.
+	case err := <-copying.lost:
+		// Another worker pushed the run's branch: this one's pushes
+		// are refused from now on, its work stays here. Stopped and
+		// given back, for a worker to go on from the remote.
+		cancel()
+		end = <-done
+		copying.stop()
+		w.say("%s: run lost, stopped: %v", name, err)
+		leaseLost(span, err)
+		w.giveBack(ctx, l)
+		return
 	case <-ctx.Done():
 		end = <-done
 	}
 	copying.stop()
-	copying.last(context.WithoutCancel(ctx))
+	err = copying.last(context.WithoutCancel(ctx))
+	if isLost(err) {
+		w.say("%s: run lost as it stopped, nothing more written: %v", name, err)
+		leaseLost(span, err)
+		return
+	}
 	if ctx.Err() != nil {
 		// The worker stopped the run (interrupted, resumable) as it
 		// stops: the run is not over.
+		if err != nil {
+			w.say("%s: its last writes: %v", name, err)
+		}
 		w.giveBack(ctx, l)
 		return
 	}
-	w.end(ctx, l, end.Ending, end.err)
+	ending, cause := afterLastWrites(end.Ending, err, st.Run.Repo != "")
+	if cause == nil {
+		cause = end.err
+		if err != nil {
+			w.say("%s: its record's last writes: %v", name, err)
+		}
+	}
+	w.end(ctx, l, ending, cause)
 }
 
 // giveBack releases a run its worker stopped, at once, for another to
@@ -258,6 +285,7 @@ type copying struct {
 	held   func(context.Context) error // the lease's stillHeld
 	rc     *recordCopy                 // once made from the store
 	push   *branchPush
+	lost   chan error // a look that found the run lost says it here
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -269,7 +297,7 @@ type copying struct {
 // than leave the run unwritten, and its branch unpushed, for good.
 func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *copying {
 	run := l.State().Run
-	c := &copying{w: w, name: run.Name, runs: filepath.Join(dir, runlog.DefaultDir), held: l.stillHeld, done: make(chan struct{})}
+	c := &copying{w: w, name: run.Name, runs: filepath.Join(dir, runlog.DefaultDir), held: l.stillHeld, lost: make(chan error, 1), done: make(chan struct{})}
 	if run.Repo != "" {
 		c.push = newBranchPush(ctx, ws, run)
 	}
@@ -285,7 +313,12 @@ func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *co
 				return
 			case <-tick.C:
 			}
-			c.said(&said, c.look(ctx, false))
+			err := c.look(ctx, false)
+			if isLost(err) {
+				c.lost <- err
+				return
+			}
+			c.said(&said, err)
 		}
 	}()
 	return c
@@ -314,13 +347,39 @@ func (c *copying) stop() {
 }
 
 // last writes what the run's rooda wrote last, as it stopped: the
-// branch as it left it, then the record whole.
-func (c *copying) last(ctx context.Context) {
-	var said string
-	if c.push != nil && c.rc != nil && c.rc.id != "" {
-		c.said(&said, c.push.push(ctx, c.rc.id))
+// branch as it left it, then the record whole; nothing if the worker no
+// longer holds the run (it paused past its lease, say).
+func (c *copying) last(ctx context.Context) error {
+	if err := c.held(ctx); err != nil {
+		return err
 	}
-	c.said(&said, c.look(ctx, true))
+	if c.push != nil && c.rc != nil && c.rc.id != "" {
+		if err := c.push.push(ctx, c.rc.id); err != nil {
+			return err
+		}
+	}
+	return c.look(ctx, true)
+}
+
+// isLost reports whether err, from a look or the last writes, says the
+// worker no longer holds the run: its lease taken, or its branch pushed
+// by another.
+func isLost(err error) bool {
+	return errors.Is(err, ErrRevisionMoved) || errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, errPushedOver)
+}
+
+// afterLastWrites is how a run that ended e ends once its last writes
+// gave err: a run of a repository whose branch or record could not be
+// written back (pushed) has its work on this machine alone, which no
+// other worker can go on from; it is not a success, whatever its rooda
+// said. A worktree's run keeps its commits in its checkout.
+func afterLastWrites(e Ending, err error, repo bool) (Ending, error) {
+	if err == nil || !repo {
+		return e, nil
+	}
+	cause := fmt.Errorf("the run ended %s but its branch and record were not written back: %w", e.Status, err)
+	e.Status, e.ExitCode = "error", max(e.ExitCode, 1)
+	return e, cause
 }
 
 // said says err once, not again while it stays the same.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -69,5 +70,69 @@ func TestAFailedListingDoesNotStopTheWriteThrough(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the record never reached the store after its listing failed at the start")
 		}
+	}
+}
+
+// TestTheLastPushAsksTheLeaseFirst: a run's last writes, as its rooda
+// stops, are those of a worker that may have lost the run meanwhile
+// (paused past its lease): its branch is not pushed then, and the
+// failure says the run was lost.
+func TestTheLastPushAsksTheLeaseFirst(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	src := t.TempDir()
+	gitRun(t, src, "init", "-q")
+	commitIn(t, src, "start.txt")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitRun(t, src, "clone", "-q", "--bare", src, remote)
+	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Run{Name: "paused", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+	ws := filepath.Join(t.TempDir(), "paused")
+	if err := clone(ctx, ws, run); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(ws, runlog.DefaultDir)
+	if _, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, ""); err != nil {
+		t.Fatal(err)
+	}
+	held := func(context.Context) error { return ErrRevisionMoved }
+	rc, err := f.newRecordCopy(ctx, run.Name, runs, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := runlog.IDs(runs)
+	rc.id = ids[0]
+	w := &Worker{Name: "w", Log: io.Discard}
+	c := &copying{w: w, name: run.Name, runs: runs, held: held, rc: rc, push: newBranchPush(ctx, ws, run)}
+	commitIn(t, ws, "late.txt")
+	if err := c.last(ctx); !isLost(err) {
+		t.Errorf("the last writes of a worker that lost the run: %v, want the run lost", err)
+	}
+	if got := gitRun(t, remote, "branch", "--list", Branch(run)); got != "" {
+		t.Errorf("a worker that lost the run pushed its branch as it stopped: %q", got)
+	}
+}
+
+// TestARunWhoseLastPushFailedDoesNotEndInSuccess: the worker writes a
+// run's end once its last writes are done; a clone's run whose branch
+// could not be pushed then has its commits on this machine alone, and
+// is not said a success.
+func TestARunWhoseLastPushFailedDoesNotEndInSuccess(t *testing.T) {
+	ok := Ending{Status: "success"}
+	if got, _ := afterLastWrites(ok, nil, true); got != ok {
+		t.Errorf("a run written back whole ends %+v, want %+v", got, ok)
+	}
+	got, cause := afterLastWrites(ok, errors.New("git push failed"), true)
+	if got.Status == "success" || cause == nil {
+		t.Errorf("a run whose last push failed ends %+v (%v), not an error", got, cause)
+	}
+	if got, _ := afterLastWrites(ok, errors.New("the store is out of reach"), false); got != ok {
+		t.Errorf("a worktree's run, whose commits are in its checkout, ends %+v when its record's last write failed, want %+v", got, ok)
 	}
 }

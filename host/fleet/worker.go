@@ -279,15 +279,16 @@ func (f *Fleet) behindStore(ctx context.Context, runs, name string) (bool, error
 // copying is a run's record being written through to the store as its
 // rooda goes, and its branch pushed for a run of a repository.
 type copying struct {
-	w      *Worker
-	name   string
-	runs   string                      // the workspace's runs directory
-	held   func(context.Context) error // the lease's stillHeld
-	rc     *recordCopy                 // once made from the store
-	push   *branchPush
-	lost   chan error // a look that found the run lost says it here
-	cancel context.CancelFunc
-	done   chan struct{}
+	w       *Worker
+	name    string
+	runs    string                      // the workspace's runs directory
+	held    func(context.Context) error // the lease's stillHeld
+	rc      *recordCopy                 // once made from the store
+	attempt int                         // the lease's
+	push    *branchPush
+	lost    chan error // a look that found the run lost says it here
+	cancel  context.CancelFunc
+	done    chan struct{}
 }
 
 // writeThrough starts writing the record of the run l holds, in dir of
@@ -297,7 +298,7 @@ type copying struct {
 // than leave the run unwritten, and its branch unpushed, for good.
 func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *copying {
 	run := l.State().Run
-	c := &copying{w: w, name: run.Name, runs: filepath.Join(dir, runlog.DefaultDir), held: l.stillHeld, lost: make(chan error, 1), done: make(chan struct{})}
+	c := &copying{w: w, name: run.Name, runs: filepath.Join(dir, runlog.DefaultDir), held: l.stillHeld, attempt: l.State().Attempt, lost: make(chan error, 1), done: make(chan struct{})}
 	if run.Repo != "" {
 		c.push = newBranchPush(ctx, ws, run)
 	}
@@ -335,6 +336,7 @@ func (c *copying) look(ctx context.Context, all bool) error {
 		if c.push != nil {
 			rc.beforeJournal = c.push.beforeJournal
 		}
+		rc.attempt = c.attempt
 		c.rc = rc
 	}
 	return c.rc.sync(ctx, all)

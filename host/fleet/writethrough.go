@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,9 +35,11 @@ import (
 // rooda writes those files whole (a rename), so each is uploaded whole
 // when it appears or changes. The journal only grows: it is uploaded in
 // pieces of the entries appended since the last one,
-// "NAME/ID/journal.jsonl@OFFSET", so that a run of many iterations does
-// not send its journal again at each; a download joins the pieces in
-// the order of their offsets, up to the first gap.
+// "NAME/ID/journal.jsonl@OFFSET.ATTEMPT", so that a run of many
+// iterations does not send its journal again at each; a download joins
+// the pieces in the order of their offsets, up to the first gap, taking
+// at each offset the piece of the newest attempt, and none of an older
+// attempt after a newer one's (chain).
 
 // writeThroughEvery is how often a worker looks at the record of a run
 // going on: a stat of its journal, the rest only when it grew. An entry
@@ -56,6 +59,9 @@ type recordCopy struct {
 	id   string // the record's, once there is one
 	// journalAt is how much of the journal the store holds.
 	journalAt int64
+	// attempt is the lease's attempt of the worker writing: its pieces
+	// are named after it (pieceName).
+	attempt int
 	// sent is each other file as it was when uploaded.
 	sent map[string]fileMark
 	// held says whether the worker still holds the run: nothing is
@@ -181,8 +187,8 @@ func (c *recordCopy) dropPieces(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for off := range stored[c.id].pieces {
-		if err := c.obs.Delete(ctx, c.pieceName(off)); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+	for _, name := range stored[c.id].pieceNames {
+		if err := c.obs.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 			return err
 		}
 	}
@@ -303,25 +309,56 @@ func isRefused(err error) bool {
 // changes in.
 const coarseClock = 2 * time.Second
 
+// pieceName is the name of the piece at offset of the journal, as this
+// worker's attempt writes it: two workers that both think they hold the
+// run (one paused past its lease) never write under one name, so a late
+// piece of the one that lost it cannot replace its taker's.
 func (c *recordCopy) pieceName(offset int64) string {
-	return fmt.Sprintf("%s/%s/%s%012d", c.name, c.id, journalPiece, offset)
+	return fmt.Sprintf("%s/%s/%s%012d.%d", c.name, c.id, journalPiece, offset, c.attempt)
 }
 
 // storedRecord is what the store holds of one record: its files, and
-// the sizes of its journal's pieces by offset.
+// its journal's pieces: at each offset, the size and attempt of the
+// piece of the highest attempt.
 type storedRecord struct {
-	files  []string
-	pieces map[int64]int64
+	files      []string
+	pieces     map[int64]int64
+	attempts   map[int64]int
+	pieceNames []string // every piece's, all attempts'
+}
+
+// addPiece notes the piece named name, at off, of attempt's size bytes.
+func (r *storedRecord) addPiece(name string, off int64, attempt int, size int64) {
+	r.pieceNames = append(r.pieceNames, name)
+	if _, seen := r.pieces[off]; !seen || attempt > r.attempts[off] {
+		r.pieces[off], r.attempts[off] = size, attempt
+	}
+}
+
+// chain is the offsets of the pieces that make the journal, in order:
+// from its start, up to the first gap, the highest attempt's piece at
+// each offset, and none of an attempt older than one before it (a
+// worker that lost the run wrote it after its taker began).
+func (r storedRecord) chain() []int64 {
+	var offs []int64
+	var at int64
+	newest := -1
+	for _, off := range r.offsets() {
+		if off != at || r.attempts[off] < newest {
+			break
+		}
+		offs = append(offs, off)
+		at += r.pieces[off]
+		newest = r.attempts[off]
+	}
+	return offs
 }
 
 // journalLength is how much of the journal the pieces hold from its
-// start, up to the first gap.
+// start (chain).
 func (r storedRecord) journalLength() int64 {
 	var at int64
-	for _, off := range r.offsets() {
-		if off != at {
-			break
-		}
+	for _, off := range r.chain() {
 		at += r.pieces[off]
 	}
 	return at
@@ -335,6 +372,22 @@ func (r storedRecord) offsets() []int64 {
 	}
 	sort.Slice(offs, func(i, j int) bool { return offs[i] < offs[j] })
 	return offs
+}
+
+// pieceAt parses the name of a piece, after its prefix: OFFSET.ATTEMPT,
+// or OFFSET alone, as the first fleets named them (attempt 0).
+func pieceAt(name string) (off int64, attempt int, ok bool) {
+	o, a, hasAttempt := strings.Cut(name, ".")
+	off, err := strconv.ParseInt(o, 10, 64)
+	if err != nil || off < 0 {
+		return 0, 0, false
+	}
+	if hasAttempt {
+		if attempt, err = strconv.Atoi(a); err != nil || attempt < 0 {
+			return 0, 0, false
+		}
+	}
+	return off, attempt, true
 }
 
 // lastID is the id of the newest record: ids begin with the time their
@@ -377,14 +430,14 @@ func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) 
 		}
 		r, seen := records[id]
 		if !seen {
-			r = storedRecord{pieces: map[int64]int64{}}
+			r = storedRecord{pieces: map[int64]int64{}, attempts: map[int64]int{}}
 		}
-		if off, isPiece := strings.CutPrefix(path, journalPiece); isPiece {
-			n, err := strconv.ParseInt(off, 10, 64)
-			if err != nil {
+		if at, isPiece := strings.CutPrefix(path, journalPiece); isPiece {
+			off, attempt, ok := pieceAt(at)
+			if !ok {
 				continue
 			}
-			r.pieces[n] = int64(info.Size)
+			r.addPiece(info.Name, off, attempt, int64(info.Size))
 		} else {
 			r.files = append(r.files, path)
 		}
@@ -446,11 +499,12 @@ func (f *Fleet) downloadRecord(ctx context.Context, prefix, runs, id string, r s
 		}
 	}
 	var jnl bytes.Buffer
-	for _, off := range r.offsets() {
-		if off != int64(jnl.Len()) {
-			break
+	for _, off := range r.chain() {
+		name := fmt.Sprintf("%s%s%012d.%d", prefix, journalPiece, off, r.attempts[off])
+		if r.attempts[off] == 0 && !slices.Contains(r.pieceNames, name) {
+			name = fmt.Sprintf("%s%s%012d", prefix, journalPiece, off) // named as the first fleets did
 		}
-		data, err := f.records.GetBytes(ctx, fmt.Sprintf("%s%s%012d", prefix, journalPiece, off))
+		data, err := f.records.GetBytes(ctx, name)
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rooda/host/journal"
 	"rooda/host/runlog"
 )
 
@@ -140,5 +141,81 @@ func TestADownloadWritesOnlyInsideTheRecord(t *testing.T) {
 		if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
 			t.Errorf("a download through the link %s wrote %v where it leads", link, entries)
 		}
+	}
+}
+
+// TestALateHolderDoesNotReplaceItsTakersJournal: a worker paused past
+// its lease goes on writing the journal's pieces while its taker, on
+// another machine, writes its own from the same offset: the store's
+// journal is the taker's, the stale worker's pieces, at the taker's
+// offsets and after them, are not part of it.
+func TestALateHolderDoesNotReplaceItsTakersJournal(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	key := journal.Key{Thread: "main", Seq: 1}
+	stale := t.TempDir()
+	rec, err := runlog.Start(stale, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := filepath.Base(rec.Dir())
+	staleJnl := openJournal(t, filepath.Join(rec.Dir(), journal.Name))
+	appendTo(t, staleJnl, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
+	first, err := f.newRecordCopy(ctx, "r", stale, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.attempt = 1
+	if err := first.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+
+	taking := t.TempDir()
+	runs := filepath.Join(taking, runlog.DefaultDir)
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.downloadRecords(ctx, "r", runs, taking); err != nil {
+		t.Fatal(err)
+	}
+	taker, err := f.newRecordCopy(ctx, "r", runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taker.attempt = 2
+	takerJnl := openJournal(t, filepath.Join(runs, id, journal.Name))
+	appendTo(t, takerJnl, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1, What: "taker"})
+	if err := taker.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+
+	// The stale worker wakes: a piece at the taker's offset, of the
+	// same size, then one past it, which would follow the taker's.
+	appendTo(t, staleJnl, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1, What: "stale"})
+	if err := first.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, staleJnl, journal.Entry{Kind: journal.Began, Key: key, N: 2, Record: 2})
+	if err := first.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	_, got := recordInStore(t, f, "r")
+	sameFile(t, filepath.Join(runs, id), got, journal.Name)
+}
+
+func openJournal(t *testing.T, path string) *journal.Writer {
+	t.Helper()
+	j, err := journal.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
+func appendTo(t *testing.T, j *journal.Writer, e journal.Entry) {
+	t.Helper()
+	if err := j.Append(e, true); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,8 +2,10 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,3 +124,51 @@ func journalSize(runs string, id string) int64 {
 	}
 	return info.Size()
 }
+
+// rewindToJournal puts the branch of a clone just made back where the
+// journal of the record at dir says its last iteration ended, when the
+// branch went further: a worker pushes the branch before the journal's
+// piece that names its commits, and one killed between the two leaves
+// the remote ahead of the store, which the resume would refuse ("HEAD
+// moved since iteration N ended"). Only a branch that holds that
+// iteration's commit is put back, the commits past it kept under
+// pastJournalRef; it returns the commit the branch was at, "" if it
+// was left alone.
+func rewindToJournal(ctx context.Context, ws, dir string, run Run) (string, error) {
+	data, err := journal.ReadBytes(filepath.Join(dir, journal.Name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	entries, _ := journal.Parse(data)
+	if len(entries) == 0 || entries[len(entries)-1].Kind != journal.Ended {
+		return "", nil // an iteration in flight is put back by its start ref
+	}
+	var ended struct {
+		Changes *struct {
+			InRepo    bool
+			HeadAfter string
+		} `json:"changes"`
+	}
+	if json.Unmarshal(entries[len(entries)-1].Result, &ended) != nil || ended.Changes == nil || !ended.Changes.InRepo || ended.Changes.HeadAfter == "" {
+		return "", nil
+	}
+	want := ended.Changes.HeadAfter
+	head, err := gitOutput(ctx, ws, "rev-parse", "--verify", "HEAD")
+	if err != nil || head == want || git(ctx, ws, "merge-base", "--is-ancestor", want, head) != nil {
+		return "", err // as it should be, or not the journal's: the resume says so
+	}
+	if err := git(ctx, ws, "update-ref", pastJournalRef(run), head); err != nil {
+		return "", err
+	}
+	return head, git(ctx, ws, "reset", "--quiet", "--hard", want)
+}
+
+// pastJournalRef keeps, in a clone, the commits its branch held past
+// the store's journal.
+func pastJournalRef(run Run) string { return "refs/rooda/fleet/" + run.Name + "/past-journal" }
+
+// shortHash is a commit as git log shows it.
+func shortHash(c string) string { return c[:min(len(c), 12)] }

@@ -3,11 +3,13 @@ package fleet
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"rooda/host/journal"
 	"rooda/host/runlog"
@@ -164,5 +166,78 @@ func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
 	}
 	if !behind(t.TempDir(), "r") {
 		t.Error("a workspace without the store's record is not said behind")
+	}
+}
+
+// TestATakerPutsBackABranchPushedPastTheJournal: a worker pushes the
+// branch, then uploads the journal's piece that names its commits; one
+// killed between the two leaves the remote's branch past the store's
+// journal. The worker that takes the run over on another machine puts
+// its clone's branch back where the journal's last iteration ended,
+// which the resume wants, keeping the commits past it under a ref.
+func TestATakerPutsBackABranchPushedPastTheJournal(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	s := embedded(t)
+	f := client(t, s)
+	src := t.TempDir()
+	gitRun(t, src, "init", "-q")
+	commitIn(t, src, "start.txt")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitRun(t, src, "clone", "-q", "--bare", src, remote)
+	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Run{Name: "ahead", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+
+	first := filepath.Join(t.TempDir(), "ahead")
+	if err := clone(ctx, first, run); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(first, runlog.DefaultDir)
+	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	commitIn(t, first, "one.txt")
+	one := gitRun(t, first, "rev-parse", "HEAD")
+	jnl, err := journal.Open(filepath.Join(rec.Dir(), journal.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jnl.Close()
+	key := journal.Key{Thread: "main", Seq: 1}
+	jnl.Append(journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1}, true)
+	jnl.Append(journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1,
+		Result: []byte(`{"changes":{"InRepo":true,"HeadAfter":"` + one + `"}}`)}, true)
+	c, err := f.newRecordCopy(ctx, run.Name, runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sync(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	// Iteration 2 ends, its commit pushed; the worker dies before the
+	// journal's piece that says so is uploaded.
+	commitIn(t, first, "two.txt")
+	two := gitRun(t, first, "rev-parse", "HEAD")
+	gitRun(t, first, "push", "-q", "origin", Branch(run))
+
+	w := &Worker{Queue: queue(t, client(t, s), time.Minute), Name: "taker", Workspaces: t.TempDir(), Log: io.Discard}
+	ws, made, err := workspace(ctx, w.Workspaces, run)
+	if err != nil || !made {
+		t.Fatalf("the taker's workspace: %v (made %v)", err, made)
+	}
+	if ws, err = w.fromStore(ctx, ws, made, run); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitRun(t, ws, "rev-parse", "HEAD"); got != one {
+		t.Errorf("the taker's clone is at %s, want %s, where the journal's last iteration ended", got, one)
+	}
+	if got := gitRun(t, ws, "rev-parse", pastJournalRef(run)); got != two {
+		t.Errorf("the commits past the journal are kept at %s, want %s", got, two)
 	}
 }

@@ -254,7 +254,15 @@ func (w *Worker) fromStore(ctx context.Context, ws string, made bool, run Run) (
 		return ws, err
 	}
 	w.say("%s: record %s taken from the fleet's store", run.Name, id)
-	return ws, fetchRecordRefs(ctx, ws, id)
+	if err := fetchRecordRefs(ctx, ws, id); err != nil {
+		return "", err
+	}
+	if past, err := rewindToJournal(ctx, ws, filepath.Join(runs, id), run); err != nil {
+		return "", err
+	} else if past != "" {
+		w.say("%s: the branch was pushed past the store's journal: put back where its last iteration ended, %s kept as %s", run.Name, shortHash(past), pastJournalRef(run))
+	}
+	return ws, nil
 }
 
 // behindStore reports whether the store holds more of the run's record

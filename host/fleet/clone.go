@@ -49,6 +49,18 @@ func remoteBranch(ctx context.Context, dir string, run Run) string {
 	return strings.TrimSpace(out)
 }
 
+// remoteMoved reports whether the run's branch on the remote is no
+// longer where the clone at dir last saw or left it: another worker
+// pushed it since, and this clone's pushes would be refused.
+func remoteMoved(ctx context.Context, dir string, run Run) (bool, error) {
+	out, err := gitOutput(ctx, dir, "ls-remote", "--", "origin", "refs/heads/"+Branch(run))
+	if err != nil {
+		return false, err
+	}
+	now, _, _ := strings.Cut(out, "\t")
+	return now != remoteBranch(ctx, dir, run), nil
+}
+
 var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
 // ResolveRemoteRef is the commit ref names in the repository repo (a

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -113,16 +112,6 @@ var errPushedOver = errors.New("another worker pushed the run's branch since thi
 // flight, for the resume to put the workspace back as it began.
 func fetchRecordRefs(ctx context.Context, dir, id string) error {
 	return git(ctx, dir, "fetch", "--quiet", "origin", "+refs/rooda/"+id+"/*:refs/rooda/"+id+"/*")
-}
-
-// journalSize is the size of the journal of record id in runs, 0 if it
-// has none.
-func journalSize(runs string, id string) int64 {
-	info, err := os.Stat(filepath.Join(runs, id, journal.Name))
-	if err != nil {
-		return 0
-	}
-	return info.Size()
 }
 
 // rewindToJournal puts the branch of a clone just made back where the

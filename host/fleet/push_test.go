@@ -241,3 +241,50 @@ func TestATakerPutsBackABranchPushedPastTheJournal(t *testing.T) {
 		t.Errorf("the commits past the journal are kept at %s, want %s", got, two)
 	}
 }
+
+// TestAKeptWorkspaceIsJudgedByItsJournalsContent: a workspace kept on
+// one machine whose journal is longer than the store's, the run having
+// gone on elsewhere from an earlier point (other entries, fewer bytes),
+// is behind the store: its length alone does not say it holds the
+// store's journal.
+func TestAKeptWorkspaceIsJudgedByItsJournalsContent(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	key := journal.Key{Thread: "main", Seq: 1}
+	elsewhere := t.TempDir()
+	rec, err := runlog.Start(elsewhere, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := filepath.Base(rec.Dir())
+	there := openJournal(t, filepath.Join(rec.Dir(), journal.Name))
+	appendTo(t, there, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
+	c, err := f.newRecordCopy(ctx, "r", elsewhere, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(t.TempDir(), "runs")
+	if err := os.MkdirAll(kept, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.downloadRecords(ctx, "r", kept, filepath.Dir(kept)); err != nil {
+		t.Fatal(err)
+	}
+	here := openJournal(t, filepath.Join(kept, id, journal.Name))
+	appendTo(t, here, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1, What: "this machine's, the longer of the two"})
+	appendTo(t, here, journal.Entry{Kind: journal.Began, Key: key, N: 2, Record: 2})
+	appendTo(t, there, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1, What: "elsewhere"})
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	behind, err := f.behindStore(ctx, kept, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !behind {
+		t.Error("a kept workspace whose longer journal is not the store's is not said behind it")
+	}
+}

@@ -1,10 +1,12 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"rooda/host/journal"
 	"rooda/host/runlog"
 )
 
@@ -226,13 +229,17 @@ func (w *Worker) end(ctx context.Context, l *Lease, e Ending, cause error) {
 // store has them: a clone made now (the run taken over from another
 // machine, or never begun) gets them, and the refs rooda keeps of the
 // newest; one this machine kept from an earlier attempt is made again
-// if the run went on elsewhere since (the store's journal is further on
-// than its own), unless a rooda still goes in it.
+// if the run went on elsewhere since (the store's journal is not where
+// its own begins, or the remote's branch is not where it last saw it),
+// unless a rooda still goes in it.
 func (w *Worker) fromStore(ctx context.Context, ws string, made bool, run Run) (string, error) {
 	f := w.Queue.f
 	runs := filepath.Join(ws, run.Subdir, runlog.DefaultDir)
 	if !made {
 		behind, err := f.behindStore(ctx, runs, run.Name)
+		if err == nil && !behind {
+			behind, err = remoteMoved(ctx, ws, run)
+		}
 		if err != nil || !behind || whatNext(filepath.Join(ws, run.Subdir), run).going {
 			return ws, err
 		}
@@ -265,8 +272,11 @@ func (w *Worker) fromStore(ctx context.Context, ws string, made bool, run Run) (
 	return ws, nil
 }
 
-// behindStore reports whether the store holds more of the run's record
-// than runs does: a newer record, or more of the same one's journal.
+// behindStore reports whether the store holds what runs does not: a
+// newer record, or a journal of the same one that is not where runs's
+// begins (more of it, or other entries: the run went on elsewhere from
+// an earlier point). Journals are compared by content, not length: a
+// longer journal here may hold entries the store replaced.
 func (f *Fleet) behindStore(ctx context.Context, runs, name string) (bool, error) {
 	stored, err := storedRecords(ctx, f.records, name)
 	if err != nil {
@@ -281,7 +291,18 @@ func (f *Fleet) behindStore(ctx context.Context, runs, name string) (bool, error
 	if len(ids) > 0 {
 		lid = ids[len(ids)-1]
 	}
-	return sid > lid || sid == lid && stored[sid].journalLength() > journalSize(runs, lid), nil
+	if sid != lid {
+		return sid > lid, nil
+	}
+	theirs, err := f.storedJournal(ctx, name+"/"+sid+"/", stored[sid])
+	if err != nil {
+		return false, err
+	}
+	ours, err := readBelow(runs, filepath.Join(lid, journal.Name), journal.Limit)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return !bytes.HasPrefix(ours, theirs), nil
 }
 
 // copying is a run's record being written through to the store as its

@@ -498,6 +498,16 @@ func (f *Fleet) downloadRecord(ctx context.Context, prefix, runs, id string, r s
 			return err
 		}
 	}
+	jnl, err := f.storedJournal(ctx, prefix, r)
+	if err != nil {
+		return err
+	}
+	return writeDownloaded(runs, filepath.Join(id, journal.Name), jnl)
+}
+
+// storedJournal is the journal of record r, whose objects' names begin
+// with prefix, as the store holds it: its pieces joined (chain).
+func (f *Fleet) storedJournal(ctx context.Context, prefix string, r storedRecord) ([]byte, error) {
 	var jnl bytes.Buffer
 	for _, off := range r.chain() {
 		name := fmt.Sprintf("%s%s%012d.%d", prefix, journalPiece, off, r.attempts[off])
@@ -506,11 +516,11 @@ func (f *Fleet) downloadRecord(ctx context.Context, prefix, runs, id string, r s
 		}
 		data, err := f.records.GetBytes(ctx, name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		jnl.Write(data)
 	}
-	return writeDownloaded(runs, filepath.Join(id, journal.Name), jnl.Bytes())
+	return jnl.Bytes(), nil
 }
 
 // isRecordPath reports whether path, a file's in a record as the store

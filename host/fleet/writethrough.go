@@ -62,6 +62,11 @@ type recordCopy struct {
 	// attempt is the lease's attempt of the worker writing: its pieces
 	// are named after it (pieceName).
 	attempt int
+	// tail is the last entry of the journal as the store holds it, to
+	// tell a journal that goes on from one written anew (goesOn);
+	// dropOld says the store still holds the pieces of the one before.
+	tail    []byte
+	dropOld bool
 	// sent is each other file as it was when uploaded.
 	sent map[string]fileMark
 	// held says whether the worker still holds the run: nothing is
@@ -93,6 +98,15 @@ func (f *Fleet) newRecordCopy(ctx context.Context, name, runs string, held func(
 	}
 	if id := lastID(stored); id != "" {
 		c.id, c.journalAt = id, stored[id].journalLength()
+		if chain := stored[id].chain(); len(chain) > 0 {
+			last, err := f.records.GetBytes(ctx, stored[id].pieceObject(name+"/"+id+"/", chain[len(chain)-1]))
+			if err != nil {
+				return nil, err
+			}
+			if len(last) > 0 {
+				c.tail = lastLine(last)
+			}
+		}
 	}
 	return c, nil
 }
@@ -119,10 +133,9 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 		}
 	}
 	if rewritten {
-		if err := c.dropPieces(ctx); err != nil {
-			return err
-		}
-		c.journalAt = 0
+		// The new journal's pieces go up before the old are dropped:
+		// a worker killed between the two leaves the store a journal.
+		c.journalAt, c.tail, c.dropOld = 0, nil, true
 	}
 	if c.beforeJournal != nil && len(piece) > 0 {
 		entries, _ := journal.Parse(piece)
@@ -144,7 +157,19 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 		return err
 	}
 	c.journalAt += int64(len(piece))
+	c.tail = lastLine(piece)
+	if c.dropOld {
+		if err := c.dropPieces(ctx, c.pieceName(0)); err != nil {
+			return err
+		}
+		c.dropOld = false
+	}
 	return nil
+}
+
+// lastLine is the last line of data, which ends with one.
+func lastLine(data []byte) []byte {
+	return bytes.Clone(data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1:])
 }
 
 // newEntries are the whole entries appended to the record's journal since
@@ -168,7 +193,7 @@ func (c *recordCopy) newEntries() (piece []byte, rewritten bool, err error) {
 		return nil, false, files.TooLarge(f.Name(), journal.Limit)
 	}
 	from := c.journalAt
-	if info.Size() < from {
+	if info.Size() < from || !c.goesOn(f) {
 		from, rewritten = 0, true
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, from, info.Size()-from))
@@ -179,15 +204,31 @@ func (c *recordCopy) newEntries() (piece []byte, rewritten bool, err error) {
 	return data[:good], rewritten, nil
 }
 
-// dropPieces deletes the journal's pieces in the store: a download
-// joins pieces by offset, and those of a journal written anew must not
-// follow its new ones.
-func (c *recordCopy) dropPieces(ctx context.Context) error {
+// goesOn reports whether the journal f still holds, just before the
+// offset the store's ends at, the store's last entry: a journal written
+// anew (a resume that cut a damaged end, then appended past the old
+// length) is known by its content, not its size alone.
+func (c *recordCopy) goesOn(f *os.File) bool {
+	if len(c.tail) == 0 || c.journalAt < int64(len(c.tail)) {
+		return true // nothing known to compare
+	}
+	buf := make([]byte, len(c.tail))
+	_, err := f.ReadAt(buf, c.journalAt-int64(len(c.tail)))
+	return err == nil && bytes.Equal(buf, c.tail)
+}
+
+// dropPieces deletes the journal's pieces in the store but keep: a
+// download joins pieces by offset, and those of a journal written anew
+// must not follow its new ones.
+func (c *recordCopy) dropPieces(ctx context.Context, keep string) error {
 	stored, err := storedRecords(ctx, c.obs, c.name)
 	if err != nil {
 		return err
 	}
 	for _, name := range stored[c.id].pieceNames {
+		if name == keep {
+			continue
+		}
 		if err := c.obs.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 			return err
 		}
@@ -333,6 +374,16 @@ func (r *storedRecord) addPiece(name string, off int64, attempt int, size int64)
 	if _, seen := r.pieces[off]; !seen || attempt > r.attempts[off] {
 		r.pieces[off], r.attempts[off] = size, attempt
 	}
+}
+
+// pieceObject is the name of the piece of the journal at off that
+// chain takes, its record's objects' names beginning with prefix.
+func (r storedRecord) pieceObject(prefix string, off int64) string {
+	name := fmt.Sprintf("%s%s%012d.%d", prefix, journalPiece, off, r.attempts[off])
+	if r.attempts[off] == 0 && !slices.Contains(r.pieceNames, name) {
+		name = fmt.Sprintf("%s%s%012d", prefix, journalPiece, off) // named as the first fleets did
+	}
+	return name
 }
 
 // chain is the offsets of the pieces that make the journal, in order:
@@ -510,11 +561,7 @@ func (f *Fleet) downloadRecord(ctx context.Context, prefix, runs, id string, r s
 func (f *Fleet) storedJournal(ctx context.Context, prefix string, r storedRecord) ([]byte, error) {
 	var jnl bytes.Buffer
 	for _, off := range r.chain() {
-		name := fmt.Sprintf("%s%s%012d.%d", prefix, journalPiece, off, r.attempts[off])
-		if r.attempts[off] == 0 && !slices.Contains(r.pieceNames, name) {
-			name = fmt.Sprintf("%s%s%012d", prefix, journalPiece, off) // named as the first fleets did
-		}
-		data, err := f.records.GetBytes(ctx, name)
+		data, err := f.records.GetBytes(ctx, r.pieceObject(prefix, off))
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -217,5 +218,52 @@ func appendTo(t *testing.T, j *journal.Writer, e journal.Entry) {
 	t.Helper()
 	if err := j.Append(e, true); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAJournalWrittenAnewLongerIsKnownByItsContent: a resume that cut
+// a damaged end of the journal and appended past its old length wrote
+// it anew: the store's journal becomes the new one, not the old one's
+// bytes followed by the new one's tail, both for the copy that
+// uploaded the old one and for one made after (a worker taking over).
+func TestAJournalWrittenAnewLongerIsKnownByItsContent(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	key := journal.Key{Thread: "main", Seq: 1}
+	for _, later := range []bool{false, true} {
+		name := fmt.Sprintf("anew-%v", later)
+		runs := t.TempDir()
+		rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(rec.Dir(), journal.Name)
+		j := openJournal(t, path)
+		appendTo(t, j, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
+		appendTo(t, j, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1, What: "the old end"})
+		c, err := f.newRecordCopy(ctx, name, runs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.sync(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		j = openJournal(t, path)
+		appendTo(t, j, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
+		appendTo(t, j, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1, What: "a new end, written anew and longer than the old"})
+		if later {
+			if c, err = f.newRecordCopy(ctx, name, runs, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.sync(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		_, got := recordInStore(t, f, name)
+		sameFile(t, rec.Dir(), got, journal.Name)
 	}
 }

@@ -52,6 +52,11 @@ func (p *branchPush) beforeJournal(ctx context.Context, id string, entries []jou
 		edge = edge || e.Kind == journal.Began || e.Kind == journal.Ended
 	}
 	if !edge {
+		// A call that moved the branch between iterations (git_merge())
+		// is pushed before the journal says it was made.
+		if p.moved(ctx) {
+			return p.push(ctx, id)
+		}
 		return nil
 	}
 	last := entries[len(entries)-1]
@@ -65,6 +70,13 @@ func (p *branchPush) beforeJournal(ctx context.Context, id string, entries []jou
 	}
 	p.waiting = time.Time{}
 	return p.push(ctx, id)
+}
+
+// moved reports whether the clone's branch is not where this worker
+// last pushed it or saw it on the remote.
+func (p *branchPush) moved(ctx context.Context) bool {
+	head, err := gitOutput(ctx, p.dir, "rev-parse", "--verify", "refs/heads/"+Branch(p.run))
+	return err == nil && head != p.expected
 }
 
 // startRef is the ref of record id's iteration n's start, as rooda's

@@ -288,3 +288,37 @@ func TestAKeptWorkspaceIsJudgedByItsJournalsContent(t *testing.T) {
 		t.Error("a kept workspace whose longer journal is not the store's is not said behind it")
 	}
 }
+
+// TestACallThatMovedTheBranchIsPushedBeforeItsEntry: a script's call
+// that commits between iterations (git_merge()) is journaled without
+// an iteration's edge; the branch it moved is pushed before the piece
+// that holds its entry.
+func TestACallThatMovedTheBranchIsPushedBeforeItsEntry(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	src := t.TempDir()
+	gitRun(t, src, "init", "-q")
+	commitIn(t, src, "start.txt")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitRun(t, src, "clone", "-q", "--bare", src, remote)
+	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Run{Name: "merged", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+	ws := filepath.Join(t.TempDir(), "merged")
+	if err := clone(ctx, ws, run); err != nil {
+		t.Fatal(err)
+	}
+	p := newBranchPush(ctx, ws, run)
+	call := []journal.Entry{{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "git_merge"}}
+	commitIn(t, ws, "merged.txt")
+	if err := p.beforeJournal(ctx, "rec1", call); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gitRun(t, remote, "rev-parse", Branch(run)), gitRun(t, ws, "rev-parse", "HEAD"); got != want {
+		t.Errorf("the remote's branch after the call's piece: %s, want the clone's %s", got, want)
+	}
+}

@@ -113,7 +113,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		err = l.Update(runCtx, func(s *State) { s.Workspace = ws })
 	}
 	if err != nil {
-		w.end(ctx, l, Ending{Status: "error", ExitCode: 1}, err)
+		w.notTaken(ctx, l, err)
 		return
 	}
 	dir := filepath.Join(ws, st.Run.Subdir)
@@ -196,6 +196,33 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		}
 	}
 	w.end(ctx, l, ending, cause)
+}
+
+// takeTries bounds the attempts at a run whose workspace could not be
+// made: a clone or a read of the store that failed may pass (a network
+// cut, a server restarting), a repository that is gone does not.
+const takeTries = 5
+
+// notTaken is what becomes of a run whose workspace could not be made
+// (err): given back for a lease's time, for this worker or another to
+// try again, until its attempts reach takeTries; then it ends in error.
+func (w *Worker) notTaken(ctx context.Context, l *Lease, err error) {
+	st := l.State()
+	if isLost(err) || ctx.Err() != nil {
+		w.say("%s: not taken: %v", st.Run.Name, err)
+		if ctx.Err() != nil {
+			l.Release(context.WithoutCancel(ctx), 0)
+		}
+		return
+	}
+	if st.Attempt >= takeTries {
+		w.end(ctx, l, Ending{Status: "error", ExitCode: 1}, fmt.Errorf("%w (attempt %d of %d)", err, st.Attempt, takeTries))
+		return
+	}
+	w.say("%s: %v; given back, tried again in %s (attempt %d of %d)", st.Run.Name, err, l.q.lease, st.Attempt, takeTries)
+	if err := l.Release(context.WithoutCancel(ctx), l.q.lease); err != nil {
+		w.say("%s: not given back: %v", st.Run.Name, err)
+	}
 }
 
 // giveBack releases a run its worker stopped, at once, for another to

@@ -136,3 +136,34 @@ func TestARunWhoseLastPushFailedDoesNotEndInSuccess(t *testing.T) {
 		t.Errorf("a worktree's run, whose commits are in its checkout, ends %+v when its record's last write failed, want %+v", got, ok)
 	}
 }
+
+// TestARunWhoseWorkspaceCannotBeMadeIsTriedAgain: a run whose clone
+// fails (a network cut, a server restarting) is given back to be tried
+// again, not ended; once its attempts reach takeTries it ends in error.
+func TestARunWhoseWorkspaceCannotBeMadeIsTriedAgain(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	run := Run{Name: "unreachable", Argv: RoodaArgs("build", nil), Repo: filepath.Join(t.TempDir(), "gone.git"), Ref: "0123abcd"}
+	if _, err := f.Add(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	q := queue(t, f, time.Second)
+	w := &Worker{Queue: q, Name: "w", Workspaces: t.TempDir(), Logs: t.TempDir(), Log: io.Discard, Rooda: "/bin/false"}
+	for attempt := 1; attempt <= takeTries; attempt++ {
+		l := take(t, q, "w", 60*time.Second)
+		w.work(ctx, l)
+		st, err := f.State(ctx, run.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if attempt < takeTries && st.Phase == Ended {
+			t.Fatalf("at attempt %d, a run whose clone failed ended: %+v", attempt, st)
+		}
+		if attempt == takeTries && (st.Phase != Ended || st.Status != "error") {
+			t.Fatalf("at attempt %d, the last, the run is %+v, want ended in error", attempt, st)
+		}
+	}
+}

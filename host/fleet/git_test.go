@@ -69,3 +69,31 @@ func TestTheFleetsGitRunsNoProgramOfTheRepository(t *testing.T) {
 		t.Error("a repository named like an option ran its command")
 	}
 }
+
+// TestARemoteRefIsResolvedByItsExactName: --ref names a branch or a
+// tag of the repository by its exact name: a branch named like a
+// commit's hash is that branch, and main is not team/main; a hash the
+// repository has no ref of is taken as a commit.
+func TestARemoteRefIsResolvedByItsExactName(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	src := t.TempDir()
+	gitRun(t, src, "init", "-q", "-b", "trunk")
+	commitIn(t, src, "one.txt")
+	one := gitRun(t, src, "rev-parse", "HEAD")
+	gitRun(t, src, "branch", "team/main")
+	commitIn(t, src, "two.txt")
+	gitRun(t, src, "branch", "cafe123")
+	two := gitRun(t, src, "rev-parse", "HEAD")
+	if got, err := ResolveRemoteRef(ctx, src, "cafe123"); err != nil || got != two {
+		t.Errorf("the branch cafe123 resolved to %q (%v), want %s", got, err, two)
+	}
+	if got, err := ResolveRemoteRef(ctx, src, "main"); err == nil {
+		t.Errorf("main, which the repository lacks, resolved to %s (team/main is %s)", got, one)
+	}
+	if got, err := ResolveRemoteRef(ctx, src, one); err != nil || got != one {
+		t.Errorf("a commit's hash resolved to %q (%v), want it as it is", got, err)
+	}
+}

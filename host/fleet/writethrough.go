@@ -79,9 +79,22 @@ type recordCopy struct {
 	beforeJournal func(ctx context.Context, id string, entries []journal.Entry) error
 }
 
+// fileMark is what a look knows a file by: rooda writes each file of a
+// record by a rename, a new inode, so one rewritten to the same size
+// within the file system's clock tick is still told apart.
 type fileMark struct {
-	size int64
-	mod  time.Time
+	size  int64
+	mod   time.Time
+	inode uint64
+}
+
+// markOf is the mark of a file's facts.
+func markOf(info fs.FileInfo) fileMark {
+	m := fileMark{size: info.Size(), mod: info.ModTime()}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		m.inode = st.Ino
+	}
+	return m
 }
 
 // errNotYet holds a piece of the journal back until the next look.
@@ -277,20 +290,24 @@ func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
 			continue // removed meanwhile
 		}
 		path := filepath.Join(rel, name)
-		mark := fileMark{info.Size(), info.ModTime()}
+		mark := markOf(info)
 		if c.sent[path] == mark {
 			continue
 		}
+		sent := true
 		switch {
 		case e.IsDir():
 			err = c.syncDir(ctx, dir, path)
 		case info.Mode().IsRegular():
-			err = c.syncFile(ctx, path)
+			sent, err = c.syncFile(ctx, path)
 		default:
 			// A link, a pipe, a device: not the record's, never read.
 		}
 		if err != nil {
 			return err
+		}
+		if !sent {
+			continue // not read this time: the next look tries again
 		}
 		// A directory's time may be coarse (a second, on some file
 		// systems): one changed twice within a tick would look
@@ -307,14 +324,17 @@ func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
 // iteration's prompt, output or transcript, as runs show reads them.
 const recordFileLimit = files.RecordedPromptLimit
 
-// syncFile uploads the record's file at path, read as syncDir says.
-func (c *recordCopy) syncFile(ctx context.Context, path string) error {
+// syncFile uploads the record's file at path, read as syncDir says;
+// sent is false for a file that could not be read but may be at the
+// next look (replaced meanwhile), true for one sent or refused for good.
+func (c *recordCopy) syncFile(ctx context.Context, path string) (sent bool, err error) {
 	data, err := c.readFile(path, recordFileLimit)
 	if err != nil {
-		return nil // replaced meanwhile, or refused: the next look sends it, if it can
+		var tooLarge *files.TooLargeError
+		return isRefused(err) || errors.As(err, &tooLarge), nil
 	}
 	_, err = c.obs.PutBytes(ctx, c.name+"/"+c.id+"/"+filepath.ToSlash(path), data)
-	return err
+	return err == nil, err
 }
 
 // readFile reads the file at path in the record, as readBelow does.

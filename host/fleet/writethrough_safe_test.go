@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"rooda/host/files"
 	"rooda/host/journal"
 	"rooda/host/runlog"
 )
@@ -266,4 +267,46 @@ func TestAJournalWrittenAnewLongerIsKnownByItsContent(t *testing.T) {
 		_, got := recordInStore(t, f, name)
 		sameFile(t, rec.Dir(), got, journal.Name)
 	}
+}
+
+// TestAFileRewrittenToTheSameSizeAndTimeIsSentAgain: rooda rewrites a
+// record's file by a rename; one rewritten to the same size within the
+// file system's clock tick is uploaded again all the same.
+func TestAFileRewrittenToTheSameSizeAndTimeIsSentAgain(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	runs := t.TempDir()
+	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(rec.Dir(), "iterations", "0001", "meta.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := files.WriteWhole(path, []byte(`{"n":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.newRecordCopy(ctx, "r", runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sync(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := files.WriteWhole(path, []byte(`{"n":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sync(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	_, got := recordInStore(t, f, "r")
+	sameFile(t, rec.Dir(), got, filepath.Join("iterations", "0001", "meta.json"))
 }

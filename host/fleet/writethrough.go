@@ -128,12 +128,9 @@ func (f *Fleet) newRecordCopy(ctx context.Context, name, runs string, held func(
 // unless its journal grew, or all is true (the run ended: its last
 // writes).
 func (c *recordCopy) sync(ctx context.Context, all bool) error {
+	c.followNewest()
 	if c.id == "" {
-		ids, err := runlog.IDs(c.runs)
-		if err != nil || len(ids) == 0 {
-			return nil // no record yet
-		}
-		c.id = ids[len(ids)-1]
+		return nil // no record yet
 	}
 	dir := filepath.Join(c.runs, c.id)
 	piece, rewritten, err := c.newEntries()
@@ -183,6 +180,31 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 // lastLine is the last line of data, which ends with one.
 func lastLine(data []byte) []byte {
 	return bytes.Clone(data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1:])
+}
+
+// followNewest makes the copy that of the newest record in runs when
+// it is newer than the one it copies: rooda started a record anew (one
+// it could not resume), which is the run's now. A look reads the runs
+// directory's names only (a record's run.json is read once it is newer).
+func (c *recordCopy) followNewest() {
+	entries, err := os.ReadDir(c.runs)
+	if err != nil {
+		return
+	}
+	newest := ""
+	for _, e := range entries {
+		if name := e.Name(); e.IsDir() && runlog.IsID(name) && name > c.id && name > newest {
+			newest = name
+		}
+	}
+	if newest == "" {
+		return
+	}
+	if ids, err := runlog.IDs(c.runs); err != nil || !slices.Contains(ids, newest) {
+		return // not a record (yet): no run.json
+	}
+	c.id, c.journalAt, c.tail, c.dropOld = newest, 0, nil, false
+	c.sent = map[string]fileMark{}
 }
 
 // newEntries are the whole entries appended to the record's journal since

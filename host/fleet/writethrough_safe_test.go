@@ -310,3 +310,45 @@ func TestAFileRewrittenToTheSameSizeAndTimeIsSentAgain(t *testing.T) {
 	_, got := recordInStore(t, f, "r")
 	sameFile(t, rec.Dir(), got, filepath.Join("iterations", "0001", "meta.json"))
 }
+
+// TestANewerRecordInTheWorkspaceIsWrittenThrough: the store holds a
+// record of the run, and rooda, taking it over, starts a record anew
+// (one it could not resume): the new record is the one written through
+// from then on.
+func TestANewerRecordInTheWorkspaceIsWrittenThrough(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	key := journal.Key{Thread: "main", Seq: 1}
+	runs := t.TempDir()
+	old, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, openJournal(t, filepath.Join(old.Dir(), journal.Name)), journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
+	first, err := f.newRecordCopy(ctx, "r", runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.newRecordCopy(ctx, "r", runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newer *runlog.Recorder
+	for newer == nil || filepath.Base(newer.Dir()) <= filepath.Base(old.Dir()) {
+		if newer, err = runlog.Start(runs, "build", []string{"run", "build"}, 10, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTo(t, openJournal(t, filepath.Join(newer.Dir(), journal.Name)), journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1, What: "anew"})
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	id, got := recordInStore(t, f, "r")
+	if id != filepath.Base(newer.Dir()) {
+		t.Fatalf("the store's newest record is %s, want the one started anew, %s", id, filepath.Base(newer.Dir()))
+	}
+	sameFile(t, newer.Dir(), got, journal.Name)
+}

@@ -361,24 +361,39 @@ func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *co
 	ctx, c.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(c.done)
-		tick := time.NewTicker(writeThroughEvery)
-		defer tick.Stop()
 		var said string
+		failed := 0
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-tick.C:
+			case <-time.After(nextLook(failed)):
 			}
 			err := c.look(ctx, false)
 			if isLost(err) {
 				c.lost <- err
 				return
 			}
+			if err != nil {
+				failed++
+			} else {
+				failed = 0
+			}
 			c.said(&said, err)
 		}
 	}()
 	return c
+}
+
+// lookBackoff bounds the wait after looks that failed: a remote or a
+// server out of reach is not asked five times a second, and is asked
+// again within this once it answers.
+const lookBackoff = 10 * time.Second
+
+// nextLook is the wait before the next look after failed looks in a
+// row: writeThroughEvery, doubled at each failure up to lookBackoff.
+func nextLook(failed int) time.Duration {
+	return min(writeThroughEvery<<min(failed, 16), lookBackoff)
 }
 
 // look writes what changed in the record since the last look, all of

@@ -167,3 +167,33 @@ func TestARunWhoseWorkspaceCannotBeMadeIsTriedAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestLooksThatFailBackOff: a store out of reach for good is not asked
+// at every look (200 ms) but less and less often.
+func TestLooksThatFailBackOff(t *testing.T) {
+	s := embedded(t)
+	f := client(t, s)
+	ctx := context.Background()
+	if _, err := f.Add(ctx, testRun("unreachable-store")); err != nil {
+		t.Fatal(err)
+	}
+	q := queue(t, f, time.Minute)
+	l := take(t, q, "w", 10*time.Second)
+	var asked atomic.Int32
+	list := listObjects
+	listObjects = func(context.Context, jetstream.ObjectStore) ([]*jetstream.ObjectInfo, error) {
+		asked.Add(1)
+		return nil, errors.New("the store is out of reach")
+	}
+	t.Cleanup(func() { listObjects = list })
+	w := &Worker{Queue: q, Name: "w", Log: io.Discard}
+	dir := t.TempDir()
+	c := w.writeThrough(ctx, l, dir, dir)
+	time.Sleep(4 * time.Second)
+	c.stop()
+	// Looks every 200 ms would ask 20 times; backing off (200, 400,
+	// 800, 1600 ms…) asks about 4. A loaded machine asks fewer.
+	if n := asked.Load(); n > 8 {
+		t.Errorf("the store out of reach was asked %d times in 4 s", n)
+	}
+}

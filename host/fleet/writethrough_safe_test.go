@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -351,4 +352,41 @@ func TestANewerRecordInTheWorkspaceIsWrittenThrough(t *testing.T) {
 		t.Fatalf("the store's newest record is %s, want the one started anew, %s", id, filepath.Base(newer.Dir()))
 	}
 	sameFile(t, newer.Dir(), got, journal.Name)
+}
+
+// TestAPieceWhosePushFailedIsNotUploaded: a push that fails before a
+// piece of the journal (the remote out of reach) keeps the piece out of
+// the store, and the look says why; the next look that pushes uploads it.
+func TestAPieceWhosePushFailedIsNotUploaded(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	runs := t.TempDir()
+	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.newRecordCopy(ctx, "r", runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreachable := errors.New("the remote is out of reach")
+	pushErr := unreachable
+	c.beforeJournal = func(context.Context, string, []journal.Entry) error { return pushErr }
+	appendTo(t, openJournal(t, filepath.Join(rec.Dir(), journal.Name)), journal.Entry{Kind: journal.Began, Key: journal.Key{Thread: "main", Seq: 1}, N: 1, Record: 1})
+	if err := c.sync(ctx, false); !errors.Is(err, unreachable) {
+		t.Errorf("a look whose push failed: %v, want the push's error", err)
+	}
+	stored, err := storedRecords(ctx, f.records, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(stored[filepath.Base(rec.Dir())].pieces); n != 0 {
+		t.Fatalf("a piece whose push failed was uploaded: %d pieces", n)
+	}
+	pushErr = nil
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	_, got := recordInStore(t, f, "r")
+	sameFile(t, rec.Dir(), got, journal.Name)
 }

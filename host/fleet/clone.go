@@ -24,7 +24,7 @@ func clone(ctx context.Context, path string, run Run) error {
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	if err := git(ctx, filepath.Dir(path), "clone", "--quiet", "--no-checkout", run.Repo, tmp); err != nil {
+	if err := git(ctx, filepath.Dir(path), "clone", "--quiet", "--no-checkout", "--", run.Repo, tmp); err != nil {
 		return err
 	}
 	start := run.Ref
@@ -49,37 +49,46 @@ func remoteBranch(ctx context.Context, dir string, run Run) string {
 	return strings.TrimSpace(out)
 }
 
+// remoteMoved reports whether the run's branch on the remote is no
+// longer where the clone at dir last saw or left it: another worker
+// pushed it since, and this clone's pushes would be refused.
+func remoteMoved(ctx context.Context, dir string, run Run) (bool, error) {
+	out, err := gitOutput(ctx, dir, "ls-remote", "--", "origin", "refs/heads/"+Branch(run))
+	if err != nil {
+		return false, err
+	}
+	now, _, _ := strings.Cut(out, "\t")
+	return now != remoteBranch(ctx, dir, run), nil
+}
+
 var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
 // ResolveRemoteRef is the commit ref names in the repository repo (a
-// URL or a path), as `git ls-remote` finds it: a branch, a tag, HEAD; a
-// commit's hash is taken as it is, for the clone to find.
+// URL or a path), as `git ls-remote` finds it: HEAD, a branch or a tag
+// of that exact name (refs/heads/main, not refs/heads/team/main, for
+// main); a name the repository does not have that looks like a commit's
+// hash is taken as it is, for the clone to find (a branch named cafe123
+// is the branch).
 func ResolveRemoteRef(ctx context.Context, repo, ref string) (string, error) {
-	if hexCommit.MatchString(ref) {
-		return ref, nil
-	}
-	out, err := gitOutput(ctx, ".", "ls-remote", repo, ref)
+	out, err := gitOutput(ctx, ".", "ls-remote", "--", repo, ref)
 	if err != nil {
 		return "", fmt.Errorf("%s: not a repository git can read (%w)", repo, err)
 	}
-	var found []string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) != 2 {
-			continue
-		}
-		name := fields[1]
-		if name == ref || name == "refs/heads/"+ref || name == "refs/tags/"+ref+"^{}" {
-			return fields[0], nil
-		}
-		if name == "refs/tags/"+ref || strings.HasSuffix(name, "/"+ref) {
-			found = append(found, fields[0])
+	found := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if fields := strings.Fields(line); len(fields) == 2 {
+			found[fields[1]] = fields[0]
 		}
 	}
-	if len(found) == 0 {
-		return "", fmt.Errorf("%s has no ref %s", repo, ref)
+	for _, name := range []string{ref, "refs/heads/" + ref, "refs/tags/" + ref + "^{}", "refs/tags/" + ref} {
+		if commit, ok := found[name]; ok {
+			return commit, nil
+		}
 	}
-	return found[0], nil
+	if hexCommit.MatchString(ref) {
+		return ref, nil
+	}
+	return "", fmt.Errorf("%s has no ref %s", repo, ref)
 }
 
 // RepoOf is how a run names the repository given to add: a local path

@@ -2,8 +2,10 @@ package fleet
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -50,6 +52,11 @@ func (p *branchPush) beforeJournal(ctx context.Context, id string, entries []jou
 		edge = edge || e.Kind == journal.Began || e.Kind == journal.Ended
 	}
 	if !edge {
+		// A call that moved the branch between iterations (git_merge())
+		// is pushed before the journal says it was made.
+		if p.moved(ctx) {
+			return p.push(ctx, id)
+		}
 		return nil
 	}
 	last := entries[len(entries)-1]
@@ -65,6 +72,13 @@ func (p *branchPush) beforeJournal(ctx context.Context, id string, entries []jou
 	return p.push(ctx, id)
 }
 
+// moved reports whether the clone's branch is not where this worker
+// last pushed it or saw it on the remote.
+func (p *branchPush) moved(ctx context.Context) bool {
+	head, err := gitOutput(ctx, p.dir, "rev-parse", "--verify", "refs/heads/"+Branch(p.run))
+	return err == nil && head != p.expected
+}
+
 // startRef is the ref of record id's iteration n's start, as rooda's
 // engine names it (host/engine/restore.go).
 func startRef(id string, n int) string { return fmt.Sprintf("refs/rooda/%s/start/%d", id, n) }
@@ -75,23 +89,35 @@ func (p *branchPush) hasRef(ctx context.Context, ref string) bool {
 
 // push pushes the run's branch, forced from the commit this worker
 // expects there only, and record id's refs as they are here (those
-// dropped here are deleted there).
+// dropped here are deleted there). The push is atomic: a branch update
+// refused (another worker pushed since) refuses the refs' too, so that
+// a worker that lost the run neither forces nor prunes its taker's.
 func (p *branchPush) push(ctx context.Context, id string) error {
 	branch := "refs/heads/" + Branch(p.run)
 	head, err := gitOutput(ctx, p.dir, "rev-parse", "--verify", branch)
 	if err != nil {
 		return err
 	}
-	args := []string{"push", "--quiet", "--prune", "--force-with-lease=" + branch + ":" + p.expected, "origin", branch + ":" + branch}
+	args := []string{"push", "--quiet", "--atomic", "--prune", "--force-with-lease=" + branch + ":" + p.expected, "origin", branch + ":" + branch}
 	if id != "" {
 		args = append(args, "+refs/rooda/"+id+"/*:refs/rooda/"+id+"/*")
 	}
 	if err := git(ctx, p.dir, args...); err != nil {
+		if strings.Contains(err.Error(), "stale info") {
+			err = fmt.Errorf("%w (%v)", errPushedOver, err)
+		}
 		return fmt.Errorf("pushing %s: %w", Branch(p.run), err)
 	}
 	p.expected = strings.TrimSpace(head)
 	return nil
 }
+
+// errPushedOver is a push refused because the remote's branch is no
+// longer where this worker last saw or left it: another worker pushed
+// it since, which only a worker that took the run over does. The run is
+// as good as lost: pushing on would fail at every look, and the run end
+// with its commits here alone.
+var errPushedOver = errors.New("another worker pushed the run's branch since this one last did")
 
 // fetchRecordRefs fetches the refs rooda keeps of record id from the
 // run's repository into the clone at dir: the start of the iteration in
@@ -100,12 +126,50 @@ func fetchRecordRefs(ctx context.Context, dir, id string) error {
 	return git(ctx, dir, "fetch", "--quiet", "origin", "+refs/rooda/"+id+"/*:refs/rooda/"+id+"/*")
 }
 
-// journalSize is the size of the journal of record id in runs, 0 if it
-// has none.
-func journalSize(runs string, id string) int64 {
-	info, err := os.Stat(filepath.Join(runs, id, journal.Name))
-	if err != nil {
-		return 0
+// rewindToJournal puts the branch of a clone just made back where the
+// journal of the record at dir says its last iteration ended, when the
+// branch went further: a worker pushes the branch before the journal's
+// piece that names its commits, and one killed between the two leaves
+// the remote ahead of the store, which the resume would refuse ("HEAD
+// moved since iteration N ended"). Only a branch that holds that
+// iteration's commit is put back, the commits past it kept under
+// pastJournalRef; it returns the commit the branch was at, "" if it
+// was left alone.
+func rewindToJournal(ctx context.Context, ws, dir string, run Run) (string, error) {
+	data, err := journal.ReadBytes(filepath.Join(dir, journal.Name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
 	}
-	return info.Size()
+	if err != nil {
+		return "", err
+	}
+	entries, _ := journal.Parse(data)
+	if len(entries) == 0 || entries[len(entries)-1].Kind != journal.Ended {
+		return "", nil // an iteration in flight is put back by its start ref
+	}
+	var ended struct {
+		Changes *struct {
+			InRepo    bool
+			HeadAfter string
+		} `json:"changes"`
+	}
+	if json.Unmarshal(entries[len(entries)-1].Result, &ended) != nil || ended.Changes == nil || !ended.Changes.InRepo || ended.Changes.HeadAfter == "" {
+		return "", nil
+	}
+	want := ended.Changes.HeadAfter
+	head, err := gitOutput(ctx, ws, "rev-parse", "--verify", "HEAD")
+	if err != nil || head == want || git(ctx, ws, "merge-base", "--is-ancestor", want, head) != nil {
+		return "", err // as it should be, or not the journal's: the resume says so
+	}
+	if err := git(ctx, ws, "update-ref", pastJournalRef(run), head); err != nil {
+		return "", err
+	}
+	return head, git(ctx, ws, "reset", "--quiet", "--hard", want)
 }
+
+// pastJournalRef keeps, in a clone, the commits its branch held past
+// the store's journal.
+func pastJournalRef(run Run) string { return "refs/rooda/fleet/" + run.Name + "/past-journal" }
+
+// shortHash is a commit as git log shows it.
+func shortHash(c string) string { return c[:min(len(c), 12)] }

@@ -2,11 +2,14 @@ package fleet
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"rooda/host/journal"
 	"rooda/host/runlog"
@@ -40,8 +43,9 @@ func commitIn(t *testing.T, dir, file string) {
 // the branch as the first pushed it, and pushes over it; the first,
 // which goes on (paused past its lease, then continued), can no longer
 // push its branch over the taker's commits (--force-with-lease from
-// what it last saw). The record's refs go with the branch, and those
-// dropped in the clone are dropped on the remote.
+// what it last saw), nor its record's refs over the taker's (the push
+// is atomic). The record's refs go with the branch, and those dropped
+// in the clone are dropped on the remote.
 func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -91,13 +95,22 @@ func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	if got := gitRun(t, remote, "for-each-ref", "refs/rooda/"); got != "" {
 		t.Errorf("the remote's refs of the record after the taker's push: %q, want none", got)
 	}
+	gitRun(t, taker, "update-ref", "refs/rooda/rec1/start/3", "HEAD")
+	if err := q.push(ctx, "rec1"); err != nil {
+		t.Fatal(err)
+	}
 
 	commitIn(t, first, "late.txt")
-	if err := p.push(ctx, "rec1"); err == nil {
-		t.Errorf("the worker that lost the run pushed over its taker's branch")
+	if err := p.push(ctx, "rec1"); !errors.Is(err, errPushedOver) {
+		t.Errorf("the push of the worker that lost the run: %v, want errPushedOver (a lost run)", err)
 	}
 	if got := gitRun(t, remote, "log", "--format=%s", Branch(run)); got != "two.txt\none.txt\nstart.txt" {
 		t.Errorf("the remote's branch: %q, want the taker's", got)
+	}
+	// Nor its refs: the push refused is refused whole (--atomic), the
+	// taker's start ref neither pruned nor forced.
+	if got := gitRun(t, remote, "for-each-ref", "--format=%(refname)", "refs/rooda/"); got != "refs/rooda/rec1/start/3" {
+		t.Errorf("the remote's refs of the record after a refused push: %q, want the taker's refs/rooda/rec1/start/3", got)
 	}
 }
 
@@ -124,7 +137,7 @@ func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := t.TempDir()
-	if _, err := f.downloadRecords(ctx, "r", kept, t.TempDir()); err != nil {
+	if _, err := f.downloadRecords(ctx, "r", kept, filepath.Dir(kept)); err != nil {
 		t.Fatal(err)
 	}
 	behind := func(runs, name string) bool {
@@ -138,7 +151,7 @@ func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
 	if err := c.sync(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.downloadRecords(ctx, "r", kept, t.TempDir()); err != nil {
+	if _, err := f.downloadRecords(ctx, "r", kept, filepath.Dir(kept)); err != nil {
 		t.Fatal(err)
 	}
 	if behind(kept, "r") || behind(t.TempDir(), "another") {
@@ -153,5 +166,159 @@ func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
 	}
 	if !behind(t.TempDir(), "r") {
 		t.Error("a workspace without the store's record is not said behind")
+	}
+}
+
+// TestATakerPutsBackABranchPushedPastTheJournal: a worker pushes the
+// branch, then uploads the journal's piece that names its commits; one
+// killed between the two leaves the remote's branch past the store's
+// journal. The worker that takes the run over on another machine puts
+// its clone's branch back where the journal's last iteration ended,
+// which the resume wants, keeping the commits past it under a ref.
+func TestATakerPutsBackABranchPushedPastTheJournal(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	s := embedded(t)
+	f := client(t, s)
+	src := t.TempDir()
+	gitRun(t, src, "init", "-q")
+	commitIn(t, src, "start.txt")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitRun(t, src, "clone", "-q", "--bare", src, remote)
+	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Run{Name: "ahead", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+
+	first := filepath.Join(t.TempDir(), "ahead")
+	if err := clone(ctx, first, run); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(first, runlog.DefaultDir)
+	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	commitIn(t, first, "one.txt")
+	one := gitRun(t, first, "rev-parse", "HEAD")
+	jnl, err := journal.Open(filepath.Join(rec.Dir(), journal.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer jnl.Close()
+	key := journal.Key{Thread: "main", Seq: 1}
+	jnl.Append(journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1}, true)
+	jnl.Append(journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1,
+		Result: []byte(`{"changes":{"InRepo":true,"HeadAfter":"` + one + `"}}`)}, true)
+	c, err := f.newRecordCopy(ctx, run.Name, runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sync(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	// Iteration 2 ends, its commit pushed; the worker dies before the
+	// journal's piece that says so is uploaded.
+	commitIn(t, first, "two.txt")
+	two := gitRun(t, first, "rev-parse", "HEAD")
+	gitRun(t, first, "push", "-q", "origin", Branch(run))
+
+	w := &Worker{Queue: queue(t, client(t, s), time.Minute), Name: "taker", Workspaces: t.TempDir(), Log: io.Discard}
+	ws, made, err := workspace(ctx, w.Workspaces, run)
+	if err != nil || !made {
+		t.Fatalf("the taker's workspace: %v (made %v)", err, made)
+	}
+	if ws, err = w.fromStore(ctx, ws, made, run); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitRun(t, ws, "rev-parse", "HEAD"); got != one {
+		t.Errorf("the taker's clone is at %s, want %s, where the journal's last iteration ended", got, one)
+	}
+	if got := gitRun(t, ws, "rev-parse", pastJournalRef(run)); got != two {
+		t.Errorf("the commits past the journal are kept at %s, want %s", got, two)
+	}
+}
+
+// TestAKeptWorkspaceIsJudgedByItsJournalsContent: a workspace kept on
+// one machine whose journal is longer than the store's, the run having
+// gone on elsewhere from an earlier point (other entries, fewer bytes),
+// is behind the store: its length alone does not say it holds the
+// store's journal.
+func TestAKeptWorkspaceIsJudgedByItsJournalsContent(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	key := journal.Key{Thread: "main", Seq: 1}
+	elsewhere := t.TempDir()
+	rec, err := runlog.Start(elsewhere, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := filepath.Base(rec.Dir())
+	there := openJournal(t, filepath.Join(rec.Dir(), journal.Name))
+	appendTo(t, there, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
+	c, err := f.newRecordCopy(ctx, "r", elsewhere, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(t.TempDir(), "runs")
+	if err := os.MkdirAll(kept, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.downloadRecords(ctx, "r", kept, filepath.Dir(kept)); err != nil {
+		t.Fatal(err)
+	}
+	here := openJournal(t, filepath.Join(kept, id, journal.Name))
+	appendTo(t, here, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1, What: "this machine's, the longer of the two"})
+	appendTo(t, here, journal.Entry{Kind: journal.Began, Key: key, N: 2, Record: 2})
+	appendTo(t, there, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1, What: "elsewhere"})
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	behind, err := f.behindStore(ctx, kept, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !behind {
+		t.Error("a kept workspace whose longer journal is not the store's is not said behind it")
+	}
+}
+
+// TestACallThatMovedTheBranchIsPushedBeforeItsEntry: a script's call
+// that commits between iterations (git_merge()) is journaled without
+// an iteration's edge; the branch it moved is pushed before the piece
+// that holds its entry.
+func TestACallThatMovedTheBranchIsPushedBeforeItsEntry(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ctx := context.Background()
+	src := t.TempDir()
+	gitRun(t, src, "init", "-q")
+	commitIn(t, src, "start.txt")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitRun(t, src, "clone", "-q", "--bare", src, remote)
+	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Run{Name: "merged", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+	ws := filepath.Join(t.TempDir(), "merged")
+	if err := clone(ctx, ws, run); err != nil {
+		t.Fatal(err)
+	}
+	p := newBranchPush(ctx, ws, run)
+	call := []journal.Entry{{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "git_merge"}}
+	commitIn(t, ws, "merged.txt")
+	if err := p.beforeJournal(ctx, "rec1", call); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gitRun(t, remote, "rev-parse", Branch(run)), gitRun(t, ws, "rev-parse", "HEAD"); got != want {
+		t.Errorf("the remote's branch after the call's piece: %s, want the clone's %s", got, want)
 	}
 }

@@ -1,19 +1,23 @@
 package fleet
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"rooda/host/journal"
 	"rooda/host/ledger"
 	"rooda/host/runlog"
 )
@@ -124,7 +128,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		err = l.Update(runCtx, func(s *State) { s.Workspace = ws })
 	}
 	if err != nil {
-		w.end(ctx, l, Ending{Status: "error", ExitCode: 1}, err)
+		w.notTaken(ctx, l, err)
 		return
 	}
 	dir := filepath.Join(ws, st.Run.Subdir)
@@ -169,18 +173,71 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 			return
 		}
 		// Hold stopped without a loss: the worker is stopping.
+	case err := <-copying.lost:
+		// Another worker pushed the run's branch: this one's pushes
+		// are refused from now on, its work stays here. Stopped and
+		// given back, for a worker to go on from the remote.
+		cancel()
+		end = <-done
+		copying.stop()
+		w.say("%s: run lost, stopped: %v", name, err)
+		leaseLost(span, err)
+		w.giveBack(ctx, l)
+		return
 	case <-ctx.Done():
 		end = <-done
 	}
 	copying.stop()
-	copying.last(context.WithoutCancel(ctx))
+	err = copying.last(context.WithoutCancel(ctx))
+	if isLost(err) {
+		w.say("%s: run lost as it stopped, nothing more written: %v", name, err)
+		leaseLost(span, err)
+		return
+	}
 	if ctx.Err() != nil {
 		// The worker stopped the run (interrupted, resumable) as it
 		// stops: the run is not over.
+		if err != nil {
+			w.say("%s: its last writes: %v", name, err)
+		}
 		w.giveBack(ctx, l)
 		return
 	}
-	w.end(ctx, l, end.Ending, end.err)
+	ending, cause := afterLastWrites(end.Ending, err, st.Run.Repo != "")
+	if cause == nil {
+		cause = end.err
+		if err != nil {
+			w.say("%s: its record's last writes: %v", name, err)
+		}
+	}
+	w.end(ctx, l, ending, cause)
+}
+
+// takeTries bounds the attempts at a run whose workspace could not be
+// made: a clone or a read of the store that failed may pass (a network
+// cut, a server restarting), a repository that is gone does not.
+const takeTries = 5
+
+// notTaken is what becomes of a run whose workspace could not be made
+// (err): given back for a lease's time, for this worker or another to
+// try again, until its attempts reach takeTries; then it ends in error.
+func (w *Worker) notTaken(ctx context.Context, l *Lease, err error) {
+	st := l.State()
+	if isLost(err) || ctx.Err() != nil {
+		w.say("%s: not taken: %v", st.Run.Name, err)
+		if ctx.Err() != nil {
+			l.Release(context.WithoutCancel(ctx), 0)
+		}
+		return
+	}
+	if st.Attempt >= takeTries {
+		w.end(ctx, l, Ending{Status: "error", ExitCode: 1}, fmt.Errorf("%w (attempt %d of %d)", err, st.Attempt, takeTries))
+		return
+	}
+	w.say("%s: %v; given back, tried again in %s (attempt %d of %d)", st.Run.Name, err, l.q.lease, st.Attempt, takeTries)
+	if err := l.Release(context.WithoutCancel(ctx), l.q.lease); err != nil {
+		w.say("%s: not given back: %v", st.Run.Name, err)
+	}
 }
 
 // giveBack releases a run its worker stopped, at once, for another to
@@ -214,13 +271,17 @@ func (w *Worker) end(ctx context.Context, l *Lease, e Ending, cause error) {
 // store has them: a clone made now (the run taken over from another
 // machine, or never begun) gets them, and the refs rooda keeps of the
 // newest; one this machine kept from an earlier attempt is made again
-// if the run went on elsewhere since (the store's journal is further on
-// than its own), unless a rooda still goes in it.
+// if the run went on elsewhere since (the store's journal is not where
+// its own begins, or the remote's branch is not where it last saw it),
+// unless a rooda still goes in it.
 func (w *Worker) fromStore(ctx context.Context, ws string, made bool, run Run) (string, error) {
 	f := w.Queue.f
 	runs := filepath.Join(ws, run.Subdir, runlog.DefaultDir)
 	if !made {
 		behind, err := f.behindStore(ctx, runs, run.Name)
+		if err == nil && !behind {
+			behind, err = remoteMoved(ctx, ws, run)
+		}
 		if err != nil || !behind || whatNext(filepath.Join(ws, run.Subdir), run).going {
 			return ws, err
 		}
@@ -232,16 +293,32 @@ func (w *Worker) fromStore(ctx context.Context, ws string, made bool, run Run) (
 			return "", err
 		}
 	}
+	// The clone is the agent's: a directory of the run's that is a link
+	// committed there is not followed (downloadRecords checks below).
+	if err := mkdirBelow(ws, run.Subdir); err != nil {
+		return "", err
+	}
 	id, err := f.downloadRecords(ctx, run.Name, runs, filepath.Join(ws, run.Subdir))
 	if err != nil || id == "" {
 		return ws, err
 	}
 	w.say("%s: record %s taken from the fleet's store", run.Name, id)
-	return ws, fetchRecordRefs(ctx, ws, id)
+	if err := fetchRecordRefs(ctx, ws, id); err != nil {
+		return "", err
+	}
+	if past, err := rewindToJournal(ctx, ws, filepath.Join(runs, id), run); err != nil {
+		return "", err
+	} else if past != "" {
+		w.say("%s: the branch was pushed past the store's journal: put back where its last iteration ended, %s kept as %s", run.Name, shortHash(past), pastJournalRef(run))
+	}
+	return ws, nil
 }
 
-// behindStore reports whether the store holds more of the run's record
-// than runs does: a newer record, or more of the same one's journal.
+// behindStore reports whether the store holds what runs does not: a
+// newer record, or a journal of the same one that is not where runs's
+// begins (more of it, or other entries: the run went on elsewhere from
+// an earlier point). Journals are compared by content, not length: a
+// longer journal here may hold entries the store replaced.
 func (f *Fleet) behindStore(ctx context.Context, runs, name string) (bool, error) {
 	stored, err := storedRecords(ctx, f.records, name)
 	if err != nil {
@@ -256,53 +333,99 @@ func (f *Fleet) behindStore(ctx context.Context, runs, name string) (bool, error
 	if len(ids) > 0 {
 		lid = ids[len(ids)-1]
 	}
-	return sid > lid || sid == lid && stored[sid].journalLength() > journalSize(runs, lid), nil
+	if sid != lid {
+		return sid > lid, nil
+	}
+	theirs, err := f.storedJournal(ctx, name+"/"+sid+"/", stored[sid])
+	if err != nil {
+		return false, err
+	}
+	ours, err := readBelow(runs, filepath.Join(lid, journal.Name), journal.Limit)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return !bytes.HasPrefix(ours, theirs), nil
 }
 
 // copying is a run's record being written through to the store as its
 // rooda goes, and its branch pushed for a run of a repository.
 type copying struct {
-	w      *Worker
-	name   string
-	rc     *recordCopy
-	push   *branchPush
-	cancel context.CancelFunc
-	done   chan struct{}
+	w       *Worker
+	name    string
+	runs    string                      // the workspace's runs directory
+	held    func(context.Context) error // the lease's stillHeld
+	rc      *recordCopy                 // once made from the store
+	attempt int                         // the lease's
+	push    *branchPush
+	lost    chan error // a look that found the run lost says it here
+	cancel  context.CancelFunc
+	done    chan struct{}
 }
 
 // writeThrough starts writing the record of the run l holds, in dir of
-// the workspace ws, through to the store, every writeThroughEvery.
+// the workspace ws, through to the store, every writeThroughEvery. The
+// copy starts from what the store holds: a look that cannot read it
+// (the server out of reach a moment) tries again at the next, rather
+// than leave the run unwritten, and its branch unpushed, for good.
 func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *copying {
 	run := l.State().Run
-	c := &copying{w: w, name: run.Name, done: make(chan struct{})}
-	rc, err := w.Queue.f.newRecordCopy(ctx, run.Name, filepath.Join(dir, runlog.DefaultDir), l.stillHeld)
-	if err != nil {
-		w.say("%s: its record is not written through to the fleet's store: %v", run.Name, err)
-		close(c.done)
-		c.cancel = func() {}
-		return c
-	}
-	c.rc = rc
+	c := &copying{w: w, name: run.Name, runs: filepath.Join(dir, runlog.DefaultDir), held: l.stillHeld, attempt: l.State().Attempt, lost: make(chan error, 1), done: make(chan struct{})}
 	if run.Repo != "" {
 		c.push = newBranchPush(ctx, ws, run)
-		rc.beforeJournal = c.push.beforeJournal
 	}
 	ctx, c.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(c.done)
-		tick := time.NewTicker(writeThroughEvery)
-		defer tick.Stop()
 		var said string
+		failed := 0
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-tick.C:
+			case <-time.After(nextLook(failed)):
 			}
-			c.said(&said, rc.sync(ctx, false))
+			err := c.look(ctx, false)
+			if isLost(err) {
+				c.lost <- err
+				return
+			}
+			if err != nil {
+				failed++
+			} else {
+				failed = 0
+			}
+			c.said(&said, err)
 		}
 	}()
 	return c
+}
+
+// lookBackoff bounds the wait after looks that failed: a remote or a
+// server out of reach is not asked five times a second, and is asked
+// again within this once it answers.
+const lookBackoff = 10 * time.Second
+
+// nextLook is the wait before the next look after failed looks in a
+// row: writeThroughEvery, doubled at each failure up to lookBackoff.
+func nextLook(failed int) time.Duration {
+	return min(writeThroughEvery<<min(failed, 16), lookBackoff)
+}
+
+// look writes what changed in the record since the last look, all of
+// it if all (the run ended), making the copy first if it is not made.
+func (c *copying) look(ctx context.Context, all bool) error {
+	if c.rc == nil {
+		rc, err := c.w.Queue.f.newRecordCopy(ctx, c.name, c.runs, c.held)
+		if err != nil {
+			return fmt.Errorf("reading what the fleet's store holds of the run: %w", err)
+		}
+		if c.push != nil {
+			rc.beforeJournal = c.push.beforeJournal
+		}
+		rc.attempt = c.attempt
+		c.rc = rc
+	}
+	return c.rc.sync(ctx, all)
 }
 
 // stop stops the looks, and waits for the one going on.
@@ -312,16 +435,39 @@ func (c *copying) stop() {
 }
 
 // last writes what the run's rooda wrote last, as it stopped: the
-// branch as it left it, then the record whole.
-func (c *copying) last(ctx context.Context) {
-	if c.rc == nil {
-		return
+// branch as it left it, then the record whole; nothing if the worker no
+// longer holds the run (it paused past its lease, say).
+func (c *copying) last(ctx context.Context) error {
+	if err := c.held(ctx); err != nil {
+		return err
 	}
-	var said string
-	if c.push != nil && c.rc.id != "" {
-		c.said(&said, c.push.push(ctx, c.rc.id))
+	if c.push != nil && c.rc != nil && c.rc.id != "" {
+		if err := c.push.push(ctx, c.rc.id); err != nil {
+			return err
+		}
 	}
-	c.said(&said, c.rc.sync(ctx, true))
+	return c.look(ctx, true)
+}
+
+// isLost reports whether err, from a look or the last writes, says the
+// worker no longer holds the run: its lease taken, or its branch pushed
+// by another.
+func isLost(err error) bool {
+	return errors.Is(err, ErrRevisionMoved) || errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, errPushedOver)
+}
+
+// afterLastWrites is how a run that ended e ends once its last writes
+// gave err: a run of a repository whose branch or record could not be
+// written back (pushed) has its work on this machine alone, which no
+// other worker can go on from; it is not a success, whatever its rooda
+// said. A worktree's run keeps its commits in its checkout.
+func afterLastWrites(e Ending, err error, repo bool) (Ending, error) {
+	if err == nil || !repo {
+		return e, nil
+	}
+	cause := fmt.Errorf("the run ended %s but its branch and record were not written back: %w", e.Status, err)
+	e.Status, e.ExitCode = "error", max(e.ExitCode, 1)
+	return e, cause
 }
 
 // said says err once, not again while it stays the same.

@@ -1,14 +1,15 @@
 package fleet
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
+
+	hostgit "rooda/host/git"
 )
 
 // Branch is the git branch a run's workspace works on, in the checkout
@@ -95,19 +96,20 @@ func ResolveRef(ctx context.Context, dir, ref string) (top, commit string, err e
 	return lines[0], lines[1], nil
 }
 
+// git runs git in dir as rooda runs it (host/git.Run): the repository
+// is the agents' to write and the user's configuration may name hooks
+// in its working tree, so no hook, fsmonitor or ext:: remote runs; no
+// terminal prompt for credentials waits for ever; each command is
+// bounded in time, its process group stopped past it.
 func git(ctx context.Context, dir string, args ...string) error {
 	_, err := gitOutput(ctx, dir, args...)
 	return err
 }
 
+// gitTimeout bounds each of the fleet's git commands: a clone, a fetch
+// or a push of a large repository over a slow network included.
+const gitTimeout = 10 * time.Minute
+
 func gitOutput(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return string(out), nil
+	return hostgit.Run(ctx, hostgit.Command{Args: args, Dir: dir, Timeout: gitTimeout})
 }

@@ -10,13 +10,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"rooda/host/files"
 	"rooda/host/journal"
 	"rooda/host/runlog"
 )
@@ -32,9 +35,11 @@ import (
 // rooda writes those files whole (a rename), so each is uploaded whole
 // when it appears or changes. The journal only grows: it is uploaded in
 // pieces of the entries appended since the last one,
-// "NAME/ID/journal.jsonl@OFFSET", so that a run of many iterations does
-// not send its journal again at each; a download joins the pieces in
-// the order of their offsets, up to the first gap.
+// "NAME/ID/journal.jsonl@OFFSET.ATTEMPT", so that a run of many
+// iterations does not send its journal again at each; a download joins
+// the pieces in the order of their offsets, up to the first gap, taking
+// at each offset the piece of the newest attempt, and none of an older
+// attempt after a newer one's (chain).
 
 // writeThroughEvery is how often a worker looks at the record of a run
 // going on: a stat of its journal, the rest only when it grew. An entry
@@ -54,6 +59,14 @@ type recordCopy struct {
 	id   string // the record's, once there is one
 	// journalAt is how much of the journal the store holds.
 	journalAt int64
+	// attempt is the lease's attempt of the worker writing: its pieces
+	// are named after it (pieceName).
+	attempt int
+	// tail is the last entry of the journal as the store holds it, to
+	// tell a journal that goes on from one written anew (goesOn);
+	// dropOld says the store still holds the pieces of the one before.
+	tail    []byte
+	dropOld bool
 	// sent is each other file as it was when uploaded.
 	sent map[string]fileMark
 	// held says whether the worker still holds the run: nothing is
@@ -66,9 +79,22 @@ type recordCopy struct {
 	beforeJournal func(ctx context.Context, id string, entries []journal.Entry) error
 }
 
+// fileMark is what a look knows a file by: rooda writes each file of a
+// record by a rename, a new inode, so one rewritten to the same size
+// within the file system's clock tick is still told apart.
 type fileMark struct {
-	size int64
-	mod  time.Time
+	size  int64
+	mod   time.Time
+	inode uint64
+}
+
+// markOf is the mark of a file's facts.
+func markOf(info fs.FileInfo) fileMark {
+	m := fileMark{size: info.Size(), mod: info.ModTime()}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		m.inode = st.Ino
+	}
+	return m
 }
 
 // errNotYet holds a piece of the journal back until the next look.
@@ -85,6 +111,15 @@ func (f *Fleet) newRecordCopy(ctx context.Context, name, runs string, held func(
 	}
 	if id := lastID(stored); id != "" {
 		c.id, c.journalAt = id, stored[id].journalLength()
+		if chain := stored[id].chain(); len(chain) > 0 {
+			last, err := f.records.GetBytes(ctx, stored[id].pieceObject(name+"/"+id+"/", chain[len(chain)-1]))
+			if err != nil {
+				return nil, err
+			}
+			if len(last) > 0 {
+				c.tail = lastLine(last)
+			}
+		}
 	}
 	return c, nil
 }
@@ -93,15 +128,12 @@ func (f *Fleet) newRecordCopy(ctx context.Context, name, runs string, held func(
 // unless its journal grew, or all is true (the run ended: its last
 // writes).
 func (c *recordCopy) sync(ctx context.Context, all bool) error {
+	c.followNewest()
 	if c.id == "" {
-		ids, err := runlog.IDs(c.runs)
-		if err != nil || len(ids) == 0 {
-			return nil // no record yet
-		}
-		c.id = ids[len(ids)-1]
+		return nil // no record yet
 	}
 	dir := filepath.Join(c.runs, c.id)
-	piece, rewritten, err := c.newEntries(dir)
+	piece, rewritten, err := c.newEntries()
 	if err != nil || len(piece) == 0 && !all {
 		return err
 	}
@@ -111,10 +143,9 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 		}
 	}
 	if rewritten {
-		if err := c.dropPieces(ctx); err != nil {
-			return err
-		}
-		c.journalAt = 0
+		// The new journal's pieces go up before the old are dropped:
+		// a worker killed between the two leaves the store a journal.
+		c.journalAt, c.tail, c.dropOld = 0, nil, true
 	}
 	if c.beforeJournal != nil && len(piece) > 0 {
 		entries, _ := journal.Parse(piece)
@@ -136,28 +167,68 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 		return err
 	}
 	c.journalAt += int64(len(piece))
+	c.tail = lastLine(piece)
+	if c.dropOld {
+		if err := c.dropPieces(ctx, c.pieceName(0)); err != nil {
+			return err
+		}
+		c.dropOld = false
+	}
 	return nil
 }
 
-// newEntries are the whole entries appended to the journal in dir since
+// lastLine is the last line of data, which ends with one.
+func lastLine(data []byte) []byte {
+	return bytes.Clone(data[bytes.LastIndexByte(data[:len(data)-1], '\n')+1:])
+}
+
+// followNewest makes the copy that of the newest record in runs when
+// it is newer than the one it copies: rooda started a record anew (one
+// it could not resume), which is the run's now. A look reads the runs
+// directory's names only (a record's run.json is read once it is newer).
+func (c *recordCopy) followNewest() {
+	entries, err := os.ReadDir(c.runs)
+	if err != nil {
+		return
+	}
+	newest := ""
+	for _, e := range entries {
+		if name := e.Name(); e.IsDir() && runlog.IsID(name) && name > c.id && name > newest {
+			newest = name
+		}
+	}
+	if newest == "" {
+		return
+	}
+	if ids, err := runlog.IDs(c.runs); err != nil || !slices.Contains(ids, newest) {
+		return // not a record (yet): no run.json
+	}
+	c.id, c.journalAt, c.tail, c.dropOld = newest, 0, nil, false
+	c.sent = map[string]fileMark{}
+}
+
+// newEntries are the whole entries appended to the record's journal since
 // the last piece uploaded. A journal shorter than that was written anew
 // (a resume that cut a damaged end): it is given whole, rewritten, to
 // be uploaded from its start in place of the old one's pieces.
-func (c *recordCopy) newEntries(dir string) (piece []byte, rewritten bool, err error) {
-	f, err := os.Open(filepath.Join(dir, journal.Name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+func (c *recordCopy) newEntries() (piece []byte, rewritten bool, err error) {
+	f, err := files.OpenBelow(c.runs, filepath.Join(c.id, journal.Name))
+	if errors.Is(err, fs.ErrNotExist) || isRefused(err) {
+		return nil, false, nil // none yet, or none of rooda's (syncDir)
 	}
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || info.Size() == c.journalAt {
+	if err != nil || !info.Mode().IsRegular() || info.Size() == c.journalAt {
 		return nil, false, err
 	}
+	if info.Size() > journal.Limit {
+		return nil, false, files.TooLarge(f.Name(), journal.Limit)
+	}
 	from := c.journalAt
-	if info.Size() < from {
+	if info.Size() < from || !c.goesOn(f) {
 		from, rewritten = 0, true
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, from, info.Size()-from))
@@ -168,16 +239,32 @@ func (c *recordCopy) newEntries(dir string) (piece []byte, rewritten bool, err e
 	return data[:good], rewritten, nil
 }
 
-// dropPieces deletes the journal's pieces in the store: a download
-// joins pieces by offset, and those of a journal written anew must not
-// follow its new ones.
-func (c *recordCopy) dropPieces(ctx context.Context) error {
+// goesOn reports whether the journal f still holds, just before the
+// offset the store's ends at, the store's last entry: a journal written
+// anew (a resume that cut a damaged end, then appended past the old
+// length) is known by its content, not its size alone.
+func (c *recordCopy) goesOn(f *os.File) bool {
+	if len(c.tail) == 0 || c.journalAt < int64(len(c.tail)) {
+		return true // nothing known to compare
+	}
+	buf := make([]byte, len(c.tail))
+	_, err := f.ReadAt(buf, c.journalAt-int64(len(c.tail)))
+	return err == nil && bytes.Equal(buf, c.tail)
+}
+
+// dropPieces deletes the journal's pieces in the store but keep: a
+// download joins pieces by offset, and those of a journal written anew
+// must not follow its new ones.
+func (c *recordCopy) dropPieces(ctx context.Context, keep string) error {
 	stored, err := storedRecords(ctx, c.obs, c.name)
 	if err != nil {
 		return err
 	}
-	for off := range stored[c.id].pieces {
-		if err := c.obs.Delete(ctx, c.pieceName(off)); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+	for _, name := range stored[c.id].pieceNames {
+		if name == keep {
+			continue
+		}
+		if err := c.obs.Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
 			return err
 		}
 	}
@@ -196,12 +283,22 @@ func (c *recordCopy) syncFiles(ctx context.Context, dir string) error {
 }
 
 // syncDir uploads what changed in the directory rel of the record at
-// dir, and under it.
+// dir, and under it. The record lies in the workspace, where the agent
+// writes: like rooda's own reader (runlog's openRecord), the look
+// follows no symbolic link, from the runs directory down, and reads
+// regular files only, each up to a limit, so that a link left there to
+// ~/.ssh/id_ed25519 is not uploaded for every client of the fleet to
+// read, nor a named pipe keeps the look waiting for ever.
 func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
-	entries, err := os.ReadDir(filepath.Join(dir, rel))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil // removed since it was listed
+	d, err := files.OpenBelow(c.runs, filepath.Join(c.id, rel))
+	if errors.Is(err, fs.ErrNotExist) || isRefused(err) {
+		return nil // removed since it was listed, or not the record's
 	}
+	if err != nil {
+		return err
+	}
+	entries, err := d.ReadDir(-1)
+	d.Close()
 	if err != nil {
 		return err
 	}
@@ -215,17 +312,24 @@ func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
 			continue // removed meanwhile
 		}
 		path := filepath.Join(rel, name)
-		mark := fileMark{info.Size(), info.ModTime()}
+		mark := markOf(info)
 		if c.sent[path] == mark {
 			continue
 		}
-		if e.IsDir() {
+		sent := true
+		switch {
+		case e.IsDir():
 			err = c.syncDir(ctx, dir, path)
-		} else {
-			err = c.syncFile(ctx, dir, path)
+		case info.Mode().IsRegular():
+			sent, err = c.syncFile(ctx, path)
+		default:
+			// A link, a pipe, a device: not the record's, never read.
 		}
 		if err != nil {
 			return err
+		}
+		if !sent {
+			continue // not read this time: the next look tries again
 		}
 		// A directory's time may be coarse (a second, on some file
 		// systems): one changed twice within a tick would look
@@ -238,39 +342,116 @@ func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
 	return nil
 }
 
-// syncFile uploads the record's file at path.
-func (c *recordCopy) syncFile(ctx context.Context, dir, path string) error {
-	data, err := os.ReadFile(filepath.Join(dir, path))
+// recordFileLimit bounds a file of a record read to be uploaded: an
+// iteration's prompt, output or transcript, as runs show reads them.
+const recordFileLimit = files.RecordedPromptLimit
+
+// syncFile uploads the record's file at path, read as syncDir says;
+// sent is false for a file that could not be read but may be at the
+// next look (replaced meanwhile), true for one sent or refused for good.
+func (c *recordCopy) syncFile(ctx context.Context, path string) (sent bool, err error) {
+	data, err := c.readFile(path, recordFileLimit)
 	if err != nil {
-		return nil // replaced meanwhile: the next look sends it
+		var tooLarge *files.TooLargeError
+		return isRefused(err) || errors.As(err, &tooLarge), nil
 	}
 	_, err = c.obs.PutBytes(ctx, c.name+"/"+c.id+"/"+filepath.ToSlash(path), data)
-	return err
+	return err == nil, err
+}
+
+// readFile reads the file at path in the record, as readBelow does.
+func (c *recordCopy) readFile(path string, limit int64) ([]byte, error) {
+	return readBelow(c.runs, filepath.Join(c.id, path), limit)
+}
+
+// readBelow reads the file rel below root, following no link, refusing
+// anything but a regular file and more than limit bytes.
+func readBelow(root, rel string, limit int64) ([]byte, error) {
+	f, err := files.OpenBelow(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = &fs.PathError{Op: "open", Path: f.Name(), Err: files.ErrNotFile}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return files.ReadAll(f, f.Name(), limit)
+}
+
+// isRefused reports whether err is OpenBelow's refusal of a link or of
+// what is not a file.
+func isRefused(err error) bool {
+	return errors.Is(err, files.ErrSymlink) || errors.Is(err, files.ErrNotFile)
 }
 
 // coarseClock is the coarsest time a file system keeps a directory's
 // changes in.
 const coarseClock = 2 * time.Second
 
+// pieceName is the name of the piece at offset of the journal, as this
+// worker's attempt writes it: two workers that both think they hold the
+// run (one paused past its lease) never write under one name, so a late
+// piece of the one that lost it cannot replace its taker's.
 func (c *recordCopy) pieceName(offset int64) string {
-	return fmt.Sprintf("%s/%s/%s%012d", c.name, c.id, journalPiece, offset)
+	return fmt.Sprintf("%s/%s/%s%012d.%d", c.name, c.id, journalPiece, offset, c.attempt)
 }
 
 // storedRecord is what the store holds of one record: its files, and
-// the sizes of its journal's pieces by offset.
+// its journal's pieces: at each offset, the size and attempt of the
+// piece of the highest attempt.
 type storedRecord struct {
-	files  []string
-	pieces map[int64]int64
+	files      []string
+	pieces     map[int64]int64
+	attempts   map[int64]int
+	pieceNames []string // every piece's, all attempts'
+}
+
+// addPiece notes the piece named name, at off, of attempt's size bytes.
+func (r *storedRecord) addPiece(name string, off int64, attempt int, size int64) {
+	r.pieceNames = append(r.pieceNames, name)
+	if _, seen := r.pieces[off]; !seen || attempt > r.attempts[off] {
+		r.pieces[off], r.attempts[off] = size, attempt
+	}
+}
+
+// pieceObject is the name of the piece of the journal at off that
+// chain takes, its record's objects' names beginning with prefix.
+func (r storedRecord) pieceObject(prefix string, off int64) string {
+	name := fmt.Sprintf("%s%s%012d.%d", prefix, journalPiece, off, r.attempts[off])
+	if r.attempts[off] == 0 && !slices.Contains(r.pieceNames, name) {
+		name = fmt.Sprintf("%s%s%012d", prefix, journalPiece, off) // named as the first fleets did
+	}
+	return name
+}
+
+// chain is the offsets of the pieces that make the journal, in order:
+// from its start, up to the first gap, the highest attempt's piece at
+// each offset, and none of an attempt older than one before it (a
+// worker that lost the run wrote it after its taker began).
+func (r storedRecord) chain() []int64 {
+	var offs []int64
+	var at int64
+	newest := -1
+	for _, off := range r.offsets() {
+		if off != at || r.attempts[off] < newest {
+			break
+		}
+		offs = append(offs, off)
+		at += r.pieces[off]
+		newest = r.attempts[off]
+	}
+	return offs
 }
 
 // journalLength is how much of the journal the pieces hold from its
-// start, up to the first gap.
+// start (chain).
 func (r storedRecord) journalLength() int64 {
 	var at int64
-	for _, off := range r.offsets() {
-		if off != at {
-			break
-		}
+	for _, off := range r.chain() {
 		at += r.pieces[off]
 	}
 	return at
@@ -286,6 +467,22 @@ func (r storedRecord) offsets() []int64 {
 	return offs
 }
 
+// pieceAt parses the name of a piece, after its prefix: OFFSET.ATTEMPT,
+// or OFFSET alone, as the first fleets named them (attempt 0).
+func pieceAt(name string) (off int64, attempt int, ok bool) {
+	o, a, hasAttempt := strings.Cut(name, ".")
+	off, err := strconv.ParseInt(o, 10, 64)
+	if err != nil || off < 0 {
+		return 0, 0, false
+	}
+	if hasAttempt {
+		if attempt, err = strconv.Atoi(a); err != nil || attempt < 0 {
+			return 0, 0, false
+		}
+	}
+	return off, attempt, true
+}
+
 // lastID is the id of the newest record: ids begin with the time their
 // run started.
 func lastID(records map[string]storedRecord) string {
@@ -298,11 +495,16 @@ func lastID(records map[string]storedRecord) string {
 	return last
 }
 
+// listObjects lists the store's objects; a test makes it fail.
+var listObjects = func(ctx context.Context, obs jetstream.ObjectStore) ([]*jetstream.ObjectInfo, error) {
+	return obs.List(ctx)
+}
+
 // storedRecords are the records the store holds of the run name, by id.
 // The store is listed whole: a fleet's records are read only when a run
 // is taken.
 func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) (map[string]storedRecord, error) {
-	infos, err := obs.List(ctx)
+	infos, err := listObjects(ctx, obs)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, nil
 	}
@@ -316,19 +518,19 @@ func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) 
 			continue
 		}
 		id, path, ok := strings.Cut(rest, "/")
-		if !ok {
-			continue
+		if !ok || !runlog.IsID(id) || !isRecordPath(path) {
+			continue // not a record's: a download would make it a path
 		}
 		r, seen := records[id]
 		if !seen {
-			r = storedRecord{pieces: map[int64]int64{}}
+			r = storedRecord{pieces: map[int64]int64{}, attempts: map[int64]int{}}
 		}
-		if off, isPiece := strings.CutPrefix(path, journalPiece); isPiece {
-			n, err := strconv.ParseInt(off, 10, 64)
-			if err != nil {
+		if at, isPiece := strings.CutPrefix(path, journalPiece); isPiece {
+			off, attempt, ok := pieceAt(at)
+			if !ok {
 				continue
 			}
-			r.pieces[n] = int64(info.Size)
+			r.addPiece(info.Name, off, attempt, int64(info.Size))
 		} else {
 			r.files = append(r.files, path)
 		}
@@ -342,61 +544,128 @@ func storedRecords(ctx context.Context, obs jetstream.ObjectStore, name string) 
 // machine, and returns the id of the newest ("" if none): a worker
 // that takes a run over where its workspace is not goes on from them.
 // Each names workDir, where this worker runs rooda, as the directory
-// its run ran in: rooda resumes a run only from there.
+// its run ran in: rooda resumes a run only from there. runs lies below
+// workDir (.rooda/runs); neither the store's names nor the clone are
+// trusted: a name that is not a record's is passed over, and no link in
+// the clone, from workDir down, is followed.
 func (f *Fleet) downloadRecords(ctx context.Context, name, runs, workDir string) (string, error) {
 	records, err := storedRecords(ctx, f.records, name)
 	if err != nil || len(records) == 0 {
 		return "", err
 	}
+	rel, err := filepath.Rel(workDir, runs)
+	if err == nil {
+		err = mkdirBelow(workDir, rel)
+	}
+	if err != nil {
+		return "", fmt.Errorf("downloading the records of %s: %w", name, err)
+	}
 	for id, r := range records {
-		dir := filepath.Join(runs, id)
-		err := f.downloadRecord(ctx, name+"/"+id+"/", dir, r)
+		err := f.downloadRecord(ctx, name+"/"+id+"/", runs, id, r)
 		if err == nil {
-			err = movedTo(dir, workDir)
+			err = movedTo(filepath.Join(runs, id), workDir)
 		}
 		if err != nil {
 			return "", fmt.Errorf("downloading the record %s of %s: %w", id, name, err)
 		}
 	}
 	// As rooda keeps its records out of git (runlog's ignoreRecords).
-	if _, err := os.Stat(filepath.Join(runs, ".gitignore")); errors.Is(err, fs.ErrNotExist) {
-		os.WriteFile(filepath.Join(runs, ".gitignore"), []byte("*\n"), 0o644)
+	if _, err := os.Lstat(filepath.Join(runs, ".gitignore")); errors.Is(err, fs.ErrNotExist) {
+		if err := files.WriteWhole(filepath.Join(runs, ".gitignore"), []byte("*\n")); err != nil {
+			return "", err
+		}
 	}
 	return lastID(records), nil
 }
 
 // downloadRecord writes record r, whose objects' names begin with
-// prefix, into dir: its files, and its journal's pieces joined up to
-// the first gap.
-func (f *Fleet) downloadRecord(ctx context.Context, prefix, dir string, r storedRecord) error {
+// prefix, as record id in runs: its files, and its journal's pieces
+// joined up to the first gap.
+func (f *Fleet) downloadRecord(ctx context.Context, prefix, runs, id string, r storedRecord) error {
 	for _, path := range r.files {
 		data, err := f.records.GetBytes(ctx, prefix+path)
 		if err != nil {
 			return err
 		}
-		if err := writeDownloaded(filepath.Join(dir, filepath.FromSlash(path)), data); err != nil {
+		if err := writeDownloaded(runs, filepath.Join(id, filepath.FromSlash(path)), data); err != nil {
 			return err
 		}
 	}
+	jnl, err := f.storedJournal(ctx, prefix, r)
+	if err != nil {
+		return err
+	}
+	return writeDownloaded(runs, filepath.Join(id, journal.Name), jnl)
+}
+
+// storedJournal is the journal of record r, whose objects' names begin
+// with prefix, as the store holds it: its pieces joined (chain).
+func (f *Fleet) storedJournal(ctx context.Context, prefix string, r storedRecord) ([]byte, error) {
 	var jnl bytes.Buffer
-	for _, off := range r.offsets() {
-		if off != int64(jnl.Len()) {
-			break
-		}
-		data, err := f.records.GetBytes(ctx, fmt.Sprintf("%s%s%012d", prefix, journalPiece, off))
+	for _, off := range r.chain() {
+		data, err := f.records.GetBytes(ctx, r.pieceObject(prefix, off))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		jnl.Write(data)
 	}
-	return writeDownloaded(filepath.Join(dir, journal.Name), jnl.Bytes())
+	return jnl.Bytes(), nil
 }
 
-func writeDownloaded(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// isRecordPath reports whether path, a file's in a record as the store
+// names it, stays in the record and is one the write-through sends: no
+// part empty, "..", or beginning with a dot (rooda's own files).
+func isRecordPath(path string) bool {
+	if !fs.ValidPath(path) || path == "." {
+		return false
+	}
+	for _, part := range strings.Split(path, "/") {
+		if strings.HasPrefix(part, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// writeDownloaded writes data as the file rel of runs, whole (a
+// rename, which replaces a link there, never follows it), its
+// directories made where missing: the clone is the agent's, which may
+// have committed a link among them, so none is followed.
+func writeDownloaded(runs, rel string, data []byte) error {
+	if err := mkdirBelow(runs, filepath.Dir(rel)); err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o600) // as rooda writes its records
+	return files.WriteWhole(filepath.Join(runs, rel), data) // 0600, as rooda writes its records
+}
+
+// mkdirBelow makes the directory rel below root, each part that is
+// missing, and refuses a part that is a link or not a directory.
+func mkdirBelow(root, rel string) error {
+	if rel != "." && rel != "" && !filepath.IsLocal(rel) {
+		return fmt.Errorf("%s is not below %s", rel, root)
+	}
+	dir := root
+	for _, part := range strings.Split(filepath.Clean(rel), string(filepath.Separator)) {
+		if part == "." || part == "" {
+			continue
+		}
+		dir = filepath.Join(dir, part)
+		err := os.Mkdir(dir, 0o755)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		info, err := os.Lstat(dir)
+		if err != nil {
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: files.ErrSymlink}
+		}
+		if !info.IsDir() {
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: syscall.ENOTDIR}
+		}
+	}
+	return nil
 }
 
 // movedTo writes workDir into the run.json of the record at dir as the
@@ -404,7 +673,7 @@ func writeDownloaded(path string, data []byte) error {
 // run from), every other field as it was.
 func movedTo(dir, workDir string) error {
 	path := filepath.Join(dir, "run.json")
-	data, err := os.ReadFile(path)
+	data, err := readBelow(dir, "run.json", files.RecordLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // a record whose run.json was not written through yet
 	}
@@ -421,5 +690,5 @@ func movedTo(dir, workDir string) error {
 	if data, err = json.MarshalIndent(fields, "", "  "); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o600)
+	return files.WriteWhole(path, append(data, '\n'))
 }

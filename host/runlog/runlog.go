@@ -328,6 +328,10 @@ var idForm = sync.OnceValue(func() *regexp.Regexp {
 // isRunName reports whether name is a run id.
 func isRunName(name string) bool { return idForm().MatchString(name) }
 
+// IsID reports whether name has the form of a run's id: a name read from
+// elsewhere (the fleet's store) to make a record's directory of.
+func IsID(name string) bool { return isRunName(name) }
+
 // errNotARun is why a directory of runs_dir is not a run's record.
 var errNotARun = errors.New("not a run")
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -117,7 +118,7 @@ func TestFleetResumesOnAnotherMachine(t *testing.T) {
 	// Mid-iteration is once the iteration's start reached the remote:
 	// worker-a writes its journal's entry through just after.
 	waitForRef(t, remote, "/start/3")
-	time.Sleep(time.Second)
+	waitForStored(t, f.state, regexp.MustCompile(`"k":"began"[^\n]*"n":3,"rec":3[,}]`))
 	if err := killed.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +156,31 @@ func TestFleetResumesOnAnotherMachine(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(st.Workspace, "loose.txt")); err != nil {
 		t.Errorf("the file iteration 2 left uncommitted is not in the workspace the iteration in flight ran again in: %v", err)
 	}
+}
+
+// waitForStored waits until the files of the fleet's server under
+// state (its embedded JetStream's, which keep an object's bytes as they
+// were put) hold what matches re: a piece of a journal uploaded, seen
+// without a NATS client, which the test's binary does not link.
+func waitForStored(t *testing.T, state string, re *regexp.Regexp) {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for time.Now().Before(deadline) {
+		found := false
+		filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
+			if err != nil || found || d.IsDir() || !strings.HasSuffix(path, ".blk") {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			found = err == nil && re.Match(data)
+			return nil
+		})
+		if found {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the fleet's store under %s never held %s", state, re)
 }
 
 // waitForRef waits until the repository at dir has a ref under

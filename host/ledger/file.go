@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"rooda/host/files"
@@ -20,18 +19,18 @@ import (
 // rooda of the user share it.
 type File struct {
 	Path string
-	// mu keeps the loops of this process from polling the lock against
-	// each other.
-	mu sync.Mutex
 }
 
 // lockPoll is how often a busy lock is tried again: it is held for a
 // read and a write of a small file. lockWait is how long a loop waits
 // for it at most: a holder stopped with the lock held (SIGSTOP) must not
-// stop every loop of the machine; the loop goes on without the ledger.
-const lockPoll = 2 * time.Millisecond
+// stop every loop of the machine; the loop goes on without the ledger
+// (host/loop turns a ledger that failed off for the rest of its run).
+// The loops of this process poll it each on its own: flock locks an
+// open file, not a process, so they exclude each other as two roodas do.
+const lockPoll = 10 * time.Millisecond
 
-var lockWait = 10 * time.Second
+var lockWait = time.Second
 
 // DefaultPath is the machine's ledger: ledger.json in rooda's directory
 // under the user's state directory (${XDG_STATE_HOME:-~/.local/state}).
@@ -102,8 +101,6 @@ func (f *File) read() (map[string]fileEntry, error) {
 // locked runs do holding the ledger's lock, waiting for it while another
 // holds it.
 func (f *File) locked(ctx context.Context, do func() error) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
 		return err
 	}

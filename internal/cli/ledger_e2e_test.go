@@ -3,9 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -311,5 +313,46 @@ func TestAccountLimitSharedByTwoRoodas(t *testing.T) {
 	}
 	if reset := a[1].Add(19 * time.Second); b[1].Before(reset) {
 		t.Errorf("b's second iteration started %s after a met the limit, before its reset\n%s", b[1].Sub(a[1]), stderr)
+	}
+}
+
+// holdLedgerLock has another process hold the lock of w's ledger until
+// the test ends, as a rooda stopped with it held (SIGSTOP) would.
+func holdLedgerLock(w *workspace) {
+	w.t.Helper()
+	if _, err := exec.LookPath("flock"); err != nil {
+		w.t.Skip("no flock command")
+	}
+	dir := filepath.Join(w.dir, "state", "rooda")
+	must(w.t, os.MkdirAll(dir, 0o700))
+	holder := exec.Command("flock", filepath.Join(dir, "ledger.json.lock"), "-c", "echo held; exec sleep 600")
+	out, err := holder.StdoutPipe()
+	must(w.t, err)
+	must(w.t, holder.Start())
+	w.t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	line := make([]byte, 5)
+	if _, err := io.ReadFull(out, line); err != nil || string(line) != "held\n" {
+		w.t.Fatalf("the lock's holder said %q: %v", line, err)
+	}
+}
+
+// TestHeldLedgerLockDoesNotSlowARun: a plain run whose ledger's lock
+// another process holds says once that it goes on without the ledger,
+// and its iterations take the agent's time: the ledger, given up after
+// its first failure, is not waited for by every iteration (it was, 10 s
+// per call), nor counted in their durations.
+func TestHeldLedgerLockDoesNotSlowARun(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": "working"})
+	holdLedgerLock(w)
+	o := w.run("build", "-n", "3")
+	o.expect(t, 2, "Iteration 3/3 completed in ")
+	if n := strings.Count(o.stderr, "the accounts' ledger"); n != 1 {
+		t.Errorf("the ledger's failure said %d times, want once\n%s", n, o.stderr)
+	}
+	for _, m := range regexp.MustCompile(`completed in (\S+)`).FindAllStringSubmatch(o.stderr, -1) {
+		if took, err := time.ParseDuration(m[1]); err != nil || took >= 5*time.Second {
+			t.Errorf("an iteration of an agent that says one word took %s (%v): the ledger's wait counted\n%s", m[1], err, o.stderr)
+		}
 	}
 }

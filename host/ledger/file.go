@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"rooda/host/files"
@@ -19,6 +20,9 @@ import (
 // rooda of the user share it.
 type File struct {
 	Path string
+	// made makes Path's directory once, madeErr its failure.
+	made    sync.Once
+	madeErr error
 }
 
 // lockPoll is how often a busy lock is tried again: it is held for a
@@ -52,13 +56,12 @@ type fileEntry struct {
 	Revision uint64 `json:"revision"`
 }
 
+// Get reads account's entry without the lock: Put replaces the file by
+// a rename, so a read sees it whole, before or after a write; and a loop
+// that only reads (each try of a plain run) never waits for a lock.
 func (f *File) Get(ctx context.Context, account string) (Entry, uint64, error) {
-	var got fileEntry
-	err := f.locked(ctx, func() error {
-		all, err := f.read()
-		got = all[account]
-		return err
-	})
+	all, err := f.read()
+	got := all[account]
 	return got.Entry, got.Revision, err
 }
 
@@ -101,8 +104,9 @@ func (f *File) read() (map[string]fileEntry, error) {
 // locked runs do holding the ledger's lock, waiting for it while another
 // holds it.
 func (f *File) locked(ctx context.Context, do func() error) error {
-	if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
-		return err
+	f.made.Do(func() { f.madeErr = os.MkdirAll(filepath.Dir(f.Path), 0o700) })
+	if f.madeErr != nil {
+		return f.madeErr
 	}
 	deadline := time.Now().Add(lockWait)
 	for {

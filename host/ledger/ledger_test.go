@@ -3,6 +3,8 @@ package ledger
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -193,5 +195,44 @@ func TestFileLockHeldGivesUp(t *testing.T) {
 	defer held.Close()
 	if _, err := Get(context.Background(), &File{Path: path}, "team"); err == nil || !strings.Contains(err.Error(), "held by another process") {
 		t.Errorf("a lock held for good: %v", err)
+	}
+}
+
+// TestFileReadsWithoutTheLock: what a plain run's loop does each
+// iteration, a Reserve and a Get, neither waits for the file's lock (held
+// here by another), nor makes it: the file holds no budgets, and a read
+// sees a whole file (writes are renames).
+func TestFileReadsWithoutTheLock(t *testing.T) {
+	dir := t.TempDir()
+	f := &File{Path: filepath.Join(dir, "ledger.json")}
+	if _, err := Hit(context.Background(), f, "team", "loop a", "usage_limit", time.Now().Add(time.Hour), time.Now(), Breaker{}); err != nil {
+		t.Fatal(err)
+	}
+	held, busy, err := files.Lock(f.Path + ".lock")
+	if err != nil || busy {
+		t.Fatalf("lock: busy %v, %v", busy, err)
+	}
+	defer held.Close()
+	fresh := &File{Path: f.Path}
+	r, err := Reserve(context.Background(), fresh, "team")
+	if err != nil {
+		t.Fatalf("Reserve waited for the lock: %v", err)
+	}
+	if err := r.Settle(context.Background(), Amount{USD: 1}); err != nil {
+		t.Fatalf("Settle: %v", err)
+	}
+	e, err := Get(context.Background(), fresh, "team")
+	if err != nil || e.LimitedBy != "loop a" {
+		t.Fatalf("Get: %+v, %v", e, err)
+	}
+	empty := &File{Path: filepath.Join(dir, "new", "ledger.json")}
+	if _, err := Reserve(context.Background(), empty, "team"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Get(context.Background(), empty, "team"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(empty.Path)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("reading an empty ledger made its directory (%v)", err)
 	}
 }

@@ -337,15 +337,22 @@ func holdLedgerLock(w *workspace) {
 }
 
 // TestHeldLedgerLockDoesNotSlowARun: a plain run whose ledger's lock
-// another process holds says once that it goes on without the ledger,
-// and its iterations take the agent's time: the ledger, given up after
-// its first failure, is not waited for by every iteration (it was, 10 s
-// per call), nor counted in their durations.
+// another process holds reads the ledger without it; its first
+// iteration's agent meets a limit, which it cannot write: it says once
+// that it goes on without the ledger, and its iterations take the
+// agent's time: the ledger, given up after its first failure, is not
+// waited for again (it was, 10 s per call), nor counted in their
+// durations.
 func TestHeldLedgerLockDoesNotSlowARun(t *testing.T) {
 	t.Parallel()
-	w := newWorkspace(t, step{"output": "working"})
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+2}}")
+	echo := transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")
+	w := newWorkspace(t, step{"output": limit, "exit": 1, "again": step{"output": echo}}, step{"output": echo})
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\nloop:\n  ai_cmd_alias: fake\n")
 	holdLedgerLock(w)
-	o := w.run("build", "-n", "3")
+	cmd := exec.Command(binary(t), "run", "build", "-n", "3")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
 	o.expect(t, 2, "Iteration 3/3 completed in ")
 	if n := strings.Count(o.stderr, "the accounts' ledger"); n != 1 {
 		t.Errorf("the ledger's failure said %d times, want once\n%s", n, o.stderr)

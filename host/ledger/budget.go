@@ -126,10 +126,7 @@ type Reservation struct {
 // cost when they are settled.
 func Reserve(ctx context.Context, s Store, account string) (*Reservation, error) {
 	r := &Reservation{store: s, held: map[string]Amount{}}
-	if _, machine := s.(*File); machine {
-		// Budgets are set on a fleet's bucket (rooda fleet budget): a
-		// machine's file has none, and its loops need not read it twice
-		// more per iteration to find none.
+	if f, ok := s.(*File); ok && f.Unbudgeted {
 		return r, nil
 	}
 	for _, name := range []string{FleetEntry, account} {

@@ -20,6 +20,10 @@ import (
 // rooda of the user share it.
 type File struct {
 	Path string
+	// Unbudgeted is set for the machine's ledger of plain runs: budgets
+	// are set on a fleet's bucket (rooda fleet budget), never on it, so
+	// Reserve need not read it twice per iteration to find none.
+	Unbudgeted bool
 	// made makes Path's directory once, madeErr its failure.
 	made    sync.Once
 	madeErr error

@@ -182,7 +182,7 @@ func BenchmarkFileIteration(b *testing.B) {
 }
 
 // TestFileLockHeldGivesUp: a ledger whose lock another holds for good (a
-// rooda stopped with it held) is given up after lockWait, with an error
+// rooda stopped with it held) is given up by a write after lockWait, with an error
 // the loop says once before going on without it.
 func TestFileLockHeldGivesUp(t *testing.T) {
 	defer func(w time.Duration) { lockWait = w }(lockWait)
@@ -193,7 +193,7 @@ func TestFileLockHeldGivesUp(t *testing.T) {
 		t.Fatal(busy, err)
 	}
 	defer held.Close()
-	if _, err := Get(context.Background(), &File{Path: path}, "team"); err == nil || !strings.Contains(err.Error(), "held by another process") {
+	if _, err := Hit(context.Background(), &File{Path: path}, "team", "loop a", "usage_limit", time.Now().Add(time.Hour), time.Now(), Breaker{}); err == nil || !strings.Contains(err.Error(), "held by another process") {
 		t.Errorf("a lock held for good: %v", err)
 	}
 }
@@ -213,7 +213,7 @@ func TestFileReadsWithoutTheLock(t *testing.T) {
 		t.Fatalf("lock: busy %v, %v", busy, err)
 	}
 	defer held.Close()
-	fresh := &File{Path: f.Path}
+	fresh := &File{Path: f.Path, Unbudgeted: true}
 	r, err := Reserve(context.Background(), fresh, "team")
 	if err != nil {
 		t.Fatalf("Reserve waited for the lock: %v", err)
@@ -225,7 +225,7 @@ func TestFileReadsWithoutTheLock(t *testing.T) {
 	if err != nil || e.LimitedBy != "loop a" {
 		t.Fatalf("Get: %+v, %v", e, err)
 	}
-	empty := &File{Path: filepath.Join(dir, "new", "ledger.json")}
+	empty := &File{Path: filepath.Join(dir, "new", "ledger.json"), Unbudgeted: true}
 	if _, err := Reserve(context.Background(), empty, "team"); err != nil {
 		t.Fatal(err)
 	}

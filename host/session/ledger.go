@@ -23,5 +23,5 @@ var accountsLedger = sync.OnceValue(func() ledger.Store {
 	if err != nil {
 		return nil
 	}
-	return &ledger.File{Path: path}
+	return &ledger.File{Path: path, Unbudgeted: true}
 })

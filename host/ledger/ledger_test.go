@@ -236,3 +236,26 @@ func TestFileReadsWithoutTheLock(t *testing.T) {
 		t.Errorf("reading an empty ledger made its directory (%v)", err)
 	}
 }
+
+// TestOneBurstIsOneHit: loops meeting one limit at once write resets a
+// fraction of a second apart (gemini names them to the millisecond): the
+// breaker counts one limit, and the account is limited until the latest.
+func TestOneBurstIsOneHit(t *testing.T) {
+	f := &File{Path: filepath.Join(t.TempDir(), "ledger.json")}
+	now := time.Now()
+	b := Breaker{Hits: 2, Window: time.Hour, Backoff: time.Minute}
+	var e Entry
+	for i, by := range []string{"loop a", "loop b", "loop c"} {
+		var err error
+		if e, err = Hit(context.Background(), f, "team", by, "rate_limited", now.Add(10*time.Second+time.Duration(i)*400*time.Millisecond), now, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !e.PausedUntil.IsZero() || len(e.Hits) != 1 || !e.LimitedUntil.Equal(now.Add(10800*time.Millisecond)) {
+		t.Errorf("one burst: paused until %v, %d hits, limited until %v", e.PausedUntil, len(e.Hits), e.LimitedUntil.Sub(now))
+	}
+	e, err := Hit(context.Background(), f, "team", "loop a", "rate_limited", time.Time{}, now.Add(time.Minute), b)
+	if err != nil || e.PausedUntil.IsZero() {
+		t.Errorf("a second limit, with no reset, a minute later did not pause the account: %+v, %v", e, err)
+	}
+}

@@ -22,7 +22,7 @@ type Accounts interface {
 	// zero Until when none.
 	Hold(ctx context.Context, n int) (AccountHold, error)
 	// Limited writes that iteration n's agent met a limit, cause, that
-	// resets at until.
+	// resets at until (zero, or past, when its CLI named no reset ahead).
 	Limited(ctx context.Context, n int, cause string, until time.Time) error
 	// Reserve reserves what iteration n is expected to cost against the
 	// budgets its agent's account counts against, before it starts, and
@@ -169,11 +169,12 @@ func heldWords(h AccountHold) string {
 
 func words(cause string) string { return strings.ReplaceAll(cause, "_", " ") }
 
-// shareLimit writes a limit with a reset that it's agent met to its
-// account's entry, for the other loops of the account to wait for.
+// shareLimit writes a limit that it's agent met to its account's entry:
+// its reset, if ahead, for the other loops of the account to wait for;
+// and, reset or not, a hit for the breaker to count.
 func (r *runner) shareLimit(it *Iteration) {
 	sum := it.Decoded
-	if r.accounts() == nil || !sum.ResetAt.After(r.cfg.Now()) {
+	if r.accounts() == nil {
 		return
 	}
 	cause := string(sum.Cause)

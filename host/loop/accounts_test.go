@@ -3,9 +3,12 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"rooda/host/agentstream"
 )
 
 // stuckLedger is a ledger whose lock another process holds: each call
@@ -77,4 +80,33 @@ func (l *slowLedger) Limited(context.Context, int, string, time.Time) error { re
 
 func (l *slowLedger) Reserve(context.Context, int) (func(Spend) error, error) {
 	return func(Spend) error { l.s.clock = l.s.clock.Add(3 * time.Second); return nil }, nil
+}
+
+// limits is a ledger that keeps the limits written to it.
+type limits struct{ met []string }
+
+func (l *limits) Hold(context.Context, int) (AccountHold, error) { return AccountHold{}, nil }
+
+func (l *limits) Limited(_ context.Context, n int, cause string, until time.Time) error {
+	l.met = append(l.met, fmt.Sprintf("%d %s %v", n, cause, until.IsZero()))
+	return nil
+}
+
+func (l *limits) Reserve(context.Context, int) (func(Spend) error, error) {
+	return func(Spend) error { return nil }, nil
+}
+
+// TestLimitWithoutResetIsWritten: a rate limit whose CLI names no reset
+// is written to the ledger too, for the breaker to count.
+func TestLimitWithoutResetIsWritten(t *testing.T) {
+	var log strings.Builder
+	limited := &agentstream.Summary{Format: agentstream.Codex, Cause: agentstream.CauseRateLimited, Err: "429 Too Many Requests"}
+	s := &script{steps: []step{{exit: 1, decoded: limited}, {decoded: said(success)}}}
+	cfg := s.config(1, 3, &log)
+	ledger := &limits{}
+	cfg.Accounts = ledger
+	Run(context.Background(), cfg)
+	if fmt.Sprint(ledger.met) != "[1 rate_limited true]" {
+		t.Errorf("limits written: %q\n%s", ledger.met, log.String())
+	}
 }

@@ -251,14 +251,15 @@ func TestFleetBudgetNeverAbove(t *testing.T) {
 }
 
 // TestBreakerPausesTheAccount: with breaker_hits 2, a loop whose agent
-// meets a usage limit (resetting a second ahead) in two iterations in a
+// meets a usage limit (resetting 3 s ahead, so that it is still ahead
+// when rooda reads it on a loaded machine) in two iterations in a
 // row has its account paused for breaker_backoff (15 s): after its own
 // wait for the second limit's reset, it does not run its agent again
 // until the pause ends, and counts no failure.
 func TestBreakerPausesTheAccount(t *testing.T) {
 	t.Parallel()
 	times := filepath.Join(t.TempDir(), "times")
-	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+1}}")
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+3}}")
 	echo := transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")
 	limited := step{"output": limit, "exit": 1, "times": times, "again": step{"output": echo, "times": times}}
 	w := newWorkspace(t, limited, limited, step{"output": transcript(t, "claude-stream-json", "tool_call_success"), "times": times})

@@ -364,3 +364,21 @@ func TestHeldLedgerLockDoesNotSlowARun(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentsDoNotInheritTheLedger: rooda takes ROODA_LEDGER (a fleet
+// worker's ledger socket) out of its environment as it starts: its
+// agent, which inherits the rest, does not see it, and cannot write the
+// fleet's ledger through it.
+func TestAgentsDoNotInheritTheLedger(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.env = append(w.env, "ROODA_LEDGER=unix:"+filepath.Join(w.dir, "ledger.sock"), "SEEN_BY_AGENT=yes")
+	cmd := exec.Command(binary(t), "run", "build", "-n", "1", "--ai-cmd", "sh -c 'env > "+filepath.Join(w.dir, "env.txt")+"'")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 2, "Iteration 1/1 completed in ")
+	env := readText(t, filepath.Join(w.dir, "env.txt"))
+	if !strings.Contains(env, "SEEN_BY_AGENT=yes") || strings.Contains(env, "ROODA_LEDGER") {
+		t.Errorf("the agent's environment:\n%s", env)
+	}
+}

@@ -100,9 +100,21 @@ func (f *File) read() (map[string]fileEntry, error) {
 		return all, err
 	}
 	if err := json.Unmarshal(data, &all); err != nil {
-		return all, fmt.Errorf("the accounts' ledger %s is not readable: %w", f.Path, err)
+		return map[string]fileEntry{}, f.setAside(err)
 	}
 	return all, nil
+}
+
+// setAside moves a ledger that cannot be read (a crash of another
+// program, an edit) aside, so that the next read starts an empty one
+// instead of every loop of every later run failing on it; its error says
+// so, once.
+func (f *File) setAside(unreadable error) error {
+	aside := fmt.Sprintf("%s.corrupt-%s", f.Path, time.Now().UTC().Format("20060102T150405.000"))
+	if err := os.Rename(f.Path, aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s is not readable (%v), and cannot be moved aside: %w", f.Path, unreadable, err)
+	}
+	return fmt.Errorf("%s was not readable (%v): moved to %s; it starts again empty", f.Path, unreadable, filepath.Base(aside))
 }
 
 // locked runs do holding the ledger's lock, waiting for it while another

@@ -259,3 +259,26 @@ func TestOneBurstIsOneHit(t *testing.T) {
 		t.Errorf("a second limit, with no reset, a minute later did not pause the account: %+v, %v", e, err)
 	}
 }
+
+// TestCorruptFileIsSetAside: a ledger.json that is not JSON is moved
+// aside, said by the read that found it, and the ledger starts again
+// empty: later reads and writes work.
+func TestCorruptFileIsSetAside(t *testing.T) {
+	dir := t.TempDir()
+	f := &File{Path: filepath.Join(dir, "ledger.json")}
+	if err := os.WriteFile(f.Path, []byte(`{"team": {`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Get(context.Background(), f, "team"); err == nil || !strings.Contains(err.Error(), "moved to ledger.json.corrupt-") {
+		t.Errorf("the read of a corrupt ledger: %v", err)
+	}
+	if aside, _ := filepath.Glob(f.Path + ".corrupt-*"); len(aside) != 1 {
+		t.Errorf("set aside: %v", aside)
+	}
+	if _, err := Hit(context.Background(), f, "team", "loop a", "usage_limit", time.Now().Add(time.Hour), time.Now(), Breaker{}); err != nil {
+		t.Fatalf("a write after: %v", err)
+	}
+	if e, err := Get(context.Background(), f, "team"); err != nil || e.LimitedBy != "loop a" {
+		t.Errorf("a read after: %+v, %v", e, err)
+	}
+}

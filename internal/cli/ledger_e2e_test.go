@@ -253,7 +253,7 @@ func TestFleetBudgetNeverAbove(t *testing.T) {
 // TestBreakerPausesTheAccount: with breaker_hits 2, a loop whose agent
 // meets a usage limit (resetting 3 s ahead, so that it is still ahead
 // when rooda reads it on a loaded machine) in two iterations in a
-// row has its account paused for breaker_backoff (15 s): after its own
+// row has its account paused for breaker_backoff (6 s): after its own
 // wait for the second limit's reset, it does not run its agent again
 // until the pause ends, and counts no failure.
 func TestBreakerPausesTheAccount(t *testing.T) {
@@ -263,7 +263,7 @@ func TestBreakerPausesTheAccount(t *testing.T) {
 	echo := transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")
 	limited := step{"output": limit, "exit": 1, "times": times, "again": step{"output": echo, "times": times}}
 	w := newWorkspace(t, limited, limited, step{"output": transcript(t, "claude-stream-json", "tool_call_success"), "times": times})
-	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json, account: team}\nloop:\n  ai_cmd_alias: fake\n  breaker_hits: 2\n  breaker_backoff: 15s\n")
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json, account: team}\nloop:\n  ai_cmd_alias: fake\n  breaker_hits: 2\n  breaker_backoff: 6s\n")
 	cmd := exec.Command(binary(t), "run", "build", "-n", "3")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
@@ -280,8 +280,9 @@ func TestBreakerPausesTheAccount(t *testing.T) {
 	if len(starts) != 5 {
 		t.Fatalf("the agent started %d times, want 5\n%s", len(starts), o.stderr)
 	}
-	if paused := starts[3].Sub(starts[2]); paused < 14*time.Second {
-		t.Errorf("iteration 2 ran again %s after its limit, within the breaker's 15 s pause\n%s", paused, o.stderr)
+	// Its own limit's reset alone is 3 s: 5 s is the breaker's pause.
+	if paused := starts[3].Sub(starts[2]); paused < 5*time.Second {
+		t.Errorf("iteration 2 ran again %s after its limit, within the breaker's 6 s pause\n%s", paused, o.stderr)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -90,6 +91,9 @@ func (a *Accounts) All(ctx context.Context) (map[string]ledger.Entry, error) {
 	return out, nil
 }
 
+// maxEntryBytes bounds an account's entry in the fleet's bucket.
+const maxEntryBytes = 256 << 10
+
 // serveLedger serves store to the runs the worker starts, on a unix
 // socket in a directory of its own that only the worker's user may
 // enter, and returns its address (ROODA_LEDGER's value) and how to stop
@@ -105,7 +109,7 @@ func serveLedger(store ledger.Store) (addr string, stop func(), err error) {
 		os.RemoveAll(dir)
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: ledger.Handler(store)}
+	srv := &http.Server{Handler: ledger.Handler(store), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute}
 	go srv.Serve(ln)
 	return "unix:" + sock, func() { srv.Close(); os.RemoveAll(dir) }, nil
 }

@@ -59,3 +59,21 @@ func TestAccountsLedgerSharedByWorkers(t *testing.T) {
 		t.Errorf("the bucket's accounts: %v, %v", all, err)
 	}
 }
+
+// TestAccountsEntryIsBounded: an entry far larger than any a loop
+// writes (an agent that reached a worker's socket filling the bucket) is
+// refused by the bucket.
+func TestAccountsEntryIsBounded(t *testing.T) {
+	s := embedded(t)
+	accounts := client(t, s).Accounts()
+	huge := ledger.Entry{Hits: make([]time.Time, 10000)}
+	for i := range huge.Hits {
+		huge.Hits[i] = time.Now()
+	}
+	if _, err := accounts.Put(context.Background(), "team", huge, 0); err == nil {
+		t.Error("an entry of 10000 hits was written")
+	}
+	if _, err := accounts.Put(context.Background(), "team", ledger.Entry{Hits: huge.Hits[:10]}, 0); err != nil {
+		t.Errorf("an entry of 10 hits: %v", err)
+	}
+}

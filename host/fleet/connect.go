@@ -207,6 +207,11 @@ func open(ctx context.Context, nc *nats.Conn, s *Server) (*Fleet, error) {
 			Storage:  jetstream.FileStorage,
 			History:  1,
 			Replicas: replicas,
+			// An entry is a few hundred bytes: a run (or an agent
+			// that reached a worker's socket) cannot fill the
+			// server's store through it.
+			MaxValueSize: maxEntryBytes,
+			MaxBytes:     64 << 20,
 		})
 	}
 	if err != nil {

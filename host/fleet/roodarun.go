@@ -9,11 +9,9 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-)
 
-// ledgerEnv names the accounts' ledger to a run's rooda
-// (host/session's LedgerEnv).
-const ledgerEnv = "ROODA_LEDGER"
+	"rooda/host/ledger"
+)
 
 type runEnd struct {
 	Ending
@@ -39,7 +37,7 @@ func (w *Worker) rooda(ctx context.Context, dir, name string, argv, env []string
 	cmd := exec.CommandContext(ctx, w.Rooda, argv...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
 	if w.ledgerAddr != "" {
-		env = append(env[:len(env):len(env)], ledgerEnv+"="+w.ledgerAddr)
+		env = append(env[:len(env):len(env)], ledger.Env+"="+w.ledgerAddr)
 	}
 	cmd.Env = append(withoutFleetAccess(os.Environ()), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -20,18 +20,25 @@ import (
 // rooda of the user share it.
 type File struct {
 	Path string
-	// mu keeps the loops of this process from polling the lock against
-	// each other.
-	mu sync.Mutex
+	// Unbudgeted is set for the machine's ledger of plain runs: budgets
+	// are set on a fleet's bucket (rooda fleet budget), never on it, so
+	// Reserve need not read it twice per iteration to find none.
+	Unbudgeted bool
+	// made makes Path's directory once, madeErr its failure.
+	made    sync.Once
+	madeErr error
 }
 
 // lockPoll is how often a busy lock is tried again: it is held for a
 // read and a write of a small file. lockWait is how long a loop waits
 // for it at most: a holder stopped with the lock held (SIGSTOP) must not
-// stop every loop of the machine; the loop goes on without the ledger.
-const lockPoll = 2 * time.Millisecond
+// stop every loop of the machine; the loop goes on without the ledger
+// (host/loop turns a ledger that failed off for the rest of its run).
+// The loops of this process poll it each on its own: flock locks an
+// open file, not a process, so they exclude each other as two roodas do.
+const lockPoll = 10 * time.Millisecond
 
-var lockWait = 10 * time.Second
+var lockWait = time.Second
 
 // DefaultPath is the machine's ledger: ledger.json in rooda's directory
 // under the user's state directory (${XDG_STATE_HOME:-~/.local/state}).
@@ -53,13 +60,12 @@ type fileEntry struct {
 	Revision uint64 `json:"revision"`
 }
 
+// Get reads account's entry without the lock: Put replaces the file by
+// a rename, so a read sees it whole, before or after a write; and a loop
+// that only reads (each try of a plain run) never waits for a lock.
 func (f *File) Get(ctx context.Context, account string) (Entry, uint64, error) {
-	var got fileEntry
-	err := f.locked(ctx, func() error {
-		all, err := f.read()
-		got = all[account]
-		return err
-	})
+	all, err := f.read()
+	got := all[account]
 	return got.Entry, got.Revision, err
 }
 
@@ -94,18 +100,29 @@ func (f *File) read() (map[string]fileEntry, error) {
 		return all, err
 	}
 	if err := json.Unmarshal(data, &all); err != nil {
-		return all, fmt.Errorf("the accounts' ledger %s is not readable: %w", f.Path, err)
+		return map[string]fileEntry{}, f.setAside(err)
 	}
 	return all, nil
+}
+
+// setAside moves a ledger that cannot be read (a crash of another
+// program, an edit) aside, so that the next read starts an empty one
+// instead of every loop of every later run failing on it; its error says
+// so, once.
+func (f *File) setAside(unreadable error) error {
+	aside := fmt.Sprintf("%s.corrupt-%s", f.Path, time.Now().UTC().Format("20060102T150405.000"))
+	if err := os.Rename(f.Path, aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s is not readable (%v), and cannot be moved aside: %w", f.Path, unreadable, err)
+	}
+	return fmt.Errorf("%s was not readable (%v): moved to %s; it starts again empty", f.Path, unreadable, filepath.Base(aside))
 }
 
 // locked runs do holding the ledger's lock, waiting for it while another
 // holds it.
 func (f *File) locked(ctx context.Context, do func() error) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(f.Path), 0o700); err != nil {
-		return err
+	f.made.Do(func() { f.madeErr = os.MkdirAll(filepath.Dir(f.Path), 0o700) })
+	if f.madeErr != nil {
+		return f.madeErr
 	}
 	deadline := time.Now().Add(lockWait)
 	for {

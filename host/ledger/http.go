@@ -22,6 +22,11 @@ import (
 //	PUT /accounts/NAME?revision=N {…} → {"revision": N+1}, or 409 when
 //	                                    another wrote it since N
 
+// Env names, in a run's environment, the ledger its worker serves it
+// (unix:PATH, Dial's address). rooda takes it out of its own environment
+// as it starts (host/session), so that its agents never inherit it.
+const Env = "ROODA_LEDGER"
+
 type wireEntry struct {
 	Entry    Entry  `json:"entry"`
 	Revision uint64 `json:"revision"`

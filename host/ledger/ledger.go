@@ -105,20 +105,30 @@ type Breaker struct {
 	Backoff time.Duration
 }
 
+// sameLimit is how far apart the resets that loops meeting one limit
+// write may be: a CLI that names its reset to the millisecond (gemini)
+// names a slightly different one to each loop of one burst.
+const sameLimit = 5 * time.Second
+
 // Hit records in account's entry a limit that a loop (by) met at now,
-// which resets at reset: the account is limited until then, and the
-// breaker may pause it. A limit the entry already has (met while the
-// account is limited until its reset or later: a loop that did not wait
-// for it, an early try of a reset named to the minute) is not counted
-// again: the breaker counts limits, not tries. It returns the entry as
-// written.
+// which resets at reset (zero when the CLI named none): the account is
+// limited until then, and the breaker may pause it. A limit the entry
+// already has (met while the account is limited, with no reset or one
+// within sameLimit of the entry's: another loop of the same burst, a
+// loop that did not wait for it, an early try of a reset named to the
+// minute) is not counted again: the breaker counts limits, not tries. It
+// returns the entry as written.
 func Hit(ctx context.Context, s Store, account, by, cause string, reset, now time.Time, b Breaker) (Entry, error) {
 	return Update(ctx, s, account, func(e *Entry) bool {
-		if now.Before(e.LimitedUntil) && !reset.After(e.LimitedUntil) {
+		known := now.Before(e.LimitedUntil) && !reset.After(e.LimitedUntil.Add(sameLimit))
+		if known && !reset.After(e.LimitedUntil) {
 			return false
 		}
-		if reset.After(e.LimitedUntil) {
+		if reset.After(now) && reset.After(e.LimitedUntil) {
 			e.LimitedUntil, e.Cause, e.LimitedBy = reset, cause, by
+		}
+		if known {
+			return true
 		}
 		e.Hits = append(recent(e.Hits, now, b.Window), now)
 		if b.Hits > 0 && len(e.Hits) >= b.Hits {

@@ -3,6 +3,8 @@ package ledger
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -180,7 +182,7 @@ func BenchmarkFileIteration(b *testing.B) {
 }
 
 // TestFileLockHeldGivesUp: a ledger whose lock another holds for good (a
-// rooda stopped with it held) is given up after lockWait, with an error
+// rooda stopped with it held) is given up by a write after lockWait, with an error
 // the loop says once before going on without it.
 func TestFileLockHeldGivesUp(t *testing.T) {
 	defer func(w time.Duration) { lockWait = w }(lockWait)
@@ -191,7 +193,92 @@ func TestFileLockHeldGivesUp(t *testing.T) {
 		t.Fatal(busy, err)
 	}
 	defer held.Close()
-	if _, err := Get(context.Background(), &File{Path: path}, "team"); err == nil || !strings.Contains(err.Error(), "held by another process") {
+	if _, err := Hit(context.Background(), &File{Path: path}, "team", "loop a", "usage_limit", time.Now().Add(time.Hour), time.Now(), Breaker{}); err == nil || !strings.Contains(err.Error(), "held by another process") {
 		t.Errorf("a lock held for good: %v", err)
+	}
+}
+
+// TestFileReadsWithoutTheLock: what a plain run's loop does each
+// iteration, a Reserve and a Get, neither waits for the file's lock (held
+// here by another), nor makes it: the file holds no budgets, and a read
+// sees a whole file (writes are renames).
+func TestFileReadsWithoutTheLock(t *testing.T) {
+	dir := t.TempDir()
+	f := &File{Path: filepath.Join(dir, "ledger.json")}
+	if _, err := Hit(context.Background(), f, "team", "loop a", "usage_limit", time.Now().Add(time.Hour), time.Now(), Breaker{}); err != nil {
+		t.Fatal(err)
+	}
+	held, busy, err := files.Lock(f.Path + ".lock")
+	if err != nil || busy {
+		t.Fatalf("lock: busy %v, %v", busy, err)
+	}
+	defer held.Close()
+	fresh := &File{Path: f.Path, Unbudgeted: true}
+	r, err := Reserve(context.Background(), fresh, "team")
+	if err != nil {
+		t.Fatalf("Reserve waited for the lock: %v", err)
+	}
+	if err := r.Settle(context.Background(), Amount{USD: 1}); err != nil {
+		t.Fatalf("Settle: %v", err)
+	}
+	e, err := Get(context.Background(), fresh, "team")
+	if err != nil || e.LimitedBy != "loop a" {
+		t.Fatalf("Get: %+v, %v", e, err)
+	}
+	empty := &File{Path: filepath.Join(dir, "new", "ledger.json"), Unbudgeted: true}
+	if _, err := Reserve(context.Background(), empty, "team"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Get(context.Background(), empty, "team"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(empty.Path)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("reading an empty ledger made its directory (%v)", err)
+	}
+}
+
+// TestOneBurstIsOneHit: loops meeting one limit at once write resets a
+// fraction of a second apart (gemini names them to the millisecond): the
+// breaker counts one limit, and the account is limited until the latest.
+func TestOneBurstIsOneHit(t *testing.T) {
+	f := &File{Path: filepath.Join(t.TempDir(), "ledger.json")}
+	now := time.Now()
+	b := Breaker{Hits: 2, Window: time.Hour, Backoff: time.Minute}
+	var e Entry
+	for i, by := range []string{"loop a", "loop b", "loop c"} {
+		var err error
+		if e, err = Hit(context.Background(), f, "team", by, "rate_limited", now.Add(10*time.Second+time.Duration(i)*400*time.Millisecond), now, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !e.PausedUntil.IsZero() || len(e.Hits) != 1 || !e.LimitedUntil.Equal(now.Add(10800*time.Millisecond)) {
+		t.Errorf("one burst: paused until %v, %d hits, limited until %v", e.PausedUntil, len(e.Hits), e.LimitedUntil.Sub(now))
+	}
+	e, err := Hit(context.Background(), f, "team", "loop a", "rate_limited", time.Time{}, now.Add(time.Minute), b)
+	if err != nil || e.PausedUntil.IsZero() {
+		t.Errorf("a second limit, with no reset, a minute later did not pause the account: %+v, %v", e, err)
+	}
+}
+
+// TestCorruptFileIsSetAside: a ledger.json that is not JSON is moved
+// aside, said by the read that found it, and the ledger starts again
+// empty: later reads and writes work.
+func TestCorruptFileIsSetAside(t *testing.T) {
+	dir := t.TempDir()
+	f := &File{Path: filepath.Join(dir, "ledger.json")}
+	if err := os.WriteFile(f.Path, []byte(`{"team": {`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Get(context.Background(), f, "team"); err == nil || !strings.Contains(err.Error(), "moved to ledger.json.corrupt-") {
+		t.Errorf("the read of a corrupt ledger: %v", err)
+	}
+	if aside, _ := filepath.Glob(f.Path + ".corrupt-*"); len(aside) != 1 {
+		t.Errorf("set aside: %v", aside)
+	}
+	if _, err := Hit(context.Background(), f, "team", "loop a", "usage_limit", time.Now().Add(time.Hour), time.Now(), Breaker{}); err != nil {
+		t.Fatalf("a write after: %v", err)
+	}
+	if e, err := Get(context.Background(), f, "team"); err != nil || e.LimitedBy != "loop a" {
+		t.Errorf("a read after: %+v, %v", e, err)
 	}
 }

@@ -22,7 +22,7 @@ type Accounts interface {
 	// zero Until when none.
 	Hold(ctx context.Context, n int) (AccountHold, error)
 	// Limited writes that iteration n's agent met a limit, cause, that
-	// resets at until.
+	// resets at until (zero, or past, when its CLI named no reset ahead).
 	Limited(ctx context.Context, n int, cause string, until time.Time) error
 	// Reserve reserves what iteration n is expected to cost against the
 	// budgets its agent's account counts against, before it starts, and
@@ -51,10 +51,14 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 // returns how to settle it; nil and a *RefusedError when the budgets
 // cannot fit it.
 func (r *runner) reserve(ctx context.Context, it *Iteration) (func(Spend), error) {
-	if r.cfg.Accounts == nil {
+	if r.accounts() == nil {
 		return func(Spend) {}, nil
 	}
-	settle, err := r.cfg.Accounts.Reserve(ctx, it.Number)
+	var settle func(Spend) error
+	err := r.ledgerCall(func() (err error) {
+		settle, err = r.cfg.Accounts.Reserve(ctx, it.Number)
+		return err
+	})
 	var refused *RefusedError
 	switch {
 	case errors.As(err, &refused):
@@ -64,7 +68,10 @@ func (r *runner) reserve(ctx context.Context, it *Iteration) (func(Spend), error
 		return func(Spend) {}, nil
 	}
 	return func(spent Spend) {
-		if err := settle(spent); err != nil {
+		if r.ledgerOff {
+			return
+		}
+		if err := r.ledgerCall(func() error { return settle(spent) }); err != nil {
 			r.warnLedger(it, err)
 		}
 	}, nil
@@ -94,12 +101,16 @@ const (
 // MaxLimitWait is not waited for: the agent runs, and meets the limit
 // itself, as without a ledger. False when ctx ended in the wait.
 func (r *runner) awaitAccount(ctx context.Context, it *Iteration, w *waits) bool {
-	if r.cfg.Accounts == nil {
+	if r.accounts() == nil {
 		return true
 	}
 	var last time.Time
 	for {
-		h, err := r.cfg.Accounts.Hold(ctx, it.Number)
+		var h AccountHold
+		err := r.ledgerCall(func() (err error) {
+			h, err = r.cfg.Accounts.Hold(ctx, it.Number)
+			return err
+		})
 		if err != nil {
 			r.warnLedger(it, err)
 			return true
@@ -158,25 +169,47 @@ func heldWords(h AccountHold) string {
 
 func words(cause string) string { return strings.ReplaceAll(cause, "_", " ") }
 
-// shareLimit writes a limit with a reset that it's agent met to its
-// account's entry, for the other loops of the account to wait for.
+// shareLimit writes a limit that it's agent met to its account's entry:
+// its reset, if ahead, for the other loops of the account to wait for;
+// and, reset or not, a hit for the breaker to count.
 func (r *runner) shareLimit(it *Iteration) {
 	sum := it.Decoded
-	if r.cfg.Accounts == nil || !sum.ResetAt.After(r.cfg.Now()) {
+	if r.accounts() == nil {
 		return
 	}
 	cause := string(sum.Cause)
 	if cause == "" {
 		cause = string(agentstream.CauseUsageLimit)
 	}
-	if err := r.cfg.Accounts.Limited(context.Background(), it.Number, cause, sum.ResetAt); err != nil {
+	if err := r.ledgerCall(func() error { return r.cfg.Accounts.Limited(context.Background(), it.Number, cause, sum.ResetAt) }); err != nil {
 		r.warnLedger(it, err)
 	}
 }
 
+// accounts is the loop's ledger: nil without one, or once it failed.
+func (r *runner) accounts() Accounts {
+	if r.ledgerOff {
+		return nil
+	}
+	return r.cfg.Accounts
+}
+
+// ledgerCall calls the ledger, and keeps how long it took out of the
+// iteration's duration (ledgerTime): a slow ledger is not the agent's
+// time.
+func (r *runner) ledgerCall(call func() error) error {
+	began := r.cfg.Now()
+	err := call()
+	r.ledgerTime += r.cfg.Now().Sub(began)
+	return err
+}
+
 // warnLedger says, once, that the accounts' ledger cannot be read or
-// written: the loop goes on as if it had none.
+// written, and turns it off for the rest of the run: a ledger that failed
+// once (a lock held by a stopped rooda, a fleet's server down) would
+// make every later call wait as long again, for nothing.
 func (r *runner) warnLedger(it *Iteration, err error) {
+	r.ledgerOff = true
 	if r.ledgerWarned {
 		return
 	}

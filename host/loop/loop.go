@@ -527,8 +527,11 @@ type runner struct {
 	// output (spinWait).
 	spins  int
 	result Result
-	// ledgerWarned is set once the log said the accounts' ledger failed.
-	ledgerWarned bool
+	// ledgerWarned is set once the log said the accounts' ledger failed,
+	// and ledgerOff once it failed: the run goes on without it.
+	ledgerWarned, ledgerOff bool
+	// ledgerTime is how long the iteration's calls to the ledger took.
+	ledgerTime time.Duration
 }
 
 // warnUncounted says, once, that max_cost_usd cannot stop a loop whose
@@ -620,9 +623,10 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 		r.cfg.Workspace.Before()
 	}
 	began := r.cfg.Now()
+	r.ledgerTime = 0
 	r.tries(ctx, it, req)
 	settle(it.Spent)
-	it.Duration = r.cfg.Now().Sub(began) - it.Waited
+	it.Duration = r.cfg.Now().Sub(began) - it.Waited - r.ledgerTime
 	if r.cfg.Workspace != nil {
 		changes := r.cfg.Workspace.After()
 		it.Changes = &changes

@@ -121,8 +121,11 @@ func (r *runner) waitFor(it *Iteration, w waits) (LimitWait, bool) {
 	if sum == nil || it.StartErr != nil || it.Outcome == OutcomeSuccess {
 		return LimitWait{}, false
 	}
-	if !sum.ResetAt.IsZero() && (sum.Cause == agentstream.CauseUsageLimit || sum.Cause == agentstream.CauseRateLimited) {
+	limit := sum.Cause == agentstream.CauseUsageLimit || sum.Cause == agentstream.CauseRateLimited
+	if limit {
 		r.shareLimit(it)
+	}
+	if limit && !sum.ResetAt.IsZero() {
 		return r.resetWait(it, w)
 	}
 	if it.Outcome != OutcomeFailure || (it.Cause != CauseNetwork && it.Cause != CauseRateLimited) {

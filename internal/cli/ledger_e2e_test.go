@@ -3,9 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -249,18 +251,19 @@ func TestFleetBudgetNeverAbove(t *testing.T) {
 }
 
 // TestBreakerPausesTheAccount: with breaker_hits 2, a loop whose agent
-// meets a usage limit (resetting a second ahead) in two iterations in a
-// row has its account paused for breaker_backoff (15 s): after its own
+// meets a usage limit (resetting 3 s ahead, so that it is still ahead
+// when rooda reads it on a loaded machine) in two iterations in a
+// row has its account paused for breaker_backoff (6 s): after its own
 // wait for the second limit's reset, it does not run its agent again
 // until the pause ends, and counts no failure.
 func TestBreakerPausesTheAccount(t *testing.T) {
 	t.Parallel()
 	times := filepath.Join(t.TempDir(), "times")
-	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+1}}")
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+3}}")
 	echo := transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")
 	limited := step{"output": limit, "exit": 1, "times": times, "again": step{"output": echo, "times": times}}
 	w := newWorkspace(t, limited, limited, step{"output": transcript(t, "claude-stream-json", "tool_call_success"), "times": times})
-	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json, account: team}\nloop:\n  ai_cmd_alias: fake\n  breaker_hits: 2\n  breaker_backoff: 15s\n")
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json, account: team}\nloop:\n  ai_cmd_alias: fake\n  breaker_hits: 2\n  breaker_backoff: 6s\n")
 	cmd := exec.Command(binary(t), "run", "build", "-n", "3")
 	cmd.Dir, cmd.Env = w.dir, w.env
 	o := w.wait(w.start(cmd))
@@ -277,8 +280,9 @@ func TestBreakerPausesTheAccount(t *testing.T) {
 	if len(starts) != 5 {
 		t.Fatalf("the agent started %d times, want 5\n%s", len(starts), o.stderr)
 	}
-	if paused := starts[3].Sub(starts[2]); paused < 14*time.Second {
-		t.Errorf("iteration 2 ran again %s after its limit, within the breaker's 15 s pause\n%s", paused, o.stderr)
+	// Its own limit's reset alone is 3 s: 5 s is the breaker's pause.
+	if paused := starts[3].Sub(starts[2]); paused < 5*time.Second {
+		t.Errorf("iteration 2 ran again %s after its limit, within the breaker's 6 s pause\n%s", paused, o.stderr)
 	}
 }
 
@@ -311,5 +315,71 @@ func TestAccountLimitSharedByTwoRoodas(t *testing.T) {
 	}
 	if reset := a[1].Add(19 * time.Second); b[1].Before(reset) {
 		t.Errorf("b's second iteration started %s after a met the limit, before its reset\n%s", b[1].Sub(a[1]), stderr)
+	}
+}
+
+// holdLedgerLock has another process hold the lock of w's ledger until
+// the test ends, as a rooda stopped with it held (SIGSTOP) would.
+func holdLedgerLock(w *workspace) {
+	w.t.Helper()
+	if _, err := exec.LookPath("flock"); err != nil {
+		w.t.Skip("no flock command")
+	}
+	dir := filepath.Join(w.dir, "state", "rooda")
+	must(w.t, os.MkdirAll(dir, 0o700))
+	holder := exec.Command("flock", filepath.Join(dir, "ledger.json.lock"), "-c", "echo held; exec sleep 600")
+	out, err := holder.StdoutPipe()
+	must(w.t, err)
+	must(w.t, holder.Start())
+	w.t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	line := make([]byte, 5)
+	if _, err := io.ReadFull(out, line); err != nil || string(line) != "held\n" {
+		w.t.Fatalf("the lock's holder said %q: %v", line, err)
+	}
+}
+
+// TestHeldLedgerLockDoesNotSlowARun: a plain run whose ledger's lock
+// another process holds reads the ledger without it; its first
+// iteration's agent meets a limit, which it cannot write: it says once
+// that it goes on without the ledger, and its iterations take the
+// agent's time: the ledger, given up after its first failure, is not
+// waited for again (it was, 10 s per call), nor counted in their
+// durations.
+func TestHeldLedgerLockDoesNotSlowARun(t *testing.T) {
+	t.Parallel()
+	limit := strings.ReplaceAll(transcript(t, "claude-stream-json", "usage_limit_reset"), "1795446000", "{{unix+2}}")
+	echo := transcript(t, "claude-stream-json", "prompt_echo_in_tool_result")
+	w := newWorkspace(t, step{"output": limit, "exit": 1, "again": step{"output": echo}}, step{"output": echo})
+	w.write("rooda-config.yml", "ai_cmd_aliases:\n  fake: {cmd: \""+w.aiCmd()+"\", output: claude-stream-json}\nloop:\n  ai_cmd_alias: fake\n")
+	holdLedgerLock(w)
+	cmd := exec.Command(binary(t), "run", "build", "-n", "3")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 2, "Iteration 3/3 completed in ")
+	if n := strings.Count(o.stderr, "the accounts' ledger"); n != 1 {
+		t.Errorf("the ledger's failure said %d times, want once\n%s", n, o.stderr)
+	}
+	for _, m := range regexp.MustCompile(`completed in (\S+)`).FindAllStringSubmatch(o.stderr, -1) {
+		if took, err := time.ParseDuration(m[1]); err != nil || took >= 5*time.Second {
+			t.Errorf("an iteration of an agent that says one word took %s (%v): the ledger's wait counted\n%s", m[1], err, o.stderr)
+		}
+	}
+}
+
+// TestAgentsDoNotInheritTheLedger: rooda takes ROODA_LEDGER (a fleet
+// worker's ledger socket) out of its environment as it starts: its
+// agent, which inherits the rest, does not see it, and cannot write the
+// fleet's ledger through it.
+func TestAgentsDoNotInheritTheLedger(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.env = append(w.env, "ROODA_LEDGER=unix:"+filepath.Join(w.dir, "ledger.sock"), "SEEN_BY_AGENT=yes")
+	cmd := exec.Command(binary(t), "run", "build", "-n", "1", "--ai-cmd", "sh -c 'env > "+filepath.Join(w.dir, "env.txt")+"'")
+	cmd.Dir, cmd.Env = w.dir, w.env
+	o := w.wait(w.start(cmd))
+	o.expect(t, 2, "Iteration 1/1 completed in ")
+	env := readText(t, filepath.Join(w.dir, "env.txt"))
+	if !strings.Contains(env, "SEEN_BY_AGENT=yes") || strings.Contains(env, "ROODA_LEDGER") {
+		t.Errorf("the agent's environment:\n%s", env)
 	}
 }

@@ -97,11 +97,13 @@ func writeAgentSteps(b *testing.B, ws string, steps ...map[string]any) {
 	}
 }
 
-// benchCommand is rooda with args in ws, its configuration its own.
+// benchCommand is rooda with args in ws, its configuration and its
+// accounts' ledger its own (not the user's, nor a fleet worker's).
 func benchCommand(ws, bin string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(bin, "rooda"), args...)
 	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), "ROODA_CONFIG_HOME="+filepath.Join(ws, "no-global"), "ROODA_LOG_LEVEL=", "ROODA_SHOW_AI_OUTPUT=")
+	cmd.Env = append(os.Environ(), "ROODA_CONFIG_HOME="+filepath.Join(ws, "no-global"), "ROODA_LOG_LEVEL=", "ROODA_SHOW_AI_OUTPUT=",
+		"XDG_STATE_HOME="+filepath.Join(ws, "state"), "ROODA_LEDGER=")
 	return cmd
 }
 

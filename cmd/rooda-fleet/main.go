@@ -19,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"rooda/host/fleet"
+	"rooda/host/ledger"
 	// The OTLP exporters, for a worker's traces (telemetry.StartProcess).
 	_ "rooda/host/telemetry/otlp"
 )
@@ -127,13 +128,9 @@ func storeFlag() cli.Flag {
 // defaultStore is the fleet's directory under the user's state
 // directory.
 func defaultStore() string {
-	state := os.Getenv("XDG_STATE_HOME")
-	if state == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return filepath.Join(os.TempDir(), "rooda-fleet")
-		}
-		state = filepath.Join(home, ".local", "state")
+	dir, err := ledger.StateDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "rooda-fleet")
 	}
-	return filepath.Join(state, "rooda", "fleet")
+	return filepath.Join(dir, "fleet")
 }

@@ -40,18 +40,29 @@ const lockPoll = 10 * time.Millisecond
 
 var lockWait = time.Second
 
-// DefaultPath is the machine's ledger: ledger.json in rooda's directory
-// under the user's state directory (${XDG_STATE_HOME:-~/.local/state}).
+// DefaultPath is the machine's ledger: ledger.json in rooda's state
+// directory (StateDir).
 func DefaultPath() (string, error) {
+	dir, err := StateDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory for the accounts' ledger: %w", err)
+	}
+	return filepath.Join(dir, "ledger.json"), nil
+}
+
+// StateDir is rooda's directory under the user's state directory,
+// ${XDG_STATE_HOME:-~/.local/state}/rooda: the ledger's, and the fleet
+// store's by default.
+func StateDir() (string, error) {
 	state := os.Getenv("XDG_STATE_HOME")
 	if state == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "", fmt.Errorf("no state directory for the accounts' ledger: %w", err)
+			return "", err
 		}
 		state = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(state, "rooda", "ledger.json"), nil
+	return filepath.Join(state, "rooda"), nil
 }
 
 // fileEntry is an entry as the file keeps it.

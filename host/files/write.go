@@ -122,3 +122,15 @@ func Lock(path string) (f *os.File, busy bool, err error) {
 	}
 	return f, false, nil
 }
+
+// Sync forces the file at path, written whole without it (WriteWhole),
+// to the disk, when its bytes must now outlive a power loss: a record's
+// once the iteration that wrote it ended. No link at path is followed,
+// and only a regular file is opened (OpenBelow).
+func Sync(path string) error {
+	f, err := OpenBelow(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}

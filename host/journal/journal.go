@@ -103,8 +103,18 @@ type Writer struct {
 	// test's that fails as a full disk does.
 	write func([]byte) (int, error)
 	// syncs forces the journal to the disk in a goroutine of its own
-	// (AppendSyncedSoon).
-	syncs *later.Work
+	// (AppendSyncedSoon), after the files in pending: those its last
+	// entries name.
+	syncs   *later.Work
+	pending []string
+	// syncFile and syncSelf force a named file and the journal to the
+	// disk: files.Sync and the file's Sync, or a test's that says when.
+	syncFile func(string) error
+	syncSelf func() error
+	// syncing is held through a sync: one that an Append asks for waits
+	// for the files another is forcing, so that its entry does not
+	// reach the disk before them.
+	syncing sync.Mutex
 }
 
 // Open opens the journal at path for appending, making it if need be.
@@ -141,14 +151,22 @@ func OpenAfter(path string, good int64) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
-	w := &Writer{f: f, size: info.Size(), write: f.Write}
-	w.syncs = later.New(func() error { return w.f.Sync() })
+	w := &Writer{f: f, size: info.Size(), write: f.Write, syncFile: files.Sync, syncSelf: f.Sync}
+	w.syncs = later.New(w.sync)
 	return w, nil
 }
 
 // Append writes e as one line, in one write; sync makes it durable
-// (fsync) before Append returns.
+// (fsync) before Append returns, with the files the entries before it
+// named (AppendSyncedSoon).
 func (w *Writer) Append(e Entry, sync bool) error {
+	if err := w.append(e); err != nil || !sync {
+		return err
+	}
+	return w.sync()
+}
+
+func (w *Writer) append(e Entry) error {
 	line, err := Line(e)
 	if err != nil {
 		return err
@@ -161,25 +179,53 @@ func (w *Writer) Append(e Entry, sync bool) error {
 		return errors.Join(err, w.f.Truncate(w.size))
 	}
 	w.size += int64(len(line))
-	if sync {
-		return w.f.Sync()
-	}
 	return nil
 }
 
-// AppendSyncedSoon is Append for an iteration's end: e is written at
-// once, so a rooda killed from then on has it, and forced to the disk by
-// a goroutine of the writer's own while the next agent starts, where
-// Append would wait for the disk (0.2 ms and more on the development VM,
-// docs/performance.md). A power loss in the millisecond that takes may
-// lose e, and what it names runs again on a resume; nothing is misread
-// (Parse). The error is e's write's, or an earlier fsync's of this kind.
-func (w *Writer) AppendSyncedSoon(e Entry) error {
-	if err := w.Append(e, false); err != nil {
-		return err
+// AppendSyncedSoon is Append for an iteration's end, which names the
+// files it wrote without forcing them to the disk (files.WriteWhole): e
+// is written at once, so that a rooda killed from then on has it, and a
+// goroutine of the writer's own forces the files, then the journal, to
+// the disk while the next agent starts, where Append would wait for the
+// disk (an output's fsync alone takes 0.8 ms on the development VM,
+// docs/performance.md).
+//
+// A power loss in the millisecond that takes may lose e, and what it
+// names runs again on a resume; or keep e (the kernel wrote the
+// journal's page back on its own) and lose a file it names. Each end
+// waits for the one before it to reach the disk, so only the journal's
+// last end can be left so (runlog checks it as it resumes). The error is
+// e's write's, or an earlier fsync's of this kind.
+func (w *Writer) AppendSyncedSoon(e Entry, files ...string) error {
+	before := w.syncs.Wait()
+	w.mu.Lock()
+	w.pending = append(w.pending, files...)
+	w.mu.Unlock()
+	if err := w.append(e); err != nil {
+		return errors.Join(before, err)
 	}
 	w.syncs.Ask()
-	return w.syncs.Err()
+	return errors.Join(before, w.syncs.Err())
+}
+
+// sync forces the files the journal's entries named to the disk, then
+// the journal, so that no entry reaches the disk by an fsync before what
+// it names. A file gone (a record removed under the run, which mends
+// it) has nothing left to force.
+func (w *Writer) sync() error {
+	w.syncing.Lock()
+	defer w.syncing.Unlock()
+	w.mu.Lock()
+	pending := w.pending
+	w.pending = nil
+	w.mu.Unlock()
+	var errs []error
+	for _, path := range pending {
+		if err := w.syncFile(path); !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(append(errs, w.syncSelf())...)
 }
 
 // WaitSynced returns once what AppendSyncedSoon appended is on the disk,
@@ -269,6 +315,16 @@ func Parse(data []byte) ([]Entry, int64) {
 		return first, good
 	}
 	return append(first, second...), good + secondGood
+}
+
+// LineStart is where line i (from 0) of data begins: entry i's, of the
+// entries Parse read from it.
+func LineStart(data []byte, i int) int64 {
+	var at int64
+	for ; i > 0; i-- {
+		at += int64(bytes.IndexByte(data[at:], '\n') + 1)
+	}
+	return at
 }
 
 // parseInHalves is the length from which Parse reads a journal in two

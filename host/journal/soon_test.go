@@ -3,8 +3,10 @@ package journal
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestAppendSyncedSoonWritesAtOnce: an entry appended to be synced soon
@@ -56,9 +58,8 @@ func TestAppendSyncedSoonSaysAFailedSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	good := w.f
-	w.f = p
-	defer func() { p.Close(); w.f = good }()
+	defer p.Close()
+	w.syncSelf = p.Sync
 	w.write = func(line []byte) (int, error) { return len(line), nil }
 	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}); err != nil {
 		t.Fatalf("the append itself failed: %v", err)
@@ -68,5 +69,87 @@ func TestAppendSyncedSoonSaysAFailedSync(t *testing.T) {
 	}
 	if err := w.WaitSynced(); err != nil {
 		t.Fatalf("a failed fsync was said twice: %v", err)
+	}
+}
+
+// TestAppendSyncedSoonForcesItsFilesFirst: the files an end names reach
+// the disk before the journal that names them, in the goroutine that
+// forces it; an entry appended with sync waits for them too, so that no
+// fsync of the journal goes before the files of an entry it holds; a
+// file gone is not an error.
+func TestAppendSyncedSoonForcesItsFilesFirst(t *testing.T) {
+	w, err := Open(filepath.Join(t.TempDir(), Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var mu sync.Mutex
+	var forced []string
+	w.syncFile = func(path string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		forced = append(forced, path)
+		if path == "gone" {
+			return os.ErrNotExist
+		}
+		return nil
+	}
+	w.syncSelf = func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		forced = append(forced, Name)
+		return nil
+	}
+	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, "prompt", "output", "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitSynced(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"prompt", "output", "gone", Name}; !slices.Equal(forced, want) {
+		t.Errorf("forced %q, want %q", forced, want)
+	}
+	forced = nil
+	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 2}, "output2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(Entry{Kind: Call}, true); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if i := slices.Index(forced, "output2"); i < 0 || !slices.Contains(forced[i:], Name) {
+		t.Errorf("as the synced append returned, forced %q: output2, then the journal", forced)
+	}
+}
+
+// TestAnEndWaitsForTheFilesOfTheOneBefore: an iteration's end is not
+// written while the files of the end before it are on their way to the
+// disk, so that only the journal's last end can be left without its
+// files by a power loss (runlog's lostEnd checks that one alone).
+func TestAnEndWaitsForTheFilesOfTheOneBefore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), Name)
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	release := make(chan struct{})
+	w.syncFile = func(string) error { <-release; return nil }
+	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, "output1"); err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan error)
+	go func() { second <- w.AppendSyncedSoon(Entry{Kind: Ended, N: 2}, "output2") }()
+	time.Sleep(50 * time.Millisecond)
+	if entries, _, err := Read(path); err != nil || len(entries) != 1 {
+		t.Errorf("%d entries (%v) while the first end's files were forced, want 1", len(entries), err)
+	}
+	close(release)
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	if entries, _, err := Read(path); err != nil || len(entries) != 2 {
+		t.Errorf("%d entries (%v) once they were, want 2", len(entries), err)
 	}
 }

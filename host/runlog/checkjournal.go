@@ -2,7 +2,10 @@ package runlog
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +13,7 @@ import (
 
 	"rooda/host/files"
 	"rooda/host/journal"
+	"rooda/host/loop"
 	"rooda/host/units"
 )
 
@@ -80,6 +84,16 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 		}
 		r.warning = fmt.Sprintf("resuming over a damaged journal (--force): %s; the journal as it was is kept in %s", bad.told(), kept)
 	}
+	if i, gone := lostEnd(r.dir, entries); i >= 0 && gone && !force {
+		// Gone is as likely removed (an agent's git clean) as lost: the
+		// replay refuses it, saying how to run it again (replayed).
+		r.gone = entries[i].Record
+	} else if i >= 0 {
+		// Cut where that end begins: the iteration runs again, as it
+		// would had its end not reached the disk either.
+		r.warning = join(r.warning, fmt.Sprintf("the files of %s did not all reach the disk before the run stopped (a power loss as it ended): it runs again", iterationPart(entries[i].Record, "")))
+		entries, good = entries[:i], journal.LineStart(data, i)
+	}
 	if r.journal, err = journal.OpenAfter(path, good); err != nil {
 		return nil, err
 	}
@@ -93,6 +107,46 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 		}
 	}
 	return entries, nil
+}
+
+// lostEnd is the index among entries of the journal's last iteration
+// end when a file it names is not as it says, and nothing but
+// iterations that began, and resumes, follows it: -1 otherwise; gone says the file is
+// not there at all. An end's files reach the disk just after it is
+// written, and the next end waits for them
+// (journal.Writer.AppendSyncedSoon), so a power loss in between can leave
+// the last end without them (empty, cut short, or on some file systems
+// gone), and nothing that was forced to the disk after it by the same
+// rooda (a resume's mark is forced by another). A file
+// changed where more followed is not that: the replay refuses it as it
+// reads it.
+func lostEnd(runDir string, entries []journal.Entry) (i int, gone bool) {
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		switch {
+		case e.Kind == journal.Began && e.Op == "", e.Kind == journal.Resumed:
+			continue
+		case e.Kind != journal.Ended:
+			return -1, false
+		}
+		var end ended
+		if json.Unmarshal(e.Result, &end) != nil {
+			return -1, false
+		}
+		if _, err := withFiles(runDir, e.Record, end, loop.Replayed{}); err != nil {
+			return i, errors.Is(err, fs.ErrNotExist)
+		}
+		return -1, false
+	}
+	return -1, false
+}
+
+// join is two warnings in one.
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // JournalError is a journal that disagrees with its record: a line of it

@@ -65,9 +65,10 @@ func (r *Recorder) appendEntry(e journal.Entry, sync bool) {
 }
 
 // appendEnded appends an iteration's end, forced to the disk while the
-// next agent starts (journal.Writer.AppendSyncedSoon), with r.mu held.
-func (r *Recorder) appendEnded(e journal.Entry) {
-	r.appendWith(e, (*journal.Writer).AppendSyncedSoon)
+// next agent starts (journal.Writer.AppendSyncedSoon) after the files it
+// names, with r.mu held.
+func (r *Recorder) appendEnded(e journal.Entry, files ...string) {
+	r.appendWith(e, func(w *journal.Writer, e journal.Entry) error { return w.AppendSyncedSoon(e, files...) })
 }
 
 // appendWith appends e by write, with r.mu held.

@@ -54,6 +54,9 @@ type Recorder struct {
 	// lastRecord is the highest iteration record the resumed run's
 	// record held.
 	lastRecord int
+	// gone is the record of the journal's last end when a file of it is
+	// gone, and the resume was not forced over it (lostEnd); 0 if none.
+	gone int
 	// resumedFrom is the record as the run left it, before a resume.
 	resumedFrom Run
 	// later writes run.json as iterations end (saveLater).
@@ -427,7 +430,11 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	if _, err := os.Stat(filepath.Join(dir, promptName)); os.IsNotExist(err) { // removed meanwhile
 		r.keep(writeFile(filepath.Join(dir, promptName), []byte(it.Prompt)))
 	}
-	r.keep(writeFileSynced(filepath.Join(dir, outputName), it.Result.Output))
+	// The prompt, the output and the transcript reach the disk after
+	// the journal's entry is written, before it is forced there
+	// (appendEnded): a resume checks the last (lostEnd).
+	synced := []string{filepath.Join(dir, promptName), filepath.Join(dir, outputName)}
+	r.keep(writeFile(synced[1], it.Result.Output))
 	m := Meta{
 		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
@@ -440,7 +447,8 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	}
 	if d := it.Decoded; d != nil {
 		m.Format, m.Model, m.Retries, m.Refused = string(d.Format), d.Model, d.Retries, d.Refused
-		r.keep(writeFileSynced(filepath.Join(dir, transcriptName), it.Transcript))
+		synced = append(synced, filepath.Join(dir, transcriptName))
+		r.keep(writeFile(synced[2], it.Transcript))
 	}
 	m.Spent = spentOf(it.Spent)
 	if c := it.Changes; c != nil {
@@ -454,7 +462,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		// a resume; one an interrupt cut short runs again.
 		data, err := json.Marshal(endedOf(it, fresh))
 		if r.keep(err) == nil {
-			r.appendEnded(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data})
+			r.appendEnded(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data}, synced...)
 		}
 		l.count(it)
 	}

@@ -16,7 +16,9 @@ import (
 // and its prompt is not composed again; its spend and exit code are the
 // entry's. One whose agent said a tag needs its files for its signals:
 // they are read, and a changed one is still an error. A script's loop
-// reads every file, as TestDamagedOutputIsNotReplayed shows.
+// reads every file, as TestDamagedOutputIsNotReplayed shows. (A third
+// iteration follows: the last end's files are checked as the run
+// resumes, TestResumeRunsAgainAnEndWhoseFilesWereLost.)
 func TestUnseenLoopReplaysFromTheJournal(t *testing.T) {
 	dir := t.TempDir()
 	r, err := Start(dir, "build", []string{"rooda", "run", "build"}, 0, "")
@@ -25,7 +27,7 @@ func TestUnseenLoopReplaysFromTheJournal(t *testing.T) {
 	}
 	key := journal.Key{Thread: "main", Seq: 1}
 	l := r.NewLoop("", key)
-	for n, out := range []string{"working", "<promise>FAILURE</promise>"} {
+	for n, out := range []string{"working", "<promise>FAILURE</promise>", "working"} {
 		l.IterationStarted(loop.Request{Iteration: n + 1, Prompt: "prompt"})
 		res := loopResult(out)
 		res.ExitCode = 3

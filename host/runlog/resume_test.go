@@ -93,6 +93,87 @@ func TestDamagedOutputIsNotReplayed(t *testing.T) {
 	}
 }
 
+// TestResumeRunsAgainAnEndWhoseFilesWereLost: the journal's last end
+// whose output did not reach the disk (a power loss as it ended leaves
+// it empty: its fsync follows the entry, journal.Writer.AppendSyncedSoon)
+// is cut from the journal as the run resumes, and its iteration runs
+// again, said in the warning; the ends before it are replayed. One gone
+// (as likely removed as lost) is refused, saying how to run it again:
+// --force. Once the run wrote a call after it, a changed file is not a
+// power loss: the replay refuses it as before.
+func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
+	dir, id := crashed(t)
+	output := filepath.Join(dir, id, iterationPart(2, outputName))
+	if err := os.Truncate(output, 0); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Resume(dir, id, "build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := r.Warning(); !strings.Contains(w, iterationPart(2, "")) || !strings.Contains(w, "runs again") {
+		t.Errorf("warning: %q", w)
+	}
+	replay := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()
+	if rep := replay(1); !rep.Ended || string(rep.Reply.Output) != "out" {
+		t.Errorf("iteration 1, replayed: %+v", rep)
+	}
+	if rep := replay(2); rep.Ended || rep.Err != nil {
+		t.Errorf("iteration 2, whose output was lost: %+v", rep)
+	}
+	entries, _, err := journal.Read(filepath.Join(dir, id, journal.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Kind == journal.Ended && e.N == 2 {
+			t.Errorf("the journal still ends iteration 2: %+v", entries)
+		}
+	}
+
+	t.Run("gone", func(t *testing.T) {
+		dir, id := crashed(t)
+		os.Remove(filepath.Join(dir, id, iterationPart(2, outputName)))
+		r, err := Resume(dir, id, "build")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2)
+		if rep.Err == nil || !strings.Contains(rep.Err.Error(), "no such file or directory (put it back and resume again; if it was lost, a resume with --force runs the iteration again)") {
+			t.Errorf("replay of an output gone, not forced: %+v", rep)
+		}
+		r.lock.Close()
+		r, err = ResumeWith(dir, id, "build", ResumeOptions{Force: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2); rep.Ended || rep.Err != nil || !strings.Contains(r.Warning(), "runs again") {
+			t.Errorf("forced: warning %q, replay %+v", r.Warning(), rep)
+		}
+	})
+
+	t.Run("a call after it", func(t *testing.T) {
+		dir, id := crashed(t)
+		r, err := Resume(dir, id, "build")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "run"}, true)
+		r.lock.Close()
+		r.run.PID = 1 << 22
+		r.save()
+		os.Truncate(filepath.Join(dir, id, iterationPart(2, outputName)), 0)
+		r, err = Resume(dir, id, "build")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2)
+		if r.Warning() != "" || rep.Err == nil || !strings.Contains(rep.Err.Error(), "output.txt: it does not match the journal") {
+			t.Errorf("warning %q, replay of a changed output: %+v", r.Warning(), rep)
+		}
+	})
+}
+
 // TestElapsedBeforeAResume: the time a run went on before it was cut
 // short is from its start, and from each resume, to the last entry
 // written before the next.

@@ -310,15 +310,6 @@ func writeFile(path string, data []byte) error {
 	return files.WriteWhole(path, data)
 }
 
-// writeFileSynced is writeFile for what a resume reads back: it reaches
-// the disk before the journal names it.
-func writeFileSynced(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return files.WriteWholeSynced(path, data)
-}
-
 // idForm is the form of the ids newID gives, the older ones without
 // microseconds included: a directory of another name is not a run.
 var idForm = sync.OnceValue(func() *regexp.Regexp {

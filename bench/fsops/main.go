@@ -43,6 +43,9 @@ func main() {
 	timed(*n, "a file made whole and renamed (prompt.txt)", func(i int) error {
 		return whole(filepath.Join(iteration(i), "prompt.txt"), data, false)
 	})
+	timed(*n, "a file made in place, O_EXCL (meta.json)", func(i int) error {
+		return inPlace(filepath.Join(iteration(i), "meta.json"), data)
+	})
 	timed(*n, "the same, forced to the disk first (output.txt)", func(i int) error {
 		return whole(filepath.Join(iteration(i), "output.txt"), data, true)
 	})
@@ -94,4 +97,18 @@ func whole(path string, data []byte, sync bool) error {
 		return err
 	}
 	return unix.Rename(tmp, path)
+}
+
+// inPlace writes data to path, a name new in its directory, as one write:
+// no temporary name, no rename.
+func inPlace(path string, data []byte) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = unix.Write(fd, data)
+	if cerr := unix.Close(fd); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -33,3 +33,29 @@ func TestProcedureResumeReadsOnlyWhatItJudges(t *testing.T) {
 		t.Errorf("resume with only an untagged iteration's output gone: exit %d, %s\n%s", o.code, e, o.stderr)
 	}
 }
+
+// TestResumeAfterAPowerLossAsAnIterationEnded: a power loss between an
+// iteration's end written to the journal and its output forced to the
+// disk leaves the journal's last end with its output emptied (as ext4
+// leaves a file whose bytes were not yet written back). The resume says
+// so, runs that iteration again and goes on to the run's end; the one
+// before it is replayed, not run again.
+func TestResumeAfterAPowerLossAsAnIterationEnded(t *testing.T) {
+	t.Parallel()
+	d := newDurableYAML(t)
+	d.killIn("Iteration 3/8 starting")
+	runDir, _ := d.recorded()
+	must(t, os.Truncate(filepath.Join(runDir, "iterations", "0002", "output.txt"), 0))
+	before := d.starts()
+	o := d.rooda("runs", "resume")
+	if !strings.Contains(o.stderr, "the files of iterations/0002 did not all reach the disk before the run stopped (a power loss as it ended): it runs again") {
+		t.Errorf("the resume does not say the iteration runs again:\n%s", o.stderr)
+	}
+	after := d.starts()
+	if after["script.json_1"] != before["script.json_1"] || after["script.json_2"] != before["script.json_2"]+1 {
+		t.Errorf("agents started: %v after the resume, %v before: iteration 1 replayed, 2 run again", after, before)
+	}
+	if _, e := d.recorded(); o.code != 0 || e.Status != "success" {
+		t.Errorf("resume: exit %d, %s\n%s", o.code, e, o.stderr)
+	}
+}

@@ -660,3 +660,36 @@ func TestFleetRunGetsNoAccessToTheFleet(t *testing.T) {
 		t.Errorf("the agent saw the fleet's variables:\n%s", got)
 	}
 }
+
+// TestOneProcedureRunsTheSameThroughTheFleet: a YAML procedure and a
+// script, each unchanged, give their agent the same prompt, byte for
+// byte, whether rooda run or rooda script run runs it here or the fleet
+// takes it from the queue and a worker runs it in a workspace of its own.
+func TestOneProcedureRunsTheSameThroughTheFleet(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t, step{"output": successSignal + "\n"})
+	w.write("loop.star", "iterate(compose('p', act = ['builtin:fragments/act/emit_signal.md']), max_iterations = 1)\n")
+	f := newFleet(t, w)
+	f.worker("worker", "--lease", "5s")
+	for i, local := range [][]string{{"run", "build", "-n", "1"}, {"script", "run", "loop.star"}} {
+		queued := local[len(local)-1:]
+		if local[0] == "run" {
+			queued = local[1:]
+		}
+		w.rooda(append(local, "--ai-cmd", w.aiCmd())...).expect(t, 0)
+		here := readText(t, filepath.Join(w.dir, "prompt-1.txt"))
+		if !strings.Contains(here, "<promise>") {
+			t.Fatalf("rooda %s's prompt: %q", local[0], here)
+		}
+		must(t, os.Remove(filepath.Join(w.dir, "prompt-1.txt")))
+		f.fleet(append([]string{"add", "--name", fmt.Sprintf("same-%d", i)}, append(queued, "--ai-cmd", w.aiCmd())...)...)
+		for _, st := range f.waitEnded(i + 1) {
+			if st.Status != "success" {
+				t.Fatalf("%s through the fleet: %+v\n%s", st.Run.Name, st, f.workerLogs())
+			}
+		}
+		if there := readText(t, filepath.Join(w.dir, "prompt-1.txt")); there != here {
+			t.Errorf("%v: the prompt through the fleet differs from rooda %s's:\n%s\n--- here:\n%s", queued, local[0], there, here)
+		}
+	}
+}

@@ -20,15 +20,26 @@ import (
 // the record, refs/rooda/ID/… (docs/reliability.md, "Resuming a run"):
 // the start of the iteration in flight, from which a resume elsewhere
 // puts the workspace back as the iteration began, uncommitted files
-// included.
+// included. And the run's holder ref (holderRef), which says the run is
+// this worker's: a worker that lost the run finds it moved, and its
+// whole push refused, whoever pushed first.
 type branchPush struct {
 	dir string // the clone
 	run Run
+	// worker and attempt are who pushes, for the holder's commits.
+	worker  string
+	attempt int
 	// expected is the branch's commit on the remote as this worker last
 	// saw or left it ("" for none): a push forces the run's own branch
 	// only from there (--force-with-lease), so a worker that lost the
 	// run cannot push over its taker's commits.
 	expected string
+	// holder is the holder ref's commit on the remote as this worker
+	// last saw or left it ("" for none): every push moves it, from
+	// there only.
+	holder string
+	// pushes counts this worker's holder commits, each unlike the last.
+	pushes int
 	// waiting is since when a piece ending with an iteration's beginning
 	// has waited for its start's ref, which rooda writes just after it.
 	waiting time.Time
@@ -38,8 +49,9 @@ type branchPush struct {
 // it at once, unless it cannot (outside git), and the journal must go on.
 const startRefWait = 2 * time.Second
 
-func newBranchPush(ctx context.Context, dir string, run Run) *branchPush {
-	return &branchPush{dir: dir, run: run, expected: remoteBranch(ctx, dir, run)}
+func newBranchPush(ctx context.Context, dir string, run Run, worker string, attempt int) *branchPush {
+	return &branchPush{dir: dir, run: run, worker: worker, attempt: attempt,
+		expected: remoteBranch(ctx, dir, run), holder: remoteHolder(ctx, dir, run)}
 }
 
 // beforeJournal pushes, before a piece of the journal of record id that
@@ -89,16 +101,26 @@ func (p *branchPush) hasRef(ctx context.Context, ref string) bool {
 
 // push pushes the run's branch, forced from the commit this worker
 // expects there only, and record id's refs as they are here (those
-// dropped here are deleted there). The push is atomic: a branch update
-// refused (another worker pushed since) refuses the refs' too, so that
-// a worker that lost the run neither forces nor prunes its taker's.
+// dropped here are deleted there), and a new holder commit, forced from
+// the one this worker last pushed only. The push is atomic: a branch or
+// holder update refused (another worker pushed since) refuses the
+// refs' too, so that a worker that lost the run neither forces nor
+// prunes its taker's, even when its taker has not pushed the branch
+// yet: it claimed the holder when it took the run (claim).
 func (p *branchPush) push(ctx context.Context, id string) error {
 	branch := "refs/heads/" + Branch(p.run)
 	head, err := gitOutput(ctx, p.dir, "rev-parse", "--verify", branch)
 	if err != nil {
 		return err
 	}
-	args := []string{"push", "--quiet", "--atomic", "--prune", "--force-with-lease=" + branch + ":" + p.expected, "origin", branch + ":" + branch}
+	holder, err := p.holding(ctx, head)
+	if err != nil {
+		return err
+	}
+	args := []string{"push", "--quiet", "--atomic", "--prune",
+		"--force-with-lease=" + branch + ":" + p.expected,
+		"--force-with-lease=" + holderRef(p.run) + ":" + p.holder,
+		"origin", branch + ":" + branch, holder + ":" + holderRef(p.run)}
 	if id != "" {
 		args = append(args, "+refs/rooda/"+id+"/*:refs/rooda/"+id+"/*")
 	}
@@ -108,16 +130,66 @@ func (p *branchPush) push(ctx context.Context, id string) error {
 		}
 		return fmt.Errorf("pushing %s: %w", Branch(p.run), err)
 	}
-	p.expected = strings.TrimSpace(head)
+	p.expected, p.holder = head, holder
 	return nil
 }
 
-// errPushedOver is a push refused because the remote's branch is no
-// longer where this worker last saw or left it: another worker pushed
-// it since, which only a worker that took the run over does. The run is
-// as good as lost: pushing on would fail at every look, and the run end
-// with its commits here alone.
-var errPushedOver = errors.New("another worker pushed the run's branch since this one last did")
+// errPushedOver is a push refused because the remote's branch or holder
+// ref is no longer where this worker last saw or left it: another
+// worker pushed it since, which only a worker that took the run over
+// does. The run is as good as lost: pushing on would fail at every
+// look, and the run end with its commits here alone.
+var errPushedOver = errors.New("another worker pushed the run's branch or holder since this one last did")
+
+// holderRef is the ref of the run's repository that names the worker
+// holding the run: a commit of its own, which each push of the holder
+// replaces.
+func holderRef(run Run) string { return "refs/rooda/fleet/" + run.Name + "/holder" }
+
+// holding makes a new holder commit, for this worker's next push: the
+// tree of the branch's commit tip, whose child it is (no new tree to
+// send), with a message that names the run, the worker, its attempt,
+// its push and the time to the nanosecond, so that no two are alike and
+// no push of the holder is "up to date" without its lease checked.
+func (p *branchPush) holding(ctx context.Context, tip string) (string, error) {
+	p.pushes++
+	msg := fmt.Sprintf("rooda fleet: %s held by %s attempt %d push %d at %d", p.run.Name, p.worker, p.attempt, p.pushes, time.Now().UnixNano())
+	return gitOutput(ctx, p.dir, "-c", "user.name=rooda", "-c", "user.email=rooda@localhost",
+		"commit-tree", "--no-gpg-sign", "-p", tip, "-m", msg, tip+"^{tree}")
+}
+
+// claim makes this worker the run's holder on its repository, as it
+// takes the run: it pushes a new holder commit alone, forced from the
+// holder the clone saw there when it was made (or last left it) only.
+// A worker that lost the run and pushes later finds its holder gone,
+// and its push refused (push). errClaimRefused if another worker pushed
+// the holder since the clone saw it: this clone is not where the run
+// is.
+func (p *branchPush) claim(ctx context.Context) error {
+	head, err := gitOutput(ctx, p.dir, "rev-parse", "--verify", "refs/heads/"+Branch(p.run))
+	if err != nil {
+		return err
+	}
+	holder, err := p.holding(ctx, head)
+	if err != nil {
+		return err
+	}
+	err = git(ctx, p.dir, "push", "--quiet", "--atomic", "--force-with-lease="+holderRef(p.run)+":"+p.holder, "origin", holder+":"+holderRef(p.run))
+	if err != nil {
+		if strings.Contains(err.Error(), "stale info") {
+			err = fmt.Errorf("%w (%v)", errClaimRefused, err)
+		}
+		return fmt.Errorf("claiming %s: %w", Branch(p.run), err)
+	}
+	p.holder = holder
+	return nil
+}
+
+// errClaimRefused is a claim refused because another worker pushed the
+// run's holder ref since the clone saw it: a worker that lost the run
+// and does not know it yet, or one that took it since. Not this
+// worker's to go on from that clone.
+var errClaimRefused = errors.New("another worker pushed the run's holder since this clone saw it")
 
 // fetchRecordRefs fetches the refs rooda keeps of record id from the
 // run's repository into the clone at dir: the start of the iteration in

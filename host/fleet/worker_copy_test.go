@@ -59,7 +59,7 @@ func TestAFailedListingDoesNotStopTheWriteThrough(t *testing.T) {
 	}
 	failingLists(t, 3)
 	w := &Worker{Queue: q, Name: "w", Log: io.Discard}
-	c := w.writeThrough(ctx, l, dir, dir)
+	c := w.writeThrough(ctx, l, dir, nil)
 	defer c.stop()
 	id := filepath.Base(rec.Dir())
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -109,7 +109,7 @@ func TestTheLastPushAsksTheLeaseFirst(t *testing.T) {
 	ids, _ := runlog.IDs(runs)
 	rc.id = ids[0]
 	w := &Worker{Name: "w", Log: io.Discard}
-	c := &copying{w: w, name: run.Name, runs: runs, held: held, rc: rc, push: newBranchPush(ctx, ws, run)}
+	c := &copying{w: w, name: run.Name, runs: runs, held: held, rc: rc, push: newBranchPush(ctx, ws, run, "w", 1)}
 	commitIn(t, ws, "late.txt")
 	if err := c.last(ctx); !isLost(err) {
 		t.Errorf("the last writes of a worker that lost the run: %v, want the run lost", err)
@@ -188,7 +188,7 @@ func TestLooksThatFailBackOff(t *testing.T) {
 	t.Cleanup(func() { listObjects = list })
 	w := &Worker{Queue: q, Name: "w", Log: io.Discard}
 	dir := t.TempDir()
-	c := w.writeThrough(ctx, l, dir, dir)
+	c := w.writeThrough(ctx, l, dir, nil)
 	time.Sleep(4 * time.Second)
 	c.stop()
 	// Looks every 200 ms would ask 20 times; backing off (200, 400,

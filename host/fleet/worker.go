@@ -127,6 +127,9 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	if err == nil {
 		err = l.Update(runCtx, func(s *State) { s.Workspace = ws })
 	}
+	// The claim comes after the state's write, a compare-and-set: a
+	// worker that lost its lease before it claims learns it there, and
+	// does not fence out the worker that holds the run.
 	var push *branchPush
 	if err == nil && st.Run.Repo != "" {
 		push = newBranchPush(runCtx, ws, st.Run, w.Name, st.Attempt)

@@ -18,7 +18,8 @@ import (
 // its branch: the branch as the remote has it if a worker pushed it
 // (the run went on elsewhere), else made at the run's commit. The clone
 // fetches the run's holder ref (holderRef) with its branches, in the
-// same look at the remote: what its claim expects there. The clone is
+// same look at the remote, into holderCopy: what its claim expects
+// there. The clone is
 // made beside path and renamed into place, so that a worker killed
 // while cloning leaves no workspace that looks whole.
 func clone(ctx context.Context, path string, run Run) error {
@@ -29,8 +30,12 @@ func clone(ctx context.Context, path string, run Run) error {
 	// A pattern, which matches nothing in a repository without the
 	// ref, where the ref's own name would fail the clone. Kept in the
 	// clone's config, so that a push of the holder updates the clone's
-	// copy too.
-	fleetRefs := "+refs/rooda/fleet/" + run.Name + "/*:refs/rooda/fleet/" + run.Name + "/*"
+	// copy too. The copy is kept under a namespace of its own
+	// (holderCopy): a fetch that prunes (an agent's git pull, with the
+	// user's fetch.prune) deletes what it fetches into that the remote
+	// does not have, and the clone keeps refs of its own under
+	// refs/rooda/fleet/NAME/ (pastJournalRef).
+	fleetRefs := "+refs/rooda/fleet/" + run.Name + "/*:" + originFleetRefs + run.Name + "/*"
 	if err := git(ctx, filepath.Dir(path), "clone", "--quiet", "--no-checkout", "--config", "remote.origin.fetch="+fleetRefs, "--", run.Repo, tmp); err != nil {
 		return err
 	}
@@ -60,12 +65,19 @@ func remoteBranch(ctx context.Context, dir string, run Run) string {
 // the clone at dir last saw it (cloned, or pushed by this worker), ""
 // if it has none: what a claim expects there.
 func remoteHolder(ctx context.Context, dir string, run Run) string {
-	out, err := gitOutput(ctx, dir, "rev-parse", "--verify", "--quiet", holderRef(run))
+	out, err := gitOutput(ctx, dir, "rev-parse", "--verify", "--quiet", holderCopy(run))
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(out)
 }
+
+// originFleetRefs is where a clone keeps its copies of the remote's
+// refs/rooda/fleet/: as refs/remotes/origin/ to refs/heads/.
+const originFleetRefs = "refs/rooda-origin/fleet/"
+
+// holderCopy is the clone's copy of the remote's holder ref.
+func holderCopy(run Run) string { return originFleetRefs + run.Name + "/holder" }
 
 // remoteMoved reports whether the run's branch or holder ref on the
 // remote is no longer where the clone at dir last saw or left it:
@@ -73,9 +85,19 @@ func remoteHolder(ctx context.Context, dir string, run Run) string {
 // would be refused.
 func remoteMoved(ctx context.Context, dir string, run Run) (bool, error) {
 	branch := "refs/heads/" + Branch(run)
-	out, err := gitOutput(ctx, dir, "ls-remote", "--", "origin", branch, holderRef(run))
+	now, err := lsRemote(ctx, dir, branch, holderRef(run))
 	if err != nil {
 		return false, err
+	}
+	return now[branch] != remoteBranch(ctx, dir, run) || now[holderRef(run)] != remoteHolder(ctx, dir, run), nil
+}
+
+// lsRemote is where the clone at dir's remote has refs now, by ref
+// ("" for one it has not).
+func lsRemote(ctx context.Context, dir string, refs ...string) (map[string]string, error) {
+	out, err := gitOutput(ctx, dir, append([]string{"ls-remote", "--", "origin"}, refs...)...)
+	if err != nil {
+		return nil, err
 	}
 	now := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
@@ -83,7 +105,7 @@ func remoteMoved(ctx context.Context, dir string, run Run) (bool, error) {
 			now[ref] = commit
 		}
 	}
-	return now[branch] != remoteBranch(ctx, dir, run) || now[holderRef(run)] != remoteHolder(ctx, dir, run), nil
+	return now, nil
 }
 
 var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,64}$`)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"rooda/host/journal"
@@ -40,6 +39,14 @@ type branchPush struct {
 	holder string
 	// pushes counts this worker's holder commits, each unlike the last.
 	pushes int
+	// unsettled are the holder commits of this worker's pushes (and
+	// claim) that git reported failed, each with the branch's commit it
+	// pushed ("" for a claim): a push stopped (the worker stopping its
+	// looks, a timeout, a network cut before git's report) may have
+	// landed all the same. Only this worker made them: the remote's
+	// holder found at one of them is that push landed, adopted as
+	// pushed (adopt).
+	unsettled map[string]string
 	// waiting is since when a piece ending with an iteration's beginning
 	// has waited for its start's ref, which rooda writes just after it.
 	waiting time.Time
@@ -108,6 +115,11 @@ func (p *branchPush) hasRef(ctx context.Context, ref string) bool {
 // prunes its taker's, even when its taker has not pushed the branch
 // yet: it claimed the holder when it took the run (claim).
 func (p *branchPush) push(ctx context.Context, id string) error {
+	if len(p.unsettled) > 0 {
+		if err := p.settle(ctx); err != nil {
+			return fmt.Errorf("pushing %s: %w", Branch(p.run), err)
+		}
+	}
 	branch := "refs/heads/" + Branch(p.run)
 	head, err := gitOutput(ctx, p.dir, "rev-parse", "--verify", branch)
 	if err != nil {
@@ -124,14 +136,94 @@ func (p *branchPush) push(ctx context.Context, id string) error {
 	if id != "" {
 		args = append(args, "+refs/rooda/"+id+"/*:refs/rooda/"+id+"/*")
 	}
-	if err := git(ctx, p.dir, args...); err != nil {
-		if strings.Contains(err.Error(), "stale info") {
-			err = fmt.Errorf("%w (%v)", errPushedOver, err)
-		}
-		return fmt.Errorf("pushing %s: %w", Branch(p.run), err)
+	err = gitPush(ctx, p.dir, args...)
+	if err == nil {
+		p.landed(holder, head)
+		return nil
 	}
-	p.expected, p.holder = head, holder
+	switch p.fate(ctx, holder, head) {
+	case pushLanded:
+		return nil
+	case runLost:
+		err = fmt.Errorf("%w (%v)", errPushedOver, err)
+	}
+	return fmt.Errorf("pushing %s: %w", Branch(p.run), err)
+}
+
+// gitPush runs a push; a test's to make fail after the push landed.
+var gitPush = git
+
+// landed notes a push of holder, with the branch at head ("" for a
+// claim, which leaves the branch alone), as where the remote is now.
+// Pushes git reported failed before it can no longer land: each was
+// leased on a holder the remote no longer has.
+func (p *branchPush) landed(holder, head string) {
+	p.holder = holder
+	if head != "" {
+		p.expected = head
+	}
+	p.unsettled = nil
+}
+
+// adopt takes the remote's holder, found at now, as pushed by this
+// worker if it is one of its pushes git reported failed, and reports
+// whether it is.
+func (p *branchPush) adopt(now string) bool {
+	head, ok := p.unsettled[now]
+	if ok && now != "" {
+		p.landed(now, head)
+	}
+	return ok && now != ""
+}
+
+// settle looks, before a push, whether one git reported failed landed
+// all the same: the push goes on from there.
+func (p *branchPush) settle(ctx context.Context) error {
+	now, err := lsRemote(ctx, p.dir, holderRef(p.run))
+	if err != nil {
+		return err
+	}
+	p.adopt(now[holderRef(p.run)])
 	return nil
+}
+
+// pushFate is what became of a push (or claim) git reported failed.
+type pushFate int
+
+const (
+	pushFailed pushFate = iota // not landed, and the run still this worker's: tried again
+	pushLanded                 // landed before git could say so
+	runLost                    // another worker pushed the holder (or the branch) since this one last did
+)
+
+// fate judges a push of holder, with the branch at head ("" for a
+// claim), that git reported failed, by the remote's refs as they are
+// now rather than by git's words: a lease refused says "stale info",
+// but a ref moved between git's look and its update "cannot lock ref",
+// and a push stopped midway nothing. The remote's holder at holder is
+// the push landed; at another of this worker's pushes git reported
+// failed, that push landed (adopted, this one tried again); at the one
+// this worker last pushed, with the branch where it left it, the push
+// failed and is tried again; anywhere else the run was taken over.
+func (p *branchPush) fate(ctx context.Context, holder, head string) pushFate {
+	if p.unsettled == nil {
+		p.unsettled = map[string]string{}
+	}
+	p.unsettled[holder] = head
+	branch := "refs/heads/" + Branch(p.run)
+	now, err := lsRemote(ctx, p.dir, branch, holderRef(p.run))
+	switch {
+	case err != nil:
+		return pushFailed // not known: the next push looks again (settle)
+	case p.adopt(now[holderRef(p.run)]):
+		if p.holder == holder {
+			return pushLanded
+		}
+		return pushFailed
+	case now[holderRef(p.run)] != p.holder, head != "" && now[branch] != p.expected:
+		return runLost
+	}
+	return pushFailed
 }
 
 // errPushedOver is a push refused because the remote's branch or holder
@@ -174,15 +266,18 @@ func (p *branchPush) claim(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	err = git(ctx, p.dir, "push", "--quiet", "--atomic", "--force-with-lease="+holderRef(p.run)+":"+p.holder, "origin", holder+":"+holderRef(p.run))
-	if err != nil {
-		if strings.Contains(err.Error(), "stale info") {
-			err = fmt.Errorf("%w (%v)", errClaimRefused, err)
-		}
-		return fmt.Errorf("claiming %s: %w", Branch(p.run), err)
+	err = gitPush(ctx, p.dir, "push", "--quiet", "--atomic", "--force-with-lease="+holderRef(p.run)+":"+p.holder, "origin", holder+":"+holderRef(p.run))
+	if err == nil {
+		p.landed(holder, "")
+		return nil
 	}
-	p.holder = holder
-	return nil
+	switch p.fate(ctx, holder, "") {
+	case pushLanded:
+		return nil
+	case runLost:
+		err = fmt.Errorf("%w (%v)", errClaimRefused, err)
+	}
+	return fmt.Errorf("claiming %s: %w", Branch(p.run), err)
 }
 
 // errClaimRefused is a claim refused because another worker pushed the

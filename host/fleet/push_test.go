@@ -438,3 +438,121 @@ func TestAClaimIsRefusedOnceTheHolderMovedSinceTheClone(t *testing.T) {
 		t.Errorf("the holder after a refused claim: %s, want the pusher's %s", got, held)
 	}
 }
+
+// failingAfterLanding makes every push land, then report a failure, as
+// git stopped after the remote updated its refs does (the worker
+// stopping its looks, a timeout, a network cut before git's report);
+// then, if cancel is set, the push's context ended (no look at the
+// remote can follow).
+func failingAfterLanding(t *testing.T, cancel context.CancelFunc) {
+	t.Helper()
+	t.Cleanup(func() { gitPush = git })
+	gitPush = func(ctx context.Context, dir string, args ...string) error {
+		if err := git(ctx, dir, args...); err != nil {
+			t.Fatalf("the push itself: %v", err)
+		}
+		if cancel != nil {
+			cancel()
+		}
+		return errors.New("git push: the connection dropped before git's report")
+	}
+}
+
+// TestAPushThatLandedButWasReportedFailedIsTheWorkersOwn: a push lands
+// on the remote but git reports it failed: the worker takes it as
+// pushed, and its next push goes on from there, not refused as a run
+// lost. When the push's context ended with it (no look at the remote
+// then), the next push looks first.
+func TestAPushThatLandedButWasReportedFailedIsTheWorkersOwn(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "landed")
+	ws, p := cloneFor(t, run, "w", 1)
+	if err := p.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	commitIn(t, ws, "one.txt")
+	failingAfterLanding(t, nil)
+	if err := p.push(ctx, ""); err != nil {
+		t.Errorf("a push that landed, reported failed: %v, want it taken as pushed", err)
+	}
+	commitIn(t, ws, "two.txt")
+	stopped, cancel := context.WithCancel(ctx)
+	failingAfterLanding(t, cancel)
+	if err := p.push(stopped, ""); err == nil || isLost(err) {
+		t.Errorf("a push that landed, reported failed as it was stopped: %v, want a failure, not the run lost", err)
+	}
+
+	gitPush = git
+	commitIn(t, ws, "three.txt")
+	if err := p.push(ctx, ""); err != nil {
+		t.Fatalf("the push after them: %v, want it to go on from them", err)
+	}
+	if got := gitRun(t, run.Repo, "log", "--format=%s", Branch(run)); got != "three.txt\ntwo.txt\none.txt\nstart.txt" {
+		t.Errorf("the remote's branch: %q", got)
+	}
+}
+
+// refusedInOtherWords makes every push fail without pushing, with
+// words that are not a lease's "stale info": a ref moved between git's
+// look and its update.
+func refusedInOtherWords(t *testing.T) {
+	t.Helper()
+	t.Cleanup(func() { gitPush = git })
+	gitPush = func(context.Context, string, ...string) error {
+		return errors.New("git push: ! [remote rejected] (cannot lock ref)")
+	}
+}
+
+// TestARefusalIsJudgedByTheRemotesHolder: a push or claim git reports
+// failed, in whatever words, is a run lost when the remote's holder is
+// another's, and an ordinary failure (tried again) when it is still the
+// one this worker last pushed.
+func TestARefusalIsJudgedByTheRemotesHolder(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "judged")
+	first, p := cloneFor(t, run, "first", 1)
+	_, q := cloneFor(t, run, "taker", 2)
+	if err := p.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	commitIn(t, first, "one.txt")
+	refusedInOtherWords(t)
+	if err := p.push(ctx, ""); err == nil || isLost(err) {
+		t.Errorf("a push that failed, the holder still this worker's: %v, want a failure, not the run lost", err)
+	}
+	if err := q.claim(ctx); !errors.Is(err, errClaimRefused) {
+		t.Errorf("a claim that failed, the holder another's since the clone: %v, want errClaimRefused", err)
+	}
+
+	gitPush = git
+	_, r := cloneFor(t, run, "taker", 3)
+	if err := r.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	refusedInOtherWords(t)
+	if err := p.push(ctx, ""); !errors.Is(err, errPushedOver) {
+		t.Errorf("a push that failed, the holder another's: %v, want errPushedOver", err)
+	}
+}
+
+// TestAPruningFetchKeepsThePastJournalRef: a fetch that prunes (an
+// agent's git pull, with the user's fetch.prune) in a clone keeps the
+// commits set aside past the store's journal, which the remote does not
+// have, and the clone's copy of the remote's holder.
+func TestAPruningFetchKeepsThePastJournalRef(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "pruned")
+	ws, p := cloneFor(t, run, "w", 1)
+	if err := p.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, ws, "update-ref", pastJournalRef(run), "HEAD")
+	gitRun(t, ws, "-c", "fetch.prune=true", "fetch", "--quiet")
+	if err := git(ctx, ws, "rev-parse", "--verify", "--quiet", pastJournalRef(run)); err != nil {
+		t.Errorf("%s after a pruning fetch: %v, want it kept", pastJournalRef(run), err)
+	}
+	if got, want := remoteHolder(ctx, ws, run), gitRun(t, run.Repo, "rev-parse", holderRef(run)); got != want {
+		t.Errorf("the clone's copy of the remote's holder after a pruning fetch: %q, want %s", got, want)
+	}
+}

@@ -129,7 +129,12 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	}
 	// The claim comes after the state's write, a compare-and-set: a
 	// worker that lost its lease before it claims learns it there, and
-	// does not fence out the worker that holds the run.
+	// does not fence out the worker that holds the run. Until the claim
+	// (the clone, the store's download, the rewind: docs/fleet.md, "What
+	// the lease guarantees"), the worker this one took the run from can
+	// still push. It comes before the look for a rooda still going here
+	// too: a run given back for one keeps its claim, which fences out
+	// that rooda's worker, lost anyway.
 	var push *branchPush
 	if err == nil && st.Run.Repo != "" {
 		push = newBranchPush(runCtx, ws, st.Run, w.Name, st.Attempt)

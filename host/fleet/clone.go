@@ -17,14 +17,26 @@ import (
 // clone makes the run's workspace at path a clone of its repository, on
 // its branch: the branch as the remote has it if a worker pushed it
 // (the run went on elsewhere), else made at the run's commit. The clone
-// is made beside path and renamed into place, so that a worker killed
+// fetches the run's holder ref (holderRef) with its branches, in the
+// same look at the remote, into holderCopy: what its claim expects
+// there. The clone is
+// made beside path and renamed into place, so that a worker killed
 // while cloning leaves no workspace that looks whole.
 func clone(ctx context.Context, path string, run Run) error {
 	tmp := path + ".cloning"
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	if err := git(ctx, filepath.Dir(path), "clone", "--quiet", "--no-checkout", "--", run.Repo, tmp); err != nil {
+	// A pattern, which matches nothing in a repository without the
+	// ref, where the ref's own name would fail the clone. Kept in the
+	// clone's config, so that a push of the holder updates the clone's
+	// copy too. The copy is kept under a namespace of its own
+	// (holderCopy): a fetch that prunes (an agent's git pull, with the
+	// user's fetch.prune) deletes what it fetches into that the remote
+	// does not have, and the clone keeps refs of its own under
+	// refs/rooda/fleet/NAME/ (pastJournalRef).
+	fleetRefs := "+refs/rooda/fleet/" + run.Name + "/*:" + originFleetRefs + run.Name + "/*"
+	if err := git(ctx, filepath.Dir(path), "clone", "--quiet", "--no-checkout", "--config", "remote.origin.fetch="+fleetRefs, "--", run.Repo, tmp); err != nil {
 		return err
 	}
 	start := run.Ref
@@ -49,16 +61,51 @@ func remoteBranch(ctx context.Context, dir string, run Run) string {
 	return strings.TrimSpace(out)
 }
 
-// remoteMoved reports whether the run's branch on the remote is no
-// longer where the clone at dir last saw or left it: another worker
-// pushed it since, and this clone's pushes would be refused.
+// remoteHolder is the commit of the run's holder ref on the remote as
+// the clone at dir last saw it (cloned, or pushed by this worker), ""
+// if it has none: what a claim expects there.
+func remoteHolder(ctx context.Context, dir string, run Run) string {
+	out, err := gitOutput(ctx, dir, "rev-parse", "--verify", "--quiet", holderCopy(run))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// originFleetRefs is where a clone keeps its copies of the remote's
+// refs/rooda/fleet/: as refs/remotes/origin/ to refs/heads/.
+const originFleetRefs = "refs/rooda-origin/fleet/"
+
+// holderCopy is the clone's copy of the remote's holder ref.
+func holderCopy(run Run) string { return originFleetRefs + run.Name + "/holder" }
+
+// remoteMoved reports whether the run's branch or holder ref on the
+// remote is no longer where the clone at dir last saw or left it:
+// another worker pushed or claimed it since, and this clone's pushes
+// would be refused.
 func remoteMoved(ctx context.Context, dir string, run Run) (bool, error) {
-	out, err := gitOutput(ctx, dir, "ls-remote", "--", "origin", "refs/heads/"+Branch(run))
+	branch := "refs/heads/" + Branch(run)
+	now, err := lsRemote(ctx, dir, branch, holderRef(run))
 	if err != nil {
 		return false, err
 	}
-	now, _, _ := strings.Cut(out, "\t")
-	return now != remoteBranch(ctx, dir, run), nil
+	return now[branch] != remoteBranch(ctx, dir, run) || now[holderRef(run)] != remoteHolder(ctx, dir, run), nil
+}
+
+// lsRemote is where the clone at dir's remote has refs now, by ref
+// ("" for one it has not).
+func lsRemote(ctx context.Context, dir string, refs ...string) (map[string]string, error) {
+	out, err := gitOutput(ctx, dir, append([]string{"ls-remote", "--", "origin"}, refs...)...)
+	if err != nil {
+		return nil, err
+	}
+	now := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		if commit, ref, ok := strings.Cut(line, "\t"); ok {
+			now[ref] = commit
+		}
+	}
+	return now, nil
 }
 
 var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,64}$`)

@@ -55,7 +55,7 @@ func TestTheFleetsGitRunsNoProgramOfTheRepository(t *testing.T) {
 	}
 	commitIn(t, ws, "one.txt")
 	os.Remove(filepath.Join(marks, "ran")) // the test's commit's
-	if err := newBranchPush(ctx, ws, run).push(ctx, ""); err != nil {
+	if err := newBranchPush(ctx, ws, run, "w", 1).push(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(marks, "ran")); err == nil {

@@ -66,7 +66,7 @@ func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	if err := clone(ctx, first, run); err != nil {
 		t.Fatal(err)
 	}
-	p := newBranchPush(ctx, first, run)
+	p := newBranchPush(ctx, first, run, "first", 1)
 	commitIn(t, first, "one.txt")
 	gitRun(t, first, "update-ref", "refs/rooda/rec1/start/2", "HEAD")
 	if err := p.push(ctx, "rec1"); err != nil {
@@ -75,7 +75,7 @@ func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	if got := gitRun(t, remote, "log", "--format=%s", Branch(run)); got != "one.txt\nstart.txt" {
 		t.Fatalf("the remote's branch after the first push: %q", got)
 	}
-	if got := gitRun(t, remote, "for-each-ref", "--format=%(refname)", "refs/rooda/"); got != "refs/rooda/rec1/start/2" {
+	if got := gitRun(t, remote, "for-each-ref", "--format=%(refname)", "refs/rooda/rec1/"); got != "refs/rooda/rec1/start/2" {
 		t.Fatalf("the remote's refs of the record: %q", got)
 	}
 
@@ -86,13 +86,13 @@ func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	if got := gitRun(t, taker, "log", "--format=%s", "HEAD"); got != "one.txt\nstart.txt" {
 		t.Fatalf("the taker's clone starts at %q, want the branch as pushed", got)
 	}
-	q := newBranchPush(ctx, taker, run)
+	q := newBranchPush(ctx, taker, run, "taker", 2)
 	commitIn(t, taker, "two.txt")
 	if err := q.push(ctx, "rec1"); err != nil {
 		t.Fatal(err)
 	}
 	// The taker's clone has no start ref: the remote's is dropped.
-	if got := gitRun(t, remote, "for-each-ref", "refs/rooda/"); got != "" {
+	if got := gitRun(t, remote, "for-each-ref", "refs/rooda/rec1/"); got != "" {
 		t.Errorf("the remote's refs of the record after the taker's push: %q, want none", got)
 	}
 	gitRun(t, taker, "update-ref", "refs/rooda/rec1/start/3", "HEAD")
@@ -109,7 +109,7 @@ func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
 	}
 	// Nor its refs: the push refused is refused whole (--atomic), the
 	// taker's start ref neither pruned nor forced.
-	if got := gitRun(t, remote, "for-each-ref", "--format=%(refname)", "refs/rooda/"); got != "refs/rooda/rec1/start/3" {
+	if got := gitRun(t, remote, "for-each-ref", "--format=%(refname)", "refs/rooda/rec1/"); got != "refs/rooda/rec1/start/3" {
 		t.Errorf("the remote's refs of the record after a refused push: %q, want the taker's refs/rooda/rec1/start/3", got)
 	}
 }
@@ -312,7 +312,7 @@ func TestACallThatMovedTheBranchIsPushedBeforeItsEntry(t *testing.T) {
 	if err := clone(ctx, ws, run); err != nil {
 		t.Fatal(err)
 	}
-	p := newBranchPush(ctx, ws, run)
+	p := newBranchPush(ctx, ws, run, "w", 1)
 	call := []journal.Entry{{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "git_merge"}}
 	commitIn(t, ws, "merged.txt")
 	if err := p.beforeJournal(ctx, "rec1", call); err != nil {
@@ -320,5 +320,239 @@ func TestACallThatMovedTheBranchIsPushedBeforeItsEntry(t *testing.T) {
 	}
 	if got, want := gitRun(t, remote, "rev-parse", Branch(run)), gitRun(t, ws, "rev-parse", "HEAD"); got != want {
 		t.Errorf("the remote's branch after the call's piece: %s, want the clone's %s", got, want)
+	}
+}
+
+// repoRun is a run of a new bare repository of one commit.
+func repoRun(t *testing.T, name string) Run {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	src := t.TempDir()
+	gitRun(t, src, "init", "-q")
+	commitIn(t, src, "start.txt")
+	remote := filepath.Join(t.TempDir(), "remote.git")
+	gitRun(t, src, "clone", "-q", "--bare", src, remote)
+	ref, err := ResolveRemoteRef(context.Background(), remote, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run{Name: name, Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+}
+
+// cloneFor is the clone of run a worker makes as it takes it, and its
+// pushes as that worker at that attempt.
+func cloneFor(t *testing.T, run Run, worker string, attempt int) (string, *branchPush) {
+	t.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), run.Name)
+	if err := clone(ctx, dir, run); err != nil {
+		t.Fatal(err)
+	}
+	return dir, newBranchPush(ctx, dir, run, worker, attempt)
+}
+
+// TestAWorkerThatLostItsRunCannotPushBeforeItsTaker: a worker paused
+// past its lease comes back and pushes the run's branch before its
+// taker pushed anything; the branch is where it left it, but the taker
+// claimed the holder ref as it took the run, and the paused worker's
+// push is refused whole (the branch, its record's refs, the holder),
+// as a run lost. Its clone, kept on its machine, is seen behind the
+// remote from the claim on, though the branch did not move.
+func TestAWorkerThatLostItsRunCannotPushBeforeItsTaker(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "fenced")
+	remote := run.Repo
+	first, p := cloneFor(t, run, "first", 1)
+	if err := p.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	commitIn(t, first, "one.txt")
+	gitRun(t, first, "update-ref", "refs/rooda/rec1/start/2", "HEAD")
+	if err := p.push(ctx, "rec1"); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := remoteMoved(ctx, first, run); err != nil || moved {
+		t.Fatalf("the first worker's clone is behind the remote it pushed last: %v (%v)", moved, err)
+	}
+
+	taker, q := cloneFor(t, run, "taker", 2)
+	if err := q.claim(ctx); err != nil {
+		t.Fatalf("the taker's claim: %v", err)
+	}
+	held := gitRun(t, remote, "rev-parse", holderRef(run))
+	if got := gitRun(t, remote, "log", "-1", "--format=%s", held); !strings.Contains(got, "held by taker attempt 2") {
+		t.Errorf("the holder after the taker's claim says %q", got)
+	}
+	if moved, err := remoteMoved(ctx, first, run); err != nil || !moved {
+		t.Errorf("the first worker's clone is not behind the remote once the taker claimed the run: %v (%v)", moved, err)
+	}
+
+	commitIn(t, first, "late.txt")
+	gitRun(t, first, "update-ref", "refs/rooda/rec1/start/3", "HEAD")
+	gitRun(t, first, "update-ref", "-d", "refs/rooda/rec1/start/2")
+	if err := p.push(ctx, "rec1"); !errors.Is(err, errPushedOver) || !isLost(err) {
+		t.Errorf("the push of the worker that lost the run, before its taker's: %v, want errPushedOver (a lost run)", err)
+	}
+	if got := gitRun(t, remote, "log", "--format=%s", Branch(run)); got != "one.txt\nstart.txt" {
+		t.Errorf("the remote's branch: %q, want it as the taker found it", got)
+	}
+	if got := gitRun(t, remote, "for-each-ref", "--format=%(refname)", "refs/rooda/rec1/"); got != "refs/rooda/rec1/start/2" {
+		t.Errorf("the remote's refs of the record after a refused push: %q, want them as the taker found them", got)
+	}
+	if got := gitRun(t, remote, "rev-parse", holderRef(run)); got != held {
+		t.Errorf("the remote's holder after a refused push: %s, want the taker's %s", got, held)
+	}
+
+	commitIn(t, taker, "two.txt")
+	if err := q.push(ctx, "rec1"); err != nil {
+		t.Fatalf("the taker's push: %v", err)
+	}
+	if got := gitRun(t, remote, "log", "--format=%s", Branch(run)); got != "two.txt\none.txt\nstart.txt" {
+		t.Errorf("the remote's branch after the taker's push: %q", got)
+	}
+}
+
+// TestAClaimIsRefusedOnceTheHolderMovedSinceTheClone: a worker pushes
+// the run between the clone of the worker that takes the run over and
+// its claim: the claim is refused (that clone is not where the run
+// is), and the holder stays the pusher's.
+func TestAClaimIsRefusedOnceTheHolderMovedSinceTheClone(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "raced")
+	first, p := cloneFor(t, run, "first", 1)
+	if err := p.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, q := cloneFor(t, run, "taker", 2)
+	commitIn(t, first, "one.txt")
+	if err := p.push(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	held := gitRun(t, run.Repo, "rev-parse", holderRef(run))
+	if err := q.claim(ctx); !errors.Is(err, errClaimRefused) {
+		t.Errorf("a claim from a clone made before the last push: %v, want errClaimRefused", err)
+	}
+	if got := gitRun(t, run.Repo, "rev-parse", holderRef(run)); got != held {
+		t.Errorf("the holder after a refused claim: %s, want the pusher's %s", got, held)
+	}
+}
+
+// failingAfterLanding makes every push land, then report a failure, as
+// git stopped after the remote updated its refs does (the worker
+// stopping its looks, a timeout, a network cut before git's report);
+// then, if cancel is set, the push's context ended (no look at the
+// remote can follow).
+func failingAfterLanding(t *testing.T, cancel context.CancelFunc) {
+	t.Helper()
+	t.Cleanup(func() { gitPush = git })
+	gitPush = func(ctx context.Context, dir string, args ...string) error {
+		if err := git(ctx, dir, args...); err != nil {
+			t.Fatalf("the push itself: %v", err)
+		}
+		if cancel != nil {
+			cancel()
+		}
+		return errors.New("git push: the connection dropped before git's report")
+	}
+}
+
+// TestAPushThatLandedButWasReportedFailedIsTheWorkersOwn: a push lands
+// on the remote but git reports it failed: the worker takes it as
+// pushed, and its next push goes on from there, not refused as a run
+// lost. When the push's context ended with it (no look at the remote
+// then), the next push looks first.
+func TestAPushThatLandedButWasReportedFailedIsTheWorkersOwn(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "landed")
+	ws, p := cloneFor(t, run, "w", 1)
+	if err := p.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	commitIn(t, ws, "one.txt")
+	failingAfterLanding(t, nil)
+	if err := p.push(ctx, ""); err != nil {
+		t.Errorf("a push that landed, reported failed: %v, want it taken as pushed", err)
+	}
+	commitIn(t, ws, "two.txt")
+	stopped, cancel := context.WithCancel(ctx)
+	failingAfterLanding(t, cancel)
+	if err := p.push(stopped, ""); err == nil || isLost(err) {
+		t.Errorf("a push that landed, reported failed as it was stopped: %v, want a failure, not the run lost", err)
+	}
+
+	gitPush = git
+	commitIn(t, ws, "three.txt")
+	if err := p.push(ctx, ""); err != nil {
+		t.Fatalf("the push after them: %v, want it to go on from them", err)
+	}
+	if got := gitRun(t, run.Repo, "log", "--format=%s", Branch(run)); got != "three.txt\ntwo.txt\none.txt\nstart.txt" {
+		t.Errorf("the remote's branch: %q", got)
+	}
+}
+
+// refusedInOtherWords makes every push fail without pushing, with
+// words that are not a lease's "stale info": a ref moved between git's
+// look and its update.
+func refusedInOtherWords(t *testing.T) {
+	t.Helper()
+	t.Cleanup(func() { gitPush = git })
+	gitPush = func(context.Context, string, ...string) error {
+		return errors.New("git push: ! [remote rejected] (cannot lock ref)")
+	}
+}
+
+// TestARefusalIsJudgedByTheRemotesHolder: a push or claim git reports
+// failed, in whatever words, is a run lost when the remote's holder is
+// another's, and an ordinary failure (tried again) when it is still the
+// one this worker last pushed.
+func TestARefusalIsJudgedByTheRemotesHolder(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "judged")
+	first, p := cloneFor(t, run, "first", 1)
+	_, q := cloneFor(t, run, "taker", 2)
+	if err := p.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	commitIn(t, first, "one.txt")
+	refusedInOtherWords(t)
+	if err := p.push(ctx, ""); err == nil || isLost(err) {
+		t.Errorf("a push that failed, the holder still this worker's: %v, want a failure, not the run lost", err)
+	}
+	if err := q.claim(ctx); !errors.Is(err, errClaimRefused) {
+		t.Errorf("a claim that failed, the holder another's since the clone: %v, want errClaimRefused", err)
+	}
+
+	gitPush = git
+	_, r := cloneFor(t, run, "taker", 3)
+	if err := r.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	refusedInOtherWords(t)
+	if err := p.push(ctx, ""); !errors.Is(err, errPushedOver) {
+		t.Errorf("a push that failed, the holder another's: %v, want errPushedOver", err)
+	}
+}
+
+// TestAPruningFetchKeepsThePastJournalRef: a fetch that prunes (an
+// agent's git pull, with the user's fetch.prune) in a clone keeps the
+// commits set aside past the store's journal, which the remote does not
+// have, and the clone's copy of the remote's holder.
+func TestAPruningFetchKeepsThePastJournalRef(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "pruned")
+	ws, p := cloneFor(t, run, "w", 1)
+	if err := p.claim(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, ws, "update-ref", pastJournalRef(run), "HEAD")
+	gitRun(t, ws, "-c", "fetch.prune=true", "fetch", "--quiet")
+	if err := git(ctx, ws, "rev-parse", "--verify", "--quiet", pastJournalRef(run)); err != nil {
+		t.Errorf("%s after a pruning fetch: %v, want it kept", pastJournalRef(run), err)
+	}
+	if got, want := remoteHolder(ctx, ws, run), gitRun(t, run.Repo, "rev-parse", holderRef(run)); got != want {
+		t.Errorf("the clone's copy of the remote's holder after a pruning fetch: %q, want %s", got, want)
 	}
 }

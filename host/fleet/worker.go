@@ -127,6 +127,30 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 	if err == nil {
 		err = l.Update(runCtx, func(s *State) { s.Workspace = ws })
 	}
+	// The claim comes after the state's write, a compare-and-set: a
+	// worker that lost its lease before it claims learns it there, and
+	// does not fence out the worker that holds the run. Until the claim
+	// (the clone, the store's download, the rewind: docs/fleet.md, "What
+	// the lease guarantees"), the worker this one took the run from can
+	// still push. It comes before the look for a rooda still going here
+	// too: a run given back for one keeps its claim, which fences out
+	// that rooda's worker, lost anyway.
+	var push *branchPush
+	if err == nil && st.Run.Repo != "" {
+		push = newBranchPush(runCtx, ws, st.Run, w.Name, st.Attempt)
+		err = push.claim(runCtx)
+	}
+	if errors.Is(err, errClaimRefused) {
+		// A worker that lost the run pushed since this clone was made,
+		// and learns at its next renewal that it did. Given back for a
+		// lease's time: the next take makes the clone again, and
+		// claims from there.
+		w.say("%s: not taken: %v; given back for later", name, err)
+		if err := l.Release(context.WithoutCancel(ctx), l.q.lease); err != nil {
+			w.say("%s: not given back: %v", name, err)
+		}
+		return
+	}
 	if err != nil {
 		w.notTaken(ctx, l, err)
 		return
@@ -156,7 +180,7 @@ func (w *Worker) work(ctx context.Context, l *Lease) {
 		w.say("%s: resuming record %s", name, next.record)
 		span.AddEvent(eventResumed, trace.WithAttributes(attribute.String("rooda.fleet.record", next.record)))
 	}
-	copying := w.writeThrough(runCtx, l, ws, dir)
+	copying := w.writeThrough(runCtx, l, dir, push)
 	env := w.runEnv(ctx, l.State())
 	done := make(chan runEnd, 1)
 	go func() { done <- w.rooda(runCtx, dir, name, argv, env) }()
@@ -363,16 +387,14 @@ type copying struct {
 }
 
 // writeThrough starts writing the record of the run l holds, in dir of
-// the workspace ws, through to the store, every writeThroughEvery. The
-// copy starts from what the store holds: a look that cannot read it
-// (the server out of reach a moment) tries again at the next, rather
-// than leave the run unwritten, and its branch unpushed, for good.
-func (w *Worker) writeThrough(ctx context.Context, l *Lease, ws, dir string) *copying {
+// its workspace, through to the store, every writeThroughEvery, and
+// pushing its branch by push (nil for a worktree's run). The copy
+// starts from what the store holds: a look that cannot read it (the
+// server out of reach a moment) tries again at the next, rather than
+// leave the run unwritten, and its branch unpushed, for good.
+func (w *Worker) writeThrough(ctx context.Context, l *Lease, dir string, push *branchPush) *copying {
 	run := l.State().Run
-	c := &copying{w: w, name: run.Name, runs: filepath.Join(dir, runlog.DefaultDir), held: l.stillHeld, attempt: l.State().Attempt, lost: make(chan error, 1), done: make(chan struct{})}
-	if run.Repo != "" {
-		c.push = newBranchPush(ctx, ws, run)
-	}
+	c := &copying{w: w, name: run.Name, runs: filepath.Join(dir, runlog.DefaultDir), held: l.stillHeld, attempt: l.State().Attempt, push: push, lost: make(chan error, 1), done: make(chan struct{})}
 	ctx, c.cancel = context.WithCancel(ctx)
 	go func() {
 		defer close(c.done)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -59,7 +61,7 @@ func TestAFailedListingDoesNotStopTheWriteThrough(t *testing.T) {
 	}
 	failingLists(t, 3)
 	w := &Worker{Queue: q, Name: "w", Log: io.Discard}
-	c := w.writeThrough(ctx, l, dir, dir)
+	c := w.writeThrough(ctx, l, dir, nil)
 	defer c.stop()
 	id := filepath.Base(rec.Dir())
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -109,7 +111,7 @@ func TestTheLastPushAsksTheLeaseFirst(t *testing.T) {
 	ids, _ := runlog.IDs(runs)
 	rc.id = ids[0]
 	w := &Worker{Name: "w", Log: io.Discard}
-	c := &copying{w: w, name: run.Name, runs: runs, held: held, rc: rc, push: newBranchPush(ctx, ws, run)}
+	c := &copying{w: w, name: run.Name, runs: runs, held: held, rc: rc, push: newBranchPush(ctx, ws, run, "w", 1)}
 	commitIn(t, ws, "late.txt")
 	if err := c.last(ctx); !isLost(err) {
 		t.Errorf("the last writes of a worker that lost the run: %v, want the run lost", err)
@@ -168,6 +170,52 @@ func TestARunWhoseWorkspaceCannotBeMadeIsTriedAgain(t *testing.T) {
 	}
 }
 
+// TestARunWhoseClaimIsRefusedIsGivenBackNotEnded: a worker that lost
+// the run, not knowing it yet, pushes the holder between each take's
+// clone and its claim: each claim is refused, and the run given back
+// for a worker to take again from a clone made then; a refusal is not
+// the taker's failure, and does not end the run once its attempts reach
+// takeTries, as a clone that fails does.
+func TestARunWhoseClaimIsRefusedIsGivenBackNotEnded(t *testing.T) {
+	ctx := context.Background()
+	run := repoRun(t, "contested")
+	lost := filepath.Join(t.TempDir(), "lost")
+	if err := clone(ctx, lost, run); err != nil {
+		t.Fatal(err)
+	}
+	var pushedByTheLost string
+	pushes := 0
+	t.Cleanup(func() { gitPush = git })
+	gitPush = func(ctx context.Context, dir string, args ...string) error {
+		if !slices.Contains(args, "--prune") { // a claim, not a push
+			pushes++
+			pushedByTheLost = gitRun(t, lost, "commit-tree", "-p", "HEAD", "-m", "the lost worker's push "+strconv.Itoa(pushes), "HEAD^{tree}")
+			gitRun(t, lost, "push", "--quiet", "--force", "origin", pushedByTheLost+":"+holderRef(run))
+		}
+		return git(ctx, dir, args...)
+	}
+	f := client(t, embedded(t))
+	if _, err := f.Add(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	q := queue(t, f, time.Second)
+	w := &Worker{Queue: q, Name: "w", Workspaces: t.TempDir(), Logs: t.TempDir(), Log: io.Discard, Rooda: "/bin/false"}
+	for attempt := 1; attempt <= takeTries; attempt++ {
+		l := take(t, q, "w", 60*time.Second)
+		w.work(ctx, l)
+		st, err := f.State(ctx, run.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Phase == Ended {
+			t.Fatalf("at attempt %d, a run whose claim was refused ended: %+v", attempt, st)
+		}
+		if got := gitRun(t, run.Repo, "rev-parse", holderRef(run)); got != pushedByTheLost {
+			t.Fatalf("at attempt %d, the remote's holder is %s, want the lost worker's %s", attempt, got, pushedByTheLost)
+		}
+	}
+}
+
 // TestLooksThatFailBackOff: a store out of reach for good is not asked
 // at every look (200 ms) but less and less often.
 func TestLooksThatFailBackOff(t *testing.T) {
@@ -188,7 +236,7 @@ func TestLooksThatFailBackOff(t *testing.T) {
 	t.Cleanup(func() { listObjects = list })
 	w := &Worker{Queue: q, Name: "w", Log: io.Discard}
 	dir := t.TempDir()
-	c := w.writeThrough(ctx, l, dir, dir)
+	c := w.writeThrough(ctx, l, dir, nil)
 	time.Sleep(4 * time.Second)
 	c.stop()
 	// Looks every 200 ms would ask 20 times; backing off (200, 400,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -197,4 +198,170 @@ func waitForRef(t *testing.T, dir, suffix string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("%s never had a ref ending %q", dir, suffix)
+}
+
+// pushGate is a git for a worker, first in its PATH, whose pushes of a
+// branch (not a claim of the holder ref alone) wait at a gate, a
+// directory: with a file "stop" there, the next such push stops itself
+// (SIGSTOP) before git runs, its pid in "stopped", and writes git's exit
+// code to "rc" once continued; while a file "closed" is there, such
+// pushes wait for it to go. It stands for a worker paused in the middle
+// of a push, and holds a taker's pushes back until the test lets them
+// go: an order of events, not of times.
+func pushGate(t *testing.T) (path, gate string) {
+	t.Helper()
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	bin, gate := t.TempDir(), t.TempDir()
+	script := `#!/bin/sh
+gate="` + gate + `"
+case " $* " in
+*" push "*refs/heads/*)
+	if [ -f "$gate/stop" ]; then
+		rm -f "$gate/stop"
+		echo $$ > "$gate/stopped.tmp" && mv "$gate/stopped.tmp" "$gate/stopped"
+		kill -STOP $$
+		"` + realGit + `" "$@"
+		rc=$?
+		echo $rc > "$gate/rc.tmp" && mv "$gate/rc.tmp" "$gate/rc"
+		exit $rc
+	fi
+	while [ -f "$gate/closed" ]; do sleep 0.05; done
+	;;
+esac
+exec "` + realGit + `" "$@"
+`
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return "PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), gate
+}
+
+// waitForFile waits until the file at path exists, and returns what it
+// holds, trimmed.
+func waitForFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(hangGuard)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(path); err == nil {
+			return strings.TrimSpace(string(data))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never came", path)
+	return ""
+}
+
+// TestFleetWorkerPausedMidPushDoesNotWriteToTheRunItLost: worker-a, on
+// its machine, pushes a run of a repository at the end of an iteration
+// whose agent committed (by-a), and is paused right there (its git
+// stopped, then the worker itself) past its lease. worker-b, on another
+// machine, takes the run over and claims its holder ref; its own pushes
+// are held back, so that worker-a's push comes first, before any of its
+// taker's, when the branch on the remote is still where worker-a left
+// it. That push is refused whole: the remote's branch never holds
+// by-a. worker-a, continued, says the run lost and stops it, and the
+// run is resumed from the store (by worker-b, or by worker-a from a
+// clone made again: on the test's one machine, worker-b finds the
+// record's rooda, worker-a's, alive, and gives the run back first); it
+// runs iteration 2 again (by-b) and ends success, by-a nowhere on its
+// branch.
+func TestFleetWorkerPausedMidPushDoesNotWriteToTheRunItLost(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	starts := filepath.Join(w.dir, "starts")
+	pathA, gateA := pushGate(t)
+	pathB, gateB := pushGate(t)
+	goFile := filepath.Join(t.TempDir(), "go")
+	byA := commitStep("by-a.txt", "by-a")
+	byA["shell"] = "while [ ! -f " + goFile + " ]; do sleep 0.05; done && " + byA["shell"].(string)
+	byB := commitStep("by-b.txt", "by-b")
+	byB["output"] = successSignal + "\n"
+	byA["again"] = byB
+	script, err := json.Marshal(map[string]any{"record": w.dir, "starts": starts, "steps": []step{
+		commitStep("first.txt", "iteration-1"),
+		byA,
+		{"output": "still working", "delay": "60s"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.write("script.json", string(script))
+	f := newFleet(t, w)
+	remote := f.bareRemote()
+	f.fleet("add", "--repo", remote, "--name", "fenced", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	paused := f.workerWith("worker-a", []string{pathA}, "--lease", "2s", "--workspaces", filepath.Join(t.TempDir(), "machine-a"))
+	t.Cleanup(func() {
+		// A git left stopped by a test that failed midway.
+		if pid, err := os.ReadFile(filepath.Join(gateA, "stopped")); err == nil {
+			exec.Command("kill", "-CONT", strings.TrimSpace(string(pid))).Run()
+		}
+		paused.Process.Signal(syscall.SIGCONT)
+	})
+	// Iteration 2 began, its start pushed: worker-a's next push is the
+	// one after its agent's commit.
+	waitForLine(t, starts, "script.json 2")
+	waitForRef(t, remote, "/start/2")
+	for _, file := range []string{filepath.Join(gateA, "stop"), filepath.Join(gateB, "closed"), goFile} {
+		if err := os.WriteFile(file, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pushPid := waitForFile(t, filepath.Join(gateA, "stopped"))
+	if err := paused.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	taker := f.workerWith("worker-b", []string{pathB}, "--lease", "2s", "--workspaces", filepath.Join(t.TempDir(), "machine-b"))
+	// By worker-b's name alone: at attempt 2, or 3 if worker-a lost its
+	// lease before it was paused and took the run again.
+	waitForHolder(t, remote, "rooda/fleet/fenced", fmt.Sprintf(":%d attempt ", taker.Process.Pid))
+
+	if out, err := exec.Command("kill", "-CONT", pushPid).CombinedOutput(); err != nil {
+		t.Fatalf("continuing worker-a's push: %v %s", err, out)
+	}
+	if rc := waitForFile(t, filepath.Join(gateA, "rc")); rc == "0" {
+		t.Errorf("the push of worker-a, which lost the run, was accepted")
+	}
+	if log := gitSays(t, remote, "log", "--format=%s", "rooda/fleet/fenced"); strings.Contains(log, "by-a") {
+		t.Errorf("the run's branch on the remote holds the commit of the worker that lost the run: %q", log)
+	}
+
+	os.Remove(filepath.Join(gateB, "closed"))
+	if err := paused.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	st := f.waitEnded(1)[0]
+	t.Logf("%s", f.workerLogs())
+	if st.Status != "success" {
+		t.Errorf("the run: %+v, want success", st)
+	}
+	// Continued, worker-a learns it lost the run from its refused push
+	// or from its lease's renewal, whichever comes first: the push's
+	// refusal is judged by a look at the remote's holder, which a
+	// renewal that finds the lease lost may stop.
+	if logs := f.workerLogs(); !strings.Contains(logs, "fenced: run lost, stopped: ") && !strings.Contains(logs, "fenced: lease lost, run stopped: ") {
+		t.Errorf("worker-a did not say it lost the run")
+	}
+	if log := gitSays(t, remote, "log", "--format=%s", "rooda/fleet/fenced"); log != "by-b\niteration-1\nstart" {
+		t.Errorf("the run's branch on the remote: %q, want worker-b's iteration 2 on iteration 1", log)
+	}
+}
+
+// waitForHolder waits until the holder ref of the run whose branch is
+// branch, on the repository at dir, is a commit whose message holds
+// text.
+func waitForHolder(t *testing.T, dir, branch, text string) {
+	t.Helper()
+	ref := "refs/rooda/fleet/" + strings.TrimPrefix(branch, "rooda/fleet/") + "/holder"
+	deadline := time.Now().Add(hangGuard)
+	for time.Now().Before(deadline) {
+		out, err := exec.Command("git", "-C", dir, "log", "-1", "--format=%s", ref).Output()
+		if err == nil && strings.Contains(string(out), text) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the holder of %s on %s never said %q", branch, dir, text)
 }

@@ -123,14 +123,34 @@ func Lock(path string) (f *os.File, busy bool, err error) {
 	return f, false, nil
 }
 
-// Sync forces the file at path, written whole without it (WriteWhole),
-// to the disk, when its bytes must now outlive a power loss: a record's
-// once the iteration that wrote it ended. No link at path is followed,
-// and only a regular file is opened (OpenBelow).
-func Sync(path string) error {
-	f, err := OpenBelow(filepath.Dir(path), filepath.Base(path))
-	if err != nil {
-		return err
+// SyncAll forces the files at paths, written whole without it
+// (WriteWhole), to the disk, then last (an open file, nil for none): a
+// record's once the iteration that wrote them ended, before the journal
+// that names them. The writeback of all is begun first (StartWriteback),
+// so that on a journaling file system one commit takes them all, each
+// still forced in its turn. No link at a path is followed, only a regular
+// file is opened (OpenBelow), and a file gone is passed over: nothing of
+// it is left to keep.
+func SyncAll(paths []string, last *os.File) error {
+	var opened []*os.File
+	var errs []error
+	for _, path := range paths {
+		f, err := OpenBelow(filepath.Dir(path), filepath.Base(path))
+		if err == nil {
+			StartWriteback(f)
+			opened = append(opened, f)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
 	}
-	return errors.Join(f.Sync(), f.Close())
+	if last != nil {
+		StartWriteback(last)
+	}
+	for _, f := range opened {
+		errs = append(errs, f.Sync(), f.Close())
+	}
+	if last != nil {
+		errs = append(errs, last.Sync())
+	}
+	return errors.Join(errs...)
 }

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"rooda/host/files"
 	"rooda/host/later"
@@ -104,18 +105,35 @@ type Writer struct {
 	write func([]byte) (int, error)
 	// syncs forces the journal to the disk in a goroutine of its own
 	// (AppendSyncedSoon), after the files in pending: those its last
-	// entries name.
-	syncs   *later.Work
-	pending []string
-	// syncFile and syncSelf force a named file and the journal to the
-	// disk: files.Sync and the file's Sync, or a test's that says when.
-	syncFile func(string) error
-	syncSelf func() error
+	// entries name. unsynced counts the ends appended whose files are
+	// not yet forced, lastSync is when that goroutine last began.
+	syncs    *later.Work
+	pending  []string
+	unsynced int
+	lastSync time.Time
+	// syncFiles and syncSelf force the named files and the journal to
+	// the disk: files.SyncAll and the file's Sync, or a test's that says
+	// when.
+	syncFiles func([]string) error
+	syncSelf  func() error
 	// syncing is held through a sync: one that an Append asks for waits
 	// for the files another is forcing, so that its entry does not
 	// reach the disk before them.
 	syncing sync.Mutex
 }
+
+// MaxUnsynced bounds the iterations' ends of a journal whose files may
+// not be on the disk yet (AppendSyncedSoon): a resume after a power loss
+// checks the files of the journal's last MaxUnsynced ends (runlog).
+const MaxUnsynced = 16
+
+// SyncEvery paces the forcing of ends to the disk: no oftener than once
+// in that time, so that iterations faster than it share one fsync of
+// each file and one commit of the file system's journal, where each
+// made its own (an ext4 with its journal stalled the next iteration's
+// files for as long: docs/performance.md). An agent that takes longer
+// has its end forced before the next.
+const SyncEvery = 20 * time.Millisecond
 
 // Open opens the journal at path for appending, making it if need be.
 // A torn last line (a crash in the middle of a write) is cut off first,
@@ -151,8 +169,8 @@ func OpenAfter(path string, good int64) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
-	w := &Writer{f: f, size: info.Size(), write: f.Write, syncFile: files.Sync, syncSelf: f.Sync}
-	w.syncs = later.New(w.sync)
+	w := &Writer{f: f, size: info.Size(), write: f.Write, syncFiles: syncAll, syncSelf: f.Sync}
+	w.syncs = later.New(w.paced)
 	return w, nil
 }
 
@@ -190,16 +208,19 @@ func (w *Writer) append(e Entry) error {
 // disk (an output's fsync alone takes 0.8 ms on the development VM,
 // docs/performance.md).
 //
-// A power loss in the millisecond that takes may lose e, and what it
-// names runs again on a resume; or keep e (the kernel wrote the
-// journal's page back on its own) and lose a file it names. Each end
-// waits for the one before it to reach the disk, so only the journal's
-// last end can be left so (runlog checks it as it resumes). The error is
-// e's write's, or an earlier fsync's of this kind.
+// A power loss before that may lose e, and what it names runs again on a
+// resume; or keep e (the kernel wrote the journal's page back on its
+// own) and lose a file it names. An end waits while MaxUnsynced others
+// are so, and the resume checks that many (runlog). The error is e's
+// write's, or an earlier fsync's of this kind.
 func (w *Writer) AppendSyncedSoon(e Entry, files ...string) error {
-	before := w.syncs.Wait()
+	var before error
+	for w.unsyncedEnds() >= MaxUnsynced {
+		before = errors.Join(before, w.syncs.Wait())
+	}
 	w.mu.Lock()
 	w.pending = append(w.pending, files...)
+	w.unsynced++
 	w.mu.Unlock()
 	if err := w.append(e); err != nil {
 		return errors.Join(before, err)
@@ -208,24 +229,46 @@ func (w *Writer) AppendSyncedSoon(e Entry, files ...string) error {
 	return errors.Join(before, w.syncs.Err())
 }
 
+func (w *Writer) unsyncedEnds() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unsynced
+}
+
+// Force has the files at paths forced to the disk with the journal's
+// next entries: the files of ends a resume found on the disk, which
+// another rooda wrote and may not have forced.
+func (w *Writer) Force(paths ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending = append(w.pending, paths...)
+}
+
+// paced is sync for the writer's goroutine, no sooner than SyncEvery
+// after its last.
+func (w *Writer) paced() error {
+	time.Sleep(time.Until(w.lastSync.Add(SyncEvery)))
+	w.lastSync = time.Now()
+	return w.sync()
+}
+
 // sync forces the files the journal's entries named to the disk, then
 // the journal, so that no entry reaches the disk by an fsync before what
-// it names. A file gone (a record removed under the run, which mends
-// it) has nothing left to force.
+// it names. The journal's writeback is begun with theirs: on ext4 the
+// first fsync commits them all at once (files.SyncAll).
 func (w *Writer) sync() error {
 	w.syncing.Lock()
 	defer w.syncing.Unlock()
 	w.mu.Lock()
-	pending := w.pending
+	pending, ends := w.pending, w.unsynced
 	w.pending = nil
 	w.mu.Unlock()
-	var errs []error
-	for _, path := range pending {
-		if err := w.syncFile(path); !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(append(errs, w.syncSelf())...)
+	files.StartWriteback(w.f)
+	err := errors.Join(w.syncFiles(pending), w.syncSelf())
+	w.mu.Lock()
+	w.unsynced -= ends
+	w.mu.Unlock()
+	return err
 }
 
 // WaitSynced returns once what AppendSyncedSoon appended is on the disk,
@@ -316,6 +359,9 @@ func Parse(data []byte) ([]Entry, int64) {
 	}
 	return append(first, second...), good + secondGood
 }
+
+// syncAll forces files to the disk (files.SyncAll).
+func syncAll(paths []string) error { return files.SyncAll(paths, nil) }
 
 // LineStart is where line i (from 0) of data begins: entry i's, of the
 // entries Parse read from it.

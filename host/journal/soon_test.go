@@ -75,8 +75,7 @@ func TestAppendSyncedSoonSaysAFailedSync(t *testing.T) {
 // TestAppendSyncedSoonForcesItsFilesFirst: the files an end names reach
 // the disk before the journal that names them, in the goroutine that
 // forces it; an entry appended with sync waits for them too, so that no
-// fsync of the journal goes before the files of an entry it holds; a
-// file gone is not an error.
+// fsync of the journal goes before the files of an entry it holds.
 func TestAppendSyncedSoonForcesItsFilesFirst(t *testing.T) {
 	w, err := Open(filepath.Join(t.TempDir(), Name))
 	if err != nil {
@@ -85,13 +84,10 @@ func TestAppendSyncedSoonForcesItsFilesFirst(t *testing.T) {
 	defer w.Close()
 	var mu sync.Mutex
 	var forced []string
-	w.syncFile = func(path string) error {
+	w.syncFiles = func(paths []string) error {
 		mu.Lock()
 		defer mu.Unlock()
-		forced = append(forced, path)
-		if path == "gone" {
-			return os.ErrNotExist
-		}
+		forced = append(forced, paths...)
 		return nil
 	}
 	w.syncSelf = func() error {
@@ -100,34 +96,37 @@ func TestAppendSyncedSoonForcesItsFilesFirst(t *testing.T) {
 		forced = append(forced, Name)
 		return nil
 	}
-	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, "prompt", "output", "gone"); err != nil {
+	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, "prompt", "output"); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.WaitSynced(); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"prompt", "output", "gone", Name}; !slices.Equal(forced, want) {
+	if want := []string{"prompt", "output", Name}; !slices.Equal(forced, want) {
 		t.Errorf("forced %q, want %q", forced, want)
 	}
 	forced = nil
 	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 2}, "output2"); err != nil {
 		t.Fatal(err)
 	}
+	w.Force("found")
 	if err := w.Append(Entry{Kind: Call}, true); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if i := slices.Index(forced, "output2"); i < 0 || !slices.Contains(forced[i:], Name) {
-		t.Errorf("as the synced append returned, forced %q: output2, then the journal", forced)
+	for _, file := range []string{"output2", "found"} {
+		if i := slices.Index(forced, file); i < 0 || !slices.Contains(forced[i:], Name) {
+			t.Errorf("as the synced append returned, forced %q: %s, then the journal", forced, file)
+		}
 	}
 }
 
-// TestAnEndWaitsForTheFilesOfTheOneBefore: an iteration's end is not
-// written while the files of the end before it are on their way to the
-// disk, so that only the journal's last end can be left without its
-// files by a power loss (runlog's lostEnd checks that one alone).
-func TestAnEndWaitsForTheFilesOfTheOneBefore(t *testing.T) {
+// TestEndsWaitOnceMaxUnsyncedLackTheirFiles: ends are written at once
+// while their files are on their way to the disk, up to MaxUnsynced of
+// them; the next waits until they are there, so that a resume after a
+// power loss need check only that many (runlog's lastEnds).
+func TestEndsWaitOnceMaxUnsyncedLackTheirFiles(t *testing.T) {
 	path := filepath.Join(t.TempDir(), Name)
 	w, err := Open(path)
 	if err != nil {
@@ -135,21 +134,23 @@ func TestAnEndWaitsForTheFilesOfTheOneBefore(t *testing.T) {
 	}
 	defer w.Close()
 	release := make(chan struct{})
-	w.syncFile = func(string) error { <-release; return nil }
-	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, "output1"); err != nil {
-		t.Fatal(err)
+	w.syncFiles = func([]string) error { <-release; return nil }
+	for n := 1; n <= MaxUnsynced; n++ {
+		if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: n}, "output"); err != nil {
+			t.Fatal(err)
+		}
 	}
-	second := make(chan error)
-	go func() { second <- w.AppendSyncedSoon(Entry{Kind: Ended, N: 2}, "output2") }()
+	next := make(chan error)
+	go func() { next <- w.AppendSyncedSoon(Entry{Kind: Ended, N: MaxUnsynced + 1}, "output") }()
 	time.Sleep(50 * time.Millisecond)
-	if entries, _, err := Read(path); err != nil || len(entries) != 1 {
-		t.Errorf("%d entries (%v) while the first end's files were forced, want 1", len(entries), err)
+	if entries, _, err := Read(path); err != nil || len(entries) != MaxUnsynced {
+		t.Errorf("%d entries (%v) while %d ends' files were forced, want %d", len(entries), err, MaxUnsynced, MaxUnsynced)
 	}
 	close(release)
-	if err := <-second; err != nil {
+	if err := <-next; err != nil {
 		t.Fatal(err)
 	}
-	if entries, _, err := Read(path); err != nil || len(entries) != 2 {
-		t.Errorf("%d entries (%v) once they were, want 2", len(entries), err)
+	if entries, _, err := Read(path); err != nil || len(entries) != MaxUnsynced+1 {
+		t.Errorf("%d entries (%v) once they were, want %d", len(entries), err, MaxUnsynced+1)
 	}
 }

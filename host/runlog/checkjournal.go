@@ -3,9 +3,7 @@ package runlog
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"rooda/host/files"
 	"rooda/host/journal"
-	"rooda/host/loop"
 	"rooda/host/units"
 )
 
@@ -84,19 +81,26 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 		}
 		r.warning = fmt.Sprintf("resuming over a damaged journal (--force): %s; the journal as it was is kept in %s", bad.told(), kept)
 	}
-	if i, gone := lostEnd(r.dir, entries); i >= 0 && gone && !force {
-		// Gone is as likely removed (an agent's git clean) as lost: the
-		// replay refuses it, saying how to run it again (replayed).
-		r.gone = entries[i].Record
-	} else if i >= 0 {
-		// Cut where that end begins: the iteration runs again, as it
-		// would had its end not reached the disk either.
-		r.warning = join(r.warning, fmt.Sprintf("the files of %s did not all reach the disk before the run stopped (a power loss as it ended): it runs again", iterationPart(entries[i].Record, "")))
+	tail := lastEnds(r.dir, entries, force)
+	r.suspect = tail.refused
+	if i := tail.lost; i >= 0 {
+		// Cut where that end begins: it and the iterations after it run
+		// again, as they would had their ends not reached the disk either.
+		again := "it runs again"
+		if n := tail.after(entries); n == 1 {
+			again += ", and so does the one that ended after it"
+		} else if n > 1 {
+			again += fmt.Sprintf(", and so do the %d that ended after it", n)
+		}
+		r.warning = join(r.warning, fmt.Sprintf("the files of %s did not all reach the disk before the run stopped (a power loss as it ended): %s", iterationPart(entries[i].Record, ""), again))
 		entries, good = entries[:i], journal.LineStart(data, i)
 	}
 	if r.journal, err = journal.OpenAfter(path, good); err != nil {
 		return nil, err
 	}
+	// Found on the disk, perhaps not forced there by the rooda that
+	// wrote them: forced with the resume's first entry.
+	r.journal.Force(tail.files...)
 	if bad != nil {
 		for _, n := range bad.again {
 			r.keep(r.journal.Append(journal.Entry{Kind: journal.Dropped, Record: n}, false))
@@ -109,36 +113,114 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 	return entries, nil
 }
 
-// lostEnd is the index among entries of the journal's last iteration
-// end when a file it names is not as it says, and nothing but
-// iterations that began, and resumes, follows it: -1 otherwise; gone says the file is
-// not there at all. An end's files reach the disk just after it is
-// written, and the next end waits for them
-// (journal.Writer.AppendSyncedSoon), so a power loss in between can leave
-// the last end without them (empty, cut short, or on some file systems
-// gone), and nothing that was forced to the disk after it by the same
-// rooda (a resume's mark is forced by another). A file
-// changed where more followed is not that: the replay refuses it as it
-// reads it.
-func lostEnd(runDir string, entries []journal.Entry) (i int, gone bool) {
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		switch {
-		case e.Kind == journal.Began && e.Op == "", e.Kind == journal.Resumed:
-			continue
-		case e.Kind != journal.Ended:
-			return -1, false
+// tail is what a resume finds of the journal's last ends, whose files a
+// power loss may have taken (lastEnds).
+type tail struct {
+	// lost is the index among the entries of the first end whose files
+	// a power loss took, -1 for none.
+	lost int
+	// refused is the record of the first end with a file gone or
+	// changed otherwise, which the replay refuses (0 for none).
+	refused int
+	// files are those of the ends checked and found whole.
+	files []string
+}
+
+// after counts the ends after t.lost.
+func (t tail) after(entries []journal.Entry) int {
+	n := 0
+	for _, e := range entries[t.lost+1:] {
+		if e.Kind == journal.Ended {
+			n++
 		}
+	}
+	return n
+}
+
+// lastEnds checks the files of the journal's last journal.MaxUnsynced
+// iteration ends against their hashes, back to the first entry that is
+// neither an iteration's beginning, nor its end, nor a resume's mark
+// (or past it when forced). An end's files reach the disk after it is
+// written, with those of the ends appended meanwhile, and at most that
+// many ends wait so (journal.Writer.AppendSyncedSoon): a power loss can
+// leave them without their files, and nothing forced to the disk by the
+// same rooda after them. What a power loss leaves of a file written
+// whole is an empty file (ext4) or none (on some file systems, as after
+// an agent's git clean): the first end with a file emptied is cut, or
+// with one gone or changed when forced; otherwise the replay refuses it
+// as it reads it.
+func lastEnds(runDir string, entries []journal.Entry, force bool) tail {
+	t := tail{lost: -1}
+	var ends []int // the last first
+	for i := len(entries) - 1; i >= 0 && len(ends) < journal.MaxUnsynced; i-- {
+		e := entries[i]
+		if e.Kind == journal.Ended {
+			ends = append(ends, i)
+		} else if !(e.Kind == journal.Began && e.Op == "" || e.Kind == journal.Resumed || force) {
+			break
+		}
+	}
+	for _, i := range slices.Backward(ends) {
+		e := entries[i]
 		var end ended
 		if json.Unmarshal(e.Result, &end) != nil {
-			return -1, false
+			continue
 		}
-		if _, err := withFiles(runDir, e.Record, end, loop.Replayed{}); err != nil {
-			return i, errors.Is(err, fs.ErrNotExist)
+		switch endState(runDir, e.Record, end) {
+		case filesWhole:
+			t.files = append(t.files, endFiles(runDir, e.Record, end)...)
+			continue
+		case fileEmptied:
+			t.lost = i
+		default:
+			if force {
+				t.lost = i
+			} else {
+				t.refused = e.Record
+			}
 		}
-		return -1, false
+		return t
 	}
-	return -1, false
+	return t
+}
+
+// The states of an end's files (endState).
+const (
+	filesWhole  = iota
+	fileEmptied // empty where the journal says it held something: a power loss's
+	fileChanged // gone, or changed otherwise
+)
+
+// endState tells whether the files of record n are as its end e says.
+func endState(runDir string, n int, e ended) int {
+	state := filesWhole
+	for _, f := range [][2]string{{promptName, e.PromptSHA256}, {outputName, e.OutputSHA256}, {transcriptName, e.TranscriptSHA256}} {
+		if f[1] == "" {
+			continue
+		}
+		_, data, err := readRecord(runDir, iterationPart(n, f[0]), replayLimit)
+		switch {
+		case err == nil && sha256Hex(data) == f[1]:
+		case err == nil && len(data) == 0:
+			state = max(state, fileEmptied)
+		default:
+			return fileChanged
+		}
+	}
+	return state
+}
+
+// endFiles are the paths of the files an end names.
+func endFiles(runDir string, n int, e ended) []string {
+	names := []string{promptName, outputName}
+	if e.Decoded != nil {
+		names = append(names, transcriptName)
+	}
+	paths := make([]string, len(names))
+	for i, name := range names {
+		paths[i] = filepath.Join(runDir, iterationPart(n, name))
+	}
+	return paths
 }
 
 // join is two warnings in one.

@@ -54,9 +54,10 @@ type Recorder struct {
 	// lastRecord is the highest iteration record the resumed run's
 	// record held.
 	lastRecord int
-	// gone is the record of the journal's last end when a file of it is
-	// gone, and the resume was not forced over it (lostEnd); 0 if none.
-	gone int
+	// suspect is the record of an end among the journal's last whose
+	// file is gone or changed, which the replay refuses (lastEnds); 0 if
+	// none.
+	suspect int
 	// resumedFrom is the record as the run left it, before a resume.
 	resumedFrom Run
 	// later writes run.json as iterations end (saveLater).
@@ -432,7 +433,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	}
 	// The prompt, the output and the transcript reach the disk after
 	// the journal's entry is written, before it is forced there
-	// (appendEnded): a resume checks the last (lostEnd).
+	// (appendEnded): a resume checks the last (lastEnds).
 	synced := []string{filepath.Join(dir, promptName), filepath.Join(dir, outputName)}
 	r.keep(writeFile(synced[1], it.Result.Output))
 	m := Meta{

@@ -97,10 +97,11 @@ func TestDamagedOutputIsNotReplayed(t *testing.T) {
 // whose output did not reach the disk (a power loss as it ended leaves
 // it empty: its fsync follows the entry, journal.Writer.AppendSyncedSoon)
 // is cut from the journal as the run resumes, and its iteration runs
-// again, said in the warning; the ends before it are replayed. One gone
-// (as likely removed as lost) is refused, saying how to run it again:
-// --force. Once the run wrote a call after it, a changed file is not a
-// power loss: the replay refuses it as before.
+// again, said in the warning, with the ends after it; the ends before it
+// are replayed. One gone (as likely removed as lost) or changed otherwise
+// is refused, saying how to run it again: --force. Once the run wrote a
+// call after it, an emptied file is not a power loss: the replay refuses
+// it as before.
 func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 	dir, id := crashed(t)
 	output := filepath.Join(dir, id, iterationPart(2, outputName))
@@ -130,6 +131,41 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 			t.Errorf("the journal still ends iteration 2: %+v", entries)
 		}
 	}
+
+	t.Run("two ends", func(t *testing.T) {
+		dir, id := crashed(t)
+		for _, n := range []int{1, 2} {
+			if err := os.Truncate(filepath.Join(dir, id, iterationPart(n, outputName)), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := Resume(dir, id, "build")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := r.Warning(); !strings.Contains(w, iterationPart(1, "")+" did not all reach the disk") || !strings.Contains(w, "so does the one that ended after it") {
+			t.Errorf("warning: %q", w)
+		}
+		replay := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()
+		if rep := replay(1); rep.Ended || rep.Err != nil {
+			t.Errorf("iteration 1, whose output was lost: %+v", rep)
+		}
+	})
+
+	t.Run("changed", func(t *testing.T) {
+		dir, id := crashed(t)
+		if err := os.WriteFile(filepath.Join(dir, id, iterationPart(2, outputName)), []byte("changed"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Resume(dir, id, "build")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2)
+		if r.Warning() != "" || rep.Err == nil || !strings.Contains(rep.Err.Error(), "it does not match the journal (changed since the run wrote it) (put it back") {
+			t.Errorf("warning %q, replay of a changed output: %+v", r.Warning(), rep)
+		}
+	})
 
 	t.Run("gone", func(t *testing.T) {
 		dir, id := crashed(t)

@@ -56,6 +56,9 @@ type Logger struct {
 	// loop names the loop of every line when several run at once: in
 	// text after the time stamp, in JSON as the "loop" field.
 	loop string
+	// held gathers the lines written between Hold and Release.
+	held    []byte
+	holding bool
 }
 
 // New returns a Logger writing lines at level and above to w, stamped with
@@ -259,7 +262,42 @@ func (l *Logger) logf(level Level, format string, args ...any) {
 func (l *Logger) write(s string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	io.WriteString(l.w, s)
+	if !l.holding {
+		io.WriteString(l.w, s)
+		return
+	}
+	l.held = append(l.held, s...)
+	if len(l.held) >= heldMax {
+		l.flush()
+	}
+}
+
+// heldMax bounds what Hold gathers before it is written all the same.
+const heldMax = 64 << 10
+
+// Hold gathers the lines logged from now on, written together as Release
+// is called or as they reach 64 KiB: a resume's replay logs thousands of
+// iterations microseconds apart, and a write of each (a reader woken for
+// each) took a quarter of the resume of 5,000 (docs/performance.md).
+func (l *Logger) Hold() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.holding = true
+}
+
+// Release writes what Hold gathered, and lines as they come again.
+func (l *Logger) Release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.flush()
+	l.holding = false
+}
+
+func (l *Logger) flush() {
+	if len(l.held) > 0 {
+		l.w.Write(l.held)
+		l.held = l.held[:0]
+	}
 }
 
 // Count writes n of a thing with its word in the singular or plural:

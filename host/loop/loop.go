@@ -435,6 +435,9 @@ func Run(ctx context.Context, cfg Config) Result {
 		r.cfg.Now = time.Now
 	}
 	r.start = r.cfg.Now()
+	// The replay's lines, held while the journal answers, are written
+	// before the loop's first live iteration (iterate), or as it ends.
+	defer r.cfg.Log.Release()
 	r.cfg.Log.Event(logging.Info, "run_started", []any{"procedure", cfg.Procedure, "max_iterations", cfg.MaxIterations, "failure_threshold", cfg.FailureThreshold},
 		"Starting procedure: %s (%s)", cfg.Procedure, limitText(cfg.MaxIterations))
 	for n := 1; ; n++ {
@@ -603,12 +606,14 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	it.Prompt = text
 	req := Request{Iteration: n, MaxIterations: r.cfg.MaxIterations, Prompt: text, Replayed: replayed.Ended, Again: replayed.Again}
 	if replayed.Ended {
+		r.cfg.Log.Hold()
 		for _, o := range r.cfg.Observers {
 			o.IterationStarted(req)
 		}
 		r.replay(it, replayed)
 		return it, nil
 	}
+	r.cfg.Log.Release()
 	settle, err := r.reserve(ctx, it)
 	if err != nil {
 		return nil, err

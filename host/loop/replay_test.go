@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rooda/host/agentstream"
+	"rooda/host/logging"
 	"rooda/host/process"
 )
 
@@ -77,5 +78,56 @@ func TestReplayOfADamagedRecordAborts(t *testing.T) {
 	res := Run(context.Background(), cfg)
 	if res.Status != Aborted || s.calls != 0 || !strings.Contains(log.String(), "cannot resume iteration 1 as it ended") {
 		t.Errorf("%s after %d calls:\n%s", res.Status, s.calls, log.String())
+	}
+}
+
+// writes counts the writes made to it, and keeps what they wrote.
+type writes struct {
+	strings.Builder
+	n int
+}
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.n++
+	return w.Builder.Write(p)
+}
+
+func (w *writes) WriteString(s string) (int, error) {
+	w.n++
+	return w.Builder.WriteString(s)
+}
+
+// TestReplayedLinesAreWrittenTogether: the lines of the iterations the
+// journal answers are written in one write, before the first live
+// iteration's, in their order; a loop the journal answers to its end
+// writes its lines all the same.
+func TestReplayedLinesAreWrittenTogether(t *testing.T) {
+	replies := make([]Reply, 50)
+	for i := range replies {
+		replies[i] = reply("ok", 0, 1)
+	}
+	var log writes
+	s := &script{steps: []step{{out: "<promise>SUCCESS</promise>"}}}
+	cfg := s.config(60, 3, nil)
+	cfg.Log = logging.New(&log, logging.Info).WithClock(s.now)
+	cfg.Replay = replayOf(replies, 51)
+	Run(context.Background(), cfg)
+	text := log.String()
+	first, last, live := strings.Index(text, "Iteration 1/60: from the journal"), strings.Index(text, "Iteration 50/60: from the journal"), strings.Index(text, "Iteration 51/60 starting")
+	if first < 0 || last < first || live < last {
+		t.Fatalf("the replayed lines, then the live one, in order:\n%s", text)
+	}
+	if log.n > 8 {
+		t.Errorf("%d writes for a loop of 50 iterations replayed and one run: the replay's lines were not gathered", log.n)
+	}
+
+	var all writes
+	s = &script{}
+	cfg = s.config(50, 3, nil)
+	cfg.Log = logging.New(&all, logging.Info).WithClock(s.now)
+	cfg.Replay = replayOf(replies, 0)
+	Run(context.Background(), cfg)
+	if !strings.Contains(all.String(), "Iteration 50/50: from the journal") {
+		t.Errorf("a loop answered to its end by the journal:\n%s", all.String())
 	}
 }

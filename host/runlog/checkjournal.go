@@ -98,9 +98,7 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 	if r.journal, err = journal.OpenAfter(path, good); err != nil {
 		return nil, err
 	}
-	// Found on the disk, perhaps not forced there by the rooda that
-	// wrote them: forced with the resume's first entry.
-	r.journal.Force(tail.files...)
+	r.found = tail.files
 	if bad != nil {
 		for _, n := range bad.again {
 			r.keep(r.journal.Append(journal.Entry{Kind: journal.Dropped, Record: n}, false))

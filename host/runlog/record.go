@@ -58,6 +58,9 @@ type Recorder struct {
 	// file is gone or changed, which the replay refuses (lastEnds); 0 if
 	// none.
 	suspect int
+	// found are the files of the journal's last ends a resume found
+	// whole, forced to the disk with its first ends (lastEnds).
+	found []string
 	// resumedFrom is the record as the run left it, before a resume.
 	resumedFrom Run
 	// later writes run.json as iterations end (saveLater).

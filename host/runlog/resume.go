@@ -125,6 +125,13 @@ func ResumeWith(dir, id, name string, opts ResumeOptions) (*Recorder, error) {
 	err = r.keep(writeJSON(filepath.Join(r.dir, "run.json"), r.run))
 	r.run.Iterations, r.run.Spent, r.run.Worktrees = 0, nil, nil
 	r.appendEntry(journal.Entry{Kind: journal.Resumed}, true)
+	if r.journal != nil {
+		// Found on the disk, perhaps not forced there by the rooda that
+		// wrote them: forced with the first ends the resumed run
+		// writes, before they can push them out of the next resume's
+		// look (lastEnds), not at once, which would hold the resume.
+		r.journal.Force(r.found...)
+	}
 	return r, err
 }
 

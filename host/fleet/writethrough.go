@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -279,17 +280,37 @@ func (c *recordCopy) dropPieces(ctx context.Context, keep string) error {
 // change since a look sent all it held is not looked into again, so a
 // look costs a stat per iteration, not per file.
 func (c *recordCopy) syncFiles(ctx context.Context, dir string) error {
-	return c.syncDir(ctx, dir, ".")
+	var look filesLook
+	if err := c.walk(&look, "."); err != nil {
+		return err
+	}
+	return c.upload(ctx, look)
 }
 
-// syncDir uploads what changed in the directory rel of the record at
-// dir, and under it. The record lies in the workspace, where the agent
-// writes: like rooda's own reader (runlog's openRecord), the look
-// follows no symbolic link, from the runs directory down, and reads
-// regular files only, each up to a limit, so that a link left there to
-// ~/.ssh/id_ed25519 is not uploaded for every client of the fleet to
-// read, nor a named pipe keeps the look waiting for ever.
-func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
+// filesLook is what one look at the record found to upload: its files
+// changed since they were last sent, and its directories, each marked
+// sent once every file found under it was.
+type filesLook struct {
+	files, dirs []string
+	marks       map[string]fileMark
+}
+
+func (l *filesLook) add(list *[]string, path string, mark fileMark) {
+	if l.marks == nil {
+		l.marks = map[string]fileMark{}
+	}
+	*list = append(*list, path)
+	l.marks[path] = mark
+}
+
+// walk lists what changed in the directory rel of the record, and under
+// it. The record lies in the workspace, where the agent writes: like
+// rooda's own reader (runlog's openRecord), the look follows no symbolic
+// link, from the runs directory down, and reads regular files only, each
+// up to a limit, so that a link left there to ~/.ssh/id_ed25519 is not
+// uploaded for every client of the fleet to read, nor a named pipe keeps
+// the look waiting for ever.
+func (c *recordCopy) walk(look *filesLook, rel string) error {
 	d, err := files.OpenBelow(c.runs, filepath.Join(c.id, rel))
 	if errors.Is(err, fs.ErrNotExist) || isRefused(err) {
 		return nil // removed since it was listed, or not the record's
@@ -311,35 +332,72 @@ func (c *recordCopy) syncDir(ctx context.Context, dir, rel string) error {
 		if err != nil {
 			continue // removed meanwhile
 		}
-		path := filepath.Join(rel, name)
-		mark := markOf(info)
-		if c.sent[path] == mark {
-			continue
-		}
-		sent := true
+		path, mark := filepath.Join(rel, name), markOf(info)
 		switch {
+		case c.sent[path] == mark:
 		case e.IsDir():
-			err = c.syncDir(ctx, dir, path)
+			if err := c.walk(look, path); err != nil {
+				return err
+			}
+			// A directory's time may be coarse (a second, on some
+			// file systems): one changed twice within a tick would
+			// look unchanged, so a directory is passed over only once
+			// its time is older than that.
+			if time.Since(mark.mod) > coarseClock {
+				look.add(&look.dirs, path, mark)
+			}
 		case info.Mode().IsRegular():
-			sent, err = c.syncFile(ctx, path)
+			look.add(&look.files, path, mark)
 		default:
 			// A link, a pipe, a device: not the record's, never read.
 		}
-		if err != nil {
-			return err
-		}
-		if !sent {
-			continue // not read this time: the next look tries again
-		}
-		// A directory's time may be coarse (a second, on some file
-		// systems): one changed twice within a tick would look
-		// unchanged, so a directory is passed over only once its time
-		// is older than that.
-		if !e.IsDir() || time.Since(mark.mod) > coarseClock {
-			c.sent[path] = mark
-		}
 	}
 	return nil
+}
+
+// uploads bounds the files of a look uploaded at once: each put waits
+// for the server's acknowledgement, about a millisecond on one machine,
+// and an iteration has three.
+const uploads = 8
+
+// upload sends the files of a look, uploads at a time, and marks sent
+// those that were, and the directories all of whose files were: what
+// failed, or could not be read this time, is looked at again next time.
+func (c *recordCopy) upload(ctx context.Context, look filesLook) error {
+	sent := make([]bool, len(look.files))
+	errs := make([]error, len(look.files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(uploads, len(look.files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				sent[i], errs[i] = c.syncFile(ctx, look.files[i])
+			}
+		}()
+	}
+	for i := range look.files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	unsent := map[string]bool{}
+	for i, path := range look.files {
+		if sent[i] && errs[i] == nil {
+			c.sent[path] = look.marks[path]
+			continue
+		}
+		for dir := filepath.Dir(path); dir != "."; dir = filepath.Dir(dir) {
+			unsent[dir] = true
+		}
+	}
+	for _, dir := range look.dirs {
+		if !unsent[dir] {
+			c.sent[dir] = look.marks[dir]
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // recordFileLimit bounds a file of a record read to be uploaded: an

@@ -12,6 +12,7 @@
 #   STARTUP=1 RUNS=9 STARTS=200 bench/run.sh      rooda's start-up alone
 #   LOOPS_ONLY=1 LOOPS=64 RUNS=5 bench/run.sh     64 parallel loops against 16 alone
 #   LOOP_DIR=/mnt/ext4 bench/run.sh               the loop outside git alone, its records there
+#   DISK_DIR=/mnt/ext4 bench/run.sh               every row, and the loop with its records there too
 #
 # rooda-sandbox is built beside rooda, as installed: every agent starts
 # through it (the sandbox, and signals scoped whatever the mode), so the
@@ -462,6 +463,12 @@ loop small quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations in a gi
 if [ -d /dev/shm ] && shm=$(mktemp -d -p /dev/shm 2>/dev/null); then
 	trap 'rm -rf "$work" "$shm"' EXIT
 	loop "$shm" quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations outside git, records on, on tmpfs (/dev/shm)"
+fi
+# DISK_DIR=DIR: the same with the records on another file system too (an
+# ext4 with its journal, what distributions install).
+if [ -n "${DISK_DIR:-}" ] && disk=$(mktemp -d -p "$DISK_DIR"); then
+	trap 'rm -rf "$work" "${shm:-}" "$disk"' EXIT
+	loop "$disk" quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations outside git, records on, in $DISK_DIR ($(findmnt -no FSTYPE -T "$DISK_DIR"))"
 fi
 trampoline
 startup

@@ -115,6 +115,7 @@ func (r *runner) awaitAccount(ctx context.Context, it *Iteration, w *waits) bool
 			r.warnLedger(it, err)
 			return true
 		}
+		it.Account = h.Account
 		now := r.cfg.Now()
 		wait := h.Until.Sub(now)
 		if wait <= 0 || !h.Until.After(last) {

@@ -56,7 +56,8 @@ func TestFailedLedgerIsTurnedOff(t *testing.T) {
 }
 
 // TestSlowLedgerIsNotTheIterationsDuration: the time a working ledger
-// takes before and after the agent's try is not the iteration's.
+// takes before and after the agent's try is not the iteration's; the
+// iteration knows the account the ledger named.
 func TestSlowLedgerIsNotTheIterationsDuration(t *testing.T) {
 	var log strings.Builder
 	s := &script{steps: []step{{took: time.Second}}}
@@ -66,6 +67,9 @@ func TestSlowLedgerIsNotTheIterationsDuration(t *testing.T) {
 	if res.Last.Duration != time.Second {
 		t.Errorf("the iteration took %s, want the agent's 1s\n%s", res.Last.Duration, log.String())
 	}
+	if res.Last.Account != "claude:3f9a" {
+		t.Errorf("the iteration's account: %q, want the ledger's (traces carry it)", res.Last.Account)
+	}
 }
 
 // slowLedger answers every call after 3 s on the loop's clock.
@@ -73,7 +77,7 @@ type slowLedger struct{ s *script }
 
 func (l *slowLedger) Hold(context.Context, int) (AccountHold, error) {
 	l.s.clock = l.s.clock.Add(3 * time.Second)
-	return AccountHold{}, nil
+	return AccountHold{Account: "claude:3f9a"}, nil
 }
 
 func (l *slowLedger) Limited(context.Context, int, string, time.Time) error { return nil }

@@ -276,8 +276,10 @@ func NearestVerdict(s string) string {
 // Iteration is one finished iteration, as the loop judged it.
 type Iteration struct {
 	Number int // 1-based
-	// Agent names the agent that ran it (Config.Turn).
-	Agent string
+	// Agent names the agent that ran it (Config.Turn), and Account the
+	// account it spends from, as the accounts' ledger names it
+	// (Config.Accounts; "" without one).
+	Agent, Account string
 	// Procedure names the procedure whose prompt it was given: its
 	// agent's Role, else the loop's.
 	Procedure string

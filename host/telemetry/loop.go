@@ -77,7 +77,8 @@ func (l *Loop) IterationFinished(it *loop.Iteration) {
 	res := it.Result
 	l.iteration.SetAttributes(nonEmpty(
 		attribute.String("rooda.cause", string(it.Cause)),
-		attribute.String("rooda.signal", res.Signal))...)
+		attribute.String("rooda.signal", res.Signal),
+		attribute.String("rooda.account", it.Account))...)
 	l.iteration.SetAttributes(
 		attribute.String("rooda.agent", it.Agent),
 		attribute.String("rooda.outcome", string(it.Outcome)),

@@ -133,7 +133,9 @@ func recorded(t *testing.T) (map[string]tracetest.SpanStub, []string) {
 			res.Signal = "SIGKILL"
 			decoded = &agentstream.Summary{Format: agentstream.Claude, Model: "claude-opus-4-8", Session: "5f1c2a7e"}
 		}
-		l.IterationFinished(&loop.Iteration{Number: n + 1, Agent: "claude", Outcome: outcome, Cause: causeOf(outcome), Spent: spent, Result: res, Decoded: decoded})
+		// The second's account is the ledger's; the first ran without one.
+		account := map[bool]string{true: "claude:3f9a"}[outcome == loop.OutcomeFailure]
+		l.IterationFinished(&loop.Iteration{Number: n + 1, Agent: "claude", Account: account, Outcome: outcome, Cause: causeOf(outcome), Spent: spent, Result: res, Decoded: decoded})
 	}
 	l.End(loop.Result{Status: loop.Aborted, Iterations: 2, Message: "aborted"})
 	r.End(RunEnd{RunID: "id", Command: []string{"rooda", "run", "build"}, Status: loop.Aborted, Message: "aborted", Iterations: 2, Spent: spent.Add(spent)})
@@ -217,6 +219,9 @@ func TestSpans(t *testing.T) {
 	if attr(second, "rooda.cause").AsString() != "agent_failed" || attr(second, "rooda.signal").AsString() != "SIGKILL" ||
 		attr(first, "rooda.cause").Type() != attribute.INVALID || attr(first, "rooda.signal").Type() != attribute.INVALID {
 		t.Errorf("cause and signal, only when there is one: %v\n%v", first.Attributes, second.Attributes)
+	}
+	if attr(second, "rooda.account").AsString() != "claude:3f9a" || attr(first, "rooda.account").Type() != attribute.INVALID {
+		t.Errorf("the account, only with a ledger: %v\n%v", first.Attributes, second.Attributes)
 	}
 	if len(second.Events) != 1 || second.Events[0].Name != "rooda.limit_wait" || len(first.Events) != 0 {
 		t.Errorf("events: %v %v", first.Events, second.Events)

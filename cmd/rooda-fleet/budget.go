@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -110,30 +109,5 @@ func budgetLine(name string, e ledger.Entry) string {
 	if e.Budget == nil {
 		return who + ": no budget."
 	}
-	return fmt.Sprintf("%s: %s; spent %s, reserved %s.", who, ceilings(*e.Budget), amount(e.SpentUSD, e.SpentTokens), amount(e.ReservedUSD, e.ReservedTokens))
-}
-
-// ceilings says a budget: its ceilings and estimates, those it has.
-func ceilings(b ledger.Budget) string {
-	var parts []string
-	if b.MaxCostUSD > 0 {
-		parts = append(parts, fmt.Sprintf("max_cost_usd $%.2f", b.MaxCostUSD))
-	}
-	if b.MaxTokens > 0 {
-		parts = append(parts, fmt.Sprintf("max_tokens %d", b.MaxTokens))
-	}
-	if b.EstimateUSD > 0 {
-		parts = append(parts, fmt.Sprintf("estimate $%.2f", b.EstimateUSD))
-	}
-	if b.EstimateTokens > 0 {
-		parts = append(parts, fmt.Sprintf("estimate %d tokens", b.EstimateTokens))
-	}
-	if len(parts) == 0 {
-		return "no ceiling"
-	}
-	return strings.Join(parts, ", ")
-}
-
-func amount(usd float64, tokens int64) string {
-	return fmt.Sprintf("$%.2f and %d tokens", usd, tokens)
+	return fmt.Sprintf("%s: %s; spent %s, reserved %s.", who, ledger.Ceilings(*e.Budget), ledger.AmountText(e.SpentUSD, e.SpentTokens), ledger.AmountText(e.ReservedUSD, e.ReservedTokens))
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -31,6 +30,8 @@ a budget, its ceilings and what is spent and reserved against them.
 
 --accounts lists the accounts alone; with --json, as a JSON object of
 the entries by account name (the fleet's own budget is "@fleet").
+--json --with-accounts prints both as one object, {"runs": [...],
+"accounts": {...}}, as the page of rooda runs serve --fleet reads them.
 
 Examples:
   rooda fleet status
@@ -39,6 +40,7 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the states as a JSON array"},
 			&cli.BoolFlag{Name: "accounts", Usage: "list the accounts' ledger alone: limits, pauses, budgets"},
+			&cli.BoolFlag{Name: "with-accounts", Usage: "with --json: one object, the states as \"runs\" and the accounts' ledger as \"accounts\" (what rooda runs serve --fleet reads)"},
 			&cli.BoolFlag{Name: "served", Usage: "ask only a server that runs (--server, or this machine's rooda fleet serve): never start this machine's own, whose store a worker may hold"},
 			serverFlag(), storeFlag(),
 		}, credentialFlags()...),
@@ -68,6 +70,9 @@ Examples:
 				}
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
+				if c.Bool("with-accounts") {
+					return enc.Encode(map[string]any{"runs": states, "accounts": accounts})
+				}
 				return enc.Encode(states)
 			}
 			if err := writeStates(c, states); err != nil || len(accounts) == 0 {
@@ -127,26 +132,8 @@ func writeAccounts(c *cli.Context, accounts map[string]ledger.Entry) error {
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ACCOUNT\tLIMIT\tBUDGET\tSPENT\tRESERVED")
 	for _, name := range slices.Sorted(maps.Keys(accounts)) {
-		e := accounts[name]
-		budget, spentText, reserved := "-", "-", "-"
-		if e.Budget != nil {
-			budget = ceilings(*e.Budget)
-			spentText, reserved = amount(e.SpentUSD, e.SpentTokens), amount(e.ReservedUSD, e.ReservedTokens)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, limitState(e, name, now), budget, spentText, reserved)
+		s := ledger.Show(name, accounts[name], now)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Limit, s.Budget, s.Spent, s.Reserved)
 	}
 	return tw.Flush()
-}
-
-// limitState says whether an account is limited or paused now, and
-// until when.
-func limitState(e ledger.Entry, name string, now time.Time) string {
-	h := e.Held(name, now)
-	switch {
-	case h.Until.IsZero():
-		return "-"
-	case h.Paused:
-		return "paused by the breaker until " + h.Until.Local().Format("15:04:05")
-	}
-	return "limited until " + h.Until.Local().Format("15:04:05") + " (" + strings.ReplaceAll(h.Cause, "_", " ") + ")"
 }

@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
+	"rooda/host/ledger"
 	"rooda/host/units"
 )
 
@@ -46,28 +49,44 @@ type fleetRow struct {
 	Iterations, Attempt                                              int
 }
 
-// fleetView is the fleet page: its runs, or why they cannot be read,
-// and a version that changes whenever what it shows does.
+// fleetView is the fleet page: its runs and its accounts' ledger, or why
+// they cannot be read, and a version that changes whenever what it shows
+// does.
 type fleetView struct {
-	Runs    []fleetRow
-	Error   string
-	Version string
+	Runs     []fleetRow
+	Accounts []ledger.Shown
+	Error    string
+	Version  string
 }
 
-// readFleet asks status for the fleet's runs.
+// fleetStatus is what `rooda fleet status --json --with-accounts` prints.
+type fleetStatus struct {
+	Runs     []fleetState            `json:"runs"`
+	Accounts map[string]ledger.Entry `json:"accounts"`
+}
+
+// readFleet asks status for the fleet's runs and accounts.
 func readFleet(ctx context.Context, status FleetStatus) fleetView {
 	out, err := status(ctx)
 	var v fleetView
-	var states []fleetState
+	var st fleetStatus
 	if err == nil {
-		err = json.Unmarshal(out, &states)
+		err = json.Unmarshal(out, &st)
 	}
 	if err != nil {
 		v.Error = fmt.Sprintf("The fleet's status could not be read: %v", err)
 		out = []byte(v.Error)
 	}
-	for _, st := range states {
-		v.Runs = append(v.Runs, fleetRowOf(st))
+	for _, run := range st.Runs {
+		v.Runs = append(v.Runs, fleetRowOf(run))
+	}
+	now := time.Now()
+	for _, name := range slices.Sorted(maps.Keys(st.Accounts)) {
+		shown := ledger.Show(name, st.Accounts[name], now)
+		v.Accounts = append(v.Accounts, shown)
+		// A limit that ends changes what the page says, not the
+		// status: the version changes with it.
+		out = append(out, shown.Limit...)
 	}
 	sum := sha256.Sum256(out)
 	v.Version = hex.EncodeToString(sum[:8])

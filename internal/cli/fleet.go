@@ -83,7 +83,8 @@ func fleetProgramPath() (self, program string, err error) {
 	return self, program, nil
 }
 
-// fleetStatus is runpage's FleetStatus: `rooda fleet status --json`, run
+// fleetStatus is runpage's FleetStatus: `rooda fleet status --json
+// --with-accounts`, run
 // by rooda-fleet with rooda's environment (ROODA_FLEET_SERVER and the
 // fleet's credentials), asked anew each time.
 func fleetStatus() (runpage.FleetStatus, error) {
@@ -94,7 +95,7 @@ func fleetStatus() (runpage.FleetStatus, error) {
 	return func(ctx context.Context) ([]byte, error) {
 		// --served: a page polling must never start this machine's own
 		// server, and take its store from a worker or an add.
-		cmd := exec.CommandContext(ctx, program, "status", "--json", "--served")
+		cmd := exec.CommandContext(ctx, program, "status", "--json", "--with-accounts", "--served")
 		cmd.Args[0] = "rooda fleet"
 		// Asked to stop, as a user's Ctrl+C would: one holding this
 		// machine's store lets it go cleanly.

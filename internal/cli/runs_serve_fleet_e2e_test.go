@@ -155,13 +155,15 @@ func TestRunsServeFleet(t *testing.T) {
 // serve --fleet` shows a run queued; once a worker has run it to its
 // end, the page has reloaded by itself (nothing navigated it) and shows
 // it success, on the worker; and no page writes an error to the console
-// (its script allowed by the page's policy). Screenshots are kept (go
+// (its script allowed by the page's policy); the accounts' ledger shows
+// below the runs, the fleet's budget in it. Screenshots are kept (go
 // test -artifacts).
 func TestFleetPageInABrowser(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t, step{"output": "working"}, step{"output": successSignal + "\n"})
 	f := newFleet(t, w)
 	f.fleet("add", "--name", "watched", "build", "-n", "3", "--ai-cmd", w.aiCmd())
+	f.fleet("budget", "--max-cost-usd", "5")
 	b := browsertest.Start(t)
 	address := f.serveFleetPage()
 	run := browse(t, b)
@@ -190,6 +192,10 @@ func TestFleetPageInABrowser(t *testing.T) {
 	}
 	if evaluate[bool](t, b, `window.notReloaded === true`) {
 		t.Error("the page shows the run's end without having reloaded")
+	}
+	accounts := `[...document.querySelectorAll("#accounts tr.account")].map(r => r.dataset.name + " " + r.querySelector(".budget").textContent + " " + r.querySelector(".cost").textContent)`
+	if got := evaluate[[]string](t, b, accounts); len(got) != 1 || got[0] != "@fleet max_cost_usd $5.00 $0.00 and 0 tokens" {
+		t.Errorf("the page's accounts: %q, want the fleet's budget", got)
 	}
 	b.Screenshot(t, "fleet-ended.png")
 	for _, m := range b.Errors() {

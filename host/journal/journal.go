@@ -216,15 +216,16 @@ func (w *Writer) append(e Entry) error {
 func (w *Writer) AppendSyncedSoon(e Entry, files ...string) error {
 	var before error
 	for w.unsyncedEnds() >= MaxUnsynced {
+		w.syncs.Ask() // whatever became of the last ask, one more
 		before = errors.Join(before, w.syncs.Wait())
+	}
+	if err := w.append(e); err != nil {
+		return errors.Join(before, err)
 	}
 	w.mu.Lock()
 	w.pending = append(w.pending, files...)
 	w.unsynced++
 	w.mu.Unlock()
-	if err := w.append(e); err != nil {
-		return errors.Join(before, err)
-	}
 	w.syncs.Ask()
 	return errors.Join(before, w.syncs.Err())
 }
@@ -245,17 +246,32 @@ func (w *Writer) Force(paths ...string) {
 }
 
 // paced is sync for the writer's goroutine, no sooner than SyncEvery
-// after its last.
+// after its last, and only if a synced Append has not done it since.
 func (w *Writer) paced() error {
 	time.Sleep(time.Until(w.lastSync.Add(SyncEvery)))
 	w.lastSync = time.Now()
+	if !w.owed() {
+		return nil
+	}
 	return w.sync()
+}
+
+// owed reports whether ends or files wait to be forced to the disk.
+func (w *Writer) owed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.unsynced > 0 || len(w.pending) > 0
 }
 
 // sync forces the files the journal's entries named to the disk, then
 // the journal, so that no entry reaches the disk by an fsync before what
 // it names. The journal's writeback is begun with theirs: on ext4 the
-// first fsync commits them all at once (files.SyncAll).
+// first fsync commits them all at once (files.SyncAll). Ends written
+// while it forces the files may reach the disk with the journal before
+// theirs, as the kernel's own writeback may take them: they are among
+// the last MaxUnsynced, which a resume checks. Files that could not be
+// forced (a disk's error) are said, and the journal is not forced over
+// them this time.
 func (w *Writer) sync() error {
 	w.syncing.Lock()
 	defer w.syncing.Unlock()
@@ -264,7 +280,10 @@ func (w *Writer) sync() error {
 	w.pending = nil
 	w.mu.Unlock()
 	files.StartWriteback(w.f)
-	err := errors.Join(w.syncFiles(pending), w.syncSelf())
+	err := w.syncFiles(pending)
+	if err == nil {
+		err = w.syncSelf()
+	}
 	w.mu.Lock()
 	w.unsynced -= ends
 	w.mu.Unlock()
@@ -287,7 +306,13 @@ func (w *Writer) Bytes() ([]byte, error) {
 }
 
 // Close closes the journal, once what it forces to the disk is there.
-func (w *Writer) Close() error { return errors.Join(w.WaitSynced(), w.f.Close()) }
+func (w *Writer) Close() error {
+	err := w.WaitSynced()
+	if w.owed() {
+		err = errors.Join(err, w.sync()) // what Force named, with no end since
+	}
+	return errors.Join(err, w.f.Close())
+}
 
 // Line is e as the journal writes it.
 func Line(e Entry) ([]byte, error) {

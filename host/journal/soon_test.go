@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -152,5 +153,65 @@ func TestEndsWaitOnceMaxUnsyncedLackTheirFiles(t *testing.T) {
 	}
 	if entries, _, err := Read(path); err != nil || len(entries) != MaxUnsynced+1 {
 		t.Errorf("%d entries (%v) once they were, want %d", len(entries), err, MaxUnsynced+1)
+	}
+}
+
+// TestFailedEndsLeaveNoWait: ends whose write failed (a full disk) are
+// not counted as waiting for their files: the next end, once the disk
+// has room, is written at once, not held for ever.
+func TestFailedEndsLeaveNoWait(t *testing.T) {
+	w, err := Open(filepath.Join(t.TempDir(), Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	good := w.write
+	w.write = func([]byte) (int, error) { return 0, errors.New("no space left on device") }
+	for n := 1; n <= MaxUnsynced+4; n++ {
+		if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: n}, "output"); err == nil {
+			t.Fatal("a failed write was not said")
+		}
+	}
+	w.write = good
+	done := make(chan error)
+	go func() { done <- w.AppendSyncedSoon(Entry{Kind: Ended, N: 99}, "output") }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an end after failed ones waited for ever")
+	}
+}
+
+// TestFilesNotForcedKeepTheJournalBack: files that could not be forced
+// to the disk are said, and the journal that names them is not forced
+// over them; what Force named and no end followed is forced as the
+// journal closes.
+func TestFilesNotForcedKeepTheJournalBack(t *testing.T) {
+	w, err := Open(filepath.Join(t.TempDir(), Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var selfSyncs int
+	var forced []string
+	w.syncFiles = func(paths []string) error {
+		forced = append(forced, paths...)
+		if slices.Contains(paths, "bad") {
+			return errors.New("input/output error")
+		}
+		return nil
+	}
+	w.syncSelf = func() error { selfSyncs++; return nil }
+	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, "bad"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WaitSynced(); err == nil || selfSyncs != 0 {
+		t.Errorf("files not forced: error %v, the journal forced %d times", err, selfSyncs)
+	}
+	w.Force("found")
+	if err := w.Close(); err != nil || !slices.Contains(forced, "found") || selfSyncs != 1 {
+		t.Errorf("closed: %v, forced %q, the journal %d times", err, forced, selfSyncs)
 	}
 }

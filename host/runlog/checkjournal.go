@@ -3,7 +3,9 @@ package runlog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,7 +84,8 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 		r.warning = fmt.Sprintf("resuming over a damaged journal (--force): %s; the journal as it was is kept in %s", bad.told(), kept)
 	}
 	tail := lastEnds(r.dir, entries, force)
-	r.suspect = tail.refused
+	r.suspect, r.suspectGone = tail.refused, tail.gone
+	var cut []journal.Entry
 	if i := tail.lost; i >= 0 {
 		// Cut where that end begins: it and the iterations after it run
 		// again, as they would had their ends not reached the disk either.
@@ -93,10 +96,19 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 			again += fmt.Sprintf(", and so do the %d that ended after it", n)
 		}
 		r.warning = join(r.warning, fmt.Sprintf("the files of %s did not all reach the disk before the run stopped (a power loss as it ended): %s", iterationPart(entries[i].Record, ""), again))
-		entries, good = entries[:i], journal.LineStart(data, i)
+		entries, cut, good = entries[:i], entries[i:], journal.LineStart(data, i)
 	}
 	if r.journal, err = journal.OpenAfter(path, good); err != nil {
 		return nil, err
+	}
+	for _, e := range cut {
+		if e.Kind == journal.Ended {
+			// Its record stays, with its meta.json: the next resume
+			// knows it for one accounted for.
+			dropped := journal.Entry{Kind: journal.Dropped, Record: e.Record}
+			r.keep(r.journal.Append(dropped, false))
+			entries = append(slices.Clip(entries), dropped)
+		}
 	}
 	r.found = tail.files
 	if bad != nil {
@@ -117,9 +129,11 @@ type tail struct {
 	// lost is the index among the entries of the first end whose files
 	// a power loss took, -1 for none.
 	lost int
-	// refused is the record of the first end with a file gone or
-	// changed otherwise, which the replay refuses (0 for none).
+	// refused is the record of the first end with a file changed or
+	// gone otherwise, which the replay refuses (0 for none); gone says
+	// it is gone.
 	refused int
+	gone    bool
 	// files are those of the ends checked and found whole.
 	files []string
 }
@@ -136,26 +150,22 @@ func (t tail) after(entries []journal.Entry) int {
 }
 
 // lastEnds checks the files of the journal's last journal.MaxUnsynced
-// iteration ends against their hashes, back to the first entry that is
-// neither an iteration's beginning, nor its end, nor a resume's mark
-// (or past it when forced). An end's files reach the disk after it is
-// written, with those of the ends appended meanwhile, and at most that
-// many ends wait so (journal.Writer.AppendSyncedSoon): a power loss can
-// leave them without their files, and nothing forced to the disk by the
-// same rooda after them. What a power loss leaves of a file written
-// whole is an empty file (ext4) or none (on some file systems, as after
-// an agent's git clean): the first end with a file emptied is cut, or
-// with one gone or changed when forced; otherwise the replay refuses it
-// as it reads it.
+// iteration ends against their hashes. An end's files reach the disk
+// after it is written, with those of the ends appended meanwhile, and
+// at most that many ends wait so (journal.Writer.AppendSyncedSoon): a
+// power loss can leave them without their files, and the entries after
+// them unforced, as lost as the ends. What a power loss leaves of a file
+// written whole is an empty file, as old as its end (ext4), or none (on
+// some file systems). The first end with a file so emptied is cut with
+// what follows; one with a file gone is cut when forced (it may be an
+// agent's git clean); one changed otherwise, or emptied since, is left
+// to the replay, which refuses it as it reads it.
 func lastEnds(runDir string, entries []journal.Entry, force bool) tail {
 	t := tail{lost: -1}
 	var ends []int // the last first
 	for i := len(entries) - 1; i >= 0 && len(ends) < journal.MaxUnsynced; i-- {
-		e := entries[i]
-		if e.Kind == journal.Ended {
+		if entries[i].Kind == journal.Ended {
 			ends = append(ends, i)
-		} else if !(e.Kind == journal.Began && e.Op == "" || e.Kind == journal.Resumed || force) {
-			break
 		}
 	}
 	for _, i := range slices.Backward(ends) {
@@ -164,18 +174,20 @@ func lastEnds(runDir string, entries []journal.Entry, force bool) tail {
 		if json.Unmarshal(e.Result, &end) != nil {
 			continue
 		}
-		switch endState(runDir, e.Record, end) {
+		switch endState(runDir, e.Record, end, time.UnixMilli(e.At)) {
 		case filesWhole:
 			t.files = append(t.files, endFiles(runDir, e.Record, end)...)
 			continue
 		case fileEmptied:
 			t.lost = i
-		default:
+		case fileGone:
 			if force {
 				t.lost = i
 			} else {
-				t.refused = e.Record
+				t.refused, t.gone = e.Record, true
 			}
+		default:
+			t.refused = e.Record
 		}
 		return t
 	}
@@ -185,27 +197,52 @@ func lastEnds(runDir string, entries []journal.Entry, force bool) tail {
 // The states of an end's files (endState).
 const (
 	filesWhole  = iota
-	fileEmptied // empty where the journal says it held something: a power loss's
-	fileChanged // gone, or changed otherwise
+	fileEmptied // empty where the journal says it held something, and no newer than the end: a power loss's
+	fileGone
+	fileChanged
 )
 
-// endState tells whether the files of record n are as its end e says.
-func endState(runDir string, n int, e ended) int {
+// emptiedSince is how much newer than its end an emptied file may be and
+// still be the power loss's (the clock's steps, a coarse file time): one
+// emptied later was emptied by someone.
+const emptiedSince = 2 * time.Second
+
+// endState tells whether the files of record n are as its end e, written
+// at at, says.
+func endState(runDir string, n int, e ended, at time.Time) int {
 	state := filesWhole
 	for _, f := range [][2]string{{promptName, e.PromptSHA256}, {outputName, e.OutputSHA256}, {transcriptName, e.TranscriptSHA256}} {
 		if f[1] == "" {
 			continue
 		}
-		_, data, err := readRecord(runDir, iterationPart(n, f[0]), replayLimit)
+		data, mod, err := readRecordWithTime(runDir, iterationPart(n, f[0]))
 		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fileGone
 		case err == nil && sha256Hex(data) == f[1]:
-		case err == nil && len(data) == 0:
+		case err == nil && len(data) == 0 && !mod.After(at.Add(emptiedSince)):
 			state = max(state, fileEmptied)
 		default:
 			return fileChanged
 		}
 	}
 	return state
+}
+
+// readRecordWithTime reads a record's file as readRecord does, with its
+// modification time.
+func readRecordWithTime(runDir, rel string) ([]byte, time.Time, error) {
+	f, err := openRecord(runDir, rel)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	data, err := files.ReadAll(f, filepath.Join(runDir, rel), replayLimit)
+	return data, info.ModTime(), err
 }
 
 // endFiles are the paths of the files an end names.

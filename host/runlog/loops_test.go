@@ -20,6 +20,7 @@ func TestLoopsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	const loops, iterations = 3, 4
 	var wg sync.WaitGroup
 	for i := range loops {

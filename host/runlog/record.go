@@ -55,9 +55,10 @@ type Recorder struct {
 	// record held.
 	lastRecord int
 	// suspect is the record of an end among the journal's last whose
-	// file is gone or changed, which the replay refuses (lastEnds); 0 if
-	// none.
-	suspect int
+	// file is changed, or gone (suspectGone), which the replay refuses
+	// (lastEnds); 0 if none.
+	suspect     int
+	suspectGone bool
 	// found are the files of the journal's last ends a resume found
 	// whole, forced to the disk with its first ends (lastEnds).
 	found []string

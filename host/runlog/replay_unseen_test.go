@@ -25,6 +25,7 @@ func TestUnseenLoopReplaysFromTheJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	key := journal.Key{Thread: "main", Seq: 1}
 	l := r.NewLoop("", key)
 	for n, out := range []string{"working", "<promise>FAILURE</promise>", "working"} {
@@ -45,6 +46,7 @@ func TestUnseenLoopReplaysFromTheJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, resumed)
 	l = resumed.NewLoop("", key)
 	l.Unseen()
 	replay := l.Replay()

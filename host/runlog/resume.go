@@ -281,8 +281,11 @@ func (a *ahead) take(n int) (loop.Replayed, bool) {
 // replayed is the answer of the ended iteration e.
 func (l *LoopRecord) replayed(e journal.Entry) loop.Replayed {
 	rep, err := replayed(l.r.dir, e.Record, e.Result, l.unseen)
-	if err != nil && e.Record == l.r.suspect {
+	switch {
+	case err != nil && e.Record == l.r.suspect && l.r.suspectGone:
 		err = fmt.Errorf("%w (put it back and resume again; if it was lost, a resume with --force runs the iteration again)", err)
+	case err != nil && e.Record == l.r.suspect:
+		err = fmt.Errorf("%w (put it back as the run wrote it, and resume again)", err)
 	}
 	if err != nil {
 		return loop.Replayed{Ended: true, Err: err}

@@ -22,6 +22,7 @@ func crashed(t *testing.T) (dir, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	l := r.NewLoop("", journal.Key{Thread: "main", Seq: 1})
 	for n := 1; n <= 3; n++ {
 		l.IterationStarted(loop.Request{Iteration: n, Prompt: "prompt"})
@@ -53,6 +54,7 @@ func TestResumeTakesTheRecordBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	if _, err := Resume(dir, id, "build"); err == nil || !strings.Contains(err.Error(), "is being resumed by pid") {
 		t.Errorf("a second resume: %v", err)
 	}
@@ -87,6 +89,7 @@ func TestDamagedOutputIsNotReplayed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(1)
 	if rep.Err == nil || !strings.Contains(rep.Err.Error(), "output.txt: it does not match the journal") {
 		t.Errorf("replay of a changed output: %+v", rep)
@@ -112,6 +115,7 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	if w := r.Warning(); !strings.Contains(w, iterationPart(2, "")) || !strings.Contains(w, "runs again") {
 		t.Errorf("warning: %q", w)
 	}
@@ -143,6 +147,7 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		settled(t, r)
 		if w := r.Warning(); !strings.Contains(w, iterationPart(1, "")+" did not all reach the disk") || !strings.Contains(w, "so does the one that ended after it") {
 			t.Errorf("warning: %q", w)
 		}
@@ -161,6 +166,7 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		settled(t, r)
 		rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2)
 		if r.Warning() != "" || rep.Err == nil || !strings.Contains(rep.Err.Error(), "it does not match the journal (changed since the run wrote it) (put it back") {
 			t.Errorf("warning %q, replay of a changed output: %+v", r.Warning(), rep)
@@ -174,6 +180,7 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		settled(t, r)
 		rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2)
 		if rep.Err == nil || !strings.Contains(rep.Err.Error(), "no such file or directory (put it back and resume again; if it was lost, a resume with --force runs the iteration again)") {
 			t.Errorf("replay of an output gone, not forced: %+v", rep)
@@ -183,30 +190,65 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		settled(t, r)
 		if rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2); rep.Ended || rep.Err != nil || !strings.Contains(r.Warning(), "runs again") {
 			t.Errorf("forced: warning %q, replay %+v", r.Warning(), rep)
 		}
 	})
 
-	t.Run("a call after it", func(t *testing.T) {
+	t.Run("emptied since", func(t *testing.T) {
+		dir, id := crashed(t)
+		output := filepath.Join(dir, id, iterationPart(2, outputName))
+		os.Truncate(output, 0)
+		later := time.Now().Add(time.Minute)
+		if err := os.Chtimes(output, later, later); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Resume(dir, id, "build")
+		if err != nil {
+			t.Fatal(err)
+		}
+		settled(t, r)
+		rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2)
+		if r.Warning() != "" || rep.Err == nil || !strings.Contains(rep.Err.Error(), "it does not match the journal (changed since the run wrote it) (put it back as the run wrote it") {
+			t.Errorf("warning %q, replay of an output emptied after its end: %+v", r.Warning(), rep)
+		}
+	})
+
+	t.Run("a call after it, then another resume", func(t *testing.T) {
 		dir, id := crashed(t)
 		r, err := Resume(dir, id, "build")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "run"}, true)
+		settled(t, r)
+		// A call written after the end, not forced to the disk: it is
+		// cut with the end, and made again.
+		r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "run"}, false)
 		r.lock.Close()
 		r.run.PID = 1 << 22
 		r.save()
-		os.Truncate(filepath.Join(dir, id, iterationPart(2, outputName)), 0)
+		os.Truncate(filepath.Join(dir, id, iterationPart(1, outputName)), 0)
 		r, err = Resume(dir, id, "build")
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep := r.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()(2)
-		if r.Warning() != "" || rep.Err == nil || !strings.Contains(rep.Err.Error(), "output.txt: it does not match the journal") {
-			t.Errorf("warning %q, replay of a changed output: %+v", r.Warning(), rep)
+		settled(t, r)
+		if !strings.Contains(r.Warning(), "so does the one that ended after it") {
+			t.Errorf("warning %q", r.Warning())
 		}
+		if _, ok := r.Book().Call(journal.Key{Thread: "main", Seq: 2}); ok {
+			t.Error("the call after the cut end is still answered from the journal")
+		}
+		// Cut short again: the record of iteration 2, which ended but
+		// whose entries the cut took, is accounted for (Dropped).
+		r.lock.Close()
+		r.run.PID = 1 << 22
+		r.save()
+		if r, err = Resume(dir, id, "build"); err != nil {
+			t.Fatalf("a second resume after the cut: %v", err)
+		}
+		settled(t, r)
 	})
 }
 
@@ -236,6 +278,7 @@ func TestRunThatEndedIsNotResumable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	r.Finish(loop.MaxIters)
 	r.lock.Close()
 	_, err = Resume(dir, r.ID(), "build")
@@ -256,6 +299,7 @@ func TestRemovedJournalIsWrittenAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 1}, Op: "getenv", What: "HOME"}, false)
 	os.RemoveAll(r.Dir())
 	r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "now"}, true)
@@ -273,6 +317,7 @@ func TestReplayAnswersEachIterationItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	l := r.NewLoop("", journal.Key{Thread: "main", Seq: 1})
 	const ended = aheadWindow + 9 // past the window
 	for n := 1; n <= ended+1; n++ {
@@ -288,6 +333,7 @@ func TestReplayAnswersEachIterationItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, resumed)
 	replay := resumed.NewLoop("", journal.Key{Thread: "main", Seq: 1}).Replay()
 	for n := 1; n <= ended; n++ {
 		rep := replay(n)
@@ -311,6 +357,7 @@ func TestResumedLoopKeepsItsName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	first, second := journal.Key{Thread: "main/1", Seq: 1}, journal.Key{Thread: "main/2", Seq: 1}
 	if _, ok := r.LoopName(first); ok {
 		t.Errorf("a run not resumed has a recorded name")
@@ -325,6 +372,7 @@ func TestResumedLoopKeepsItsName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, resumed)
 	if name, ok := resumed.LoopName(second); !ok || name != "p#2" {
 		t.Errorf("LoopName of the second loop: %q, %v", name, ok)
 	}

@@ -65,6 +65,7 @@ func TestRunJSONCountsTheIterationsOnceWaited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	l := r.NewLoop("build", journal.Key{Thread: "main", Seq: 1})
 	l.LoopStarted("build", nil, []string{"agent"}, nil)
 	for n := 1; n <= 5; n++ {

@@ -102,6 +102,7 @@ func TestStartPrunesOnlyRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, rec)
 	if _, err := os.Stat("docs/guide.md"); err != nil {
 		t.Errorf("docs pruned: %v", err)
 	}
@@ -119,6 +120,7 @@ func TestStartPrunesOnlyRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, rec)
 	if data, err := os.ReadFile("runs/.gitignore"); string(data) != "*\n" || rec.Warning() != "" {
 		t.Errorf("rooda's own runs dir: .gitignore %q (%v), warning %q", data, err, rec.Warning())
 	}
@@ -210,6 +212,7 @@ func TestRecordWipedBeforeAWorktree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	var warned []string
 	r.OnWarning(func(msg string) { warned = append(warned, msg) })
 	if err := os.RemoveAll(dir); err != nil {

@@ -20,6 +20,7 @@ func TestShowBoundsItsIterations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	l := r.NewLoop("", journal.Key{})
 	l.LoopStarted("build", nil, nil, nil)
 	total := listLimit + 2

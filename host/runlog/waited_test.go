@@ -19,6 +19,7 @@ func TestLimitWaitIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	settled(t, r)
 	l := r.NewLoop("", journal.Key{})
 	for _, waited := range []time.Duration{90 * time.Second, 0} {
 		l.IterationStarted(loop.Request{Iteration: 1, Prompt: "p"})

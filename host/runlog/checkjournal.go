@@ -84,41 +84,32 @@ func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 		r.warning = fmt.Sprintf("resuming over a damaged journal (--force): %s; the journal as it was is kept in %s", bad.told(), kept)
 	}
 	tail := lastEnds(r.dir, entries, force)
-	r.suspect, r.suspectGone = tail.refused, tail.gone
-	var cut []journal.Entry
+	r.suspect, r.suspectGone, r.found = tail.refused, tail.gone, tail.files
+	var dropped []int // records that ended, which the journal no longer holds
+	if bad != nil {
+		dropped = bad.again
+	}
 	if i := tail.lost; i >= 0 {
 		// Cut where that end begins: it and the iterations after it run
 		// again, as they would had their ends not reached the disk either.
-		again := "it runs again"
-		if n := tail.after(entries); n == 1 {
-			again += ", and so does the one that ended after it"
-		} else if n > 1 {
-			again += fmt.Sprintf(", and so do the %d that ended after it", n)
+		r.warning = join(r.warning, tail.told(entries))
+		for _, e := range entries[i:] {
+			if e.Kind == journal.Ended {
+				dropped = append(dropped, e.Record)
+			}
 		}
-		r.warning = join(r.warning, fmt.Sprintf("the files of %s did not all reach the disk before the run stopped (a power loss as it ended): %s", iterationPart(entries[i].Record, ""), again))
-		entries, cut, good = entries[:i], entries[i:], journal.LineStart(data, i)
+		entries, good = entries[:i], journal.LineStart(data, i)
 	}
 	if r.journal, err = journal.OpenAfter(path, good); err != nil {
 		return nil, err
 	}
-	for _, e := range cut {
-		if e.Kind == journal.Ended {
-			// Its record stays, with its meta.json: the next resume
-			// knows it for one accounted for.
-			dropped := journal.Entry{Kind: journal.Dropped, Record: e.Record}
-			r.keep(r.journal.Append(dropped, false))
-			entries = append(slices.Clip(entries), dropped)
-		}
-	}
-	r.found = tail.files
-	if bad != nil {
-		for _, n := range bad.again {
-			r.keep(r.journal.Append(journal.Entry{Kind: journal.Dropped, Record: n}, false))
-		}
-		entries = slices.Clip(entries)
-		for _, n := range bad.again {
-			entries = append(entries, journal.Entry{Kind: journal.Dropped, Record: n})
-		}
+	// Their records stay, with their meta.json: the next resume knows
+	// them for accounted for.
+	entries = slices.Clip(entries)
+	for _, n := range dropped {
+		e := journal.Entry{Kind: journal.Dropped, Record: n}
+		r.keep(r.journal.Append(e, false))
+		entries = append(entries, e)
 	}
 	return entries, nil
 }
@@ -138,15 +129,21 @@ type tail struct {
 	files []string
 }
 
-// after counts the ends after t.lost.
-func (t tail) after(entries []journal.Entry) int {
+// told says which end's files a power loss took, and what runs again.
+func (t tail) told(entries []journal.Entry) string {
+	again := "it runs again"
 	n := 0
 	for _, e := range entries[t.lost+1:] {
 		if e.Kind == journal.Ended {
 			n++
 		}
 	}
-	return n
+	if n == 1 {
+		again += ", and so does the one that ended after it"
+	} else if n > 1 {
+		again += fmt.Sprintf(", and so do the %d that ended after it", n)
+	}
+	return fmt.Sprintf("the files of %s did not all reach the disk before the run stopped (a power loss as it ended): %s", iterationPart(entries[t.lost].Record, ""), again)
 }
 
 // lastEnds checks the files of the journal's last journal.MaxUnsynced

@@ -107,7 +107,7 @@ func ReadContext(ctx context.Context, path string, limit int64) ([]byte, error) 
 // ReadAll reads r to its end, or refuses it past limit bytes; name is
 // what the error calls it.
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	data, err := readSized(io.LimitReader(r, limit+1), sizeOf(r, limit+1))
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +115,43 @@ func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
 		return nil, TooLarge(name, limit)
 	}
 	return data, nil
+}
+
+// sizeOf is what r holds, if it is a regular file, up to most; 0 if not
+// known.
+func sizeOf(r io.Reader, most int64) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return 0
+	}
+	return min(info.Size(), most)
+}
+
+// readSized is io.ReadAll into a buffer made for size bytes and one
+// more, where io.ReadAll grows one by doubling: a resume reads a journal
+// of megabytes, and each growth copied and cleared it again.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	data := make([]byte, 0, size+1)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // it grew meanwhile
+		}
+	}
 }
 
 // TooLarge is the error of reading name past limit bytes.

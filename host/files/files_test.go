@@ -189,3 +189,15 @@ func TestWithinAndShown(t *testing.T) {
 		t.Errorf("Shown below: %q", got)
 	}
 }
+
+// TestReadSizedGoesPastTheSizeItWasTold: a file that grew since its
+// size was read is read whole, past the buffer made for that size.
+func TestReadSizedGoesPastTheSizeItWasTold(t *testing.T) {
+	content := strings.Repeat("0123456789", 1000)
+	for _, size := range []int64{1, 10, 9999, 10000, 20000} {
+		data, err := readSized(strings.NewReader(content), size)
+		if err != nil || string(data) != content {
+			t.Errorf("told %d bytes: read %d, %v", size, len(data), err)
+		}
+	}
+}

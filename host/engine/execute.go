@@ -165,6 +165,7 @@ func (p *Plan) Execute(ctx context.Context, out Output, observers ...loop.Observ
 		outputFile = rec.OutputFile
 		if st := newStarts(out.Dir, workspace, rec, log, out.AsLeft); st != nil {
 			observers = append(observers, st)
+			defer st.end()
 		}
 	}
 	promptOf := p.sections(rec, dig, log)

@@ -37,7 +37,7 @@ type starts struct {
 
 // newStarts is the observer of a recorded loop's starts; nil for a loop
 // without a record, which cannot be resumed.
-func newStarts(dir string, ws *git.Workspace, rec Record, log *logging.Logger, asLeft bool) loop.Observer {
+func newStarts(dir string, ws *git.Workspace, rec Record, log *logging.Logger, asLeft bool) *starts {
 	p, ok := rec.(placed)
 	if !ok {
 		return nil
@@ -93,7 +93,14 @@ func (s *starts) IterationFinished(it *loop.Iteration) {
 	if it.Replayed || it.Outcome == loop.OutcomeInterrupted || s.start == "" {
 		return
 	}
-	if err := git.DropRef(s.dir, s.start); err != nil {
+	if err := git.DropRefLeavingDirs(s.dir, s.start); err != nil {
 		s.log.Debugf("Iteration %d: %v", it.Number, err)
 	}
+}
+
+// end removes, as the loop ends, the directories of the run's refs that
+// the starts dropped left empty.
+func (s *starts) end() {
+	run, _ := s.place.Place()
+	git.PruneRefDirs(s.dir, run)
 }

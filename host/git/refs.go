@@ -118,7 +118,11 @@ func writeRef(r Repo, ref, commit string) bool {
 // git must: no loose ref to remove, or the ref in packed-refs too (a gc
 // packed it: removing the loose one would bring the packed one back), or
 // a log of it kept (core.logAllRefUpdates).
-func removeRef(r Repo, ref string) bool {
+func removeRef(r Repo, ref string) bool { return removeRefFrom(r, ref, true) }
+
+// removeRefFrom is removeRef, which removes the directories the ref
+// leaves empty only if prune.
+func removeRefFrom(r Repo, ref string, prune bool) bool {
 	if !plainRef(ref, "refs/rooda/") || !looseRefs(r) || packed(r, ref) {
 		return false
 	}
@@ -136,8 +140,10 @@ func removeRef(r Repo, ref string) bool {
 	if !removed {
 		return false
 	}
-	// As git does: the directories it leaves empty go too.
-	removeEmptyParents(filepath.Join(r.CommonDir, "refs", "rooda"), filepath.Dir(path))
+	if prune {
+		// As git does: the directories it leaves empty go too.
+		removeEmptyParents(filepath.Join(r.CommonDir, "refs", "rooda"), filepath.Dir(path))
+	}
 	return true
 }
 

@@ -1,6 +1,7 @@
 package git
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,5 +181,44 @@ func TestSnapshotNotKeptOnceGone(t *testing.T) {
 	second, _, err := g.Snapshot("refs/rooda/r/start/2", "start")
 	if err != nil || gitSays(t, "cat-file", "-t", second) != "commit" {
 		t.Errorf("after a gc: snapshot %s (was %s), %v", second, first, err)
+	}
+}
+
+// TestStartsLeaveTheirDirectoriesUntilTheRunEnds: an iteration's start
+// dropped leaves its directories for the next one's, which the run
+// writes at once (two inodes made and freed an iteration, otherwise);
+// once the run ends they go, but not one that still holds a ref.
+func TestStartsLeaveTheirDirectoriesUntilTheRunEnds(t *testing.T) {
+	newRepository(t, map[string]string{"a.txt": "a\n"})
+	r, _ := Recorded("")
+	head := gitSays(t, "rev-parse", "HEAD")
+	const run = "20261128T000000.1Z-build-abcd"
+	start := filepath.Join(r.CommonDir, "refs", "rooda", run, "start")
+	for n := 1; n <= 3; n++ {
+		ref := fmt.Sprintf("refs/rooda/%s/start/%d", run, n)
+		if !writeRef(r, ref, head) {
+			t.Fatal("not written")
+		}
+		if err := DropRefLeavingDirs("", ref); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(start); err != nil {
+			t.Fatalf("iteration %d's start dropped took its directory: %v", n, err)
+		}
+	}
+	const other = "refs/rooda/20261128T000000.2Z-build-ef01/partial/1"
+	if !writeRef(r, other, head) {
+		t.Fatal("not written")
+	}
+	PruneRefDirs("", run)
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "refs", "rooda", run)); !os.IsNotExist(err) {
+		t.Errorf("the run's directories stay once it ended: %v", err)
+	}
+	if got := gitSays(t, "for-each-ref", "--format=%(refname)", "refs/rooda/"); got != other {
+		t.Errorf("git lists %q, want the other run's ref alone", got)
+	}
+	PruneRefDirs("", "../..")
+	if _, err := os.Stat(r.CommonDir); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -87,13 +89,43 @@ func (l *looker) headAndBranch() (head, branch string) {
 }
 
 // DropRef removes ref from dir's repository, if it is there.
-func DropRef(dir, ref string) error {
+func DropRef(dir, ref string) error { return dropRef(dir, ref, true) }
+
+// DropRefLeavingDirs is DropRef for a ref whose directory the run writes
+// again at once (an iteration's start, the next one's written as it
+// begins): the directories stay for it, made and removed once a run
+// (PruneRefDirs), not once an iteration, two inodes each time.
+func DropRefLeavingDirs(dir, ref string) error { return dropRef(dir, ref, false) }
+
+func dropRef(dir, ref string, prune bool) error {
 	l, ok := newLooker(dir)
-	if !ok || removeRef(l.repo, ref) {
+	if !ok || removeRefFrom(l.repo, ref, prune) {
 		return nil
 	}
 	_, err := l.run(Command{Args: []string{"update-ref", "-d", ref}})
 	return err
+}
+
+// PruneRefDirs removes the directories below refs/rooda/run of dir's
+// repository that hold no ref, as git keeps none: what a run's
+// DropRefLeavingDirs left.
+func PruneRefDirs(dir, run string) {
+	l, ok := newLooker(dir)
+	if !ok || !plainRef("refs/rooda/"+run, "refs/rooda/") {
+		return
+	}
+	top := filepath.Join(l.repo.CommonDir, "refs", "rooda")
+	root := filepath.Join(top, filepath.FromSlash(run))
+	var dirs []string
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, path)
+		}
+		return nil
+	})
+	for _, d := range slices.Backward(dirs) { // the deepest first
+		removeEmptyParents(top, d)
+	}
 }
 
 // withEnv runs git in l's workspace with more of the environment.

@@ -124,14 +124,13 @@ func Lock(path string) (f *os.File, busy bool, err error) {
 }
 
 // SyncAll forces the files at paths, written whole without it
-// (WriteWhole), to the disk, then last (an open file, nil for none): a
-// record's once the iteration that wrote them ended, before the journal
-// that names them. The writeback of all is begun first (StartWriteback),
-// so that on a journaling file system one commit takes them all, each
-// still forced in its turn. No link at a path is followed, only a regular
-// file is opened (OpenBelow), and a file gone is passed over: nothing of
-// it is left to keep.
-func SyncAll(paths []string, last *os.File) error {
+// (WriteWhole), to the disk: a record's once the iteration that wrote
+// them ended, before the journal that names them. The writeback of all
+// is begun first (StartWriteback), so that on a journaling file system
+// one commit takes them all, each still forced in its turn. No link at a
+// path is followed, only a regular file is opened (OpenBelow), and a
+// file gone is passed over: nothing of it is left to keep.
+func SyncAll(paths []string) error {
 	var opened []*os.File
 	var errs []error
 	for _, path := range paths {
@@ -143,14 +142,8 @@ func SyncAll(paths []string, last *os.File) error {
 			errs = append(errs, err)
 		}
 	}
-	if last != nil {
-		StartWriteback(last)
-	}
 	for _, f := range opened {
 		errs = append(errs, f.Sync(), f.Close())
-	}
-	if last != nil {
-		errs = append(errs, last.Sync())
 	}
 	return errors.Join(errs...)
 }

@@ -122,3 +122,24 @@ func TestReplaceAsAnotherUser(t *testing.T) {
 		t.Errorf("%q, owner %d, mode %v", data, st.Uid, info.Mode())
 	}
 }
+
+// TestSyncAllFollowsNoLink: the files a record names are forced to the
+// disk where they are; one gone is passed over, and a link left in its
+// place is refused, not followed to what it names.
+func TestSyncAllFollowsNoLink(t *testing.T) {
+	dir := t.TempDir()
+	output := filepath.Join(dir, "output.txt")
+	if err := WriteWhole(output, []byte("done\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := SyncAll([]string{output, filepath.Join(dir, "gone.txt")}); err != nil {
+		t.Errorf("a file and one gone: %v", err)
+	}
+	link := filepath.Join(dir, "prompt.txt")
+	if err := os.Symlink(output, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := SyncAll([]string{link}); !errors.Is(err, ErrSymlink) {
+		t.Errorf("a link: %v, want it refused", err)
+	}
+}

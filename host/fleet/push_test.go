@@ -47,20 +47,9 @@ func commitIn(t *testing.T, dir, file string) {
 // is atomic). The record's refs go with the branch, and those dropped
 // in the clone are dropped on the remote.
 func TestAPushGoesOnlyOverWhatThePusherLeft(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	ctx := context.Background()
-	src := t.TempDir()
-	gitRun(t, src, "init", "-q")
-	commitIn(t, src, "start.txt")
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitRun(t, src, "clone", "-q", "--bare", src, remote)
-	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := Run{Name: "pushed", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+	run := repoRun(t, "pushed")
+	remote := run.Repo
 
 	first := filepath.Join(t.TempDir(), "pushed")
 	if err := clone(ctx, first, run); err != nil {
@@ -176,22 +165,10 @@ func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
 // its clone's branch back where the journal's last iteration ended,
 // which the resume wants, keeping the commits past it under a ref.
 func TestATakerPutsBackABranchPushedPastTheJournal(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	ctx := context.Background()
 	s := embedded(t)
 	f := client(t, s)
-	src := t.TempDir()
-	gitRun(t, src, "init", "-q")
-	commitIn(t, src, "start.txt")
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitRun(t, src, "clone", "-q", "--bare", src, remote)
-	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := Run{Name: "ahead", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+	run := repoRun(t, "ahead")
 
 	first := filepath.Join(t.TempDir(), "ahead")
 	if err := clone(ctx, first, run); err != nil {
@@ -294,20 +271,9 @@ func TestAKeptWorkspaceIsJudgedByItsJournalsContent(t *testing.T) {
 // an iteration's edge; the branch it moved is pushed before the piece
 // that holds its entry.
 func TestACallThatMovedTheBranchIsPushedBeforeItsEntry(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	ctx := context.Background()
-	src := t.TempDir()
-	gitRun(t, src, "init", "-q")
-	commitIn(t, src, "start.txt")
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitRun(t, src, "clone", "-q", "--bare", src, remote)
-	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := Run{Name: "merged", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+	run := repoRun(t, "merged")
+	remote := run.Repo
 	ws := filepath.Join(t.TempDir(), "merged")
 	if err := clone(ctx, ws, run); err != nil {
 		t.Fatal(err)

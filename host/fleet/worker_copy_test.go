@@ -80,21 +80,10 @@ func TestAFailedListingDoesNotStopTheWriteThrough(t *testing.T) {
 // (paused past its lease): its branch is not pushed then, and the
 // failure says the run was lost.
 func TestTheLastPushAsksTheLeaseFirst(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	ctx := context.Background()
 	f := client(t, embedded(t))
-	src := t.TempDir()
-	gitRun(t, src, "init", "-q")
-	commitIn(t, src, "start.txt")
-	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitRun(t, src, "clone", "-q", "--bare", src, remote)
-	ref, err := ResolveRemoteRef(ctx, remote, "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := Run{Name: "paused", Argv: RoodaArgs("build", nil), Repo: remote, Ref: ref}
+	run := repoRun(t, "paused")
+	remote := run.Repo
 	ws := filepath.Join(t.TempDir(), "paused")
 	if err := clone(ctx, ws, run); err != nil {
 		t.Fatal(err)

@@ -169,7 +169,7 @@ func OpenAfter(path string, good int64) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
-	w := &Writer{f: f, size: info.Size(), write: f.Write, syncFiles: syncAll, syncSelf: f.Sync}
+	w := &Writer{f: f, size: info.Size(), write: f.Write, syncFiles: files.SyncAll, syncSelf: f.Sync}
 	w.syncs = later.New(w.paced)
 	return w, nil
 }
@@ -384,9 +384,6 @@ func Parse(data []byte) ([]Entry, int64) {
 	}
 	return append(first, second...), good + secondGood
 }
-
-// syncAll forces files to the disk (files.SyncAll).
-func syncAll(paths []string) error { return files.SyncAll(paths, nil) }
 
 // LineStart is where line i (from 0) of data begins: entry i's, of the
 // entries Parse read from it.

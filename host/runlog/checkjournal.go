@@ -173,7 +173,7 @@ func lastEnds(runDir string, entries []journal.Entry, force bool) tail {
 		}
 		switch endState(runDir, e.Record, end, time.UnixMilli(e.At)) {
 		case filesWhole:
-			t.files = append(t.files, endFiles(runDir, e.Record, end)...)
+			t.files = append(t.files, endFiles(runDir, e.Record, end.Decoded != nil)...)
 			continue
 		case fileEmptied:
 			t.lost = i
@@ -242,10 +242,11 @@ func readRecordWithTime(runDir, rel string) ([]byte, time.Time, error) {
 	return data, info.ModTime(), err
 }
 
-// endFiles are the paths of the files an end names.
-func endFiles(runDir string, n int, e ended) []string {
+// endFiles are the paths of the files iteration record n's end names:
+// its prompt, its output and, for a decoded CLI's, its transcript.
+func endFiles(runDir string, n int, transcript bool) []string {
 	names := []string{promptName, outputName}
-	if e.Decoded != nil {
+	if transcript {
 		names = append(names, transcriptName)
 	}
 	paths := make([]string, len(names))

@@ -13,3 +13,11 @@ func settled(t testing.TB, r *Recorder) {
 		r.waitSynced()
 	})
 }
+
+// killed leaves r's record as a rooda killed outright leaves it:
+// running, by a process that is gone, its lock let go.
+func killed(r *Recorder) {
+	r.lock.Close()
+	r.run.PID = 1 << 22
+	r.save()
+}

@@ -435,11 +435,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	if _, err := os.Stat(filepath.Join(dir, promptName)); os.IsNotExist(err) { // removed meanwhile
 		r.keep(writeFile(filepath.Join(dir, promptName), []byte(it.Prompt)))
 	}
-	// The prompt, the output and the transcript reach the disk after
-	// the journal's entry is written, before it is forced there
-	// (appendEnded): a resume checks the last (lastEnds).
-	synced := []string{filepath.Join(dir, promptName), filepath.Join(dir, outputName)}
-	r.keep(writeFile(synced[1], it.Result.Output))
+	r.keep(writeFile(filepath.Join(dir, outputName), it.Result.Output))
 	m := Meta{
 		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
@@ -452,8 +448,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	}
 	if d := it.Decoded; d != nil {
 		m.Format, m.Model, m.Retries, m.Refused = string(d.Format), d.Model, d.Retries, d.Refused
-		synced = append(synced, filepath.Join(dir, transcriptName))
-		r.keep(writeFile(synced[2], it.Transcript))
+		r.keep(writeFile(filepath.Join(dir, transcriptName), it.Transcript))
 	}
 	m.Spent = spentOf(it.Spent)
 	if c := it.Changes; c != nil {
@@ -467,7 +462,11 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		// a resume; one an interrupt cut short runs again.
 		data, err := json.Marshal(endedOf(it, fresh))
 		if r.keep(err) == nil {
-			r.appendEnded(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data}, synced...)
+			// Its files reach the disk after the entry is written,
+			// before it is forced there (appendEnded): a resume
+			// checks the last ends' (lastEnds).
+			named := endFiles(r.dir, l.record, it.Decoded != nil)
+			r.appendEnded(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data}, named...)
 		}
 		l.count(it)
 	}

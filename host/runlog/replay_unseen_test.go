@@ -34,9 +34,7 @@ func TestUnseenLoopReplaysFromTheJournal(t *testing.T) {
 		res.ExitCode = 3
 		l.IterationFinished(&loop.Iteration{Number: n + 1, Prompt: "prompt", Outcome: loop.OutcomeFailure, Result: res, Spent: loop.Spend{CostUSD: 0.25, Costed: true}})
 	}
-	r.lock.Close()
-	r.run.PID = 1 << 22
-	r.save()
+	killed(r)
 	for _, n := range []int{1, 2} {
 		if err := os.WriteFile(filepath.Join(r.Dir(), iterationPart(n, outputName)), []byte("changed"), 0o644); err != nil {
 			t.Fatal(err)

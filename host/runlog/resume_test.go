@@ -30,9 +30,7 @@ func crashed(t *testing.T) (dir, id string) {
 			l.IterationFinished(&loop.Iteration{Number: n, Prompt: "prompt", Outcome: loop.OutcomeContinue, Result: loopResult("out"), Spent: loop.Spend{CostUSD: 0.5, Costed: true}})
 		}
 	}
-	r.lock.Close() // the process that held it is gone
-	r.run.PID = 1 << 22
-	r.save()
+	killed(r)
 	return dir, r.ID()
 }
 
@@ -225,9 +223,7 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 		// A call written after the end, not forced to the disk: it is
 		// cut with the end, and made again.
 		r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "run"}, false)
-		r.lock.Close()
-		r.run.PID = 1 << 22
-		r.save()
+		killed(r)
 		os.Truncate(filepath.Join(dir, id, iterationPart(1, outputName)), 0)
 		r, err = Resume(dir, id, "build")
 		if err != nil {
@@ -242,9 +238,7 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 		}
 		// Cut short again: the record of iteration 2, which ended but
 		// whose entries the cut took, is accounted for (Dropped).
-		r.lock.Close()
-		r.run.PID = 1 << 22
-		r.save()
+		killed(r)
 		if r, err = Resume(dir, id, "build"); err != nil {
 			t.Fatalf("a second resume after the cut: %v", err)
 		}
@@ -326,9 +320,7 @@ func TestReplayAnswersEachIterationItsOwn(t *testing.T) {
 			l.IterationFinished(&loop.Iteration{Number: n, Prompt: fmt.Sprint("prompt ", n), Outcome: loop.OutcomeContinue, Result: loopResult(fmt.Sprint("out ", n)), Spent: loop.Spend{CostUSD: float64(n), Costed: true}})
 		}
 	}
-	r.lock.Close()
-	r.run.PID = 1 << 22
-	r.save()
+	killed(r)
 	resumed, err := Resume(dir, r.ID(), "build")
 	if err != nil {
 		t.Fatal(err)
@@ -364,9 +356,7 @@ func TestResumedLoopKeepsItsName(t *testing.T) {
 	}
 	r.NewLoop("p", first).LoopStarted("p", nil, []string{"agent"}, nil)
 	r.NewLoop("p#2", second).LoopStarted("p", nil, []string{"agent"}, nil)
-	r.lock.Close()
-	r.run.PID = 1 << 22
-	r.save()
+	killed(r)
 
 	resumed, err := Resume(dir, r.ID(), "parallel")
 	if err != nil {

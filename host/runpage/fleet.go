@@ -65,8 +65,9 @@ type fleetStatus struct {
 	Accounts map[string]ledger.Entry `json:"accounts"`
 }
 
-// readFleet asks status for the fleet's runs and accounts.
-func readFleet(ctx context.Context, status FleetStatus) fleetView {
+// readFleet asks status for the fleet's runs and accounts, their limits
+// as of now.
+func readFleet(ctx context.Context, status FleetStatus, now time.Time) fleetView {
 	out, err := status(ctx)
 	var v fleetView
 	var st fleetStatus
@@ -80,7 +81,6 @@ func readFleet(ctx context.Context, status FleetStatus) fleetView {
 	for _, run := range st.Runs {
 		v.Runs = append(v.Runs, fleetRowOf(run))
 	}
-	now := time.Now()
 	for _, name := range slices.Sorted(maps.Keys(st.Accounts)) {
 		shown := ledger.Show(name, st.Accounts[name], now)
 		v.Accounts = append(v.Accounts, shown)
@@ -152,11 +152,11 @@ type fleetServer struct {
 }
 
 func (s fleetServer) fleet(w http.ResponseWriter, r *http.Request) {
-	v := readFleet(r.Context(), s.status)
+	v := readFleet(r.Context(), s.status, s.now())
 	s.render(w, http.StatusOK, "fleet", page{Title: "rooda fleet", Fleet: &v, Scripts: []template.JS{template.JS(liveJS)}})
 }
 
 func (s fleetServer) version(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	io.WriteString(w, readFleet(r.Context(), s.status).Version)
+	io.WriteString(w, readFleet(r.Context(), s.status, s.now()).Version)
 }

@@ -54,9 +54,9 @@ func (r *reader) take(c byte) bool {
 func (r *reader) field(e *Entry, key string) bool {
 	switch key {
 	case "k":
-		return r.strInto(&e.Kind)
+		return r.knownInto(&e.Kind)
 	case "t":
-		return r.strInto(&e.Thread)
+		return r.knownInto(&e.Thread)
 	case "op":
 		return r.strInto(&e.Op)
 	case "pos":
@@ -78,9 +78,9 @@ func (r *reader) field(e *Entry, key string) bool {
 		if !r.skip(1) {
 			return false
 		}
-		// A copy, as json.Unmarshal makes: the journal's bytes are not
-		// the entry's to write.
-		e.Result = json.RawMessage(bytes.Clone(r.data[start:r.at]))
+		// The journal's own bytes, not a copy as json.Unmarshal makes
+		// (Parse): capped, so that an append to it cannot write past it.
+		e.Result = json.RawMessage(r.data[start:r.at:r.at])
 		return true
 	}
 	return false
@@ -98,10 +98,33 @@ func (r *reader) intInto(n *int) bool {
 	return ok && int64(*n) == v
 }
 
+// knownInto is strInto for a field whose values are mostly few (a kind,
+// a thread): those share one string, where each entry's would be made.
+func (r *reader) knownInto(s *string) bool {
+	b, ok := r.strBytes()
+	for _, k := range known {
+		if string(b) == k {
+			*s = k
+			return ok
+		}
+	}
+	*s = string(b)
+	return ok
+}
+
+// known are the values knownInto shares.
+var known = []string{Began, Ended, Call, "main", Void, Resumed, Dropped}
+
 // str reads a string without escapes or control characters, in UTF-8.
 func (r *reader) str() (string, bool) {
+	b, ok := r.strBytes()
+	return string(b), ok
+}
+
+// strBytes is str's bytes, in data.
+func (r *reader) strBytes() ([]byte, bool) {
 	if !r.take('"') {
-		return "", false
+		return nil, false
 	}
 	start := r.at
 	for r.at < len(r.data) {
@@ -109,13 +132,13 @@ func (r *reader) str() (string, bool) {
 		case c == '"':
 			s := r.data[start:r.at]
 			r.at++
-			return string(s), utf8.Valid(s)
+			return s, utf8.Valid(s)
 		case c == '\\' || c < 0x20:
-			return "", false
+			return nil, false
 		}
 		r.at++
 	}
-	return "", false
+	return nil, false
 }
 
 // int reads an integer as JSON writes one: no leading zero, no fraction
@@ -130,8 +153,18 @@ func (r *reader) int() (int64, bool) {
 	if r.at == digits || r.data[digits] == '0' && r.at-digits > 1 {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(r.data[start:r.at]), 10, 64)
-	return n, err == nil
+	if r.at-digits > 18 { // may not fit: said by ParseInt
+		n, err := strconv.ParseInt(string(r.data[start:r.at]), 10, 64)
+		return n, err == nil
+	}
+	var n int64
+	for _, d := range r.data[digits:r.at] {
+		n = n*10 + int64(d-'0')
+	}
+	if r.data[start] == '-' {
+		n = -n
+	}
+	return n, true
 }
 
 // maxDepth bounds the nesting skip follows, as encoding/json's does: the

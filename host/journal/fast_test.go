@@ -108,3 +108,26 @@ func FuzzFastEntry(f *testing.F) {
 		}
 	})
 }
+
+// TestAResultLeavesTheJournalAlone: a result Parse gives is the
+// journal's bytes, yet what is appended to one writes neither the
+// journal nor the next entry's result.
+func TestAResultLeavesTheJournalAlone(t *testing.T) {
+	var journal []byte
+	for _, res := range []string{"[1]", "[2]"} {
+		line, err := Line(Entry{Kind: Call, Key: Key{"main", 1}, Result: json.RawMessage(res)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		journal = append(journal, line...)
+	}
+	before := bytes.Clone(journal)
+	entries, _ := Parse(journal)
+	if len(entries) != 2 {
+		t.Fatalf("entries: %+v", entries)
+	}
+	_ = append(entries[0].Result, "XXXXXXXXXXXXXXXXXXXX"...)
+	if !bytes.Equal(journal, before) || string(entries[1].Result) != "[2]" {
+		t.Fatalf("the journal became %q, the next result %q", journal, entries[1].Result)
+	}
+}

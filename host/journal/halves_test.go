@@ -27,7 +27,9 @@ func TestParseInHalves(t *testing.T) {
 			damaged[at] ^= 1
 		}
 		entries, good := Parse(damaged)
-		want, wantGood := parse(damaged)
+		want := make([]Entry, lines)
+		n, wantGood := parse(want, damaged)
+		want = want[:n]
 		if len(entries) != len(want) || good != wantGood || at < 0 && len(entries) != lines || at >= 0 && len(entries) >= lines {
 			t.Errorf("damaged at %d: %d entries, %d bytes; in one piece %d, %d (of %d lines)", at, len(entries), good, len(want), wantGood, lines)
 			continue

@@ -365,24 +365,30 @@ func ReadBytes(path string) ([]byte, error) {
 // the entries before it take. A long journal (a run of thousands of
 // iterations, read back to resume it) is read in two halves at once,
 // the second kept only if the first is whole: a resume waits for it.
+// The entries' results are data's own bytes, not copies: data is not
+// written to once parsed.
 func Parse(data []byte) ([]Entry, int64) {
+	entries := make([]Entry, bytes.Count(data, []byte("\n")))
 	mid := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
 	if len(data) < parseInHalves || mid <= len(data)/2 {
-		return parse(data)
+		n, good := parse(entries, data)
+		return entries[:n:n], good
 	}
-	var second []Entry
+	split := bytes.Count(data[:mid], []byte("\n"))
+	var second int
 	var secondGood int64
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		second, secondGood = parse(data[mid:])
+		second, secondGood = parse(entries[split:], data[mid:])
 	}()
-	first, good := parse(data[:mid])
+	first, good := parse(entries[:split], data[:mid])
 	<-done
 	if good < int64(mid) {
-		return first, good
+		return entries[:first:first], good
 	}
-	return append(first, second...), good + secondGood
+	n := split + second
+	return entries[:n:n], good + secondGood
 }
 
 // LineStart is where line i (from 0) of data begins: entry i's, of the
@@ -395,43 +401,62 @@ func LineStart(data []byte, i int) int64 {
 	return at
 }
 
+// sumOf reports whether sum is Line's writing of checksum: eight
+// lower-case hexadecimal digits.
+func sumOf(sum []byte, checksum uint32) bool {
+	if len(sum) != 8 {
+		return false
+	}
+	const digits = "0123456789abcdef"
+	for i := 7; i >= 0; i, checksum = i-1, checksum>>4 {
+		if sum[i] != digits[checksum&0xf] {
+			return false
+		}
+	}
+	return true
+}
+
 // parseInHalves is the length from which Parse reads a journal in two
 // halves: about a thousand entries.
 const parseInHalves = 256 << 10
 
-// parse is Parse, in one piece.
-func parse(data []byte) ([]Entry, int64) {
-	var entries []Entry
+// parse is Parse, in one piece, into entries: data holds a line for
+// each. It says how many entries it read, and their lines' length.
+func parse(entries []Entry, data []byte) (int, int64) {
 	var good int64
-	for {
+	for n := range entries {
 		end := bytes.IndexByte(data, '\n')
-		if end < 0 {
-			return entries, good
-		}
 		e, ok := parseLine(data[:end])
 		if !ok {
-			return entries, good
+			return n, good
 		}
-		entries = append(entries, e)
+		entries[n] = e
 		good += int64(end + 1)
 		data = data[end+1:]
 	}
+	return len(entries), good
 }
 
 // parseLine reads one line, without its newline.
 func parseLine(line []byte) (Entry, bool) {
-	var e Entry
 	sum, data, ok := bytes.Cut(line, []byte(" "))
-	if !ok || len(sum) != 8 || fmt.Sprintf("%08x", crc32.Checksum(data, table())) != string(sum) {
-		return e, false
+	if !ok || !sumOf(sum, crc32.Checksum(data, table())) {
+		return Entry{}, false
 	}
-	e, ok = fastEntry(data)
+	e, ok := fastEntry(data)
 	if !ok {
 		// Afresh: what the fast path read of it is no part of it.
-		e = Entry{}
-		if json.Unmarshal(data, &e) != nil {
-			return e, false
-		}
+		return slowEntry(data)
+	}
+	return e, e.Kind != ""
+}
+
+// slowEntry is parseLine's entry by json.Unmarshal, whose pointer to it
+// would have every entry made on the heap were it parseLine's.
+func slowEntry(data []byte) (Entry, bool) {
+	var e Entry
+	if json.Unmarshal(data, &e) != nil {
+		return Entry{}, false
 	}
 	return e, e.Kind != ""
 }

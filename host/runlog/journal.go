@@ -173,7 +173,7 @@ func endedOf(it *loop.Iteration, fresh []string) ended {
 // each is checked against its hash when something does.
 func replayed(runDir string, n int, data json.RawMessage, unseen bool) (loop.Replayed, error) {
 	var e ended
-	if err := json.Unmarshal(data, &e); err != nil {
+	if err := journal.Decode(data, &e); err != nil {
 		return loop.Replayed{}, fmt.Errorf("the journal's entry of iteration record %d: %w", n, err)
 	}
 	rep := loop.Replayed{Ended: true, NoCompose: unseen, Changes: e.Changes, Duration: e.Duration, Waited: e.Waited, Elapsed: e.Elapsed, ContextAdded: e.ContextAdded}

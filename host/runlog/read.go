@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rooda/host/files"
@@ -160,12 +161,20 @@ func Records(runDir string) ([]int, error) {
 	names, err := recordNames(runDir, "iterations", func(e os.DirEntry) bool { return e.IsDir() })
 	var records []int
 	for _, name := range names {
-		var n int
-		if _, err := fmt.Sscanf(name, "%04d", &n); err == nil && n > 0 && name == fmt.Sprintf("%04d", n) {
+		if n, ok := recordNumber(name); ok {
 			records = append(records, n)
 		}
 	}
 	return records, err
+}
+
+// recordNumber is the number of an iteration record named name, as
+// iterationPart names it ("0042", "12345"); false for another name. Not
+// by fmt: a resume reads thousands.
+func recordNumber(name string) (int, bool) {
+	n, err := strconv.Atoi(name)
+	ok := err == nil && n > 0 && len(name) >= 4 && (len(name) == 4 || name[0] != '0') && name[0] != '+'
+	return n, ok
 }
 
 // Find resolves what a user typed for a run: its id, a unique prefix or

@@ -1,7 +1,9 @@
 package runlog
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -27,5 +29,24 @@ func TestReadMetaInTodaysWords(t *testing.T) {
 		if err != nil || m.Outcome != tc.want {
 			t.Errorf("%+v read as %q (%v), want %q", tc.written, m.Outcome, err, tc.want)
 		}
+	}
+}
+
+// TestRecordsAreTheIterationsDirectories: Records names the directories
+// named as iterations' records are, and no other.
+func TestRecordsAreTheIterationsDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"0001", "0042", "9999", "12345", "00007", "0000", "001", "+001", "-001", "0x01", "abcd", "012345", "0003.txt"} {
+		if err := os.MkdirAll(filepath.Join(dir, "iterations", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "iterations", "0005"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Records(dir)
+	slices.Sort(got)
+	if want := []int{1, 42, 9999, 12345}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("Records = %v, %v; want %v", got, err, want)
 	}
 }

@@ -13,9 +13,9 @@ type Book struct {
 	// mu guards the maps: the threads of parallel() read them while a
 	// Void of one of them takes entries back.
 	mu     sync.Mutex
-	calls  map[Key]Entry
-	began  map[Iteration]Entry
-	ended  map[Iteration]Entry
+	calls  map[Key]*Entry
+	began  map[Iteration]*Entry
+	ended  map[Iteration]*Entry
 	record int
 }
 
@@ -26,10 +26,15 @@ type Iteration struct {
 	N int
 }
 
-// NewBook indexes entries, in the order the journal holds them.
+// NewBook indexes entries, in the order the journal holds them, and
+// keeps them: they are not changed after. Its maps point into them, where
+// maps of entries would make each entry again on the heap (an entry is
+// larger than the values a map holds in place), thousands in a long run.
 func NewBook(entries []Entry) *Book {
-	b := &Book{calls: map[Key]Entry{}, began: map[Iteration]Entry{}, ended: map[Iteration]Entry{}}
-	for _, e := range entries {
+	size := len(entries) / 2
+	b := &Book{calls: map[Key]*Entry{}, began: make(map[Iteration]*Entry, size), ended: make(map[Iteration]*Entry, size)}
+	for i := range entries {
+		e := &entries[i]
 		b.record = max(b.record, e.Record)
 		switch e.Kind {
 		case Call:
@@ -60,7 +65,7 @@ func (b *Book) void(k Key) {
 			delete(b.calls, key)
 		}
 	}
-	for _, m := range []map[Iteration]Entry{b.began, b.ended} {
+	for _, m := range []map[Iteration]*Entry{b.began, b.ended} {
 		for it := range m {
 			if gone(it.Key) {
 				delete(m, it)
@@ -90,16 +95,14 @@ func after(of, k Key) bool {
 func (b *Book) Call(k Key) (Entry, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	e, ok := b.calls[k]
-	return e, ok
+	return found(b.calls[k])
 }
 
 // Ended is the recorded end of iteration n of the loop at k, if it ended.
 func (b *Book) Ended(k Key, n int) (Entry, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	e, ok := b.ended[Iteration{k, n}]
-	return e, ok
+	return found(b.ended[Iteration{k, n}])
 }
 
 // Began is the recorded start of iteration n of the loop at k, if it
@@ -107,8 +110,15 @@ func (b *Book) Ended(k Key, n int) (Entry, bool) {
 func (b *Book) Began(k Key, n int) (Entry, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	e, ok := b.began[Iteration{k, n}]
-	return e, ok
+	return found(b.began[Iteration{k, n}])
+}
+
+// found is the entry e points to, if it points to one.
+func found(e *Entry) (Entry, bool) {
+	if e == nil {
+		return Entry{}, false
+	}
+	return *e, true
 }
 
 // Records is the highest iteration record number the journal names: a

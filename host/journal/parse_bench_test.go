@@ -38,3 +38,14 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewBook indexes the entries of a 5,000-iteration loop's
+// journal, as a resume does once it has read them.
+func BenchmarkNewBook(b *testing.B) {
+	entries, _ := Parse(longJournal(b, 5000))
+	for b.Loop() {
+		if book := NewBook(entries); book.Records() != 5000 {
+			b.Fatal(book.Records())
+		}
+	}
+}

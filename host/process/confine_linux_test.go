@@ -237,3 +237,25 @@ func TestDismissedGuardEndsBeforeRooda(t *testing.T) {
 		t.Errorf("the guard %d still runs once dismissed", pid)
 	}
 }
+
+// TestStartGuardStartsItAhead: StartGuard has the guard started before
+// any process is, and the first process started is told to that one,
+// not to a guard of its own.
+func TestStartGuardStartsItAhead(t *testing.T) {
+	theGuard.dismiss()
+	defer theGuard.dismiss()
+	theGuard.pid.Store(0)
+	StartGuard()
+	deadline := time.Now().Add(hangGuard)
+	for theGuard.pid.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	pid := int(theGuard.pid.Load())
+	if pid == 0 || !Alive(pid, 0) {
+		t.Fatalf("no guard runs (pid %d) with no process started", pid)
+	}
+	run(t, Command{Argv: []string{"true"}, Confine: noNewPrivs})
+	if now := int(theGuard.pid.Load()); now != pid {
+		t.Errorf("the first process started guard %d, where %d was started ahead", now, pid)
+	}
+}

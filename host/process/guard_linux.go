@@ -140,6 +140,24 @@ func (g *guard) dismiss() {
 	}
 }
 
+// StartGuard starts the guard in the background, where UseGuard named
+// its programs and none runs yet: a command that reads for a while
+// before its first process (a resume reading its record) finds it ready
+// then, where that start would wait for it. A start that failed is the
+// first process's to try again, and to say.
+func StartGuard() {
+	if len(guardPrograms) == 0 {
+		return
+	}
+	go func() {
+		theGuard.mu.Lock()
+		defer theGuard.mu.Unlock()
+		if theGuard.w == nil {
+			theGuard.start()
+		}
+	}()
+}
+
 // start starts the guard: the first of the guard programs that says it
 // is ready. An older rooda-sandbox beside a newer rooda knows no guard,
 // and says so by exiting; rooda itself does.

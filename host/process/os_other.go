@@ -106,6 +106,7 @@ const GuardArg = "--guard"
 var guardPrograms [][]string
 
 func UseGuard(...[]string) {}
+func StartGuard()          {}
 func GuardMain([]string)   { os.Exit(0) }
 
 type guard struct{}

@@ -64,13 +64,20 @@ func (r *Recorder) lockRecord(dir, id string, say func(string)) error {
 // in the record what runs again (journal.Dropped) and says so.
 func (r *Recorder) openChecked(force bool) ([]journal.Entry, error) {
 	path := filepath.Join(r.dir, journal.Name)
+	// The records' directories are listed while the journal is read:
+	// thousands of each in a long run.
+	listed := make(chan []int, 1)
+	go func() {
+		records, _ := Records(r.dir)
+		listed <- records
+	}()
 	data, err := journal.ReadBytes(path)
 	if err != nil {
 		return nil, err
 	}
 	// Parsed once: the check, the writer and the replay take these.
 	entries, good := journal.Parse(data)
-	records, _ := Records(r.dir)
+	records := <-listed
 	r.lastRecord = lastRecord(records)
 	bad := checkJournal(r.dir, data, entries, good, records)
 	if bad != nil && !force {

@@ -217,19 +217,24 @@ func (l *LoopRecord) Replay() func(n int) loop.Replayed {
 // on, in two goroutines beside the loop that replays them (one takes the
 // odd ones, one the even), at most aheadWindow past the one the loop
 // takes: decoding them is most of a long run's resume, and each answer
-// holds its iteration's prompt and output.
-type ahead struct{ answers []decoded }
-
-// decoded is an ended iteration's answer, once done is closed; allowed
-// lets it be decoded.
-type decoded struct {
-	rep           loop.Replayed
-	done, allowed chan struct{}
-	taken         bool
+// may hold its iteration's prompt and output.
+type ahead struct {
+	mu sync.Mutex
+	// changed is signalled as an answer is decoded, and as the loop
+	// takes half a window's answers: the decoders are woken once for
+	// those, not once for each.
+	changed sync.Cond
+	// ring holds answer i (from 0) at i%aheadWindow, from its decoding
+	// to its taking; taken counts the answers taken.
+	ring [aheadWindow]struct {
+		rep   loop.Replayed
+		ready bool
+	}
+	taken, count int
 }
 
 // aheadWindow is how many answers may wait, decoded, for the loop.
-const aheadWindow = 32
+const aheadWindow = 64
 
 // decodeAhead starts decoding the loop's ended iterations.
 func (l *LoopRecord) decodeAhead() *ahead {
@@ -241,39 +246,46 @@ func (l *LoopRecord) decodeAhead() *ahead {
 		}
 		entries = append(entries, e)
 	}
-	a := &ahead{answers: make([]decoded, len(entries))}
-	for i := range a.answers {
-		a.answers[i].done, a.answers[i].allowed = make(chan struct{}), make(chan struct{})
-		if i < aheadWindow {
-			close(a.answers[i].allowed)
-		}
-	}
+	a := &ahead{count: len(entries)}
+	a.changed.L = &a.mu
 	for first := range 2 {
 		go func() {
 			for i := first; i < len(entries); i += 2 {
-				<-a.answers[i].allowed
-				a.answers[i].rep = l.replayed(entries[i])
-				close(a.answers[i].done)
+				a.mu.Lock()
+				for i >= a.taken+aheadWindow {
+					a.changed.Wait()
+				}
+				a.mu.Unlock()
+				rep := l.replayed(entries[i])
+				a.mu.Lock()
+				a.ring[i%aheadWindow].rep, a.ring[i%aheadWindow].ready = rep, true
+				a.changed.Broadcast()
+				a.mu.Unlock()
 			}
 		}()
 	}
 	return a
 }
 
-// take is the answer of iteration n, once, and lets one more past the
-// window be decoded; false past the ended iterations, or for one taken.
-// The loop takes them in order: a loop that stops early leaves the
-// decoders waiting, with at most the window's answers decoded.
+// take is the answer of iteration n, once; false past the ended
+// iterations, or out of their order (the loop takes them in order). A
+// loop that stops early leaves the decoders waiting, with at most the
+// window's answers decoded.
 func (a *ahead) take(n int) (loop.Replayed, bool) {
-	if n < 1 || n > len(a.answers) || a.answers[n-1].taken {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n != a.taken+1 || n > a.count {
 		return loop.Replayed{}, false
 	}
-	d := &a.answers[n-1]
-	<-d.done
-	rep := d.rep
-	d.rep, d.taken = loop.Replayed{}, true
-	if next := n - 1 + aheadWindow; next < len(a.answers) {
-		close(a.answers[next].allowed)
+	slot := &a.ring[(n-1)%aheadWindow]
+	for !slot.ready {
+		a.changed.Wait()
+	}
+	rep := slot.rep
+	slot.rep, slot.ready = loop.Replayed{}, false
+	a.taken = n
+	if n%(aheadWindow/2) == 0 {
+		a.changed.Broadcast()
 	}
 	return rep, true
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"rooda/host/process"
 	"slices"
 	"strconv"
 
@@ -71,6 +72,10 @@ func durable(c *cli.Context, cfg *config.Config, opts *session.Options) (ends bo
 	if query == "" {
 		return false, nil
 	}
+	// A resume reads its record (tens of milliseconds for thousands of
+	// iterations) before its first process, which then finds the guard
+	// ready instead of starting it.
+	process.StartGuard()
 	id, err := runlog.Find(dir, query)
 	if err != nil {
 		return false, err

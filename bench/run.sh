@@ -12,7 +12,7 @@
 #   STARTUP=1 RUNS=9 STARTS=200 bench/run.sh      rooda's start-up alone
 #   LOOPS_ONLY=1 LOOPS=64 RUNS=5 bench/run.sh     64 parallel loops against 16 alone
 #   LOOP_DIR=/mnt/ext4 bench/run.sh               the loop outside git alone, its records there
-#   DISK_DIR=/mnt/ext4 bench/run.sh               every row, and the loop with its records there too
+#   DISK_DIR=/mnt/ext4 bench/run.sh               every row, and the loops outside git and in the small repository there too
 #
 # rooda-sandbox is built beside rooda, as installed: every agent starts
 # through it (the sandbox, and signals scoped whatever the mode), so the
@@ -469,6 +469,8 @@ fi
 if [ -n "${DISK_DIR:-}" ] && disk=$(mktemp -d -p "$DISK_DIR"); then
 	trap 'rm -rf "$work" "${shm:-}" "$disk"' EXIT
 	loop "$disk" quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations outside git, records on, in $DISK_DIR ($(findmnt -no FSTYPE -T "$DISK_DIR"))"
+	cp -a small "$disk/small"
+	loop "$disk/small" quiet.json "$OVERHEAD_TARGET_MS" "loop $ITERATIONS iterations in a git repository of 3 files, records on, in $DISK_DIR ($(findmnt -no FSTYPE -T "$DISK_DIR"))"
 fi
 trampoline
 startup

@@ -31,8 +31,16 @@ type Iteration struct {
 // maps of entries would make each entry again on the heap (an entry is
 // larger than the values a map holds in place), thousands in a long run.
 func NewBook(entries []Entry) *Book {
-	size := len(entries) / 2
-	b := &Book{calls: map[Key]*Entry{}, began: make(map[Iteration]*Entry, size), ended: make(map[Iteration]*Entry, size)}
+	began, ended := 0, 0
+	for i := range entries {
+		switch entries[i].Kind {
+		case Began:
+			began++
+		case Ended:
+			ended++
+		}
+	}
+	b := &Book{calls: map[Key]*Entry{}, began: make(map[Iteration]*Entry, began), ended: make(map[Iteration]*Entry, ended)}
 	for i := range entries {
 		e := &entries[i]
 		b.record = max(b.record, e.Record)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // A resume decodes the result of every iteration its journal holds, and
@@ -21,7 +22,8 @@ import (
 
 // Decode decodes data, an entry's result, into v, a pointer, as
 // json.Unmarshal decodes it into a zero value: what v pointed to is
-// replaced, not added to.
+// replaced, not added to. A value's own UnmarshalJSON may be called
+// again, when the whole is left to json.Unmarshal after it.
 func Decode(data []byte, v any) error {
 	p := reflect.ValueOf(v)
 	if p.Kind() != reflect.Pointer || p.IsNil() {
@@ -46,9 +48,11 @@ func decodeFast(data []byte, p reflect.Value) bool {
 // it leaves the whole to json.Unmarshal.
 type decoder func(r *reader, v reflect.Value, depth int) bool
 
-// decoders are the decoders made, by type; making is held while one is
-// made, and building holds those being made, which a type that holds
-// itself (through a pointer or a slice) finds there.
+// decoders are the decoders made, by type, each published once whole:
+// making is held while decoders are made, and building holds those of
+// the build under way, where a type that holds itself (through a pointer
+// or a slice) finds its own unfinished. They are published as the build
+// ends, so that no other goroutine meets one unfinished.
 var (
 	decoders sync.Map // reflect.Type → decoder
 	making   sync.Mutex
@@ -58,6 +62,7 @@ var (
 var (
 	unmarshaler     = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
+	number          = reflect.TypeFor[json.Number]()
 )
 
 func decoderOf(t reflect.Type) decoder {
@@ -66,27 +71,42 @@ func decoderOf(t reflect.Type) decoder {
 	}
 	making.Lock()
 	defer making.Unlock()
-	return decoderMade(t)
+	d := decoderMade(t)
+	for t, d := range building {
+		decoders.Store(t, *d)
+	}
+	clear(building)
+	return d
 }
 
-// decoderMade is decoderOf with making held.
+// decoderMade is decoderOf with making held, publishing nothing.
 func decoderMade(t reflect.Type) decoder {
 	if d, ok := decoders.Load(t); ok {
 		return d.(decoder)
 	}
 	if d, ok := building[t]; ok {
+		if *d != nil {
+			return *d
+		}
 		return func(r *reader, v reflect.Value, depth int) bool { return (*d)(r, v, depth) }
 	}
 	d := new(decoder)
 	building[t] = d
-	*d = nullable(t, makeDecoder(t))
-	delete(building, t)
-	decoders.Store(t, *d)
+	*d = makeDecoder(t)
 	return *d
 }
 
+func makeDecoder(t reflect.Type) decoder {
+	if t == number || t.Kind() != reflect.Pointer && (reflect.PointerTo(t).Implements(unmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler)) {
+		// null too: json.Unmarshal gives it to the type's own method.
+		return delegate
+	}
+	return nullable(t, kindDecoder(t))
+}
+
 // nullable is d for a value that may be null: null sets what can be nil
-// to nil and leaves the rest, as json.Unmarshal does.
+// to nil and leaves the rest, as json.Unmarshal does for a type with no
+// method of its own to decode it.
 func nullable(t reflect.Type, d decoder) decoder {
 	nils := false
 	switch t.Kind() {
@@ -107,10 +127,8 @@ func nullable(t reflect.Type, d decoder) decoder {
 	}
 }
 
-func makeDecoder(t reflect.Type) decoder {
-	if reflect.PointerTo(t).Implements(unmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler) {
-		return delegate
-	}
+// kindDecoder is the decoder of a value of t, not null, by its kind.
+func kindDecoder(t reflect.Type) decoder {
 	switch t.Kind() {
 	case reflect.Pointer:
 		elem := decoderMade(t.Elem())
@@ -175,6 +193,9 @@ func decodeInt(r *reader, v reflect.Value, _ int) bool {
 }
 
 func decodeUint(r *reader, v reflect.Value, _ int) bool {
+	if r.take('-') {
+		return false // -0 too, which json.Unmarshal refuses an unsigned value
+	}
 	n, ok := r.int()
 	if !ok || n < 0 || v.OverflowUint(uint64(n)) {
 		return false
@@ -201,7 +222,9 @@ func decodeFloat(r *reader, v reflect.Value, _ int) bool {
 func arrayDecoder(t reflect.Type) decoder {
 	elem := decoderMade(t.Elem())
 	return func(r *reader, v reflect.Value, depth int) bool {
-		if !r.take('[') {
+		// One already there (a key given twice) is decoded into by
+		// json.Unmarshal, its elements kept: it is json.Unmarshal's.
+		if !v.IsNil() || !r.take('[') {
 			return false
 		}
 		v.Set(reflect.MakeSlice(t, 0, 0))
@@ -227,7 +250,8 @@ type field struct {
 
 // objectDecoder reads an object into a struct of t, by its fields' JSON
 // names; a struct json.Unmarshal fills by rules of its own (an embedded
-// field, a ",string" option, two fields of one name) is its.
+// field, a ",string" option, two fields of one name, a tag's name it may
+// not take) is its.
 func objectDecoder(t reflect.Type) decoder {
 	byName := map[string]field{}
 	for i := range t.NumField() {
@@ -239,7 +263,7 @@ func objectDecoder(t reflect.Type) decoder {
 		}
 		_, twice := byName[name]
 		switch {
-		case f.Anonymous || strings.Contains(","+opts+",", ",string,") || twice:
+		case f.Anonymous || strings.Contains(","+opts+",", ",string,") || twice || !plainName(name):
 			return delegate
 		case f.IsExported() && tag != "-":
 			byName[name] = field{i, decoderMade(f.Type)}
@@ -261,4 +285,16 @@ func objectDecoder(t reflect.Type) decoder {
 		}
 		return true
 	}
+}
+
+// plainName reports whether name is made of letters, digits, '_' and
+// '-': a key encoding/json takes from a tag as it is. It passes over
+// some other names (a quote, a symbol), and the journal's keys need none.
+func plainName(name string) bool {
+	for _, c := range name {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
 }

@@ -34,7 +34,25 @@ type decoded struct {
 	Inners   []inner
 	Quoted   quoted
 	Embeds   embeds
+	Number   json.Number
+	Raw      json.RawMessage
+	Null     sawNull
+	Odd      oddTags
 	hidden   int
+}
+
+// sawNull says whether its own method was given null.
+type sawNull bool
+
+func (s *sawNull) UnmarshalJSON(data []byte) error {
+	*s = string(data) == "null"
+	return nil
+}
+
+// oddTags has names encoding/json does not take from their tags.
+type oddTags struct {
+	Quote  string `json:"it's"`
+	Symbol string `json:"✓"`
 }
 
 type inner struct {
@@ -68,7 +86,9 @@ func decodeSamples() []string {
 		`{"F":1e400}`, `{"I":99999999999999999999}`, `{"I":-0}`, `{"I":01}`, `{"S":"\u00e9\ud83d\ude00"}`,
 		`{"S":"bad utf8 ` + "\xff" + `"}`, `{"B":tru}`, `{"B":"true"}`, `{"S":1}`, `{"Strings":[1]}`, `{"Strings":["a",]}`,
 		`{"Self":{"Self":{"S":"deep"}}}`, `{"Inners":[{"n":1,"text":"a"},{"n":2}]}`, `{"Skipped":"no"}`, `{"-":"dash"}`,
-		`{"hidden":1}`, `{"S":"a"} `, ` {"S":"a"}`, `{"S" :"a"}`, `[]`, `{"Time":"not a time"}`, `{"Quoted":{"N":"5"}}`, `{"Quoted":{"N":5}}`, `{"Embeds":{"n":5}}`,
+		`{"hidden":1}`, `{"U":-0}`, `{"U":-1}`, `{"Number":"12"}`, `{"Number":"abc"}`, `{"Number":""}`,
+		`{"Raw":null}`, `{"Raw":{"a":[1]}}`, `{"Null":null}`, `{"Null":1}`, `{"Inners":[{"n":1,"text":"a"}],"Inners":[{"n":2}]}`,
+		`{"Odd":{"it's":"x","✓":"y"}}`, `{"Odd":{"Quote":"q","Symbol":"s"}}`, `{"S":"a"} `, ` {"S":"a"}`, `{"S" :"a"}`, `[]`, `{"Time":"not a time"}`, `{"Quoted":{"N":"5"}}`, `{"Quoted":{"N":5}}`, `{"Embeds":{"n":5}}`,
 	}
 }
 
@@ -121,4 +141,30 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(data))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { sameAsJSON(t, data) })
+}
+
+// linked holds itself; no other test decodes it, so that its decoders
+// are made here.
+type linked struct {
+	Next *linked
+	S    string
+}
+
+// TestDecodersArePublishedWhole: the decoders of a type that holds
+// itself, and of a pointer to it, made together, are published only once
+// both are whole: another goroutine that met the pointer's first would
+// call the type's before it was made.
+func TestDecodersArePublishedWhole(t *testing.T) {
+	making.Lock()
+	decoderMade(reflect.TypeFor[linked]())
+	_, early := decoders.Load(reflect.TypeFor[*linked]())
+	clear(building)
+	making.Unlock()
+	if early {
+		t.Fatal("the decoder of *linked was published while that of linked was made")
+	}
+	var got *linked
+	if err := Decode([]byte(`{"Next":{"Next":{"S":"c"},"S":"b"},"S":"a"}`), &got); err != nil || got.S != "a" || got.Next.Next.S != "c" {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
 }

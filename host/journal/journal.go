@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -368,28 +369,40 @@ func ReadBytes(path string) ([]byte, error) {
 // The entries' results are data's own bytes, not copies: data is not
 // written to once parsed.
 func Parse(data []byte) ([]Entry, int64) {
-	entries := make([]Entry, bytes.Count(data, []byte("\n")))
+	lines := bytes.Count(data, []byte("\n"))
+	if lines > len(data)/shortestLines {
+		// No journal rooda wrote: its entries are not made ahead, but as
+		// far as it reads.
+		return parse(nil, data)
+	}
+	entries := make([]Entry, 0, lines)
 	mid := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
 	if len(data) < parseInHalves || mid <= len(data)/2 {
-		n, good := parse(entries, data)
-		return entries[:n:n], good
+		return parse(entries, data)
 	}
 	split := bytes.Count(data[:mid], []byte("\n"))
-	var second int
+	var second []Entry
 	var secondGood int64
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		second, secondGood = parse(entries[split:], data[mid:])
+		second, secondGood = parse(entries[split:split], data[mid:])
 	}()
-	first, good := parse(entries[:split], data[:mid])
+	first, good := parse(entries[:0:split], data[:mid])
 	<-done
 	if good < int64(mid) {
-		return entries[:first:first], good
+		return first, good
 	}
-	n := split + second
+	// Whole, the first half's entries fill entries[:split], and the
+	// second's follow them there.
+	n := split + len(second)
 	return entries[:n:n], good + secondGood
 }
+
+// shortestLines bounds the entries Parse makes ahead: a line per this
+// many bytes of the journal, on average, at most. The shortest line
+// rooda writes is 44 bytes (a resume's mark), an iteration's start 70.
+const shortestLines = 40
 
 // LineStart is where line i (from 0) of data begins: entry i's, of the
 // entries Parse read from it.
@@ -420,21 +433,23 @@ func sumOf(sum []byte, checksum uint32) bool {
 // halves: about a thousand entries.
 const parseInHalves = 256 << 10
 
-// parse is Parse, in one piece, into entries: data holds a line for
-// each. It says how many entries it read, and their lines' length.
-func parse(entries []Entry, data []byte) (int, int64) {
+// parse is Parse, in one piece, appending to entries: the entries it
+// read, and their lines' length.
+func parse(entries []Entry, data []byte) ([]Entry, int64) {
 	var good int64
-	for n := range entries {
+	for {
 		end := bytes.IndexByte(data, '\n')
+		if end < 0 {
+			return slices.Clip(entries), good
+		}
 		e, ok := parseLine(data[:end])
 		if !ok {
-			return n, good
+			return slices.Clip(entries), good
 		}
-		entries[n] = e
+		entries = append(entries, e)
 		good += int64(end + 1)
 		data = data[end+1:]
 	}
-	return len(entries), good
 }
 
 // parseLine reads one line, without its newline.

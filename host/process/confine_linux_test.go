@@ -168,17 +168,9 @@ func TestConfinedStartsWithOneProcessor(t *testing.T) {
 // guard) is passed over for the next; with none left, a confined start
 // fails, and nothing starts without its guard.
 func TestGuardProgramThatIsNoGuardIsPassedOver(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func(saved [][]string) {
-		theGuard.dismiss()
-		guardPrograms = saved
-	}(guardPrograms)
+	self := testBinary(t)
 	older := []string{"/bin/sh", "-c", "echo 'usage: rooda __sandbox -- COMMAND' >&2; exit 127"}
-	theGuard.dismiss()
-	guardPrograms = [][]string{older, {self, GuardArg}}
+	useGuardPrograms(t, older, []string{self, GuardArg})
 	run(t, Command{Argv: sh("true"), Confine: noNewPrivs})
 	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(int(theGuard.pid.Load())) + "/cmdline")
 	if args := strings.Split(string(cmdline), "\x00"); len(args) < 2 || args[0] != self || args[1] != GuardArg {
@@ -187,7 +179,7 @@ func TestGuardProgramThatIsNoGuardIsPassedOver(t *testing.T) {
 	theGuard.dismiss()
 	guardPrograms = [][]string{older}
 	mark := t.TempDir() + "/ran"
-	_, err = Run(context.Background(), Command{Argv: sh("touch " + mark), Confine: noNewPrivs})
+	_, err := Run(context.Background(), Command{Argv: sh("touch " + mark), Confine: noNewPrivs})
 	if err == nil || !strings.Contains(err.Error(), "is no guard") {
 		t.Errorf("Run's error %v", err)
 	}
@@ -258,4 +250,40 @@ func TestStartGuardStartsItAhead(t *testing.T) {
 	if now := int(theGuard.pid.Load()); now != pid {
 		t.Errorf("the first process started guard %d, where %d was started ahead", now, pid)
 	}
+}
+
+// TestAGuardStartingIsNoStraggler: a guard that StartGuard is starting
+// (slow to say it is ready) is not stopped as a straggler by a rooda
+// that exits meanwhile; it is dismissed, as a guard is.
+func TestAGuardStartingIsNoStraggler(t *testing.T) {
+	useGuardPrograms(t, []string{"/bin/sh", "-c", `sleep 0.3; exec "$@"`, "sh", testBinary(t), GuardArg})
+	StartGuard()
+	for deadline := time.Now().Add(hangGuard); len(children()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond) // the guard forked, not yet ready
+	}
+	if left := StopStragglers(); len(left) > 0 {
+		t.Errorf("the guard, as it started, was stopped as a straggler: %+v", left)
+	}
+}
+
+// testBinary is the test's own program, which TestMain makes a guard of.
+func testBinary(t *testing.T) string {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return self
+}
+
+// useGuardPrograms has the test's guards run by programs, once the guard
+// running is dismissed; the test's end dismisses theirs and gives the
+// programs of before back.
+func useGuardPrograms(t *testing.T, programs ...[]string) {
+	saved := guardPrograms
+	t.Cleanup(func() {
+		theGuard.dismiss()
+		guardPrograms = saved
+	})
+	theGuard.dismiss()
+	guardPrograms = programs
 }

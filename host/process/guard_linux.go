@@ -52,6 +52,9 @@ type guard struct {
 	w    *os.File
 	gone chan struct{} // closed once the guard has ended and was reaped
 	pid  atomic.Int64  // the guard's pid, 0 before it starts: no straggler
+	// early counts StartGuard's starts under way, which a look for
+	// stragglers and a dismissal wait for.
+	early sync.WaitGroup
 }
 
 var theGuard guard
@@ -126,6 +129,7 @@ func (p *started) cgroupDir() string {
 // processes itself: it ends without looking for any, and rooda waits for
 // that, a moment, so that nothing of it outlives rooda.
 func (g *guard) dismiss() {
+	g.settled()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.w == nil {
@@ -149,7 +153,13 @@ func StartGuard() {
 	if len(guardPrograms) == 0 {
 		return
 	}
+	theGuard.early.Add(1)
 	go func() {
+		defer theGuard.early.Done()
+		// Under kin's lock, as a start from startTracked: no look for
+		// orphans meets the guard before its pid is known.
+		kin.mu.Lock()
+		defer kin.mu.Unlock()
 		theGuard.mu.Lock()
 		defer theGuard.mu.Unlock()
 		if theGuard.w == nil {
@@ -157,6 +167,9 @@ func StartGuard() {
 		}
 	}()
 }
+
+// settled waits for StartGuard's starts under way.
+func (g *guard) settled() { g.early.Wait() }
 
 // start starts the guard: the first of the guard programs that says it
 // is ready. An older rooda-sandbox beside a newer rooda knows no guard,

@@ -81,8 +81,8 @@ func highest(dir string) int {
 	for _, d := range []string{dir, filepath.Join(dir, "cleared")} {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
-			var n int
-			if _, err := fmt.Sscanf(e.Name(), "%04d.txt", &n); err == nil && n > max {
+			base, txt := strings.CutSuffix(e.Name(), ".txt")
+			if n, ok := recordNumber(base); txt && ok && n > max {
 				max = n
 			}
 		}

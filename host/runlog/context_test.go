@@ -102,3 +102,20 @@ func TestAdditionLinkNotFollowed(t *testing.T) {
 		t.Errorf("blocks %q, refused %v; want the link refused as such", blocks, refused)
 	}
 }
+
+// TestHighestAdditionGoesPastFourDigits: the highest addition counts
+// the cleared ones, and numbers of five digits.
+func TestHighestAdditionGoesPastFourDigits(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "cleared"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"0002.txt", "cleared/12345.txt", "99999", "0003.md", "123456"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := highest(dir); got != 12345 {
+		t.Errorf("highest = %d, want 12345", got)
+	}
+}

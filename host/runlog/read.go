@@ -168,9 +168,11 @@ func Records(runDir string) ([]int, error) {
 	return records, err
 }
 
-// recordNumber is the number of an iteration record named name, as
-// iterationPart names it ("0042", "12345"); false for another name. Not
-// by fmt: a resume reads thousands.
+// recordNumber is the number a record's numbered directory or file is
+// named by ("0042", "12345": an iteration's, as iterationPart names it,
+// or a context addition's); false for another name. Not by fmt's %04d,
+// which reads four digits and no more, and is slow for a resume's
+// thousands.
 func recordNumber(name string) (int, bool) {
 	n, err := strconv.Atoi(name)
 	ok := err == nil && n > 0 && len(name) >= 4 && (len(name) == 4 || name[0] != '0') && name[0] != '+'

@@ -246,17 +246,22 @@ func (l *LoopRecord) decodeAhead() *ahead {
 		}
 		entries = append(entries, e)
 	}
-	a := &ahead{count: len(entries)}
+	return newAhead(len(entries), func(i int) loop.Replayed { return l.replayed(entries[i]) })
+}
+
+// newAhead starts decoding count answers, answer i (from 0) by decode.
+func newAhead(count int, decode func(i int) loop.Replayed) *ahead {
+	a := &ahead{count: count}
 	a.changed.L = &a.mu
 	for first := range 2 {
 		go func() {
-			for i := first; i < len(entries); i += 2 {
+			for i := first; i < count; i += 2 {
 				a.mu.Lock()
 				for i >= a.taken+aheadWindow {
 					a.changed.Wait()
 				}
 				a.mu.Unlock()
-				rep := l.replayed(entries[i])
+				rep := decode(i)
 				a.mu.Lock()
 				a.ring[i%aheadWindow].rep, a.ring[i%aheadWindow].ready = rep, true
 				a.changed.Broadcast()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -376,5 +377,49 @@ func TestResumedLoopKeepsItsName(t *testing.T) {
 	run, err := ReadRun(dir, r.ID())
 	if err != nil || len(run.Loops) != 2 || run.Loops[0].Name != "p" || run.Loops[1].Name != "p#2" {
 		t.Errorf("run.json's loops after the resume: %+v, %v", run.Loops, err)
+	}
+}
+
+// hangGuard bounds a wait that only a bug makes long.
+const hangGuard = 20 * time.Second
+
+// TestAheadKeepsToItsWindow: the answers are decoded ahead of the loop
+// at most a window's worth past the last it took, whatever the loop's
+// pace (here it takes the first, then waits until the window is full),
+// and each is its own answer, once.
+func TestAheadKeepsToItsWindow(t *testing.T) {
+	const count = 5*aheadWindow + 3
+	var decoded atomic.Int64 // the highest answer decoded, from 1
+	a := newAhead(count, func(i int) loop.Replayed {
+		for n := decoded.Load(); n < int64(i+1) && !decoded.CompareAndSwap(n, int64(i+1)); n = decoded.Load() {
+		}
+		return loop.Replayed{Prompt: fmt.Sprint("answer ", i+1)}
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for n := 1; n <= count; n++ {
+			rep, ok := a.take(n)
+			if !ok || rep.Prompt != fmt.Sprint("answer ", n) {
+				t.Errorf("answer %d: %q, %t", n, rep.Prompt, ok)
+				return
+			}
+			if high := decoded.Load(); high > int64(n-1+aheadWindow) {
+				t.Errorf("answer %d taken, %d decoded: past the window", n, high)
+			}
+			if n == 1 {
+				for deadline := time.Now().Add(hangGuard); decoded.Load() < aheadWindow && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}
+		if _, ok := a.take(count + 1); ok {
+			t.Error("an answer past the last")
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(hangGuard):
+		t.Fatal("the loop waits for an answer that is never decoded")
 	}
 }

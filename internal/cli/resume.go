@@ -3,13 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"rooda/host/process"
 	"slices"
 	"strconv"
 
 	"github.com/urfave/cli/v2"
 
 	"rooda/host/config"
+	"rooda/host/process"
 	"rooda/host/runlog"
 	"rooda/host/session"
 )

@@ -197,7 +197,7 @@ func decodeUint(r *reader, v reflect.Value, _ int) bool {
 		return false // -0 too, which json.Unmarshal refuses an unsigned value
 	}
 	n, ok := r.int()
-	if !ok || n < 0 || v.OverflowUint(uint64(n)) {
+	if !ok || v.OverflowUint(uint64(n)) {
 		return false
 	}
 	v.SetUint(uint64(n))

@@ -173,7 +173,6 @@ func List(list []Found) string {
 // tells whose it is — and returns them. rooda calls it as it exits: none
 // of its processes outlives it.
 func StopStragglers() []Found {
-	theGuard.settled() // a guard half started is no straggler
 	found, _, _ := stopLeft(byTag(""), DefaultGrace, nil)
 	removeBaseCgroup()
 	theGuard.dismiss()

@@ -52,8 +52,8 @@ type guard struct {
 	w    *os.File
 	gone chan struct{} // closed once the guard has ended and was reaped
 	pid  atomic.Int64  // the guard's pid, 0 before it starts: no straggler
-	// early counts StartGuard's starts under way, which a look for
-	// stragglers and a dismissal wait for.
+	// early counts StartGuard's starts under way, which a dismissal
+	// waits for: a guard started after it would be dismissed by none.
 	early sync.WaitGroup
 }
 
@@ -129,7 +129,7 @@ func (p *started) cgroupDir() string {
 // processes itself: it ends without looking for any, and rooda waits for
 // that, a moment, so that nothing of it outlives rooda.
 func (g *guard) dismiss() {
-	g.settled()
+	g.early.Wait()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.w == nil {
@@ -167,9 +167,6 @@ func StartGuard() {
 		}
 	}()
 }
-
-// settled waits for StartGuard's starts under way.
-func (g *guard) settled() { g.early.Wait() }
 
 // start starts the guard: the first of the guard programs that says it
 // is ready. An older rooda-sandbox beside a newer rooda knows no guard,

@@ -119,7 +119,6 @@ func (guard) starting(*started, map[int]*started) error {
 func (guard) started(*started) {}
 func (guard) ended(*started)   {}
 func (guard) dismiss()         {}
-func (guard) settled()         {}
 
 func startConfined(_ *started, done chan<- confinedStart, _ chan<- struct{}) {
 	done <- confinedStart{err: errors.New("a confined start needs Linux")}

@@ -133,7 +133,6 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 	if c.id == "" {
 		return nil // no record yet
 	}
-	dir := filepath.Join(c.runs, c.id)
 	piece, rewritten, err := c.newEntries()
 	if err != nil || len(piece) == 0 && !all {
 		return err
@@ -158,7 +157,7 @@ func (c *recordCopy) sync(ctx context.Context, all bool) error {
 	}
 	// The files first: the journal names iterations whose files are
 	// there.
-	if err := c.syncFiles(ctx, dir); err != nil {
+	if err := c.syncFiles(ctx); err != nil {
 		return err
 	}
 	if len(piece) == 0 {
@@ -276,12 +275,14 @@ func (c *recordCopy) dropPieces(ctx context.Context, keep string) error {
 // or changed since they were last. Names that begin with a dot are
 // rooda's own (its lock, files being written) and stay. rooda writes
 // each file by a rename into its directory, which changes the
-// directory's time: a directory of an iteration whose time did not
-// change since a look sent all it held is not looked into again, so a
-// look costs a stat per iteration, not per file.
-func (c *recordCopy) syncFiles(ctx context.Context, dir string) error {
+// directory's time: a directory of files alone (an iteration's) whose
+// time did not change since a look sent all it held is not looked into
+// again, so a look costs a stat per iteration, not per file. One that
+// holds directories is looked into every time: a file made in one of
+// them changes that one's time, not its own.
+func (c *recordCopy) syncFiles(ctx context.Context) error {
 	var look filesLook
-	if err := c.walk(&look, "."); err != nil {
+	if _, err := c.walk(&look, "."); err != nil {
 		return err
 	}
 	return c.upload(ctx, look)
@@ -310,18 +311,18 @@ func (l *filesLook) add(list *[]string, path string, mark fileMark) {
 // up to a limit, so that a link left there to ~/.ssh/id_ed25519 is not
 // uploaded for every client of the fleet to read, nor a named pipe keeps
 // the look waiting for ever.
-func (c *recordCopy) walk(look *filesLook, rel string) error {
+func (c *recordCopy) walk(look *filesLook, rel string) (holdsDirs bool, err error) {
 	d, err := files.OpenBelow(c.runs, filepath.Join(c.id, rel))
 	if errors.Is(err, fs.ErrNotExist) || isRefused(err) {
-		return nil // removed since it was listed, or not the record's
+		return false, nil // removed since it was listed, or not the record's
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	entries, err := d.ReadDir(-1)
 	d.Close()
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, e := range entries {
 		name := e.Name()
@@ -333,17 +334,19 @@ func (c *recordCopy) walk(look *filesLook, rel string) error {
 			continue // removed meanwhile
 		}
 		path, mark := filepath.Join(rel, name), markOf(info)
+		holdsDirs = holdsDirs || e.IsDir()
 		switch {
 		case c.sent[path] == mark:
 		case e.IsDir():
-			if err := c.walk(look, path); err != nil {
-				return err
+			deeper, err := c.walk(look, path)
+			if err != nil {
+				return holdsDirs, err
 			}
 			// A directory's time may be coarse (a second, on some
 			// file systems): one changed twice within a tick would
 			// look unchanged, so a directory is passed over only once
 			// its time is older than that.
-			if time.Since(mark.mod) > coarseClock {
+			if !deeper && time.Since(mark.mod) > coarseClock {
 				look.add(&look.dirs, path, mark)
 			}
 		case info.Mode().IsRegular():
@@ -352,7 +355,7 @@ func (c *recordCopy) walk(look *filesLook, rel string) error {
 			// A link, a pipe, a device: not the record's, never read.
 		}
 	}
-	return nil
+	return holdsDirs, nil
 }
 
 // uploads bounds the files of a look uploaded at once: each put waits

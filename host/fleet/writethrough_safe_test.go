@@ -390,3 +390,50 @@ func TestAPieceWhosePushFailedIsNotUploaded(t *testing.T) {
 	_, got := recordInStore(t, f, "r")
 	sameFile(t, rec.Dir(), got, journal.Name)
 }
+
+// TestAFileMadeInAnIterationSentBeforeIsSent: an iteration's directory
+// sent whole once (its output not written yet), then given its output,
+// has it uploaded with the end that names it, though the directory of
+// iterations around it did not change.
+func TestAFileMadeInAnIterationSentBeforeIsSent(t *testing.T) {
+	ctx := context.Background()
+	f := client(t, embedded(t))
+	key := journal.Key{Thread: "main", Seq: 1}
+	runs := t.TempDir()
+	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	iteration := filepath.Join(rec.Dir(), "iterations", "0001")
+	if err := os.MkdirAll(iteration, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(iteration, "prompt.txt"), []byte("prompt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Older than a coarse clock's tick: passed over once sent.
+	long := time.Now().Add(-time.Minute)
+	for _, d := range []string{iteration, filepath.Dir(iteration)} {
+		if err := os.Chtimes(d, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jnl := openJournal(t, filepath.Join(rec.Dir(), journal.Name))
+	appendTo(t, jnl, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
+	c, err := f.newRecordCopy(ctx, "r", runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(iteration, "output.txt"), []byte("output"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, jnl, journal.Entry{Kind: journal.Ended, Key: key, N: 1, Record: 1})
+	if err := c.sync(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	_, got := recordInStore(t, f, "r")
+	sameFile(t, rec.Dir(), got, filepath.Join("iterations", "0001", "output.txt"))
+}

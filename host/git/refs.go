@@ -117,12 +117,9 @@ func writeRef(r Repo, ref, commit string) bool {
 // removeRef removes rooda's loose ref, under git's lock; false where
 // git must: no loose ref to remove, or the ref in packed-refs too (a gc
 // packed it: removing the loose one would bring the packed one back), or
-// a log of it kept (core.logAllRefUpdates).
-func removeRef(r Repo, ref string) bool { return removeRefFrom(r, ref, true) }
-
-// removeRefFrom is removeRef, which removes the directories the ref
-// leaves empty only if prune.
-func removeRefFrom(r Repo, ref string, prune bool) bool {
+// a log of it kept (core.logAllRefUpdates). Its directories stay
+// (DropRef).
+func removeRef(r Repo, ref string) bool {
 	if !plainRef(ref, "refs/rooda/") || !looseRefs(r) || packed(r, ref) {
 		return false
 	}
@@ -137,14 +134,7 @@ func removeRefFrom(r Repo, ref string, prune bool) bool {
 	lock.Close()
 	removed := os.Remove(path) == nil
 	os.Remove(path + ".lock")
-	if !removed {
-		return false
-	}
-	if prune {
-		// As git does: the directories it leaves empty go too.
-		removeEmptyParents(filepath.Join(r.CommonDir, "refs", "rooda"), filepath.Dir(path))
-	}
-	return true
+	return removed
 }
 
 // maxPackedRefs bounds the packed-refs read to look for a ref of

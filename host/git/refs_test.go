@@ -83,6 +83,7 @@ func TestRoodaRefsAsGitSeesThem(t *testing.T) {
 	if got := gitSays(t, "for-each-ref", "refs/rooda/"); got != "" {
 		t.Errorf("git still lists %q", got)
 	}
+	PruneRefDirs("", "20261128T000000.1Z-build-abcd") // as the run ends
 	if entries, _ := os.ReadDir(filepath.Join(r.CommonDir, "refs", "rooda")); len(entries) != 0 {
 		t.Errorf("left in refs/rooda: %v", entries)
 	}
@@ -199,7 +200,7 @@ func TestStartsLeaveTheirDirectoriesUntilTheRunEnds(t *testing.T) {
 		if !writeRef(r, ref, head) {
 			t.Fatal("not written")
 		}
-		if err := DropRefLeavingDirs("", ref); err != nil {
+		if err := DropRef("", ref); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(start); err != nil {

@@ -88,18 +88,13 @@ func (l *looker) headAndBranch() (head, branch string) {
 	return "", branch
 }
 
-// DropRef removes ref from dir's repository, if it is there.
-func DropRef(dir, ref string) error { return dropRef(dir, ref, true) }
-
-// DropRefLeavingDirs is DropRef for a ref whose directory the run writes
-// again at once (an iteration's start, the next one's written as it
-// begins): the directories stay for it, made and removed once a run
-// (PruneRefDirs), not once an iteration, two inodes each time.
-func DropRefLeavingDirs(dir, ref string) error { return dropRef(dir, ref, false) }
-
-func dropRef(dir, ref string, prune bool) error {
+// DropRef removes ref from dir's repository, if it is there. Its
+// directories stay: a run writes its next iteration's start there at
+// once, so they are made and removed once a run (PruneRefDirs), not once
+// an iteration, two inodes each time.
+func DropRef(dir, ref string) error {
 	l, ok := newLooker(dir)
-	if !ok || removeRefFrom(l.repo, ref, prune) {
+	if !ok || removeRef(l.repo, ref) {
 		return nil
 	}
 	_, err := l.run(Command{Args: []string{"update-ref", "-d", ref}})
@@ -108,7 +103,7 @@ func dropRef(dir, ref string, prune bool) error {
 
 // PruneRefDirs removes the directories below refs/rooda/run of dir's
 // repository that hold no ref, as git keeps none: what a run's
-// DropRefLeavingDirs left.
+// DropRef left.
 func PruneRefDirs(dir, run string) {
 	l, ok := newLooker(dir)
 	if !ok || !plainRef("refs/rooda/"+run, "refs/rooda/") {

@@ -217,7 +217,6 @@ func (w *Writer) append(e Entry) error {
 func (w *Writer) AppendSyncedSoon(e Entry, files ...string) error {
 	var before error
 	for w.unsyncedEnds() >= MaxUnsynced {
-		w.syncs.Ask() // whatever became of the last ask, one more
 		before = errors.Join(before, w.syncs.Wait())
 	}
 	if err := w.append(e); err != nil {

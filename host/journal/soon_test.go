@@ -172,6 +172,9 @@ func TestFailedEndsLeaveNoWait(t *testing.T) {
 			t.Fatal("a failed write was not said")
 		}
 	}
+	if n := w.unsyncedEnds(); n != 0 {
+		t.Fatalf("%d ends that were never written wait to be forced", n)
+	}
 	w.write = good
 	done := make(chan error)
 	go func() { done <- w.AppendSyncedSoon(Entry{Kind: Ended, N: 99}, "output") }()

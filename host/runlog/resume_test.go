@@ -95,6 +95,20 @@ func TestDamagedOutputIsNotReplayed(t *testing.T) {
 	}
 }
 
+// loseInPowerCut empties the file at path as a power loss leaves one its fsync
+// never reached: its time no newer than the end that named it, however
+// long the test took to get there.
+func loseInPowerCut(t *testing.T, path string) {
+	t.Helper()
+	long := time.Now().Add(-time.Hour)
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, long, long); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestResumeRunsAgainAnEndWhoseFilesWereLost: the journal's last end
 // whose output did not reach the disk (a power loss as it ended leaves
 // it empty: its fsync follows the entry, journal.Writer.AppendSyncedSoon)
@@ -106,10 +120,7 @@ func TestDamagedOutputIsNotReplayed(t *testing.T) {
 // it as before.
 func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 	dir, id := crashed(t)
-	output := filepath.Join(dir, id, iterationPart(2, outputName))
-	if err := os.Truncate(output, 0); err != nil {
-		t.Fatal(err)
-	}
+	loseInPowerCut(t, filepath.Join(dir, id, iterationPart(2, outputName)))
 	r, err := Resume(dir, id, "build")
 	if err != nil {
 		t.Fatal(err)
@@ -138,9 +149,7 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 	t.Run("two ends", func(t *testing.T) {
 		dir, id := crashed(t)
 		for _, n := range []int{1, 2} {
-			if err := os.Truncate(filepath.Join(dir, id, iterationPart(n, outputName)), 0); err != nil {
-				t.Fatal(err)
-			}
+			loseInPowerCut(t, filepath.Join(dir, id, iterationPart(n, outputName)))
 		}
 		r, err := Resume(dir, id, "build")
 		if err != nil {
@@ -225,7 +234,7 @@ func TestResumeRunsAgainAnEndWhoseFilesWereLost(t *testing.T) {
 		// cut with the end, and made again.
 		r.Journal(journal.Entry{Kind: journal.Call, Key: journal.Key{Thread: "main", Seq: 2}, Op: "run"}, false)
 		killed(r)
-		os.Truncate(filepath.Join(dir, id, iterationPart(1, outputName)), 0)
+		loseInPowerCut(t, filepath.Join(dir, id, iterationPart(1, outputName)))
 		r, err = Resume(dir, id, "build")
 		if err != nil {
 			t.Fatal(err)

@@ -81,15 +81,18 @@ func readFleet(ctx context.Context, status FleetStatus, now time.Time) fleetView
 	for _, run := range st.Runs {
 		v.Runs = append(v.Runs, fleetRowOf(run))
 	}
+	// The version is of out, which shared() hands every request alike:
+	// hashed as it is, never appended to.
+	version := sha256.New()
+	version.Write(out)
 	for _, name := range slices.Sorted(maps.Keys(st.Accounts)) {
 		shown := ledger.Show(name, st.Accounts[name], now)
 		v.Accounts = append(v.Accounts, shown)
 		// A limit that ends changes what the page says, not the
 		// status: the version changes with it.
-		out = append(out, shown.Limit...)
+		version.Write([]byte(shown.Limit))
 	}
-	sum := sha256.Sum256(out)
-	v.Version = hex.EncodeToString(sum[:8])
+	v.Version = hex.EncodeToString(version.Sum(nil)[:8])
 	return v
 }
 

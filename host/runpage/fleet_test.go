@@ -1,6 +1,7 @@
 package runpage
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http/httptest"
@@ -74,5 +75,18 @@ func TestFleetPageShowsTheAccounts(t *testing.T) {
 	before := readFleet(context.Background(), same, until.Add(-time.Minute))
 	if after := readFleet(context.Background(), same, until.Add(time.Second)); after.Version == before.Version || after.Accounts[0].Limit != "-" {
 		t.Errorf("the same status once its limit ended: version %s then %s, limit %q then %q", before.Version, after.Version, before.Accounts[0].Limit, after.Accounts[0].Limit)
+	}
+}
+
+// TestReadingTheFleetWritesNotWhatItWasGiven: the status shared() hands
+// every page alike is read, not written: room left past its end stays
+// as it was (pages asking at once wrote their accounts' limits there).
+func TestReadingTheFleetWritesNotWhatItWasGiven(t *testing.T) {
+	status := []byte(`{"runs": [], "accounts": {"claude:3f9a": {}}}`)
+	room := append(status, bytes.Repeat([]byte("x"), 64)...)
+	given := func(context.Context) ([]byte, error) { return room[:len(status)], nil }
+	readFleet(context.Background(), given, time.Now())
+	if string(room[len(status):]) != strings.Repeat("x", 64) {
+		t.Errorf("the status's room was written: %q", room[len(status):])
 	}
 }

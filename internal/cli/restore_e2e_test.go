@@ -54,6 +54,11 @@ func TestResumeRestoresTheWorkspace(t *testing.T) {
 	if refs := whole.refs(); refs != "" {
 		t.Errorf("an uninterrupted run left refs: %s", refs)
 	}
+	// Its starts' directories, kept from one iteration to the next, go
+	// as it ends: git lists no empty directory, but keeps walking them.
+	if dirs, _ := os.ReadDir(filepath.Join(whole.dir, ".git", "refs", "rooda")); len(dirs) != 0 {
+		t.Errorf("an uninterrupted run left directories of refs: %v", dirs)
+	}
 
 	w := killedProgressRun(t)
 	o := w.roodaIn(w.dir, "runs", "resume")

@@ -413,7 +413,7 @@ func TestAheadKeepsToItsWindow(t *testing.T) {
 				t.Errorf("answer %d: %q, %t", n, rep.Prompt, ok)
 				return
 			}
-			if high := decoded.Load(); high > int64(n-1+aheadWindow) {
+			if high := decoded.Load(); high > int64(n+aheadWindow) { // answers below n+window may be decoded
 				t.Errorf("answer %d taken, %d decoded: past the window", n, high)
 			}
 			if n == 1 {

@@ -2,6 +2,7 @@ package files
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,5 +142,34 @@ func TestSyncAllFollowsNoLink(t *testing.T) {
 	}
 	if err := SyncAll([]string{link}); !errors.Is(err, ErrSymlink) {
 		t.Errorf("a link: %v, want it refused", err)
+	}
+}
+
+// TestWriteWholeOpenKeepsTheFile: the file written whole is returned
+// open, the one at its path, for SyncClose to force and close without
+// opening it again; a directory missing is said as a file missing is.
+func TestWriteWholeOpenKeepsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "output.txt")
+	f, err := WriteWholeOpen(path, []byte("done\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, _ := f.Stat()
+	named, err := os.Stat(path)
+	if err != nil || !os.SameFile(held, named) || named.Size() != 5 || named.Mode().Perm() != 0o600 {
+		t.Errorf("held %v, at its path %v (%v)", held, named, err)
+	}
+	if err := SyncClose([]*os.File{f}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("SyncClose left it open (%v)", err)
+	}
+	if _, err := WriteWholeOpen(filepath.Join(dir, "gone", "output.txt"), nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("in a directory missing: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(left) != 0 {
+		t.Errorf("temporary files left: %q", left)
 	}
 }

@@ -105,17 +105,18 @@ type Writer struct {
 	// test's that fails as a full disk does.
 	write func([]byte) (int, error)
 	// syncs forces the journal to the disk in a goroutine of its own
-	// (AppendSyncedSoon), after the files in pending: those its last
-	// entries name. unsynced counts the ends appended whose files are
-	// not yet forced, lastSync is when that goroutine last began.
+	// (AppendSyncedSoon), after the files in pending, held open: those
+	// its last entries name. unsynced counts the ends appended whose
+	// files are not yet forced, lastSync is when that goroutine last
+	// began.
 	syncs    *later.Work
-	pending  []string
+	pending  []*os.File
 	unsynced int
 	lastSync time.Time
-	// syncFiles and syncSelf force the named files and the journal to
-	// the disk: files.SyncAll and the file's Sync, or a test's that says
-	// when.
-	syncFiles func([]string) error
+	// syncFiles and syncSelf force the files, which it closes, and the
+	// journal to the disk: files.SyncClose and the file's Sync, or a
+	// test's that says when.
+	syncFiles func([]*os.File) error
 	syncSelf  func() error
 	// syncing is held through a sync: one that an Append asks for waits
 	// for the files another is forcing, so that its entry does not
@@ -170,7 +171,7 @@ func OpenAfter(path string, good int64) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
-	w := &Writer{f: f, size: info.Size(), write: f.Write, syncFiles: files.SyncAll, syncSelf: f.Sync}
+	w := &Writer{f: f, size: info.Size(), write: f.Write, syncFiles: files.SyncClose, syncSelf: f.Sync}
 	w.syncs = later.New(w.paced)
 	return w, nil
 }
@@ -202,8 +203,8 @@ func (w *Writer) append(e Entry) error {
 }
 
 // AppendSyncedSoon is Append for an iteration's end, which names the
-// files it wrote without forcing them to the disk (files.WriteWhole): e
-// is written at once, so that a rooda killed from then on has it, and a
+// files it wrote without forcing them to the disk, still open
+// (files.WriteWholeOpen), which the writer closes: e is written at once, so that a rooda killed from then on has it, and a
 // goroutine of the writer's own forces the files, then the journal, to
 // the disk while the next agent starts, where Append would wait for the
 // disk (an output's fsync alone takes 0.8 ms on the development VM,
@@ -214,16 +215,17 @@ func (w *Writer) append(e Entry) error {
 // own) and lose a file it names. An end waits while MaxUnsynced others
 // are so, and the resume checks that many (runlog). The error is e's
 // write's, or an earlier fsync's of this kind.
-func (w *Writer) AppendSyncedSoon(e Entry, files ...string) error {
+func (w *Writer) AppendSyncedSoon(e Entry, opened ...*os.File) error {
 	var before error
 	for w.unsyncedEnds() >= MaxUnsynced {
 		before = errors.Join(before, w.syncs.Wait())
 	}
 	if err := w.append(e); err != nil {
-		return errors.Join(before, err)
+		// No entry names them: nothing of them need reach the disk.
+		return errors.Join(before, err, closeAll(opened))
 	}
 	w.mu.Lock()
-	w.pending = append(w.pending, files...)
+	w.pending = append(w.pending, opened...)
 	w.unsynced++
 	w.mu.Unlock()
 	w.syncs.Ask()
@@ -238,11 +240,23 @@ func (w *Writer) unsyncedEnds() int {
 
 // Force has the files at paths forced to the disk with the journal's
 // next entries: the files of ends a resume found on the disk, which
-// another rooda wrote and may not have forced.
-func (w *Writer) Force(paths ...string) {
+// another rooda wrote and may not have forced. They are opened now
+// (files.OpenAll), and the error is why some could not be.
+func (w *Writer) Force(paths ...string) error {
+	opened, err := files.OpenAll(paths)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.pending = append(w.pending, paths...)
+	w.pending = append(w.pending, opened...)
+	return err
+}
+
+// closeAll closes files the writer will not force.
+func closeAll(opened []*os.File) error {
+	var errs []error
+	for _, f := range opened {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // paced is sync for the writer's goroutine, no sooner than SyncEvery
@@ -266,7 +280,7 @@ func (w *Writer) owed() bool {
 // sync forces the files the journal's entries named to the disk, then
 // the journal, so that no entry reaches the disk by an fsync before what
 // it names. The journal's writeback is begun with theirs: on ext4 the
-// first fsync commits them all at once (files.SyncAll). Ends written
+// first fsync commits them all at once (files.SyncClose). Ends written
 // while it forces the files may reach the disk with the journal before
 // theirs, as the kernel's own writeback may take them: they are among
 // the last MaxUnsynced, which a resume checks. Files that could not be

@@ -10,6 +10,42 @@ import (
 	"time"
 )
 
+// made is a file of each name in a directory of the test's, open as an
+// iteration's end hands its files to the writer.
+func made(t *testing.T, names ...string) []*os.File {
+	t.Helper()
+	dir := t.TempDir()
+	var opened []*os.File
+	for _, name := range names {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opened = append(opened, f)
+	}
+	return opened
+}
+
+// madePath is the path of a file made of that name, as a resume finds
+// one (Force).
+func madePath(t *testing.T, name string) string {
+	t.Helper()
+	f := made(t, name)[0]
+	f.Close()
+	return f.Name()
+}
+
+// namesOf are the names of files, which it closes, as a test's
+// syncFiles is given them.
+func namesOf(opened []*os.File) []string {
+	var names []string
+	for _, f := range opened {
+		names = append(names, filepath.Base(f.Name()))
+		f.Close()
+	}
+	return names
+}
+
 // TestAppendSyncedSoonWritesAtOnce: an entry appended to be synced soon
 // is in the file as the call returns (a rooda killed from then on has
 // it), whatever the fsync's progress, and every one of many appended at
@@ -85,10 +121,10 @@ func TestAppendSyncedSoonForcesItsFilesFirst(t *testing.T) {
 	defer w.Close()
 	var mu sync.Mutex
 	var forced []string
-	w.syncFiles = func(paths []string) error {
+	w.syncFiles = func(opened []*os.File) error {
 		mu.Lock()
 		defer mu.Unlock()
-		forced = append(forced, paths...)
+		forced = append(forced, namesOf(opened)...)
 		return nil
 	}
 	w.syncSelf = func() error {
@@ -97,7 +133,7 @@ func TestAppendSyncedSoonForcesItsFilesFirst(t *testing.T) {
 		forced = append(forced, Name)
 		return nil
 	}
-	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, "prompt", "output"); err != nil {
+	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, made(t, "prompt", "output")...); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.WaitSynced(); err != nil {
@@ -107,10 +143,12 @@ func TestAppendSyncedSoonForcesItsFilesFirst(t *testing.T) {
 		t.Errorf("forced %q, want %q", forced, want)
 	}
 	forced = nil
-	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 2}, "output2"); err != nil {
+	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 2}, made(t, "output2")...); err != nil {
 		t.Fatal(err)
 	}
-	w.Force("found")
+	if err := w.Force(madePath(t, "found")); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Append(Entry{Kind: Call}, true); err != nil {
 		t.Fatal(err)
 	}
@@ -135,14 +173,14 @@ func TestEndsWaitOnceMaxUnsyncedLackTheirFiles(t *testing.T) {
 	}
 	defer w.Close()
 	release := make(chan struct{})
-	w.syncFiles = func([]string) error { <-release; return nil }
+	w.syncFiles = func(opened []*os.File) error { <-release; namesOf(opened); return nil }
 	for n := 1; n <= MaxUnsynced; n++ {
-		if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: n}, "output"); err != nil {
+		if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: n}, made(t, "output")...); err != nil {
 			t.Fatal(err)
 		}
 	}
 	next := make(chan error)
-	go func() { next <- w.AppendSyncedSoon(Entry{Kind: Ended, N: MaxUnsynced + 1}, "output") }()
+	go func() { next <- w.AppendSyncedSoon(Entry{Kind: Ended, N: MaxUnsynced + 1}, made(t, "output")...) }()
 	time.Sleep(50 * time.Millisecond)
 	if entries, _, err := Read(path); err != nil || len(entries) != MaxUnsynced {
 		t.Errorf("%d entries (%v) while %d ends' files were forced, want %d", len(entries), err, MaxUnsynced, MaxUnsynced)
@@ -168,8 +206,12 @@ func TestFailedEndsLeaveNoWait(t *testing.T) {
 	good := w.write
 	w.write = func([]byte) (int, error) { return 0, errors.New("no space left on device") }
 	for n := 1; n <= MaxUnsynced+4; n++ {
-		if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: n}, "output"); err == nil {
+		output := made(t, "output")
+		if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: n}, output...); err == nil {
 			t.Fatal("a failed write was not said")
+		}
+		if err := output[0].Close(); !errors.Is(err, os.ErrClosed) {
+			t.Fatalf("the file of an end not written was left open (%v)", err)
 		}
 	}
 	if n := w.unsyncedEnds(); n != 0 {
@@ -177,7 +219,7 @@ func TestFailedEndsLeaveNoWait(t *testing.T) {
 	}
 	w.write = good
 	done := make(chan error)
-	go func() { done <- w.AppendSyncedSoon(Entry{Kind: Ended, N: 99}, "output") }()
+	go func() { done <- w.AppendSyncedSoon(Entry{Kind: Ended, N: 99}, made(t, "output")...) }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -199,21 +241,24 @@ func TestFilesNotForcedKeepTheJournalBack(t *testing.T) {
 	}
 	var selfSyncs int
 	var forced []string
-	w.syncFiles = func(paths []string) error {
-		forced = append(forced, paths...)
-		if slices.Contains(paths, "bad") {
+	w.syncFiles = func(opened []*os.File) error {
+		names := namesOf(opened)
+		forced = append(forced, names...)
+		if slices.Contains(names, "bad") {
 			return errors.New("input/output error")
 		}
 		return nil
 	}
 	w.syncSelf = func() error { selfSyncs++; return nil }
-	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, "bad"); err != nil {
+	if err := w.AppendSyncedSoon(Entry{Kind: Ended, N: 1}, made(t, "bad")...); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.WaitSynced(); err == nil || selfSyncs != 0 {
 		t.Errorf("files not forced: error %v, the journal forced %d times", err, selfSyncs)
 	}
-	w.Force("found")
+	if err := w.Force(madePath(t, "found")); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil || !slices.Contains(forced, "found") || selfSyncs != 1 {
 		t.Errorf("closed: %v, forced %q, the journal %d times", err, forced, selfSyncs)
 	}

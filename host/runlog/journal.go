@@ -67,8 +67,12 @@ func (r *Recorder) appendEntry(e journal.Entry, sync bool) {
 // appendEnded appends an iteration's end, forced to the disk while the
 // next agent starts (journal.Writer.AppendSyncedSoon) after the files it
 // names, with r.mu held.
-func (r *Recorder) appendEnded(e journal.Entry, files ...string) {
-	r.appendWith(e, func(w *journal.Writer, e journal.Entry) error { return w.AppendSyncedSoon(e, files...) })
+func (r *Recorder) appendEnded(e journal.Entry, opened ...*os.File) {
+	if r.journal == nil {
+		closeFiles(opened)
+		return
+	}
+	r.appendWith(e, func(w *journal.Writer, e journal.Entry) error { return w.AppendSyncedSoon(e, opened...) })
 }
 
 // appendWith appends e by write, with r.mu held.

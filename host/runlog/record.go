@@ -279,6 +279,15 @@ func (r *Recorder) keep(err error) error {
 	return err
 }
 
+// keepOpen is keep for a file written and held open: the file, or nil
+// if its write failed.
+func (r *Recorder) keepOpen(f *os.File, err error) *os.File {
+	if r.keep(err) != nil {
+		return nil
+	}
+	return f
+}
+
 // Err is the first write that failed, if one did: the record is
 // incomplete, though the run went on.
 func (r *Recorder) Err() error {
@@ -311,6 +320,9 @@ type LoopRecord struct {
 	// agents are the names of the agents that ran or take turns, so far:
 	// a script's agent function adds those it chooses as they run.
 	agents []string
+	// prompt is the prompt's file of the iteration going on, held open
+	// for its end to have it forced to the disk (appendEnded).
+	prompt *os.File
 }
 
 // NewLoop is the record of a loop of the run that is about to start,
@@ -393,7 +405,8 @@ func (l *LoopRecord) IterationStarted(req loop.Request) {
 		r.records++
 		l.record = r.records
 	}
-	r.keep(writeFile(filepath.Join(iterationDir(r.dir, l.record), promptName), []byte(req.Prompt)))
+	l.closePrompt()
+	l.prompt = r.keepOpen(writeFileOpen(filepath.Join(iterationDir(r.dir, l.record), promptName), []byte(req.Prompt)))
 	r.appendEntry(journal.Entry{Kind: journal.Began, Key: l.key, N: req.Iteration, Record: l.record}, false)
 }
 
@@ -433,9 +446,12 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	r.mend(l.record)
 	dir := iterationDir(r.dir, l.record)
 	if _, err := os.Stat(filepath.Join(dir, promptName)); os.IsNotExist(err) { // removed meanwhile
-		r.keep(writeFile(filepath.Join(dir, promptName), []byte(it.Prompt)))
+		l.closePrompt()
+		l.prompt = r.keepOpen(writeFileOpen(filepath.Join(dir, promptName), []byte(it.Prompt)))
 	}
-	r.keep(writeFile(filepath.Join(dir, outputName), it.Result.Output))
+	// The files the end names, held open until forced (appendEnded).
+	named := []*os.File{l.prompt, r.keepOpen(writeFileOpen(filepath.Join(dir, outputName), it.Result.Output))}
+	l.prompt = nil
 	m := Meta{
 		Record: l.record, Loop: l.index + 1, Iteration: it.Number, Agent: it.Agent,
 		PromptSHA256: sha256Hex([]byte(it.Prompt)), PromptBytes: len(it.Prompt),
@@ -448,13 +464,14 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	}
 	if d := it.Decoded; d != nil {
 		m.Format, m.Model, m.Retries, m.Refused = string(d.Format), d.Model, d.Retries, d.Refused
-		r.keep(writeFile(filepath.Join(dir, transcriptName), it.Transcript))
+		named = append(named, r.keepOpen(writeFileOpen(filepath.Join(dir, transcriptName), it.Transcript)))
 	}
 	m.Spent = spentOf(it.Spent)
 	if c := it.Changes; c != nil {
 		m.GitHeadBefore, m.GitHeadAfter, m.FilesChanged, m.FilesChangedMore = c.HeadBefore, c.HeadAfter, c.Files, c.More
 	}
 	r.keep(writeJSON(filepath.Join(dir, "meta.json"), m))
+	named = slices.DeleteFunc(named, func(f *os.File) bool { return f == nil })
 	fresh := r.fresh
 	r.fresh = nil
 	if it.Outcome != loop.OutcomeInterrupted {
@@ -465,12 +482,22 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 			// Its files reach the disk after the entry is written,
 			// before it is forced there (appendEnded): a resume
 			// checks the last ends' (lastEnds).
-			named := endFiles(r.dir, l.record, it.Decoded != nil)
 			r.appendEnded(journal.Entry{Kind: journal.Ended, Key: l.key, N: it.Number, Record: l.record, Result: data}, named...)
+			named = nil
 		}
 		l.count(it)
 	}
+	closeFiles(named)
 	r.saveLater()
+}
+
+// closePrompt closes the prompt's file held open, if any: its iteration
+// has no end to force it with.
+func (l *LoopRecord) closePrompt() {
+	if l.prompt != nil {
+		l.prompt.Close()
+		l.prompt = nil
+	}
 }
 
 // count adds an iteration that ended to the run's: its agent, its spend,
@@ -492,6 +519,7 @@ func (l *LoopRecord) LoopFinished(res loop.Result) {
 	r := l.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	l.closePrompt() // of an iteration that did not end
 	if l.index < 0 {
 		return
 	}

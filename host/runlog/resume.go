@@ -130,7 +130,7 @@ func ResumeWith(dir, id, name string, opts ResumeOptions) (*Recorder, error) {
 		// wrote them: forced with the first ends the resumed run
 		// writes, before they can push them out of the next resume's
 		// look (lastEnds), not at once, which would hold the resume.
-		r.journal.Force(r.found...)
+		r.keep(r.journal.Force(r.found...))
 	}
 	return r, err
 }

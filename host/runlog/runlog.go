@@ -304,10 +304,34 @@ func marshalJSON(v any) ([]byte, error) {
 // writeFile writes a record's file whole (files.WriteWhole), making its
 // directory.
 func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	f, err := writeFileOpen(path, data)
+	if err != nil {
 		return err
 	}
-	return files.WriteWhole(path, data)
+	return f.Close()
+}
+
+// writeFileOpen is writeFile that returns the file still open
+// (files.WriteWholeOpen). Its directory is made only when a write fails:
+// most are there, and a look first costs each file a stat. Where the
+// directory cannot be made, MkdirAll's error names the part in the way.
+func writeFileOpen(path string, data []byte) (*os.File, error) {
+	f, err := files.WriteWholeOpen(path, data)
+	if err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		f, err = files.WriteWholeOpen(path, data)
+	}
+	return f, err
+}
+
+// closeFiles closes files held open for a record's end that will not
+// be forced with one.
+func closeFiles(opened []*os.File) {
+	for _, f := range opened {
+		f.Close()
+	}
 }
 
 // idForm is the form of the ids newID gives, the older ones without

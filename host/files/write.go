@@ -186,7 +186,7 @@ func OpenAll(paths []string) ([]*os.File, error) {
 // together first (StartWriteback), and closes them: a record's files,
 // kept open since they were written (WriteWholeOpen), so that forcing
 // them costs no second open of each by its name, nor of its directory
-// (150 µs an iteration on tmpfs, docs/performance.md).
+// (docs/performance.md, "The record on a disk").
 func SyncClose(opened []*os.File) error {
 	for _, f := range opened {
 		StartWriteback(f)

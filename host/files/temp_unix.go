@@ -34,7 +34,11 @@ func openTemp(dir string) (*os.File, error) {
 // rename is os.Rename without its look for a directory at newpath
 // first: rename(2) refuses to put a file over one too (EISDIR).
 func rename(oldpath, newpath string) error {
-	if err := unix.Rename(oldpath, newpath); err != nil {
+	err := unix.Rename(oldpath, newpath)
+	for err == unix.EINTR {
+		err = unix.Rename(oldpath, newpath)
+	}
+	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
 	}
 	return nil

@@ -153,21 +153,12 @@ func Lock(path string) (f *os.File, busy bool, err error) {
 	return f, false, nil
 }
 
-// SyncAll forces the files at paths, written whole without it
-// (WriteWhole), to the disk: a record's once the iteration that wrote
-// them ended, before the journal that names them. The writeback of all
-// is begun first (StartWriteback), so that on a journaling file system
-// one commit takes them all, each still forced in its turn. No link at a
-// path is followed, only a regular file is opened (OpenBelow), and a
-// file gone is passed over: nothing of it is left to keep.
-func SyncAll(paths []string) error {
-	opened, err := OpenAll(paths)
-	return errors.Join(err, SyncClose(opened))
-}
-
-// OpenAll opens the files at paths for SyncClose as OpenBelow does:
-// those it could, with why it could not the others. A file gone is
-// passed over.
+// OpenAll opens the files at paths for SyncClose, as OpenBelow does: a
+// record's files a resume found, which the rooda that wrote them may not
+// have forced to the disk. No link at a path is followed, only a regular
+// file is opened, and a file gone is passed over: nothing of it is left
+// to keep. It returns those it could open, with why it could not the
+// others.
 func OpenAll(paths []string) ([]*os.File, error) {
 	var opened []*os.File
 	var errs []error
@@ -183,7 +174,8 @@ func OpenAll(paths []string) ([]*os.File, error) {
 }
 
 // SyncClose forces the open files to the disk, their writeback begun
-// together first (StartWriteback), and closes them: a record's files,
+// together first (StartWriteback), so that on a journaling file system
+// one commit takes them all, and closes them: a record's files,
 // kept open since they were written (WriteWholeOpen), so that forcing
 // them costs no second open of each by its name, nor of its directory
 // (docs/performance.md, "The record on a disk").

@@ -124,24 +124,28 @@ func TestReplaceAsAnotherUser(t *testing.T) {
 	}
 }
 
-// TestSyncAllFollowsNoLink: the files a record names are forced to the
-// disk where they are; one gone is passed over, and a link left in its
-// place is refused, not followed to what it names.
-func TestSyncAllFollowsNoLink(t *testing.T) {
+// TestOpenAllFollowsNoLink: the files a resume found are opened to be
+// forced to the disk where they are; one gone is passed over, and a link
+// left in its place is refused, not followed to what it names.
+func TestOpenAllFollowsNoLink(t *testing.T) {
 	dir := t.TempDir()
 	output := filepath.Join(dir, "output.txt")
 	if err := WriteWhole(output, []byte("done\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := SyncAll([]string{output, filepath.Join(dir, "gone.txt")}); err != nil {
-		t.Errorf("a file and one gone: %v", err)
+	opened, err := OpenAll([]string{output, filepath.Join(dir, "gone.txt")})
+	if err != nil || len(opened) != 1 {
+		t.Errorf("a file and one gone: %d opened, %v", len(opened), err)
+	}
+	if err := SyncClose(opened); err != nil {
+		t.Error(err)
 	}
 	link := filepath.Join(dir, "prompt.txt")
 	if err := os.Symlink(output, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := SyncAll([]string{link}); !errors.Is(err, ErrSymlink) {
-		t.Errorf("a link: %v, want it refused", err)
+	if opened, err := OpenAll([]string{link}); !errors.Is(err, ErrSymlink) || len(opened) != 0 {
+		t.Errorf("a link: %d opened, %v; want it refused", len(opened), err)
 	}
 }
 

@@ -204,8 +204,9 @@ func (w *Writer) append(e Entry) error {
 
 // AppendSyncedSoon is Append for an iteration's end, which names the
 // files it wrote without forcing them to the disk, still open
-// (files.WriteWholeOpen), which the writer closes: e is written at once, so that a rooda killed from then on has it, and a
-// goroutine of the writer's own forces the files, then the journal, to
+// (files.WriteWholeOpen), which the writer closes: e is written at once,
+// so that a rooda killed from then on has it, and a goroutine of the
+// writer's own forces the files, then the journal, to
 // the disk while the next agent starts, where Append would wait for the
 // disk (an output's fsync alone takes 0.8 ms on the development VM,
 // docs/performance.md).
@@ -319,14 +320,19 @@ func (w *Writer) Bytes() ([]byte, error) {
 	return data, err
 }
 
-// Close closes the journal, once what it forces to the disk is there.
-func (w *Writer) Close() error {
+// Settle returns once what the journal forces to the disk is there: the
+// ends AppendSyncedSoon appended, and the files Force named with no end
+// since, which are forced now (and closed).
+func (w *Writer) Settle() error {
 	err := w.WaitSynced()
 	if w.owed() {
-		err = errors.Join(err, w.sync()) // what Force named, with no end since
+		err = errors.Join(err, w.sync())
 	}
-	return errors.Join(err, w.f.Close())
+	return err
 }
+
+// Close closes the journal, once what it forces to the disk is there.
+func (w *Writer) Close() error { return errors.Join(w.Settle(), w.f.Close()) }
 
 // Line is e as the journal writes it.
 func Line(e Entry) ([]byte, error) {

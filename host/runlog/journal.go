@@ -93,7 +93,7 @@ func (r *Recorder) appendWith(e journal.Entry, write func(*journal.Writer, journ
 func (r *Recorder) waitSynced() {
 	r.keep(r.later.wait())
 	if r.journal != nil {
-		r.keep(r.journal.WaitSynced())
+		r.keep(r.journal.Settle())
 	}
 }
 

@@ -59,3 +59,29 @@ func openBelow(t *testing.T, dir string) []string {
 	}
 	return open
 }
+
+// TestAPromptReplacedIsWrittenAgain: a prompt's file an agent replaced
+// while it ran (a git stash and its pop put back another file) is
+// written again as the agent was given it, and that is the file the
+// iteration's end names and forces.
+func TestAPromptReplacedIsWrittenAgain(t *testing.T) {
+	r, err := Start(t.TempDir(), "build", nil, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled(t, r)
+	l := r.NewLoop("", journal.Key{})
+	l.LoopStarted("build", nil, nil, nil)
+	l.IterationStarted(loop.Request{Iteration: 1, Prompt: "the prompt"})
+	path := filepath.Join(iterationDir(r.Dir(), 1), promptName)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("another"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l.IterationFinished(&loop.Iteration{Number: 1, Prompt: "the prompt", Outcome: loop.OutcomeContinue})
+	if data, err := os.ReadFile(path); err != nil || string(data) != "the prompt" {
+		t.Errorf("the prompt's file holds %q (%v), want the prompt given", data, err)
+	}
+}

@@ -445,7 +445,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	}
 	r.mend(l.record)
 	dir := iterationDir(r.dir, l.record)
-	if _, err := os.Stat(filepath.Join(dir, promptName)); os.IsNotExist(err) { // removed meanwhile
+	if !l.promptInPlace(filepath.Join(dir, promptName)) { // removed or replaced meanwhile
 		l.closePrompt()
 		l.prompt = r.keepOpen(writeFileOpen(filepath.Join(dir, promptName), []byte(it.Prompt)))
 	}
@@ -489,6 +489,22 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 	}
 	closeFiles(named)
 	r.saveLater()
+}
+
+// promptInPlace reports whether the prompt's file at path is the one
+// written as the iteration began and held open since: the one its end
+// forces to the disk. One an agent removed, or put back as another file
+// (a git stash and its pop), is written again.
+func (l *LoopRecord) promptInPlace(path string) bool {
+	if l.prompt == nil {
+		return false
+	}
+	held, err := l.prompt.Stat()
+	if err != nil {
+		return false
+	}
+	named, err := os.Stat(path)
+	return err == nil && os.SameFile(held, named)
 }
 
 // closePrompt closes the prompt's file held open, if any: its iteration

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"rooda/host/agentstream"
@@ -312,12 +313,13 @@ func writeFile(path string, data []byte) error {
 }
 
 // writeFileOpen is writeFile that returns the file still open
-// (files.WriteWholeOpen). Its directory is made only when a write fails:
-// most are there, and a look first costs each file a stat. Where the
-// directory cannot be made, MkdirAll's error names the part in the way.
+// (files.WriteWholeOpen). Its directory is made only when the write finds
+// it missing, or something else in its place: most are there, and a look
+// first costs each file a stat. Where the directory cannot be made,
+// MkdirAll's error names the part in the way.
 func writeFileOpen(path string, data []byte) (*os.File, error) {
 	f, err := files.WriteWholeOpen(path, data)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}

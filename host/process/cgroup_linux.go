@@ -34,12 +34,27 @@ var cgroupBase struct {
 	made bool   // tried since rooda started or last removed it
 	dir  string // rooda's own cgroup: <rooda's cgroup>/rooda-<pid>
 	n    int
+	// spare are agents' cgroups found empty and thawed as their agents
+	// ended, kept for the next agents: making a cgroup and removing it
+	// cost an iteration a mkdir and an rmdir of the kernel's
+	// (docs/performance.md).
+	spare []*cgroup
 }
+
+// maxSpareCgroups bounds the cgroups kept for the next agents: as many
+// as loops at once, within reason.
+const maxSpareCgroups = 16
 
 // cgroup is one agent's.
 type cgroup struct {
 	dir string
 	fd  int // a descriptor of dir, for CLONE_INTO_CGROUP
+	// events is what cgroup.events said when last read (empty).
+	events string
+	// spared is set on one that served an agent before (release);
+	// killed once cgroup.kill was written, after which this kernel
+	// (6.18) kills every process that starts in it: never kept.
+	spared, killed bool
 }
 
 // newCgroup makes a cgroup for one agent, or returns nil where rooda
@@ -53,6 +68,13 @@ func newCgroup() *cgroup {
 		return nil
 	}
 	cgroupBase.mu.Lock()
+	if n := len(cgroupBase.spare); n > 0 {
+		g := cgroupBase.spare[n-1]
+		cgroupBase.spare = cgroupBase.spare[:n-1]
+		cgroupBase.mu.Unlock()
+		g.spared = true
+		return g
+	}
 	cgroupBase.n++
 	dir := filepath.Join(base, "agent-"+strconv.Itoa(cgroupBase.n))
 	cgroupBase.mu.Unlock()
@@ -173,12 +195,33 @@ func (g *cgroup) find() []proc {
 // left nothing behind, the rule, costs each iteration.
 func (g *cgroup) empty() bool {
 	data, err := os.ReadFile(filepath.Join(g.dir, "cgroup.events"))
-	return err == nil && strings.Contains(string(data), "populated 0\n")
+	g.events = string(data)
+	return err == nil && strings.Contains(g.events, "populated 0\n")
+}
+
+// release keeps the cgroup for the next agent where the kernel said, as
+// its agent's processes were last looked for (empty), that none is left
+// and none is frozen; else it removes it.
+func (g *cgroup) release() {
+	if g.events == "populated 0\nfrozen 0\n" && !g.killed {
+		cgroupBase.mu.Lock()
+		kept := cgroupBase.dir != "" && strings.HasPrefix(g.dir, cgroupBase.dir+"/") && len(cgroupBase.spare) < maxSpareCgroups
+		if kept {
+			g.events = ""
+			cgroupBase.spare = append(cgroupBase.spare, g)
+		}
+		cgroupBase.mu.Unlock()
+		if kept {
+			return
+		}
+	}
+	g.remove()
 }
 
 // killAll kills every process in the cgroup and those below it at once
 // (cgroup.kill, Linux 5.14), or without that file each one it finds.
 func (g *cgroup) killAll() {
+	g.killed = true
 	if os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0) == nil {
 		return
 	}
@@ -194,6 +237,18 @@ func (g *cgroup) remove() {
 		syscall.Close(g.fd)
 	}
 	removeTree(g.dir)
+}
+
+// unused is release for a cgroup no agent started in (the kernel
+// refused, or the command was not found): one made for it is removed,
+// one kept from an agent before is kept again, if still as it was.
+func (g *cgroup) unused() {
+	if g.spared {
+		g.empty()
+		g.release()
+		return
+	}
+	g.remove()
 }
 
 // removeTree removes a cgroup and those below it, deepest first: a
@@ -217,6 +272,10 @@ func removeTree(dir string) {
 func removeBaseCgroup() {
 	cgroupBase.mu.Lock()
 	defer cgroupBase.mu.Unlock()
+	for _, g := range cgroupBase.spare {
+		syscall.Close(g.fd)
+	}
+	cgroupBase.spare = nil
 	if cgroupBase.dir != "" {
 		removeTree(cgroupBase.dir)
 	}

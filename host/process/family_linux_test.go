@@ -361,3 +361,41 @@ func TestExitedUnwaitedOfAReapedChild(t *testing.T) {
 		t.Errorf("exited %t, errno %v; want false, ECHILD", exited, errno)
 	}
 }
+
+// TestACgroupServesTheNextAgent: an agent's cgroup, left empty and
+// thawed, is the next agent's, where it is found all the same (no mkdir
+// and rmdir of the kernel's an iteration); one whose processes had to be
+// killed with cgroup.kill is not, for the kernel then kills whatever
+// starts in it, and the agent after starts and ends as it should.
+func TestACgroupServesTheNextAgent(t *testing.T) {
+	if baseCgroup() == "" || cgroupsOff.Load() {
+		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
+	}
+	own := func() string {
+		t.Helper()
+		res := run(t, Command{Argv: sh(`grep '^0::' /proc/self/cgroup`)})
+		if res.ExitCode != 0 {
+			t.Fatalf("an agent ended %d (%s)", res.ExitCode, res.Signal)
+		}
+		return string(res.Output)
+	}
+	first := own()
+	if second := own(); second != first {
+		t.Errorf("the next agent's cgroup is %q, the one before's %q: not kept", second, first)
+	}
+	ready := filepath.Join(t.TempDir(), "ready")
+	script := `setsid sh -c 'trap "" TERM; touch ` + ready + `; sleep 30' >/dev/null 2>&1 & until [ -e ` + ready + ` ]; do sleep 0.01; done; grep '^0::' /proc/self/cgroup`
+	res := run(t, Command{Argv: sh(script), Grace: 200 * time.Millisecond})
+	if !res.Killed || res.EscapedSurvived {
+		t.Fatalf("the escaped child: killed %t, survived %t", res.Killed, res.EscapedSurvived)
+	}
+	dead(t, res.Escaped...)
+	if next := own(); next == string(res.Output) {
+		t.Errorf("a cgroup killed with cgroup.kill served the next agent: %q", next)
+	}
+	res = run(t, Command{Argv: sh(cleanEscape), Grace: time.Second})
+	if len(res.Escaped) != 1 || res.Escaped[0].Name != "sleep" || !res.Contained {
+		t.Errorf("in a cgroup kept from an agent before: escaped %v, contained %t; want the sleep", res.Escaped, res.Contained)
+	}
+	dead(t, res.Escaped...)
+}

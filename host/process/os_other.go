@@ -55,6 +55,8 @@ func newCgroup() *cgroup      { return nil }
 func (*cgroup) find() []proc  { return nil }
 func (*cgroup) killAll()      {}
 func (*cgroup) remove()       {}
+func (*cgroup) release()      {}
+func (*cgroup) unused()       {}
 func (*cgroup) stopAll() bool { return false }
 func (*cgroup) continueAll()  {}
 func removeBaseCgroup()       {}

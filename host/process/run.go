@@ -207,7 +207,7 @@ func (p *started) start(c Command, stdin, stdout *os.File) error {
 }
 
 func (p *started) dropCgroup() {
-	p.cgroup.remove()
+	p.cgroup.unused()
 	p.cgroup = nil
 }
 
@@ -267,7 +267,7 @@ func (p *started) stopEscaped(res *Result, c Command) {
 	res.Killed = res.Killed || killed
 	if p.cgroup != nil {
 		res.Contained = !res.EscapedSurvived
-		p.cgroup.remove()
+		p.cgroup.release()
 	}
 }
 

@@ -49,12 +49,8 @@ const maxSpareCgroups = 16
 type cgroup struct {
 	dir string
 	fd  int // a descriptor of dir, for CLONE_INTO_CGROUP
-	// events is what cgroup.events said when last read (empty).
-	events string
-	// spared is set on one that served an agent before (release);
-	// killed once cgroup.kill was written, after which this kernel
-	// (6.18) kills every process that starts in it: never kept.
-	spared, killed bool
+	// spared is set on one that served an agent before (release).
+	spared bool
 }
 
 // newCgroup makes a cgroup for one agent, or returns nil where rooda
@@ -194,34 +190,69 @@ func (g *cgroup) find() []proc {
 // walking the cgroups reads every directory, which is what an agent that
 // left nothing behind, the rule, costs each iteration.
 func (g *cgroup) empty() bool {
-	data, err := os.ReadFile(filepath.Join(g.dir, "cgroup.events"))
-	g.events = string(data)
-	return err == nil && strings.Contains(g.events, "populated 0\n")
+	events, err := g.events()
+	return err == nil && strings.Contains(events, "populated 0\n")
 }
 
-// release keeps the cgroup for the next agent where the kernel said, as
-// its agent's processes were last looked for (empty), that none is left
-// and none is frozen; else it removes it.
+// events is what the cgroup's cgroup.events says, in three system calls:
+// os.ReadFile offers the file to Go's poller, for kernfs files poll,
+// which costs as many again, and it is read twice an iteration.
+func (g *cgroup) events() (string, error) {
+	fd, err := syscall.Open(filepath.Join(g.dir, "cgroup.events"), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return "", err
+	}
+	defer syscall.Close(fd)
+	var buf [128]byte // "populated 0\nfrozen 0\n", and room for more
+	n, err := syscall.Read(fd, buf[:])
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
+}
+
+// release keeps the cgroup for the next agent where the kernel says that
+// no process is left in it and none is frozen; else it removes it. It is
+// for the cgroup of an agent that ended by itself and left nothing
+// (started.stopEscaped): one ended by a signal may have been ended with
+// cgroup.kill, by rooda or by anyone, after which this kernel (6.18)
+// kills every process that starts in it.
 func (g *cgroup) release() {
-	if g.events == "populated 0\nfrozen 0\n" && !g.killed {
-		cgroupBase.mu.Lock()
-		kept := cgroupBase.dir != "" && strings.HasPrefix(g.dir, cgroupBase.dir+"/") && len(cgroupBase.spare) < maxSpareCgroups
-		if kept {
-			g.events = ""
-			cgroupBase.spare = append(cgroupBase.spare, g)
-		}
-		cgroupBase.mu.Unlock()
-		if kept {
-			return
-		}
+	events, err := g.events()
+	if err == nil && events == "populated 0\nfrozen 0\n" && keepSpare(g) {
+		return
 	}
 	g.remove()
+}
+
+// keepSpare keeps g for the next agent, unless enough are kept or g is
+// not of rooda's cgroup as it is now (removed and made again since).
+func keepSpare(g *cgroup) bool {
+	cgroupBase.mu.Lock()
+	defer cgroupBase.mu.Unlock()
+	if cgroupBase.dir == "" || !strings.HasPrefix(g.dir, cgroupBase.dir+"/") || len(cgroupBase.spare) >= maxSpareCgroups {
+		return false
+	}
+	cgroupBase.spare = append(cgroupBase.spare, g)
+	return true
+}
+
+// dropSpares removes the cgroups kept for the next agents: one the
+// kernel refused to start an agent in (removed meanwhile, as an agent
+// with the rights may) says nothing of the others.
+func dropSpares() {
+	cgroupBase.mu.Lock()
+	spare := cgroupBase.spare
+	cgroupBase.spare = nil
+	cgroupBase.mu.Unlock()
+	for _, g := range spare {
+		g.remove()
+	}
 }
 
 // killAll kills every process in the cgroup and those below it at once
 // (cgroup.kill, Linux 5.14), or without that file each one it finds.
 func (g *cgroup) killAll() {
-	g.killed = true
 	if os.WriteFile(filepath.Join(g.dir, "cgroup.kill"), []byte("1"), 0) == nil {
 		return
 	}
@@ -244,7 +275,6 @@ func (g *cgroup) remove() {
 // one kept from an agent before is kept again, if still as it was.
 func (g *cgroup) unused() {
 	if g.spared {
-		g.empty()
 		g.release()
 		return
 	}
@@ -319,6 +349,6 @@ func (g *cgroup) setFrozen(frozen bool) bool {
 // frozen reports whether the kernel says every process in the cgroup is
 // frozen (cgroup.events, "frozen 1").
 func (g *cgroup) frozen() bool {
-	data, err := os.ReadFile(filepath.Join(g.dir, "cgroup.events"))
-	return err != nil || strings.Contains(string(data), "frozen 1\n")
+	events, err := g.events()
+	return err != nil || strings.Contains(events, "frozen 1\n")
 }

@@ -398,4 +398,41 @@ func TestACgroupServesTheNextAgent(t *testing.T) {
 		t.Errorf("in a cgroup kept from an agent before: escaped %v, contained %t; want the sleep", res.Escaped, res.Contained)
 	}
 	dead(t, res.Escaped...)
+	// An agent that kills its own cgroup (cgroup.kill) ends by a signal:
+	// its cgroup is not kept, and the agents after it start.
+	killsItself := `d=$(grep '^0::' /proc/self/cgroup | cut -c4-); for m in /sys/fs/cgroup/unified /sys/fs/cgroup; do [ -e "$m$d/cgroup.kill" ] && echo 1 >"$m$d/cgroup.kill"; done; sleep 5`
+	if res := run(t, Command{Argv: sh(killsItself), Grace: time.Second}); res.Signal == "" {
+		t.Fatalf("an agent writing its cgroup.kill ended %d", res.ExitCode)
+	}
+	own()
+	own()
+}
+
+// TestACgroupKeptButGoneIsMadeAgain: a cgroup kept for the next agent
+// that is gone when it starts (an agent with the rights removed it) is
+// replaced by a new one, not taken for a kernel that refuses cgroups.
+func TestACgroupKeptButGoneIsMadeAgain(t *testing.T) {
+	if baseCgroup() == "" || cgroupsOff.Load() {
+		t.Skip("SKIPPED: no writable cgroup v2 hierarchy on this machine")
+	}
+	t.Cleanup(func() { cgroupsOff.Store(false) }) // as it was, whatever the test found
+	run(t, Command{Argv: sh("true")})
+	cgroupBase.mu.Lock()
+	var kept []string
+	for _, g := range cgroupBase.spare {
+		kept = append(kept, g.dir)
+	}
+	cgroupBase.mu.Unlock()
+	if len(kept) == 0 {
+		t.Fatal("no cgroup kept")
+	}
+	for _, dir := range kept {
+		if err := syscall.Rmdir(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, Command{Argv: sh(`grep '^0::' /proc/self/cgroup`)})
+	if got := string(res.Output); cgroupsOff.Load() || !strings.Contains(got, "/agent-") {
+		t.Errorf("after the kept cgroup went: started in %q, cgroups off %t", got, cgroupsOff.Load())
+	}
 }

@@ -49,7 +49,7 @@ func stopStaleTagged() []Found { return nil }
 func tagged(string) []int { return nil }
 
 // cgroup is Linux's; elsewhere there is none.
-type cgroup struct{}
+type cgroup struct{ spared bool }
 
 func newCgroup() *cgroup      { return nil }
 func (*cgroup) find() []proc  { return nil }
@@ -57,6 +57,7 @@ func (*cgroup) killAll()      {}
 func (*cgroup) remove()       {}
 func (*cgroup) release()      {}
 func (*cgroup) unused()       {}
+func dropSpares()             {}
 func (*cgroup) stopAll() bool { return false }
 func (*cgroup) continueAll()  {}
 func removeBaseCgroup()       {}

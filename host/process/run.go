@@ -188,10 +188,18 @@ func start(c Command) (*started, error) {
 // start starts the command, in the agent's cgroup if it has one. A
 // kernel that refuses to start it there (no clone3, no write access to
 // the cgroup's parent) gets it started without, and rooda does without
-// cgroups from then on.
+// cgroups from then on; but first, where the cgroup refused was one kept
+// from an agent before, in a new one.
 func (p *started) start(c Command, stdin, stdout *os.File) error {
 	p.cmd = command(c, p.tag, p.cgroup, stdin, stdout)
 	err := kin.startTracked(p)
+	if err != nil && p.cgroup != nil && p.cgroup.spared && p.cmd.Err == nil {
+		p.cgroup.remove()
+		dropSpares()
+		p.cgroup = newCgroup()
+		p.cmd = command(c, p.tag, p.cgroup, stdin, stdout)
+		err = kin.startTracked(p)
+	}
 	if err != nil && p.cgroup != nil && p.cmd.Err == nil {
 		// Found and refused: the cgroup is what the kernel refused.
 		p.dropCgroup()
@@ -265,9 +273,14 @@ func (p *started) stopEscaped(res *Result, c Command) {
 	var killed bool
 	res.Escaped, killed, res.EscapedSurvived = stopLeft(p.leftovers(), grace(c), c.Kill)
 	res.Killed = res.Killed || killed
-	if p.cgroup != nil {
-		res.Contained = !res.EscapedSurvived
+	if p.cgroup == nil {
+		return
+	}
+	res.Contained = !res.EscapedSurvived
+	if ps := p.cmd.ProcessState; ps != nil && ps.Exited() && !res.Abandoned && len(res.Escaped) == 0 {
 		p.cgroup.release()
+	} else {
+		p.cgroup.remove()
 	}
 }
 

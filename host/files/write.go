@@ -173,6 +173,16 @@ func OpenAll(paths []string) ([]*os.File, error) {
 	return opened, errors.Join(errs...)
 }
 
+// CloseAll closes the files, which are not to be forced to the disk: a
+// record's files that no end names.
+func CloseAll(opened []*os.File) error {
+	var errs []error
+	for _, f := range opened {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
+}
+
 // SyncClose forces the open files to the disk, their writeback begun
 // together first (StartWriteback), so that on a journaling file system
 // one commit takes them all, and closes them: a record's files,

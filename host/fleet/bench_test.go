@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"rooda/host/journal"
-	"rooda/host/runlog"
 )
 
 // BenchmarkRunThroughTheQueue is what the fleet costs a run, on the
@@ -107,10 +106,7 @@ func BenchmarkRecordWriteThrough(b *testing.B) {
 	f := benchFleet(b, "")
 	ctx := context.Background()
 	runs := b.TempDir()
-	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		b.Fatal(err)
-	}
+	rec := startRecord(b, runs)
 	jnl, err := journal.Open(filepath.Join(rec.Dir(), journal.Name))
 	if err != nil {
 		b.Fatal(err)

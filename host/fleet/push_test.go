@@ -111,10 +111,7 @@ func TestAWorkspaceBehindTheStoreIsKnown(t *testing.T) {
 	ctx := context.Background()
 	f := client(t, embedded(t))
 	runs := t.TempDir()
-	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, runs)
 	jnl, err := journal.Open(filepath.Join(rec.Dir(), journal.Name))
 	if err != nil {
 		t.Fatal(err)
@@ -175,10 +172,7 @@ func TestATakerPutsBackABranchPushedPastTheJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := filepath.Join(first, runlog.DefaultDir)
-	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, runs)
 	commitIn(t, first, "one.txt")
 	one := gitRun(t, first, "rev-parse", "HEAD")
 	jnl, err := journal.Open(filepath.Join(rec.Dir(), journal.Name))
@@ -229,10 +223,7 @@ func TestAKeptWorkspaceIsJudgedByItsJournalsContent(t *testing.T) {
 	f := client(t, embedded(t))
 	key := journal.Key{Thread: "main", Seq: 1}
 	elsewhere := t.TempDir()
-	rec, err := runlog.Start(elsewhere, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, elsewhere)
 	id := filepath.Base(rec.Dir())
 	there := openJournal(t, filepath.Join(rec.Dir(), journal.Name))
 	appendTo(t, there, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})

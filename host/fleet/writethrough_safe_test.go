@@ -24,10 +24,7 @@ import (
 func TestAWriteThroughReadsNoLinkAndNoPipe(t *testing.T) {
 	f := client(t, embedded(t))
 	runs := t.TempDir()
-	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, runs)
 	it := filepath.Join(rec.Dir(), "iterations", "0001")
 	if err := os.MkdirAll(it, 0o755); err != nil {
 		t.Fatal(err)
@@ -157,10 +154,7 @@ func TestALateHolderDoesNotReplaceItsTakersJournal(t *testing.T) {
 	f := client(t, embedded(t))
 	key := journal.Key{Thread: "main", Seq: 1}
 	stale := t.TempDir()
-	rec, err := runlog.Start(stale, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, stale)
 	id := filepath.Base(rec.Dir())
 	staleJnl := openJournal(t, filepath.Join(rec.Dir(), journal.Name))
 	appendTo(t, staleJnl, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
@@ -206,6 +200,16 @@ func TestALateHolderDoesNotReplaceItsTakersJournal(t *testing.T) {
 	sameFile(t, filepath.Join(runs, id), got, journal.Name)
 }
 
+// startRecord starts a run's record of build in runs.
+func startRecord(t testing.TB, runs string) *runlog.Recorder {
+	t.Helper()
+	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 func openJournal(t *testing.T, path string) *journal.Writer {
 	t.Helper()
 	j, err := journal.Open(path)
@@ -235,10 +239,7 @@ func TestAJournalWrittenAnewLongerIsKnownByItsContent(t *testing.T) {
 	for _, later := range []bool{false, true} {
 		name := fmt.Sprintf("anew-%v", later)
 		runs := t.TempDir()
-		rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		rec := startRecord(t, runs)
 		path := filepath.Join(rec.Dir(), journal.Name)
 		j := openJournal(t, path)
 		appendTo(t, j, journal.Entry{Kind: journal.Began, Key: key, N: 1, Record: 1})
@@ -277,10 +278,7 @@ func TestAFileRewrittenToTheSameSizeAndTimeIsSentAgain(t *testing.T) {
 	ctx := context.Background()
 	f := client(t, embedded(t))
 	runs := t.TempDir()
-	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, runs)
 	path := filepath.Join(rec.Dir(), "iterations", "0001", "meta.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -361,10 +359,7 @@ func TestAPieceWhosePushFailedIsNotUploaded(t *testing.T) {
 	ctx := context.Background()
 	f := client(t, embedded(t))
 	runs := t.TempDir()
-	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, runs)
 	c, err := f.newRecordCopy(ctx, "r", runs, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -400,10 +395,7 @@ func TestAFileMadeInAnIterationSentBeforeIsSent(t *testing.T) {
 	f := client(t, embedded(t))
 	key := journal.Key{Thread: "main", Seq: 1}
 	runs := t.TempDir()
-	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, runs)
 	iteration := filepath.Join(rec.Dir(), "iterations", "0001")
 	if err := os.MkdirAll(iteration, 0o755); err != nil {
 		t.Fatal(err)

@@ -76,10 +76,7 @@ func TestARecordIsWrittenThroughAsItsJournalGrows(t *testing.T) {
 	ctx := context.Background()
 	f := client(t, embedded(t))
 	runs := t.TempDir()
-	rec, err := runlog.Start(runs, "build", []string{"run", "build"}, 10, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := startRecord(t, runs)
 	dir := rec.Dir()
 	id := filepath.Base(dir)
 	var held error

@@ -223,7 +223,7 @@ func (w *Writer) AppendSyncedSoon(e Entry, opened ...*os.File) error {
 	}
 	if err := w.append(e); err != nil {
 		// No entry names them: nothing of them need reach the disk.
-		return errors.Join(before, err, closeAll(opened))
+		return errors.Join(before, err, files.CloseAll(opened))
 	}
 	w.mu.Lock()
 	w.pending = append(w.pending, opened...)
@@ -249,15 +249,6 @@ func (w *Writer) Force(paths ...string) error {
 	defer w.mu.Unlock()
 	w.pending = append(w.pending, opened...)
 	return err
-}
-
-// closeAll closes files the writer will not force.
-func closeAll(opened []*os.File) error {
-	var errs []error
-	for _, f := range opened {
-		errs = append(errs, f.Close())
-	}
-	return errors.Join(errs...)
 }
 
 // paced is sync for the writer's goroutine, no sooner than SyncEvery

@@ -237,9 +237,9 @@ func keepSpare(g *cgroup) bool {
 	return true
 }
 
-// dropSpares removes the cgroups kept for the next agents: one the
-// kernel refused to start an agent in (removed meanwhile, as an agent
-// with the rights may) says nothing of the others.
+// dropSpares removes the cgroups kept for the next agents, once the
+// kernel refused to start an agent in one (removed meanwhile, as an
+// agent with the rights may): the others may be gone too.
 func dropSpares() {
 	cgroupBase.mu.Lock()
 	spare := cgroupBase.spare

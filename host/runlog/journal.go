@@ -69,7 +69,7 @@ func (r *Recorder) appendEntry(e journal.Entry, sync bool) {
 // names, with r.mu held.
 func (r *Recorder) appendEnded(e journal.Entry, opened ...*os.File) {
 	if r.journal == nil {
-		closeFiles(opened)
+		files.CloseAll(opened)
 		return
 	}
 	r.appendWith(e, func(w *journal.Writer, e journal.Entry) error { return w.AppendSyncedSoon(e, opened...) })

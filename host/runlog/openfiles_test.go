@@ -16,13 +16,7 @@ import (
 // iteration an interrupt cut short, and of one whose loop ended before
 // it did, are closed too, with no end to force.
 func TestARecordLeavesNoFileOpen(t *testing.T) {
-	r, err := Start(t.TempDir(), "build", nil, 0, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	settled(t, r)
-	l := r.NewLoop("", journal.Key{})
-	l.LoopStarted("build", nil, nil, nil)
+	r, l := startedLoop(t)
 	for n, outcome := range []loop.Outcome{loop.OutcomeContinue, loop.OutcomeInterrupted} {
 		l.IterationStarted(loop.Request{Iteration: n + 1, Prompt: "p"})
 		l.IterationFinished(&loop.Iteration{Number: n + 1, Prompt: "p", Outcome: outcome})
@@ -41,6 +35,19 @@ func TestARecordLeavesNoFileOpen(t *testing.T) {
 	if open := openBelow(t, filepath.Join(r.Dir(), "iterations")); len(open) != 0 {
 		t.Errorf("files still open once the record was forced: %q", open)
 	}
+}
+
+// startedLoop is a new run's record and its loop, started.
+func startedLoop(t *testing.T) (*Recorder, *LoopRecord) {
+	t.Helper()
+	r, err := Start(t.TempDir(), "build", nil, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled(t, r)
+	l := r.NewLoop("", journal.Key{})
+	l.LoopStarted("build", nil, nil, nil)
+	return r, l
 }
 
 // openBelow are the files under dir that this process holds open.
@@ -65,13 +72,7 @@ func openBelow(t *testing.T, dir string) []string {
 // written again as the agent was given it, and that is the file the
 // iteration's end names and forces.
 func TestAPromptReplacedIsWrittenAgain(t *testing.T) {
-	r, err := Start(t.TempDir(), "build", nil, 0, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	settled(t, r)
-	l := r.NewLoop("", journal.Key{})
-	l.LoopStarted("build", nil, nil, nil)
+	r, l := startedLoop(t)
 	l.IterationStarted(loop.Request{Iteration: 1, Prompt: "the prompt"})
 	path := filepath.Join(iterationDir(r.Dir(), 1), promptName)
 	if err := os.Remove(path); err != nil {

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"rooda/host/files"
 	"rooda/host/journal"
 	"rooda/host/loop"
 	"rooda/host/process"
@@ -487,7 +488,7 @@ func (l *LoopRecord) IterationFinished(it *loop.Iteration) {
 		}
 		l.count(it)
 	}
-	closeFiles(named)
+	files.CloseAll(named)
 	r.saveLater()
 }
 

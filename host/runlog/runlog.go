@@ -302,8 +302,8 @@ func marshalJSON(v any) ([]byte, error) {
 	return append(data, '\n'), err
 }
 
-// writeFile writes a record's file whole (files.WriteWhole), making its
-// directory.
+// writeFile writes a record's file whole, making its directory
+// (writeFileOpen).
 func writeFile(path string, data []byte) error {
 	f, err := writeFileOpen(path, data)
 	if err != nil {
@@ -326,14 +326,6 @@ func writeFileOpen(path string, data []byte) (*os.File, error) {
 		f, err = files.WriteWholeOpen(path, data)
 	}
 	return f, err
-}
-
-// closeFiles closes files held open for a record's end that will not
-// be forced with one.
-func closeFiles(opened []*os.File) {
-	for _, f := range opened {
-		f.Close()
-	}
 }
 
 // idForm is the form of the ids newID gives, the older ones without

@@ -84,9 +84,9 @@ func BenchmarkFlood(b *testing.B) {
 }
 
 // benchFlood runs the flood in writes of chunk bytes through Run, with
-// the idle timeout rooda sets by default, and through a pipe to cat. Run
-// splices output it does not stream (pipeStore), and reads output it
-// streams, as it shows an agent's output live: "streamed" is the latter.
+// the idle timeout rooda sets by default, and through a pipe to cat;
+// "streamed" also writes each read on, as rooda shows an agent's output
+// live.
 func benchFlood(b *testing.B, chunk int) {
 	n := floodBytes()
 	argv := fakeAgent(b, fmt.Sprintf(`{"steps": [{"bytes": %d, "chunk": %d, "after": "<promise>SUCCESS</promise>"}]}`, n, chunk))

@@ -8,21 +8,22 @@ import (
 	"time"
 )
 
-// capture takes the agent's output from its pipe. Output that is not
-// streamed, under a large limit, is spliced into a pipeStore, where Linux
-// has one: a flood is not copied until the agent is done, and then only
-// the bytes kept. Otherwise it is read into the ring as cat reads a pipe: a
-// blocking read(2) on a thread of its own. Go's network poller would
+// capture takes the agent's output from its pipe and keeps its newest
+// bytes in a ring, as cat reads a pipe: a blocking read(2) on a thread of
+// its own, each read taking all the pipe holds. Go's network poller would
 // wait in epoll instead, and a pipe that was ever polled wakes its reader
 // on every write, not only when it was empty: an agent printing in 8 KiB
-// pieces then costs a wake-up, and a goroutine switch, a piece.
+// pieces then costs a wake-up, and a goroutine switch, a piece. A reader
+// that keeps up releases each of the agent's pages as soon as it is
+// written, and the pipe hands that page, still in the caches, to the
+// agent's next write (docs/design.md, "Capture": why this beat splicing
+// the pages away, and pausing between reads).
 //
 // Once the agent's group is gone the output ends at once (the pipe's
 // last writer is gone) unless a process that escaped the group still
 // holds the pipe: finish then waits at most a silence of drainTime and a
-// grace period in all, and gives up. A splice's wait for output is woken
-// and ends; a blocking read cannot be cancelled, and is left to end when
-// that process writes or exits.
+// grace period in all, and gives up. A blocking read cannot be
+// cancelled, and is left to end when that process writes or exits.
 type capture struct {
 	f    *os.File // the read end, blocking: Go's poller never sees it
 	idle *watchdog
@@ -31,12 +32,6 @@ type capture struct {
 	// -1 between reads: how long rooda has waited for output.
 	began   time.Time
 	reading atomic.Int64
-
-	pause time.Duration // after a short read (gatherPause)
-	// splice, when set, takes the output without reading it (see
-	// pipeStore), until the store can take no more: where the output is
-	// not streamed, and the limit is large.
-	splice *splicer
 
 	// streaming guards tee: once finish gave up, nothing more is
 	// streamed, for the stream's owner takes it back when Run returns.
@@ -52,34 +47,6 @@ type capture struct {
 	pending int
 }
 
-// An agent that prints as it goes, in small pieces, as fast as rooda
-// reads them, would wake it once a piece: when a read finds little (less
-// than it had room for: the pipe is empty) that arrived while it waited
-// only briefly, rooda pauses for gatherPause, and the next read takes
-// what arrived meanwhile (at 2 GB/s, 400 KB) at once. A line now and
-// then, after a wait, is read as soon as it comes.
-//
-// The pause must end before the pipe fills, or the agent waits: it is
-// taken only in a pipe of pausingPipe or more (1 MiB holds half a
-// millisecond at 2 GB/s), not in the 64 KiB a pipe has where rooda could
-// not enlarge it. 200 µs against 50 µs, a flood of 8 KiB pieces, three
-// rounds of eleven: wall 654/596/657 ms against 679/633/704, CPU
-// 913/820/913 against 1042/894/1005 (the pipe: 586/536/642, 1048/956/1124).
-const (
-	gather        = 64 << 10
-	streamingFast = 100 * time.Microsecond
-	gatherPause   = 200 * time.Microsecond
-	pausingPipe   = 1 << 20
-)
-
-// pauseIn is the pause between short reads of a pipe of capacity bytes.
-func pauseIn(capacity int) time.Duration {
-	if capacity < pausingPipe {
-		return 0
-	}
-	return gatherPause
-}
-
 // maxReadInPlace bounds a read into the oldest bytes of a full ring, as
 // does an eighth of the ring: a read given up on may still land there,
 // and what it may overwrite is no longer kept. cat reads 128 KiB at a
@@ -87,10 +54,7 @@ func pauseIn(capacity int) time.Duration {
 const maxReadInPlace = 128 << 10
 
 func newCapture(f *os.File, ring *Ring, idle *watchdog, tee io.Writer) *capture {
-	c := &capture{f: f, ring: ring, idle: idle, tee: tee, done: make(chan struct{}), began: time.Now(), pause: pauseIn(pipeCapacity(f))}
-	if tee == nil {
-		c.splice = newSplicer(ring.limit)
-	}
+	c := &capture{f: f, ring: ring, idle: idle, tee: tee, done: make(chan struct{}), began: time.Now()}
 	c.reading.Store(-1)
 	return c
 }
@@ -100,16 +64,12 @@ func (c *capture) run() {
 	defer close(c.done)
 	defer c.f.Close()
 	defer c.release()
-	if c.splice != nil && !c.spliceAll() {
-		return
-	}
 	for {
 		space, ok := c.next()
 		if !ok {
 			return
 		}
-		began := time.Since(c.began)
-		c.reading.Store(int64(began))
+		c.reading.Store(int64(time.Since(c.began)))
 		n, err := c.f.Read(space)
 		c.reading.Store(-1)
 		if n > 0 && !c.took(space[:n]) {
@@ -117,9 +77,6 @@ func (c *capture) run() {
 		}
 		if err != nil {
 			return
-		}
-		if c.pause > 0 && n > 0 && n < min(gather, len(space)) && time.Since(c.began)-time.Duration(began) < streamingFast {
-			pause(c.pause)
 		}
 	}
 }
@@ -129,9 +86,6 @@ func (c *capture) release() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ended = true
-	if c.splice != nil {
-		c.splice.closeWake()
-	}
 }
 
 // next is where the next read goes, unless finish gave up.
@@ -189,26 +143,12 @@ func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64
 		}
 	}
 	<-c.done
-	if store := c.store(); store != nil {
-		kept := store.kept()
-		return kept, store.total, store.total - int64(len(kept))
-	}
 	return c.ring.Bytes(), c.ring.Total(), c.ring.Dropped()
-}
-
-// store is the store the output went into, nil when it went into the
-// ring.
-func (c *capture) store() *pipeStore {
-	if c.splice == nil {
-		return nil
-	}
-	return c.splice.store
 }
 
 // giveUp gives up the read under way, unless the output ended meanwhile,
 // and returns a copy of what is kept: that read may still write into the
-// ring, in its oldest bytes (pending) alone. A wait for output to splice
-// is woken instead, and the store read out.
+// ring, in its oldest bytes (pending) alone.
 func (c *capture) giveUp() (kept []byte, total int64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -216,10 +156,6 @@ func (c *capture) giveUp() (kept []byte, total int64, ok bool) {
 		return nil, 0, false
 	}
 	c.gaveUp = true
-	if store := c.store(); store != nil {
-		c.splice.wakeAwait()
-		return store.kept(), store.total, true
-	}
 	c.f.Close() // closed for good once that read returns
 	return c.ring.copyBut(c.pending), c.ring.Total(), true
 }

@@ -48,17 +48,31 @@ func TestGivenUpReadLosesNothingKept(t *testing.T) {
 	}
 }
 
-// TestStreamedFloodEveryByteOnce: an agent printing in small pieces as
-// fast as it can, read with pauses to gather them, is captured and
-// streamed whole, in order.
-func TestStreamedFloodEveryByteOnce(t *testing.T) {
-	var stream bytes.Buffer
-	res := run(t, Command{Argv: sh(`i=0; while [ $i -lt 3000 ]; do echo "line $i"; i=$((i+1)); done`), Stream: &stream, MaxOutput: 1 << 20})
+// TestFloodEveryByteOnce: an agent printing in small pieces as fast as
+// it can, many reads' worth, is captured whole, in order, and streamed
+// whole where it is shown; past the limit, the newest bytes are kept.
+func TestFloodEveryByteOnce(t *testing.T) {
+	const lines = 30000
 	var want strings.Builder
-	for i := range 3000 {
+	for i := range lines {
 		want.WriteString("line " + strconv.Itoa(i) + "\n")
 	}
-	if string(res.Output) != want.String() || stream.String() != want.String() {
-		t.Errorf("kept %d bytes, streamed %d, want %d", len(res.Output), stream.Len(), want.Len())
+	agent := sh(`i=0; while [ $i -lt ` + strconv.Itoa(lines) + ` ]; do echo "line $i"; i=$((i+1)); done`)
+	for _, limit := range []int{1 << 20, 64 << 10} {
+		for _, shown := range []bool{false, true} {
+			var stream bytes.Buffer
+			c := Command{Argv: agent, MaxOutput: limit}
+			if shown {
+				c.Stream = &stream
+			}
+			res := run(t, c)
+			kept := want.String()[max(0, want.Len()-limit):]
+			if string(res.Output) != kept || res.Total != int64(want.Len()) || res.Dropped != int64(want.Len()-len(kept)) {
+				t.Errorf("limit %d, shown %t: kept %d bytes (the newest %d: %t), total %d, dropped %d; printed %d", limit, shown, len(res.Output), len(kept), string(res.Output) == kept, res.Total, res.Dropped, want.Len())
+			}
+			if shown && stream.String() != want.String() {
+				t.Errorf("limit %d: streamed %d bytes, want %d", limit, stream.Len(), want.Len())
+			}
+		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -22,15 +21,6 @@ func outputPipe() (r, w *os.File, err error) {
 	}
 	unix.FcntlInt(uintptr(fds[0]), unix.F_SETPIPE_SZ, 1<<20)
 	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
-}
-
-// pipeCapacity is how many bytes the pipe f holds, 0 if unknown.
-func pipeCapacity(f *os.File) int {
-	n, err := unix.FcntlInt(f.Fd(), unix.F_GETPIPE_SZ, 0)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // waitExit waits for the agent to exit, then collects its status. It
@@ -53,13 +43,6 @@ func waitExit(cmd *exec.Cmd) error {
 		f.Close()
 	}
 	return cmd.Wait()
-}
-
-// pause sleeps for d on the calling thread: Go's timers wake no sooner
-// than a millisecond.
-func pause(d time.Duration) {
-	ts := unix.NsecToTimespec(d.Nanoseconds())
-	unix.Nanosleep(&ts, nil)
 }
 
 // hugePage is the size of a transparent huge page on amd64 and arm64.

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"sync/atomic"
 	"syscall"
-	"time"
 )
 
 // AdoptOrphans does nothing where there are no subreapers: orphans go to
@@ -84,23 +83,7 @@ func outputPipe() (r, w *os.File, err error) {
 
 func waitExit(cmd *exec.Cmd) error { return cmd.Wait() }
 
-func pause(d time.Duration) { time.Sleep(d) }
-
-// pipeCapacity is unknown: rooda does not pause between reads.
-func pipeCapacity(*os.File) int { return 0 }
-
 func adviseHuge([]byte) {}
-
-// splicer is Linux's: elsewhere the output is read (capture).
-type splicer struct{ store *pipeStore }
-
-type pipeStore struct{ total int64 }
-
-func newSplicer(int) *splicer      { return nil }
-func (c *capture) spliceAll() bool { return true }
-func (s *splicer) wakeAwait()      {}
-func (s *splicer) closeWake()      {}
-func (s *pipeStore) kept() []byte  { return nil }
 
 // The guard is Linux's (guard_linux.go): elsewhere nothing starts from a
 // confined thread.

@@ -10,7 +10,8 @@ import (
 
 // capture takes the agent's output from its pipe and keeps its newest
 // bytes in a ring, as cat reads a pipe: a blocking read(2) on a thread of
-// its own, each read taking all the pipe holds. Go's network poller would
+// its own, each read taking what the pipe holds, up to the end of the
+// ring's buffer (at most 128 KiB once it is full). Go's network poller would
 // wait in epoll instead, and a pipe that was ever polled wakes its reader
 // on every write, not only when it was empty: an agent printing in 8 KiB
 // pieces then costs a wake-up, and a goroutine switch, a piece. A reader
@@ -23,9 +24,14 @@ import (
 // last writer is gone) unless a process that escaped the group still
 // holds the pipe: finish then waits at most a silence of drainTime and a
 // grace period in all, and gives up. A blocking read cannot be
-// cancelled, and is left to end when that process writes or exits.
+// cancelled: on Linux rooda ends it with a byte of its own, written into
+// the pipe through /proc; elsewhere it is left to end when that process
+// writes or exits.
 type capture struct {
-	f    *os.File // the read end, blocking: Go's poller never sees it
+	f *os.File // the read end, blocking: Go's poller never sees it
+	// wake, once finish gave up, is a write end of the pipe of rooda's
+	// own (wakeEnd), for the byte that ends the read under way; -1 before.
+	wake int
 	idle *watchdog
 	done chan struct{} // closed when the output is read to its end
 	// reading is when the read under way began, as time since began, or
@@ -54,7 +60,7 @@ type capture struct {
 const maxReadInPlace = 128 << 10
 
 func newCapture(f *os.File, ring *Ring, idle *watchdog, tee io.Writer) *capture {
-	c := &capture{f: f, ring: ring, idle: idle, tee: tee, done: make(chan struct{}), began: time.Now()}
+	c := &capture{f: f, ring: ring, idle: idle, tee: tee, done: make(chan struct{}), began: time.Now(), wake: -1}
 	c.reading.Store(-1)
 	return c
 }
@@ -139,6 +145,7 @@ func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64
 			c.streaming.Lock()
 			c.tee = nil
 			c.streaming.Unlock()
+			wakeRead(c.wake)
 			return kept, total, total - int64(len(kept))
 		}
 	}
@@ -148,7 +155,10 @@ func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64
 
 // giveUp gives up the read under way, unless the output ended meanwhile,
 // and returns a copy of what is kept: that read may still write into the
-// ring, in its oldest bytes (pending) alone.
+// ring, in its oldest bytes (pending) alone. It opens the write end that
+// finish then ends that read with (once nothing more is streamed), so
+// that the read does not hold the ring, and a thread, until the process
+// that holds the pipe writes or exits.
 func (c *capture) giveUp() (kept []byte, total int64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -156,6 +166,7 @@ func (c *capture) giveUp() (kept []byte, total int64, ok bool) {
 		return nil, 0, false
 	}
 	c.gaveUp = true
+	c.wake = wakeEnd(c.f)
 	c.f.Close() // closed for good once that read returns
 	return c.ring.copyBut(c.pending), c.ring.Total(), true
 }

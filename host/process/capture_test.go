@@ -2,6 +2,7 @@ package process
 
 import (
 	"bytes"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,8 +14,10 @@ import (
 // TestGivenUpReadLosesNothingKept: a writer that rooda cannot stop keeps
 // the pipe open, silent; finish gives the read up after drainTime of
 // silence and returns what was kept, all but the oldest eighth the read
-// still under way may overwrite, and what that writer prints later changes
-// none of it, and is not streamed: the stream's owner has it back.
+// still under way may overwrite. That read ends at once (on Linux, where
+// rooda wakes it), holding neither the ring nor a thread until the
+// writer writes; what the writer prints later changes none of what was
+// kept, and is not streamed: the stream's owner has it back.
 func TestGivenUpReadLosesNothingKept(t *testing.T) {
 	r, w, err := outputPipe()
 	if err != nil {
@@ -33,6 +36,13 @@ func TestGivenUpReadLosesNothingKept(t *testing.T) {
 	want := data[len(data)-1024+1024/8:]
 	if !bytes.Equal(kept, want) || total != 4096 || dropped != 4096-int64(len(want)) {
 		t.Fatalf("kept %d bytes (%t), total %d, dropped %d; want the last %d", len(kept), bytes.Equal(kept, want), total, dropped, len(want))
+	}
+	if runtime.GOOS == "linux" {
+		select {
+		case <-c.done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the read given up on still waits for the silent writer")
+		}
 	}
 	w.Write(bytes.Repeat([]byte("X"), 4096))
 	select {

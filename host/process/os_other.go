@@ -85,6 +85,12 @@ func waitExit(cmd *exec.Cmd) error { return cmd.Wait() }
 
 func adviseHuge([]byte) {}
 
+// wakeEnd is Linux's (through /proc): elsewhere a read given up on ends
+// when the process holding the pipe writes or exits.
+func wakeEnd(*os.File) int { return -1 }
+
+func wakeRead(int) {}
+
 // The guard is Linux's (guard_linux.go): elsewhere nothing starts from a
 // confined thread.
 const GuardArg = "--guard"

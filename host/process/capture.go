@@ -28,10 +28,7 @@ import (
 // the pipe through /proc; elsewhere it is left to end when that process
 // writes or exits.
 type capture struct {
-	f *os.File // the read end, blocking: Go's poller never sees it
-	// wake, once finish gave up, is a write end of the pipe of rooda's
-	// own (wakeEnd), for the byte that ends the read under way; -1 before.
-	wake int
+	f    *os.File // the read end, blocking: Go's poller never sees it
 	idle *watchdog
 	done chan struct{} // closed when the output is read to its end
 	// reading is when the read under way began, as time since began, or
@@ -60,7 +57,7 @@ type capture struct {
 const maxReadInPlace = 128 << 10
 
 func newCapture(f *os.File, ring *Ring, idle *watchdog, tee io.Writer) *capture {
-	c := &capture{f: f, ring: ring, idle: idle, tee: tee, done: make(chan struct{}), began: time.Now(), wake: -1}
+	c := &capture{f: f, ring: ring, idle: idle, tee: tee, done: make(chan struct{}), began: time.Now()}
 	c.reading.Store(-1)
 	return c
 }
@@ -145,7 +142,11 @@ func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64
 			c.streaming.Lock()
 			c.tee = nil
 			c.streaming.Unlock()
-			wakeRead(c.wake)
+			// Only now, nothing more streamed: the byte that ends the
+			// read under way, which would otherwise hold the ring, and a
+			// thread, until the process holding the pipe writes or exits.
+			wakeRead(c.f)
+			c.f.Close() // closed for good once that read returns
 			return kept, total, total - int64(len(kept))
 		}
 	}
@@ -155,10 +156,7 @@ func (c *capture) finish(limit time.Duration) (kept []byte, total, dropped int64
 
 // giveUp gives up the read under way, unless the output ended meanwhile,
 // and returns a copy of what is kept: that read may still write into the
-// ring, in its oldest bytes (pending) alone. It opens the write end that
-// finish then ends that read with (once nothing more is streamed), so
-// that the read does not hold the ring, and a thread, until the process
-// that holds the pipe writes or exits.
+// ring, in its oldest bytes (pending) alone.
 func (c *capture) giveUp() (kept []byte, total int64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -166,8 +164,6 @@ func (c *capture) giveUp() (kept []byte, total int64, ok bool) {
 		return nil, 0, false
 	}
 	c.gaveUp = true
-	c.wake = wakeEnd(c.f)
-	c.f.Close() // closed for good once that read returns
 	return c.ring.copyBut(c.pending), c.ring.Total(), true
 }
 

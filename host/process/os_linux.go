@@ -24,31 +24,23 @@ func outputPipe() (r, w *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
 }
 
-// wakeEnd opens a write end of the pipe whose read end is r, through
-// /proc/self/fd, before r is closed: a byte written there ends a read of
-// r that would otherwise wait for a process rooda could not stop. -1
-// where it cannot.
-func wakeEnd(r *os.File) int {
-	w := -1
-	if conn, err := r.SyscallConn(); err == nil {
-		conn.Control(func(fd uintptr) {
-			path := "/proc/self/fd/" + strconv.Itoa(int(fd))
-			if fd, err := unix.Open(path, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0); err == nil {
-				w = fd
-			}
-		})
-	}
-	return w
-}
-
-// wakeRead writes the byte that ends the read under way into w
-// (wakeEnd), and closes it. A full pipe takes none: no read waits then.
-func wakeRead(w int) {
-	if w < 0 {
+// wakeRead ends a blocking read of r, a pipe's read end, that would
+// otherwise wait for a process rooda could not stop: it writes a byte
+// through a write end of the pipe of its own, opened in /proc/self/fd. A
+// full pipe takes none: no read waits then; nor does a pipe whose read
+// ended meanwhile (r closed, or no reader left).
+func wakeRead(r *os.File) {
+	conn, err := r.SyscallConn()
+	if err != nil {
 		return
 	}
-	unix.Write(w, []byte{0})
-	unix.Close(w)
+	conn.Control(func(fd uintptr) {
+		w, err := unix.Open("/proc/self/fd/"+strconv.Itoa(int(fd)), unix.O_WRONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == nil {
+			unix.Write(w, []byte{0})
+			unix.Close(w)
+		}
+	})
 }
 
 // waitExit waits for the agent to exit, then collects its status. It

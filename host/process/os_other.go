@@ -85,11 +85,9 @@ func waitExit(cmd *exec.Cmd) error { return cmd.Wait() }
 
 func adviseHuge([]byte) {}
 
-// wakeEnd is Linux's (through /proc): elsewhere a read given up on ends
+// wakeRead is Linux's (through /proc): elsewhere a read given up on ends
 // when the process holding the pipe writes or exits.
-func wakeEnd(*os.File) int { return -1 }
-
-func wakeRead(int) {}
+func wakeRead(*os.File) {}
 
 // The guard is Linux's (guard_linux.go): elsewhere nothing starts from a
 // confined thread.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Markdown writes the reference as one Markdown document.
@@ -68,13 +69,13 @@ func Section(e Entry) string {
 }
 
 // exampleTest is an example's first line when it names a script test.
-var exampleTest = regexp.MustCompile(`^# (\w+_test\.star) `)
+var exampleTest = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^# (\w+_test\.star) `) })
 
 // ExampleTest is the file name of an example that is a script test (its
 // first line "# NAME_test.star …"), else "": such an example is
 // statements for the REPL.
 func (e Entry) ExampleTest() string {
-	if m := exampleTest.FindStringSubmatch(e.Example); m != nil {
+	if m := exampleTest().FindStringSubmatch(e.Example); m != nil {
 		return m[1]
 	}
 	return ""

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"rooda/builtins"
@@ -304,14 +305,15 @@ func className(typ string) string {
 	return b.String()
 }
 
-// apiTypes are the registry's types, by name, for pyType.
-var apiTypes = func() map[string]bool {
+// apiTypes are the registry's types, by name, for pyType: made when a
+// stub is first written, not at every start of rooda.
+var apiTypes = sync.OnceValue(func() map[string]bool {
 	names := map[string]bool{}
 	for _, typ := range builtins.Types() {
 		names[typ.Name] = true
 	}
 	return names
-}()
+})
 
 // verdict is what an on_iteration callback returns: None, a verdict
 // word, or a pair (verdict, reason).
@@ -360,7 +362,7 @@ func pyOf(t docstring.Type) string {
 	case "dict":
 		return "dict[str, Any]"
 	}
-	if apiTypes[t.Name] {
+	if apiTypes()[t.Name] {
 		return className(t.Name)
 	}
 	return "Any"

@@ -144,7 +144,7 @@ func (d *decoder) unknownKey(k *yaml.Node, path, key string, known []string) {
 
 // withChecks decodes a section of fields that may also hold checks:.
 func (d *decoder) withChecks(n *yaml.Node, path string, fs []field, checks *Value[[]Check]) {
-	d.mapping(n, path, append(keysOf(fs), "checks"), func(key string, v *yaml.Node) {
+	d.mapping(n, path, keysOf(fs, "checks"), func(key string, v *yaml.Node) {
 		if key == "checks" {
 			d.checks(v, join(path, key), checks)
 			return
@@ -392,8 +392,7 @@ func (d *decoder) procedures(n *yaml.Node, into map[string]*Procedure) {
 func (d *decoder) procedure(n *yaml.Node, p *Procedure) {
 	path := join("procedures", p.Name)
 	fs := p.fields()
-	known := append(keysOf(fs), "script", "checks")
-	known = append(known, prompt.PhaseNames()...)
+	known := keysOf(fs, append([]string{"script", "checks"}, prompt.PhaseNames()...)...)
 	var scriptNode *yaml.Node
 	d.mapping(n, path, known, func(key string, v *yaml.Node) {
 		if key == "checks" {
@@ -447,6 +446,7 @@ func (d *decoder) phase(v *yaml.Node, path string, into *Value[[]prompt.Fragment
 	case v.Kind == yaml.ScalarNode:
 		frags = append(frags, d.fragmentAt(v, prompt.Fragment{Path: v.Value}))
 	case v.Kind == yaml.SequenceNode:
+		frags = make([]prompt.Fragment, 0, len(v.Content))
 		for i, item := range v.Content {
 			if f, ok := d.fragment(deref(item), fmt.Sprintf("%s[%d]", path, i)); ok {
 				frags = append(frags, f)
@@ -552,12 +552,13 @@ func orTop(path string) string {
 	return path
 }
 
-func keysOf(fs []field) []string {
-	keys := make([]string, len(fs))
+// keysOf is the keys of fs, then more.
+func keysOf(fs []field, more ...string) []string {
+	keys := make([]string, len(fs), len(fs)+len(more))
 	for i, f := range fs {
 		keys[i] = f.key
 	}
-	return keys
+	return append(keys, more...)
 }
 
 func fieldNamed(fs []field, key string) field {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A run queued with a repository (Run.Repo) works in a clone of it: any
@@ -108,7 +109,7 @@ func lsRemote(ctx context.Context, dir string, refs ...string) (map[string]strin
 	return now, nil
 }
 
-var hexCommit = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+var hexCommit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,64}$`) })
 
 // ResolveRemoteRef is the commit ref names in the repository repo (a
 // URL or a path), as `git ls-remote` finds it: HEAD, a branch or a tag
@@ -132,7 +133,7 @@ func ResolveRemoteRef(ctx context.Context, repo, ref string) (string, error) {
 			return commit, nil
 		}
 	}
-	if hexCommit.MatchString(ref) {
+	if hexCommit().MatchString(ref) {
 		return ref, nil
 	}
 	return "", fmt.Errorf("%s has no ref %s", repo, ref)

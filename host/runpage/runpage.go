@@ -68,12 +68,16 @@ var unitFuncs = template.FuncMap{"duration": units.Duration, "dollars": units.Do
 // policy allows the page nothing but its own inline style and scripts,
 // named by their hashes, the data: favicon, and asking the server for a
 // run's version and its records' texts.
-var policy = fmt.Sprintf("default-src 'none'; style-src '%s'; script-src '%s' '%s'; img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-	hash(styleCSS), hash(piecesJS), hash(liveJS))
+var policy = sync.OnceValue(func() string {
+	return fmt.Sprintf("default-src 'none'; style-src '%s'; script-src '%s' '%s'; img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+		hash(styleCSS), hash(piecesJS), hash(liveJS))
+})
 
 // reportPolicy is the policy a report file carries in a meta element:
 // with no server, no script and no connection.
-var reportPolicy = fmt.Sprintf("default-src 'none'; style-src '%s'; img-src data:; base-uri 'none'; form-action 'none'", hash(styleCSS))
+var reportPolicy = sync.OnceValue(func() string {
+	return fmt.Sprintf("default-src 'none'; style-src '%s'; img-src data:; base-uri 'none'; form-action 'none'", hash(styleCSS))
+})
 
 func hash(text string) string {
 	sum := sha256.Sum256([]byte(text))
@@ -144,7 +148,7 @@ func handler(dir, addr string, fleet FleetStatus) http.Handler {
 func secured(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", policy)
+		h.Set("Content-Security-Policy", policy())
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
@@ -342,7 +346,7 @@ func WriteReport(w io.Writer, dir, id string) error {
 	if err != nil {
 		return err
 	}
-	p := page{Title: "rooda run " + id, Dir: dir, Report: true, Policy: reportPolicy, Style: template.CSS(styleCSS), Run: &v}
+	p := page{Title: "rooda run " + id, Dir: dir, Report: true, Policy: reportPolicy(), Style: template.CSS(styleCSS), Run: &v}
 	return pages().ExecuteTemplate(w, "run", p)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"unicode/utf8"
 
 	"rooda/host/agentstream"
@@ -20,13 +21,13 @@ type Own struct {
 
 // aliasName is what an alias of the user's may be called: a word, so
 // that ai_cmd_alias names it alone (a comma makes a rotation).
-var aliasName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+var aliasName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`) })
 
 // OwnAgent checks the command line of an agent of the user's own, to be
 // written under alias ("" for none), and works out how rooda reads what
 // it prints: a known CLI asked for its JSON stream, in that CLI's format.
 func OwnAgent(line, alias string) (Own, error) {
-	if alias != "" && !aliasName.MatchString(alias) {
+	if alias != "" && !aliasName().MatchString(alias) {
 		return Own{}, fmt.Errorf("--agent %q: the name of an alias of your own is one word of letters, digits, '.', '-' and '_'", alias)
 	}
 	if !utf8.ValidString(line) {

@@ -3,7 +3,6 @@ package telemetry
 import (
 	"context"
 
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -14,7 +13,7 @@ import (
 // worker, whose spans are its runs' takes. A nil *Process is tracing
 // turned off.
 type Process struct {
-	provider *sdktrace.TracerProvider
+	provider Provider
 	warn     *warnOnce
 }
 

@@ -5,8 +5,9 @@
 // provider, model, session, tokens and error type; rooda's own
 // attributes are under rooda.*. No prompt or output is exported. The
 // spans go over OTLP (http/protobuf, or grpc) by the official Go SDK's
-// exporters, which package telemetry/otlp registers here (UseExporter):
-// a program that does not link it (rooda) makes no trace.
+// exporters, which package telemetry/otlp registers here with the SDK
+// (UseExporter): a program that does not link it (rooda) makes no trace,
+// and links no SDK.
 // Each agent is given its iteration's span as TRACEPARENT, so that a CLI
 // that emits telemetry of its own joins the same trace (the setting
 // telemetry: agents turns a CLI's on: Loop.Agent).
@@ -31,8 +32,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"rooda/host/loop"
@@ -44,10 +43,6 @@ import (
 // warning.
 const ShutdownTimeout = 3 * time.Second
 
-// defaultServiceName is service.name unless OTEL_SERVICE_NAME or
-// OTEL_RESOURCE_ATTRIBUTES name another.
-const defaultServiceName = "rooda"
-
 // scope names the instrumentation in every span it makes.
 const scope = "rooda"
 
@@ -57,7 +52,7 @@ const scope = "rooda"
 type Run struct {
 	// agents turns the agent CLIs' own traces on (telemetry: agents).
 	agents   bool
-	provider *sdktrace.TracerProvider
+	provider Provider
 	tracer   trace.Tracer
 	ctx      context.Context // the root span's
 	root     trace.Span
@@ -116,7 +111,7 @@ func Start(workflow string, agents bool, warn func(format string, args ...any)) 
 // environment asks, and the warning it says failures with; nil when
 // tracing is off or cannot be (said through warn). It fails when an
 // endpoint variable is malformed.
-func newProvider(warn func(format string, args ...any)) (*sdktrace.TracerProvider, *warnOnce, error) {
+func newProvider(warn func(format string, args ...any)) (Provider, *warnOnce, error) {
 	if !Enabled(os.Getenv) {
 		return nil, nil, nil
 	}
@@ -130,8 +125,7 @@ func newProvider(warn func(format string, args ...any)) (*sdktrace.TracerProvide
 		return nil, nil, nil
 	}
 	once := &warnOnce{warn: warn}
-	ctx := context.Background()
-	exporter, err := newExporter(ctx, proto)
+	provider, err := newSDK(context.Background(), proto, once.Warnf)
 	if err != nil {
 		once.Warnf("no traces exported: %v", err)
 		return nil, nil, nil
@@ -139,19 +133,12 @@ func newProvider(warn func(format string, args ...any)) (*sdktrace.TracerProvide
 	// The SDK reports failed exports through the global handler, whose
 	// default prints to stderr past rooda's log.
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { once.Warnf("traces not exported: %v", err) }))
-	res, err := resource.New(ctx,
-		resource.WithAttributes(attribute.String("service.name", defaultServiceName)),
-		resource.WithTelemetrySDK(),
-		resource.WithFromEnv())
-	if err != nil {
-		once.Warnf("trace resource: %v", err)
-	}
-	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)), once, nil
+	return provider, once, nil
 }
 
 // start begins the run's root span with provider, under the span
 // rooda's environment names, if any.
-func start(provider *sdktrace.TracerProvider, workflow string, warn *warnOnce) *Run {
+func start(provider Provider, workflow string, warn *warnOnce) *Run {
 	r := &Run{provider: provider, tracer: provider.Tracer(scope), warn: warn}
 	r.ctx, r.root = r.tracer.Start(parentFromEnv(context.Background()), "invoke_workflow "+workflow,
 		trace.WithSpanKind(trace.SpanKindInternal),
@@ -161,21 +148,31 @@ func start(provider *sdktrace.TracerProvider, workflow string, warn *warnOnce) *
 	return r
 }
 
-// newExporter makes the OTLP exporter of a protocol: package
-// telemetry/otlp's (UseExporter), nil in a program that does not link it.
-var newExporter func(ctx context.Context, protocol string) (sdktrace.SpanExporter, error)
-
-// UseExporter makes exporter what makes the exporter of each run's
-// trace, given the protocol the environment asks for. Package
-// telemetry/otlp calls it as it initialises, so that this package, which
-// every rooda links, links no gRPC or protobuf.
-func UseExporter(exporter func(ctx context.Context, protocol string) (sdktrace.SpanExporter, error)) {
-	newExporter = exporter
+// Provider is the SDK's tracer provider, as a run's trace uses it.
+type Provider interface {
+	trace.TracerProvider
+	// Shutdown ends the provider, exporting what is left.
+	Shutdown(ctx context.Context) error
 }
+
+// NewSDK makes the SDK that exports each run's trace over protocol, the
+// one the environment asks for; warn says what it could not set up and
+// went on without.
+type NewSDK func(ctx context.Context, protocol string, warn func(format string, args ...any)) (Provider, error)
+
+// newSDK is package telemetry/otlp's (UseExporter), nil in a program
+// that does not link it.
+var newSDK NewSDK
+
+// UseExporter makes sdk what makes the SDK and its exporter of each
+// run's trace. Package telemetry/otlp calls it as it initialises, so
+// that this package, which every rooda links, links neither the SDK
+// (0.2 ms of every start, docs/performance.md) nor gRPC and protobuf.
+func UseExporter(sdk NewSDK) { newSDK = sdk }
 
 // Exporting reports whether this program links an exporter
 // (UseExporter), without which Start makes no trace.
-func Exporting() bool { return newExporter != nil }
+func Exporting() bool { return newSDK != nil }
 
 // parentFromEnv is ctx with the span that TRACEPARENT and TRACESTATE in
 // rooda's environment name, if any.

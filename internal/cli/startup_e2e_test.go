@@ -69,11 +69,12 @@ func initAllocations(t *testing.T, trace string) map[string]int {
 
 // heavyModules are the modules of what few commands use and every start
 // of a program that links them initialises: buildtools (script fmt and
-// script lint, which bring protobuf) and the OTLP exporters of traces,
-// with gRPC and protobuf (docs/design.md, "Two programs: rooda and
-// rooda-full").
+// script lint, which bring protobuf), the OpenTelemetry SDK and its OTLP
+// exporters of traces, with gRPC and protobuf (docs/design.md, "Two
+// programs: rooda and rooda-full").
 var heavyModules = []string{
 	"github.com/bazelbuild/buildtools",
+	"go.opentelemetry.io/otel/sdk",
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace",
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc",
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp",

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.starlark.net/starlark"
 
@@ -76,13 +77,20 @@ func quoted(names []string) []string {
 }
 
 func keywordNamed(name string) (config.Keyword, bool) {
-	for _, k := range config.Keywords() {
-		if k.Name == name {
-			return k, true
-		}
-	}
-	return config.Keyword{}, false
+	k, ok := keywordsByName()[name]
+	return k, ok
 }
+
+// keywordsByName are iterate()'s keywords, made once: rooda script check
+// asks for each of iterate()'s parameters, and making the list each time
+// was a tenth of a check's own work.
+var keywordsByName = sync.OnceValue(func() map[string]config.Keyword {
+	byName := map[string]config.Keyword{}
+	for _, k := range config.Keywords() {
+		byName[k.Name] = k
+	}
+	return byName
+})
 
 // settingLiteral reads s, given for a setting's keyword, as iterate()
 // does: converted by the keyword's type, then parsed by the setting.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -30,6 +31,12 @@ func AssertFunctions() []Builtin { return assertFunctions }
 // sees, the assert module, fake_agent(), skip() and advance().
 func TestPredeclared(args []string) starlark.StringDict {
 	return WithTestNames(Predeclared(args, false))
+}
+
+// TestPredeclaredOnce makes TestPredeclared(nil) when first called, for
+// host.Options: a check of a script that is no test makes none.
+func TestPredeclaredOnce() func() starlark.StringDict {
+	return sync.OnceValue(func() starlark.StringDict { return TestPredeclared(nil) })
 }
 
 // WithTestNames adds to d the names of script tests, the assert module,

@@ -70,7 +70,7 @@ func TestCheckCalls(t *testing.T) {
 		src := "p = compose('x')\ndef helper(n):\n    return None\ndef kept(it):\n    def inner():\n        return 'not a verdict'\n    return 'continue' if inner() else None\ndef judge(it):\n    if it.number > 3:\n        return 'done'\n    return None\ndef combine(*fns):\n    return fns[0]\ndef none_of_it():\n    return None\ndef own(**kw):\n    return None\n" + tc.call + "\n"
 		f := newFixture(t, map[string]string{"main_test.star": src})
 		f.Opts.Signatures = builtins.Signatures(cfg)
-		f.Opts.TestPredeclared = builtins.TestPredeclared(nil)
+		f.Opts.TestPredeclared = builtins.TestPredeclaredOnce()
 		_, err := f.Runtime().Check("main_test.star")
 		got := ""
 		if err != nil {

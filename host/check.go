@@ -50,7 +50,7 @@ func (r *Runtime) Check(paths ...string) (Checked, error) {
 		}
 		c := &checker{r: r, seen: map[string]bool{}, globals: map[string]map[string]bool{}, predeclared: r.opts.Predeclared}
 		if strings.HasSuffix(file, "_test.star") && r.opts.TestPredeclared != nil {
-			c.predeclared = r.opts.TestPredeclared
+			c.predeclared = r.opts.TestPredeclared()
 		}
 		c.file(root, nil)
 		c.loadedNames()

@@ -24,9 +24,10 @@ const DefaultMaxSteps = 100_000_000
 type Options struct {
 	// Predeclared are the names every module sees: the builtins.
 	Predeclared starlark.StringDict
-	// TestPredeclared are the names of script tests, with which Check
-	// checks a *_test.star file; nil checks it with Predeclared.
-	TestPredeclared starlark.StringDict
+	// TestPredeclared makes the names of script tests, with which Check
+	// checks a *_test.star file; nil checks it with Predeclared. A
+	// function, so that a check of no test file makes none.
+	TestPredeclared func() starlark.StringDict
 	// Signatures are the parameters of the predeclared functions, by
 	// name ("iterate", "assert.eq"), with which Check checks their calls.
 	Signatures map[string][]Param

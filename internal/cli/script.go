@@ -466,7 +466,7 @@ func check(c *cli.Context, paths []string) (host.Checked, error) {
 	// Fetching a library is the one wait here, which an interrupt ends.
 	ctx, watch := interrupt.Watch(c.Context)
 	defer watch.Stop()
-	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclared(nil), Signatures: builtins.Signatures(cfg)})
+	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclaredOnce(), Signatures: builtins.Signatures(cfg)})
 	if err != nil {
 		return host.Checked{}, err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	return session.Report(stderr, logFormat(args), err)
+}
+
+// urfave/cli's help printer writes the help in one write: its tabwriter
+// writes each cell with a write(2) of its own (197 for rooda --help), and
+// each wakes a pager reading the pipe.
+func init() {
+	print := cli.HelpPrinterCustom
+	cli.HelpPrinterCustom = func(out io.Writer, templ string, data any, funcs map[string]any) {
+		var b bytes.Buffer
+		print(&b, templ, data, funcs)
+		out.Write(b.Bytes())
+	}
 }
 
 // newApp builds the command tree afresh: urfave/cli writes into commands

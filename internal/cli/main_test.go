@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 
@@ -104,6 +105,26 @@ func TestHelpHasExamples(t *testing.T) {
 	stdout, _, _ := rooda()
 	if !strings.Contains(stdout, "USAGE:") {
 		t.Errorf("rooda alone should show help:\n%s", stdout)
+	}
+}
+
+// writeCounter counts the writes it is given.
+type writeCounter struct{ writes int }
+
+func (w *writeCounter) Write(p []byte) (int, error) {
+	w.writes++
+	return len(p), nil
+}
+
+// TestHelpIsWrittenWhole: urfave/cli's tabwriter writes each cell with a
+// write of its own; rooda's help reaches its stdout in one, as a pager
+// reading the pipe would be woken once.
+func TestHelpIsWrittenWhole(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"run", "--help"}, {"help", "fragments"}} {
+		var stdout writeCounter
+		if code := run(context.Background(), append([]string{"rooda"}, args...), &stdout, io.Discard); code != 0 || stdout.writes != 1 {
+			t.Errorf("rooda %s: exit %d, %d writes to stdout, want 1", strings.Join(args, " "), code, stdout.writes)
+		}
 	}
 }
 

@@ -125,14 +125,15 @@ func newProvider(warn func(format string, args ...any)) (Provider, *warnOnce, er
 		return nil, nil, nil
 	}
 	once := &warnOnce{warn: warn}
+	// The SDK reports failed exports, and a malformed
+	// OTEL_RESOURCE_ATTRIBUTES as it is made, through the global handler,
+	// whose default prints to stderr past rooda's log.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { once.Warnf("traces not exported: %v", err) }))
 	provider, err := newSDK(context.Background(), proto, once.Warnf)
 	if err != nil {
 		once.Warnf("no traces exported: %v", err)
 		return nil, nil, nil
 	}
-	// The SDK reports failed exports through the global handler, whose
-	// default prints to stderr past rooda's log.
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { once.Warnf("traces not exported: %v", err) }))
 	return provider, once, nil
 }
 

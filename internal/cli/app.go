@@ -35,9 +35,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return session.Report(stderr, logFormat(args), err)
 }
 
-// urfave/cli's help printer writes the help in one write: its tabwriter
-// writes each cell with a write(2) of its own (197 for rooda --help), and
-// each wakes a pager reading the pipe.
+// rooda has urfave/cli's help printer write the help in one write: its
+// tabwriter writes each cell with a write(2) of its own (197 for rooda
+// --help), and each wakes a pager reading the pipe.
 func init() {
 	print := cli.HelpPrinterCustom
 	cli.HelpPrinterCustom = func(out io.Writer, templ string, data any, funcs map[string]any) {

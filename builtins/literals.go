@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"go.starlark.net/starlark"
 
@@ -33,7 +32,7 @@ func literalRules(cfg *config.Config, name string, p *host.Param) {
 	case name == "iterate" && p.Name == "on_iteration":
 		p.Returns = verdictLiteral
 	case name == "iterate":
-		if k, ok := keywordNamed(p.Name); ok {
+		if k, ok := config.KeywordNamed(p.Name); ok {
 			p.Literal = func(s string) error { return settingLiteral(k, s) }
 		}
 	}
@@ -75,22 +74,6 @@ func quoted(names []string) []string {
 	}
 	return out
 }
-
-func keywordNamed(name string) (config.Keyword, bool) {
-	k, ok := keywordsByName()[name]
-	return k, ok
-}
-
-// keywordsByName are iterate()'s keywords, made once: rooda script check
-// asks for each of iterate()'s parameters, and making the list each time
-// was a tenth of a check's own work.
-var keywordsByName = sync.OnceValue(func() map[string]config.Keyword {
-	byName := map[string]config.Keyword{}
-	for _, k := range config.Keywords() {
-		byName[k.Name] = k
-	}
-	return byName
-})
 
 // settingLiteral reads s, given for a setting's keyword, as iterate()
 // does: converted by the keyword's type, then parsed by the setting.

@@ -82,19 +82,16 @@ func iterateFn(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		promisesV    *starlark.Dict
 		onIteration  starlark.Callable
 		own          = map[string]any{"procedure": &proc, "agent": &agentV, "context": &ctxV, "on_iteration": &onIteration, "worktree": &worktreeV, "promises": &promisesV}
-		keywords     = map[string]config.Keyword{}
 		pairs        []any
 		settings     []*keywordArg
 	)
-	for _, k := range config.Keywords() {
-		keywords[k.Name] = k
-	}
 	for _, p := range iterateParams() {
 		if target, ok := own[p.Name]; ok {
 			pairs = append(pairs, unpackName(p), target)
 			continue
 		}
-		arg, err := newKeywordArg(keywords[p.Name])
+		k, _ := config.KeywordNamed(p.Name)
+		arg, err := newKeywordArg(k)
 		if err != nil {
 			return nil, err
 		}

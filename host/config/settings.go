@@ -606,12 +606,27 @@ func Keywords() []Keyword {
 	var out []Keyword
 	for _, s := range table {
 		if s.Keyword != nil {
-			k := *s.Keyword
-			k.Key = s.Key
-			out = append(out, k)
+			out = append(out, s.keyword())
 		}
 	}
 	return out
+}
+
+// KeywordNamed is iterate()'s keyword name, with its setting's key.
+func KeywordNamed(name string) (Keyword, bool) {
+	for _, s := range table {
+		if s.Keyword != nil && s.Keyword.Name == name {
+			return s.keyword(), true
+		}
+	}
+	return Keyword{}, false
+}
+
+// keyword is s's keyword, with s's key.
+func (s *Setting) keyword() Keyword {
+	k := *s.Keyword
+	k.Key = s.Key
+	return k
 }
 
 // stored is the value of a setting in one tier, its type erased.

@@ -168,7 +168,7 @@ var newSDK NewSDK
 // UseExporter makes sdk what makes the SDK and its exporter of each
 // run's trace. Package telemetry/otlp calls it as it initialises, so
 // that this package, which every rooda links, links neither the SDK
-// (0.2 ms of every start, docs/performance.md) nor gRPC and protobuf.
+// (3% of a start's samples, docs/performance.md) nor gRPC and protobuf.
 func UseExporter(sdk NewSDK) { newSDK = sdk }
 
 // Exporting reports whether this program links an exporter

@@ -3,6 +3,7 @@ package loop
 import (
 	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"rooda/host/prompt"
 )
@@ -47,18 +48,28 @@ func Scan(output []byte, promptText string) Signals {
 // not asked for it.
 func ScanFor(output []byte, text string, promises prompt.Promises) Signals {
 	var s Signals
-	if !MaySignal(output) {
+	at := bytes.Index(output, promiseTag)
+	if at < 0 {
 		return s
 	}
 	success, failure := tagsOf(promises.SuccessWords()), tagsOf(promises.FailureWords())
 	inPrompt := promptLines(text)
-	lines := bytes.Split(output, []byte("\n"))
-	for i, line := range lines {
-		if !bytes.Contains(line, promiseTag) || isEcho(lines, i, inPrompt) {
-			continue
+	// Only the lines holding a tag are looked at, each found by searching
+	// for the tag: an agent that printed megabytes is neither split into
+	// lines nor hashed whole to judge the few that matter. Every tag in
+	// the line holding at is at or past at.
+	for at >= 0 {
+		end := len(output)
+		if nl := bytes.IndexByte(output[at:], '\n'); nl >= 0 {
+			end = at + nl
 		}
-		s.Success = s.Success || containsAny(line, success)
-		s.Failure = s.Failure || containsAny(line, failure)
+		if !isEcho(output, at, end, inPrompt) {
+			s.Success = s.Success || containsAny(output[at:end], success)
+			s.Failure = s.Failure || containsAny(output[at:end], failure)
+		}
+		if at = bytes.Index(output[end:], promiseTag); at >= 0 {
+			at += end
+		}
 	}
 	return s
 }
@@ -89,31 +100,80 @@ var promiseTag = []byte("<promise>")
 // without reading its output back).
 func MaySignal(said []byte) bool { return bytes.Contains(said, promiseTag) }
 
-// isEcho reports whether line i is a prompt line within a block of them.
-func isEcho(lines [][]byte, i int, inPrompt map[string]bool) bool {
-	if !inPrompt[string(bytes.TrimSpace(lines[i]))] {
+// isEcho reports whether the line holding the tag at output[at], which
+// ends at end, is a prompt line within a block of them: so is the
+// nearest non-blank line before or after it.
+func isEcho(output []byte, at, end int, inPrompt promptSet) bool {
+	start, ok := inPrompt.lineStart(output, at)
+	if !ok || !inPrompt.holds(output[start:end]) {
 		return false
 	}
-	for _, step := range []int{-1, 1} {
-		for j := i + step; j >= 0 && j < len(lines); j += step {
-			if t := bytes.TrimSpace(lines[j]); len(t) > 0 {
-				if inPrompt[string(t)] {
-					return true
-				}
-				break
+	// e is the newline that ends the line before.
+	for e := start - 1; e >= 0; {
+		s := bytes.LastIndexByte(output[:e], '\n') + 1
+		if t := bytes.TrimSpace(output[s:e]); len(t) > 0 {
+			if inPrompt.holds(t) {
+				return true
 			}
+			break
 		}
+		e = s - 1
+	}
+	// s is where the line after starts.
+	for s := end + 1; s <= len(output); {
+		e := len(output)
+		if nl := bytes.IndexByte(output[s:], '\n'); nl >= 0 {
+			e = s + nl
+		}
+		if t := bytes.TrimSpace(output[s:e]); len(t) > 0 {
+			return inPrompt.holds(t)
+		}
+		s = e + 1
 	}
 	return false
 }
 
-// promptLines are the prompt's non-blank lines, trimmed.
-func promptLines(prompt string) map[string]bool {
-	lines := map[string]bool{}
-	for _, line := range strings.Split(prompt, "\n") {
-		if t := strings.TrimSpace(line); t != "" {
-			lines[t] = true
+// promptSet is the prompt's non-blank lines, trimmed, and the length of
+// the longest: a longer line is none of them, and is not hashed to be
+// looked up.
+type promptSet struct {
+	lines   map[string]bool
+	longest int
+}
+
+// holds reports whether line, trimmed, is one of the prompt's lines.
+func (p promptSet) holds(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	return len(t) <= p.longest && p.lines[string(t)]
+}
+
+// lineStart walks back from the tag at output[at] to the start of its
+// line, unless the line, trimmed, is found longer than any of the
+// prompt's first: it is none of them then (ok false). Only an ASCII byte
+// that is not a space is sure to be kept by the trimming; the tag is.
+func (p promptSet) lineStart(output []byte, at int) (start int, ok bool) {
+	for i := at - 1; i >= 0; i-- {
+		switch c := output[i]; {
+		case c == '\n':
+			return i + 1, true
+		case c < utf8.RuneSelf && !asciiSpace[c] && at+len(promiseTag)-i > p.longest:
+			return 0, false
 		}
 	}
-	return lines
+	return 0, true
+}
+
+// asciiSpace are the ASCII bytes bytes.TrimSpace trims.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// promptLines are the prompt's non-blank lines, trimmed.
+func promptLines(prompt string) promptSet {
+	p := promptSet{lines: map[string]bool{}}
+	for _, line := range strings.Split(prompt, "\n") {
+		if t := strings.TrimSpace(line); t != "" {
+			p.lines[t] = true
+			p.longest = max(p.longest, len(t))
+		}
+	}
+	return p
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"rooda/host/prompt"
@@ -90,6 +91,31 @@ func TestBareSignalCounts(t *testing.T) {
 	}
 }
 
+// TestEchoIsJudgedByItsLineAndNeighbours: only the lines holding a tag
+// are looked at, each whole, however long, and an echo is told by either
+// neighbour; the scan finds the same as a split into lines would.
+func TestEchoIsJudgedByItsLineAndNeighbours(t *testing.T) {
+	prompt := "Signal:\n- output: <promise>SUCCESS</promise>\nEnd.\n"
+	long := strings.Repeat("x", 1<<20)
+	pad := strings.Repeat(" \t", 1<<19)
+	for _, c := range []struct {
+		name, out string
+		want      Signals
+	}{
+		{"the line after is the prompt's", "my notes\n- output: <promise>SUCCESS</promise>\n\nEnd.", Signals{}},
+		{"the line before is", "Signal:\n\n  - output: <promise>SUCCESS</promise>\nmine", Signals{}},
+		{"neither is", "mine\n- output: <promise>SUCCESS</promise>\nmine", Signals{Success: true}},
+		{"a megabyte before the tag, on its line", long + "<promise>SUCCESS</promise>", Signals{Success: true}},
+		{"a megabyte line before", "Signal:\n" + long + "\n- output: <promise>SUCCESS</promise>\n", Signals{Success: true}},
+		{"a megabyte of blanks before an echo", "Signal:\n" + pad + "- output: <promise>SUCCESS</promise>" + pad + "\nEnd.", Signals{}},
+		{"a second tag line after an echo", prompt + long + "\n<promise>FAILURE</promise> " + long, Signals{Failure: true}},
+	} {
+		if got := Scan([]byte(c.out), prompt); got != c.want {
+			t.Errorf("%s: got %+v want %+v", c.name, got, c.want)
+		}
+	}
+}
+
 // TestCustomPromiseWords: with custom words, the scanner looks for those
 // the preamble names, and only those: the default word of a kind given
 // others is no signal, the other kind keeps its default, and the
@@ -121,5 +147,25 @@ func TestCustomPromiseWords(t *testing.T) {
 		if got := ScanFor([]byte(c.out), text, c.promises); got != c.want {
 			t.Errorf("%+v, %q: got %+v want %+v", c.promises, c.out, got, c.want)
 		}
+	}
+}
+
+// BenchmarkScan: the scan of a flood's kept 10 MiB, in lines of 80 bytes
+// and as one line, with the signal last (docs/performance.md, "The
+// capture of 8 KiB pieces").
+//
+//	go test ./host/loop -run '^$' -bench Scan
+func BenchmarkScan(b *testing.B) {
+	prompt := "Signal:\n- output: <promise>SUCCESS</promise>\nEnd.\n"
+	for name, line := range map[string]string{"lines": strings.Repeat("x", 79) + "\n", "one-line": "x"} {
+		out := []byte(strings.Repeat(line, (10<<20)/len(line)) + "<promise>SUCCESS</promise>")
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(out)))
+			for b.Loop() {
+				if !Scan(out, prompt).Success {
+					b.Fatal("no signal found")
+				}
+			}
+		})
 	}
 }

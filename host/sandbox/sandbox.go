@@ -20,13 +20,13 @@
 package sandbox
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 
 	"rooda/host/process"
@@ -205,9 +205,11 @@ func Main(args []string) {
 // NotStarted is why the agent could not start, when what the trampoline
 // printed and its exit code say it could not; nil when it started.
 func NotStarted(exitCode int, output []byte) error {
-	first, _, _ := strings.Cut(string(output), "\n")
-	if exitCode != confine.NotStartedCode || !strings.HasPrefix(first, confine.NotStartedPrefix) {
+	// The output may be megabytes: it is looked into only when it begins
+	// as the trampoline's message does, and only its first line is kept.
+	if exitCode != confine.NotStartedCode || !bytes.HasPrefix(output, []byte(confine.NotStartedPrefix)) {
 		return nil
 	}
-	return errors.New(strings.TrimPrefix(first, confine.NotStartedPrefix))
+	first, _, _ := bytes.Cut(output[len(confine.NotStartedPrefix):], []byte("\n"))
+	return errors.New(string(first))
 }

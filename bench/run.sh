@@ -11,6 +11,7 @@
 #   HOSTS=1 RUNS=15 ITERATIONS=100 bench/run.sh  sandbox_hosts' namespace and proxy alone
 #   STARTUP=1 RUNS=9 STARTS=200 bench/run.sh      rooda's start-up alone
 #   LOOPS_ONLY=1 LOOPS=64 RUNS=5 bench/run.sh     64 parallel loops against 16 alone
+#   FLOOD_ONLY=1 RUNS=9 bench/run.sh              the two floods alone
 #   LOOP_DIR=/mnt/ext4 bench/run.sh               the loop outside git alone, its records there
 #   DISK_DIR=/mnt/ext4 bench/run.sh               every row, and the loops outside git and in the small repository there too
 #
@@ -25,8 +26,11 @@
 #    against `agent </dev/null | cat >/dev/null`; rooda's peak RSS.
 #    The capture is what the flood adds: each turn also runs both with an
 #    agent that prints only the signal, and the capture's cost is the
-#    flood's run less that one, on each side. The whole runs, rooda's
-#    start and record included, are shown too.
+#    flood's run less that one, on each side. Each turn also runs both
+#    printing 10 MiB, as much as rooda keeps: the flood's run less that
+#    one is what the bytes past the kept ones cost, apart from keeping
+#    (rooda writes them to its record, hashes them, scans them), shown
+#    too. The whole runs, rooda's start and record included, are shown too.
 # 2. loop: ITERATIONS iterations of an agent that reads its prompt and prints a line, run
 #    records on (the default). `rooda run build -n ITERATIONS` against a
 #    shell loop piping the same prompt to the same agent ITERATIONS times,
@@ -116,6 +120,9 @@ cp "$work/rooda" "$work/alone/rooda"
 go build -o "$work/fakeagent" ./internal/fakeagent
 for chunk in 65536 8192; do
 	printf '{"steps": [{"bytes": %d, "chunk": %d, "after": "<promise>SUCCESS</promise>"}]}\n' "$BYTES" "$chunk" >"$work/flood-$chunk.json"
+	# As much as rooda keeps (max_output_buffer, 10 MiB): what keeping it
+	# costs, apart from the bytes that pass through.
+	printf '{"steps": [{"bytes": %d, "chunk": %d, "after": "<promise>SUCCESS</promise>"}]}\n' $((10 << 20)) "$chunk" >"$work/kept-$chunk.json"
 done
 printf '{"steps": [{"after": "<promise>SUCCESS</promise>"}]}\n' >"$work/signal.json"
 printf '{"record": "%s", "steps": [{}]}\n' "$work" >"$work/record.json"
@@ -208,7 +215,9 @@ flood() {
 	pipe_flood=(sh -c "./fakeagent flood-$chunk.json </dev/null | cat >/dev/null")
 	rooda_signal=(./rooda run build -n 1 --ai-cmd "./fakeagent signal.json")
 	pipe_signal=(sh -c "./fakeagent signal.json </dev/null | cat >/dev/null")
-	turns rooda_flood pipe_flood rooda_signal pipe_signal
+	rooda_kept=(./rooda run build -n 1 --ai-cmd "./fakeagent kept-$chunk.json")
+	pipe_kept=(sh -c "./fakeagent kept-$chunk.json </dev/null | cat >/dev/null")
+	turns rooda_flood pipe_flood rooda_signal pipe_signal rooda_kept pipe_kept
 	rss=$(/usr/bin/time -f %M ./rooda run build -n 1 --ai-cmd "./fakeagent flood-$chunk.json" 2>&1 >/dev/null | tail -1)
 	echo "flood $((BYTES >> 20)) MiB, $name:"
 	BASELINE=pipe
@@ -219,6 +228,14 @@ flood() {
 		b=$(figure pipe_flood.times $f pipe_signal.times)
 		row "capture of $((BYTES >> 20)) MiB, $name, $([ $f = 1 ] && echo wall || echo CPU)" "${r%% *}" "pipe ${b%% *}: $(ratio "$r" "$b")x" "${FLOOD_TARGET}x" "$(ratio "$r" "$b")"
 	done
+	echo " of which the bytes past the 10 MiB kept (the flood's run less one printing 10 MiB):"
+	for f in 1 2; do
+		compared "$([ $f = 1 ] && echo wall || echo CPU)" "$(figure rooda_flood.times $f rooda_kept.times)" "$(figure pipe_flood.times $f pipe_kept.times)" "$FLOOD_TARGET"
+		r=$(figure rooda_flood.times $f rooda_kept.times)
+		b=$(figure pipe_flood.times $f pipe_kept.times)
+		row "the same, the bytes past the 10 MiB kept (less a run printing 10 MiB), $([ $f = 1 ] && echo wall || echo CPU)" "${r%% *}" "pipe ${b%% *}: $(ratio "$r" "$b")x" "${FLOOD_TARGET}x" "$(ratio "$r" "$b")"
+	done
+	echo "  and keeping 10 MiB (a run printing 10 MiB less one printing only the signal): rooda $(figure rooda_kept.times 1 rooda_signal.times) wall, $(figure rooda_kept.times 2 rooda_signal.times) CPU; pipe $(figure pipe_kept.times 1 pipe_signal.times), $(figure pipe_kept.times 2 pipe_signal.times)"
 	echo " the whole runs, rooda's start and record included:"
 	for f in 1 2; do
 		compared "$([ $f = 1 ] && echo wall || echo CPU)" "$(figure rooda_flood.times $f)" "$(figure pipe_flood.times $f)"
@@ -450,6 +467,13 @@ fi
 
 if [ -n "${LOOPS_ONLY:-}" ]; then
 	loops
+	exit
+fi
+
+if [ -n "${FLOOD_ONLY:-}" ]; then
+	echo "machine: $(nproc) cores, $(uname -sr), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%Y-%m-%dT%H:%MZ)"
+	flood 65536 "fast writer (64 KiB writes)"
+	flood 8192 "8 KiB pieces"
 	exit
 fi
 

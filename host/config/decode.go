@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -52,6 +53,9 @@ type decoder struct {
 	src      Source
 	dir      string
 	problems prompt.Problems
+	// procedureKeys are the keys a procedure may hold, the same for every
+	// one: listed at the first (the table may grow, in tests).
+	procedureKeys []string
 }
 
 // parse returns the top node of the only document in data, or nil for an
@@ -391,10 +395,11 @@ func (d *decoder) procedures(n *yaml.Node, into map[string]*Procedure) {
 
 func (d *decoder) procedure(n *yaml.Node, p *Procedure) {
 	path := join("procedures", p.Name)
-	fs := p.fields()
-	known := keysOf(fs, append([]string{"script", "checks"}, prompt.PhaseNames()...)...)
+	if d.procedureKeys == nil {
+		d.procedureKeys = keysOf(p.fields(), append([]string{"script", "checks"}, prompt.PhaseNames()...)...)
+	}
 	var scriptNode *yaml.Node
-	d.mapping(n, path, known, func(key string, v *yaml.Node) {
+	d.mapping(n, path, d.procedureKeys, func(key string, v *yaml.Node) {
 		if key == "checks" {
 			d.checks(v, join(path, key), &p.Checks)
 			return
@@ -408,7 +413,7 @@ func (d *decoder) procedure(n *yaml.Node, p *Procedure) {
 			d.script(v, join(path, key), &p.Script)
 			return
 		}
-		d.field(v, join(path, key), fieldNamed(fs, key))
+		d.field(v, join(path, key), p.field(key))
 	})
 	if scriptNode != nil && p.HasPhases() {
 		d.errorf(scriptNode, "%s has both a script and phase fragments; a procedure is one or the other", path)
@@ -448,7 +453,7 @@ func (d *decoder) phase(v *yaml.Node, path string, into *Value[[]prompt.Fragment
 	case v.Kind == yaml.SequenceNode:
 		frags = make([]prompt.Fragment, 0, len(v.Content))
 		for i, item := range v.Content {
-			if f, ok := d.fragment(deref(item), fmt.Sprintf("%s[%d]", path, i)); ok {
+			if f, ok := d.fragment(deref(item), path+"["+strconv.Itoa(i)+"]"); ok {
 				frags = append(frags, f)
 			}
 		}
@@ -494,7 +499,7 @@ func (d *decoder) fragment(n *yaml.Node, path string) (prompt.Fragment, bool) {
 func (d *decoder) fragmentAt(n *yaml.Node, f prompt.Fragment) prompt.Fragment {
 	f.Dir = d.dir
 	if d.src.Name != "" {
-		f.Origin = fmt.Sprintf("%s:%d", d.src.Name, n.Line)
+		f.Origin = d.src.Name + ":" + strconv.Itoa(n.Line)
 	}
 	return f
 }

@@ -124,11 +124,34 @@ func (l *Limits) appendFields(out []field, loop bool) []field {
 // fields lists the procedure's plain keys; its phases and script are
 // decoded on their own because they hold paths.
 func (p *Procedure) fields() []field {
-	out := append(make([]field, 0, 3+len(table)),
-		bind("display", &p.Display, Text),
-		bind("summary", &p.Summary, Text),
-		bind("description", &p.Description, Text))
+	out := make([]field, 0, len(procedureTexts)+len(table))
+	for _, t := range procedureTexts {
+		out = append(out, bind(t.key, t.of(p), Text))
+	}
 	return p.Limits.appendFields(out, false)
+}
+
+// procedureTexts are a procedure's own plain keys; the rest are settings
+// of the table.
+var procedureTexts = [...]struct {
+	key string
+	of  func(*Procedure) *Value[string]
+}{
+	{"display", func(p *Procedure) *Value[string] { return &p.Display }},
+	{"summary", func(p *Procedure) *Value[string] { return &p.Summary }},
+	{"description", func(p *Procedure) *Value[string] { return &p.Description }},
+}
+
+// field is the procedure's field of key, one of its plain keys, made
+// alone: decoding a procedure made every field to fill three or four,
+// half of what decoding the built-in configuration allocated.
+func (p *Procedure) field(key string) field {
+	for _, t := range procedureTexts {
+		if t.key == key {
+			return bind(key, t.of(p), Text)
+		}
+	}
+	return field{key, slot{&p.Limits, rowOf(key)}}
 }
 
 // mergeFields merges each field of from into the same field of into; both

@@ -50,7 +50,7 @@
 #    built in the same run (and /bin/true, the cost of a start itself):
 #    a start's wall and CPU time, the ratio to the hello-world's, and
 #    rooda's against its target of 6 ms (docs/performance.md, "Start-up");
-#    then `version` and `list` of rooda built as releases are.
+#    then the same four of rooda built as releases are.
 #
 # 5. The same loop in a git repository of 3 files, its tree left clean,
 #    where rooda takes each iteration's git facts and keeps a snapshot of
@@ -413,14 +413,16 @@ EOF
 	check_starts=(sh starts.sh "$STARTS" ./rooda script check small.star)
 	release_version_starts=(sh starts.sh "$STARTS" ./rooda-release version)
 	release_list_starts=(sh starts.sh "$STARTS" ./rooda-release list)
-	turns true_starts hello_starts version_starts help_starts list_starts check_starts release_version_starts release_list_starts
+	release_help_starts=(sh starts.sh "$STARTS" ./rooda-release --help)
+	release_check_starts=(sh starts.sh "$STARTS" ./rooda-release script check small.star)
+	turns true_starts hello_starts version_starts help_starts list_starts check_starts release_version_starts release_help_starts release_list_starts release_check_starts
 	echo "start-up, $STARTS starts in a row, per start (median of the turns), against a Go hello-world:"
 	echo "  /bin/true $(per_start true_starts 1) ms wall, $(per_start true_starts 2) ms CPU; hello-world $(per_start hello_starts 1) ms, $(per_start hello_starts 2) ms CPU"
 	for name in version help list check; do
 		started "$name" "${name}_starts"
 	done
 	echo " built as releases are (CGO_ENABLED=0, -trimpath -tags urfave_cli_no_docs -ldflags='-s -w'):"
-	for name in version list; do
+	for name in version help list check; do
 		started "$name" "release_${name}_starts"
 	done
 }

@@ -10,7 +10,7 @@ import (
 // pass on.
 func FlagNames() []string {
 	var names []string
-	for _, f := range Flags() {
+	for f := range Flags() {
 		names = append(names, f.Name)
 	}
 	return names

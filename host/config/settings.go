@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"iter"
 	"reflect"
 	"slices"
 	"strings"
@@ -587,17 +588,20 @@ func (s *Setting) EnvNames() []string {
 	return []string{s.EnvSynonym, EnvName(s.Key)}
 }
 
-// Flags are the flags of every setting, in the table's order, each with
-// its setting's key.
-func Flags() []FlagDef {
-	var out []FlagDef
-	for _, s := range table {
-		for _, f := range s.Flags {
-			f.Key = s.Key
-			out = append(out, f)
+// Flags yields every setting's flags, each with its setting's key, in
+// the table's order; nothing is copied out for the commands that list
+// them at each start.
+func Flags() iter.Seq[FlagDef] {
+	return func(yield func(FlagDef) bool) {
+		for _, s := range table {
+			for _, f := range s.Flags {
+				f.Key = s.Key
+				if !yield(f) {
+					return
+				}
+			}
 		}
 	}
-	return out
 }
 
 // Keywords are iterate()'s keywords of every setting that has one, in the

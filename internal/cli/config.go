@@ -31,7 +31,7 @@ var globalFlagsFirst = []string{"verbose", "quiet"}
 // use take.
 func settingFlags(use config.FlagUse) []cli.Flag {
 	var defs []config.FlagDef
-	for _, f := range config.Flags() {
+	for f := range config.Flags() {
 		if f.For == use {
 			defs = append(defs, f)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,7 +22,7 @@ import (
 // exitCodesHelp lists every exit code a run ends with, each with the
 // statuses that give it (loop.Status.ExitCode, the one table of them),
 // for the help of the commands that run.
-func exitCodesHelp() string {
+var exitCodesHelp = sync.OnceValue(func() string {
 	notes := map[int]string{
 		1:   "; also a usage or configuration error",
 		130: " (Ctrl+C, SIGTERM, SIGHUP, SIGQUIT)",
@@ -46,7 +47,7 @@ func exitCodesHelp() string {
 	}
 	b.WriteString("  N    exited: a script called exit(N, reason), N from 0 to 125")
 	return b.String()
-}
+})
 
 // shorthandFlag marks a run that was asked for as "rooda NAME", so that an
 // unknown name is reported as a command or a procedure.

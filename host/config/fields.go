@@ -143,8 +143,8 @@ var procedureTexts = [...]struct {
 }
 
 // field is the procedure's field of key, one of its plain keys, made
-// alone: decoding a procedure made every field to fill three or four,
-// half of what decoding the built-in configuration allocated.
+// alone: decoding made every field of a procedure to fill three or four,
+// a third of what decoding the built-in configuration allocated.
 func (p *Procedure) field(key string) field {
 	for _, t := range procedureTexts {
 		if t.key == key {

@@ -211,6 +211,12 @@ compared() {
 
 flood() {
 	local chunk=$1 name=$2 rss f
+	# The bytes past the kept ones are the flood's run less one printing
+	# 10 MiB: a smaller flood would come out below nothing.
+	if [ "$BYTES" -le $((10 << 20)) ]; then
+		echo "bench/run.sh: BYTES ($BYTES) must be more than the 10 MiB rooda keeps" >&2
+		exit 1
+	fi
 	rooda_flood=(./rooda run build -n 1 --ai-cmd "./fakeagent flood-$chunk.json")
 	pipe_flood=(sh -c "./fakeagent flood-$chunk.json </dev/null | cat >/dev/null")
 	rooda_signal=(./rooda run build -n 1 --ai-cmd "./fakeagent signal.json")

@@ -209,6 +209,19 @@ compared() {
 	echo
 }
 
+# capture_rows LESS LABEL prints the flood's runs less LESS's (signal or
+# kept), rooda against the pipe, wall then CPU, and adds each as a row.
+capture_rows() {
+	local less=$1 label=$2 f what r b
+	for f in 1 2; do
+		what=$([ "$f" = 1 ] && echo wall || echo CPU)
+		r=$(figure rooda_flood.times "$f" "rooda_$less.times")
+		b=$(figure pipe_flood.times "$f" "pipe_$less.times")
+		compared "$what" "$r" "$b" "$FLOOD_TARGET"
+		row "$label, $what" "${r%% *}" "pipe ${b%% *}: $(ratio "$r" "$b")x" "${FLOOD_TARGET}x" "$(ratio "$r" "$b")"
+	done
+}
+
 flood() {
 	local chunk=$1 name=$2 rss f
 	# The bytes past the kept ones are the flood's run less one printing
@@ -228,19 +241,9 @@ flood() {
 	echo "flood $((BYTES >> 20)) MiB, $name:"
 	BASELINE=pipe
 	echo " the capture (the flood's run less a run printing only the signal):"
-	for f in 1 2; do
-		compared "$([ $f = 1 ] && echo wall || echo CPU)" "$(figure rooda_flood.times $f rooda_signal.times)" "$(figure pipe_flood.times $f pipe_signal.times)" "$FLOOD_TARGET"
-		r=$(figure rooda_flood.times $f rooda_signal.times)
-		b=$(figure pipe_flood.times $f pipe_signal.times)
-		row "capture of $((BYTES >> 20)) MiB, $name, $([ $f = 1 ] && echo wall || echo CPU)" "${r%% *}" "pipe ${b%% *}: $(ratio "$r" "$b")x" "${FLOOD_TARGET}x" "$(ratio "$r" "$b")"
-	done
+	capture_rows signal "capture of $((BYTES >> 20)) MiB, $name"
 	echo " of which the bytes past the 10 MiB kept (the flood's run less one printing 10 MiB):"
-	for f in 1 2; do
-		compared "$([ $f = 1 ] && echo wall || echo CPU)" "$(figure rooda_flood.times $f rooda_kept.times)" "$(figure pipe_flood.times $f pipe_kept.times)" "$FLOOD_TARGET"
-		r=$(figure rooda_flood.times $f rooda_kept.times)
-		b=$(figure pipe_flood.times $f pipe_kept.times)
-		row "the same, the bytes past the 10 MiB kept (less a run printing 10 MiB), $([ $f = 1 ] && echo wall || echo CPU)" "${r%% *}" "pipe ${b%% *}: $(ratio "$r" "$b")x" "${FLOOD_TARGET}x" "$(ratio "$r" "$b")"
-	done
+	capture_rows kept "the same, the bytes past the 10 MiB kept (less a run printing 10 MiB)"
 	echo "  and keeping 10 MiB (a run printing 10 MiB less one printing only the signal): rooda $(figure rooda_kept.times 1 rooda_signal.times) wall, $(figure rooda_kept.times 2 rooda_signal.times) CPU; pipe $(figure pipe_kept.times 1 pipe_signal.times), $(figure pipe_kept.times 2 pipe_signal.times)"
 	echo " the whole runs, rooda's start and record included:"
 	for f in 1 2; do

@@ -59,10 +59,7 @@ func ScanFor(output []byte, text string, promises prompt.Promises) Signals {
 	// lines nor hashed whole to judge the few that matter. Every tag in
 	// the line holding at is at or past at.
 	for at >= 0 {
-		end := len(output)
-		if nl := bytes.IndexByte(output[at:], '\n'); nl >= 0 {
-			end = at + nl
-		}
+		end := lineEnd(output, at)
 		if !isEcho(output, at, end, inPrompt) {
 			s.Success = s.Success || containsAny(output[at:end], success)
 			s.Failure = s.Failure || containsAny(output[at:end], failure)
@@ -72,6 +69,15 @@ func ScanFor(output []byte, text string, promises prompt.Promises) Signals {
 		}
 	}
 	return s
+}
+
+// lineEnd is where the line holding output[i] ends: its newline, or the
+// end of the output.
+func lineEnd(output []byte, i int) int {
+	if nl := bytes.IndexByte(output[i:], '\n'); nl >= 0 {
+		return i + nl
+	}
+	return len(output)
 }
 
 // tagsOf are words in their promise tags.
@@ -121,10 +127,7 @@ func isEcho(output []byte, at, end int, inPrompt promptSet) bool {
 	}
 	// s is where the line after starts.
 	for s := end + 1; s <= len(output); {
-		e := len(output)
-		if nl := bytes.IndexByte(output[s:], '\n'); nl >= 0 {
-			e = s + nl
-		}
+		e := lineEnd(output, s)
 		if t := bytes.TrimSpace(output[s:e]); len(t) > 0 {
 			return inPrompt.holds(t)
 		}

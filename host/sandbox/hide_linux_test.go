@@ -31,16 +31,21 @@ func TestHideEachWay(t *testing.T) {
 			ws := filepath.Join(hidden, "run", "ws")
 			must(t, os.MkdirAll(ws, 0o755))
 			must(t, os.WriteFile(filepath.Join(hidden, "record.txt"), []byte("secret"), 0o644))
+			// bare keeps nothing of the workspace below it: its cover is
+			// mounted read-only at once, where hidden's is made so
+			// once ws is bound back.
+			bare := t.TempDir()
 			line := `cat ` + hidden + `/record.txt 2>/dev/null || echo read-refused; ` +
 				`(echo x > ` + hidden + `/new.txt) 2>/dev/null || echo write-refused; ` +
+				`(echo x > ` + bare + `/new.txt) 2>/dev/null || echo bare-write-refused; ` +
 				`echo y > ` + ws + `/own.txt && echo own-ok`
-			argv, env, err := Wrap(self, Spec{Mode: Off, Write: []string{ws}, Hide: []string{hidden}, Outside: mountNamespace()}, []string{"sh", "-c", line})
+			argv, env, err := Wrap(self, Spec{Mode: Off, Write: []string{ws}, Hide: []string{hidden, bare}, Outside: mountNamespace()}, []string{"sh", "-c", line})
 			must(t, err)
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Env, cmd.SysProcAttr = append(os.Environ(), env), &syscall.SysProcAttr{}
 			way(cmd.SysProcAttr)
 			out, _ := cmd.CombinedOutput()
-			for _, want := range []string{"read-refused", "write-refused", "own-ok"} {
+			for _, want := range []string{"read-refused", "write-refused", "bare-write-refused", "own-ok"} {
 				if !strings.Contains(string(out), want) {
 					t.Errorf("%q lacks %s", out, want)
 				}
@@ -50,6 +55,9 @@ func TestHideEachWay(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(ws, "own.txt")); err != nil {
 				t.Errorf("the write in the workspace below the hidden directory: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(bare, "new.txt")); err == nil {
+				t.Errorf("the write below the bare cover reached the disk")
 			}
 			if data, err := os.ReadFile(filepath.Join(hidden, "record.txt")); string(data) != "secret" {
 				t.Errorf("outside, the record: %q, %v", data, err)

@@ -134,6 +134,12 @@ func cover(dir string, keep []string) error {
 		backs = append(backs, back{rel, fd})
 	}
 	const flags = unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC
+	if len(backs) == 0 {
+		// Nothing to bind back: read-only from the start, one mount
+		// where two were (each takes the namespace's lock, every
+		// iteration).
+		return unix.Mount("tmpfs", dir, "tmpfs", unix.MS_RDONLY|flags, "size=64k,mode=0755")
+	}
 	if err := unix.Mount("tmpfs", dir, "tmpfs", flags, "size=64k,mode=0755"); err != nil {
 		return err
 	}

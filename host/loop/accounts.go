@@ -122,7 +122,7 @@ func (r *runner) awaitAccount(ctx context.Context, it *Iteration, w *waits) bool
 			return true
 		}
 		if limit := r.cfg.MaxLimitWait; limit == 0 || w.total+wait > limit {
-			r.cfg.Log.Warnf("Iteration %s: account %s is %s until %s, beyond max_limit_wait (%s)%s; running the agent",
+			r.logger().Warnf("Iteration %s: account %s is %s until %s, beyond max_limit_wait (%s)%s; running the agent",
 				r.label(it.Number), h.Account, heldWords(h), h.Until.Local().Format("15:04:05"), limitWords(limit), waitedWords(w.total))
 			return true
 		}
@@ -145,7 +145,7 @@ func (r *runner) accountWait(it *Iteration, h AccountHold, wait, waited time.Dur
 	}
 	lw.Message = fmt.Sprintf("Iteration %s: account %s is %s until %s; waiting %s before running %s",
 		label, h.Account, heldWords(h), h.Until.Local().Format("15:04:05"), units.Duration(wait.Round(time.Second)), agentName(it))
-	r.cfg.Log.Event(logging.Warn, "limit_wait", []any{"iteration", lw.Iteration, "agent", lw.Agent, "cause", lw.Cause, "account", h.Account,
+	r.logger().Event(logging.Warn, "limit_wait", []any{"iteration", lw.Iteration, "agent", lw.Agent, "cause", lw.Cause, "account", h.Account,
 		"until", lw.Until.UTC().Format(time.RFC3339), "wait_seconds", lw.Wait.Seconds(), "backoff", false, "waited_seconds", waited.Seconds()}, "%s", lw.Message)
 	if r.cfg.LimitWaiting != nil {
 		r.cfg.LimitWaiting(lw)
@@ -215,5 +215,5 @@ func (r *runner) warnLedger(it *Iteration, err error) {
 		return
 	}
 	r.ledgerWarned = true
-	r.cfg.Log.Warnf("Iteration %s: the accounts' ledger: %v; going on without it", r.label(it.Number), err)
+	r.logger().Warnf("Iteration %s: the accounts' ledger: %v; going on without it", r.label(it.Number), err)
 }

@@ -170,7 +170,7 @@ func (r *runner) takeOut(it *Iteration) bool {
 		login := loginError(it).(*LoginError)
 		why, fix = login.cannot(), " "+agentstream.LoginFix(login.CLI)
 	}
-	r.cfg.Log.Event(logging.Warn, "agent_taken_out", []any{"iteration", it.Number, "agent", agentName(it), "cause", string(it.Cause)},
+	r.logger().Event(logging.Warn, "agent_taken_out", []any{"iteration", it.Number, "agent", agentName(it), "cause", string(it.Cause)},
 		"Iteration %s: %s %s: taken out of the rotation for the rest of the loop; the loop goes on with %s.%s", r.label(it.Number), agentName(it), why, strings.Join(left, ", "), fix)
 	return true
 }

@@ -439,8 +439,8 @@ func Run(ctx context.Context, cfg Config) Result {
 	r.start = r.cfg.Now()
 	// The replay's lines, held while the journal answers, are written
 	// before the loop's first live iteration (iterate), or as it ends.
-	defer r.cfg.Log.Release()
-	r.cfg.Log.Event(logging.Info, "run_started", []any{"procedure", cfg.Procedure, "max_iterations", cfg.MaxIterations, "failure_threshold", cfg.FailureThreshold},
+	defer r.cfg.Log.Release() // finish has said the replays, if any
+	r.logger().Event(logging.Info, "run_started", []any{"procedure", cfg.Procedure, "max_iterations", cfg.MaxIterations, "failure_threshold", cfg.FailureThreshold},
 		"Starting procedure: %s (%s)", cfg.Procedure, limitText(cfg.MaxIterations))
 	for n := 1; ; n++ {
 		if ctx.Err() != nil {
@@ -454,15 +454,15 @@ func Run(ctx context.Context, cfg Config) Result {
 		var turnErr *TurnError
 		switch {
 		case errors.As(err, &turnErr):
-			r.cfg.Log.Errorf("Iteration %s: %v", r.label(n), turnErr.Err)
+			r.logger().Errorf("Iteration %s: %v", r.label(n), turnErr.Err)
 			return r.finish(Aborted, err)
 		case errors.As(err, new(*RefusedError)):
 			return r.finish(OverBudget, err)
 		case errors.As(err, new(*ResumeError)):
-			r.cfg.Log.Errorf("%v", err)
+			r.logger().Errorf("%v", err)
 			return r.finish(Aborted, err)
 		case err != nil:
-			r.cfg.Log.Errorf("Prompt assembly failed: %v", err)
+			r.logger().Errorf("Prompt assembly failed: %v", err)
 			return r.finish(Aborted, err)
 		}
 		if ctx.Err() != nil {
@@ -476,7 +476,7 @@ func Run(ctx context.Context, cfg Config) Result {
 			}
 			// Why the loop aborts comes before "Aborting", not only in
 			// the script's error after the loop's summary.
-			r.cfg.Log.Errorf("Iteration %s: %v", r.label(it.Number), err)
+			r.logger().Errorf("Iteration %s: %v", r.label(it.Number), err)
 			return r.finish(Aborted, err)
 		}
 		over := cfg.Budget.reached(r.result.Spent, r.cfg.Now().Sub(r.start))
@@ -485,7 +485,7 @@ func Run(ctx context.Context, cfg Config) Result {
 		switch {
 		case it.Cause == CauseAuth && !wentOn:
 			err := loginError(it)
-			r.cfg.Log.Errorf("Iteration %s: %v", r.label(it.Number), err)
+			r.logger().Errorf("Iteration %s: %v", r.label(it.Number), err)
 			return r.finish(Aborted, err)
 		case it.Outcome == OutcomeAbort:
 			return r.finish(Aborted, errAbort)
@@ -537,6 +537,8 @@ type runner struct {
 	ledgerWarned, ledgerOff bool
 	// ledgerTime is how long the iteration's calls to the ledger took.
 	ledgerTime time.Duration
+	// replays are the replayed iterations not yet said (logger).
+	replays replays
 }
 
 // warnUncounted says, once, that max_cost_usd cannot stop a loop whose
@@ -547,7 +549,7 @@ func (r *runner) warnUncounted(it *Iteration) {
 		return
 	}
 	r.uncounted = true
-	r.cfg.Log.Warnf("Iteration %s: max_cost_usd (%s) cannot count what %s spends: its CLI reports tokens but no cost, and model_prices prices neither its model nor its name; max_tokens still counts",
+	r.logger().Warnf("Iteration %s: max_cost_usd (%s) cannot count what %s spends: its CLI reports tokens but no cost, and model_prices prices neither its model nor its name; max_tokens still counts",
 		r.label(it.Number), units.Limit(r.cfg.Budget.MaxCostUSD), agentName(it))
 }
 
@@ -615,14 +617,14 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 		r.replay(it, replayed)
 		return it, nil
 	}
-	r.cfg.Log.Release()
+	r.logger().Release()
 	settle, err := r.reserve(ctx, it)
 	if err != nil {
 		return nil, err
 	}
-	r.cfg.Log.Event(logging.Info, "iteration_started", []any{"iteration", n, "max_iterations", r.cfg.MaxIterations, "prompt_bytes", len(text), "again", replayed.Again},
+	r.logger().Event(logging.Info, "iteration_started", []any{"iteration", n, "max_iterations", r.cfg.MaxIterations, "prompt_bytes", len(text), "again", replayed.Again},
 		"Iteration %s starting%s...", r.label(n), againText(replayed.Again))
-	r.cfg.Log.Debugf("Iteration %s: prompt of %d bytes", r.label(n), len(text))
+	r.logger().Debugf("Iteration %s: prompt of %d bytes", r.label(n), len(text))
 	for _, o := range r.cfg.Observers {
 		o.IterationStarted(req)
 	}
@@ -724,7 +726,7 @@ func (r *runner) record(it *Iteration) error {
 	it.Cause = finalCause(it)
 	switch {
 	case it.Outcome == OutcomeSuccess && it.Number < r.cfg.MinIterations:
-		r.cfg.Log.Infof("Iteration %s: %s before the minimum of %d iterations; going on", r.label(it.Number), r.decider(it), r.cfg.MinIterations)
+		r.logger().Infof("Iteration %s: %s before the minimum of %d iterations; going on", r.label(it.Number), r.decider(it), r.cfg.MinIterations)
 		it.Outcome = OutcomeContinue
 	case it.Overridden:
 		r.logVerdict(it, agentOutcome)
@@ -757,9 +759,9 @@ func (r *runner) decider(it *Iteration) string {
 // logVerdict says that the procedure, not the agent, decided the
 // iteration: a warning when it declared failure or abort.
 func (r *runner) logVerdict(it *Iteration, agentOutcome Outcome) {
-	log := r.cfg.Log.Infof
+	log := r.logger().Infof
 	if it.Outcome == OutcomeFailure || it.Outcome == OutcomeAbort {
-		log = r.cfg.Log.Warnf
+		log = r.logger().Warnf
 	}
 	log("Iteration %s: the procedure's on_iteration declared %s%s; the agent's outcome was %s%s", r.label(it.Number), it.Outcome, reasonText(it.Reason), agentOutcome, causeTag(it))
 }
@@ -816,14 +818,12 @@ func MatrixOutcome(it *Iteration) Outcome {
 }
 
 func (r *runner) logIteration(it *Iteration) {
-	log, label := r.cfg.Log, r.label(it.Number)
-	res := it.Result
 	if it.Replayed {
-		log.Event(logging.Info, "iteration_replayed", append([]any{"iteration", it.Number, "outcome", string(it.Outcome), "cause", string(it.Cause),
-			"consecutive_failures", it.ConsecutiveFailures}, it.Spent.Fields()...),
-			"Iteration %s: from the journal, not run again (%s)%s", label, it.Outcome, spentText(it.Spent))
+		r.replays.add(it)
 		return
 	}
+	log, label := r.logger(), r.label(it.Number)
+	res := it.Result
 	if res.Dropped > 0 {
 		log.Warnf("Iteration %s: the agent printed %d bytes; kept the last %d (max_output_buffer %d), dropped %d",
 			label, res.Total, res.Total-res.Dropped, r.cfg.MaxOutput, res.Dropped)
@@ -860,7 +860,7 @@ func spentText(s Spend) string {
 // agent's last lines, indented under it, and where its whole output is;
 // in JSON, the lines and the file are fields of the warning.
 func (r *runner) warnFailure(it *Iteration, why string) {
-	log := r.cfg.Log
+	log := r.logger()
 	lines := LastLines(it.words(), lastLineCount, lastLineWidth)
 	file := ""
 	if r.cfg.OutputFile != nil && it.StartErr == nil {
@@ -880,10 +880,10 @@ func (r *runner) warnFailure(it *Iteration, why string) {
 func (r *runner) logStop(it *Iteration) {
 	label := r.label(it.Number)
 	if it.Result.Killed {
-		r.cfg.Log.Warnf("Iteration %s: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL", label)
+		r.logger().Warnf("Iteration %s: the agent's processes did not stop on SIGTERM within the grace period; killed with SIGKILL", label)
 	}
 	if it.Result.Abandoned {
-		r.cfg.Log.Warnf("Iteration %s: the agent (pid %d) did not end even after SIGKILL; going on without it", label, it.Result.PID)
+		r.logger().Warnf("Iteration %s: the agent (pid %d) did not end even after SIGKILL; going on without it", label, it.Result.PID)
 	}
 	if escaped := it.Result.Escaped; len(escaped) > 0 {
 		what := "stopped them"
@@ -893,7 +893,7 @@ func (r *runner) logStop(it *Iteration) {
 		case len(escaped) == 1:
 			what = "stopped it"
 		}
-		r.cfg.Log.Warnf("Iteration %s: the agent left %s running outside its process group (%s); %s",
+		r.logger().Warnf("Iteration %s: the agent left %s running outside its process group (%s); %s",
 			label, process.Count(len(escaped)), process.List(escaped), what)
 	}
 }
@@ -967,7 +967,7 @@ func (r *runner) finish(status Status, cause error) Result {
 	level, why, msg := r.summary(status, cause)
 	r.result.Message, r.result.Why = msg, why
 	s := r.result.Stats
-	r.cfg.Log.Event(level, logging.FinalEvent, append([]any{
+	r.logger().Event(level, logging.FinalEvent, append([]any{
 		"status", string(status), "exit_code", status.ExitCode(), "iterations", r.result.Iterations,
 		"elapsed_seconds", r.result.Elapsed.Seconds(), "min_seconds", s.Min.Seconds(), "max_seconds", s.Max.Seconds(),
 		"mean_seconds", s.Mean().Seconds(), "stddev_seconds", s.StdDev().Seconds(),
@@ -975,11 +975,11 @@ func (r *runner) finish(status Status, cause error) Result {
 	if s.Count > 0 {
 		// Timings are information, whatever the end's level: -q, which
 		// shows warnings and errors only, leaves them out.
-		r.cfg.Log.Detailf(logging.Info, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
+		r.logger().Detailf(logging.Info, "Iteration timing: min=%s, max=%s, mean=%s, stddev=%s",
 			units.Duration(s.Min), units.Duration(s.Max), units.Duration(s.Mean()), units.Duration(s.StdDev()))
 	}
 	if spent := r.result.Spent.Breakdown(); spent != "" {
-		r.cfg.Log.Detailf(level, "Spent: %s", spent)
+		r.logger().Detailf(level, "Spent: %s", spent)
 	}
 	return r.result
 }

@@ -52,7 +52,7 @@ func TestReplayCountsWithoutRunning(t *testing.T) {
 	if res.Elapsed < 2*time.Minute {
 		t.Errorf("elapsed %s: the time before the resume is not counted", res.Elapsed)
 	}
-	for _, want := range []string{"Iteration 1/10: from the journal, not run again (failure)", "Iteration 3/10 starting again (it was in flight when the run stopped)"} {
+	for _, want := range []string{"Iterations 1–2/10: from the journal, not run again (2 failure) · 80 tokens\n[", "Iteration 3/10 starting again (it was in flight when the run stopped)"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}
@@ -97,10 +97,10 @@ func (w *writes) WriteString(s string) (int, error) {
 	return w.Builder.WriteString(s)
 }
 
-// TestReplayedLinesAreWrittenTogether: the lines of the iterations the
-// journal answers are written in one write, before the first live
-// iteration's, in their order; a loop the journal answers to its end
-// writes its lines all the same.
+// TestReplayedLinesAreWrittenTogether: the iterations the journal
+// answers in a row are said in one line, with their outcomes counted,
+// written before the first live iteration's; a loop the journal answers
+// to its end says its line all the same.
 func TestReplayedLinesAreWrittenTogether(t *testing.T) {
 	replies := make([]Reply, 50)
 	for i := range replies {
@@ -113,9 +113,9 @@ func TestReplayedLinesAreWrittenTogether(t *testing.T) {
 	cfg.Replay = replayOf(replies, 51)
 	Run(context.Background(), cfg)
 	text := log.String()
-	first, last, live := strings.Index(text, "Iteration 1/60: from the journal"), strings.Index(text, "Iteration 50/60: from the journal"), strings.Index(text, "Iteration 51/60 starting")
-	if first < 0 || last < first || live < last {
-		t.Fatalf("the replayed lines, then the live one, in order:\n%s", text)
+	said, live := strings.Index(text, "Iterations 1–50/60: from the journal, not run again (50 continue) · 50 tokens\n"), strings.Index(text, "Iteration 51/60 starting")
+	if said < 0 || live < said || strings.Count(text, "from the journal") != 1 {
+		t.Fatalf("one line for the replayed iterations, then the live one:\n%s", text)
 	}
 	if log.n > 8 {
 		t.Errorf("%d writes for a loop of 50 iterations replayed and one run: the replay's lines were not gathered", log.n)
@@ -127,7 +127,50 @@ func TestReplayedLinesAreWrittenTogether(t *testing.T) {
 	cfg.Log = logging.New(&all, logging.Info).WithClock(s.now)
 	cfg.Replay = replayOf(replies, 0)
 	Run(context.Background(), cfg)
-	if !strings.Contains(all.String(), "Iteration 50/50: from the journal") {
+	if !strings.Contains(all.String(), "Iterations 1–50/50: from the journal, not run again (50 continue)") {
 		t.Errorf("a loop answered to its end by the journal:\n%s", all.String())
+	}
+}
+
+// TestReplayedRowsAreSaidInOrder: a line the loop writes for a replayed
+// iteration (a SUCCESS before the minimum) comes after the row of those
+// before it, and a new row begins after it; a row of one iteration is
+// said as each was before; the outcomes are counted in the order they
+// came; in JSON a row is one event.
+func TestReplayedRowsAreSaidInOrder(t *testing.T) {
+	replies := []Reply{reply("ok", 0, 1), reply("<promise>SUCCESS</promise>", 0, 1), reply("broke", 1, 1), reply("ok", 0, 1)}
+	var log strings.Builder
+	s := &script{steps: []step{{out: "live"}}}
+	cfg := s.config(6, 3, &log)
+	cfg.MinIterations = 5
+	cfg.Replay = replayOf(replies, 0)
+	Run(context.Background(), cfg)
+	text := log.String()
+	lines := []string{
+		"Iteration 1/6: from the journal, not run again (continue) · 1 tokens\n",
+		"Iteration 2/6: the agent signaled SUCCESS before the minimum of 5 iterations; going on\n",
+		"Iterations 2–4/6: from the journal, not run again (2 continue, 1 failure) · 3 tokens\n",
+		"Iteration 5/6 starting...",
+	}
+	at := 0
+	for _, line := range lines {
+		i := strings.Index(text[at:], line)
+		if i < 0 {
+			t.Fatalf("%q not found after the lines before it:\n%s", line, text)
+		}
+		at += i + len(line)
+	}
+
+	var js strings.Builder
+	s = &script{steps: []step{{out: "live"}}}
+	cfg = s.config(6, 3, nil)
+	cfg.Log = logging.New(&js, logging.Info).WithClock(s.now).AsJSON()
+	cfg.Replay = replayOf(replies[2:], 0)
+	Run(context.Background(), cfg)
+	for _, want := range []string{`"event":"iterations_replayed","message":"Iterations 1–2/6: from the journal, not run again (1 failure, 1 continue) · 2 tokens"`,
+		`"first":1,"last":2,"outcomes":{"continue":1,"failure":1}`} {
+		if !strings.Contains(js.String(), want) || strings.Contains(js.String(), `"iteration_replayed"`) {
+			t.Errorf("the JSON log lacks %s, or says an iteration of the row alone:\n%s", want, js.String())
+		}
 	}
 }

@@ -144,11 +144,11 @@ func (r *runner) resetWait(it *Iteration, w waits) (LimitWait, bool) {
 	wait := max(sum.ResetAt.Sub(now), 0)
 	label, what := r.label(it.Number), causeWords(sum)
 	if wait == 0 && w.reset {
-		r.cfg.Log.Warnf("Iteration %s: %s: %s; it was to reset at %s, and is still there", label, agentName(it), what, sum.ResetAt.Local().Format("15:04:05"))
+		r.logger().Warnf("Iteration %s: %s: %s; it was to reset at %s, and is still there", label, agentName(it), what, sum.ResetAt.Local().Format("15:04:05"))
 		return LimitWait{}, false
 	}
 	if limit := r.cfg.MaxLimitWait; limit == 0 || w.total+wait > limit {
-		r.cfg.Log.Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)%s", label, agentName(it), what, sum.ResetAt.Local().Format("15:04"), limitWords(limit), waitedWords(w.total))
+		r.logger().Warnf("Iteration %s: %s: %s; it resets at %s, beyond max_limit_wait (%s)%s", label, agentName(it), what, sum.ResetAt.Local().Format("15:04"), limitWords(limit), waitedWords(w.total))
 		return LimitWait{}, false
 	}
 	lw := LimitWait{Until: sum.ResetAt, Wait: wait, Waited: w.total, Again: w.early}
@@ -196,7 +196,7 @@ func (r *runner) backoff(it *Iteration, w waits) (LimitWait, bool) {
 	left := limit - w.total
 	if left <= 0 {
 		if limit > 0 {
-			r.cfg.Log.Warnf("Iteration %s: %s: %s; waited %s, all of max_limit_wait: giving up", label, agentName(it), what, units.Duration(w.total.Round(time.Second)))
+			r.logger().Warnf("Iteration %s: %s: %s; waited %s, all of max_limit_wait: giving up", label, agentName(it), what, units.Duration(w.total.Round(time.Second)))
 		}
 		return LimitWait{}, false
 	}
@@ -212,7 +212,7 @@ func (r *runner) waiting(it *Iteration, w LimitWait) LimitWait {
 	if w.Cause == "" {
 		w.Cause = string(it.Decoded.FailureCause())
 	}
-	r.cfg.Log.Event(logging.Warn, "limit_wait", []any{"iteration", w.Iteration, "agent", w.Agent, "cause", w.Cause,
+	r.logger().Event(logging.Warn, "limit_wait", []any{"iteration", w.Iteration, "agent", w.Agent, "cause", w.Cause,
 		"until", w.Until.UTC().Format(time.RFC3339), "wait_seconds", w.Wait.Seconds(), "backoff", w.Backoff, "waited_seconds", w.Waited.Seconds()}, "%s", w.Message)
 	if r.cfg.LimitWaiting != nil {
 		r.cfg.LimitWaiting(w)
@@ -267,7 +267,7 @@ func (r *runner) spinWait(it *Iteration) time.Duration {
 		return 0
 	}
 	wait := backoffStep(r.spins-freeSpins-1, firstSpinWait, maxSpinWait)
-	r.cfg.Log.Event(logging.Warn, "spin_wait", []any{"iteration", it.Number, "in_a_row", r.spins, "wait_seconds", wait.Seconds()},
+	r.logger().Event(logging.Warn, "spin_wait", []any{"iteration", it.Number, "in_a_row", r.spins, "wait_seconds", wait.Seconds()},
 		"Iteration %s: the agent ended at once without output, %d iterations in a row; waiting %s before the next",
 		r.label(it.Number), r.spins, units.Duration(wait))
 	return wait

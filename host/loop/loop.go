@@ -596,6 +596,7 @@ func (r *runner) iterate(ctx context.Context, n int) (*Iteration, error) {
 	var text string
 	var err error
 	if !replayed.Ended || !replayed.NoCompose {
+		r.flushReplays()
 		text, err = r.cfg.Prompt(prompt.Iteration{Number: n, Max: r.cfg.MaxIterations, Min: r.cfg.MinIterations, Replayed: replayed.Ended})
 	}
 	switch {

@@ -9,14 +9,16 @@ import (
 	"rooda/host/agentstream"
 	"rooda/host/logging"
 	"rooda/host/process"
+	"rooda/host/prompt"
 )
 
 // replayOf is what a journal holds of iterations that ended, one per
-// reply, and which iteration was in flight (0: none).
+// reply, and which iteration was in flight (0: none), as a YAML
+// procedure's resume has them: their prompts not composed again.
 func replayOf(replies []Reply, inFlight int) func(int) Replayed {
 	return func(n int) Replayed {
 		if n <= len(replies) {
-			return Replayed{Ended: true, Prompt: "recorded prompt", Reply: replies[n-1], Duration: time.Minute, Elapsed: time.Duration(n) * time.Minute}
+			return Replayed{Ended: true, NoCompose: true, Prompt: "recorded prompt", Reply: replies[n-1], Duration: time.Minute, Elapsed: time.Duration(n) * time.Minute}
 		}
 		return Replayed{Again: n == inFlight}
 	}
@@ -127,8 +129,9 @@ func TestReplayedLinesAreWrittenTogether(t *testing.T) {
 	cfg.Log = logging.New(&all, logging.Info).WithClock(s.now)
 	cfg.Replay = replayOf(replies, 0)
 	Run(context.Background(), cfg)
-	if !strings.Contains(all.String(), "Iterations 1–50/50: from the journal, not run again (50 continue)") {
-		t.Errorf("a loop answered to its end by the journal:\n%s", all.String())
+	said, end := strings.Index(all.String(), "Iterations 1–50/50: from the journal, not run again (50 continue)"), strings.Index(all.String(), "Reached max iterations")
+	if said < 0 || end < said {
+		t.Errorf("a loop answered to its end by the journal, its row before its end:\n%s", all.String())
 	}
 }
 
@@ -168,9 +171,69 @@ func TestReplayedRowsAreSaidInOrder(t *testing.T) {
 	cfg.Replay = replayOf(replies[2:], 0)
 	Run(context.Background(), cfg)
 	for _, want := range []string{`"event":"iterations_replayed","message":"Iterations 1–2/6: from the journal, not run again (1 failure, 1 continue) · 2 tokens"`,
-		`"first":1,"last":2,"outcomes":{"continue":1,"failure":1}`} {
+		`"first":1,"last":2,"outcomes":{"continue":1,"failure":1},"consecutive_failures":0,`} {
 		if !strings.Contains(js.String(), want) || strings.Contains(js.String(), `"iteration_replayed"`) {
 			t.Errorf("the JSON log lacks %s, or says an iteration of the row alone:\n%s", want, js.String())
 		}
+	}
+}
+
+// TestReplayedAloneKeepsItsLine: a row of one replayed iteration is said
+// as each was before, its JSON event too; and where the prompts are
+// composed again (a script's, whose context functions may log), each
+// replayed iteration is said before the next is composed.
+func TestReplayedAloneKeepsItsLine(t *testing.T) {
+	var js strings.Builder
+	s := &script{steps: []step{{out: "live"}}}
+	cfg := s.config(3, 3, nil)
+	cfg.Log = logging.New(&js, logging.Info).WithClock(s.now).AsJSON()
+	cfg.Replay = replayOf([]Reply{reply("broke", 1, 5)}, 0)
+	Run(context.Background(), cfg)
+	want := `"event":"iteration_replayed","message":"Iteration 1/3: from the journal, not run again (failure) · 5 tokens","iteration":1,"outcome":"failure","cause":"agent_failed","consecutive_failures":1,`
+	if !strings.Contains(js.String(), want) {
+		t.Errorf("the JSON log lacks %s:\n%s", want, js.String())
+	}
+
+	var log strings.Builder
+	s = &script{steps: []step{{out: "live"}}}
+	cfg = s.config(3, 3, &log)
+	replay := replayOf([]Reply{reply("a", 0, 1), reply("b", 0, 1)}, 0)
+	cfg.Replay = func(n int) Replayed {
+		rep := replay(n)
+		rep.NoCompose = false
+		return rep
+	}
+	compose := cfg.Prompt
+	cfg.Prompt = func(it prompt.Iteration) (string, error) {
+		cfg.Log.Infof("composing %d", it.Number)
+		return compose(it)
+	}
+	Run(context.Background(), cfg)
+	at := 0
+	for _, line := range []string{"composing 1", "Iteration 1/3: from the journal", "composing 2", "Iteration 2/3: from the journal", "composing 3", "Iteration 3/3 starting"} {
+		i := strings.Index(log.String()[at:], line)
+		if i < 0 {
+			t.Fatalf("%q not found after the lines before it:\n%s", line, log.String())
+		}
+		at += i + len(line)
+	}
+}
+
+// TestReplayedSpinsAreNotWaitedAgain: replayed iterations that ended at
+// once without output count towards the spins in a row, but no wait is
+// said for them, as none is made: their row stays one line.
+func TestReplayedSpinsAreNotWaitedAgain(t *testing.T) {
+	var log strings.Builder
+	s := &script{steps: []step{{out: "live"}}}
+	cfg := s.config(6, 3, &log)
+	replay := replayOf([]Reply{reply("", 0, 0), reply("", 0, 0), reply("", 0, 0), reply("", 0, 0), reply("", 0, 0)}, 0)
+	cfg.Replay = func(n int) Replayed {
+		rep := replay(n)
+		rep.Duration = 0
+		return rep
+	}
+	Run(context.Background(), cfg)
+	if !strings.Contains(log.String(), "Iterations 1–5/6: from the journal, not run again (5 continue)\n") || strings.Contains(log.String(), "waiting") {
+		t.Errorf("five quick silent iterations replayed:\n%s", log.String())
 	}
 }

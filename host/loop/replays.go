@@ -47,12 +47,19 @@ func (s *replays) add(it *Iteration) {
 // logger is the loop's log, the replayed iterations not yet said
 // written first: whatever the loop says next comes after them.
 func (r *runner) logger() *logging.Logger {
+	r.flushReplays()
+	return r.cfg.Log
+}
+
+// flushReplays says the replayed iterations not yet said. Before the
+// prompt is composed too: what composing logs (a digest's checks, the
+// context added) is written by the caller's code, not through logger.
+func (r *runner) flushReplays() {
 	if r.replays.first != 0 {
 		s := r.replays
 		r.replays = replays{}
 		r.sayReplays(s)
 	}
-	return r.cfg.Log
 }
 
 // sayReplays writes one line for the row s: the line of its iteration

@@ -267,6 +267,9 @@ func (r *runner) spinWait(it *Iteration) time.Duration {
 		return 0
 	}
 	wait := backoffStep(r.spins-freeSpins-1, firstSpinWait, maxSpinWait)
+	if it.Replayed {
+		return wait // counted, as it was, but not waited again (Run)
+	}
 	r.logger().Event(logging.Warn, "spin_wait", []any{"iteration", it.Number, "in_a_row", r.spins, "wait_seconds", wait.Seconds()},
 		"Iteration %s: the agent ended at once without output, %d iterations in a row; waiting %s before the next",
 		r.label(it.Number), r.spins, units.Duration(wait))

@@ -306,16 +306,16 @@ unpruned() {
 # the same through rooda itself (rooda __sandbox), where rooda-sandbox is
 # not installed.
 trampoline() {
-	local d
+	local d agent="$work/fakeagent $work/quiet.json"
 	d=$(unpruned sandbox)
-	plain_loop=(env -C "$d" ROODA_SANDBOX_ABI=0 "$work/rooda" run build -n "$ITERATIONS" --ai-cmd "$work/fakeagent $work/quiet.json")
-	boxed_loop=(env -C "$d" "$work/rooda" run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "$work/fakeagent $work/quiet.json")
-	alone_loop=(env -C "$d" "$work/alone/rooda" run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "$work/fakeagent $work/quiet.json")
-	plain_once=(env -C "$d" ROODA_SANDBOX_ABI=0 "$work/rooda" run build -n 1 --ai-cmd "$work/fakeagent $work/quiet.json")
-	boxed_once=(env -C "$d" "$work/rooda" run build -n 1 --sandbox workspace --ai-cmd "$work/fakeagent $work/quiet.json")
-	alone_once=(env -C "$d" "$work/alone/rooda" run build -n 1 --sandbox workspace --ai-cmd "$work/fakeagent $work/quiet.json")
-	off_loop=(env -C "$d" "$work/rooda" run build -n "$ITERATIONS" --ai-cmd "$work/fakeagent $work/quiet.json")
-	off_once=(env -C "$d" "$work/rooda" run build -n 1 --ai-cmd "$work/fakeagent $work/quiet.json")
+	plain_loop=(env -C "$d" ROODA_SANDBOX_ABI=0 "$work/rooda" run build -n "$ITERATIONS" --ai-cmd "$agent")
+	boxed_loop=(env -C "$d" "$work/rooda" run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "$agent")
+	alone_loop=(env -C "$d" "$work/alone/rooda" run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "$agent")
+	plain_once=(env -C "$d" ROODA_SANDBOX_ABI=0 "$work/rooda" run build -n 1 --ai-cmd "$agent")
+	boxed_once=(env -C "$d" "$work/rooda" run build -n 1 --sandbox workspace --ai-cmd "$agent")
+	alone_once=(env -C "$d" "$work/alone/rooda" run build -n 1 --sandbox workspace --ai-cmd "$agent")
+	off_loop=(env -C "$d" "$work/rooda" run build -n "$ITERATIONS" --ai-cmd "$agent")
+	off_once=(env -C "$d" "$work/rooda" run build -n 1 --ai-cmd "$agent")
 	turns plain_loop boxed_loop alone_loop off_loop plain_once boxed_once alone_once off_once
 	echo "sandbox: workspace, $ITERATIONS iterations, against agents started as they are:"
 	slopes "the trampoline's cost per iteration (rooda-sandbox)" "$TRAMPOLINE_TARGET_MS"
@@ -354,12 +354,12 @@ slopes() {
 # brought up, the listeners handed over): ITERATIONS iterations and one, with
 # and without it, the slopes compared, per iteration.
 hosts() {
-	local over d
+	local over d agent="$work/fakeagent $work/quiet.json"
 	d=$(unpruned hosts)
-	plain_loop=(env -C "$d" "$work/rooda" run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "$work/fakeagent $work/quiet.json")
-	boxed_loop=(env -C "$d" "$work/rooda" run build -n "$ITERATIONS" --sandbox workspace --sandbox-hosts 127.0.0.1:9 --ai-cmd "$work/fakeagent $work/quiet.json")
-	plain_once=(env -C "$d" "$work/rooda" run build -n 1 --sandbox workspace --ai-cmd "$work/fakeagent $work/quiet.json")
-	boxed_once=(env -C "$d" "$work/rooda" run build -n 1 --sandbox workspace --sandbox-hosts 127.0.0.1:9 --ai-cmd "$work/fakeagent $work/quiet.json")
+	plain_loop=(env -C "$d" "$work/rooda" run build -n "$ITERATIONS" --sandbox workspace --ai-cmd "$agent")
+	boxed_loop=(env -C "$d" "$work/rooda" run build -n "$ITERATIONS" --sandbox workspace --sandbox-hosts 127.0.0.1:9 --ai-cmd "$agent")
+	plain_once=(env -C "$d" "$work/rooda" run build -n 1 --sandbox workspace --ai-cmd "$agent")
+	boxed_once=(env -C "$d" "$work/rooda" run build -n 1 --sandbox workspace --sandbox-hosts 127.0.0.1:9 --ai-cmd "$agent")
 	turns plain_loop boxed_loop plain_once boxed_once
 	echo "sandbox: workspace with sandbox_hosts, $ITERATIONS iterations, against sandbox: workspace alone:"
 	slopes "sandbox_hosts' cost per iteration" "$HOSTS_TARGET_MS"

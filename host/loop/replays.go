@@ -51,20 +51,17 @@ func (r *runner) logger() *logging.Logger {
 	return r.cfg.Log
 }
 
-// flushReplays says the replayed iterations not yet said. Before the
-// prompt is composed too: what composing logs (a digest's checks, the
-// context added) is written by the caller's code, not through logger.
+// flushReplays says the replayed iterations not yet said, in one line:
+// the line of its iteration when the row holds one, as every replayed
+// iteration had. Called before a prompt is composed too: what composing
+// logs (a digest's checks, the context added) is written by the
+// caller's code, not through logger.
 func (r *runner) flushReplays() {
-	if r.replays.first != 0 {
-		s := r.replays
-		r.replays = replays{}
-		r.sayReplays(s)
+	s := r.replays
+	if s.first == 0 {
+		return
 	}
-}
-
-// sayReplays writes one line for the row s: the line of its iteration
-// when it holds one, as every replayed iteration had.
-func (r *runner) sayReplays(s replays) {
+	r.replays = replays{}
 	if s.first == s.last {
 		outcome := s.outcomes[0].outcome
 		r.cfg.Log.Event(logging.Info, "iteration_replayed", append([]any{"iteration", s.first, "outcome", string(outcome), "cause", string(s.cause),

@@ -51,7 +51,7 @@ const mirrors, pinned = "git", "lib"
 func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.Library]) (map[string]string, error) {
 	// Only git libraries need the cache: a run without one must not wait
 	// for another rooda's fetch.
-	if slices.ContainsFunc(slices.Collect(maps.Values(libs)), func(l config.Value[config.Library]) bool { return l.V.Git != "" }) {
+	if Waits(libs) {
 		unlock, err := m.lock(ctx)
 		if err != nil {
 			return nil, err
@@ -72,6 +72,17 @@ func (m *Manager) Dirs(ctx context.Context, libs map[string]config.Value[config.
 		dirs[name] = dir
 	}
 	return dirs, nil
+}
+
+// Waits reports whether Dirs may wait for libs: for the cache's lock,
+// or git. Only git libraries do.
+func Waits(libs map[string]config.Value[config.Library]) bool {
+	for _, l := range libs {
+		if l.V.Git != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // use returns a git library's directory: the pinned commit's files from

@@ -189,12 +189,28 @@ func becomeSubreaper() {
 // The reaper takes every exited child that this package did not start,
 // so only a program that starts its processes through Run may call it:
 // rooda's main does; a test that starts others with os/exec must not.
+// It starts with the first process rooda starts (startReaper).
 func AdoptOrphans() {
 	becomeSubreaper()
 	adopting.Store(true)
+}
+
+// reaping is set once the reaper waits for SIGCHLD.
+var reaping atomic.Bool
+
+// startReaper starts the reaper that AdoptOrphans asked for, before the
+// first process rooda starts: no orphan can come before it. A command
+// that starts none (rooda list, script check) does without: catching a
+// signal has Go's runtime start and wait for a thread of its own, a
+// tenth of such a start.
+func startReaper() {
+	if !adopting.Load() {
+		return
+	}
 	reaper.Do(func() {
 		exits := make(chan os.Signal, 1)
 		signal.Notify(exits, syscall.SIGCHLD)
+		reaping.Store(true)
 		go func() {
 			for range exits {
 				kin.reapOnSignal()

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -194,6 +195,38 @@ func TestSignalReapsAnOrphan(t *testing.T) {
 	orphan.Wait()
 }
 
+// adoptsThenStarts is the helper process of TestReaperWaitsForAStart:
+// a rooda that adopts orphans, then starts a process.
+const adoptsThenStarts = "ROODA_TEST_ADOPTS_THEN_STARTS"
+
+func adoptThenStart() {
+	AdoptOrphans()
+	fmt.Println("before a start, reaping:", reaping.Load())
+	if _, err := Run(context.Background(), Command{Argv: []string{"true"}, MaxOutput: 1024}); err != nil {
+		panic(err)
+	}
+	fmt.Println("after a start, reaping:", reaping.Load())
+	os.Exit(0)
+}
+
+// TestReaperWaitsForAStart: a rooda that adopts orphans catches SIGCHLD
+// from its first start on, not before: a command that starts nothing
+// does without the thread it costs. TestOrphansReaped (internal/cli)
+// shows the reaper at work.
+func TestReaperWaitsForAStart(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rooda := exec.Command(self, "-test.run", "^$")
+	rooda.Env = append(os.Environ(), adoptsThenStarts+"=1")
+	out, err := rooda.Output()
+	want := "before a start, reaping: false\nafter a start, reaping: true\n"
+	if err != nil || string(out) != want {
+		t.Errorf("the helper printed %q (%v), want %q", out, err, want)
+	}
+}
+
 // TestNoCgroupLeftByACommandNotFound: a command that cannot start leaves
 // no cgroup and no descriptor behind.
 func TestNoCgroupLeftByACommandNotFound(t *testing.T) {
@@ -216,6 +249,9 @@ func TestNoCgroupLeftByACommandNotFound(t *testing.T) {
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == GuardArg {
 		GuardMain(os.Args[2:])
+	}
+	if os.Getenv(adoptsThenStarts) != "" {
+		adoptThenStart() // without a guard, which would outlive it
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -156,6 +156,7 @@ func start(c Command) (*started, error) {
 		stopStaleTagged()
 	}
 	becomeSubreaper()
+	startReaper()
 	// The clocks run before the agent does, so that a Ctrl+Z as it starts
 	// (Suspend) finds them to stop.
 	p.began = time.Now()

@@ -463,9 +463,15 @@ func check(c *cli.Context, paths []string) (host.Checked, error) {
 	if err != nil {
 		return host.Checked{}, err
 	}
-	// Fetching a library is the one wait here, which an interrupt ends.
-	ctx, watch := interrupt.Watch(c.Context)
-	defer watch.Stop()
+	// Fetching a git library is the one wait here, which an interrupt
+	// ends. A check without one catches no signal: catching them and
+	// giving them back would be a sixth of its start.
+	ctx := c.Context
+	if all, err := libs.WithFlags(cfg.Libraries, c.StringSlice("lib")); err != nil || libs.Waits(all) {
+		var watch *interrupt.Watcher
+		ctx, watch = interrupt.Watch(ctx)
+		defer watch.Stop()
+	}
 	rt, err := newRuntime(c, quietSession(ctx, c, cfg), nil, host.Options{TestPredeclared: builtins.TestPredeclaredOnce(), Signatures: builtins.Signatures(cfg)})
 	if err != nil {
 		return host.Checked{}, err

@@ -93,7 +93,7 @@ func (s *starts) IterationFinished(it *loop.Iteration) {
 	if it.Replayed || it.Outcome == loop.OutcomeInterrupted || s.start == "" {
 		return
 	}
-	if err := git.DropRef(s.dir, s.start); err != nil {
+	if err := s.ws.DropRef(s.start); err != nil {
 		s.log.Debugf("Iteration %d: %v", it.Number, err)
 	}
 }

@@ -32,3 +32,17 @@ func OpenBelow(dir, name string) (*os.File, error) {
 	}
 	return os.Open(path)
 }
+
+// ReadBelow reads name, a regular file below dir opened as OpenBelow
+// opens it, and refuses it past limit bytes.
+func ReadBelow(dir, name string, limit int64) ([]byte, error) {
+	f, err := OpenBelow(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: f.Name(), Err: ErrNotFile}
+	}
+	return ReadAll(f, f.Name(), limit)
+}

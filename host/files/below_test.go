@@ -14,14 +14,8 @@ import (
 // whether it leads outside or not; so are a pipe and a path that leaves
 // the directory. A file and a directory reached without a link open.
 func TestOpenBelowFollowsNoLink(t *testing.T) {
-	dir, outside := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(outside, "secret"), []byte("SECRET"), 0o600)
-	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755)
-	os.WriteFile(filepath.Join(dir, "a", "b", "file"), []byte("mine"), 0o644)
-	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "a", "out"))
-	os.Symlink("b/file", filepath.Join(dir, "a", "in"))
-	os.Symlink(outside, filepath.Join(dir, "a", "dir"))
-	for name, link := range map[string]string{"a/out": "a/out", "a/in": "a/in", "a/dir/secret": "a/dir", "a/dir": "a/dir"} {
+	dir, outside := linkedTree(t)
+	for name, link := range links {
 		f, err := OpenBelow(dir, name)
 		var pe *fs.PathError
 		if !errors.Is(err, ErrSymlink) || !errors.As(err, &pe) || pe.Path != filepath.Join(dir, link) {
@@ -54,5 +48,61 @@ func TestOpenBelowFollowsNoLink(t *testing.T) {
 		t.Errorf("a directory: %v", err)
 	} else {
 		d.Close()
+	}
+}
+
+// linkedTree makes a directory holding a/b/file ("mine") and links in a/
+// to a file outside it (out), to that file (in), to the outside
+// directory (dir), which holds a secret, and to b (inb).
+func linkedTree(t *testing.T) (dir, outside string) {
+	dir, outside = t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("SECRET"), 0o600)
+	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a", "b", "file"), []byte("mine"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "a", "out"))
+	os.Symlink("b/file", filepath.Join(dir, "a", "in"))
+	os.Symlink(outside, filepath.Join(dir, "a", "dir"))
+	os.Symlink("b", filepath.Join(dir, "a", "inb"))
+	return dir, outside
+}
+
+// links are the paths of linkedTree that lead through a link, each with
+// the link an error names.
+var links = map[string]string{"a/out": "a/out", "a/in": "a/in", "a/dir/secret": "a/dir", "a/dir": "a/dir", "a/inb/file": "a/inb"}
+
+// TestReadBelowFollowsNoLink: ReadBelow refuses what OpenBelow refuses,
+// naming the same link, and a directory too; it reads a file reached
+// without a link, in one part or several, up to its limit.
+func TestReadBelowFollowsNoLink(t *testing.T) {
+	dir, _ := linkedTree(t)
+	for name, link := range links {
+		data, err := ReadBelow(dir, name, 100)
+		var pe *fs.PathError
+		if !errors.Is(err, ErrSymlink) || !errors.As(err, &pe) || pe.Path != filepath.Join(dir, link) {
+			t.Errorf("%s: %q, %v, want ErrSymlink naming the link %s", name, data, err, link)
+		}
+	}
+	if _, err := ReadBelow(dir, "a/b/none", 100); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := ReadBelow(dir, "a/b", 100); !errors.Is(err, ErrNotFile) {
+		t.Errorf("a directory: %v, want ErrNotFile", err)
+	}
+	fifo := mkfifo(t)
+	os.Rename(fifo, filepath.Join(dir, "a", "fifo"))
+	for _, name := range []string{"a/fifo", "a/../a/fifo"} {
+		if _, err := ReadBelow(dir, name, 100); !errors.Is(err, ErrNotFile) {
+			t.Errorf("a pipe, %s: %v, want ErrNotFile (and no wait for a writer)", name, err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "top"), []byte("top"), 0o644)
+	for name, want := range map[string]string{"a/b/file": "mine", "top": "top"} {
+		if data, err := ReadBelow(dir, name, 4); string(data) != want || err != nil {
+			t.Errorf("%s: %q, %v, want %q", name, data, err, want)
+		}
+	}
+	var large *TooLargeError
+	if data, err := ReadBelow(dir, "a/b/file", 3); !errors.As(err, &large) || data != nil {
+		t.Errorf("a file past the limit: %q, %v, want a TooLargeError", data, err)
 	}
 }

@@ -31,15 +31,43 @@ func openTemp(dir string) (*os.File, error) {
 	}
 }
 
-// rename is os.Rename without its look for a directory at newpath
+// Rename is os.Rename without its look for a directory at newpath
 // first: rename(2) refuses to put a file over one too (EISDIR).
-func rename(oldpath, newpath string) error {
+func Rename(oldpath, newpath string) error {
 	err := unix.Rename(oldpath, newpath)
 	for err == unix.EINTR {
 		err = unix.Rename(oldpath, newpath)
 	}
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+	}
+	return nil
+}
+
+// CreateNew makes the file path, which must not exist (O_EXCL: a lock
+// file of git's), holding data, as openTemp makes a file: without
+// offering it to Go's poller.
+func CreateNew(path string, data []byte, perm fs.FileMode) error {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, uint32(perm.Perm()))
+	for err == unix.EINTR {
+		fd, err = unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, uint32(perm.Perm()))
+	}
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	for len(data) > 0 && err == nil {
+		var n int
+		if n, err = unix.Write(fd, data); err == nil {
+			data = data[n:]
+		} else if err == unix.EINTR {
+			err = nil
+		}
+	}
+	if cerr := unix.Close(fd); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func WriteWholeOpen(path string, data []byte) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err = rename(f.Name(), path); err != nil {
+	if err = Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
 		f.Close()
 		return nil, err
@@ -41,7 +41,7 @@ func writeWhole(path string, data []byte, sync bool) error {
 	if err != nil {
 		return err
 	}
-	if err = rename(tmp, path); err != nil {
+	if err = Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 	}
 	return err

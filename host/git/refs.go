@@ -2,6 +2,7 @@ package git
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,15 +22,10 @@ import (
 const maxRefFile = 4096
 
 // readRefFile reads name, a small file below the git directory dir, as
-// the record's files are read (files.OpenBelow): no link followed, no
+// the record's files are read (files.ReadBelow): no link followed, no
 // pipe waited on, no more than a ref holds.
 func readRefFile(dir, name string) (string, bool) {
-	f, err := files.OpenBelow(dir, filepath.FromSlash(name))
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	data, err := files.ReadAll(f, name, maxRefFile)
+	data, err := files.ReadBelow(dir, filepath.FromSlash(name), maxRefFile)
 	if err != nil {
 		return "", false
 	}
@@ -102,12 +98,13 @@ func writeRef(r Repo, ref, commit string) bool {
 	// The lock is git's: one that exists is a git at work on the ref
 	// (a gc packing it), left to git.
 	lock := path + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
+	if err := files.CreateNew(lock, []byte(commit+"\n"), 0o644); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			os.Remove(lock)
+		}
 		return false
 	}
-	_, err = f.WriteString(commit + "\n")
-	if cerr := f.Close(); err != nil || cerr != nil || os.Rename(lock, path) != nil {
+	if files.Rename(lock, path) != nil {
 		os.Remove(lock)
 		return false
 	}
@@ -127,11 +124,9 @@ func removeRef(r Repo, ref string) bool {
 		return false
 	}
 	path := filepath.Join(r.CommonDir, filepath.FromSlash(ref))
-	lock, err := os.OpenFile(path+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
+	if files.CreateNew(path+".lock", nil, 0o644) != nil {
 		return false
 	}
-	lock.Close()
 	removed := os.Remove(path) == nil
 	os.Remove(path + ".lock")
 	return removed

@@ -67,7 +67,7 @@ func TestReadHeadAgreesWithGit(t *testing.T) {
 // reads, and once removed git has none, nor the directories it made;
 // one git packed meanwhile is left to git to remove.
 func TestRoodaRefsAsGitSeesThem(t *testing.T) {
-	newRepository(t, map[string]string{"a.txt": "a\n"})
+	g := newRepository(t, map[string]string{"a.txt": "a\n"})
 	r, _ := Recorded("")
 	head := gitSays(t, "rev-parse", "HEAD")
 	const ref = "refs/rooda/20261128T000000.1Z-build-abcd/start/1"
@@ -97,7 +97,7 @@ func TestRoodaRefsAsGitSeesThem(t *testing.T) {
 	if !writeRef(r, ref, head) || removeRef(r, ref) {
 		t.Error("a ref both loose and packed was removed here")
 	}
-	if err := DropRef("", ref); err != nil || gitSays(t, "for-each-ref", "refs/rooda/") != "" {
+	if err := g.DropRef(ref); err != nil || gitSays(t, "for-each-ref", "refs/rooda/") != "" {
 		t.Errorf("DropRef of a packed ref: %v, left %q", err, gitSays(t, "for-each-ref", "refs/rooda/"))
 	}
 	// A lock held is a git at work on the ref: rooda leaves it to git.
@@ -110,6 +110,9 @@ func TestRoodaRefsAsGitSeesThem(t *testing.T) {
 	}
 	if writeRef(r, ref, head) {
 		t.Error("written under git's lock")
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Errorf("git's lock taken away: %v", err)
 	}
 	for _, bad := range []string{"refs/heads/main", "refs/rooda/../../config", "refs/rooda/x/.hidden", "refs/rooda/x.lock"} {
 		if writeRef(r, bad, head) {
@@ -175,7 +178,7 @@ func TestSnapshotNotKeptOnceGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := DropRef("", "refs/rooda/r/start/1"); err != nil {
+	if err := g.DropRef("refs/rooda/r/start/1"); err != nil {
 		t.Fatal(err)
 	}
 	gitRun(t, "gc", "--quiet", "--prune=now")
@@ -190,7 +193,7 @@ func TestSnapshotNotKeptOnceGone(t *testing.T) {
 // writes at once (two inodes made and freed an iteration, otherwise);
 // once the run ends they go, but not one that still holds a ref.
 func TestStartsLeaveTheirDirectoriesUntilTheRunEnds(t *testing.T) {
-	newRepository(t, map[string]string{"a.txt": "a\n"})
+	g := newRepository(t, map[string]string{"a.txt": "a\n"})
 	r, _ := Recorded("")
 	head := gitSays(t, "rev-parse", "HEAD")
 	const run = "20261128T000000.1Z-build-abcd"
@@ -200,7 +203,7 @@ func TestStartsLeaveTheirDirectoriesUntilTheRunEnds(t *testing.T) {
 		if !writeRef(r, ref, head) {
 			t.Fatal("not written")
 		}
-		if err := DropRef("", ref); err != nil {
+		if err := g.DropRef(ref); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(start); err != nil {

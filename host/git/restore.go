@@ -88,16 +88,15 @@ func (l *looker) headAndBranch() (head, branch string) {
 	return "", branch
 }
 
-// DropRef removes ref from dir's repository, if it is there. Its
-// directories stay: a run writes its next iteration's start there at
+// DropRef removes ref from the workspace's repository, if it is there.
+// Its directories stay: a run writes its next iteration's start there at
 // once, so they are made and removed once a run (PruneRefDirs), not once
 // an iteration, two inodes each time.
-func DropRef(dir, ref string) error {
-	l, ok := newLooker(dir)
-	if !ok || removeRef(l.repo, ref) {
+func (g *Workspace) DropRef(ref string) error {
+	if !g.inRepo || removeRef(g.look.repo, ref) {
 		return nil
 	}
-	_, err := l.run(Command{Args: []string{"update-ref", "-d", ref}})
+	_, err := g.look.run(Command{Args: []string{"update-ref", "-d", ref}})
 	return err
 }
 

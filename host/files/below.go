@@ -14,6 +14,10 @@ var ErrSymlink = errors.New("a symbolic link, which is not followed")
 // file nor a directory (a pipe, a socket, a device).
 var ErrNotFile = errors.New("neither a regular file nor a directory")
 
+// ErrNotRegular is why ReadBelow refused what it found: no regular
+// file (a directory, a pipe, a socket, a device).
+var ErrNotRegular = errors.New("not a regular file")
+
 // parts splits name, a path relative to a directory, into its parts; a
 // path that leaves the directory has none.
 func parts(name string) ([]string, bool) {

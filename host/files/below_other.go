@@ -41,8 +41,12 @@ func ReadBelow(dir, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "open", Path: f.Name(), Err: ErrNotFile}
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: f.Name(), Err: ErrNotRegular}
 	}
 	return ReadAll(f, f.Name(), limit)
 }

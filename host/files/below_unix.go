@@ -43,16 +43,9 @@ func ReadBelow(dir, name string, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrNotFile}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
-	data, err := readSized(io.LimitReader(descriptor(fd), limit+1), min(st.Size, limit+1))
-	switch {
-	case err != nil:
-		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
-	case int64(len(data)) > limit:
-		return nil, TooLarge(path, limit)
-	}
-	return data, nil
+	return readLimited(descriptor(fd), st.Size, path, limit)
 }
 
 // descriptor reads a bare file descriptor.
@@ -87,7 +80,10 @@ func openBelow(dir, name string) (int, string, error) {
 	const flags = unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK
 	// Where the kernel can open a path of several parts following no
 	// link in one call, one call it is; on any error the walk below
-	// tries again, and says which part it refused.
+	// tries again, and says which part it refused. The call needs only
+	// search permission on the directories on the way, where the walk
+	// opens each for reading: a directory of mode --x is passed by the
+	// one, refused by the other.
 	if len(names) > 1 {
 		if file, err := openBeneath(fd, filepath.Join(names...), flags); err == nil {
 			unix.Close(fd)

@@ -107,7 +107,13 @@ func ReadContext(ctx context.Context, path string, limit int64) ([]byte, error) 
 // ReadAll reads r to its end, or refuses it past limit bytes; name is
 // what the error calls it.
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
-	data, err := readSized(io.LimitReader(r, limit+1), sizeOf(r, limit+1))
+	return readLimited(r, sizeOf(r, limit+1), name, limit)
+}
+
+// readLimited is ReadAll of r, which holds about size bytes (0 if not
+// known).
+func readLimited(r io.Reader, size int64, name string, limit int64) ([]byte, error) {
+	data, err := readSized(io.LimitReader(r, limit+1), min(size, limit+1))
 	if err != nil {
 		return nil, err
 	}

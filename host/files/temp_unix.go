@@ -46,9 +46,10 @@ func Rename(oldpath, newpath string) error {
 
 // CreateNew makes the file path, which must not exist (O_EXCL: a lock
 // file of git's), holding data, as openTemp makes a file: without
-// offering it to Go's poller.
+// offering it to Go's poller. One it could not write whole it removes:
+// a failure leaves no file of its own, and never touches another's.
 func CreateNew(path string, data []byte, perm fs.FileMode) error {
-	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, uint32(perm.Perm()))
+	fd, err := -1, error(unix.EINTR)
 	for err == unix.EINTR {
 		fd, err = unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, uint32(perm.Perm()))
 	}
@@ -67,6 +68,7 @@ func CreateNew(path string, data []byte, perm fs.FileMode) error {
 		err = cerr
 	}
 	if err != nil {
+		unix.Unlink(path)
 		return &fs.PathError{Op: "write", Path: path, Err: err}
 	}
 	return nil

@@ -138,12 +138,12 @@ func createTemp(dir string, data []byte, sync bool) (*os.File, error) {
 	return tmp, nil
 }
 
-// maxPiece bounds each write of a file rooda makes. Linux (6.16 on)
-// caches a file that one write fills 2 MiB at a time (large folios), and
-// on a VM whose host takes back the guest's free memory 2 MiB at a time
-// (free page reporting) each such page is the host's to find again: a
-// 10 MiB output.txt written at once took 30 ms, in pieces of 1 MiB 2.5 ms
-// (docs/performance.md).
+// maxPiece bounds each write of a file rooda makes. Linux (ext4 from
+// 6.16) caches a file that one write fills 2 MiB at a time (large
+// folios), and on the development VM the first touch of such fresh
+// blocks was slow (likely its host taking back free memory 2 MiB at a
+// time): a 10 MiB output.txt written at once took 30 ms, in pieces of
+// 1 MiB 2.5 ms (docs/performance.md).
 const maxPiece = 1 << 20
 
 // writePieces writes data to f in pieces of at most maxPiece bytes.

@@ -2,7 +2,6 @@ package git
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,10 +97,7 @@ func writeRef(r Repo, ref, commit string) bool {
 	// The lock is git's: one that exists is a git at work on the ref
 	// (a gc packing it), left to git.
 	lock := path + ".lock"
-	if err := files.CreateNew(lock, []byte(commit+"\n"), 0o644); err != nil {
-		if !errors.Is(err, fs.ErrExist) {
-			os.Remove(lock)
-		}
+	if files.CreateNew(lock, []byte(commit+"\n"), 0o644) != nil {
 		return false
 	}
 	if files.Rename(lock, path) != nil {

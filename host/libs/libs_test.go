@@ -238,6 +238,11 @@ func TestLibFlagReplacesAGitLibrary(t *testing.T) {
 	if _, err := WithFlags(libs, []string{"team"}); err == nil {
 		t.Error("--lib without =DIR accepted")
 	}
+	// Nothing waits for libraries that are all directories (script
+	// check catches no signal for them); a git one may.
+	if Waits(all) || !Waits(libs) {
+		t.Errorf("waits for directories %t, for a git library %t", Waits(all), Waits(libs))
+	}
 }
 
 // TestHashCoversSymlinks: a library of regular files hashes as the first

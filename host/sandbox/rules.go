@@ -45,8 +45,9 @@ func Paths(workspace, tmp string, state, extra []string) []string {
 	}
 	var made []string
 	for _, p := range expanded(state) {
-		made = append(made, ToBe(p))
-		add(ToBe(p), true)
+		to := ToBe(p)
+		made = append(made, to)
+		add(to, true)
 	}
 	for _, p := range expanded(slices.Concat(caches, devices, extra)) {
 		add(existingOnceMade(p, made))
@@ -61,6 +62,11 @@ func Paths(workspace, tmp string, state, extra []string) []string {
 func existingOnceMade(path string, made []string) (string, bool) {
 	if real, ok := existing(path); ok {
 		return real, true
+	}
+	// ToBe resolves each parent in turn: an iteration asks this of each
+	// missing cache.
+	if len(made) == 0 {
+		return "", false
 	}
 	to := ToBe(path)
 	for _, dir := range made {

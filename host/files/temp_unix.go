@@ -3,6 +3,7 @@
 package files
 
 import (
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -58,10 +59,13 @@ func CreateNew(path string, data []byte, perm fs.FileMode) error {
 	}
 	for len(data) > 0 && err == nil {
 		var n int
-		if n, err = unix.Write(fd, data); err == nil {
-			data = data[n:]
-		} else if err == unix.EINTR {
+		switch n, err = unix.Write(fd, data); {
+		case err == unix.EINTR:
 			err = nil
+		case err == nil && n == 0:
+			err = io.ErrShortWrite
+		case err == nil:
+			data = data[n:]
 		}
 	}
 	if cerr := unix.Close(fd); err == nil {

@@ -29,9 +29,10 @@ func OpenBelow(dir, name string) (*os.File, error) {
 
 // ReadBelow reads name, a regular file below dir opened as OpenBelow
 // opens it, and refuses it past limit bytes. It reads through the bare
-// descriptor: an *os.File costs a small file three more system calls
-// (its blocking mode set back and looked at), and rooda reads git's HEAD
-// and branch this way several times an iteration.
+// descriptor: an *os.File costs a small file four more system calls
+// (its blocking mode set back and looked at twice, its size asked
+// again), and rooda reads git's HEAD and branch this way several times
+// an iteration.
 func ReadBelow(dir, name string, limit int64) ([]byte, error) {
 	fd, path, err := openBelow(dir, name)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -97,12 +96,7 @@ func dieAfterAConfinedStart() {
 // signal, takes that process along, and what it started outside its
 // group: the guard stops them.
 func TestGuardStopsWhatADeadRoodaLeft(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rooda := exec.Command(self, "-test.run", "^$")
-	rooda.Env = append(os.Environ(), diesAfterAConfinedStart+"=1")
+	rooda := helperRooda(t, diesAfterAConfinedStart)
 	out, err := rooda.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -214,17 +214,24 @@ func adoptThenStart() {
 // does without the thread it costs. TestOrphansReaped (internal/cli)
 // shows the reaper at work.
 func TestReaperWaitsForAStart(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rooda := exec.Command(self, "-test.run", "^$")
-	rooda.Env = append(os.Environ(), adoptsThenStarts+"=1")
-	out, err := rooda.Output()
+	out, err := helperRooda(t, adoptsThenStarts).Output()
 	want := "before a start, reaping: false\nafter a start, reaping: true\n"
 	if err != nil || string(out) != want {
 		t.Errorf("the helper printed %q (%v), want %q", out, err, want)
 	}
+}
+
+// helperRooda is this test program run as a helper process, which
+// TestMain sends to the helper that env (set) names; it runs no test.
+func helperRooda(t *testing.T, env string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run", "^$")
+	cmd.Env = append(os.Environ(), env+"=1")
+	return cmd
 }
 
 // TestNoCgroupLeftByACommandNotFound: a command that cannot start leaves

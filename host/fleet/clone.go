@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
+
+	hostgit "rooda/host/git"
 )
 
 // A run queued with a repository (Run.Repo) works in a clone of it: any
@@ -109,8 +109,6 @@ func lsRemote(ctx context.Context, dir string, refs ...string) (map[string]strin
 	return now, nil
 }
 
-var hexCommit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,64}$`) })
-
 // ResolveRemoteRef is the commit ref names in the repository repo (a
 // URL or a path), as `git ls-remote` finds it: HEAD, a branch or a tag
 // of that exact name (refs/heads/main, not refs/heads/team/main, for
@@ -133,7 +131,7 @@ func ResolveRemoteRef(ctx context.Context, repo, ref string) (string, error) {
 			return commit, nil
 		}
 	}
-	if hexCommit().MatchString(ref) {
+	if hostgit.IsHashPrefix(ref) {
 		return ref, nil
 	}
 	return "", fmt.Errorf("%s has no ref %s", repo, ref)

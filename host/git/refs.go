@@ -31,14 +31,15 @@ func readRefFile(dir, name string) (string, bool) {
 	return strings.TrimSuffix(string(data), "\n"), true
 }
 
-// isHash reports whether s is a commit's name as git writes it: SHA-1's
-// or SHA-256's hex.
-func isHash(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	return strings.Trim(s, "0123456789abcdef") == ""
-}
+// IsHash reports whether s is an object's name as git writes it: SHA-1's
+// or SHA-256's hex, in lower case.
+func IsHash(s string) bool { return (len(s) == 40 || len(s) == 64) && lowerHex(s) }
+
+// IsHashPrefix reports whether s could name a commit as git abbreviates
+// it: 7 to 64 digits of lower-case hex.
+func IsHashPrefix(s string) bool { return len(s) >= 7 && len(s) <= 64 && lowerHex(s) }
+
+func lowerHex(s string) bool { return strings.Trim(s, "0123456789abcdef") == "" }
 
 // readHead is HEAD's commit and the branch it is on ("" when detached),
 // read from r's files; false where git must say (HEAD's branch has no
@@ -48,7 +49,7 @@ func readHead(r Repo) (head, branch string, ok bool) {
 	if !ok {
 		return "", "", false
 	}
-	if isHash(text) {
+	if IsHash(text) {
 		return text, "", true
 	}
 	branch, ok = strings.CutPrefix(text, "ref: ")
@@ -56,7 +57,7 @@ func readHead(r Repo) (head, branch string, ok bool) {
 		return "", "", false
 	}
 	head, ok = readRefFile(r.CommonDir, branch)
-	if !ok || !isHash(head) {
+	if !ok || !IsHash(head) {
 		return "", "", false
 	}
 	return head, branch, true
@@ -87,7 +88,7 @@ func looseRefs(r Repo) bool {
 // writeRef points rooda's ref (refs/rooda/…) at commit, as git would: a
 // file written beside it and renamed over it. false where git must.
 func writeRef(r Repo, ref, commit string) bool {
-	if !plainRef(ref, "refs/rooda/") || !isHash(commit) || !looseRefs(r) {
+	if !plainRef(ref, "refs/rooda/") || !IsHash(commit) || !looseRefs(r) {
 		return false
 	}
 	path := filepath.Join(r.CommonDir, filepath.FromSlash(ref))
@@ -150,7 +151,7 @@ func packed(r Repo, ref string) bool {
 // hasLooseObject reports whether commit is a loose object of r: one that
 // a gc may have packed, or pruned, is asked of git.
 func hasLooseObject(r Repo, commit string) bool {
-	if !isHash(commit) {
+	if !IsHash(commit) {
 		return false
 	}
 	_, err := os.Lstat(filepath.Join(r.CommonDir, "objects", commit[:2], commit[2:]))

@@ -226,3 +226,31 @@ func TestStartsLeaveTheirDirectoriesUntilTheRunEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHashNames: a full name is SHA-1's 40 or SHA-256's 64 digits of
+// lower-case hex, nothing between; an abbreviation 7 to 64 of them.
+func TestHashNames(t *testing.T) {
+	sha1, sha256 := strings.Repeat("a1", 20), strings.Repeat("0f", 32)
+	for _, c := range []struct {
+		s            string
+		full, prefix bool
+	}{
+		{sha1, true, true},
+		{sha256, true, true},
+		{sha1 + "0", false, true},
+		{sha256[:63], false, true},
+		{"cafe123", false, true},
+		{"cafe12", false, false},
+		{sha256 + "0", false, false},
+		{strings.ToUpper(sha1), false, false},
+		{sha1[:39] + "g", false, false},
+		{"", false, false},
+	} {
+		if got := IsHash(c.s); got != c.full {
+			t.Errorf("IsHash(%q) = %v", c.s, got)
+		}
+		if got := IsHashPrefix(c.s); got != c.prefix {
+			t.Errorf("IsHashPrefix(%q) = %v", c.s, got)
+		}
+	}
+}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
-	"sync"
 
 	"rooda/host/config"
 	"rooda/host/files"
@@ -63,15 +61,12 @@ func readLock(dir string) (*lock, error) {
 		l.Libraries = map[string]Pin{}
 	}
 	for name, p := range l.Libraries {
-		if !hexID().MatchString(p.Commit) || len(p.SHA256) != 64 || !hexID().MatchString(p.SHA256) {
+		if !gitpkg.IsHash(p.Commit) || len(p.SHA256) != 64 || !gitpkg.IsHash(p.SHA256) {
 			return nil, fmt.Errorf("%s: library %s has a malformed commit or sha256%s", path, name, recovery)
 		}
 	}
 	return l, nil
 }
-
-// hexID is a commit id (SHA-1 or SHA-256) or a SHA-256 hash.
-var hexID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40,64}$`) })
 
 const recovery = "\nIf the file is damaged, delete it and run rooda lib fetch to pin every library again."
 

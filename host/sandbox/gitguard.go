@@ -10,10 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"rooda/host/files"
 	"rooda/host/git"
@@ -172,9 +170,6 @@ func privateBranch(b *Branch, own string) error {
 	return os.WriteFile(filepath.Join(b.Private, "refs", name), []byte(b.Head+"\n"), 0o644)
 }
 
-// hexName is a commit's name as git writes it, SHA-1's or SHA-256's.
-var hexName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
-
 // Import takes into the repository what the agent made on its branch:
 // every object it wrote (the commits of its branch, what it staged),
 // verified by git, then its branch moved from Head to where it left it.
@@ -202,7 +197,7 @@ func (b *Branch) take(ctx context.Context) (moved string, err error) {
 	if err != nil || now == b.Head {
 		return "", nil // deleted in its view, or not moved
 	}
-	if !hexName().MatchString(now) {
+	if !git.IsHash(now) {
 		return "", fmt.Errorf("the agent left its branch %s at %q, not a commit: not taken", b.Ref, now)
 	}
 	_, err = git.Run(ctx, git.Command{Args: []string{"update-ref", "-m", "rooda: the agent's commits", b.Ref, now, b.Head}, Env: b.env()})

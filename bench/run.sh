@@ -221,6 +221,7 @@ compared() {
 # CPU, and adds each as a row.
 capture_rows() {
 	local less=$1 label=$2 base=${3:-pipe} f what r b
+	local BASELINE=$base # what compared names
 	for f in 1 2; do
 		what=$([ "$f" = 1 ] && echo wall || echo CPU)
 		r=$(figure rooda_flood.times "$f" "rooda_$less.times")
@@ -260,12 +261,11 @@ flood() {
 	echo " of which the bytes past the 10 MiB kept (the flood's run less one printing 10 MiB):"
 	capture_rows kept "the same, the bytes past the 10 MiB kept (less a run printing 10 MiB)"
 	if [ ${#readers[@]} -gt 0 ]; then
-		BASELINE=goreader
 		echo " against the plainest Go program keeping 10 MiB (bench/goreader: Go's blocking reads into a ring, no record):"
 		capture_rows signal "the same capture against bench/goreader" goreader
 		echo "  of which the bytes past the 10 MiB kept:"
 		capture_rows kept "the same, the bytes past the 10 MiB kept, against bench/goreader" goreader
-		BASELINE=pipe
+		echo "  and keeping 10 MiB: goreader $(figure goreader_kept.times 1 goreader_signal.times) wall, $(figure goreader_kept.times 2 goreader_signal.times) CPU"
 	fi
 	echo "  and keeping 10 MiB (a run printing 10 MiB less one printing only the signal): rooda $(figure rooda_kept.times 1 rooda_signal.times) wall, $(figure rooda_kept.times 2 rooda_signal.times) CPU; pipe $(figure pipe_kept.times 1 pipe_signal.times), $(figure pipe_kept.times 2 pipe_signal.times)"
 	echo " the whole runs, rooda's start and record included:"

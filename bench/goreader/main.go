@@ -2,17 +2,21 @@
 // of an agent's output: it starts a command with its output in a pipe of
 // 1 MiB, as rooda's agents have, reads that pipe with Go's blocking
 // reads, each taking what the pipe holds up to 128 KiB, into a ring of
-// the newest 10 MiB, and waits for the command. No record, no scan, no
-// watchdog, no locks.
+// the newest 10 MiB in huge pages (as rooda's ring asks for them), and
+// waits for the command. No record, no scan, no watchdog, no locks.
 //
-// bench/run.sh runs it beside `cat` in each flood: what a Go program pays
-// on this machine to read a pipe the safe way (telling the runtime that
-// a read may block) and keep 10 MiB of it, against which what rooda adds
-// is measured (docs/performance.md, "The capture of 8 KiB pieces").
+// bench/run.sh runs it in the flood of 8 KiB pieces, beside `cat`: what a
+// Go program pays on this machine to read a pipe the safe way (telling
+// the runtime that a read may block) and keep 10 MiB of it, against
+// which what rooda adds is measured (docs/performance.md, "The capture
+// of 8 KiB pieces"). The sizes are rooda's (host/process: outputPipe,
+// maxReadInPlace, max_output_buffer's default).
 //
 //	goreader CMD [ARGS...]
 //
-// It exits as the command did, or 1 when the command could not start.
+// It exits as the command did (255 when a signal ended it), 1 when the
+// command could not start or its output could not be read, 2 on a usage
+// error.
 package main
 
 import (
@@ -20,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,10 +52,13 @@ func main() {
 		fail(err)
 	}
 	out.Close()
-	total := readRing(fds[0])
+	total, readErr := readRing(fds[0])
 	syscall.Close(fds[0])
 	err := cmd.Wait()
 	fmt.Fprintf(os.Stderr, "goreader: %d bytes read\n", total)
+	if readErr != nil {
+		fail(readErr)
+	}
 	if exit, ok := err.(*exec.ExitError); ok {
 		os.Exit(exit.ExitCode())
 	}
@@ -61,19 +69,34 @@ func main() {
 
 // readRing reads fd to its end into a ring of the newest kept bytes, and
 // returns how many it read.
-func readRing(fd int) int64 {
+func readRing(fd int) (int64, error) {
 	ring := make([]byte, kept)
+	adviseHuge(ring)
 	head, total := 0, int64(0)
 	for {
 		n, err := syscall.Read(fd, ring[head:min(head+maxRead, kept)])
-		if err == syscall.EINTR {
+		switch {
+		case err == syscall.EINTR:
 			continue
-		}
-		if n <= 0 {
-			return total
+		case err != nil:
+			return total, err
+		case n == 0:
+			return total, nil
 		}
 		head = (head + n) % kept
 		total += int64(n)
+	}
+}
+
+// adviseHuge asks for transparent huge pages under the 2 MiB-aligned part
+// of mem, as rooda's ring does: without them, faulting 10 MiB in takes
+// this VM tens of milliseconds more (docs/design.md, "Capture").
+func adviseHuge(mem []byte) {
+	const huge = 2 << 20
+	start := uintptr(unsafe.Pointer(&mem[0]))
+	skip := int((start+huge-1)&^(huge-1) - start)
+	if skip < len(mem) {
+		unix.Madvise(mem[skip:], unix.MADV_HUGEPAGE)
 	}
 }
 

@@ -61,6 +61,8 @@ func readLock(dir string) (*lock, error) {
 		l.Libraries = map[string]Pin{}
 	}
 	for name, p := range l.Libraries {
+		// A commit is SHA-1's or SHA-256's name; the content's digest is
+		// SHA-256's: 64 digits of hex, as a SHA-256 commit's name is.
 		if !gitpkg.IsHash(p.Commit) || len(p.SHA256) != 64 || !gitpkg.IsHash(p.SHA256) {
 			return nil, fmt.Errorf("%s: library %s has a malformed commit or sha256%s", path, name, recovery)
 		}

@@ -70,7 +70,7 @@
 #
 # Each figure ends in PASS or MISS against its target: the capture of a
 # flood costs at most 1.1x the pipe, wall and CPU, and the 8 KiB pieces'
-# at most 1.1x bench/goreader's (the target they are held to, justified
+# at most 1.1x bench/goreader's (the floor any Go reader pays; why,
 # in docs/performance.md); an iteration at most
 # 1 ms more than the shell loop's, outside git and in the small
 # repository, and at most 20 ms in the big one; the sandbox at most 1 ms

@@ -9,8 +9,10 @@
 // Go program pays on this machine to read a pipe the safe way (telling
 // the runtime that a read may block) and keep 10 MiB of it, against
 // which what rooda adds is measured (docs/performance.md, "The capture
-// of 8 KiB pieces"). The sizes are rooda's (host/process: outputPipe,
-// maxReadInPlace, max_output_buffer's default).
+// of 8 KiB pieces"). Its pipe and its huge-page advice repeat
+// host/process's outputPipe and adviseHuge, and its sizes are rooda's
+// (maxReadInPlace, max_output_buffer's default), on purpose: it links
+// none of rooda's packages, to stay the baseline.
 //
 //	goreader CMD [ARGS...]
 //

@@ -27,7 +27,9 @@
 #    The 8 KiB pieces are also read by bench/goreader, the plainest Go program
 #    that keeps the newest 10 MiB as rooda does (Go's blocking reads into
 #    a ring): what a Go reader pays here, against which what rooda adds
-#    shows apart (docs/performance.md, "The capture of 8 KiB pieces").
+#    shows apart (docs/performance.md, "The capture of 8 KiB pieces"),
+#    and by goreader once more in turns of its own: the same program
+#    against itself, how far this measure parts two runs of one program.
 #    The capture is what the flood adds: each turn also runs both with an
 #    agent that prints only the signal, and the capture's cost is the
 #    flood's run less that one, on each side. Each turn also runs both
@@ -162,12 +164,20 @@ timed() {
 
 # turns runs the commands named by its arguments (arrays) RUNS times,
 # taking turns so that all meet the same load, and leaves the timings of
-# each in NAME.times, a line per turn.
+# each in NAME.times, a line per turn. Every other turn runs them in the
+# reverse order: a run is faster or slower for what ran just before it
+# (two turns of the same program in a fixed order parted by up to 25%),
+# and that must not fall on one side.
 turns() {
-	local name
+	local name turn=0 order
 	for name in "$@"; do : >"$name.times"; done
 	for _ in $(seq "$RUNS"); do
-		for name in "$@"; do
+		order=("$@")
+		if ((turn++ % 2)); then
+			order=()
+			for name in "$@"; do order=("$name" "${order[@]}"); done
+		fi
+		for name in "${order[@]}"; do
 			local cmd="$name[@]"
 			timed "${!cmd}" >>"$name.times"
 		done
@@ -216,18 +226,25 @@ compared() {
 	echo
 }
 
-# capture_rows LESS LABEL [BASE] prints the flood's runs less LESS's
-# (signal or kept), rooda against BASE (pipe, or goreader), wall then
-# CPU, and adds each as a row.
+# capture_rows LESS LABEL [BASE [SUBJECT]] prints the flood's runs less
+# LESS's (signal or kept), SUBJECT (rooda) against BASE (pipe, or
+# goreader), wall then CPU, and adds each as a row: held to the target
+# for rooda, a row of the measurement's own spread for another subject.
 capture_rows() {
-	local less=$1 label=$2 base=${3:-pipe} f what r b
+	local less=$1 label=$2 base=${3:-pipe} subject=${4:-rooda} f what r b q
 	local BASELINE=$base # what compared names
 	for f in 1 2; do
 		what=$([ "$f" = 1 ] && echo wall || echo CPU)
-		r=$(figure rooda_flood.times "$f" "rooda_$less.times")
+		r=$(figure "${subject}_flood.times" "$f" "${subject}_$less.times")
 		b=$(figure "${base}_flood.times" "$f" "${base}_$less.times")
-		compared "$what" "$r" "$b" "$FLOOD_TARGET"
-		row "$label, $what" "${r%% *}" "$base ${b%% *}: $(ratio "$r" "$b")x" "${FLOOD_TARGET}x" "$(ratio "$r" "$b")"
+		q=$(ratio "$r" "$b")
+		if [ "$subject" = rooda ]; then
+			compared "$what" "$r" "$b" "$FLOOD_TARGET"
+			row "$label, $what" "${r%% *}" "$base ${b%% *}: ${q}x" "${FLOOD_TARGET}x" "$q"
+		else
+			printf '  %-5s %s %s, %s %s, ratio %s\n' "$what" "$subject" "$r" "$base" "$b" "$q"
+			printf '| %s | %s | %s | (no target: the spread of the measure) |\n' "$label, $what" "$subject ${r%% *}" "$base ${b%% *}: ${q}x" >>"$work/summary.md"
+		fi
 	done
 }
 
@@ -248,10 +265,16 @@ flood() {
 	goreader_flood=(./goreader ./fakeagent "flood-$chunk.json")
 	goreader_signal=(./goreader ./fakeagent signal.json)
 	goreader_kept=(./goreader ./fakeagent "kept-$chunk.json")
+	# again_* is goreader once more, in its own turns: goreader against
+	# itself shows how far two runs of the same program part here, the
+	# spread any ratio of this table carries.
+	again_flood=("${goreader_flood[@]}")
+	again_signal=("${goreader_signal[@]}")
+	again_kept=("${goreader_kept[@]}")
 	# The pieces' target is against goreader too (the header), the fast
 	# writer's against the pipe alone.
 	local readers=()
-	[ "$chunk" = 8192 ] && readers=(goreader_flood goreader_signal goreader_kept)
+	[ "$chunk" = 8192 ] && readers=(goreader_flood goreader_signal goreader_kept again_flood again_signal again_kept)
 	turns rooda_flood pipe_flood rooda_signal pipe_signal rooda_kept pipe_kept "${readers[@]}"
 	rss=$(/usr/bin/time -f %M ./rooda run build -n 1 --ai-cmd "./fakeagent flood-$chunk.json" 2>&1 >/dev/null | tail -1)
 	echo "flood $((BYTES >> 20)) MiB, $name:"
@@ -266,6 +289,10 @@ flood() {
 		echo "  of which the bytes past the 10 MiB kept:"
 		capture_rows kept "the same, the bytes past the 10 MiB kept, against bench/goreader" goreader
 		echo "  and keeping 10 MiB: goreader $(figure goreader_kept.times 1 goreader_signal.times) wall, $(figure goreader_kept.times 2 goreader_signal.times) CPU"
+		echo " goreader against itself, in turns of its own (how far the same program's runs part):"
+		capture_rows signal "goreader's capture against itself" goreader again
+		echo "  of which the bytes past the 10 MiB kept:"
+		capture_rows kept "the same, the bytes past the 10 MiB kept" goreader again
 	fi
 	echo "  and keeping 10 MiB (a run printing 10 MiB less one printing only the signal): rooda $(figure rooda_kept.times 1 rooda_signal.times) wall, $(figure rooda_kept.times 2 rooda_signal.times) CPU; pipe $(figure pipe_kept.times 1 pipe_signal.times), $(figure pipe_kept.times 2 pipe_signal.times)"
 	echo " the whole runs, rooda's start and record included:"

@@ -4,14 +4,14 @@
 # median of RUNS with the spread (min–max), in wall time and in CPU time
 # (user+sys of the whole process tree, from GNU time).
 #
-#   bench/run.sh              every row below: 1 GiB floods, 200 iterations, 5 runs of each
+#   bench/run.sh              every row below: 1 GiB floods (15 runs of each), 200 iterations, 5 runs of each
 #   BYTES=268435456 RUNS=3 ITERATIONS=100 bench/run.sh
 #   REPO=big RUNS=3 ITERATIONS=30 bench/run.sh    the loop alone, in a big repository
 #   SANDBOX=1 RUNS=5 ITERATIONS=50 bench/run.sh   the sandbox's trampoline alone
 #   HOSTS=1 RUNS=15 ITERATIONS=100 bench/run.sh  sandbox_hosts' namespace and proxy alone
 #   STARTUP=1 RUNS=9 STARTS=200 bench/run.sh      rooda's start-up alone
 #   LOOPS_ONLY=1 LOOPS=64 RUNS=5 bench/run.sh     64 parallel loops against 16 alone
-#   FLOOD_ONLY=1 RUNS=9 bench/run.sh              the two floods alone
+#   FLOOD_ONLY=1 FLOOD_RUNS=21 bench/run.sh       the two floods alone
 #   LOOP_DIR=/mnt/ext4 bench/run.sh               the loop outside git alone, its records there
 #   DISK_DIR=/mnt/ext4 bench/run.sh               every row, and the loops outside git and in the small repository there too
 #
@@ -26,7 +26,9 @@
 #    against `agent </dev/null | cat >/dev/null`; rooda's peak RSS.
 #    The 8 KiB pieces are also read by bench/goreader, the plainest Go program
 #    that keeps the newest 10 MiB as rooda does (Go's blocking reads into
-#    a ring): what a Go reader pays here, against which what rooda adds
+#    a ring), its agent in a session of its own as rooda's are (which
+#    costs the pieces, where the kernel schedules each session as a
+#    group): what a Go reader pays here, against which what rooda adds
 #    shows apart (docs/performance.md, "The capture of 8 KiB pieces"),
 #    and by goreader once more in turns of its own: the same program
 #    against itself, how far this measure parts two runs of one program.
@@ -72,8 +74,8 @@
 #
 # Each figure ends in PASS or MISS against its target: the capture of a
 # flood costs at most 1.1x the pipe, wall and CPU, and the 8 KiB pieces'
-# at most 1.1x bench/goreader's (the floor any Go reader pays; why,
-# in docs/performance.md); an iteration at most
+# at most 1.1x bench/goreader's (the floor any Go reader of an agent in
+# a session of its own pays; why, in docs/performance.md); an iteration at most
 # 1 ms more than the shell loop's, outside git and in the small
 # repository, and at most 20 ms in the big one; the sandbox at most 1 ms
 # more; a start at most 6 ms; the resume at most 100 ms; an iteration of
@@ -83,6 +85,10 @@ cd "$(dirname "$0")/.."
 repo=$(pwd)
 BYTES=${BYTES:-1073741824}
 RUNS=${RUNS:-5}
+# The floods take more turns: on the development VM two runs of one
+# program, 7 turns each, parted by up to a quarter, and by a twentieth
+# over 21 (docs/performance.md, "The capture of 8 KiB pieces").
+FLOOD_RUNS=${FLOOD_RUNS:-$((RUNS * 3))}
 ITERATIONS=${ITERATIONS:-200}
 REPO=${REPO:-}
 SANDBOX=${SANDBOX:-}
@@ -164,20 +170,15 @@ timed() {
 
 # turns runs the commands named by its arguments (arrays) RUNS times,
 # taking turns so that all meet the same load, and leaves the timings of
-# each in NAME.times, a line per turn. Every other turn runs them in the
-# reverse order: a run is faster or slower for what ran just before it
-# (two turns of the same program in a fixed order parted by up to 25%),
-# and that must not fall on one side.
+# each in NAME.times, a line per turn. Each turn shuffles their order: a
+# run is faster or slower for what ran just before it (bench/goreader
+# against itself, the two in a fixed order, came out 0.75x), and that
+# must fall on no side.
 turns() {
-	local name turn=0 order
+	local name
 	for name in "$@"; do : >"$name.times"; done
 	for _ in $(seq "$RUNS"); do
-		order=("$@")
-		if ((turn++ % 2)); then
-			order=()
-			for name in "$@"; do order=("$name" "${order[@]}"); done
-		fi
-		for name in "${order[@]}"; do
+		for name in $(shuf -e -- "$@"); do
 			local cmd="$name[@]"
 			timed "${!cmd}" >>"$name.times"
 		done
@@ -250,6 +251,7 @@ capture_rows() {
 
 flood() {
 	local chunk=$1 name=$2 rss f
+	local RUNS=$FLOOD_RUNS # for turns and median
 	# The bytes past the kept ones are the flood's run less one printing
 	# 10 MiB: a smaller flood would come out below nothing.
 	if [ "$BYTES" -le $((10 << 20)) ]; then
@@ -284,7 +286,7 @@ flood() {
 	echo " of which the bytes past the 10 MiB kept (the flood's run less one printing 10 MiB):"
 	capture_rows kept "the same, the bytes past the 10 MiB kept (less a run printing 10 MiB)"
 	if [ ${#readers[@]} -gt 0 ]; then
-		echo " against the plainest Go program keeping 10 MiB (bench/goreader: Go's blocking reads into a ring, no record):"
+		echo " against the plainest Go program keeping 10 MiB (bench/goreader: Go's blocking reads into a ring, the agent in a session of its own, no record):"
 		capture_rows signal "the same capture against bench/goreader" goreader
 		echo "  of which the bytes past the 10 MiB kept:"
 		capture_rows kept "the same, the bytes past the 10 MiB kept, against bench/goreader" goreader

@@ -1,9 +1,18 @@
 // Command goreader is the plainest Go program that keeps what rooda keeps
-// of an agent's output: it starts a command with its output in a pipe of
-// 1 MiB, as rooda's agents have, reads that pipe with Go's blocking
-// reads, each taking what the pipe holds up to 128 KiB, into a ring of
-// the newest 10 MiB in huge pages (as rooda's ring asks for them), and
-// waits for the command. No record, no scan, no watchdog, no locks.
+// of an agent's output: it starts a command as rooda starts its agents,
+// in a session of its own with its output in a pipe of 1 MiB, reads that
+// pipe with Go's blocking reads, each taking what the pipe holds up to
+// 128 KiB, into a ring of the newest 10 MiB in huge pages (as rooda's
+// ring asks for them), and waits for the command. No record, no scan, no
+// watchdog, no locks.
+//
+// The session counts: where the kernel groups each session's processes
+// for its scheduler (autogroups, the default of most distributions), a
+// writer in another session than its reader is preempted by the reader
+// at each write when the two share a core, and the flood of 8 KiB pieces
+// costs about a sixth more CPU (docs/performance.md, "The capture of 8
+// KiB pieces"). rooda cannot leave its agents in its own session: one
+// there could take the terminal and be stopped by it.
 //
 // bench/run.sh runs it in the flood of 8 KiB pieces, beside `cat`: what a
 // Go program pays on this machine to read a pipe the safe way (telling
@@ -50,6 +59,7 @@ func main() {
 	out := os.NewFile(uintptr(fds[1]), "|1")
 	cmd := exec.Command(os.Args[1], os.Args[2:]...)
 	cmd.Stdout, cmd.Stderr = out, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		fail(err)
 	}

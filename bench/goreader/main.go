@@ -6,22 +6,13 @@
 // ring asks for them), and waits for the command. No record, no scan, no
 // watchdog, no locks.
 //
-// The session counts: where the kernel groups each session's processes
-// for its scheduler (autogroups, the default of most distributions), a
-// writer in another session than its reader is preempted by the reader
-// at each write when the two share a core, and the flood of 8 KiB pieces
-// costs about a sixth more CPU (docs/performance.md, "The capture of 8
-// KiB pieces"). rooda cannot leave its agents in its own session: one
-// there could take the terminal and be stopped by it.
-//
-// bench/run.sh runs it in the flood of 8 KiB pieces, beside `cat`: what a
-// Go program pays on this machine to read a pipe the safe way (telling
-// the runtime that a read may block) and keep 10 MiB of it, against
-// which what rooda adds is measured (docs/performance.md, "The capture
-// of 8 KiB pieces"). Its pipe and its huge-page advice repeat
-// host/process's outputPipe and adviseHuge, and its sizes are rooda's
-// (maxReadInPlace, max_output_buffer's default), on purpose: it links
-// none of rooda's packages, to stay the baseline.
+// The session counts: where the kernel schedules each session as a group
+// of its own (autogroups), a reader and a writer in two sessions switch
+// far more often when they share a core than two in one session, and the
+// flood of 8 KiB pieces costs about an eighth more CPU on two cores, 1.7
+// times the time on one (docs/performance.md, "The capture of 8 KiB
+// pieces"). rooda cannot leave its agents in its own session: one there
+// could take the terminal and be stopped by it.
 //
 //	goreader CMD [ARGS...]
 //

@@ -86,8 +86,8 @@ repo=$(pwd)
 BYTES=${BYTES:-1073741824}
 RUNS=${RUNS:-5}
 # The floods take more turns: on the development VM two runs of one
-# program, 7 turns each, parted by up to a quarter, and by a twentieth
-# over 21 (docs/performance.md, "The capture of 8 KiB pieces").
+# program parted by up to a quarter over 7 turns, by a tenth over 15
+# (docs/performance.md, "The capture of 8 KiB pieces").
 FLOOD_RUNS=${FLOOD_RUNS:-$((RUNS * 3))}
 ITERATIONS=${ITERATIONS:-200}
 REPO=${REPO:-}
@@ -170,10 +170,10 @@ timed() {
 
 # turns runs the commands named by its arguments (arrays) RUNS times,
 # taking turns so that all meet the same load, and leaves the timings of
-# each in NAME.times, a line per turn. Each turn shuffles their order: a
-# run is faster or slower for what ran just before it (bench/goreader
-# against itself, the two in a fixed order, came out 0.75x), and that
-# must fall on no side.
+# each in NAME.times, a line per turn. Each turn shuffles their order,
+# so that whatever a command's place in the turn does to its time falls
+# on no side (in a fixed order, bench/goreader against itself came out
+# 0.75x-0.89x in wall time, every figure on the same side).
 turns() {
 	local name
 	for name in "$@"; do : >"$name.times"; done
@@ -214,15 +214,21 @@ verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v + 0 <= t + 0 ? "PASS" : "M
 signed() { awk -v v="$1" 'BEGIN { printf "%+.3f", v }'; }
 
 # row WHAT ROODA BASELINE TARGET VALUE adds a row to the summary table
-# printed at the end, for docs/performance.md: VALUE against TARGET.
-row() { printf '| %s | %s | %s | <= %s %s |\n' "$1" "$2" "$3" "$4" "$(verdict "$5" "$4")" >>"$work/summary.md"; }
+# printed at the end, for docs/performance.md: VALUE against TARGET, or
+# no verdict when TARGET is empty.
+row() {
+	local held="(no target)"
+	[ -n "$4" ] && held="<= $4 $(verdict "$5" "$4")"
+	printf '| %s | %s | %s | %s |\n' "$1" "$2" "$3" "$held" >>"$work/summary.md"
+}
 
-# compared prints one line of rooda's figure against the baseline's, the
-# ratio, and the verdict when a target is given.
+# compared prints one line of SUBJECT's figure (rooda's, unless set)
+# against the baseline's, the ratio, and the verdict when a target is
+# given.
 compared() {
 	local what=$1 r=$2 b=$3 target=${4:-} q
 	q=$(ratio "$r" "$b")
-	printf '  %-5s rooda %s, %s %s, ratio %s' "$what" "$r" "$BASELINE" "$b" "$q"
+	printf '  %-5s %s %s, %s %s, ratio %s' "$what" "${SUBJECT:-rooda}" "$r" "$BASELINE" "$b" "$q"
 	[ -n "$target" ] && printf ' (target <= %s) %s' "$target" "$(verdict "$q" "$target")"
 	echo
 }
@@ -230,22 +236,22 @@ compared() {
 # capture_rows LESS LABEL [BASE [SUBJECT]] prints the flood's runs less
 # LESS's (signal or kept), SUBJECT (rooda) against BASE (pipe, or
 # goreader), wall then CPU, and adds each as a row: held to the target
-# for rooda, a row of the measurement's own spread for another subject.
+# for rooda; for another subject (goreader against itself) the row is the
+# measure's own spread, held to nothing.
 capture_rows() {
-	local less=$1 label=$2 base=${3:-pipe} subject=${4:-rooda} f what r b q
-	local BASELINE=$base # what compared names
+	local less=$1 label=$2 base=${3:-pipe} subject=${4:-rooda} f what r b q shown
+	local BASELINE=$base SUBJECT=$subject # what compared names
+	local target=$FLOOD_TARGET
+	[ "$subject" = rooda ] || target=
 	for f in 1 2; do
 		what=$([ "$f" = 1 ] && echo wall || echo CPU)
 		r=$(figure "${subject}_flood.times" "$f" "${subject}_$less.times")
 		b=$(figure "${base}_flood.times" "$f" "${base}_$less.times")
 		q=$(ratio "$r" "$b")
-		if [ "$subject" = rooda ]; then
-			compared "$what" "$r" "$b" "$FLOOD_TARGET"
-			row "$label, $what" "${r%% *}" "$base ${b%% *}: ${q}x" "${FLOOD_TARGET}x" "$q"
-		else
-			printf '  %-5s %s %s, %s %s, ratio %s\n' "$what" "$subject" "$r" "$base" "$b" "$q"
-			printf '| %s | %s | %s | (no target: the spread of the measure) |\n' "$label, $what" "$subject ${r%% *}" "$base ${b%% *}: ${q}x" >>"$work/summary.md"
-		fi
+		shown=${r%% *}
+		[ "$subject" = rooda ] || shown="$subject $shown"
+		compared "$what" "$r" "$b" "$target"
+		row "$label, $what" "$shown" "$base ${b%% *}: ${q}x" "${target:+${target}x}" "$q"
 	done
 }
 
